@@ -1,0 +1,105 @@
+/**
+ * The one declarative table of the Payments Service's endpoints (spec: Endpoints / Summary).
+ * Every request of the CLI, the generic `pay api` and the sandbox's router go through it:
+ * nobody builds a URL, picks headers or a schema by hand.
+ */
+import type {z} from 'zod'
+import * as s from './schemas.js'
+
+export type HttpMethod = 'GET' | 'POST'
+/** Rate-limit class of an endpoint (spec: Limits). */
+export type LimitClass = 'token' | 'write' | 'read' | 'metadata' | 'verification'
+
+export interface Endpoint {
+  readonly id: string
+  readonly method: HttpMethod
+  /** Path template, `{name}` marks a path parameter. */
+  readonly path: string
+  readonly summary: string
+  /** Needs the bearer token (all but the token endpoint). */
+  readonly auth: boolean
+  /** Needs an Idempotency-Key header. */
+  readonly idempotent: boolean
+  /** X-Service-Account-Ref applies (every authenticated request except GET /v1/metadata/* and GET /v1/balance). */
+  readonly accountRef: boolean
+  readonly success: number
+  readonly limit: LimitClass
+  readonly query?: z.ZodType
+  readonly body?: z.ZodType
+  readonly response: z.ZodType
+}
+
+function endpoint<const E extends Omit<Endpoint, 'auth' | 'accountRef'> & {auth?: boolean; accountRef?: boolean}>(e: E) {
+  const auth = e.auth ?? true
+  return {...e, auth, accountRef: e.accountRef ?? auth} as E & {auth: boolean; accountRef: boolean}
+}
+
+export const endpoints = {
+  'auth.token': endpoint({id: 'auth.token', method: 'POST', path: '/v1/oauth/token', summary: 'Get an access token (client credentials)', auth: false, idempotent: false, success: 200, limit: 'token', body: s.tokenRequest, response: s.tokenResponse}),
+  'collections.create': endpoint({id: 'collections.create', method: 'POST', path: '/v1/collections', summary: 'Charge a mobile money wallet or issue a dynamic bank virtual account', idempotent: true, success: 201, limit: 'write', body: s.collectionCreateRequest, response: s.collection}),
+  'collections.getByReference': endpoint({id: 'collections.getByReference', method: 'GET', path: '/v1/collections', summary: 'Look up a collection by merchant reference', idempotent: false, success: 200, limit: 'read', query: s.byReferenceQuery, response: s.collection}),
+  'collections.get': endpoint({id: 'collections.get', method: 'GET', path: '/v1/collections/{id}', summary: 'Get a collection by id', idempotent: false, success: 200, limit: 'read', response: s.collection}),
+  'checkout.create': endpoint({id: 'checkout.create', method: 'POST', path: '/v1/checkout/sessions', summary: 'Create a hosted checkout session (pay link)', idempotent: true, success: 201, limit: 'write', body: s.checkoutCreateRequest, response: s.checkoutSession}),
+  'checkout.get': endpoint({id: 'checkout.get', method: 'GET', path: '/v1/checkout/sessions/{id}', summary: 'Get a checkout session', idempotent: false, success: 200, limit: 'read', response: s.checkoutSession}),
+  'transactions.verify': endpoint({id: 'transactions.verify', method: 'GET', path: '/v1/transactions/verify/{merchant_reference}', summary: 'Find the collection, payout or checkout with a merchant reference', idempotent: false, success: 200, limit: 'read', response: s.verifySnapshot}),
+  'payouts.create': endpoint({id: 'payouts.create', method: 'POST', path: '/v1/payouts', summary: 'Create a payout from the payout wallet', idempotent: true, success: 201, limit: 'write', body: s.payoutCreateRequest, response: s.payout}),
+  'payouts.get': endpoint({id: 'payouts.get', method: 'GET', path: '/v1/payouts/{merchant_reference}', summary: 'Get a payout by merchant reference', idempotent: false, success: 200, limit: 'read', response: s.payout}),
+  'verifications.msisdn': endpoint({id: 'verifications.msisdn', method: 'POST', path: '/v1/verifications/msisdn', summary: 'Check the name behind a mobile money number', idempotent: false, success: 200, limit: 'verification', body: s.msisdnVerificationRequest, response: s.verificationResult}),
+  'verifications.bankAccount': endpoint({id: 'verifications.bankAccount', method: 'POST', path: '/v1/verifications/bank_accounts', summary: 'Check the name behind a bank account', idempotent: false, success: 200, limit: 'verification', body: s.bankAccountVerificationRequest, response: s.verificationResult}),
+  'mandates.create': endpoint({id: 'mandates.create', method: 'POST', path: '/v1/mandates', summary: 'Create a direct-debit mandate', idempotent: true, success: 201, limit: 'write', body: s.mandateCreateRequest, response: s.mandateCreateResponse}),
+  'mandates.get': endpoint({id: 'mandates.get', method: 'GET', path: '/v1/mandates', summary: 'Look up a mandate by merchant reference', idempotent: false, success: 200, limit: 'read', query: s.byReferenceQuery, response: s.freeForm}),
+  'mandates.cancel': endpoint({id: 'mandates.cancel', method: 'POST', path: '/v1/mandates/{mandate_id}/cancel', summary: 'Cancel a mandate', idempotent: true, success: 200, limit: 'write', body: s.mandateCancelRequest, response: s.mandateCancellation}),
+  'debits.create': endpoint({id: 'debits.create', method: 'POST', path: '/v1/mandates/{mandate_id}/debits', summary: 'Debit an approved mandate', idempotent: true, success: 201, limit: 'write', body: s.debitCreateRequest, response: s.freeForm}),
+  'debits.status': endpoint({id: 'debits.status', method: 'GET', path: '/v1/mandate_debits/status', summary: 'Status of a mandate debit', idempotent: false, success: 200, limit: 'read', query: s.debitStatusQuery, response: s.freeForm}),
+  'plans.list': endpoint({id: 'plans.list', method: 'GET', path: '/v1/subscription_plans', summary: 'List active subscription plans', idempotent: false, success: 200, limit: 'read', response: s.list(s.plan)}),
+  'subscriptions.create': endpoint({id: 'subscriptions.create', method: 'POST', path: '/v1/subscriptions', summary: 'Enrol a subscriber on a plan', idempotent: true, success: 201, limit: 'write', body: s.subscriptionCreateRequest, response: s.subscription}),
+  'subscriptions.get': endpoint({id: 'subscriptions.get', method: 'GET', path: '/v1/subscriptions', summary: 'Look up a subscription by merchant reference', idempotent: false, success: 200, limit: 'read', query: s.byReferenceQuery, response: s.subscription}),
+  'customers.get': endpoint({id: 'customers.get', method: 'GET', path: '/v1/customers/{id}', summary: 'Get a customer', idempotent: false, success: 200, limit: 'read', response: s.customer}),
+  'customers.createVirtualAccount': endpoint({id: 'customers.createVirtualAccount', method: 'POST', path: '/v1/customers/{id}/virtual-account', summary: "Issue (or return) a customer's static bank account", idempotent: true, success: 200, limit: 'write', body: s.emptyArrayBody, response: s.virtualAccountWrapper}),
+  'customers.getVirtualAccount': endpoint({id: 'customers.getVirtualAccount', method: 'GET', path: '/v1/customers/{id}/virtual-account', summary: "Get a customer's static bank account", idempotent: false, success: 200, limit: 'read', response: s.virtualAccountWrapper}),
+  'customers.collections': endpoint({id: 'customers.collections', method: 'GET', path: '/v1/customers/{id}/collections', summary: "List a customer's collections", idempotent: false, success: 200, limit: 'read', query: s.customerCollectionsQuery, response: s.customerCollectionList}),
+  'merchantVirtualAccount.create': endpoint({id: 'merchantVirtualAccount.create', method: 'POST', path: '/v1/virtual-accounts/merchant', summary: "Create (or return) the merchant's standing static account", idempotent: true, success: 200, limit: 'write', body: s.emptyArrayBody, response: s.virtualAccountWrapper}),
+  'merchantVirtualAccount.get': endpoint({id: 'merchantVirtualAccount.get', method: 'GET', path: '/v1/virtual-accounts/merchant', summary: "Get the merchant's standing static account", idempotent: false, success: 200, limit: 'read', response: s.virtualAccountWrapper}),
+  'metadata.banks': endpoint({id: 'metadata.banks', method: 'GET', path: '/v1/metadata/banks', summary: 'List banks', idempotent: false, accountRef: false, success: 200, limit: 'metadata', response: s.list(s.bank)}),
+  'metadata.providers': endpoint({id: 'metadata.providers', method: 'GET', path: '/v1/metadata/mobile_providers', summary: 'List mobile money providers', idempotent: false, accountRef: false, success: 200, limit: 'metadata', response: s.list(s.mobileProvider)}),
+  'balance.get': endpoint({id: 'balance.get', method: 'GET', path: '/v1/balance', summary: 'Wallet balances', idempotent: false, accountRef: false, success: 200, limit: 'read', query: s.balanceQuery, response: s.balance}),
+  'account.get': endpoint({id: 'account.get', method: 'GET', path: '/v1/account', summary: 'The authenticated merchant and sub-account', idempotent: false, success: 200, limit: 'read', response: s.accountContext}),
+} as const satisfies Record<string, Endpoint>
+
+export type EndpointId = keyof typeof endpoints
+export type BodyOf<K extends EndpointId> = (typeof endpoints)[K] extends {body: infer B extends z.ZodType} ? z.input<B> : never
+export type ResponseOf<K extends EndpointId> = z.infer<(typeof endpoints)[K]['response']>
+
+export const endpointList: readonly Endpoint[] = Object.values(endpoints)
+
+/** Path parameter names of a template, in order: '/v1/x/{id}/y' -> ['id']. */
+export function pathParams(template: string): string[] {
+  return [...template.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1])
+}
+
+/** Fills a path template; every value is URI-encoded. Throws on a missing parameter. */
+export function fillPath(template: string, params: Record<string, string> = {}): string {
+  return template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
+    const value = params[name]
+    if (value === undefined || value === '') throw new Error(`missing path parameter ${name}`)
+    return encodeURIComponent(value)
+  })
+}
+
+/** Matches a concrete method and path against the table (used by `pay api` and the sandbox router). */
+export function matchEndpoint(method: string, path: string): {endpoint: Endpoint; params: Record<string, string>} | undefined {
+  const upper = method.toUpperCase()
+  for (const e of endpointList) {
+    if (e.method !== upper) continue
+    const names = pathParams(e.path)
+    const pattern = new RegExp('^' + e.path.replace(/\{[a-z_]+\}/g, '([^/]+)') + '/?$')
+    const m = pattern.exec(path)
+    if (!m) continue
+    const params: Record<string, string> = {}
+    names.forEach((n, i) => {
+      params[n] = decodeURIComponent(m[i + 1])
+    })
+    return {endpoint: e, params}
+  }
+  return undefined
+}

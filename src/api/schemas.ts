@@ -1,0 +1,334 @@
+/**
+ * zod schemas of every request body and response of the Payments Service (spec: shared/spec).
+ * Request schemas are strict about the documented rules; response schemas are loose (unknown keys pass)
+ * so that a field the service adds later never breaks the CLI.
+ * Choices where the spec says "not shown" are marked ASSUMPTION and listed in docs/assumptions.md.
+ */
+import {z} from 'zod'
+import {isDecimalAmount} from './money.js'
+
+// ---------- field rules ----------
+export const amount = z
+  .string({error: 'must be a decimal string such as "10.00"'})
+  .refine(isDecimalAmount, {message: 'must be a positive decimal string with at most 2 decimal places, such as "10.00"'})
+export const currency = z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as KES')
+export const reference = z.string({error: 'is required'}).min(1, 'must not be empty').max(255, 'must be at most 255 characters')
+/** ASSUMPTION: wallet numbers are 10 to 15 digits (the msisdn rule of Limits §11) everywhere. */
+export const mobile = z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits')
+export const provider = z.string({error: 'is required'}).min(1, 'must not be empty').max(64, 'must be at most 64 characters')
+export const email = z.email({error: 'must be an email address'})
+export const uri = z.url({error: 'must be an absolute URL such as https://shop.example/ok'})
+export const dateTime = z.iso.datetime({offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z'})
+export const nonEmpty = z.string({error: 'is required'}).min(1, 'must not be empty')
+
+export const collectionRail = z.enum(['mobile_money', 'bank_transfer'], {error: 'must be mobile_money or bank_transfer'})
+export const checkoutRail = z.enum(['mobile_money', 'card', 'bank_transfer'], {
+  error: 'must be mobile_money, card or bank_transfer',
+})
+export const frequency = z.enum(['DAILY', 'WEEKLY', 'MONTHLY'], {error: 'must be DAILY, WEEKLY or MONTHLY'})
+export const txState = z.enum(['processing', 'succeeded', 'failed'])
+
+// ---------- request bodies ----------
+export const tokenRequest = z.object({
+  grant_type: z.literal('client_credentials', {error: 'only client_credentials is allowed'}).optional(),
+  client_id: nonEmpty,
+  client_secret: nonEmpty,
+})
+
+export const collectionCreateRequest = z
+  .looseObject({
+    amount,
+    currency,
+    merchant_reference: reference,
+    payment_rail: collectionRail.optional(),
+    mobile: mobile.optional(),
+    provider: provider.optional(),
+    account_name: z.string().max(255, 'must be at most 255 characters').optional(),
+    description: z.string().max(255, 'must be at most 255 characters').optional(),
+  })
+  .superRefine((body, ctx) => {
+    const rail = body.payment_rail ?? 'mobile_money'
+    if (rail === 'mobile_money') {
+      if (body.mobile === undefined) ctx.addIssue({code: 'custom', path: ['mobile'], message: 'is required when payment_rail is mobile_money'})
+      if (body.provider === undefined) ctx.addIssue({code: 'custom', path: ['provider'], message: 'is required when payment_rail is mobile_money'})
+    }
+    if (rail !== 'bank_transfer' && body.account_name !== undefined) {
+      ctx.addIssue({code: 'custom', path: ['account_name'], message: 'is only allowed when payment_rail is bank_transfer'})
+    }
+  })
+
+export const checkoutCreateRequest = z
+  .looseObject({
+    amount_mode: z.enum(['fixed', 'open'], {error: 'must be fixed or open'}).optional(),
+    amount: amount.optional(),
+    currency,
+    merchant_reference: reference,
+    payment_rail: checkoutRail.nullable().optional(),
+    mobile: mobile.nullable().optional(),
+    provider: provider.nullable().optional(),
+    success_url: uri,
+    cancel_url: uri,
+    description: z.string().max(255, 'must be at most 255 characters').optional(),
+  })
+  .superRefine((body, ctx) => {
+    const mode = body.amount_mode ?? 'fixed'
+    if (mode === 'fixed' && body.amount === undefined) ctx.addIssue({code: 'custom', path: ['amount'], message: 'is required when amount_mode is fixed'})
+    if (mode === 'open' && body.amount !== undefined) ctx.addIssue({code: 'custom', path: ['amount'], message: 'must be omitted when amount_mode is open'})
+    if (body.payment_rail === 'mobile_money' && (body.mobile === undefined || body.mobile === null)) {
+      ctx.addIssue({code: 'custom', path: ['mobile'], message: 'is required when payment_rail is mobile_money'})
+    }
+  })
+
+/** ASSUMPTION: the spec does not show payout request fields; we mirror the collection body (docs/assumptions.md). */
+export const payoutCreateRequest = z
+  .looseObject({
+    amount,
+    currency,
+    merchant_reference: reference,
+    payment_rail: collectionRail.optional(),
+    mobile: mobile.optional(),
+    provider: provider.optional(),
+    bank_code: z.string().min(1).max(32, 'must be at most 32 characters').optional(),
+    account_number: z.string().min(1).max(64, 'must be at most 64 characters').optional(),
+    account_name: z.string().max(255, 'must be at most 255 characters').optional(),
+    description: z.string().max(255, 'must be at most 255 characters').optional(),
+  })
+  .superRefine((body, ctx) => {
+    const rail = body.payment_rail ?? 'mobile_money'
+    const need = rail === 'mobile_money' ? (['mobile', 'provider'] as const) : (['bank_code', 'account_number'] as const)
+    for (const field of need) {
+      if (body[field] === undefined) ctx.addIssue({code: 'custom', path: [field], message: `is required when payment_rail is ${rail}`})
+    }
+  })
+
+export const msisdnVerificationRequest = z.object({
+  mobile: z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits'),
+  provider: z.string().max(64, 'must be at most 64 characters').optional(),
+})
+
+export const bankAccountVerificationRequest = z.object({
+  bank_code: z.string({error: 'is required'}).min(1, 'must not be empty').max(32, 'must be at most 32 characters'),
+  account_number: z.string({error: 'is required'}).min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+})
+
+export const mandateCreateRequest = z
+  .looseObject({
+    mobile,
+    provider,
+    currency,
+    amount,
+    frequency,
+    starts_at: dateTime,
+    merchant_reference: reference,
+    description: z.string().max(255, 'must be at most 255 characters').optional(),
+    plan_id: z.string().min(1, 'must not be empty').optional(),
+    customer_name: z.string().min(1, 'must not be empty').optional(),
+    customer_email: email.optional(),
+    notes: z.string().max(1000, 'must be at most 1000 characters').optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.plan_id === undefined) return
+    if (body.customer_name === undefined) ctx.addIssue({code: 'custom', path: ['customer_name'], message: 'is required when plan_id is set'})
+    if (body.customer_email === undefined) ctx.addIssue({code: 'custom', path: ['customer_email'], message: 'is required when plan_id is set'})
+  })
+
+export const mandateCancelRequest = z.looseObject({mobile, reason: nonEmpty})
+
+export const debitCreateRequest = z.looseObject({
+  amount,
+  currency: z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be exactly 3 upper-case letters'),
+  merchant_reference: reference,
+  provider,
+})
+
+export const subscriptionCreateRequest = z.looseObject({
+  plan_id: nonEmpty,
+  merchant_reference: reference,
+  customer_name: nonEmpty,
+  customer_email: email,
+  mobile,
+  provider,
+  notes: z.string().max(1000, 'must be at most 1000 characters').optional(),
+})
+
+/** The spec says the body of the two virtual-account POSTs is an empty JSON array. */
+export const emptyArrayBody = z.array(z.unknown()).max(0, 'must be an empty JSON array []')
+
+// ---------- query strings ----------
+export const byReferenceQuery = z.object({merchant_reference: reference})
+export const debitStatusQuery = z.object({mandate_id: nonEmpty, merchant_reference: reference})
+/** ASSUMPTION: paging is `page` (1-based) with `per_page` default 20, maximum 100. */
+export const MAX_PER_PAGE = 100
+export const DEFAULT_PER_PAGE = 20
+const positiveIntString = (max: number) =>
+  z
+    .string()
+    .regex(/^[1-9][0-9]*$/, 'must be a positive whole number')
+    .refine((v) => v.length < 10 && Number(v) <= max, `must be at most ${max}`)
+export const customerCollectionsQuery = z.object({
+  per_page: positiveIntString(MAX_PER_PAGE).optional(),
+  page: positiveIntString(1_000_000_000).optional(),
+})
+export const balanceQuery = z.object({
+  currency: z.string().regex(/^[A-Z]{3}$/, 'must be exactly 3 upper-case letters').optional(),
+})
+
+// ---------- responses ----------
+export const tokenResponse = z.looseObject({
+  access_token: z.string(),
+  token_type: z.string(),
+  expires_in: z.number().int().positive(),
+})
+
+export const virtualAccount = z.looseObject({
+  account_number: z.string(),
+  account_name: z.string(),
+  account_type: z.string().optional(),
+  bank_code: z.string(),
+  bank_name: z.string(),
+  status: z.string(),
+  expires_at: z.string().nullable(),
+  single_deposit_limit: z.union([z.number(), z.string()]).nullable().optional(),
+})
+
+export const collection = z.looseObject({
+  id: z.string().startsWith('CL_'),
+  object: z.literal('collection'),
+  status: z.string(),
+  currency: z.string(),
+  amount: z.string(),
+  merchant_reference: z.string(),
+  mobile: z.string().optional(),
+  payment_rail: z.string().optional(),
+  provider: z.string().optional(),
+  customer_id: z.string().optional(),
+  virtual_account: virtualAccount.optional(),
+})
+
+export const checkoutSession = z.looseObject({
+  id: z.string().startsWith('CS_'),
+  object: z.literal('checkout_session'),
+  status: z.string(),
+  url: z.string(),
+  expires_at: z.string(),
+})
+
+export const payout = z.looseObject({
+  id: z.string().startsWith('PO_'),
+  object: z.literal('payout'),
+  status: z.string(),
+  currency: z.string(),
+  amount: z.string(),
+  fee_amount: z.string(),
+  amount_debited: z.string(),
+  merchant_reference: z.string(),
+  status_detail: z.string().nullable(),
+})
+
+export const verifySnapshot = z.looseObject({
+  object: z.enum(['collection', 'payout', 'checkout_session']),
+  status: z.string(),
+  merchant_reference: z.string().optional(),
+})
+
+export const verificationResult = z.looseObject({
+  status: z.enum(['verified', 'invalid']),
+  profile: z.looseObject({first_name: z.string(), last_name: z.string()}).nullable(),
+})
+
+export const mandateCreateResponse = z.looseObject({
+  object: z.literal('mandate'),
+  status: z.string(),
+  merchant_reference: z.string(),
+  message_id: z.string(),
+})
+
+/** Free-form objects (spec: "field lists not shown"). */
+export const freeForm = z.record(z.string(), z.unknown())
+
+export const mandateCancellation = z.looseObject({
+  object: z.literal('mandate_cancellation'),
+  status: z.string(),
+  mandate_id: z.string(),
+  message_id: z.string(),
+})
+
+export const subscription = z.looseObject({
+  subscription_id: z.string().startsWith('SUB_'),
+  status: z.string(),
+  merchant_reference: z.string(),
+  customer_name: z.string(),
+  customer_email: z.string(),
+  plan_id: z.string(),
+  plan_name: z.string().optional(),
+  mandate_id: z.string().optional(),
+  mobile: z.string(),
+  provider: z.string(),
+  starts_at: z.string().optional(),
+  ends_at: z.string().optional(),
+})
+
+export const list = <T extends z.ZodType>(item: T) => z.looseObject({object: z.literal('list'), data: z.array(item)})
+
+export const plan = z.looseObject({plan_id: z.string(), plan_name: z.string()})
+
+export const customer = z.looseObject({
+  id: z.string().startsWith('MC_'),
+  object: z.literal('customer'),
+  merchant_reference: z.string().optional(),
+  name: z.string(),
+  email: z.string().optional(),
+  mobile: z.string().optional(),
+  created_at: z.string(),
+})
+
+export const virtualAccountWrapper = z.looseObject({
+  object: z.literal('virtual_account'),
+  customer_id: z.string().optional(),
+  owner: z.literal('merchant').optional(),
+  virtual_account: virtualAccount,
+})
+
+export const customerCollectionList = z.looseObject({
+  object: z.literal('list'),
+  customer_id: z.string(),
+  data: z.array(collection),
+  has_more: z.boolean(),
+  total: z.number().int(),
+})
+
+export const bank = z.looseObject({bank_name: z.string(), bank_code: z.string()})
+export const mobileProvider = z.looseObject({provider: z.string()})
+
+/** ASSUMPTION: balance shape is not shown; we use one entry per currency (docs/assumptions.md). */
+export const balanceEntry = z.looseObject({
+  currency: z.string(),
+  collection_wallet: z.string(),
+  collection_wallet_actual: z.string(),
+  collection_wallet_held: z.string(),
+  payout_wallet: z.string(),
+})
+export const balance = z.looseObject({object: z.literal('balance'), data: z.array(balanceEntry)})
+
+export const accountContext = z.looseObject({
+  object: z.literal('account_context'),
+  merchant: z.looseObject({id: z.number().int(), name: z.string(), sub_accounts_enabled: z.boolean()}),
+  account: z.looseObject({
+    id: z.string().startsWith('MAC_'),
+    object: z.literal('merchant_account'),
+    account_ref: z.string(),
+    name: z.string(),
+    status: z.string(),
+  }),
+})
+
+export const errorBody = z.looseObject({
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    request_id: z.string().optional(),
+    doc_url: z.string().optional(),
+    retry_after: z.number().int().optional(),
+  }),
+})
+export type ErrorBody = z.infer<typeof errorBody>

@@ -1,0 +1,13 @@
+/** Where `pay` keeps its files: $PAY_CONFIG_DIR, else $XDG_CONFIG_HOME/pay, else ~/.config/pay. */
+import {homedir} from 'node:os'
+import {join} from 'node:path'
+
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PAY_CONFIG_DIR) return env.PAY_CONFIG_DIR
+  const xdg = env.XDG_CONFIG_HOME
+  return join(xdg && xdg.length > 0 ? xdg : join(homedir(), '.config'), 'pay')
+}
+
+/** Mode of every file that may hold a secret. */
+export const SECRET_FILE_MODE = 0o600
+export const CONFIG_DIR_MODE = 0o700

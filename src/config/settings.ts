@@ -1,0 +1,87 @@
+/**
+ * Resolves the settings of one run: flag > environment > profile.
+ * Environment: PAY_PROFILE, PAY_BASE_URL, PAY_CLIENT_ID, PAY_CLIENT_SECRET, PAY_ACCOUNT_REF, PAY_WEBHOOK_SECRET.
+ * With PAY_BASE_URL, PAY_CLIENT_ID and PAY_CLIENT_SECRET set, no config file is read or needed.
+ */
+import {existsSync} from 'node:fs'
+import {join} from 'node:path'
+import {configDir} from './paths.js'
+import type {Profile} from './profile-schema.js'
+
+export interface SettingFlags {
+  profile?: string
+  'base-url'?: string
+  'account-ref'?: string
+  'client-id'?: string
+  'client-secret'?: string
+  'webhook-secret'?: string
+}
+
+export type Source = 'flag' | 'env' | 'profile' | 'default'
+
+export interface Settings {
+  profileName: string
+  /** True when the named profile exists in the file. */
+  profileFound: boolean
+  baseUrl?: string
+  clientId?: string
+  clientSecret?: string
+  accountRef?: string
+  webhookSecret?: string
+  sources: Partial<Record<'baseUrl' | 'clientId' | 'clientSecret' | 'accountRef' | 'webhookSecret' | 'profileName', Source>>
+  configDir: string
+}
+
+const FIELDS = [
+  ['baseUrl', 'base-url', 'PAY_BASE_URL', 'base_url'],
+  ['clientId', 'client-id', 'PAY_CLIENT_ID', 'client_id'],
+  ['clientSecret', 'client-secret', 'PAY_CLIENT_SECRET', 'client_secret'],
+  ['accountRef', 'account-ref', 'PAY_ACCOUNT_REF', 'account_ref'],
+  ['webhookSecret', 'webhook-secret', 'PAY_WEBHOOK_SECRET', 'webhook_secret'],
+] as const
+
+export async function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
+  const dir = configDir(env)
+  let profileName = flags.profile
+  let nameSource: Source = 'flag'
+  if (!profileName && env.PAY_PROFILE) {
+    profileName = env.PAY_PROFILE
+    nameSource = 'env'
+  }
+
+  // Read the profile file only when something is still missing: CI with env vars never touches it.
+  const missing = FIELDS.some(([, flag, envName]) => !flags[flag] && !env[envName])
+  let profile: Profile | undefined
+  if ((missing || profileName) && existsSync(join(dir, 'profiles.json'))) {
+    const {ProfileStore} = await import('./profiles.js')
+    const store = new ProfileStore(dir)
+    if (!profileName) {
+      profileName = store.activeName()
+      nameSource = 'profile'
+    }
+    profile = store.get(profileName)
+  }
+  if (!profileName) {
+    profileName = 'default'
+    nameSource = 'default'
+  }
+
+  const settings: Settings = {profileName, profileFound: profile !== undefined, sources: {profileName: nameSource}, configDir: dir}
+  for (const [key, flag, envName, profileKey] of FIELDS) {
+    const fromFlag = flags[flag]
+    const fromEnv = env[envName]
+    const fromProfile = profile?.[profileKey]
+    if (fromFlag) {
+      settings[key] = fromFlag
+      settings.sources[key] = 'flag'
+    } else if (fromEnv) {
+      settings[key] = fromEnv
+      settings.sources[key] = 'env'
+    } else if (fromProfile) {
+      settings[key] = fromProfile
+      settings.sources[key] = 'profile'
+    }
+  }
+  if (settings.baseUrl) settings.baseUrl = settings.baseUrl.replace(/\/+$/, '')
+  return settings
+}

@@ -1,0 +1,75 @@
+/**
+ * Runs the built CLI (bin/run.js → dist/) as a real process. Every end-to-end test goes through here.
+ */
+import {spawn} from 'node:child_process'
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+export const BIN = join(ROOT, 'bin', 'run.js')
+
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>
+  input?: string
+  timeoutMs?: number
+  cwd?: string
+}
+
+/** A fresh, empty config dir so that no test sees another's profiles or tokens. */
+export function tempConfigDir(): string {
+  return mkdtempSync(join(tmpdir(), 'pay-test-'))
+}
+
+/** A clean environment: no PAY_* leaking in from the developer's shell, no colour, CI set (never prompts). */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAY_') && k !== 'NO_COLOR' && k !== 'FORCE_COLOR') env[k] = v
+  env.CI = 'true'
+  env.NO_COLOR = '1'
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k]
+    else env[k] = v
+  }
+  return env
+}
+
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: cleanEnv(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`pay ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`))
+    }, options.timeoutMs ?? 30_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code: code ?? -1, stdout, stderr})
+    })
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+/** Parses stdout as JSON, with the whole output in the error when it is not. */
+export function json<T = any>(result: CliResult): T {
+  try {
+    return JSON.parse(result.stdout) as T
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${result.code}):\n${result.stdout}\nstderr:\n${result.stderr}`)
+  }
+}
