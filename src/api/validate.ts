@@ -1,0 +1,31 @@
+/**
+ * Checks a request body (or query) against the endpoint table's zod schema before anything is sent, and names
+ * the flag behind each problem: body field `merchant_reference` is reported as `--reference` when the command
+ * says so, otherwise as `--merchant-reference`.
+ */
+import type {z} from 'zod'
+
+export interface FieldProblem {
+  flag: string
+  rule: string
+}
+
+export function flagFor(field: string, names: Record<string, string> = {}): string {
+  return names[field] ?? `--${field.replace(/_/g, '-')}`
+}
+
+export function problemsOf(schema: z.ZodType, value: unknown, names: Record<string, string> = {}): FieldProblem[] {
+  const parsed = schema.safeParse(value)
+  if (parsed.success) return []
+  const seen = new Set<string>()
+  const problems: FieldProblem[] = []
+  for (const issue of parsed.error.issues) {
+    const field = issue.path.length > 0 ? String(issue.path[0]) : ''
+    const flag = field ? flagFor(field, names) : '(body)'
+    const key = `${flag}:${issue.message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    problems.push({flag, rule: issue.message})
+  }
+  return problems
+}

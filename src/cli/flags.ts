@@ -1,0 +1,29 @@
+/**
+ * Flags shared by many commands. Light: only @oclif/core is imported here, so `--help` stays fast.
+ */
+import {Flags} from '@oclif/core'
+
+export const globalFlags = {
+  json: Flags.boolean({description: 'Print the service\'s JSON body on stdout and nothing else (errors as {"error":…})', helpGroup: 'GLOBAL'}),
+  debug: Flags.boolean({description: 'Trace each request and response on stderr (secrets redacted)', helpGroup: 'GLOBAL'}),
+}
+
+export const connectionFlags = {
+  profile: Flags.string({char: 'p', description: 'Profile to use (env PAY_PROFILE; default: the active profile)', helpGroup: 'GLOBAL'}),
+  'base-url': Flags.string({description: 'Service base URL (env PAY_BASE_URL)', helpGroup: 'GLOBAL'}),
+  'account-ref': Flags.string({description: 'Sub-account ref sent as X-Service-Account-Ref (env PAY_ACCOUNT_REF)', helpGroup: 'GLOBAL'}),
+  retries: Flags.integer({description: 'Retries of a failed request that is safe to repeat', default: 3, min: 0, max: 10, helpGroup: 'GLOBAL'}),
+  timeout: Flags.integer({description: 'Seconds to wait for each response', default: 30, min: 1, max: 600, helpGroup: 'GLOBAL'}),
+}
+
+/** For commands that create or move money: the key is reused by every retry. */
+export const idempotencyFlags = {
+  'idempotency-key': Flags.string({description: 'Idempotency-Key to send (default: a new UUID); reuse it only to repeat the same request'}),
+  'dry-run': Flags.boolean({description: 'Print the request that would be sent (and a curl line) and send nothing'}),
+}
+
+/** Extra body fields for what the spec does not show. */
+export const bodyFlags = {
+  data: Flags.string({description: 'Extra JSON body fields: a JSON object, @file, or - for stdin'}),
+  field: Flags.string({char: 'F', description: 'Extra body field: key=value sends a string, key:=json a JSON value; dots nest (a.b=c). Repeatable', multiple: true}),
+}

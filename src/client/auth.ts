@@ -1,0 +1,75 @@
+/**
+ * Access tokens: OAuth 2.0 client credentials against POST /v1/oauth/token, cached per base URL and client id
+ * in the 0600 token cache, reused until 60 s before expiry. A rejected token is replaced once, under a lock,
+ * so that two processes refreshing at once ask for one token and never corrupt the cache.
+ */
+import {TokenCache, cacheKey, type CachedToken} from '../config/token-cache.js'
+import {InputError} from './errors.js'
+
+export interface Credentials {
+  baseUrl: string
+  clientId?: string
+  clientSecret?: string
+}
+
+export interface TokenInfo extends CachedToken {
+  /** True when it came from the cache, false when it was just issued. */
+  cached: boolean
+}
+
+export type FetchToken = () => Promise<{access_token: string; token_type: string; expires_in: number}>
+
+export class TokenProvider {
+  private current?: TokenInfo
+
+  constructor(
+    private readonly creds: Credentials,
+    private readonly cache: TokenCache | undefined,
+    private readonly fetchToken: FetchToken,
+  ) {}
+
+  private get key(): string {
+    return cacheKey(this.creds.baseUrl, this.creds.clientId ?? '')
+  }
+
+  assertCredentials(): void {
+    const missing = []
+    if (!this.creds.clientId) missing.push({flag: '--client-id', rule: 'is required (set PAY_CLIENT_ID, or run `pay login`)'})
+    if (!this.creds.clientSecret) missing.push({flag: '--client-secret', rule: 'is required (set PAY_CLIENT_SECRET, or run `pay login`)'})
+    if (missing.length > 0) throw new InputError(missing, 'no credentials: run `pay login`, or set PAY_CLIENT_ID and PAY_CLIENT_SECRET')
+  }
+
+  /** A usable token: this process's, the cache's, or a fresh one. */
+  async get(): Promise<TokenInfo> {
+    if (this.current && this.current.expires_at - 60_000 > Date.now()) return this.current
+    const cached = this.cache?.get(this.key)
+    if (cached) return (this.current = {...cached, cached: true})
+    return this.refresh()
+  }
+
+  /** Replaces `rejected` (a token the service answered 401 to) with a fresh one. */
+  async refresh(rejected?: string): Promise<TokenInfo> {
+    this.assertCredentials()
+    const issue = async (): Promise<TokenInfo> => {
+      // Another process may have refreshed while we waited for the lock: use its token.
+      const cached = this.cache?.get(this.key)
+      if (cached && cached.access_token !== rejected) return {...cached, cached: true}
+      const res = await this.fetchToken()
+      const token: CachedToken = {
+        access_token: res.access_token,
+        token_type: res.token_type,
+        expires_at: Date.now() + res.expires_in * 1000,
+      }
+      this.cache?.set(this.key, token)
+      return {...token, cached: false}
+    }
+    this.current = this.cache ? await this.cache.withLock(issue) : await issue()
+    return this.current
+  }
+
+  /** Forgets the cached token of these credentials. */
+  forget(): void {
+    this.current = undefined
+    this.cache?.delete(this.key)
+  }
+}

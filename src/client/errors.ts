@@ -1,0 +1,116 @@
+/**
+ * Every failure of `pay` is one of these. The base command renders them (human text on stderr, or the JSON
+ * envelope on stdout with --json) and exits with their code. Messages never contain secrets.
+ */
+import {ExitCode, type ExitCodeValue, exitCodeForStatus} from './exit-codes.js'
+
+export class PayError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCodeValue,
+    /** What the user can do next, one line. */
+    readonly hint?: string,
+  ) {
+    super(message)
+    this.name = 'PayError'
+  }
+
+  /** The JSON written to stdout for this error under --json. */
+  toJSON(): Record<string, unknown> {
+    return {error: {code: 'cli_error', message: this.message, ...(this.hint ? {hint: this.hint} : {})}}
+  }
+}
+
+export interface InputProblem {
+  /** The flag (`--amount`), argument (`ID`) or setting the problem is about. */
+  flag: string
+  /** The rule it breaks, as a phrase: "must be a 3-letter currency code". */
+  rule: string
+}
+
+/** Input rejected before any request was sent: exit 2. Lists every problem at once. */
+export class InputError extends PayError {
+  constructor(readonly problems: InputProblem[], hint?: string) {
+    super(problems.map((p) => `${p.flag} ${p.rule}`).join('\n'), ExitCode.USAGE, hint)
+    this.name = 'InputError'
+  }
+
+  static one(flag: string, rule: string, hint?: string): InputError {
+    return new InputError([{flag, rule}], hint)
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {error: {code: 'invalid_input', message: this.message, problems: this.problems, ...(this.hint ? {hint: this.hint} : {})}}
+  }
+}
+
+/** The service answered with an error status. */
+export class ApiError extends PayError {
+  constructor(
+    readonly status: number,
+    /** The service's `error` object as sent (code, message, request_id, doc_url, retry_after…). */
+    readonly error: {code: string; message: string; request_id?: string; doc_url?: string; retry_after?: number; [k: string]: unknown},
+    readonly body: unknown,
+    hint?: string,
+    readonly attempts = 1,
+  ) {
+    super(`${error.message} (${error.code}, HTTP ${status}${error.request_id ? `, request ${error.request_id}` : ''})`, exitCodeForStatus(status, error.code), hint)
+    this.name = 'ApiError'
+  }
+
+  get code(): string {
+    return this.error.code
+  }
+
+  get requestId(): string | undefined {
+    return this.error.request_id
+  }
+
+  override toJSON(): Record<string, unknown> {
+    const body = this.body && typeof this.body === 'object' && 'error' in this.body ? (this.body as Record<string, unknown>) : {error: this.error}
+    return {...body, status: this.status}
+  }
+}
+
+/** The service could not be reached, or the connection failed or timed out: exit 7. */
+export class NetworkError extends PayError {
+  constructor(message: string, readonly attempts = 1, hint?: string) {
+    super(message, ExitCode.NETWORK, hint)
+    this.name = 'NetworkError'
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {error: {code: 'network_error', message: this.message, attempts: this.attempts, ...(this.hint ? {hint: this.hint} : {})}}
+  }
+}
+
+/** A waited-for transaction ended failed or cancelled: exit 8. */
+export class TransactionFailedError extends PayError {
+  constructor(message: string, readonly resource: unknown) {
+    super(message, ExitCode.TX_FAILED)
+    this.name = 'TransactionFailedError'
+  }
+}
+
+/** --wait ran out of --wait-timeout: exit 9. */
+export class WaitTimeoutError extends PayError {
+  constructor(message: string, readonly resource: unknown) {
+    super(message, ExitCode.WAIT_TIMEOUT, 'run the matching `get` command later, or raise --wait-timeout')
+    this.name = 'WaitTimeoutError'
+  }
+}
+
+/** What to do next for a service error, where that is known. */
+export function hintFor(status: number, code: string | undefined, attempts: number): string | undefined {
+  if (status === 401) return 'check the client id and secret (pay profiles show), or run `pay login`'
+  if (status === 403 && code === 'forbidden') return 'the product is not enabled for this merchant, or the credentials lack access; ask the account owner'
+  if (status === 403) return 'check the credentials and that the product is enabled for this merchant'
+  if (status === 404) return 'check the id or reference, and the profile/sub-account (another merchant\'s resources answer 404)'
+  if (status === 409 && code === 'idempotency_key_mismatch') return 'an Idempotency-Key may only be reused with the same body; drop --idempotency-key to get a fresh one'
+  if (status === 409) return 'an earlier request with this reference is still pending; look it up instead of creating it again'
+  if (status === 429) return `retried ${Math.max(0, attempts - 1)} time(s); try again later or lower your request rate`
+  if (code === 'gateway_error') return 'the upstream provider failed; try again later'
+  if (status >= 500) return `the service failed after ${attempts} attempt(s); try again later`
+  if (code === 'invalid_parameter' && status === 400) return 'check the flags against `--help`'
+  return undefined
+}

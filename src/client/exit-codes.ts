@@ -1,0 +1,25 @@
+/** The exit codes of `pay`, documented in the README. Scripts depend on them: never renumber. */
+export const ExitCode = {
+  OK: 0,
+  OTHER: 1,
+  USAGE: 2,
+  AUTH: 3,
+  NOT_FOUND: 4,
+  CONFLICT: 5,
+  RATE_LIMITED: 6,
+  NETWORK: 7,
+  TX_FAILED: 8,
+  WAIT_TIMEOUT: 9,
+} as const
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
+
+/** Exit code for an HTTP error status (and the service's error code where it matters). */
+export function exitCodeForStatus(status: number, code?: string): ExitCodeValue {
+  if (code === 'gateway_error') return ExitCode.NETWORK
+  if (status === 401 || status === 403) return ExitCode.AUTH
+  if (status === 404) return ExitCode.NOT_FOUND
+  if (status === 409) return ExitCode.CONFLICT
+  if (status === 429) return ExitCode.RATE_LIMITED
+  if (status >= 500) return ExitCode.NETWORK
+  return ExitCode.OTHER
+}

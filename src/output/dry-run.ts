@@ -1,0 +1,30 @@
+/** --dry-run: the request that would be sent, and a curl line that sends it. Nothing secret is printed. */
+import type {PreparedRequest} from '../client/api-client.js'
+import {redactBodyText, redactHeaders} from '../client/redact.js'
+import type {Output} from './output.js'
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`
+}
+
+export function curlLine(req: PreparedRequest): string {
+  const parts = ['curl', '-sS', '-X', req.method, shellQuote(req.url)]
+  if (req.auth) parts.push('-H', `"Authorization: Bearer $(pay token)"`)
+  for (const [k, v] of Object.entries(req.headers)) if (k !== 'user-agent') parts.push('-H', shellQuote(`${k}: ${v}`))
+  if (req.body !== undefined) parts.push('--data-raw', shellQuote(redactBodyText(req.body)))
+  return parts.join(' ')
+}
+
+export function renderDryRun(out: Output, req: PreparedRequest): void {
+  const headers = redactHeaders({...(req.auth ? {authorization: 'Bearer <token>'} : {}), ...req.headers})
+  if (out.json) {
+    out.data(JSON.stringify({dry_run: true, method: req.method, url: req.url, headers, body: req.body === undefined ? null : JSON.parse(redactBodyText(req.body))}))
+    return
+  }
+  const lines = [`${req.method} ${req.url}`]
+  for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`)
+  if (req.body !== undefined) lines.push('', redactBodyText(req.body))
+  lines.push('', '# the same request with curl:', curlLine(req))
+  out.data(lines.join('\n'))
+  out.info(out.color('dim', 'dry run: nothing was sent', 'err'))
+}

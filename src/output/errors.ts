@@ -1,0 +1,42 @@
+/**
+ * Renders any failure: the human text on stderr, and under --json the error envelope on stdout.
+ * Returns the exit code. PayErrors are recognised by shape, not instanceof, so that a bundled copy of the
+ * runtime and the command files agree.
+ */
+import type {Output} from './output.js'
+
+interface PayErrorLike {
+  message: string
+  exitCode: number
+  hint?: string
+  toJSON(): Record<string, unknown>
+  status?: number
+  error?: {code: string; message: string; request_id?: string; doc_url?: string}
+  problems?: {flag: string; rule: string}[]
+}
+
+export function isPayError(err: unknown): err is PayErrorLike {
+  return err instanceof Error && typeof (err as {exitCode?: unknown}).exitCode === 'number' && typeof (err as {toJSON?: unknown}).toJSON === 'function'
+}
+
+export function renderError(out: Output, err: unknown, commandId?: string): number {
+  if (!isPayError(err)) {
+    const message = err instanceof Error ? err.message : String(err)
+    if (out.json) out.data(JSON.stringify({error: {code: 'cli_error', message}}))
+    out.errorLine(message)
+    return 1
+  }
+  if (out.json) out.data(JSON.stringify(err.toJSON()))
+  if (err.problems) {
+    for (const p of err.problems) out.errorLine(`${p.flag} ${p.rule}`)
+  } else if (err.error && err.status !== undefined) {
+    out.errorLine(err.error.message)
+    const facts = [`code: ${err.error.code}`, `status: ${err.status}`]
+    if (err.error.request_id) facts.push(`request_id: ${err.error.request_id}`)
+    out.info(`  ${facts.join('   ')}`)
+    if (err.error.doc_url) out.info(`  docs: ${err.error.doc_url}`)
+  } else out.errorLine(err.message)
+  if (err.hint) out.info(`  ${out.color('cyan', 'next:', 'err')} ${err.hint}`)
+  else if (err.problems && commandId) out.info(`  ${out.color('cyan', 'next:', 'err')} see \`pay ${commandId.replace(/:/g, ' ')} --help\``)
+  return err.exitCode
+}

@@ -1,0 +1,34 @@
+/**
+ * The one place that decides what the terminal can do (like gh's iostreams): whether stdout is a TTY,
+ * whether colour is on, whether we may prompt. Nothing else calls isatty or reads NO_COLOR.
+ */
+export interface Terminal {
+  stdoutIsTTY: boolean
+  stderrIsTTY: boolean
+  stdinIsTTY: boolean
+  /** Colour on stdout: a TTY and NO_COLOR unset (FORCE_COLOR=1 turns it on anyway). */
+  color: boolean
+  /** Colour on stderr, same rule. */
+  colorErr: boolean
+  /** Prompting allowed: stdin and stderr are TTYs and CI is not set. */
+  interactive: boolean
+  columns: number
+}
+
+export function detectTerminal(env: NodeJS.ProcessEnv = process.env): Terminal {
+  const stdoutIsTTY = Boolean(process.stdout.isTTY)
+  const stderrIsTTY = Boolean(process.stderr.isTTY)
+  const stdinIsTTY = Boolean(process.stdin.isTTY)
+  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== ''
+  const force = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0'
+  const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0'
+  return {
+    stdoutIsTTY,
+    stderrIsTTY,
+    stdinIsTTY,
+    color: !noColor && (force || stdoutIsTTY),
+    colorErr: !noColor && (force || stderrIsTTY),
+    interactive: stdinIsTTY && stderrIsTTY && !ci,
+    columns: process.stdout.columns || 100,
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Everything a command needs at run time, behind one lazily imported module: commands import this with
+ * `await import('../runtime.js')` inside run(), so `--help` and `--version` never load undici, zod, conf or
+ * cli-table3. (The build may bundle this entry into one file to make loading it cheaper.)
+ */
+import {ApiClient} from './client/api-client.js'
+import {resolveSettings, type SettingFlags, type Settings} from './config/settings.js'
+import {Output} from './output/output.js'
+import {detectTerminal} from './output/terminal.js'
+
+export {ApiClient} from './client/api-client.js'
+export type {ApiResponse, CallInput, PreparedRequest} from './client/api-client.js'
+export {resolveSettings} from './config/settings.js'
+export type {Settings} from './config/settings.js'
+export {Output} from './output/output.js'
+export {detectTerminal} from './output/terminal.js'
+export {endpoints, matchEndpoint} from './api/endpoints.js'
+export type {EndpointId} from './api/endpoints.js'
+export {problemsOf} from './api/validate.js'
+export {readDataFlag, parseFieldFlags, mergeBody} from './cli/body-input.js'
+export {renderDryRun} from './output/dry-run.js'
+export {renderError} from './output/errors.js'
+
+export interface ApiContextFlags extends SettingFlags {
+  json?: boolean
+  debug?: boolean
+  retries?: number
+  timeout?: number
+}
+
+export interface ApiContext {
+  client: ApiClient
+  out: Output
+  settings: Settings
+}
+
+export function createOutput(json: boolean): Output {
+  return new Output(detectTerminal(), json)
+}
+
+export async function createApiContext(flags: ApiContextFlags, userAgent: string, out = createOutput(Boolean(flags.json))): Promise<ApiContext> {
+  const settings = await resolveSettings(flags)
+  const client = new ApiClient({
+    settings,
+    userAgent,
+    retries: flags.retries,
+    timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
+    tokenCacheDir: settings.configDir,
+    debug: flags.debug ? (text) => out.info(out.color('dim', text, 'err')) : undefined,
+    notice: (text) => out.info(out.color('dim', text, 'err')),
+  })
+  return {client, out, settings}
+}

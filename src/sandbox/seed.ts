@@ -1,0 +1,201 @@
+/**
+ * The deterministic seed of the sandbox: two merchants (isolation), products, Testing mode, API clients,
+ * banks, mobile providers, plans, customers with collections and funded wallets. `--seed-file` replaces it
+ * with a JSON document of the same shape (validated by `seedSchema`).
+ */
+import {z} from 'zod'
+import {readFile} from 'node:fs/promises'
+import {isDecimalAmount} from '../api/money.js'
+
+const decimal = z.string().refine((v) => v === '0' || v === '0.00' || isDecimalAmount(v), 'must be a decimal string')
+
+export const productsSchema = z.object({
+  subscriptions: z.boolean(),
+  static_va: z.boolean(),
+  bank_transfer: z.boolean(),
+  card_checkout: z.boolean(),
+  sub_accounts: z.boolean(),
+})
+export type Products = z.infer<typeof productsSchema>
+
+export const seedSchema = z.object({
+  banks: z.array(z.object({bank_code: z.string().min(1), bank_name: z.string().min(1)})).min(1),
+  mobile_providers: z.array(z.string().min(1)).min(1),
+  /** Testing-mode money-in cap per currency (decimal strings). */
+  testing_caps: z.record(z.string().regex(/^[A-Z]{3}$/), decimal),
+  merchants: z
+    .array(
+      z.object({
+        id: z.number().int().positive(),
+        key: z.string().min(1),
+        name: z.string().min(1),
+        testing: z.boolean(),
+        products: productsSchema,
+        /** The first account is the main one; with sub_accounts on, every account is a sub-account. */
+        accounts: z.array(z.object({id: z.string().startsWith('MAC_'), account_ref: z.string().min(1), name: z.string().min(1)})).min(1),
+        clients: z
+          .array(
+            z.object({
+              client_id: z.string().min(1),
+              client_secret: z.string().min(1),
+              webhook_secret: z.string().min(1),
+              enabled: z.boolean().default(true),
+              webhook_url: z.string().nullable().default(null),
+            }),
+          )
+          .min(1),
+        wallets: z.array(z.object({currency: z.string().regex(/^[A-Z]{3}$/), collection_wallet: decimal, collection_wallet_held: decimal.default('0.00'), payout_wallet: decimal})).min(1),
+        plans: z
+          .array(
+            z.object({
+              plan_id: z.string().startsWith('PLN_'),
+              plan_name: z.string().min(1),
+              amount: decimal,
+              currency: z.string().regex(/^[A-Z]{3}$/),
+              frequency: z.enum(['DAILY', 'WEEKLY', 'MONTHLY']),
+              active: z.boolean(),
+            }),
+          )
+          .default([]),
+        customers: z
+          .array(
+            z.object({
+              id: z.string().startsWith('MC_'),
+              merchant_reference: z.string().min(1),
+              name: z.string().min(1),
+              email: z.string(),
+              mobile: z.string(),
+              provider: z.string().default('mpesa'),
+              /** Account ref the customer belongs to; default the first account. */
+              account_ref: z.string().optional(),
+              created_at: z.string(),
+              /** Succeeded collections generated for the customer. */
+              collections: z.object({count: z.number().int().min(0), amount: decimal, currency: z.string().regex(/^[A-Z]{3}$/)}).optional(),
+            }),
+          )
+          .default([]),
+      }),
+    )
+    .min(1),
+})
+export type SeedData = z.input<typeof seedSchema>
+export type Seed = z.output<typeof seedSchema>
+export type SeedMerchant = Seed['merchants'][number]
+
+/** Testing-mode caps (ASSUMPTION: the spec gives no values; documented in docs/sandbox.md). */
+export const DEFAULT_TESTING_CAPS: Record<string, string> = {KES: '1000.00', UGX: '35000.00', TZS: '25000.00', NGN: '15000.00', GHS: '100.00'}
+
+export const ACME = {
+  merchantId: 1001,
+  clientId: 'sb_acme_client',
+  clientSecret: 'sb_acme_secret_4f8a2c1e9b7d',
+  webhookSecret: 'whsec_sb_acme_1c9e7a5b3d',
+  accountRef: 'acme-main',
+  disabledClientId: 'sb_acme_disabled_client',
+} as const
+
+export const GLOBEX = {
+  merchantId: 1002,
+  clientId: 'sb_globex_client',
+  clientSecret: 'sb_globex_secret_7d2b9e4a1c6f',
+  webhookSecret: 'whsec_sb_globex_8e2f6a4c0b',
+  accountRefs: ['globex-east', 'globex-west'],
+} as const
+
+export function defaultSeed(): SeedData {
+  return {
+    banks: [
+      {bank_code: '01', bank_name: 'KCB Bank'},
+      {bank_code: '03', bank_name: 'Absa Bank Kenya'},
+      {bank_code: '11', bank_name: 'Co-operative Bank'},
+      {bank_code: '31', bank_name: 'Stanbic Bank'},
+      {bank_code: '68', bank_name: 'Equity Bank'},
+    ],
+    mobile_providers: ['mpesa', 'airtel', 'mtn'],
+    testing_caps: {...DEFAULT_TESTING_CAPS},
+    merchants: [
+      {
+        id: ACME.merchantId,
+        key: 'acme',
+        name: 'Acme Stores Ltd',
+        testing: false,
+        products: {subscriptions: true, static_va: true, bank_transfer: true, card_checkout: true, sub_accounts: false},
+        accounts: [{id: 'MAC_ACME000000000000001', account_ref: ACME.accountRef, name: 'Acme Stores'}],
+        clients: [
+          {client_id: ACME.clientId, client_secret: ACME.clientSecret, webhook_secret: ACME.webhookSecret, enabled: true, webhook_url: null},
+          {client_id: ACME.disabledClientId, client_secret: 'sb_acme_disabled_secret', webhook_secret: 'whsec_sb_acme_disabled', enabled: false, webhook_url: null},
+        ],
+        wallets: [
+          {currency: 'KES', collection_wallet: '250000.00', collection_wallet_held: '0.00', payout_wallet: '100000.00'},
+          {currency: 'UGX', collection_wallet: '1500000.00', collection_wallet_held: '0.00', payout_wallet: '500000.00'},
+        ],
+        plans: [
+          {plan_id: 'PLN_ACMEGOLD', plan_name: 'Gold (monthly)', amount: '1500.00', currency: 'KES', frequency: 'MONTHLY', active: true},
+          {plan_id: 'PLN_ACMESILVER', plan_name: 'Silver (weekly)', amount: '400.00', currency: 'KES', frequency: 'WEEKLY', active: true},
+          {plan_id: 'PLN_ACMELEGACY', plan_name: 'Legacy (retired)', amount: '999.00', currency: 'KES', frequency: 'MONTHLY', active: false},
+        ],
+        customers: [
+          {id: 'MC_ACME0001', merchant_reference: 'cust-jane', name: 'Jane Wanjiku', email: 'jane@example.com', mobile: '254712345678', provider: 'mpesa', created_at: '2026-01-05T09:00:00+00:00', collections: {count: 47, amount: '250.00', currency: 'KES'}},
+          {id: 'MC_ACME0002', merchant_reference: 'cust-otieno', name: 'Otieno Odhiambo', email: 'otieno@example.com', mobile: '254733111222', provider: 'airtel', created_at: '2026-02-10T12:30:00+00:00', collections: {count: 3, amount: '1200.00', currency: 'KES'}},
+          {id: 'MC_ACME0003', merchant_reference: 'cust-amina', name: 'Amina Hassan', email: 'amina@example.com', mobile: '254700555666', provider: 'mpesa', created_at: '2026-03-01T08:15:00+00:00'},
+        ],
+      },
+      {
+        id: GLOBEX.merchantId,
+        key: 'globex',
+        name: 'Globex Kenya',
+        testing: true,
+        products: {subscriptions: false, static_va: true, bank_transfer: true, card_checkout: false, sub_accounts: true},
+        accounts: [
+          {id: 'MAC_GLOBEX0000000000001', account_ref: GLOBEX.accountRefs[0], name: 'Globex East'},
+          {id: 'MAC_GLOBEX0000000000002', account_ref: GLOBEX.accountRefs[1], name: 'Globex West'},
+        ],
+        clients: [{client_id: GLOBEX.clientId, client_secret: GLOBEX.clientSecret, webhook_secret: GLOBEX.webhookSecret, enabled: true, webhook_url: null}],
+        wallets: [{currency: 'KES', collection_wallet: '5000.00', collection_wallet_held: '0.00', payout_wallet: '2000.00'}],
+        plans: [{plan_id: 'PLN_GLOBEXBASIC', plan_name: 'Basic', amount: '100.00', currency: 'KES', frequency: 'MONTHLY', active: true}],
+        customers: [
+          {id: 'MC_GLOBEX0001', merchant_reference: 'gx-cust-1', name: 'Peter Kamau', email: 'peter@example.com', mobile: '254722000111', provider: 'mpesa', account_ref: GLOBEX.accountRefs[0], created_at: '2026-04-01T10:00:00+00:00', collections: {count: 2, amount: '300.00', currency: 'KES'}},
+        ],
+      },
+    ],
+  }
+}
+
+export async function loadSeedFile(path: string): Promise<SeedData> {
+  const raw: unknown = JSON.parse(await readFile(path, 'utf8'))
+  const parsed = seedSchema.safeParse(raw)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw new Error(`${path}: invalid seed at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`)
+  }
+  return parsed.data
+}
+
+/** Credentials of the seeded API clients, as `Sandbox.seed` exposes them. */
+export interface SeedCredentials {
+  merchants: {
+    id: number
+    key: string
+    name: string
+    testing: boolean
+    products: Products
+    sub_accounts_enabled: boolean
+    account_refs: string[]
+    clients: {client_id: string; client_secret: string; webhook_secret: string; enabled: boolean}[]
+  }[]
+}
+
+export function credentialsOf(seed: Seed): SeedCredentials {
+  return {
+    merchants: seed.merchants.map((m) => ({
+      id: m.id,
+      key: m.key,
+      name: m.name,
+      testing: m.testing,
+      products: m.products,
+      sub_accounts_enabled: m.products.sub_accounts,
+      account_refs: m.accounts.map((a) => a.account_ref),
+      clients: m.clients.map((c) => ({client_id: c.client_id, client_secret: c.client_secret, webhook_secret: c.webhook_secret, enabled: c.enabled})),
+    })),
+  }
+}
