@@ -104,7 +104,7 @@ export class ApiClient {
   /** The base URL, checked (absolute; https unless loopback). Exit 2 when missing or unsafe. */
   baseUrl(): string {
     const base = this.options.settings.baseUrl
-    if (!base) throw InputError.one('--base-url', 'is required (set PAY_BASE_URL, use a profile, or run `pay login`)')
+    if (!base) throw InputError.one('--base-url', 'is not set (flag, PAY_BASE_URL or a profile)', 'run `pay login`, or `pay sandbox start` to try pay against the local sandbox')
     checkBaseUrl(base)
     return base.replace(/\/+$/, '')
   }

@@ -34,8 +34,8 @@ export class TokenProvider {
 
   assertCredentials(): void {
     const missing = []
-    if (!this.creds.clientId) missing.push({flag: '--client-id', rule: 'is required (set PAY_CLIENT_ID, or run `pay login`)'})
-    if (!this.creds.clientSecret) missing.push({flag: '--client-secret', rule: 'is required (set PAY_CLIENT_SECRET, or run `pay login`)'})
+    if (!this.creds.clientId) missing.push({flag: 'client id', rule: 'is not set (PAY_CLIENT_ID or a profile)'})
+    if (!this.creds.clientSecret) missing.push({flag: 'client secret', rule: 'is not set (PAY_CLIENT_SECRET or a profile)'})
     if (missing.length > 0) throw new InputError(missing, 'no credentials: run `pay login`, or set PAY_CLIENT_ID and PAY_CLIENT_SECRET')
   }
 

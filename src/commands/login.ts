@@ -1,0 +1,96 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../cli/base-command.js'
+import {globalFlags} from '../cli/flags.js'
+
+export default class Login extends BaseCommand {
+  static override summary = 'Save credentials in a profile after proving they work'
+  static override description = `Gets a token with the client credentials and calls GET /v1/account, shows the merchant and account, then saves base URL, client id, client secret, sub-account ref and webhook secret in the profile (0600 file in the config dir) and makes it active.
+On a terminal, missing values are asked for (the secret masked). With flags or environment variables (PAY_BASE_URL, PAY_CLIENT_ID, PAY_CLIENT_SECRET, PAY_ACCOUNT_REF, PAY_WEBHOOK_SECRET), or when not interactive, it never prompts.`
+
+  static override examples = [
+    {description: 'Interactive', command: '<%= config.bin %> login'},
+    {description: 'Non-interactive, into a named profile', command: 'PAY_CLIENT_SECRET=… <%= config.bin %> login --profile live --base-url https://api.example.com --client-id cli_123'},
+    {description: 'Against the local sandbox', command: '<%= config.bin %> login --profile sandbox --base-url http://127.0.0.1:4010 --client-id sb_acme_client'},
+  ]
+
+  static override flags = {
+    ...globalFlags,
+    profile: Flags.string({char: 'p', description: 'Profile to save into (default: the active profile, else "default")'}),
+    'base-url': Flags.string({description: 'Service base URL'}),
+    'client-id': Flags.string({description: 'API client id'}),
+    'client-secret': Flags.string({description: 'API client secret (prefer PAY_CLIENT_SECRET or the prompt: flags show in the process list)'}),
+    'account-ref': Flags.string({description: 'Sub-account ref (when sub-accounts are enabled)'}),
+    'webhook-secret': Flags.string({description: 'Webhook signing secret, for `pay webhook listen`'}),
+    'no-verify': Flags.boolean({description: 'Save without calling the service'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Login)
+    const rt = await this.runtime()
+    const out = await this.output()
+    const {InputError} = await import('../client/errors.js')
+    const {checkBaseUrl} = await import('../client/transport.js')
+    const {ProfileStore} = await import('../config/profiles.js')
+    const {configDir} = await import('../config/paths.js')
+
+    const env = process.env
+    const store = new ProfileStore(configDir())
+    const name = flags.profile ?? env.PAY_PROFILE ?? store.activeName()
+    const existing = store.get(name) ?? {}
+    const values = {
+      base_url: flags['base-url'] ?? env.PAY_BASE_URL ?? existing.base_url,
+      client_id: flags['client-id'] ?? env.PAY_CLIENT_ID ?? existing.client_id,
+      client_secret: flags['client-secret'] ?? env.PAY_CLIENT_SECRET ?? existing.client_secret,
+      account_ref: flags['account-ref'] ?? env.PAY_ACCOUNT_REF ?? existing.account_ref,
+      webhook_secret: flags['webhook-secret'] ?? env.PAY_WEBHOOK_SECRET ?? existing.webhook_secret,
+    }
+
+    if (out.term.interactive && (!values.base_url || !values.client_id || !values.client_secret)) {
+      const {input, password} = await import('@inquirer/prompts')
+      const opts = {output: process.stderr}
+      values.base_url ??= await input({message: 'Base URL', default: 'https://', validate: (v) => validUrl(v, checkBaseUrl)}, opts)
+      values.client_id ??= await input({message: 'Client id', validate: (v) => v.trim() !== '' || 'required'}, opts)
+      values.client_secret ??= await password({message: 'Client secret', mask: '*', validate: (v) => v !== '' || 'required'}, opts)
+      if (values.account_ref === undefined) values.account_ref = (await input({message: 'Sub-account ref (optional)'}, opts)) || undefined
+    }
+    const missing = []
+    if (!values.base_url) missing.push({flag: '--base-url', rule: 'is required (or PAY_BASE_URL)'})
+    if (!values.client_id) missing.push({flag: '--client-id', rule: 'is required (or PAY_CLIENT_ID)'})
+    if (!values.client_secret) missing.push({flag: '--client-secret', rule: 'is required (or PAY_CLIENT_SECRET)'})
+    if (missing.length > 0) throw new InputError(missing, 'pass them as flags or environment variables, or run `pay login` on a terminal')
+    checkBaseUrl(values.base_url!)
+    values.base_url = values.base_url!.replace(/\/+$/, '')
+
+    let account: unknown
+    if (!flags['no-verify']) {
+      const {client} = await rt.createApiContext(
+        {profile: name, 'base-url': values.base_url, 'client-id': values.client_id, 'client-secret': values.client_secret, 'account-ref': values.account_ref, debug: flags.debug},
+        this.userAgent,
+        out,
+      )
+      try {
+        await client.tokens.refresh()
+        account = (await client.call('account.get')).body
+      } finally {
+        await client.close()
+      }
+    }
+    store.save(name, values, {activate: true})
+    if (out.json) {
+      out.data(JSON.stringify({profile: name, base_url: values.base_url, client_id: values.client_id, account_ref: values.account_ref ?? null, account: account ?? null}))
+      return
+    }
+    const ctx = account as {merchant?: {name?: string; id?: number}; account?: {name?: string; account_ref?: string}} | undefined
+    if (ctx?.merchant) out.info(`Logged in to ${values.base_url} as ${ctx.merchant.name} (merchant ${ctx.merchant.id}), account ${ctx.account?.name} (${ctx.account?.account_ref}).`)
+    out.info(`Saved profile "${name}" (active) in ${store.path}`)
+  }
+}
+
+function validUrl(v: string, check: (u: string) => unknown): true | string {
+  try {
+    check(v)
+    return true
+  } catch (err) {
+    return (err as Error).message.replace(/^--base-url /, '')
+  }
+}

@@ -1,0 +1,52 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {globalFlags} from '../../cli/flags.js'
+
+export default class ProfilesAdd extends BaseCommand {
+  static override summary = 'Create or update a profile without calling the service'
+  static override description = 'Stores base URL, client id, client secret, sub-account ref and webhook secret under NAME (0600 file). Secrets may come from PAY_CLIENT_SECRET / PAY_WEBHOOK_SECRET instead of flags. Use `pay login` to also prove the credentials.'
+  static override examples = [
+    {description: 'A profile for a sub-account', command: 'PAY_CLIENT_SECRET=… <%= config.bin %> profiles add shop2 --base-url https://api.example.com --client-id cli_123 --account-ref ACC_SHOP_2'},
+    {description: 'Add and switch to it', command: '<%= config.bin %> profiles add staging --base-url https://staging.example.com --client-id cli_9 --use'},
+  ]
+
+  static override args = {name: Args.string({description: 'Profile name (letters, digits, . _ -)', required: true})}
+  static override flags = {
+    ...globalFlags,
+    'base-url': Flags.string({description: 'Service base URL'}),
+    'client-id': Flags.string({description: 'API client id'}),
+    'client-secret': Flags.string({description: 'API client secret (or PAY_CLIENT_SECRET)'}),
+    'account-ref': Flags.string({description: 'Sub-account ref'}),
+    'webhook-secret': Flags.string({description: 'Webhook signing secret (or PAY_WEBHOOK_SECRET)'}),
+    use: Flags.boolean({description: 'Make it the active profile'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(ProfilesAdd)
+    const out = await this.output()
+    const {InputError} = await import('../../client/errors.js')
+    const {checkBaseUrl} = await import('../../client/transport.js')
+    const {ProfileStore, assertProfileName} = await import('../../config/profiles.js')
+    try {
+      assertProfileName(args.name)
+    } catch (err) {
+      throw InputError.one('NAME', (err as Error).message.replace(/^profile name "[^"]*" /, ''))
+    }
+    if (flags['base-url']) checkBaseUrl(flags['base-url'])
+    const store = new ProfileStore()
+    const saved = store.save(
+      args.name,
+      {
+        base_url: flags['base-url']?.replace(/\/+$/, ''),
+        client_id: flags['client-id'],
+        client_secret: flags['client-secret'] ?? process.env.PAY_CLIENT_SECRET,
+        account_ref: flags['account-ref'],
+        webhook_secret: flags['webhook-secret'] ?? process.env.PAY_WEBHOOK_SECRET,
+      },
+      {activate: flags.use},
+    )
+    const {redactProfile} = await import('../../config/profile-view.js')
+    if (out.json) out.data(JSON.stringify({name: args.name, ...redactProfile(saved)}))
+    else out.info(`Saved profile "${args.name}"${store.activeName() === args.name ? ' (active)' : ''} in ${store.path}`)
+  }
+}

@@ -1,0 +1,37 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {connectionFlags} from '../../cli/flags.js'
+
+export default class ProfilesShow extends BaseCommand {
+  static override summary = 'Show the settings in effect (secrets redacted) and where each comes from'
+  static override description = 'Without NAME, shows what an API command would use now: flag > environment > profile, with the source of each value. Secrets are never printed, only whether they are set.'
+  static override examples = [
+    {description: 'What would `pay balance` use?', command: '<%= config.bin %> profiles show'},
+    {description: 'A named profile', command: '<%= config.bin %> profiles show sandbox --json'},
+  ]
+
+  static override args = {name: Args.string({description: 'Profile name (default: the one in effect)'})}
+  static override flags = {profile: connectionFlags.profile, 'base-url': connectionFlags['base-url'], 'account-ref': connectionFlags['account-ref']}
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(ProfilesShow)
+    const out = await this.output()
+    const {resolveSettings} = await import('../../config/settings.js')
+    const {PayError} = await import('../../client/errors.js')
+    const s = await resolveSettings({...flags, profile: args.name ?? flags.profile})
+    if (args.name && !s.profileFound) throw new PayError(`no profile named "${args.name}"`, 4)
+    const secret = (v?: string) => (v ? '[REDACTED] (set)' : null)
+    const view = {
+      profile: s.profileName,
+      profile_found: s.profileFound,
+      base_url: s.baseUrl ?? null,
+      client_id: s.clientId ?? null,
+      client_secret: secret(s.clientSecret),
+      account_ref: s.accountRef ?? null,
+      webhook_secret: secret(s.webhookSecret),
+      sources: s.sources,
+      config_dir: s.configDir,
+    }
+    out.body(JSON.stringify(view), view)
+  }
+}

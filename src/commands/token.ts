@@ -1,0 +1,22 @@
+import {ApiCommand} from '../cli/base-command.js'
+
+export default class Token extends ApiCommand {
+  static override summary = 'Print an access token for use with curl'
+  static override description = `Prints a bearer token for the active credentials: the cached one while it has more than 60 s to live, otherwise a fresh one from POST /v1/oauth/token. Treat the output as a secret.`
+  static override examples = [
+    {description: 'Call the service with curl', command: 'curl -H "Authorization: Bearer $(<%= config.bin %> token)" "$PAY_BASE_URL/v1/balance"'},
+    {description: 'Token and expiry as JSON', command: '<%= config.bin %> token --json'},
+  ]
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Token)
+    const {client, out} = await this.api(flags)
+    const token = await client.token()
+    if (out.json) {
+      out.data(JSON.stringify({access_token: token.access_token, token_type: token.token_type, expires_at: new Date(token.expires_at).toISOString(), cached: token.cached}))
+    } else {
+      out.data(token.access_token)
+      out.info(out.color('dim', `${token.cached ? 'cached' : 'new'} token, expires ${new Date(token.expires_at).toISOString()}`, 'err'))
+    }
+  }
+}
