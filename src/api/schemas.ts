@@ -29,6 +29,12 @@ export const frequency = z.enum(['DAILY', 'WEEKLY', 'MONTHLY'], {error: 'must be
 export const txState = z.enum(['processing', 'succeeded', 'failed'])
 
 // ---------- request bodies ----------
+/**
+ * Run the cross-field rules even when a plain field rule already failed, so that every problem of a body is
+ * listed at once (zod skips refinements after an aborting issue by default). The rules read fields defensively.
+ */
+const ALWAYS = {when: (payload: {value: unknown}) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value)}
+
 export const tokenRequest = z.object({
   grant_type: z.literal('client_credentials', {error: 'only client_credentials is allowed'}).optional(),
   client_id: nonEmpty,
@@ -55,7 +61,7 @@ export const collectionCreateRequest = z
     if (rail !== 'bank_transfer' && body.account_name !== undefined) {
       ctx.addIssue({code: 'custom', path: ['account_name'], message: 'is only allowed when payment_rail is bank_transfer'})
     }
-  })
+  }, ALWAYS)
 
 export const checkoutCreateRequest = z
   .looseObject({
@@ -77,7 +83,7 @@ export const checkoutCreateRequest = z
     if (body.payment_rail === 'mobile_money' && (body.mobile === undefined || body.mobile === null)) {
       ctx.addIssue({code: 'custom', path: ['mobile'], message: 'is required when payment_rail is mobile_money'})
     }
-  })
+  }, ALWAYS)
 
 /** ASSUMPTION: the spec does not show payout request fields; we mirror the collection body (docs/assumptions.md). */
 export const payoutCreateRequest = z
@@ -95,11 +101,12 @@ export const payoutCreateRequest = z
   })
   .superRefine((body, ctx) => {
     const rail = body.payment_rail ?? 'mobile_money'
+    if (rail !== 'mobile_money' && rail !== 'bank_transfer') return
     const need = rail === 'mobile_money' ? (['mobile', 'provider'] as const) : (['bank_code', 'account_number'] as const)
     for (const field of need) {
       if (body[field] === undefined) ctx.addIssue({code: 'custom', path: [field], message: `is required when payment_rail is ${rail}`})
     }
-  })
+  }, ALWAYS)
 
 export const msisdnVerificationRequest = z.object({
   mobile: z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits'),
@@ -130,7 +137,7 @@ export const mandateCreateRequest = z
     if (body.plan_id === undefined) return
     if (body.customer_name === undefined) ctx.addIssue({code: 'custom', path: ['customer_name'], message: 'is required when plan_id is set'})
     if (body.customer_email === undefined) ctx.addIssue({code: 'custom', path: ['customer_email'], message: 'is required when plan_id is set'})
-  })
+  }, ALWAYS)
 
 export const mandateCancelRequest = z.looseObject({mobile, reason: nonEmpty})
 
