@@ -1,0 +1,220 @@
+#!/usr/bin/env node
+// `npm run bench`: start-up of the built CLI (issue 2), sandbox throughput (issue 3), webhook listener (issue 5).
+// Plain Node, builds nothing (run `npm run build` first). Every number is printed as a ratio to a baseline
+// measured in the same run, interleaved, so a loaded machine slows both sides alike; timings are shown alongside.
+// Exits 0 unless something crashed: the ratios are for people to read against their targets, not a gate.
+import {spawn, spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {createServer} from 'node:http'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {performance} from 'node:perf_hooks'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const BIN = join(ROOT, 'bin', 'run.js')
+const N = Number(process.env.BENCH_N ?? 15)
+const only = process.argv.slice(2)
+const wants = (part) => only.length === 0 || only.includes(part)
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+const fmt = (ms) => `${ms.toFixed(0).padStart(4)} ms`
+const pad = (s, n) => String(s).padEnd(n)
+
+/** Wall time of one process, from spawn to exit, with stdout/stderr drained. */
+function timeProcess(args, env) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    const child = spawn(process.execPath, args, {env, stdio: ['ignore', 'pipe', 'pipe']})
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const ms = performance.now() - started
+      if (code !== 0) reject(new Error(`node ${args.join(' ')} exited ${code}\n${out}\n${err}`))
+      else resolve({ms, out})
+    })
+  })
+}
+
+function cleanEnv(extra) {
+  const env = {}
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAY_') && !k.startsWith('NODE_')) env[k] = v
+  env.NO_COLOR = '1'
+  env.CI = 'true'
+  return {...env, ...extra}
+}
+
+/** A local stand-in for the service: the token endpoint and GET /v1/balance, counting token requests. */
+async function startBalanceServer() {
+  let tokens = 0
+  const balance = JSON.stringify({
+    object: 'balance',
+    data: [
+      {currency: 'KES', collection_wallet: '1200.00', collection_wallet_actual: '1500.00', collection_wallet_held: '300.00', payout_wallet: '800.00'},
+      {currency: 'UGX', collection_wallet: '50000.00', collection_wallet_actual: '50000.00', collection_wallet_held: '0.00', payout_wallet: '0.00'},
+    ],
+  })
+  const server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      const path = req.url.split('?')[0]
+      if (req.method === 'POST' && path === '/v1/oauth/token') {
+        tokens++
+        res.writeHead(200, {'content-type': 'application/json'})
+        res.end(JSON.stringify({access_token: `tok_${tokens}`, token_type: 'Bearer', expires_in: 3600}))
+      } else if (req.method === 'GET' && path === '/v1/balance' && req.headers.authorization?.startsWith('Bearer tok_')) {
+        res.writeHead(200, {'content-type': 'application/json'})
+        res.end(balance)
+      } else {
+        res.writeHead(404, {'content-type': 'application/json'})
+        res.end(JSON.stringify({error: {code: 'not_found', message: 'no such route'}}))
+      }
+    })
+  })
+  await new Promise((r) => server.listen(0, '127.0.0.1', r))
+  return {url: `http://127.0.0.1:${server.address().port}`, tokens: () => tokens, close: () => new Promise((r) => server.close(r))}
+}
+
+async function startupBench() {
+  console.log(`\n== start-up (issue 2): wall time of a process, median of ${N}, as a ratio to \`node -e 0\` ==`)
+  const server = await startBalanceServer()
+  const configDir = mkdtempSync(join(tmpdir(), 'pay-bench-'))
+  const env = cleanEnv({PAY_CONFIG_DIR: configDir, PAY_BASE_URL: server.url, PAY_CLIENT_ID: 'bench_client', PAY_CLIENT_SECRET: 'bench_secret'})
+  try {
+    const cases = [
+      {name: 'node -e 0', args: ['-e', '0'], target: undefined},
+      {name: 'pay --version', args: [BIN, '--version'], target: 1.8},
+      {name: 'pay balance --help', args: [BIN, 'balance', '--help'], target: 1.8},
+      {name: 'pay balance (cached token)', args: [BIN, 'balance'], target: 2.5},
+    ]
+    // Warm up: the token cache (one token request) and the OS file cache.
+    for (const c of cases) await timeProcess(c.args, env)
+    const tokensBefore = server.tokens()
+    const times = cases.map(() => [])
+    for (let i = 0; i < N; i++) for (const [j, c] of cases.entries()) times[j].push((await timeProcess(c.args, env)).ms)
+    if (server.tokens() !== tokensBefore) console.log(`  note: ${server.tokens() - tokensBefore} token request(s) during the timed runs (the cache should make it 0)`)
+    const base = median(times[0])
+    for (const [j, c] of cases.entries()) {
+      const m = median(times[j])
+      const ratio = m / base
+      const verdict = c.target === undefined ? '(baseline)' : `target <= ${c.target}x  ${ratio <= c.target ? 'ok' : 'OVER'}`
+      console.log(`  ${pad(c.name, 28)} ${fmt(m)}  (min ${fmt(Math.min(...times[j]))})  ${(ratio.toFixed(2) + 'x').padStart(6)}  ${verdict}`)
+    }
+  } finally {
+    await server.close()
+    rmSync(configDir, {recursive: true, force: true})
+  }
+}
+
+/** Sends `total` GETs with `concurrency` in flight through an undici Pool; returns requests/second. */
+async function load(Pool, origin, path, headers, total, concurrency) {
+  const pool = new Pool(origin, {connections: concurrency, pipelining: 1})
+  let sent = 0
+  let failed = 0
+  const worker = async () => {
+    while (sent < total) {
+      sent++
+      const res = await pool.request({method: 'GET', path, headers})
+      await res.body.text()
+      if (res.statusCode !== 200) failed++
+    }
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({length: concurrency}, worker))
+  const s = (performance.now() - started) / 1000
+  await pool.close()
+  if (failed > 0) throw new Error(`${failed} of ${total} requests to ${origin}${path} did not answer 200`)
+  return total / s
+}
+
+async function sandboxBench() {
+  console.log('\n== sandbox throughput (issue 3): authenticated GET /v1/metadata/banks, as a ratio to a bare node:http server ==')
+  const modulePath = join(ROOT, 'dist', 'sandbox', 'index.js')
+  if (!existsSync(modulePath)) {
+    console.log('  skipped: dist/sandbox/index.js does not exist yet (the sandbox is not built)')
+    return
+  }
+  const sandboxModule = await import(pathToFileURL(modulePath).href)
+  if (typeof sandboxModule.startSandbox !== 'function') {
+    console.log('  skipped: dist/sandbox/index.js does not export startSandbox')
+    return
+  }
+  const {Pool, request} = await import('undici')
+  const sandbox = await sandboxModule.startSandbox({port: 0, quiet: true})
+  let bare
+  try {
+    const base = sandbox.url.replace(/\/+$/, '')
+    const tokenRes = await request(`${base}/v1/oauth/token`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: JSON.stringify({grant_type: 'client_credentials', client_id: sandbox.seed?.clientId ?? sandbox.seed?.client_id, client_secret: sandbox.seed?.clientSecret ?? sandbox.seed?.client_secret}),
+    })
+    const tokenText = await tokenRes.body.text()
+    if (tokenRes.statusCode !== 200) throw new Error(`sandbox token request answered ${tokenRes.statusCode}: ${tokenText}`)
+    const headers = {authorization: `Bearer ${JSON.parse(tokenText).access_token}`, accept: 'application/json'}
+    const banksRes = await request(`${base}/v1/metadata/banks`, {headers})
+    const banksText = await banksRes.body.text()
+    if (banksRes.statusCode !== 200) throw new Error(`sandbox GET /v1/metadata/banks answered ${banksRes.statusCode}: ${banksText}`)
+
+    // The bare server answers the same bytes, with no auth, routing or state.
+    bare = createServer((req, res) => {
+      req.resume()
+      res.writeHead(200, {'content-type': 'application/json'})
+      res.end(banksText)
+    })
+    await new Promise((r) => bare.listen(0, '127.0.0.1', r))
+    const bareOrigin = `http://127.0.0.1:${bare.address().port}`
+    const origin = new URL(base).origin
+    const total = Number(process.env.BENCH_REQUESTS ?? 4000)
+    const concurrency = 16
+    await load(Pool, bareOrigin, '/v1/metadata/banks', headers, 500, concurrency) // warm-up
+    await load(Pool, origin, '/v1/metadata/banks', headers, 500, concurrency)
+    const bareRates = []
+    const sandboxRates = []
+    for (let i = 0; i < 3; i++) {
+      bareRates.push(await load(Pool, bareOrigin, '/v1/metadata/banks', headers, total, concurrency))
+      sandboxRates.push(await load(Pool, origin, '/v1/metadata/banks', headers, total, concurrency))
+    }
+    const b = median(bareRates)
+    const s = median(sandboxRates)
+    console.log(`  ${total} requests, ${concurrency} in flight, median of 3 interleaved rounds`)
+    console.log(`  ${pad('bare node:http', 28)} ${b.toFixed(0).padStart(6)} req/s  (baseline)`)
+    console.log(`  ${pad('sandbox', 28)} ${s.toFixed(0).padStart(6)} req/s  ${(s / b).toFixed(2)}x of bare`)
+  } finally {
+    if (bare) await new Promise((r) => bare.close(r))
+    await sandbox.close()
+  }
+}
+
+function webhookBench() {
+  console.log('\n== webhook listener (issue 5) ==')
+  const dir = join(ROOT, 'test', 'bench')
+  const scripts = readdirSync(dir).filter((f) => /^webhook-.*\.mjs$/.test(f)).sort()
+  if (scripts.length === 0) {
+    console.log('  skipped: no test/bench/webhook-*.mjs yet')
+    return
+  }
+  for (const script of scripts) {
+    console.log(`  -- ${script}`)
+    const r = spawnSync(process.execPath, [join(dir, script)], {stdio: 'inherit', timeout: 90_000})
+    if (r.status !== 0) throw new Error(`${script} failed (exit ${r.status ?? r.signal})`)
+  }
+}
+
+const started = performance.now()
+if (!existsSync(join(ROOT, 'dist'))) {
+  console.error('dist/ is missing: run `npm run build` first')
+  process.exit(1)
+}
+console.log(`pay bench: node ${process.version}, ${process.platform}-${process.arch}`)
+if (wants('startup')) await startupBench()
+if (wants('sandbox')) await sandboxBench()
+if (wants('webhooks')) webhookBench()
+console.log(`\nbench done in ${((performance.now() - started) / 1000).toFixed(0)} s`)
