@@ -181,6 +181,10 @@ export interface SeedCredentials {
     products: Products
     sub_accounts_enabled: boolean
     account_refs: string[]
+    /** The first enabled API client of the merchant (convenience). */
+    client_id: string
+    client_secret: string
+    webhook_secret: string
     clients: {client_id: string; client_secret: string; webhook_secret: string; enabled: boolean}[]
   }[]
 }
@@ -195,6 +199,9 @@ export function credentialsOf(seed: Seed): SeedCredentials {
       products: m.products,
       sub_accounts_enabled: m.products.sub_accounts,
       account_refs: m.accounts.map((a) => a.account_ref),
+      client_id: (m.clients.find((c) => c.enabled) ?? m.clients[0]).client_id,
+      client_secret: (m.clients.find((c) => c.enabled) ?? m.clients[0]).client_secret,
+      webhook_secret: (m.clients.find((c) => c.enabled) ?? m.clients[0]).webhook_secret,
       clients: m.clients.map((c) => ({client_id: c.client_id, client_secret: c.client_secret, webhook_secret: c.webhook_secret, enabled: c.enabled})),
     })),
   }

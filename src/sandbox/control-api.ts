@@ -1,0 +1,231 @@
+/**
+ * The control API under /_sandbox/ (not part of the service; no auth). See docs/sandbox.md.
+ */
+import {isDecimalAmount} from '../api/money.js'
+import {checkoutCreateRequest} from '../api/schemas.js'
+import {ApiError, invalidParameter, notFound} from './errors.js'
+import {type SbRequest, type SbResponse, jsonResponse} from './http.js'
+import {newRequestId} from './ids.js'
+import {errorResponse} from './router.js'
+import {checkCheckoutRules, checkoutView, createSession, finishCheckout} from './resources/checkout.js'
+import {collectionTransfer, collectionView, finishCollection} from './resources/collections.js'
+import {approveMandate, debitView, finishDebit, mandateView} from './resources/mandates.js'
+import {finishPayout, payoutView} from './resources/payouts.js'
+import type {Runtime} from './runtime.js'
+import {credentialsOf} from './seed.js'
+import type {CollectionRec} from './state.js'
+import {validate} from './validation.js'
+import {creditCollection, normalise} from './wallets.js'
+import {newResourceId} from './ids.js'
+
+type Route = [method: string, pattern: RegExp, handler: (rt: Runtime, m: string[], body: any, req: SbRequest) => SbResponse]
+
+const ok = (body: unknown, status = 200) => jsonResponse(status, body)
+
+function transition(rt: Runtime, id: string, outcome: 'succeeded' | 'failed'): SbResponse {
+  const {core} = rt
+  const s = core.state
+  let changed: boolean
+  let view: unknown
+  if (s.collections[id]) {
+    changed = finishCollection(core, s.collections[id], outcome, outcome === 'failed' ? 'forced through the sandbox control API' : null)
+    view = collectionView(core, s.collections[id])
+  } else if (s.checkouts[id]) {
+    changed = finishCheckout(core, s.checkouts[id], outcome)
+    view = checkoutView(core, s.checkouts[id])
+  } else if (s.payouts[id]) {
+    changed = finishPayout(core, s.payouts[id], outcome, outcome === 'failed' ? 'forced through the sandbox control API' : null)
+    view = payoutView(s.payouts[id])
+  } else if (s.debits[id]) {
+    changed = finishDebit(core, s.debits[id], outcome, outcome === 'failed' ? 'forced through the sandbox control API' : null)
+    view = debitView(s.debits[id])
+  } else throw notFound(`transaction ${id}`)
+  if (!changed) throw new ApiError(409, 'invalid_state', `transaction ${id} is no longer processing`)
+  return ok(view)
+}
+
+function transfer(rt: Runtime, accountNumber: string, body: any): SbResponse {
+  const {core} = rt
+  const va = core.state.virtual_accounts[accountNumber]
+  if (!va) throw notFound(`virtual account ${accountNumber}`)
+  const amount = body?.amount
+  if (typeof amount !== 'string' || !isDecimalAmount(amount)) throw invalidParameter('amount', 'must be a positive decimal string such as "100.00"')
+  const owner = va.owner
+  if (owner.kind === 'collection') {
+    const col = core.state.collections[owner.id]
+    collectionTransfer(core, col, amount)
+    return ok({object: 'transfer', account_number: accountNumber, amount: normalise(amount), collection: collectionView(core, col)})
+  }
+  if (owner.kind === 'checkout') {
+    const session = core.state.checkouts[owner.id]
+    finishCheckout(core, session, 'succeeded', amount)
+    return ok({object: 'transfer', account_number: accountNumber, amount: normalise(amount), checkout_session: checkoutView(core, session)})
+  }
+  // Static account (customer or merchant): a new succeeded bank-transfer collection.
+  const currency = typeof body.currency === 'string' ? body.currency : Object.keys(core.state.wallets[va.merchant_id] ?? {KES: 1})[0]
+  const rec: CollectionRec = {
+    id: newResourceId('CL_'),
+    merchant_id: va.merchant_id,
+    account_id: va.account_id,
+    client_id: va.client_id,
+    status: 'processing',
+    currency,
+    amount: normalise(amount),
+    merchant_reference: typeof body.merchant_reference === 'string' ? body.merchant_reference : `va-${accountNumber}-${Date.now()}`,
+    payment_rail: 'bank_transfer',
+    customer_id: owner.kind === 'customer' ? owner.customer_id : undefined,
+    va_number: accountNumber,
+    status_detail: null,
+    created_at: core.iso(),
+    settle_at: null,
+  }
+  core.state.collections[rec.id] = rec
+  finishCollection(core, rec, 'succeeded')
+  return ok({object: 'transfer', account_number: accountNumber, amount: rec.amount, collection: collectionView(core, rec)})
+}
+
+function portalSession(rt: Runtime, body: any): SbResponse {
+  const {core} = rt
+  const merchantKey = body?.merchant ?? body?.merchant_id
+  const merchant =
+    Object.values(core.state.merchants).find((m) => m.key === merchantKey || m.id === Number(merchantKey) || (body?.client_id && core.state.clients[body.client_id]?.merchant_id === m.id)) ??
+    Object.values(core.state.merchants)[0]
+  const fields = {...(body ?? {})}
+  delete fields.merchant
+  delete fields.merchant_id
+  delete fields.client_id
+  delete fields.account_ref
+  const parsed = validate(checkoutCreateRequest, fields, 'body')
+  checkCheckoutRules(core, merchant, parsed, 'portal')
+  const account = merchant.accounts.find((a) => a.account_ref === body?.account_ref) ?? merchant.accounts[0]
+  const rec = createSession(core, merchant, account.id, null, parsed, 'portal')
+  core.changed()
+  return ok(checkoutView(core, rec), 201)
+}
+
+const routes: Route[] = [
+  ['GET', /^\/_sandbox\/seed$/, (rt) => ok(credentialsOf(rt.seed))],
+  [
+    'PUT',
+    /^\/_sandbox\/clients\/([^/]+)\/webhook$/,
+    (rt, m, body) => {
+      const client = rt.core.state.clients[m[0]]
+      if (!client) throw notFound(`API client ${m[0]}`)
+      const url = body?.url
+      if (url !== null && (typeof url !== 'string' || !/^https?:\/\//.test(url))) throw invalidParameter('url', 'must be an http(s) URL or null')
+      client.webhook_url = url
+      rt.core.changed()
+      return ok({object: 'webhook_endpoint', client_id: client.client_id, url: client.webhook_url})
+    },
+  ],
+  ['POST', /^\/_sandbox\/transactions\/([^/]+)\/succeed$/, (rt, m) => transition(rt, m[0], 'succeeded')],
+  ['POST', /^\/_sandbox\/transactions\/([^/]+)\/fail$/, (rt, m) => transition(rt, m[0], 'failed')],
+  [
+    'POST',
+    /^\/_sandbox\/mandates\/([^/]+)\/approve$/,
+    (rt, m) => {
+      const rec = rt.core.state.mandates[m[0]]
+      if (!rec) throw notFound(`mandate ${m[0]}`)
+      if (!approveMandate(rt.core, rec)) throw new ApiError(409, 'invalid_state', `mandate ${rec.id} is ${rec.status}, not awaiting approval`)
+      return ok(mandateView(rec))
+    },
+  ],
+  ['POST', /^\/_sandbox\/virtual-accounts\/([^/]+)\/transfers$/, (rt, m, body) => transfer(rt, m[0], body)],
+  [
+    'POST',
+    /^\/_sandbox\/clock\/advance$/,
+    (rt, _m, body) => {
+      const seconds = body?.seconds
+      if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) throw invalidParameter('seconds', 'must be a non-negative number')
+      rt.core.advanceClock(seconds)
+      return ok({object: 'clock', now: rt.core.iso(), offset_seconds: rt.core.clock.offsetMs / 1000})
+    },
+  ],
+  ['GET', /^\/_sandbox\/clock$/, (rt) => ok({object: 'clock', now: rt.core.iso(), offset_seconds: rt.core.clock.offsetMs / 1000})],
+  [
+    'GET',
+    /^\/_sandbox\/events$/,
+    (rt, _m, _b, req) => {
+      const data = rt.core.state.events
+        .filter((e) => (!req.query.client_id || e.client_id === req.query.client_id) && (!req.query.type || e.type === req.query.type))
+        .map((e) => ({id: e.id, type: e.type, client_id: e.client_id, created_at: e.created_at, state: e.state, deliveries: e.deliveries, payload: JSON.parse(e.body)}))
+      return ok({object: 'list', data})
+    },
+  ],
+  ['POST', /^\/_sandbox\/portal\/checkout-sessions$/, (rt, _m, body) => portalSession(rt, body)],
+  ['GET', /^\/_sandbox\/requests$/, (rt) => ok({object: 'list', data: rt.log.entries})],
+  [
+    'POST',
+    /^\/_sandbox\/reset$/,
+    (rt) => {
+      rt.reset()
+      return ok({object: 'reset', ok: true})
+    },
+  ],
+  ['GET', /^\/_sandbox\/faults$/, (rt) => ok(rt.faults.view())],
+  [
+    'PUT',
+    /^\/_sandbox\/faults$/,
+    (rt, _m, body) => {
+      const f = rt.faults
+      const rate = (v: unknown, name: string) => {
+        if (typeof v !== 'number' || v < 0 || v > 1) throw invalidParameter(name, 'must be a number from 0 to 1')
+        return v
+      }
+      if (body?.latency_ms !== undefined) f.latencyMs = Math.max(0, Number(body.latency_ms) || 0)
+      if (body?.fault_rate !== undefined) f.faultRate = rate(body.fault_rate, 'fault_rate')
+      if (body?.drop_after_commit_rate !== undefined) f.dropAfterCommitRate = rate(body.drop_after_commit_rate, 'drop_after_commit_rate')
+      if (body?.drop_next !== undefined) f.dropNext = Math.max(0, Math.floor(Number(body.drop_next) || 0))
+      if (body?.duplicate_rate !== undefined) rt.webhooks.duplicateRate = rate(body.duplicate_rate, 'duplicate_rate')
+      return ok(f.view())
+    },
+  ],
+  [
+    'PUT',
+    /^\/_sandbox\/merchants\/([^/]+)$/,
+    (rt, m, body) => {
+      const merchant = Object.values(rt.core.state.merchants).find((x) => x.key === m[0] || String(x.id) === m[0])
+      if (!merchant) throw notFound(`merchant ${m[0]}`)
+      if (typeof body?.testing === 'boolean') merchant.testing = body.testing
+      for (const [k, v] of Object.entries(body?.products ?? {})) {
+        if (k in merchant.products && typeof v === 'boolean') merchant.products[k as keyof typeof merchant.products] = v
+      }
+      rt.core.changed()
+      return ok({object: 'merchant', ...merchant})
+    },
+  ],
+  [
+    'POST',
+    /^\/_sandbox\/wallets\/([^/]+)\/credit$/,
+    (rt, m, body) => {
+      const merchant = Object.values(rt.core.state.merchants).find((x) => x.key === m[0] || String(x.id) === m[0])
+      if (!merchant) throw notFound(`merchant ${m[0]}`)
+      if (typeof body?.amount !== 'string' || !isDecimalAmount(body.amount)) throw invalidParameter('amount', 'must be a decimal string')
+      creditCollection(rt.core, merchant.id, body.currency ?? 'KES', normalise(body.amount))
+      return ok({object: 'credit', ok: true})
+    },
+  ],
+]
+
+export function handleControl(rt: Runtime, req: SbRequest): SbResponse {
+  const requestId = newRequestId()
+  try {
+    for (const [method, pattern, handler] of routes) {
+      const m = pattern.exec(req.path)
+      if (!m) continue
+      if (method !== req.method) continue
+      let body: unknown
+      if (req.raw.length > 0) {
+        try {
+          body = JSON.parse(req.raw.toString('utf8'))
+        } catch {
+          throw invalidParameter('body', 'is not valid JSON')
+        }
+      }
+      return handler(rt, m.slice(1).map(decodeURIComponent), body, req)
+    }
+    throw notFound(`no control endpoint ${req.method} ${req.path}`)
+  } catch (err) {
+    return errorResponse(err, requestId)
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Fault injection for /v1 requests: extra latency, random 503s (nothing done), and "drop after commit":
+ * a successful POST is committed and then the socket is destroyed before any answer, so a client has to
+ * retry with the same Idempotency-Key and gets the replayed answer.
+ */
+import {setTimeout as sleep} from 'node:timers/promises'
+import {ApiError} from './errors.js'
+
+export class Faults {
+  /** Forces the next N successful POSTs to drop after commit (control API, deterministic tests). */
+  dropNext = 0
+
+  constructor(
+    public latencyMs: number,
+    public faultRate: number,
+    public dropAfterCommitRate: number,
+  ) {}
+
+  async before(): Promise<void> {
+    if (this.latencyMs > 0) await sleep(this.latencyMs)
+    if (this.faultRate > 0 && Math.random() < this.faultRate) {
+      throw new ApiError(503, 'service_unavailable', 'injected fault (--fault-rate): the service is temporarily unavailable; retry', {
+        doc: 'faults',
+        headers: {'retry-after': '1'},
+      })
+    }
+  }
+
+  /** True when this committed write should lose its answer. */
+  dropAfterCommit(): boolean {
+    if (this.dropNext > 0) {
+      this.dropNext--
+      return true
+    }
+    return this.dropAfterCommitRate > 0 && Math.random() < this.dropAfterCommitRate
+  }
+
+  view() {
+    return {latency_ms: this.latencyMs, fault_rate: this.faultRate, drop_after_commit_rate: this.dropAfterCommitRate, drop_next: this.dropNext}
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * Programmatic API of the sandbox: `startSandbox(options)` -> a running emulator of the Payments Service.
+ *
+ *   const sb = await startSandbox({settleMs: 50})
+ *   sb.url            // http://127.0.0.1:PORT (no trailing slash)
+ *   sb.seed.merchants // seeded merchants with client_id, client_secret, webhook_secret, account_refs
+ *   await sb.close()
+ */
+import type {AddressInfo} from 'node:net'
+import {Core} from './core.js'
+import {Faults} from './faults.js'
+import {type SandboxOptions, resolveOptions} from './options.js'
+import {Persister, loadState} from './persistence.js'
+import {RateLimiter} from './rate-limit.js'
+import {type LogEntry, RequestLog} from './request-log.js'
+import {tickers} from './resources/index.js'
+import type {Runtime} from './runtime.js'
+import {type SeedCredentials, credentialsOf, defaultSeed, loadSeedFile, seedSchema} from './seed.js'
+import {createSandboxServer} from './server.js'
+import {type EventRec, type State, stateFromSeed} from './state.js'
+import {WebhookDelivery} from './webhooks-delivery.js'
+
+export type {SandboxOptions, RateLimits} from './options.js'
+export {DEFAULT_RATE_LIMITS} from './options.js'
+export type {SeedData, SeedCredentials} from './seed.js'
+export {ACME, GLOBEX, DEFAULT_TESTING_CAPS, defaultSeed} from './seed.js'
+export type {LogEntry} from './request-log.js'
+export {PAYOUT_FEES} from './resources/payouts.js'
+
+export interface Sandbox {
+  /** Base URL, no trailing slash, e.g. http://127.0.0.1:4010 */
+  readonly url: string
+  readonly port: number
+  readonly host: string
+  /** Seeded merchants and their API client credentials. */
+  readonly seed: SeedCredentials
+  /** The request log (newest last; the same entries --log writes). */
+  readonly requests: LogEntry[]
+  /** Emitted events with their delivery attempts. */
+  readonly events: EventRec[]
+  /** The live state (read it; change it through the API or the control API). */
+  readonly state: State
+  /** Sets (or clears with null) where an API client's webhook events go. */
+  setWebhookUrl(clientId: string, url: string | null): void
+  /** Moves the sandbox clock forward and settles what becomes due. */
+  advanceClock(seconds: number): void
+  /** Fresh state from the seed. */
+  reset(): void
+  close(): Promise<void>
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const opts = resolveOptions(options)
+  const seedInput = options.seed ?? (options.seedFile ? await loadSeedFile(options.seedFile) : defaultSeed())
+  const seed = seedSchema.parse(seedInput)
+  const loaded = opts.statePath ? await loadState(opts.statePath) : undefined
+  const core = new Core(loaded ?? stateFromSeed(seed, Date.now()), opts, tickers)
+  const log = new RequestLog(opts.logFile, options.onRequest as ((e: LogEntry) => void) | undefined)
+  const webhooks = new WebhookDelivery(core)
+  core.onEvent = (e) => webhooks.enqueue(e)
+  const persister = opts.statePath ? new Persister(opts.statePath, () => core.state) : undefined
+  if (persister) core.onChange = persister.schedule
+
+  const rt: Runtime = {
+    core,
+    limiter: new RateLimiter(opts.rateLimits),
+    faults: new Faults(opts.latencyMs, opts.faultRate, opts.dropAfterCommitRate),
+    log,
+    webhooks,
+    seed,
+    reset() {
+      core.state = stateFromSeed(seed, Date.now())
+      core.clock.offsetMs = 0
+      rt.limiter.reset()
+      core.changed()
+    },
+  }
+
+  const server = createSandboxServer(rt)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address() as AddressInfo
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  const url = `http://${opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : hostForUrl}:${address.port}`
+  core.baseUrl = url
+  const interval = setInterval(() => core.tick(), 1000)
+  interval.unref()
+  core.tick()
+
+  let closing: Promise<void> | undefined
+  return {
+    url,
+    port: address.port,
+    host: opts.host,
+    seed: credentialsOf(seed),
+    requests: log.entries,
+    get events() {
+      return core.state.events
+    },
+    get state() {
+      return core.state
+    },
+    setWebhookUrl(clientId, target) {
+      const client = core.state.clients[clientId]
+      if (!client) throw new Error(`no API client ${clientId}`)
+      client.webhook_url = target
+      core.changed()
+    },
+    advanceClock: (seconds) => core.advanceClock(seconds),
+    reset: () => rt.reset(),
+    close() {
+      closing ??= (async () => {
+        clearInterval(interval)
+        core.close()
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeAllConnections()
+        })
+        await webhooks.close()
+        await log.close()
+        if (persister) {
+          core.changed()
+          await persister.flush()
+        }
+      })()
+      return closing
+    },
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Collections: processing -> succeeded | failed.
+ * Mobile money settles after --settle-ms by the wallet number's last digit (outcomes.ts);
+ * bank transfer waits for a transfer into its dynamic virtual account (control API) or a forced outcome.
+ */
+import {compareDecimal} from '../../api/money.js'
+import type {Ctx, Handler} from '../context.js'
+import {newestOwned, own} from '../context.js'
+import type {Core} from '../core.js'
+import {invalidParameter, notFound} from '../errors.js'
+import {newResourceId} from '../ids.js'
+import {outcomeOf} from '../outcomes.js'
+import type {CollectionRec, TxStatus} from '../state.js'
+import {checkTestingCap, creditCollection, normalise, requireCurrency} from '../wallets.js'
+import {requireProvider, settleAfter} from './common.js'
+import {issueVirtualAccount, vaView} from './virtual-accounts.js'
+
+export function collectionView(core: Core, c: CollectionRec): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    id: c.id,
+    object: 'collection',
+    status: c.status,
+    currency: c.currency,
+    amount: c.amount,
+    merchant_reference: c.merchant_reference,
+    payment_rail: c.payment_rail,
+  }
+  if (c.mobile !== undefined) view.mobile = c.mobile
+  if (c.provider !== undefined) view.provider = c.provider
+  if (c.customer_id !== undefined) view.customer_id = c.customer_id
+  if (c.description !== undefined) view.description = c.description
+  if (c.va_number) {
+    const va = core.state.virtual_accounts[c.va_number]
+    if (va) view.virtual_account = vaView(va)
+  }
+  view.status_detail = c.status_detail
+  view.created_at = c.created_at
+  return view
+}
+
+export const createCollection: Handler = (ctx) => {
+  const {core, merchant, body} = ctx
+  const rail: 'mobile_money' | 'bank_transfer' = body.payment_rail ?? 'mobile_money'
+  requireCurrency(core, merchant, body.currency)
+  if (rail === 'bank_transfer' && !merchant.products.bank_transfer) {
+    throw invalidParameter('payment_rail', 'bank_transfer is not enabled for this merchant')
+  }
+  requireProvider(core, body.provider)
+  checkTestingCap(core, merchant, body.currency, body.amount)
+  const id = newResourceId('CL_')
+  const outcome = rail === 'mobile_money' ? outcomeOf(body.mobile) : 'hold'
+  const rec: CollectionRec = {
+    id,
+    merchant_id: merchant.id,
+    account_id: ctx.account.id,
+    client_id: ctx.client.client_id,
+    status: 'processing',
+    currency: body.currency,
+    amount: normalise(body.amount),
+    merchant_reference: body.merchant_reference,
+    payment_rail: rail,
+    mobile: rail === 'mobile_money' ? body.mobile : undefined,
+    provider: rail === 'mobile_money' ? body.provider : undefined,
+    account_name: body.account_name,
+    description: body.description,
+    status_detail: null,
+    created_at: core.iso(),
+    settle_at: outcome === 'hold' ? null : settleAfter(core),
+  }
+  if (rail === 'bank_transfer') {
+    const va = issueVirtualAccount(core, {merchant_id: merchant.id, account_id: ctx.account.id, client_id: ctx.client.client_id, name: body.account_name ?? merchant.name, type: 'DYNAMIC', owner: {kind: 'collection', id}})
+    rec.va_number = va.account_number
+  }
+  core.state.collections[id] = rec
+  core.emit(rec.client_id, 'collection.processing', collectionView(core, rec))
+  return {status: 201, body: collectionView(core, rec)}
+}
+
+export const getCollection: Handler = (ctx) => {
+  const rec = own(ctx, ctx.core.state.collections[ctx.params.id], `collection ${ctx.params.id}`)
+  return {status: 200, body: collectionView(ctx.core, rec)}
+}
+
+export const getCollectionByReference: Handler = (ctx: Ctx) => {
+  const ref = ctx.query.merchant_reference
+  const rec = newestOwned(ctx, ctx.core.state.collections, (c) => c.merchant_reference === ref)
+  if (!rec) throw notFound(`collection with merchant_reference ${ref}`)
+  return {status: 200, body: collectionView(ctx.core, rec)}
+}
+
+export function finishCollection(core: Core, rec: CollectionRec, status: Exclude<TxStatus, 'processing'>, detail: string | null = null): boolean {
+  if (rec.status !== 'processing') return false
+  rec.status = status
+  rec.status_detail = detail
+  rec.settle_at = null
+  if (status === 'succeeded') creditCollection(core, rec.merchant_id, rec.currency, rec.amount)
+  core.emit(rec.client_id, `collection.${status}`, collectionView(core, rec))
+  core.changed()
+  return true
+}
+
+export function settleCollections(core: Core, now: number): void {
+  for (const rec of Object.values(core.state.collections)) {
+    if (rec.status !== 'processing' || rec.settle_at === null || rec.settle_at > now) continue
+    const outcome = outcomeOf(rec.mobile)
+    if (outcome === 'fail') finishCollection(core, rec, 'failed', 'the customer declined or the wallet has insufficient funds')
+    else finishCollection(core, rec, 'succeeded')
+  }
+}
+
+/** A transfer into a dynamic collection account: paying the amount due (or more) succeeds, less fails. */
+export function collectionTransfer(core: Core, rec: CollectionRec, amount: string): void {
+  if (compareDecimal(amount, rec.amount) >= 0) finishCollection(core, rec, 'succeeded')
+  else finishCollection(core, rec, 'failed', `underpaid: received ${rec.currency} ${normalise(amount)} of ${rec.amount}`)
+}

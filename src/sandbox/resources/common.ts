@@ -1,0 +1,41 @@
+/** Checks shared by several resources: reference data and product switches. */
+import type {Core} from '../core.js'
+import {forbidden, invalidParameter} from '../errors.js'
+import type {MerchantRec} from '../state.js'
+import type {Products} from '../seed.js'
+
+export function requireProvider(core: Core, provider: string | null | undefined, param = 'provider'): void {
+  if (provider === undefined || provider === null) return
+  if (!core.state.mobile_providers.includes(provider)) {
+    throw invalidParameter(param, `unknown mobile provider "${provider}" (one of ${core.state.mobile_providers.join(', ')})`)
+  }
+}
+
+export function bankOf(core: Core, code: string) {
+  return core.state.banks.find((b) => b.bank_code === code)
+}
+
+export function requireBank(core: Core, code: string, param = 'bank_code') {
+  const bank = bankOf(core, code)
+  if (!bank) throw invalidParameter(param, `unknown bank code "${code}" (see GET /v1/metadata/banks)`)
+  return bank
+}
+
+const PRODUCT_NAMES: Record<keyof Products, string> = {
+  subscriptions: 'Subscriptions',
+  static_va: 'Static VA (static bank accounts)',
+  bank_transfer: 'Bank transfer rail',
+  card_checkout: 'Card checkout',
+  sub_accounts: 'Sub-accounts',
+}
+
+export function requireProduct(merchant: MerchantRec, product: keyof Products): void {
+  if (!merchant.products[product]) throw forbidden(`${PRODUCT_NAMES[product]} is not enabled for this merchant`)
+}
+
+/** Wraps a settle-at deadline: schedules the tick and returns the clock time. */
+export function settleAfter(core: Core, ms = core.opts.settleMs): number {
+  const at = core.now() + ms
+  core.schedule(ms + 2) // timers may fire a millisecond early against Date.now()
+  return at
+}

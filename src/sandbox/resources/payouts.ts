@@ -1,0 +1,111 @@
+/**
+ * Payouts, drawn from payout_wallet: amount + fee is reserved at create (refunded on failure).
+ * An unfunded payout is created failed (status_detail insufficient_funds). Fees: mobile_money 10.00,
+ * bank_transfer 30.00 (same figure in any currency; ASSUMPTION documented in docs/sandbox.md).
+ */
+import {toMinor, fromMinor} from '../../api/money.js'
+import type {Handler} from '../context.js'
+import {newestOwned} from '../context.js'
+import type {Core} from '../core.js'
+import {notFound} from '../errors.js'
+import {newResourceId} from '../ids.js'
+import {outcomeOf} from '../outcomes.js'
+import type {PayoutRec, TxStatus} from '../state.js'
+import {debitPayout, normalise, refundPayout, requireCurrency, wallet} from '../wallets.js'
+import {requireBank, requireProvider, settleAfter} from './common.js'
+
+export const PAYOUT_FEES = {mobile_money: '10.00', bank_transfer: '30.00'} as const
+
+export function payoutView(p: PayoutRec): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    id: p.id,
+    object: 'payout',
+    status: p.status,
+    currency: p.currency,
+    amount: p.amount,
+    fee_amount: p.fee_amount,
+    amount_debited: p.amount_debited,
+    merchant_reference: p.merchant_reference,
+    status_detail: p.status_detail,
+    payment_rail: p.payment_rail,
+    created_at: p.created_at,
+  }
+  if (p.mobile !== undefined) view.mobile = p.mobile
+  if (p.provider !== undefined) view.provider = p.provider
+  if (p.bank_code !== undefined) view.bank_code = p.bank_code
+  if (p.account_number !== undefined) view.account_number = p.account_number
+  return view
+}
+
+export const createPayout: Handler = (ctx) => {
+  const {core, merchant, body} = ctx
+  const rail: 'mobile_money' | 'bank_transfer' = body.payment_rail ?? 'mobile_money'
+  const w = requireCurrency(core, merchant, body.currency)
+  if (rail === 'mobile_money') requireProvider(core, body.provider)
+  else requireBank(core, body.bank_code)
+  const fee = PAYOUT_FEES[rail]
+  const amount = normalise(body.amount)
+  const debited = fromMinor(toMinor(amount) + toMinor(fee))
+  const rec: PayoutRec = {
+    id: newResourceId('PO_'),
+    merchant_id: merchant.id,
+    account_id: ctx.account.id,
+    client_id: ctx.client.client_id,
+    status: 'processing',
+    currency: body.currency,
+    amount,
+    fee_amount: fee,
+    amount_debited: debited,
+    merchant_reference: body.merchant_reference,
+    payment_rail: rail,
+    mobile: rail === 'mobile_money' ? body.mobile : undefined,
+    provider: rail === 'mobile_money' ? body.provider : undefined,
+    bank_code: rail === 'bank_transfer' ? body.bank_code : undefined,
+    account_number: rail === 'bank_transfer' ? body.account_number : undefined,
+    account_name: body.account_name,
+    description: body.description,
+    status_detail: null,
+    created_at: core.iso(),
+    settle_at: null,
+  }
+  core.state.payouts[rec.id] = rec
+  core.emit(rec.client_id, 'payout.processing', payoutView(rec))
+  if (!debitPayout(w, debited)) {
+    rec.status = 'failed'
+    rec.status_detail = `insufficient_funds: payout_wallet holds ${w.currency} ${w.payout_wallet}, ${debited} needed (amount + fee)`
+    core.emit(rec.client_id, 'payout.failed', payoutView(rec))
+  } else if (outcomeOf(rail === 'mobile_money' ? rec.mobile : rec.account_number) !== 'hold') {
+    rec.settle_at = settleAfter(core)
+  }
+  return {status: 201, body: payoutView(rec)}
+}
+
+export const getPayout: Handler = (ctx) => {
+  const ref = ctx.params.merchant_reference
+  const rec = newestOwned(ctx, ctx.core.state.payouts, (p) => p.merchant_reference === ref)
+  if (!rec) throw notFound(`payout with merchant_reference ${ref}`)
+  return {status: 200, body: payoutView(rec)}
+}
+
+export function finishPayout(core: Core, rec: PayoutRec, status: Exclude<TxStatus, 'processing'>, detail: string | null = null): boolean {
+  if (rec.status !== 'processing') return false
+  rec.status = status
+  rec.status_detail = detail
+  rec.settle_at = null
+  if (status === 'failed') {
+    const w = wallet(core, rec.merchant_id, rec.currency)
+    if (w) refundPayout(w, rec.amount_debited)
+  }
+  core.emit(rec.client_id, `payout.${status}`, payoutView(rec))
+  core.changed()
+  return true
+}
+
+export function settlePayouts(core: Core, now: number): void {
+  for (const rec of Object.values(core.state.payouts)) {
+    if (rec.status !== 'processing' || rec.settle_at === null || rec.settle_at > now) continue
+    const outcome = outcomeOf(rec.payment_rail === 'mobile_money' ? rec.mobile : rec.account_number)
+    if (outcome === 'fail') finishPayout(core, rec, 'failed', 'the recipient account rejected the transfer')
+    else finishPayout(core, rec, 'succeeded')
+  }
+}

@@ -1,0 +1,64 @@
+/** Metadata, balance, account context, verifications and the unified verify snapshot. */
+import type {Handler} from '../context.js'
+import {newestOwned} from '../context.js'
+import {ApiError, notFound} from '../errors.js'
+import {nameFor} from '../outcomes.js'
+import {balanceEntry, requireCurrency} from '../wallets.js'
+import {bankOf} from './common.js'
+import {checkoutView} from './checkout.js'
+import {collectionView} from './collections.js'
+import {payoutView} from './payouts.js'
+
+export const listBanks: Handler = (ctx) => ({
+  status: 200,
+  body: {object: 'list', data: ctx.core.state.banks.map((b) => ({object: 'bank', bank_name: b.bank_name, bank_code: b.bank_code}))},
+})
+
+export const listProviders: Handler = (ctx) => ({
+  status: 200,
+  body: {object: 'list', data: ctx.core.state.mobile_providers.map((p) => ({object: 'mobile_provider', provider: p}))},
+})
+
+export const getBalance: Handler = (ctx) => {
+  const {core, merchant} = ctx
+  const wallets = ctx.query.currency ? [requireCurrency(core, merchant, ctx.query.currency)] : Object.values(core.state.wallets[merchant.id] ?? {})
+  return {status: 200, body: {object: 'balance', data: wallets.map((w) => balanceEntry(core, w))}}
+}
+
+export const getAccount: Handler = (ctx) => ({
+  status: 200,
+  body: {
+    object: 'account_context',
+    merchant: {id: ctx.merchant.id, name: ctx.merchant.name, sub_accounts_enabled: ctx.merchant.products.sub_accounts},
+    account: {id: ctx.account.id, object: 'merchant_account', account_ref: ctx.account.account_ref, name: ctx.account.name, status: 'active'},
+  },
+})
+
+const gatewayError = () => new ApiError(502, 'gateway_error', 'the upstream identity-check provider failed; retry later', {doc: 'verifications'})
+
+export const verifyMsisdn: Handler = (ctx) => {
+  const mobile: string = ctx.body.mobile
+  if (mobile.endsWith('5')) throw gatewayError()
+  if (mobile.endsWith('9')) return {status: 200, body: {object: 'verification', status: 'invalid', profile: null}}
+  return {status: 200, body: {object: 'verification', status: 'verified', profile: nameFor(mobile)}}
+}
+
+export const verifyBankAccount: Handler = (ctx) => {
+  const {bank_code, account_number} = ctx.body as {bank_code: string; account_number: string}
+  if (account_number.endsWith('5')) throw gatewayError()
+  if (!bankOf(ctx.core, bank_code) || account_number.endsWith('9')) return {status: 200, body: {object: 'verification', status: 'invalid', profile: null}}
+  return {status: 200, body: {object: 'verification', status: 'verified', profile: nameFor(bank_code + account_number)}}
+}
+
+export const verifyTransaction: Handler = (ctx) => {
+  const ref = ctx.params.merchant_reference
+  const {state} = ctx.core
+  const candidates = [
+    {rec: newestOwned(ctx, state.collections, (c) => c.merchant_reference === ref), view: (r: any) => collectionView(ctx.core, r)},
+    {rec: newestOwned(ctx, state.payouts, (p) => p.merchant_reference === ref), view: (r: any) => payoutView(r)},
+    {rec: newestOwned(ctx, state.checkouts, (s) => s.merchant_reference === ref), view: (r: any) => checkoutView(ctx.core, r)},
+  ].filter((c) => c.rec !== undefined)
+  if (candidates.length === 0) throw notFound(`transaction with merchant_reference ${ref}`)
+  candidates.sort((a, b) => (a.rec!.created_at < b.rec!.created_at ? 1 : -1))
+  return {status: 200, body: candidates[0].view(candidates[0].rec)}
+}

@@ -1,0 +1,152 @@
+/**
+ * The /v1 pipeline. Dispatch goes through `matchEndpoint` (src/api/endpoints.ts), so the sandbox serves
+ * exactly the endpoint table the CLI calls, with its zod request schemas. Order of checks:
+ * faults -> route -> auth (401) -> rate limit (429) -> Content-Type/Accept (400) -> X-Service-Account-Ref
+ * (400/404) -> Idempotency-Key (400) -> JSON body (400) -> query/body schema (400) -> idempotent replay or
+ * 409 mismatch -> handler -> store the answer for replay -> maybe drop the socket (fault).
+ */
+import {type Endpoint, type EndpointId, matchEndpoint} from '../api/endpoints.js'
+import {issueToken, authenticate} from './auth.js'
+import type {Ctx} from './context.js'
+import {ApiError, errorBody, invalidParameter, notFound} from './errors.js'
+import {type SbRequest, type SbResponse, JSON_TYPE, header} from './http.js'
+import {fingerprint, lookup, remember} from './idempotency.js'
+import {newRequestId} from './ids.js'
+import {rulesFor} from './rate-limit.js'
+import {handlers} from './resources/index.js'
+import type {Runtime} from './runtime.js'
+import type {ClientRec, MerchantRec} from './state.js'
+import {validate} from './validation.js'
+
+type Match = ReturnType<typeof matchEndpoint>
+const matchCache = new Map<string, Match>()
+
+/** matchEndpoint builds its patterns per call; the router memoises answers per method + path. */
+function match(method: string, path: string): Match {
+  const key = `${method} ${path}`
+  let m = matchCache.get(key)
+  if (m === undefined && !matchCache.has(key)) {
+    m = matchEndpoint(method, path)
+    if (matchCache.size > 10_000) matchCache.clear()
+    matchCache.set(key, m)
+  }
+  return m
+}
+
+function isJson(value: string | undefined): boolean {
+  return value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim())
+}
+
+function accepts(value: string | undefined): boolean {
+  return value !== undefined && /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i.test(value)
+}
+
+function resolveAccount(merchant: MerchantRec, ref: string | undefined, required: boolean): MerchantRec['accounts'][number] {
+  if (ref === undefined || ref === '') {
+    if (required && merchant.products.sub_accounts) {
+      throw invalidParameter('X-Service-Account-Ref', `header is required: sub-accounts are enabled for this merchant (one of its account refs)`)
+    }
+    return merchant.accounts[0]
+  }
+  const account = merchant.accounts.find((a) => a.account_ref === ref)
+  if (!account) throw notFound(`account ${ref}`)
+  return account
+}
+
+export async function handleApi(rt: Runtime, req: SbRequest): Promise<SbResponse> {
+  const requestId = newRequestId()
+  let rateHeaders: Record<string, string> = {}
+  let logBody: unknown
+  try {
+    await rt.faults.before()
+    const m = match(req.method, req.path)
+    if (!m) throw new ApiError(404, 'not_found', `no endpoint ${req.method} ${req.path}`)
+    const {endpoint, params} = m
+    const {core} = rt
+
+    let client: ClientRec | undefined
+    if (endpoint.auth) {
+      client = authenticate(core, header(req, 'authorization')).client
+      rateHeaders = rt.limiter.take(`m${client.merchant_id}`, rulesFor(rt.limiter.limits, endpoint.limit))
+      if (!isJson(header(req, 'content-type'))) throw invalidParameter('Content-Type', 'header must be application/json')
+      if (!accepts(header(req, 'accept'))) throw invalidParameter('Accept', 'header must be application/json')
+    } else {
+      rateHeaders = rt.limiter.take(`ip${req.ip}`, rulesFor(rt.limiter.limits, 'token'))
+      if (req.raw.length > 0 && !isJson(header(req, 'content-type'))) throw invalidParameter('Content-Type', 'header must be application/json')
+    }
+
+    let body: unknown
+    if (req.method === 'POST') {
+      if (req.raw.length === 0) body = undefined
+      else {
+        try {
+          body = JSON.parse(req.raw.toString('utf8'))
+        } catch {
+          throw invalidParameter('body', 'is not valid JSON')
+        }
+      }
+      logBody = body
+    }
+
+    if (!client) return tokenEndpoint(rt, endpoint, body, requestId, rateHeaders)
+
+    const merchant = core.merchant(client.merchant_id)
+    const account = resolveAccount(merchant, header(req, 'x-service-account-ref'), endpoint.accountRef)
+    const key = header(req, 'idempotency-key')
+    if (endpoint.idempotent && (key === undefined || key.trim() === '')) {
+      throw invalidParameter('Idempotency-Key', 'header is required on this endpoint (a UUID is recommended)')
+    }
+    if (key !== undefined && key.length > 255) throw invalidParameter('Idempotency-Key', 'must be at most 255 characters')
+
+    const query = endpoint.query ? (validate(endpoint.query, req.query, 'query') as Record<string, string>) : req.query
+    let print = ''
+    if (endpoint.idempotent && key) {
+      print = fingerprint(endpoint.id, params, account.id, body)
+      const stored = lookup(core.state, merchant.id, key, print)
+      if (stored) {
+        return {status: stored.status, headers: {'content-type': JSON_TYPE, 'idempotent-replayed': 'true', 'x-request-id': requestId, ...rateHeaders}, body: stored.body, logBody, requestId}
+      }
+    }
+    const parsedBody = endpoint.body ? validate(endpoint.body, body, 'body') : body
+
+    const ctx: Ctx = {core, merchant, account, client, params, query, body: parsedBody}
+    const result = handlers[endpoint.id as Exclude<EndpointId, 'auth.token'>](ctx)
+    const text = JSON.stringify(result.body)
+    if (req.method === 'POST') {
+      if (endpoint.idempotent && key) remember(core.state, merchant.id, key, print, result.status, text, core.now())
+      core.changed()
+      if (rt.faults.dropAfterCommit()) return {status: result.status, headers: {}, body: '', drop: true, logBody, requestId}
+    }
+    return {status: result.status, headers: {'content-type': JSON_TYPE, 'x-request-id': requestId, ...rateHeaders}, body: text, logBody, requestId}
+  } catch (err) {
+    return errorResponse(err, requestId, rateHeaders, logBody)
+  }
+}
+
+function tokenEndpoint(rt: Runtime, endpoint: Endpoint, body: unknown, requestId: string, rateHeaders: Record<string, string>): SbResponse {
+  const parsed = validate(endpoint.body!, body, 'body') as {client_id: string; client_secret: string}
+  const l = rt.limiter.limits
+  const clientHeaders = rt.limiter.take(`c${parsed.client_id}`, [{name: 'token-client-minute', limit: l.tokenPerMinutePerClient, windowMs: 60_000}])
+  const answer = issueToken(rt.core, parsed)
+  rt.core.changed()
+  return {
+    status: endpoint.success,
+    headers: {'content-type': JSON_TYPE, 'cache-control': 'no-store', 'x-request-id': requestId, ...rateHeaders, ...clientHeaders},
+    body: JSON.stringify(answer),
+    logBody: body,
+    requestId,
+  }
+}
+
+export function errorResponse(err: unknown, requestId: string, rateHeaders: Record<string, string> = {}, logBody?: unknown): SbResponse {
+  const apiError =
+    err instanceof ApiError ? err : new ApiError(500, 'internal_error', `sandbox bug: ${err instanceof Error ? err.message : String(err)}`)
+  if (!(err instanceof ApiError)) console.error(err)
+  return {
+    status: apiError.status,
+    headers: {'content-type': JSON_TYPE, 'x-request-id': requestId, ...rateHeaders, ...apiError.extra.headers},
+    body: JSON.stringify(errorBody(apiError, requestId)),
+    logBody,
+    requestId,
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Wallet arithmetic in minor units (bigint) over decimal strings; never JS numbers.
+ * T+1 hold: a succeeded credit is held for 24 h of sandbox clock, then counts in collection_wallet.
+ */
+import {compareDecimal, fromMinor, toMinor} from '../api/money.js'
+import type {Core} from './core.js'
+import {invalidParameter} from './errors.js'
+import type {MerchantRec, WalletRec} from './state.js'
+
+export const HOLD_MS = 24 * 3600 * 1000
+
+export function wallet(core: Core, merchantId: number, currency: string): WalletRec | undefined {
+  return core.state.wallets[merchantId]?.[currency]
+}
+
+/** A currency the merchant holds a wallet in, else 400 naming `param`. */
+export function requireCurrency(core: Core, merchant: MerchantRec, currency: string, param = 'currency'): WalletRec {
+  const w = wallet(core, merchant.id, currency)
+  if (!w) {
+    const have = Object.keys(core.state.wallets[merchant.id] ?? {}).join(', ')
+    throw invalidParameter(param, `currency ${currency} is not enabled for this merchant (enabled: ${have})`)
+  }
+  return w
+}
+
+/** Money-in while the merchant is in Testing mode must not exceed the per-currency cap. */
+export function checkTestingCap(core: Core, merchant: MerchantRec, currency: string, amount: string, param = 'amount'): void {
+  if (!merchant.testing) return
+  const cap = core.state.testing_caps[currency]
+  if (cap !== undefined && compareDecimal(amount, cap) > 0) {
+    throw invalidParameter(param, `exceeds the Testing mode maximum of ${currency} ${cap}; go live to lift the cap`)
+  }
+}
+
+export function creditCollection(core: Core, merchantId: number, currency: string, amount: string): void {
+  const w = wallet(core, merchantId, currency)
+  if (!w) return
+  w.credits.push({amount, at: core.now()})
+}
+
+/** Moves released credits out of the credit list (keeps the list short). */
+function release(w: WalletRec, now: number): void {
+  if (w.credits.length === 0 || w.credits[0].at + HOLD_MS > now) return
+  let released = toMinor(w.released)
+  w.credits = w.credits.filter((c) => {
+    if (c.at + HOLD_MS <= now) {
+      released += toMinor(c.amount)
+      return false
+    }
+    return true
+  })
+  w.released = fromMinor(released)
+}
+
+export function balanceEntry(core: Core, w: WalletRec) {
+  release(w, core.now())
+  const held = w.credits.reduce((sum, c) => sum + toMinor(c.amount), 0n)
+  const available = toMinor(w.released)
+  return {
+    currency: w.currency,
+    collection_wallet: fromMinor(available),
+    collection_wallet_actual: fromMinor(available + held),
+    collection_wallet_held: fromMinor(held),
+    payout_wallet: w.payout_wallet,
+  }
+}
+
+/** Takes `amount` from the payout wallet; false (and nothing taken) when it does not hold enough. */
+export function debitPayout(w: WalletRec, amount: string): boolean {
+  const have = toMinor(w.payout_wallet)
+  const need = toMinor(amount)
+  if (have < need) return false
+  w.payout_wallet = fromMinor(have - need)
+  return true
+}
+
+export function refundPayout(w: WalletRec, amount: string): void {
+  w.payout_wallet = fromMinor(toMinor(w.payout_wallet) + toMinor(amount))
+}
+
+export const addDecimal = (a: string, b: string) => fromMinor(toMinor(a) + toMinor(b))
+export const normalise = (a: string) => fromMinor(toMinor(a))

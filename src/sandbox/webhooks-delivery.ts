@@ -1,0 +1,88 @@
+/**
+ * At-least-once webhook delivery: each event is POSTed to the current webhook URL of the API client that
+ * created the resource, signed with `signatureHeader` (src/webhooks/signature.ts) over the exact body bytes.
+ * Non-2xx or unreachable: retried after webhookRetryBaseMs * 2^(attempt-1), up to webhookMaxAttempts.
+ * --duplicate-rate: a delivered event is sometimes sent a second time (same event id, fresh signature).
+ */
+import {Agent, request} from 'undici'
+import {SIGNATURE_HEADER, signatureHeader} from '../webhooks/signature.js'
+import type {Core} from './core.js'
+import type {EventRec} from './state.js'
+
+export class WebhookDelivery {
+  private readonly timers = new Set<NodeJS.Timeout>()
+  private readonly agent = new Agent({connect: {timeout: 5000}, headersTimeout: 10_000, bodyTimeout: 10_000, keepAliveTimeout: 1000})
+  private closed = false
+  duplicateRate: number
+
+  constructor(private readonly core: Core) {
+    this.duplicateRate = core.opts.duplicateRate
+  }
+
+  enqueue(event: EventRec): void {
+    this.later(event, 0, false)
+  }
+
+  private later(event: EventRec, delayMs: number, duplicate: boolean): void {
+    if (this.closed) return
+    const t = setTimeout(() => {
+      this.timers.delete(t)
+      void this.attempt(event, duplicate)
+    }, delayMs)
+    t.unref()
+    this.timers.add(t)
+  }
+
+  private async attempt(event: EventRec, duplicate: boolean): Promise<void> {
+    if (this.closed) return
+    const client = this.core.state.clients[event.client_id]
+    const url = client?.webhook_url
+    if (!client || !url) {
+      if (event.state === 'pending') event.state = 'no_endpoint'
+      return
+    }
+    const attempt = event.deliveries.length + 1
+    let status: number | null = null
+    let error: string | undefined
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'pay-sandbox-webhooks/1.0',
+          [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(client.webhook_secret, event.body),
+          'service-event-id': event.id,
+          'service-event-type': event.type,
+          'service-delivery-attempt': String(attempt),
+        },
+        body: event.body,
+      })
+      status = res.statusCode
+      await res.body.dump()
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err)
+    }
+    if (this.closed) return
+    event.deliveries.push({attempt, at: new Date().toISOString(), url, status, ...(error ? {error} : {}), ...(duplicate ? {duplicate: true} : {})})
+    const ok = status !== null && status >= 200 && status < 300
+    if (duplicate) return
+    if (ok) {
+      event.state = 'delivered'
+      if (this.duplicateRate > 0 && Math.random() < this.duplicateRate) this.later(event, 10, true)
+    } else if (event.deliveries.filter((d) => !d.duplicate).length >= this.core.opts.webhookMaxAttempts) {
+      event.state = 'failed'
+    } else {
+      const failures = event.deliveries.filter((d) => !d.duplicate).length
+      this.later(event, this.core.opts.webhookRetryBaseMs * 2 ** (failures - 1), false)
+    }
+    this.core.changed()
+  }
+
+  async close(): Promise<void> {
+    this.closed = true
+    for (const t of this.timers) clearTimeout(t)
+    this.timers.clear()
+    await this.agent.destroy().catch(() => {})
+  }
+}
