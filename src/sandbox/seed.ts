@@ -173,6 +173,11 @@ export async function loadSeedFile(path: string): Promise<SeedData> {
 
 /** Credentials of the seeded API clients, as `Sandbox.seed` exposes them. */
 export interface SeedCredentials {
+  /** The first merchant's first enabled API client (the one `pay sandbox start` saves as profile "sandbox"). */
+  client_id: string
+  client_secret: string
+  webhook_secret: string
+  account_ref: string
   merchants: {
     id: number
     key: string
@@ -190,7 +195,13 @@ export interface SeedCredentials {
 }
 
 export function credentialsOf(seed: Seed): SeedCredentials {
+  const first = seed.merchants[0]
+  const primary = first.clients.find((c) => c.enabled) ?? first.clients[0]
   return {
+    client_id: primary.client_id,
+    client_secret: primary.client_secret,
+    webhook_secret: primary.webhook_secret,
+    account_ref: first.accounts[0].account_ref,
     merchants: seed.merchants.map((m) => ({
       id: m.id,
       key: m.key,
