@@ -1,0 +1,23 @@
+import {BaseCommand} from '../../cli/base-command.js'
+
+export default class WebhookEvents extends BaseCommand {
+  static override summary = 'List the webhook event types'
+  static override description = `The event types of the service (interface version 1.0), the resource each carries in data, the operation that starts it and the state of the resource in the sample \`pay webhook trigger\` sends. Use the names with \`pay webhook trigger TYPE\` and as globs with \`pay webhook listen --events\`.`
+
+  static override examples = [
+    {description: 'All event types', command: '<%= config.bin %> webhook events'},
+    {description: 'Only the names, for a script', command: "<%= config.bin %> webhook events --json | jq -r '.[].type'"},
+  ]
+
+  async run(): Promise<void> {
+    await this.parse(WebhookEvents)
+    const out = await this.output()
+    const {eventTypeInfo} = await import('../../webhooks/samples.js')
+    const rows = eventTypeInfo()
+    if (out.json) {
+      out.data(JSON.stringify(rows))
+      return
+    }
+    out.data(out.list(rows as unknown as Record<string, unknown>[], ['type', 'resource', 'operation', 'state', 'description']))
+  }
+}

@@ -1,0 +1,152 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+import {connectionFlags} from '../../cli/flags.js'
+
+export default class WebhookListen extends BaseCommand {
+  static override summary = 'Receive webhook events locally, through a public tunnel, verified and readable'
+  static override description = `Starts an HTTP server on 127.0.0.1, opens a tunnel to it (localtunnel by default, ngrok with NGROK_AUTHTOKEN, or none) and prints the public URL to paste into the merchant portal. When the profile is a local sandbox's, the URL is set there for the profile's API client.
+
+Each delivery at --path is verified against the raw body (Service-Signature; see docs/assumptions.md) and shown on one line: time, event id, type, resource id, state, amount and currency, merchant reference. Rejected deliveries (missing or malformed signature header, no matching signature, timestamp outside --tolerance, body not JSON, body over --max-body) are answered 400/401/413, shown in red with the reason, and never forwarded. An event id seen before is answered 200 and not forwarded again (delivery is at-least-once).
+
+With --forward-to, the raw body and the original headers (signature included) are posted to your app and its status and body are passed back, so the service retries what your app failed; an unreachable app answers 502.
+
+The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one the command refuses to start unless --no-verify is given. With --json, stdout carries one JSON object per delivery ({time, event, verdict, duplicate, forward}) and everything else goes to stderr. Ctrl-C closes the tunnel and prints a summary.`
+
+  static override examples = [
+    {description: 'Listen through localtunnel and forward to your app', command: '<%= config.bin %> webhook listen --forward-to http://localhost:3000/webhooks'},
+    {description: 'Only payment outcomes, as JSON lines for jq', command: "<%= config.bin %> webhook listen --events 'collection.*,payout.failed' --json | jq -c '{type: .event.type, ok: .verdict.ok}'"},
+    {description: 'Local only, fixed port, secret from the environment', command: 'PAY_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhook listen --tunnel none --port 4242'},
+    {description: 'A self-hosted localtunnel server and ngrok', command: '<%= config.bin %> webhook listen --tunnel-host https://tunnel.example.com\nNGROK_AUTHTOKEN=... <%= config.bin %> webhook listen --tunnel ngrok'},
+  ]
+
+  static override flags = {
+    profile: connectionFlags.profile,
+    'base-url': connectionFlags['base-url'],
+    port: Flags.integer({description: 'Local port to listen on (default: any free port)', min: 0, max: 65535, default: 0}),
+    host: Flags.string({description: 'Local address to bind', default: '127.0.0.1'}),
+    path: Flags.string({description: 'Path that accepts deliveries; other paths answer 404', default: '/webhooks'}),
+    secret: Flags.string({description: 'Webhook secret (env PAY_WEBHOOK_SECRET, or the profile); repeat during rotation: any one matching passes', multiple: true}),
+    verify: Flags.boolean({description: 'Verify signatures (--no-verify accepts unsigned events, with a warning on each)', default: true, allowNo: true}),
+    tolerance: Flags.integer({description: 'Seconds a signature timestamp may differ from now, either way', default: 300, min: 0}),
+    'max-body': Flags.string({description: 'Largest body accepted (bytes, or with KiB/MiB); larger answers 413', default: '1MiB'}),
+    events: Flags.string({description: "Only show and forward these types: comma-separated globs ('collection.*,payout.failed'); others are answered 200 and counted", multiple: true}),
+    'forward-to': Flags.string({description: 'Post each accepted event (raw body, original headers) to this URL and answer with its status'}),
+    'forward-timeout': Flags.integer({description: 'Seconds to wait for the --forward-to app (then 504)', default: 10, min: 1}),
+    tunnel: Flags.string({description: 'Tunnel to the internet', options: ['localtunnel', 'ngrok', 'none'], default: 'localtunnel'}),
+    'tunnel-host': Flags.string({description: 'localtunnel server (default https://localtunnel.me; env PAY_TUNNEL_HOST)', env: 'PAY_TUNNEL_HOST'}),
+    subdomain: Flags.string({description: 'Ask the localtunnel server for this subdomain'}),
+    'tunnel-timeout': Flags.integer({description: 'Seconds to wait for the tunnel to open (and for each reconnect attempt)', default: 15, min: 1}),
+    register: Flags.boolean({description: 'When the profile is a local sandbox\'s, set its webhook URL there (--no-register to leave it)', default: true, allowNo: true}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(WebhookListen)
+    const out = await this.output()
+    const {InputError} = await import('../../client/errors.js')
+    const {parsePatterns, unknownPatterns, parseSize} = await import('../../webhooks/filter.js')
+
+    const problems: {flag: string; rule: string}[] = []
+    if (!flags.path.startsWith('/')) problems.push({flag: '--path', rule: 'must start with /'})
+    const maxBody = parseSize(flags['max-body'])
+    if (maxBody === undefined) problems.push({flag: '--max-body', rule: 'must be a size such as 1048576, 512KiB or 1MiB'})
+    for (const [flag, value] of [['--forward-to', flags['forward-to']], ['--tunnel-host', flags['tunnel-host']]] as const) {
+      if (value === undefined) continue
+      let ok = false
+      try {
+        ok = ['http:', 'https:'].includes(new URL(value).protocol)
+      } catch {
+        ok = false
+      }
+      if (!ok) problems.push({flag, rule: 'must be an http:// or https:// URL'})
+    }
+    const patterns = parsePatterns(flags.events)
+    if (problems.length > 0) throw new InputError(problems)
+
+    const {resolveSettings} = await import('../../config/settings.js')
+    const settings = await resolveSettings({profile: flags.profile, 'base-url': flags['base-url']})
+    const secrets = flags.secret?.length ? flags.secret : settings.webhookSecret ? [settings.webhookSecret] : []
+    if (flags.verify && secrets.length === 0) {
+      throw InputError.one('--secret', 'is required to verify deliveries (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)', 'copy the webhook secret from the portal; --no-verify accepts unsigned events (unsafe)')
+    }
+    for (const p of unknownPatterns(patterns)) out.warn(`--events ${p} matches no event type of the spec (see \`pay webhook events\`)`)
+    if (!flags.verify) out.warn('signature verification is OFF (--no-verify): anyone who knows the URL can post events')
+
+    const {startListener} = await import('../../webhooks/listener.js')
+    const {formatDelivery, deliveryJson, formatSummary} = await import('../../webhooks/render.js')
+    const listener = await startListener({
+      port: flags.port,
+      host: flags.host,
+      path: flags.path,
+      secrets,
+      verify: flags.verify,
+      toleranceSeconds: flags.tolerance,
+      maxBodyBytes: maxBody,
+      events: patterns,
+      forwardTo: flags['forward-to'],
+      forwardTimeoutMs: flags['forward-timeout'] * 1000,
+      onDelivery: (d) => {
+        if (d.filtered) return
+        if (out.json) out.data(deliveryJson(d))
+        else out.data(formatDelivery(d, out.term.color))
+        if (d.verdict.ok && !d.verdict.verified) out.warn(`event ${d.event?.id} was NOT verified (--no-verify)`)
+      },
+    }).catch((err: Error & {code?: string}) => {
+      if (err.code === 'EADDRINUSE') throw InputError.one('--port', `${flags.port} is already in use on ${flags.host}`)
+      throw err
+    })
+    out.info(`Listening on ${listener.url}${listener.path}`)
+
+    const {openTunnel} = await import('../../webhooks/tunnels/tunnel.js')
+    const {isLoopbackUrl, setSandboxWebhook} = await import('../../webhooks/sandbox-link.js')
+    const link = async (publicUrl: string) => {
+      if (!flags.register || !settings.baseUrl || !settings.clientId || !isLoopbackUrl(settings.baseUrl)) return
+      const result = await setSandboxWebhook(settings.baseUrl, settings.clientId, publicUrl)
+      if (result.ok) out.info(`Sandbox: webhook URL of client ${settings.clientId} set to ${publicUrl}`)
+      else out.info(out.color('dim', `sandbox not updated: ${result.reason}`, 'err'))
+    }
+    let tunnel
+    try {
+      tunnel = await openTunnel(flags.tunnel as 'localtunnel' | 'ngrok' | 'none', {
+        localPort: listener.port,
+        localHost: flags.host === '0.0.0.0' || flags.host === '::' ? '127.0.0.1' : flags.host,
+        host: flags['tunnel-host'],
+        subdomain: flags.subdomain,
+        startTimeoutMs: flags['tunnel-timeout'] * 1000,
+        log: (level, message) => {
+          if (level === 'debug') {
+            if (flags.debug) out.info(out.color('dim', message, 'err'))
+          } else if (level === 'warn') out.warn(message)
+          else out.info(message)
+        },
+        onUrlChange: (url) => {
+          out.info(`Public URL: ${url}${flags.path}`)
+          void link(`${url}${flags.path}`)
+        },
+      })
+    } catch (err) {
+      await listener.close()
+      throw err
+    }
+    const publicUrl = `${tunnel.url}${flags.path}`
+    if (flags.tunnel === 'none') out.info(`No tunnel (--tunnel none): reachable only from this machine at ${publicUrl}`)
+    else out.info(`Public URL: ${out.color('bold', publicUrl, 'err')}   (${tunnel.provider}; paste it into the portal's webhook settings)`)
+    await link(publicUrl)
+    if (flags['forward-to']) out.info(`Forwarding accepted events to ${flags['forward-to']}`)
+    if (patterns.length > 0) out.info(`Showing and forwarding only: ${patterns.join(', ')}`)
+    out.info(out.color('dim', 'Ready. Press Ctrl-C to stop.', 'err'))
+
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve())
+      process.once('SIGTERM', () => resolve())
+    })
+    await tunnel.close()
+    await listener.close()
+    const stats = listener.stats
+    if (out.json) out.info(JSON.stringify({summary: {...stats, tunnel_reconnects: tunnel.reconnects}}))
+    else {
+      out.info('')
+      out.info(formatSummary(stats, Boolean(flags['forward-to'])))
+      if (tunnel.reconnects > 0) out.info(`tunnel reconnects ${tunnel.reconnects}`)
+    }
+  }
+}

@@ -1,0 +1,386 @@
+/**
+ * The webhook listener behind `pay webhook listen`: a node:http server that accepts deliveries at one path,
+ * verifies each against the raw body bytes (src/webhooks/signature.ts), drops duplicates by event id,
+ * filters by type, forwards the raw body and original headers to the developer's app, and counts everything.
+ * It answers every request and never throws out of a request handler: bad input is a rejection, not a crash.
+ *
+ * Answers: 200 accepted (or duplicate, or filtered out); 400 missing/malformed signature header, body not
+ * JSON or not an event; 401 no matching signature or timestamp outside tolerance; 413 body over maxBodyBytes;
+ * 404 other paths; 405 other methods; with forwardTo, the app's status and body, 502 when the app is
+ * unreachable, 504 when it does not answer in time.
+ */
+import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {type WebhookEvent} from './events.js'
+import {eventFilter, type EventFilter} from './filter.js'
+import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifySignature} from './signature.js'
+
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+export const DEFAULT_PATH = '/webhooks'
+
+export type RejectReason =
+  | 'missing_header'
+  | 'malformed_header'
+  | 'no_matching_signature'
+  | 'timestamp_outside_tolerance'
+  | 'invalid_json'
+  | 'invalid_event'
+  | 'body_too_large'
+  | 'method_not_allowed'
+  | 'aborted'
+
+const STATUS_OF: Record<RejectReason, number> = {
+  missing_header: 400,
+  malformed_header: 400,
+  invalid_json: 400,
+  invalid_event: 400,
+  no_matching_signature: 401,
+  timestamp_outside_tolerance: 401,
+  body_too_large: 413,
+  method_not_allowed: 405,
+  aborted: 400,
+}
+
+export interface ListenerOptions {
+  /** Port to bind; 0 (default) picks a free one. */
+  port?: number
+  /** Address to bind (default 127.0.0.1). */
+  host?: string
+  path?: string
+  /** Secrets to verify with; any one matching passes (rotation). Required unless verify is false. */
+  secrets?: string[]
+  /** false = accept unsigned deliveries (--no-verify); each delivery is then marked unverified. */
+  verify?: boolean
+  toleranceSeconds?: number
+  maxBodyBytes?: number
+  /** Glob patterns on the event type; others are answered 200 and counted as filtered. */
+  events?: string[]
+  forwardTo?: string
+  forwardTimeoutMs?: number
+  /** Called once per delivery at the path, after it was answered. */
+  onDelivery?: (delivery: Delivery) => void
+  /** Current unix time in seconds (tests). */
+  now?: () => number
+}
+
+export interface Verdict {
+  ok: boolean
+  /** The status answered to the sender. */
+  status: number
+  /** true when the signature was checked and matched; false under --no-verify or when rejected. */
+  verified: boolean
+  reason?: RejectReason
+  detail?: string
+}
+
+export interface ForwardResult {
+  status?: number
+  error?: 'unreachable' | 'timeout'
+  detail?: string
+  ms: number
+}
+
+export interface Delivery {
+  time: Date
+  /** The parsed event when the body was JSON (also for some rejections), else null. */
+  event: WebhookEvent | null
+  verdict: Verdict
+  duplicate: boolean
+  filtered: boolean
+  forward?: ForwardResult
+  bytes: number
+}
+
+export interface ListenerStats {
+  received: number
+  verified: number
+  unverified: number
+  rejected: Partial<Record<RejectReason, number>>
+  duplicates: number
+  filtered: number
+  forwarded: number
+  forward_failed: number
+  not_found: number
+}
+
+export interface Listener {
+  /** http://host:port (no path). */
+  readonly url: string
+  readonly port: number
+  readonly path: string
+  readonly stats: ListenerStats
+  close(): Promise<void>
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length', 'expect'])
+const SEEN_LIMIT = 100_000
+
+type Outcome = 'accepted' | 'failed'
+
+export function emptyStats(): ListenerStats {
+  return {received: 0, verified: 0, unverified: 0, rejected: {}, duplicates: 0, filtered: 0, forwarded: 0, forward_failed: 0, not_found: 0}
+}
+
+export async function startListener(options: ListenerOptions): Promise<Listener> {
+  const path = options.path ?? DEFAULT_PATH
+  const verify = options.verify !== false
+  const secrets = options.secrets ?? []
+  if (verify && secrets.length === 0) throw new Error('a webhook secret is required unless verification is off')
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
+  const filter: EventFilter = eventFilter(options.events ?? [])
+  const stats = emptyStats()
+  /** Event ids answered 2xx (accepted), and those in flight (a duplicate waits for the first's outcome). */
+  const seen = new Map<string, Outcome | Promise<Outcome>>()
+  const forwarder = options.forwardTo ? await createForwarder(options.forwardTo, options.forwardTimeoutMs ?? 10_000) : undefined
+
+  const remember = (id: string, value: Outcome | Promise<Outcome>) => {
+    seen.delete(id)
+    seen.set(id, value)
+    if (seen.size > SEEN_LIMIT) seen.delete(seen.keys().next().value as string)
+  }
+
+  const reply = (res: ServerResponse, status: number, body: unknown, close = false) => {
+    if (res.headersSent || res.destroyed) return
+    const text = JSON.stringify(body)
+    res.writeHead(status, {'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(close ? {connection: 'close'} : {})})
+    res.end(text)
+  }
+
+  const reject = (res: ServerResponse, reason: RejectReason, detail: string, event: WebhookEvent | null, bytes: number) => {
+    const status = STATUS_OF[reason]
+    stats.rejected[reason] = (stats.rejected[reason] ?? 0) + 1
+    reply(res, status, {error: {code: reason, message: detail}}, reason === 'body_too_large')
+    emit({time: new Date(), event, verdict: {ok: false, status, verified: false, reason, detail}, duplicate: false, filtered: false, bytes})
+  }
+
+  const emit = (d: Delivery) => {
+    try {
+      options.onDelivery?.(d)
+    } catch {
+      // a rendering problem must never take the listener down
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = (req.url ?? '/').split('?')[0]
+    if (url !== path) {
+      stats.not_found++
+      req.resume()
+      reply(res, 404, {error: {code: 'not_found', message: `webhooks are accepted at ${path}`}})
+      return
+    }
+    stats.received++
+    if (req.method !== 'POST') {
+      req.resume()
+      reject(res, 'method_not_allowed', `${req.method} is not allowed; deliveries are POSTs`, null, 0)
+      return
+    }
+    const declared = Number(req.headers['content-length'])
+    if (Number.isFinite(declared) && declared > maxBody) {
+      reject(res, 'body_too_large', `body of ${declared} bytes is over the limit of ${maxBody} bytes`, null, declared)
+      req.resume()
+      return
+    }
+    const raw = await readBody(req, maxBody)
+    if (raw === 'too_large') {
+      reject(res, 'body_too_large', `body is over the limit of ${maxBody} bytes`, null, maxBody + 1)
+      return
+    }
+    if (raw === 'aborted') {
+      reject(res, 'aborted', 'the sender closed the connection before the body was complete', null, 0)
+      return
+    }
+    let event: WebhookEvent | null = null
+    let parsed: unknown
+    let jsonOk = false
+    try {
+      parsed = JSON.parse(raw.toString('utf8'))
+      jsonOk = true
+      if (isEvent(parsed)) event = parsed
+    } catch {
+      // judged after the signature
+    }
+    let verified = false
+    if (verify) {
+      const header = req.headers[SIGNATURE_HEADER.toLowerCase()]
+      const result = verifySignature(Array.isArray(header) ? header.join(',') : header, raw, secrets, {toleranceSeconds: tolerance, now: options.now?.()})
+      if (!result.ok) {
+        reject(res, result.reason, result.detail, event, raw.length)
+        return
+      }
+      verified = true
+    }
+    if (!jsonOk) {
+      reject(res, 'invalid_json', 'the body is not JSON', null, raw.length)
+      return
+    }
+    if (!event) {
+      reject(res, 'invalid_event', 'the body is not an event: it needs string "id" and "type" fields', null, raw.length)
+      return
+    }
+    if (verified) stats.verified++
+    else stats.unverified++
+    const verdict: Verdict = {ok: true, status: 200, verified}
+
+    const previous = seen.get(event.id)
+    if (previous !== undefined && (await previous) === 'accepted') {
+      stats.duplicates++
+      reply(res, 200, {received: true, duplicate: true})
+      emit({time: new Date(), event, verdict, duplicate: true, filtered: !filter(event.type), bytes: raw.length})
+      return
+    }
+    if (!filter(event.type)) {
+      stats.filtered++
+      remember(event.id, 'accepted')
+      reply(res, 200, {received: true, filtered: true})
+      emit({time: new Date(), event, verdict, duplicate: false, filtered: true, bytes: raw.length})
+      return
+    }
+    if (!forwarder) {
+      remember(event.id, 'accepted')
+      reply(res, 200, {received: true})
+      emit({time: new Date(), event, verdict, duplicate: false, filtered: false, bytes: raw.length})
+      return
+    }
+    let settle!: (o: Outcome) => void
+    remember(event.id, new Promise<Outcome>((resolve) => (settle = resolve)))
+    const result = await forwarder.send(raw, req.rawHeaders)
+    const ok = result.response !== undefined && result.response.status >= 200 && result.response.status < 300
+    if (ok) {
+      stats.forwarded++
+      remember(event.id, 'accepted')
+    } else {
+      stats.forward_failed++
+      seen.delete(event.id)
+    }
+    settle(ok ? 'accepted' : 'failed')
+    if (result.response) {
+      const {status, headers, body} = result.response
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(status, {'content-type': headers['content-type'] ?? 'application/octet-stream', 'content-length': body.length})
+        res.end(body)
+      }
+    } else {
+      const status = result.error === 'timeout' ? 504 : 502
+      reply(res, status, {error: {code: result.error === 'timeout' ? 'forward_timeout' : 'forward_unreachable', message: result.detail}})
+    }
+    emit({
+      time: new Date(),
+      event,
+      verdict: {...verdict, status: result.response?.status ?? (result.error === 'timeout' ? 504 : 502)},
+      duplicate: false,
+      filtered: false,
+      bytes: raw.length,
+      forward: {status: result.response?.status, error: result.error, detail: result.detail, ms: result.ms},
+    })
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: Error) => {
+      // never reached by design; if it is, answer and carry on
+      reply(res, 500, {error: {code: 'listener_error', message: err.message}})
+    })
+  })
+  // A malformed HTTP request: answer 400 and close, never crash.
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+    else socket.destroy()
+  })
+  // Tunnel clients keep their connections open; do not cut them every 5 s.
+  server.keepAliveTimeout = 65_000
+  server.headersTimeout = 66_000
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.removeListener('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address() as AddressInfo
+  const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  return {
+    url: `http://${hostForUrl}:${address.port}`,
+    port: address.port,
+    path,
+    stats,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      await forwarder?.close()
+    },
+  }
+}
+
+function isEvent(value: unknown): value is WebhookEvent {
+  return !!value && typeof value === 'object' && !Array.isArray(value) && typeof (value as {id?: unknown}).id === 'string' && typeof (value as {type?: unknown}).type === 'string'
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too_large' | 'aborted'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let done = false
+    const finish = (v: Buffer | 'too_large' | 'aborted') => {
+      if (done) return
+      done = true
+      resolve(v)
+    }
+    req.on('data', (chunk: Buffer) => {
+      if (done) return
+      size += chunk.length
+      if (size > max) {
+        finish('too_large')
+        // stop reading; the 413 is sent with Connection: close
+        req.pause()
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => finish(Buffer.concat(chunks, size)))
+    req.on('aborted', () => finish('aborted'))
+    req.on('error', () => finish('aborted'))
+    req.on('close', () => finish(req.complete ? Buffer.concat(chunks, size) : 'aborted'))
+  })
+}
+
+interface Forwarder {
+  send(body: Buffer, rawHeaders: string[]): Promise<{response?: {status: number; headers: Record<string, string>; body: Buffer}; error?: 'unreachable' | 'timeout'; detail?: string; ms: number}>
+  close(): Promise<void>
+}
+
+/** Posts the raw body with the original headers (signature included) to the app. */
+async function createForwarder(target: string, timeoutMs: number): Promise<Forwarder> {
+  const {Agent, request} = await import('undici')
+  const agent = new Agent({keepAliveTimeout: 10_000, connect: {timeout: Math.min(timeoutMs, 5000)}})
+  return {
+    async send(body, rawHeaders) {
+      const headers: [string, string][] = []
+      for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+        if (!HOP_BY_HOP.has(rawHeaders[i].toLowerCase())) headers.push([rawHeaders[i], rawHeaders[i + 1]])
+      }
+      headers.push(['x-forwarded-by', 'pay webhook listen'])
+      const started = performance.now()
+      try {
+        const res = await request(target, {method: 'POST', headers: headers.flat(), body, dispatcher: agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs})
+        const buf = Buffer.from(await res.body.arrayBuffer())
+        const out: Record<string, string> = {}
+        const ct = res.headers['content-type']
+        if (ct) out['content-type'] = Array.isArray(ct) ? ct[0] : ct
+        return {response: {status: res.statusCode, headers: out, body: buf}, ms: Math.round(performance.now() - started)}
+      } catch (err) {
+        const e = err as {code?: string; message?: string}
+        const timeout = e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT'
+        return {
+          error: timeout ? 'timeout' : 'unreachable',
+          detail: timeout ? `${target} did not answer within ${timeoutMs} ms` : `${target} is unreachable: ${e.code ?? e.message}`,
+          ms: Math.round(performance.now() - started),
+        }
+      }
+    },
+    close: () => agent.close(),
+  }
+}

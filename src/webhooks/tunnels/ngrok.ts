@@ -1,0 +1,65 @@
+/**
+ * `--tunnel ngrok`: the optional dependency `@ngrok/ngrok`, authenticated with NGROK_AUTHTOKEN. The ngrok
+ * session reconnects by itself after a drop; its status changes are reported on the log.
+ */
+import {InputError} from '../../client/errors.js'
+import {type Tunnel, type TunnelOptions, type TunnelProvider, DEFAULT_START_TIMEOUT_MS, TunnelError, withTimeout} from './tunnel.js'
+
+interface NgrokListener {
+  url(): string | null
+  close(): Promise<void>
+}
+interface NgrokModule {
+  forward(config: Record<string, unknown>): Promise<NgrokListener>
+}
+
+export const ngrokProvider: TunnelProvider = {
+  name: 'ngrok',
+  async start(options: TunnelOptions): Promise<Tunnel> {
+    if (!process.env.NGROK_AUTHTOKEN) {
+      throw InputError.one('NGROK_AUTHTOKEN', 'must be set for --tunnel ngrok', 'get an authtoken at https://dashboard.ngrok.com, or use --tunnel localtunnel / --tunnel none')
+    }
+    let ngrok: NgrokModule
+    try {
+      const mod = (await import('@ngrok/ngrok' as string)) as NgrokModule & {default?: NgrokModule}
+      ngrok = typeof mod.forward === 'function' ? mod : (mod.default as NgrokModule)
+    } catch (err) {
+      throw new TunnelError(`@ngrok/ngrok is not installed or cannot load on this platform: ${(err as Error).message}`, 'install it (npm install @ngrok/ngrok) or use --tunnel localtunnel')
+    }
+    const log = options.log ?? (() => {})
+    let reconnects = 0
+    let lost = false
+    const timeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
+    const listener = await withTimeout(
+      ngrok.forward({
+        addr: `${options.localHost ?? '127.0.0.1'}:${options.localPort}`,
+        authtoken_from_env: true,
+        onStatusChange: (status: string) => {
+          if (status === 'closed') {
+            lost = true
+            log('warn', 'tunnel lost: the ngrok session closed; ngrok is reconnecting…')
+          } else if (status === 'connected' && lost) {
+            lost = false
+            reconnects++
+            log('info', 'tunnel reconnected (ngrok)')
+          }
+        },
+      }),
+      timeoutMs,
+      () => new TunnelError(`ngrok did not open a tunnel within ${Math.round(timeoutMs / 1000)} s`, 'check the network and NGROK_AUTHTOKEN, or raise --tunnel-timeout'),
+    ).catch((err: Error) => {
+      if (err instanceof TunnelError) throw err
+      throw new TunnelError(`ngrok could not open a tunnel: ${err.message}`, 'check NGROK_AUTHTOKEN and the network')
+    })
+    const url = listener.url()
+    if (!url) throw new TunnelError('ngrok opened a tunnel without a public URL')
+    return {
+      provider: 'ngrok',
+      url: url.replace(/\/+$/, ''),
+      get reconnects() {
+        return reconnects
+      },
+      close: () => listener.close().catch(() => {}),
+    }
+  },
+}

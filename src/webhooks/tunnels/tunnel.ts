@@ -1,0 +1,86 @@
+/**
+ * The tunnel interface: one small contract, one file per provider (localtunnel.ts, ngrok.ts, none.ts), loaded
+ * lazily by openTunnel() so that a provider's library is only imported when it is used.
+ */
+import {NetworkError} from '../../client/errors.js'
+
+export const TUNNEL_PROVIDERS = ['localtunnel', 'ngrok', 'none'] as const
+export type TunnelProviderName = (typeof TUNNEL_PROVIDERS)[number]
+
+export type TunnelLogLevel = 'debug' | 'info' | 'warn'
+
+export interface TunnelOptions {
+  /** The local server the tunnel forwards to. */
+  localPort: number
+  /** Address of the local server (default 127.0.0.1; never the name `localhost`, which may resolve to ::1). */
+  localHost?: string
+  /** Tunnel server: localtunnel host (default https://localtunnel.me). */
+  host?: string
+  /** Requested subdomain (localtunnel), when the server allows it. */
+  subdomain?: string
+  /** Bound on the start (and on each reconnect attempt), in ms. */
+  startTimeoutMs?: number
+  /** Status messages: drops, reconnects, URL changes. */
+  log?: (level: TunnelLogLevel, message: string) => void
+  /** Called when the public URL changes after a reconnect (the first URL is `Tunnel.url`). */
+  onUrlChange?: (url: string) => void
+}
+
+export interface Tunnel {
+  readonly provider: TunnelProviderName
+  /** The public base URL (no trailing slash). */
+  readonly url: string
+  /** How many times the tunnel was re-established after a drop. */
+  readonly reconnects: number
+  close(): Promise<void>
+}
+
+export interface TunnelProvider {
+  readonly name: TunnelProviderName
+  start(options: TunnelOptions): Promise<Tunnel>
+}
+
+/** A tunnel could not be started or re-established: exit 7 (network failure). */
+export class TunnelError extends NetworkError {
+  constructor(message: string, hint?: string) {
+    super(message, 1, hint)
+    this.name = 'TunnelError'
+  }
+}
+
+export const DEFAULT_START_TIMEOUT_MS = 15_000
+
+export async function loadProvider(name: TunnelProviderName): Promise<TunnelProvider> {
+  switch (name) {
+    case 'localtunnel':
+      return (await import('./localtunnel.js')).localtunnelProvider
+    case 'ngrok':
+      return (await import('./ngrok.js')).ngrokProvider
+    case 'none':
+      return (await import('./none.js')).noneProvider
+  }
+}
+
+export async function openTunnel(name: TunnelProviderName, options: TunnelOptions): Promise<Tunnel> {
+  return (await loadProvider(name)).start(options)
+}
+
+/** Rejects with `onTimeout()` when `promise` has not settled within `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(onTimeout()), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done, {once: true})
+  })
