@@ -175,3 +175,64 @@ describe('headers', () => {
     expect(h['user-agent']).toMatch(/^pay\/\d+\.\d+\.\d+ /)
   })
 })
+
+describe('timeouts and proxies', () => {
+  it('--timeout gives up on a slow answer and retries a GET', async () => {
+    server.script('GET /v1/balance', {delayMs: 2500, status: 200, body: {object: 'balance', data: []}})
+    const started = Date.now()
+    const r = await runCli(['balance', '--timeout', '1', '--json'], {env: envFor()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(server.apiRequests().filter((q) => q.path === '/v1/balance')).toHaveLength(2)
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+
+  it('does not repeat a non-idempotent POST that timed out: exit 7', async () => {
+    server.script('POST /v1/verifications/msisdn', {delayMs: 2500, status: 200, body: {status: 'verified', profile: null}})
+    const r = await runCli(['api', 'POST', '/v1/verifications/msisdn', '-F', 'mobile=254700000001', '--timeout', '1'], {env: envFor()})
+    expect(r.code).toBe(7)
+    expect(r.stderr).toContain('timeout')
+    expect(server.apiRequests().filter((q) => q.path === '/v1/verifications/msisdn')).toHaveLength(1)
+  })
+
+  it('goes through HTTP_PROXY, and not for hosts in NO_PROXY', async () => {
+    const {createServer, request} = await import('node:http')
+    const seen: string[] = []
+    const proxy = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`)
+      const target = new URL(req.url!)
+      const up = request({host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers}, (r) => {
+        res.writeHead(r.statusCode!, r.headers)
+        r.pipe(res)
+      })
+      req.pipe(up)
+    })
+    // undici tunnels through the proxy with CONNECT (also for http:// targets)
+    const {connect} = await import('node:net')
+    proxy.on('connect', (req, socket, head) => {
+      seen.push(`CONNECT ${req.url}`)
+      const [host, port] = (req.url ?? '').split(':')
+      const up = connect(Number(port), host, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+        up.write(head)
+        up.pipe(socket)
+        socket.pipe(up)
+      })
+      up.on('error', () => socket.destroy())
+      socket.on('error', () => up.destroy())
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()))
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as {port: number}).port}`
+    try {
+      const viaProxy = await runCli(['balance', '--json'], {env: envFor(tempConfigDir(), {HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: '', no_proxy: ''})})
+      expect(viaProxy.code, viaProxy.stderr).toBe(0)
+      expect(seen.some((l) => l === `CONNECT ${server.url.replace('http://', '')}` || l === `GET ${server.url}/v1/balance`)).toBe(true)
+      seen.length = 0
+      const direct = await runCli(['balance', '--json'], {env: envFor(tempConfigDir(), {HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: '127.0.0.1', no_proxy: '127.0.0.1'})})
+      expect(direct.code, direct.stderr).toBe(0)
+      expect(seen).toEqual([])
+    } finally {
+      proxy.closeAllConnections()
+      proxy.close()
+    }
+  })
+})
