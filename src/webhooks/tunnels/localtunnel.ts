@@ -133,7 +133,6 @@ class LocaltunnelSession implements Tunnel {
   private readonly abort = new AbortController()
   private openSockets = 0
   private zeroTimer?: NodeJS.Timeout
-  private dropAnnounced = false
   private readonly host: string
   private readonly timeoutMs: number
 
@@ -187,38 +186,35 @@ class LocaltunnelSession implements Tunnel {
     return answer.url.replace(/\/+$/, '')
   }
 
-  /** Counts open tunnel sockets; when all stay closed, says so and reconnects. */
+  /** Counts open tunnel sockets; says when all were dropped and when they came back; reconnects if they do not. */
   private watchSockets(lt: LtTunnel): void {
     const cluster = lt.tunnelCluster
     if (!cluster) return
     let count = 0
+    let droppedAt: number | undefined
     cluster.on('open', () => {
       count++
       if (lt !== this.current && this.current !== undefined) return
       this.openSockets = count
       if (this.zeroTimer) clearTimeout(this.zeroTimer)
       this.zeroTimer = undefined
-      if (this.dropAnnounced) {
-        this.dropAnnounced = false
-        this.log('info', 'tunnel: connection to the tunnel server re-established')
+      if (droppedAt !== undefined) {
+        this.log('info', `tunnel: connection to the tunnel server re-opened after ${Date.now() - droppedAt} ms`)
+        droppedAt = undefined
       }
     })
     cluster.on('dead', () => {
       count = Math.max(0, count - 1)
       if (lt !== this.current || this.closed) return
       this.openSockets = count
-      if (count > 0 || this.zeroTimer) return
-      // The library re-opens dead sockets at once; give it a moment before calling it a drop.
+      if (count > 0 || droppedAt !== undefined) return
+      droppedAt = Date.now()
+      this.log('warn', 'tunnel: the tunnel server dropped every connection; re-opening…')
+      // The library re-opens dead sockets at once; if none is back within a few seconds, start over.
       this.zeroTimer = setTimeout(() => {
         this.zeroTimer = undefined
-        if (this.closed || lt !== this.current || this.openSockets > 0) return
-        this.dropAnnounced = true
-        this.log('warn', 'tunnel: all connections to the tunnel server were dropped; reopening…')
-        this.zeroTimer = setTimeout(() => {
-          this.zeroTimer = undefined
-          if (!this.closed && lt === this.current && this.openSockets === 0) void this.reconnect('the tunnel connections did not come back')
-        }, Math.min(this.timeoutMs, 5000))
-      }, 250)
+        if (!this.closed && lt === this.current && this.openSockets === 0) void this.reconnect('the tunnel connections did not come back')
+      }, Math.min(this.timeoutMs, 5000))
     })
   }
 
@@ -236,7 +232,6 @@ class LocaltunnelSession implements Tunnel {
       try {
         const url = await this.connect(this.id)
         this.reconnects++
-        this.dropAnnounced = false
         if (url !== this.url) {
           const was = this.url
           this.url = url

@@ -1,0 +1,67 @@
+/** The signature scheme against an independent signer (openssl), not only against our own signing code. */
+import {describe, expect, it} from 'vitest'
+import {computeSignature, parseSignatureHeader, signatureHeader, verifySignature} from '../../src/webhooks/signature.js'
+import {opensslHeader, opensslSign} from './support.js'
+
+const SECRET = 'whsec_test_5b0c1f'
+const T = 1_767_225_600
+const BODY = '{"id":"EVT_ABCDEFGHIJKL0123456789AB","object":"event","type":"collection.succeeded","created_at":"2026-01-01T00:00:00.000Z","data":{"id":"CL_1","status":"succeeded","amount":"1500.00","currency":"KES","merchant_reference":"café-1"}}'
+
+describe('signature scheme vs openssl', () => {
+  it('computes the same HMAC-SHA256 hex as openssl over "<t>.<raw body>" (UTF-8 key and body)', () => {
+    expect(computeSignature(SECRET, T, BODY)).toBe(opensslSign(SECRET, T, BODY))
+    expect(computeSignature('ключ-ü', T, Buffer.from(BODY))).toBe(opensslSign('ключ-ü', T, BODY))
+  })
+
+  it('a fixed vector: key "k", t=1700000000, body {"a":1}', () => {
+    // printf '%s' '1700000000.{"a":1}' | openssl dgst -sha256 -hmac k
+    const expected = '1b6ad1bc9bf48c52ce01939866d5877c6cc4e87ddad27e16673cb8c4964394a3'
+    expect(opensslSign('k', 1_700_000_000, '{"a":1}')).toBe(expected)
+    expect(verifySignature(`t=1700000000,v1=${expected}`, '{"a":1}', 'k', {now: 1_700_000_000})).toEqual({ok: true, timestamp: 1_700_000_000})
+  })
+
+  it('accepts an openssl-signed header; our header equals it', () => {
+    const header = opensslHeader([SECRET], T, BODY)
+    expect(verifySignature(header, Buffer.from(BODY), SECRET, {now: T + 10}).ok).toBe(true)
+    expect(signatureHeader(SECRET, BODY, T)).toBe(header)
+  })
+
+  it('rotation: two v1 entries, either secret passes; several configured secrets, any passes', () => {
+    const header = opensslHeader(['old-secret', 'new-secret'], T, BODY)
+    expect(verifySignature(header, BODY, 'old-secret', {now: T}).ok).toBe(true)
+    expect(verifySignature(header, BODY, 'new-secret', {now: T}).ok).toBe(true)
+    expect(verifySignature(header, BODY, ['other', 'new-secret'], {now: T}).ok).toBe(true)
+    expect(verifySignature(header, BODY, 'third', {now: T})).toMatchObject({ok: false, reason: 'no_matching_signature'})
+  })
+
+  it('rejects a tampered body, a re-serialised body and a wrong secret', () => {
+    const header = opensslHeader([SECRET], T, BODY)
+    expect(verifySignature(header, BODY.replace('1500.00', '9500.00'), SECRET, {now: T})).toMatchObject({ok: false, reason: 'no_matching_signature'})
+    expect(verifySignature(header, JSON.stringify(JSON.parse(BODY), null, 1), SECRET, {now: T})).toMatchObject({ok: false, reason: 'no_matching_signature'})
+    expect(verifySignature(header, `${BODY}\n`, SECRET, {now: T})).toMatchObject({ok: false, reason: 'no_matching_signature'})
+    expect(verifySignature(header, BODY, 'whsec_wrong', {now: T})).toMatchObject({ok: false, reason: 'no_matching_signature'})
+  })
+
+  it('rejects stale and future timestamps beyond the tolerance (300 s default, either direction)', () => {
+    const header = opensslHeader([SECRET], T, BODY)
+    expect(verifySignature(header, BODY, SECRET, {now: T + 300}).ok).toBe(true)
+    expect(verifySignature(header, BODY, SECRET, {now: T - 300}).ok).toBe(true)
+    expect(verifySignature(header, BODY, SECRET, {now: T + 301})).toMatchObject({ok: false, reason: 'timestamp_outside_tolerance', detail: expect.stringContaining('301 s old')})
+    expect(verifySignature(header, BODY, SECRET, {now: T - 301})).toMatchObject({ok: false, reason: 'timestamp_outside_tolerance', detail: expect.stringContaining('in the future')})
+    expect(verifySignature(header, BODY, SECRET, {now: T + 1000, toleranceSeconds: 1000}).ok).toBe(true)
+  })
+
+  it('rejects missing and malformed headers with their own reasons', () => {
+    expect(verifySignature(undefined, BODY, SECRET)).toMatchObject({ok: false, reason: 'missing_header'})
+    expect(verifySignature('  ', BODY, SECRET)).toMatchObject({ok: false, reason: 'missing_header'})
+    for (const bad of ['garbage', `t=${T}`, `v1=${'a'.repeat(64)}`, `t=abc,v1=${'a'.repeat(64)}`, `t=${T},v1=${'A'.repeat(64)}`, `t=${T},v1=abc`, `t=${T},t=${T},v1=${'a'.repeat(64)}`]) {
+      expect(verifySignature(bad, BODY, SECRET, {now: T}), bad).toMatchObject({ok: false, reason: 'malformed_header'})
+    }
+  })
+
+  it('ignores unknown schemes beside v1 (a future v2 can be added)', () => {
+    const header = `${opensslHeader([SECRET], T, BODY)},v0=deadbeef`
+    expect(parseSignatureHeader(header)?.signatures).toHaveLength(1)
+    expect(verifySignature(header, BODY, SECRET, {now: T}).ok).toBe(true)
+  })
+})

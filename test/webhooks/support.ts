@@ -1,0 +1,100 @@
+/** Helpers of the webhook tests: an independent signer (openssl), raw HTTP posts on loopback, a test app. */
+import {execFileSync} from 'node:child_process'
+import {createServer, request, type IncomingHttpHeaders} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+/** HMAC-SHA256 hex of `<t>.<body>` computed by `openssl dgst -sha256 -hmac KEY`, not by our code. */
+export function opensslSign(secret: string, timestamp: number, body: string | Buffer): string {
+  const input = Buffer.concat([Buffer.from(`${timestamp}.`), Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')])
+  const out = execFileSync('openssl', ['dgst', '-sha256', '-hmac', secret], {input}).toString()
+  const m = /([0-9a-f]{64})\s*$/.exec(out.trim())
+  if (!m) throw new Error(`unexpected openssl output: ${out}`)
+  return m[1]
+}
+
+/** `t=…,v1=…[,v1=…]` with every signature from openssl. */
+export function opensslHeader(secrets: string[], timestamp: number, body: string | Buffer): string {
+  return [`t=${timestamp}`, ...secrets.map((s) => `v1=${opensslSign(s, timestamp, body)}`)].join(',')
+}
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+let counter = 0
+/** A compact event body with a fresh, valid event id. */
+export function eventBody(type = 'collection.succeeded', data: Record<string, unknown> = {}): {id: string; body: string} {
+  counter++
+  const id = `EVT_${String(counter).padStart(6, '0')}${Math.random().toString(36).slice(2, 20).toUpperCase().padEnd(18, 'X')}`.slice(0, 28)
+  const body = JSON.stringify({
+    id,
+    object: 'event',
+    type,
+    created_at: new Date().toISOString(),
+    data: {id: `CL_${counter}TEST`, object: 'collection', status: type.split('.')[1], amount: '1500.00', currency: 'KES', merchant_reference: `order-${counter}`, ...data},
+  })
+  return {id, body}
+}
+
+export interface PostResult {
+  status: number
+  body: string
+  headers: IncomingHttpHeaders
+}
+
+/**
+ * POSTs to a URL, always connecting to 127.0.0.1 (the URL's host, e.g. `abc.localhost:PORT`, is sent as the
+ * Host header only), so that nothing leaves the loopback interface whatever the resolver does.
+ */
+export function post(url: string, body: string | Buffer, headers: Record<string, string> = {}, method = 'POST'): Promise<PostResult> {
+  const u = new URL(url)
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {host: '127.0.0.1', port: Number(u.port || 80), path: `${u.pathname}${u.search}`, method, headers: {host: u.host, 'content-type': 'application/json', ...headers}, agent: false},
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (d: string) => (text += d))
+        res.on('end', () => resolve({status: res.statusCode ?? 0, body: text, headers: res.headers}))
+      },
+    )
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+export interface TestApp {
+  url: string
+  received: {headers: IncomingHttpHeaders; body: Buffer}[]
+  /** Status to answer next (default 200). */
+  status: number
+  close(): Promise<void>
+}
+
+/** The developer's app that --forward-to posts to: records what it gets, answers `status`. */
+export async function startTestApp(path = '/hooks'): Promise<TestApp> {
+  const app: TestApp = {url: '', received: [], status: 200, close: async () => {}}
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      app.received.push({headers: req.headers, body: Buffer.concat(chunks)})
+      res.writeHead(app.status, {'content-type': 'application/json'})
+      res.end(JSON.stringify({app: 'got it', status: app.status}))
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+  app.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`
+  app.close = () =>
+    new Promise<void>((r) => {
+      server.closeAllConnections()
+      server.close(() => r())
+    })
+  return app
+}
+
+export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const started = Date.now()
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
