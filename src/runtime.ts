@@ -51,3 +51,13 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
   })
   return {client, out, settings}
 }
+
+// resource commands (issue 4): the shared flag → request path, --wait, views, prompting, browser
+export {gatherInput, runOperation} from './cli/command-inputs.js'
+export type {InputField, Operation, ExtraBody} from './cli/command-inputs.js'
+export {waitFor, reportWait, classifyState} from './cli/wait.js'
+export type {PollSpec} from './cli/wait.js'
+export {renderView, viewRows, StreamTable, COLLECTION_COLUMNS} from './output/views.js'
+export type {ViewName} from './output/views.js'
+export {openBrowser} from './cli/browser.js'
+export {InputError} from './client/errors.js'

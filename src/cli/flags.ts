@@ -27,3 +27,9 @@ export const bodyFlags = {
   data: Flags.string({description: 'Extra JSON body fields: a JSON object, @file, or - for stdin'}),
   field: Flags.string({char: 'F', description: 'Extra body field: key=value sends a string, key:=json a JSON value; dots nest (a.b=c). Repeatable', multiple: true}),
 }
+
+/** --wait on commands that start a transaction and on their `get` commands (src/cli/wait.ts). */
+export const waitFlags = {
+  wait: Flags.boolean({description: 'Poll until the transaction ends: exit 0 when it succeeded (or is active), 8 when it failed or was cancelled, 9 on --wait-timeout'}),
+  'wait-timeout': Flags.integer({description: 'Seconds --wait polls before giving up (exit 9)', default: 120, min: 1, max: 86_400}),
+}

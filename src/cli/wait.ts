@@ -1,0 +1,115 @@
+/**
+ * --wait: polls the matching get endpoint with backoff until the transaction reaches a terminal state.
+ *   succeeded / active                    → exit 0
+ *   failed / cancelled (and the like)     → exit 8
+ *   still pending after --wait-timeout    → exit 9
+ * Progress goes to stderr; the caller prints the last body the service returned on stdout.
+ */
+import type {EndpointId} from '../api/endpoints.js'
+import type {ApiResponse, CallInput} from '../client/api-client.js'
+import {ExitCode} from '../client/exit-codes.js'
+import type {Output} from '../output/output.js'
+import {Progress} from '../output/progress.js'
+import type {ViewName} from '../output/views.js'
+import type {ApiContext} from '../runtime.js'
+
+export interface PollSpec {
+  /** The get endpoint that reports the state. */
+  id: EndpointId
+  input: CallInput
+  /** What is waited for, for people: "collection CL_123". */
+  label: string
+  /** The view of the get response, when it differs from the command's. */
+  view?: ViewName
+}
+
+export type WaitOutcome = 'succeeded' | 'failed' | 'timeout'
+
+export interface WaitResult {
+  res: ApiResponse
+  outcome: WaitOutcome
+  state?: string
+  label: string
+  elapsedSeconds: number
+  timeoutSec: number
+}
+
+const SUCCEEDED = new Set(['succeeded', 'active', 'success', 'successful', 'completed', 'approved'])
+const FAILED = new Set(['failed', 'cancelled', 'canceled', 'expired', 'rejected', 'declined', 'charge_failed', 'reversed'])
+
+/** Terminal class of a state word; undefined while it is still in progress. */
+export function classifyState(state: string | undefined): 'succeeded' | 'failed' | undefined {
+  if (!state) return undefined
+  const s = state.toLowerCase()
+  if (SUCCEEDED.has(s)) return 'succeeded'
+  if (FAILED.has(s)) return 'failed'
+  return undefined
+}
+
+export function stateOf(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined
+  const status = (body as Record<string, unknown>).status
+  return typeof status === 'string' ? status : undefined
+}
+
+/** Backoff between polls: 0.5 s growing by half each time up to 5 s, with ±10 % jitter. */
+export function pollDelayMs(attempt: number): number {
+  const base = Math.min(5000, 500 * 1.5 ** attempt)
+  return Math.round(base * (0.9 + Math.random() * 0.2))
+}
+
+export interface WaitOptions extends PollSpec {
+  timeoutSec: number
+  /** The answer already in hand (the create response, or the first get). */
+  first?: ApiResponse
+  /** True when `first` came from the poll endpoint itself (then its state counts). */
+  firstIsPoll?: boolean
+  sleep?: (ms: number) => Promise<unknown>
+}
+
+export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<WaitResult> {
+  const {client, out} = ctx
+  const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)))
+  const deadline = Date.now() + options.timeoutSec * 1000
+  const progress = new Progress(out)
+  let res = options.first
+  let state = res ? stateOf(res.body) : undefined
+  // A create response may already be final (a reused approved mandate answers succeeded at once).
+  const firstFinal = res && classifyState(state)
+  if (res && firstFinal && (options.firstIsPoll || firstFinal === 'succeeded' || firstFinal === 'failed')) {
+    return {res, outcome: firstFinal, state, label: options.label, elapsedSeconds: 0, timeoutSec: options.timeoutSec}
+  }
+  let attempt = 0
+  try {
+    for (;;) {
+      if (res) progress.update(`waiting for ${options.label}: ${state ?? 'state unknown'}`)
+      const remaining = deadline - Date.now()
+      if (res && remaining <= 0) {
+        return {res, outcome: 'timeout', state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+      }
+      if (res) await sleep(Math.min(pollDelayMs(attempt++), Math.max(0, remaining)))
+      res = await client.call(options.id, options.input)
+      state = stateOf(res.body)
+      const final = classifyState(state)
+      if (final) return {res, outcome: final, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+    }
+  } finally {
+    progress.stop()
+  }
+}
+
+/** Prints the outcome of a wait on stderr and returns the exit code. */
+export function reportWait(out: Output, result: WaitResult): number {
+  const detail = (result.res.body as {status_detail?: unknown} | undefined)?.status_detail
+  if (result.outcome === 'succeeded') {
+    out.info(`${result.label} ${out.color('green', result.state ?? 'succeeded', 'err')} after ${result.elapsedSeconds} s`)
+    return ExitCode.OK
+  }
+  if (result.outcome === 'failed') {
+    out.errorLine(`${result.label} ended ${result.state}${typeof detail === 'string' && detail ? `: ${detail}` : ''}`)
+    return ExitCode.TX_FAILED
+  }
+  out.errorLine(`${result.label} is still ${result.state ?? 'pending'} after --wait-timeout ${result.timeoutSec} s`)
+  out.info(`  ${out.color('cyan', 'next:', 'err')} run the matching get command later, or raise --wait-timeout`)
+  return ExitCode.WAIT_TIMEOUT
+}
