@@ -1,4 +1,85 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core'
+// The `pay` binary. Two fast paths answer without loading @oclif/core (which alone costs more than a bare
+// `node -e 0`): `pay --version`, and `pay [command words] --help` (and bare `pay`) served from
+// dist/help-cache.json, which scripts/build.mjs renders with oclif's own Help class right after the manifest,
+// so it is never older than the build. Anything that does not match exactly, or any doubt (a theme file, a
+// changed package.json, OCLIF_COLUMNS, DEBUG, PAY_NO_FAST_PATH=1), falls through to oclif.
+// test/foundation/fast-path.test.ts proves both fast paths print byte for byte what oclif prints.
+import {existsSync, readFileSync, statSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {arch, homedir, platform, release} from 'node:os'
+import {join} from 'node:path'
 
-await execute({dir: import.meta.url})
+const root = join(import.meta.dirname, '..')
+/** Help is rendered at this width everywhere (TTY or pipe), by oclif too, so the cache always matches. */
+const HELP_COLUMNS = 80
+
+function fastPath(argv) {
+  const env = process.env
+  if (env.PAY_NO_FAST_PATH || env.OCLIF_COLUMNS || env.DEBUG) return false
+  let cache
+  let pjsonText
+  try {
+    cache = JSON.parse(readFileSync(join(root, 'dist', 'help-cache.json'), 'utf8'))
+    pjsonText = readFileSync(join(root, 'package.json'), 'utf8')
+  } catch {
+    return false
+  }
+  const pjson = JSON.parse(pjsonText)
+  // The cache describes this package.json's oclif settings and this manifest, or it is not used.
+  if (cache.format !== 1 || cache.columns !== HELP_COLUMNS || JSON.stringify(pjson.oclif) !== cache.oclif) return false
+  try {
+    if (statSync(join(root, 'oclif.manifest.json')).size !== cache.manifestSize) return false
+  } catch {
+    return false
+  }
+  const os = platform()
+  if (os !== 'linux' && os !== 'darwin') return false // oclif special-cases win32 and WSL; let it decide there
+  if (os === 'linux' && mayBeWsl()) return false
+  const userAgent = `${pjson.name}/${pjson.version} ${os}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}`
+
+  if (cache.versionFlags.includes(argv[0])) {
+    process.stdout.write(`${userAgent}\n`)
+    return true
+  }
+
+  let subject
+  if (argv.length === 0) subject = ''
+  else if (argv.length >= 1 && cache.helpFlags.includes(argv.at(-1))) subject = argv.slice(0, -1).join(' ')
+  else return false
+  if (argv.slice(0, -1).some((a) => a.startsWith('-') || a.includes(':'))) return false
+  const entry = cache.subjects[subject]
+  if (entry === undefined) return false
+  // A user theme file (in oclif's config dir) changes help colours: let oclif read it.
+  const configDir = env.PAY_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), cache.dirname)
+  if (existsSync(join(configDir, 'theme.json'))) return false
+  // Colour on or off exactly as oclif's help decides it: with the same supports-color and ansis modules.
+  let color
+  try {
+    const require = createRequire(join(root, 'package.json'))
+    const supports = require(join(root, cache.supportsColor))
+    color = Boolean(supports.stdout) && Boolean(supports.stderr) && require(join(root, cache.ansis)).isSupported()
+  } catch {
+    return false
+  }
+  const text = color ? entry.color : entry.plain
+  process.stdout.write(text.split(cache.userAgentMark).join(userAgent))
+  return true
+}
+
+/** oclif names the platform `wsl` under WSL; any hint of it sends us to oclif. */
+function mayBeWsl() {
+  if (release().toLowerCase().includes('microsoft')) return true
+  try {
+    if (readFileSync('/proc/version', 'utf8').toLowerCase().includes('microsoft')) return true
+  } catch {
+    // no /proc: not WSL
+  }
+  return existsSync('/proc/sys/fs/binfmt_misc/WSLInterop') || existsSync('/run/WSL')
+}
+
+if (!fastPath(process.argv.slice(2))) {
+  if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
+  const {execute} = await import('@oclif/core')
+  await execute({dir: import.meta.url})
+}

@@ -1,13 +1,29 @@
-// Build: TypeScript to dist/, then the oclif manifest (commands are found from it, not by scanning at start-up).
+// Build: TypeScript to dist/, then the oclif manifest (commands are found from it, not by scanning at start-up),
+// then dist/help-cache.json (bin/run.js serves `--help` from it without loading oclif; scripts/help-cache.mjs).
+// dist/ is compiled into a fresh directory and swapped in with renames, so that a test or a `pay` run going on
+// meanwhile (several builds may run at once in one work tree) never sees a half-written or missing dist/.
 import {execFileSync} from 'node:child_process'
-import {rmSync} from 'node:fs'
+import {existsSync, mkdirSync, renameSync, rmSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const bin = (name) => join(root, 'node_modules', '.bin', name)
 const run = (cmd, args) => execFileSync(cmd, args, {cwd: root, stdio: 'inherit'})
+const dist = join(root, 'dist')
+// under tmp/ (ignored by git and eslint), on the same file system so that renames are atomic
+const fresh = join(root, 'tmp', `dist-build-${process.pid}`)
+const old = join(root, 'tmp', `dist-old-${process.pid}`)
 
-rmSync(join(root, 'dist'), {recursive: true, force: true})
-run(bin('tsc'), ['-p', 'tsconfig.json'])
+mkdirSync(join(root, 'tmp'), {recursive: true})
+rmSync(fresh, {recursive: true, force: true})
+try {
+  run(bin('tsc'), ['-p', 'tsconfig.json', '--outDir', fresh])
+  if (existsSync(dist)) renameSync(dist, old)
+  renameSync(fresh, dist)
+} finally {
+  rmSync(fresh, {recursive: true, force: true})
+  rmSync(old, {recursive: true, force: true})
+}
 run(bin('oclif'), ['manifest'])
+run(process.execPath, [join(root, 'scripts', 'help-cache.mjs')])

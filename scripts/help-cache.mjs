@@ -1,0 +1,96 @@
+// Writes dist/help-cache.json: the help of bare `pay`, of every topic, command and alias, rendered by oclif's
+// own Help class exactly as `pay … --help` renders it (same Config, same argv, same width), once without and
+// once with colour. bin/run.js serves it without loading @oclif/core. Run by scripts/build.mjs after the manifest.
+//
+// `node scripts/help-cache.mjs` writes the file; with `--render` it prints one rendering (colour as the
+// environment says) as JSON on stdout: the build runs that twice, with FORCE_COLOR=0 and FORCE_COLOR=3.
+import {execFileSync} from 'node:child_process'
+import {readFileSync, statSync, writeFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {dirname, join, relative} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const HELP_COLUMNS = 80 // the same as bin/run.js
+const USER_AGENT_MARK = '\u0000USER_AGENT\u0000'
+
+async function render() {
+  globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
+  const {Config, loadHelpClass} = await import('@oclif/core')
+  // As bin/run.js → execute({dir}) → run(): Config.load from the bin file.
+  const config = await Config.load(join(root, 'bin', 'run.js'))
+  if ((config.plugins?.size ?? 0) > 1 || Object.keys(config.pjson.oclif.hooks ?? {}).length > 0) {
+    // Plugins or hooks could change what `--help` does at run time: no cache, everything goes through oclif.
+    return {subjects: {}, userAgent: config.userAgent, skipped: 'plugins or hooks are configured'}
+  }
+  const Help = await loadHelpClass(config)
+  const sep = config.topicSeparator
+  const subjects = {'': []}
+  for (const topic of config.topics) subjects[topic.name.split(':').join(sep)] = topic.name.split(':')
+  for (const id of config.commandIDs) {
+    const cmd = config.findCommand(id)
+    // Dynamic help evaluates flag defaults at run time: always ask oclif.
+    if (!cmd || cmd.hasDynamicHelp) continue
+    subjects[id.split(':').join(sep)] = id.split(':')
+  }
+  const out = {}
+  const write = process.stdout.write
+  for (const [key, words] of Object.entries(subjects)) {
+    let text = ''
+    process.stdout.write = (chunk) => {
+      text += String(chunk)
+      return true
+    }
+    try {
+      // A fresh Config per subject, as each `pay … --help` process has: Help mutates the commands it shows.
+      const fresh = await Config.load(join(root, 'bin', 'run.js'))
+      const help = new Help(fresh, fresh.pjson.oclif.helpOptions ?? fresh.pjson.helpOptions)
+      await help.showHelp([...words, '--help'])
+    } finally {
+      process.stdout.write = write
+    }
+    if (text.split(config.userAgent).length > 2) throw new Error(`help of "${key}" names the user agent twice`)
+    out[key] = text.split(config.userAgent).join(USER_AGENT_MARK)
+  }
+  return {subjects: out, userAgent: config.userAgent}
+}
+
+function renderWith(env) {
+  const childEnv = {...process.env, ...env}
+  delete childEnv.NO_COLOR
+  delete childEnv.OCLIF_COLUMNS
+  delete childEnv.DEBUG
+  const text = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--render'], {cwd: root, env: childEnv, maxBuffer: 64 * 1024 * 1024})
+  return JSON.parse(String(text))
+}
+
+if (process.argv.includes('--render')) {
+  process.stdout.write(JSON.stringify(await render()))
+} else {
+  const plain = renderWith({FORCE_COLOR: '0'})
+  const color = renderWith({FORCE_COLOR: '3'})
+  const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  // oclif's help colours (ux/theme colorize) when supports-color says stdout and stderr take colour, through
+  // ansis: the copies oclif loads, resolved from @oclif/core's own entry, decide for the fast path too.
+  const oclifEntry = createRequire(join(root, 'package.json')).resolve('@oclif/core')
+  const ansis = createRequire(oclifEntry).resolve('ansis')
+  const supportsColor = createRequire(oclifEntry).resolve('supports-color')
+  const subjects = {}
+  for (const key of Object.keys(plain.subjects)) subjects[key] = {plain: plain.subjects[key], color: color.subjects[key]}
+  const cache = {
+    format: 1,
+    columns: HELP_COLUMNS,
+    oclif: JSON.stringify(pjson.oclif),
+    manifestSize: statSync(join(root, 'oclif.manifest.json')).size,
+    dirname: pjson.oclif.dirname ?? pjson.oclif.bin ?? pjson.name,
+    versionFlags: [...new Set(['--version', ...(pjson.oclif.additionalVersionFlags ?? [])])],
+    helpFlags: [...new Set([...(pjson.oclif.additionalHelpFlags ?? []), '--help'])],
+    ansis: relative(root, ansis),
+    supportsColor: relative(root, supportsColor),
+    userAgentMark: USER_AGENT_MARK,
+    subjects,
+  }
+  writeFileSync(join(root, 'dist', 'help-cache.json'), JSON.stringify(cache))
+  console.log(`wrote dist/help-cache.json: help of ${Object.keys(subjects).length} subjects${plain.skipped ? ` (none: ${plain.skipped})` : ''}`)
+}
+

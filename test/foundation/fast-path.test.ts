@@ -1,0 +1,97 @@
+/**
+ * bin/run.js answers `pay --version` and `pay [words] --help` without loading @oclif/core, from
+ * dist/help-cache.json (written by the build). These tests prove that what it prints is byte for byte what oclif
+ * itself prints (PAY_NO_FAST_PATH=1 sends the same argv through oclif), for every subject in the cache, with
+ * colour off and on, and that the fast path really does skip oclif.
+ */
+import {spawn} from 'node:child_process'
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {BIN, ROOT, cleanEnv} from '../helpers/cli.js'
+
+interface HelpCache {
+  subjects: Record<string, {plain: string; color: string}>
+  versionFlags: string[]
+}
+
+const cache = JSON.parse(readFileSync(join(ROOT, 'dist', 'help-cache.json'), 'utf8')) as HelpCache
+const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {aliases?: string[]; hasDynamicHelp?: boolean}>}
+
+// Preloaded into every run: reports on stderr whether @oclif/core was loaded by the time the process exits.
+const probeDir = mkdtempSync(join(tmpdir(), 'pay-fast-path-'))
+const probe = join(probeDir, 'probe.cjs')
+writeFileSync(probe, "process.on('exit', () => { if (Object.keys(require.cache).some((k) => k.includes('@oclif/core'))) process.stderr.write('[oclif loaded]') })\n")
+
+interface Run {
+  code: number
+  stdout: string
+  stderr: string
+  oclifLoaded: boolean
+}
+
+function run(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--require', probe, BIN, ...args], {cwd: ROOT, env: cleanEnv({NO_COLOR: undefined, PAY_CONFIG_DIR: probeDir, ...env}), stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({code: code ?? -1, stdout, stderr: stderr.replace('[oclif loaded]', ''), oclifLoaded: stderr.includes('[oclif loaded]')}))
+  })
+}
+
+/** Runs argv through the fast path and through oclif, and checks both print the same. */
+async function same(args: string[], env: Record<string, string | undefined> = {}): Promise<void> {
+  const [fast, oclif] = await Promise.all([run(args, env), run(args, {...env, PAY_NO_FAST_PATH: '1'})])
+  expect(oclif.oclifLoaded, `oclif should serve: pay ${args.join(' ')}`).toBe(true)
+  expect(fast.oclifLoaded, `the fast path should serve: pay ${args.join(' ')}\n${fast.stderr}`).toBe(false)
+  expect({code: fast.code, stdout: fast.stdout, stderr: fast.stderr}, `pay ${args.join(' ')}`).toEqual({code: oclif.code, stdout: oclif.stdout, stderr: oclif.stderr})
+}
+
+async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn))
+}
+
+describe('fast paths of bin/run.js', () => {
+  it('pay --version prints what oclif prints', async () => {
+    await same(['--version'])
+    await same(['--version', '--help'])
+  })
+
+  it('the help cache covers every command, alias and topic of the manifest', () => {
+    for (const [id, cmd] of Object.entries(manifest.commands)) {
+      if (cmd.hasDynamicHelp) continue
+      for (const name of [id, ...(cmd.aliases ?? [])]) expect(cache.subjects, name).toHaveProperty([name.split(':').join(' ')])
+      for (let i = 1; i < id.split(':').length; i++) expect(cache.subjects).toHaveProperty([id.split(':').slice(0, i).join(' ')])
+    }
+    expect(cache.subjects).toHaveProperty([''])
+  })
+
+  it('every cached help, without colour, is exactly what oclif prints', {timeout: 300_000}, async () => {
+    const subjects = Object.keys(cache.subjects)
+    await same([])
+    await inBatches(subjects, 3, (subject) => same([...subject.split(' ').filter(Boolean), '--help']))
+  })
+
+  it('with colour forced on or off, and with NO_COLOR, it still matches', {timeout: 120_000}, async () => {
+    const subjects = ['', 'balance', 'metadata', 'profiles add']
+    for (const env of [{FORCE_COLOR: '1'}, {FORCE_COLOR: '3'}, {FORCE_COLOR: '0'}, {NO_COLOR: '1'}]) {
+      await inBatches(subjects, 2, (subject) => same([...subject.split(' ').filter(Boolean), '--help'], env))
+    }
+  })
+
+  it('anything else goes to oclif: unknown subjects, flags before --help, a user theme', async () => {
+    for (const args of [['nope', '--help'], ['balance', '--json', '--help'], ['balance'], ['-h']]) {
+      const r = await run(args, {PAY_BASE_URL: 'http://127.0.0.1:9'})
+      expect(r.oclifLoaded, `pay ${args.join(' ')}`).toBe(true)
+    }
+    const themed = mkdtempSync(join(tmpdir(), 'pay-theme-'))
+    writeFileSync(join(themed, 'theme.json'), JSON.stringify({sectionHeader: 'red'}))
+    const r = await run(['balance', '--help'], {PAY_CONFIG_DIR: themed})
+    expect(r.oclifLoaded).toBe(true)
+    expect(r.code).toBe(0)
+  })
+})
