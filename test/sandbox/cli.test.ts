@@ -1,0 +1,108 @@
+/** `pay sandbox start` as a real process through the built CLI (npm run build first). */
+import {type ChildProcess, spawn} from 'node:child_process'
+import {existsSync, mkdtempSync, readFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {BIN, ROOT, cleanEnv, runCli, tempConfigDir} from '../helpers/cli.js'
+import {ACME, Client, collectionBody, tokenFor} from './helpers.js'
+
+const built = existsSync(join(ROOT, 'dist', 'commands', 'sandbox', 'start.js'))
+if (!built) console.warn('sandbox CLI tests skipped: run `npm run build` first (dist/commands/sandbox/start.js is missing)')
+
+interface Running {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  exited: Promise<number | null>
+}
+
+let running: Running | undefined
+afterEach(() => {
+  if (running && running.child.exitCode === null) running.child.kill('SIGKILL')
+  running = undefined
+})
+
+function launch(args: string[], env: Record<string, string>): Running {
+  const child = spawn(process.execPath, [BIN, 'sandbox', 'start', ...args], {cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
+  let out = ''
+  let err = ''
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d))
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  return {child, stdout: () => out, stderr: () => err, exited}
+}
+
+async function waitFor(r: Running, pattern: RegExp, timeoutMs = 15_000): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const m = r.stdout().match(pattern)
+    if (m) return m
+    if (r.child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${pattern} in output\nstdout: ${r.stdout()}\nstderr: ${r.stderr()}`)
+    await new Promise((res) => setTimeout(res, 10))
+  }
+}
+
+describe.skipIf(!built)('pay sandbox start (built CLI)', () => {
+  it('prints the URL and credentials, saves the "sandbox" profile, serves the API, and stops on SIGTERM', async () => {
+    const config = tempConfigDir()
+    const started = Date.now()
+    running = launch(['--port', '0', '--settle-ms', '50'], {PAY_CONFIG_DIR: config})
+    const [, url] = await waitFor(running, /Sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/)
+    const startupMs = Date.now() - started
+    await waitFor(running, /Press Ctrl-C/)
+    expect(running.stdout()).toContain(ACME.client_id)
+    expect(running.stdout()).toContain(ACME.client_secret)
+    expect(running.stdout()).toContain('sb_globex_client')
+    // start-up of the process (node + oclif + sandbox) well under a few seconds; the sandbox itself is a few ms
+    expect(startupMs).toBeLessThan(5000)
+
+    const profiles = JSON.parse(readFileSync(join(config, 'profiles.json'), 'utf8'))
+    expect(profiles.profiles.sandbox).toEqual({base_url: url, client_id: ACME.client_id, client_secret: ACME.client_secret, webhook_secret: ACME.webhook_secret})
+
+    const c = new Client(url, await tokenFor(url, ACME))
+    expect((await c.post('/v1/collections', collectionBody())).status).toBe(201)
+
+    // the CLI's own commands work against it through the saved profile
+    const balance = await runCli(['balance', '--profile', 'sandbox', '--json'], {env: {PAY_CONFIG_DIR: config}})
+    expect(balance.code).toBe(0)
+    expect(JSON.parse(balance.stdout)).toMatchObject({object: 'balance', data: expect.arrayContaining([expect.objectContaining({currency: 'KES', payout_wallet: '100000.00'})])})
+
+    running.child.kill('SIGTERM')
+    expect(await running.exited).toBe(0)
+    expect(running.stdout()).toContain('Sandbox stopped.')
+  })
+
+  it('--json prints one JSON object; --no-profile writes nothing; --log and --state files are written', async () => {
+    const config = tempConfigDir()
+    const dir = mkdtempSync(join(tmpdir(), 'sb-cli-'))
+    running = launch(['--port', '0', '--json', '--no-profile', '--log', join(dir, 'log.jsonl'), '--state', join(dir, 'state.json'), '--token-ttl', '30'], {PAY_CONFIG_DIR: config})
+    const [line] = await waitFor(running, /^\{.*\}\n/)
+    const info = JSON.parse(line)
+    expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(info.profile).toBeNull()
+    expect(info.merchants[0]).toMatchObject({client_id: ACME.client_id, client_secret: ACME.client_secret, webhook_secret: ACME.webhook_secret, account_refs: ['acme-main']})
+    expect(info.merchants[1]).toMatchObject({client_id: 'sb_globex_client', sub_accounts_enabled: true, account_refs: ['globex-east', 'globex-west']})
+    const token = await new Client(info.url).post('/v1/oauth/token', {client_id: ACME.client_id, client_secret: ACME.client_secret})
+    expect(token.body.expires_in).toBe(30)
+    running.child.kill('SIGINT')
+    expect(await running.exited).toBe(0)
+    expect(existsSync(join(config, 'profiles.json'))).toBe(false)
+    const log = readFileSync(join(dir, 'log.jsonl'), 'utf8').trim().split('\n')
+    expect(log).toHaveLength(1)
+    expect(log[0]).not.toContain(ACME.client_secret)
+    const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'))
+    expect(state.version).toBe(1)
+    expect(Object.keys(state.tokens)).toHaveLength(1)
+  })
+
+  it('reports a port in use clearly', async () => {
+    const config = tempConfigDir()
+    running = launch(['--port', '0', '--json', '--no-profile'], {PAY_CONFIG_DIR: config})
+    const [line] = await waitFor(running, /^\{.*\}\n/)
+    const port = new URL(JSON.parse(line).url).port
+    const second = await runCli(['sandbox', 'start', '--port', port, '--no-profile'], {env: {PAY_CONFIG_DIR: config}})
+    expect(second.code).not.toBe(0)
+    expect(second.stderr).toMatch(/already in use/)
+  })
+})
