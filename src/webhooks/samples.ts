@@ -77,7 +77,7 @@ export function sampleData(type: EventType, now = Date.now()): Record<string, un
         merchant_reference: 'order-1042',
         payment_rail: 'mobile_money',
         mobile: '254712345678',
-        provider: 'MPESA',
+        provider: 'mpesa',
       }
     case 'checkout_session': {
       const id = randomId('CS_', 20)
@@ -114,7 +114,7 @@ export function sampleData(type: EventType, now = Date.now()): Record<string, un
         merchant_reference: 'mandate-5512',
         message_id: randomId('MSG_', 16),
         mobile: '254712345678',
-        provider: 'MPESA',
+        provider: 'mpesa',
         currency: 'KES',
         amount: '500.00',
         frequency: 'MONTHLY',
@@ -128,7 +128,7 @@ export function sampleData(type: EventType, now = Date.now()): Record<string, un
         amount: '500.00',
         currency: 'KES',
         merchant_reference: 'debit-2026-11',
-        provider: 'MPESA',
+        provider: 'mpesa',
       }
     default: {
       const start = new Date(now)
@@ -145,7 +145,7 @@ export function sampleData(type: EventType, now = Date.now()): Record<string, un
         plan_name: 'Pro monthly',
         mandate_id: randomId('MD_', 20),
         mobile: '254712345678',
-        provider: 'MPESA',
+        provider: 'mpesa',
         amount: '500.00',
         currency: 'KES',
         starts_at: start.toISOString().slice(0, 10),

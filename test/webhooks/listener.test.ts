@@ -2,7 +2,7 @@
 import {connect} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {type Delivery, type Listener, startListener} from '../../src/webhooks/listener.js'
-import {eventBody, nowSeconds, opensslHeader, post, startTestApp, type TestApp} from './support.js'
+import {eventBody, nowSeconds, opensslHeader, post, startTestApp} from './support.js'
 
 const SECRET = 'whsec_listener_test'
 const open: {close(): Promise<void>}[] = []

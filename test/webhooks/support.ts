@@ -64,21 +64,25 @@ export function post(url: string, body: string | Buffer, headers: Record<string,
 export interface TestApp {
   url: string
   received: {headers: IncomingHttpHeaders; body: Buffer}[]
-  /** Status to answer next (default 200). */
+  /** Status to answer (default 200). */
   status: number
+  /** Answer this many requests 500 first (then `status`). */
+  failNext: number
   close(): Promise<void>
 }
 
 /** The developer's app that --forward-to posts to: records what it gets, answers `status`. */
 export async function startTestApp(path = '/hooks'): Promise<TestApp> {
-  const app: TestApp = {url: '', received: [], status: 200, close: async () => {}}
+  const app: TestApp = {url: '', received: [], status: 200, failNext: 0, close: async () => {}}
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       app.received.push({headers: req.headers, body: Buffer.concat(chunks)})
-      res.writeHead(app.status, {'content-type': 'application/json'})
-      res.end(JSON.stringify({app: 'got it', status: app.status}))
+      const status = app.failNext > 0 ? 500 : app.status
+      if (app.failNext > 0) app.failNext--
+      res.writeHead(status, {'content-type': 'application/json'})
+      res.end(JSON.stringify({app: 'got it', status}))
     })
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
@@ -96,5 +100,51 @@ export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = '
   while (!check()) {
     if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+export interface ListenProcess {
+  /** The URL deliveries go to (public tunnel URL, or the local one with --tunnel none), path included. */
+  url: string
+  stdout(): string
+  stderr(): string
+  /** SIGINT, then the exit code and the whole output. */
+  stop(): Promise<{code: number | null; stdout: string; stderr: string}>
+}
+
+/** Starts the BUILT `pay webhook listen` and waits until it is ready (or fails). */
+export async function startListen(args: string[], env: Record<string, string | undefined> = {}, readyTimeoutMs = 20_000): Promise<ListenProcess> {
+  const {spawn} = await import('node:child_process')
+  const {BIN, ROOT, cleanEnv} = await import('../helpers/cli.js')
+  const child = spawn(process.execPath, [BIN, 'webhook', 'listen', ...args], {cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+  let exitCode: number | null | undefined
+  void exited.then((c) => (exitCode = c))
+  const started = Date.now()
+  while (!/Ready\. Press Ctrl-C/.test(stderr)) {
+    if (exitCode !== undefined) throw new Error(`pay webhook listen exited ${exitCode} before it was ready\nstdout: ${stdout}\nstderr: ${stderr}`)
+    if (Date.now() - started > readyTimeoutMs) {
+      child.kill('SIGKILL')
+      throw new Error(`pay webhook listen not ready in ${readyTimeoutMs} ms\nstderr: ${stderr}`)
+    }
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  const url = (/Public URL: (\S+)/.exec(stderr) ?? /reachable only from this machine at (\S+)/.exec(stderr))?.[1]
+  if (!url) throw new Error(`no URL in the output:\n${stderr}`)
+  return {
+    url,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    async stop() {
+      child.kill('SIGINT')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+      const code = await exited
+      clearTimeout(timer)
+      return {code, stdout, stderr}
+    },
   }
 }

@@ -1,0 +1,252 @@
+/**
+ * The built `pay webhook …` commands as processes (run `npm run build` first): listen (direct and through the
+ * real localtunnel client to the loopback test server, forwarding to a test app), trigger, verify, events.
+ * Loopback only.
+ */
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+import {EVENT_TYPES} from '../../src/webhooks/events.js'
+import {json, runCli} from '../helpers/cli.js'
+import {closedPort, startLocaltunnelServer} from '../helpers/localtunnel-server.js'
+import {eventBody, nowSeconds, opensslHeader, opensslSign, post, startListen, startTestApp, type ListenProcess} from './support.js'
+
+const SECRET = 'whsec_cli_test_9d1'
+const cleanup: {close(): Promise<void>}[] = []
+const running: ListenProcess[] = []
+afterEach(async () => {
+  while (running.length) await running.pop()!.stop()
+  while (cleanup.length) await cleanup.pop()!.close()
+})
+
+async function listen(args: string[], env: Record<string, string> = {}) {
+  const p = await startListen(args, env)
+  running.push(p)
+  return p
+}
+const stopped = async (p: ListenProcess) => {
+  running.splice(running.indexOf(p), 1)
+  return p.stop()
+}
+
+describe('pay webhook listen (built CLI)', () => {
+  it('refuses to start without a secret (exit 2), and names where a secret can come from', async () => {
+    const r = await runCli(['webhook', 'listen', '--tunnel', 'none'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/--secret is required.*PAY_WEBHOOK_SECRET/)
+  })
+
+  it('ngrok without NGROK_AUTHTOKEN: exit 2 before any traffic', async () => {
+    const r = await runCli(['webhook', 'listen', '--tunnel', 'ngrok', '--secret', SECRET], {env: {NGROK_AUTHTOKEN: undefined}})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/NGROK_AUTHTOKEN must be set/)
+  })
+
+  it('a tunnel server that hangs: exit 7 after --tunnel-timeout with the reason', async () => {
+    const server = await startLocaltunnelServer({mode: 'hang'})
+    cleanup.push(server)
+    const started = Date.now()
+    const r = await runCli(['webhook', 'listen', '--secret', SECRET, '--tunnel-host', server.url, '--tunnel-timeout', '2'])
+    expect(r.code).toBe(7)
+    expect(r.stderr).toMatch(/no tunnel from http:\/\/127\.0\.0\.1:\d+ within 2 s: .*no answer/)
+    expect(Date.now() - started).toBeLessThan(8000)
+  })
+
+  it('a refused tunnel server: exit 7 with "connection refused"', async () => {
+    const port = await closedPort()
+    const r = await runCli(['webhook', 'listen', '--secret', SECRET, '--tunnel-host', `http://127.0.0.1:${port}`, '--tunnel-timeout', '1', '--json'])
+    expect(r.code).toBe(7)
+    expect(r.stderr).toMatch(/connection refused/)
+    expect(json(r).error.code).toBe('network_error')
+  })
+
+  it('--tunnel none --json: one JSON line per delivery on stdout, logs and the summary on stderr', async () => {
+    const p = await listen(['--tunnel', 'none', '--json'], {PAY_WEBHOOK_SECRET: SECRET})
+    expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/)
+    const trig = await runCli(['webhook', 'trigger', 'collection.succeeded', '--to', p.url, '--json', '-F', 'merchant_reference=order-77'], {env: {PAY_WEBHOOK_SECRET: SECRET}})
+    expect(trig.code).toBe(0)
+    expect(json(trig)).toMatchObject({status: 200, body: {received: true}, event: {type: 'collection.succeeded', data: {merchant_reference: 'order-77'}}})
+    const {body} = eventBody()
+    expect((await post(p.url, body, {'service-signature': opensslHeader(['nope'], nowSeconds(), body)})).status).toBe(401)
+    const r = await stopped(p)
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatchObject({event: {type: 'collection.succeeded'}, verdict: {ok: true, status: 200, verified: true}, duplicate: false})
+    expect(lines[1]).toMatchObject({verdict: {ok: false, status: 401, reason: 'no_matching_signature'}, duplicate: false})
+    const summary = JSON.parse(r.stderr.trim().split('\n').pop()!).summary
+    expect(summary).toMatchObject({received: 2, verified: 1, rejected: {no_matching_signature: 1}})
+    expect(r.stdout + r.stderr).not.toContain(SECRET)
+  })
+
+  it('human output: one line per delivery with id, type, resource, state, amount, reference; duplicates marked', async () => {
+    const p = await listen(['--tunnel', 'none', '--secret', SECRET])
+    const {id, body} = eventBody('payout.failed', {id: 'PO_HUMAN1', merchant_reference: 'po-42', amount: '75.00'})
+    const headers = {'service-signature': opensslHeader([SECRET], nowSeconds(), body)}
+    await post(p.url, body, headers)
+    await post(p.url, body, headers)
+    await post(p.url, 'not json', {'service-signature': opensslHeader([SECRET], nowSeconds(), 'not json')})
+    const r = await stopped(p)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d  ${id}  payout.failed  PO_HUMAN1  failed  75.00 KES  ref po-42$`))
+    expect(lines[1]).toContain('(duplicate, not forwarded)')
+    expect(lines[2]).toMatch(/REJECTED 400 invalid_json/)
+    expect(r.stderr).toMatch(/received\s+3/)
+    expect(r.stderr).toMatch(/duplicates\s+1/)
+    expect(r.stderr).toMatch(/rejected\s+1\s+\(invalid_json: 1\)/)
+  })
+
+  it('--no-verify warns at start and on every event', async () => {
+    const p = await listen(['--tunnel', 'none', '--no-verify'])
+    for (let i = 0; i < 2; i++) {
+      const {body} = eventBody()
+      expect((await post(p.url, body)).status).toBe(200)
+    }
+    const r = await stopped(p)
+    expect(r.stderr).toMatch(/verification is OFF/)
+    expect(r.stderr.match(/was NOT verified/g)).toHaveLength(2)
+    expect(r.stdout.match(/UNVERIFIED/g)).toHaveLength(2)
+  })
+
+  it('end to end through the real localtunnel client and the loopback tunnel server to --forward-to', async () => {
+    const server = await startLocaltunnelServer({maxConn: 3})
+    const app = await startTestApp()
+    cleanup.push(server, app)
+    const p = await listen(['--tunnel', 'localtunnel', '--tunnel-host', server.url, '--forward-to', app.url, '--secret', 'whsec_new', '--secret', SECRET, '--max-body', '4KiB', '--json'])
+    expect(p.url).toMatch(/^http:\/\/[a-z0-9]+\.localhost:\d+\/webhooks$/)
+    expect(server.handshakes).toEqual(['/?new'])
+    const t = nowSeconds()
+    const sign = (b: string, secrets = [SECRET], ts = t) => ({'service-signature': opensslHeader(secrets, ts, b)})
+    const sent: {name: string; status: number}[] = []
+    const send = async (name: string, b: string, h: Record<string, string>) => sent.push({name, status: (await post(p.url, b, h)).status})
+    const valid = [eventBody('collection.succeeded'), eventBody('payout.failed'), eventBody('mandate.succeeded')]
+    for (const v of valid) await send('valid', v.body, sign(v.body))
+    await send('duplicate', valid[0].body, sign(valid[0].body))
+    const rot = eventBody('subscription.active')
+    await send('rotation', rot.body, sign(rot.body, ['whsec_old', SECRET]))
+    const x = eventBody()
+    await send('tampered', x.body.replace('1500.00', '15.00'), sign(x.body))
+    await send('wrong secret', x.body, sign(x.body, ['whsec_wrong']))
+    await send('stale', x.body, sign(x.body, [SECRET], t - 600))
+    await send('future', x.body, sign(x.body, [SECRET], t + 600))
+    await send('not json', '<xml/>', sign('<xml/>'))
+    const big = JSON.stringify({id: 'EVT_BIG', type: 'collection.succeeded', pad: 'x'.repeat(8000)})
+    await send('oversized', big, sign(big))
+    await send('no header', x.body, {})
+    expect(sent.map((s) => `${s.name}:${s.status}`)).toEqual([
+      'valid:200', 'valid:200', 'valid:200', 'duplicate:200', 'rotation:200',
+      'tampered:401', 'wrong secret:401', 'stale:401', 'future:401', 'not json:400', 'oversized:413', 'no header:400',
+    ])
+    // forwarded once each, raw body and signature intact
+    expect(app.received).toHaveLength(4)
+    expect(app.received[0].body.toString()).toBe(valid[0].body)
+    expect(app.received[0].headers['service-signature']).toBe(sign(valid[0].body)['service-signature'])
+    const r = await stopped(p)
+    expect(r.code).toBe(0)
+    const summary = JSON.parse(r.stderr.trim().split('\n').pop()!).summary
+    expect(summary).toMatchObject({
+      received: 12,
+      verified: 5,
+      duplicates: 1,
+      forwarded: 4,
+      forward_failed: 0,
+      rejected: {no_matching_signature: 2, timestamp_outside_tolerance: 2, invalid_json: 1, body_too_large: 1, missing_header: 1},
+    })
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(lines).toHaveLength(12)
+    expect(lines.filter((l) => l.duplicate)).toHaveLength(1)
+  })
+})
+
+describe('pay webhook trigger', () => {
+  // every type of the spec is covered in-process by samples.test.ts; here one of each resource, as processes
+  const TYPES = ['checkout_session.failed', 'mandate_debit.succeeded', 'subscription.charge_failed']
+  it('sends samples signed so that openssl agrees, and prints the receiver status and body', async () => {
+    const app = await startTestApp()
+    cleanup.push(app)
+    const results = await Promise.all(TYPES.map((type) => runCli(['webhook', 'trigger', type, '--to', app.url, '--secret', SECRET])))
+    for (const r of results) {
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout).toContain('HTTP 200')
+      expect(r.stdout).toContain('"app":"got it"')
+    }
+    expect(app.received).toHaveLength(TYPES.length)
+    for (const got of app.received) {
+      const event = JSON.parse(got.body.toString())
+      expect(event).toMatchObject({object: 'event'})
+      expect(TYPES).toContain(event.type)
+      expect(event.id).toMatch(/^EVT_[A-Z0-9]{24}$/)
+      expect(event.data.status ?? event.data.object).toBeTruthy()
+      const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(got.headers['service-signature']))!
+      expect(v1).toBe(opensslSign(SECRET, Number(t), got.body))
+    }
+  })
+
+  it('exit 1 on a non-2xx answer (body printed), 7 when unreachable, 2 on an unknown type', async () => {
+    const app = await startTestApp()
+    cleanup.push(app)
+    app.status = 422
+    const r = await runCli(['webhook', 'trigger', 'payout.succeeded', '--to', app.url, '--secret', SECRET])
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain('HTTP 422')
+    const port = await closedPort()
+    expect((await runCli(['webhook', 'trigger', 'payout.succeeded', '--to', `http://127.0.0.1:${port}/x`, '--secret', SECRET])).code).toBe(7)
+    const bad = await runCli(['webhook', 'trigger', 'payment.done', '--to', app.url, '--secret', SECRET])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/not an event type/)
+  })
+
+  it('--dry-run prints the signed request and sends nothing; the secret itself is never printed', async () => {
+    const r = await runCli(['webhook', 'trigger', 'mandate.cancelled', '--to', 'http://127.0.0.1:9/x', '--secret', SECRET, '--dry-run', '--json'])
+    expect(r.code).toBe(0)
+    const out = json(r)
+    expect(out.headers['Service-Signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/)
+    expect(r.stdout).not.toContain(SECRET)
+  })
+})
+
+describe('pay webhook verify', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pay-verify-'))
+  const {body} = eventBody('collection.failed')
+  const file = join(dir, 'body.json')
+  writeFileSync(file, body)
+
+  it('exit 0 and the event for an openssl-signed body (file and stdin)', async () => {
+    const sig = opensslHeader([SECRET], nowSeconds(), body)
+    const a = await runCli(['webhook', 'verify', '--secret', SECRET, '--signature', sig, '--file', file, '--json'])
+    expect(a.code).toBe(0)
+    expect(json(a)).toMatchObject({valid: true, event: {type: 'collection.failed'}})
+    const b = await runCli(['webhook', 'verify', '--signature', `Service-Signature: ${sig}`], {input: body, env: {PAY_WEBHOOK_SECRET: SECRET}})
+    expect(b.code).toBe(0)
+    expect(b.stderr).toMatch(/valid/)
+  })
+
+  it('exit 1 with the exact reason: wrong secret, tampered, stale, malformed, trailing newline', async () => {
+    const t = nowSeconds()
+    const cases: [string[], string | undefined, RegExp][] = [
+      [['--secret', 'whsec_other', '--signature', opensslHeader([SECRET], t, body), '--file', file], undefined, /no_matching_signature/],
+      [['--secret', SECRET, '--signature', opensslHeader([SECRET], t, body)], body.replace('collection', 'c0llection'), /no_matching_signature/],
+      [['--secret', SECRET, '--signature', opensslHeader([SECRET], t - 301, body), '--file', file], undefined, /timestamp_outside_tolerance: timestamp is 30\d s old/],
+      [['--secret', SECRET, '--signature', 'v1=abc', '--file', file], undefined, /malformed_header/],
+      [['--secret', SECRET, '--signature', opensslHeader([SECRET], t, body)], `${body}\n`, /WOULD match without the trailing newline/],
+    ]
+    const results = await Promise.all(cases.map(([args, input]) => runCli(['webhook', 'verify', ...args], {input})))
+    for (const [i, r] of results.entries()) {
+      expect(r.code, r.stderr).toBe(1)
+      expect(r.stderr).toMatch(cases[i][2])
+    }
+    const old = await runCli(['webhook', 'verify', '--secret', SECRET, '--signature', opensslHeader([SECRET], t - 86_400, body), '--file', file, '--ignore-timestamp'])
+    expect(old.code).toBe(0)
+  })
+})
+
+describe('pay webhook events', () => {
+  it('lists every event type of the spec', async () => {
+    const r = await runCli(['webhook', 'events', '--json'])
+    expect(r.code).toBe(0)
+    expect(json(r).map((e: {type: string}) => e.type)).toEqual([...EVENT_TYPES])
+    const human = await runCli(['webhook', 'events'])
+    for (const t of EVENT_TYPES) expect(human.stdout).toContain(t)
+  })
+})
