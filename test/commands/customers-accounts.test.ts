@@ -1,0 +1,81 @@
+/**
+ * End to end, built CLI against the sandbox: pay customers get|collections (one page, --all streaming through
+ * every page) and pay virtual-accounts create|get for a customer and for the merchant.
+ */
+import {describe, expect, it} from 'vitest'
+import {json} from '../helpers/cli.js'
+import {expectServiceHeaders, kv, ok, only, rows, useSandbox} from './support.js'
+
+const h = useSandbox()
+
+describe('pay customers', () => {
+  it('get: human and --json, GET /v1/customers/{id}', async () => {
+    const [human, asJson] = await Promise.all([h.pay(['customers', 'get', 'MC_ACME0001']), h.pay(['customers', 'get', 'MC_ACME0001', '--json'])])
+    expect(kv(ok(human))).toMatchObject({Kind: 'Customer', ID: 'MC_ACME0001', Name: 'Jane Wanjiku', Email: 'jane@example.com', Mobile: '254712345678', 'Merchant reference': 'cust-jane'})
+    expect(json(ok(asJson))).toMatchObject({id: 'MC_ACME0001', object: 'customer', name: 'Jane Wanjiku'})
+    const sent = h.requests((e) => e.path === '/v1/customers/MC_ACME0001')
+    expect(sent).toHaveLength(2)
+    expect([sent[0].method, sent[0].query]).toEqual(['GET', {}])
+    expectServiceHeaders(sent[0])
+  })
+
+  it('collections: one page with the total; --all follows page + per_page to the end and streams every row', async () => {
+    const [page, all, allJson] = await Promise.all([
+      h.pay(['customers', 'collections', 'MC_ACME0001', '--per-page', '5', '--page', '2']),
+      h.pay(['customers', 'collections', 'MC_ACME0001', '--all', '--per-page', '10']),
+      h.pay(['customers', 'collections', 'MC_ACME0002', '--all', '--per-page', '2', '--json']),
+    ])
+    const one = rows(ok(page))
+    expect(one).toHaveLength(5)
+    expect(one[0]).toMatchObject({status: 'succeeded', amount: '250.00', currency: 'KES'})
+    expect(page.stdout).toMatch(/5 of 47 \(more: --all or --page\)/)
+    const single = only(h.requests((e) => e.path === '/v1/customers/MC_ACME0001/collections' && e.query.per_page === '5'), 'one page')
+    expect([single.method, single.query]).toEqual(['GET', {per_page: '5', page: '2'}])
+    expectServiceHeaders(single)
+
+    const every = rows(ok(all))
+    expect(every).toHaveLength(47)
+    expect(new Set(every.map((r) => r.id)).size).toBe(47)
+    expect(all.stderr).toMatch(/47 collection\(s\) of 47/)
+    const pages = h.requests((e) => e.path === '/v1/customers/MC_ACME0001/collections' && e.query.per_page === '10')
+    expect(pages.map((e) => e.query)).toEqual([1, 2, 3, 4, 5].map((n) => ({per_page: '10', page: String(n)})))
+
+    const lines = ok(allJson).stdout.trim().split('\n')
+    expect(lines).toHaveLength(2)
+    const bodies = lines.map((l) => JSON.parse(l))
+    expect(bodies[0]).toMatchObject({object: 'list', customer_id: 'MC_ACME0002', has_more: true, total: 3})
+    expect(bodies[1].has_more).toBe(false)
+    expect(bodies.flatMap((b) => b.data)).toHaveLength(3)
+  })
+})
+
+describe('pay virtual-accounts', () => {
+  it('create and get for a customer and for the merchant: body [], idempotent, repeat returns the same account', async () => {
+    const [cust, merch] = await Promise.all([
+      h.pay(['virtual-accounts', 'create', '--customer', 'MC_ACME0002', '--idempotency-key', 'va-key-1']),
+      h.pay(['virtual-accounts', 'create', '--merchant', '--json']),
+    ])
+    const c = kv(ok(cust))
+    expect(c).toMatchObject({Kind: 'Static bank account', Owner: 'customer MC_ACME0002', 'Account type': 'STATIC', State: 'ACTIVE', Expires: 'never (static account)'})
+    expect(c['Account number']).toMatch(/^\d+$/)
+    const m = json(ok(merch))
+    expect(m).toMatchObject({object: 'virtual_account', owner: 'merchant'})
+
+    const [custGet, merchGet] = await Promise.all([
+      h.pay(['virtual-accounts', 'get', '--customer', 'MC_ACME0002', '--json']),
+      h.pay(['virtual-accounts', 'get', '--merchant']),
+    ])
+    expect(json(ok(custGet)).virtual_account.account_number).toBe(c['Account number'])
+    expect(kv(ok(merchGet))).toMatchObject({Owner: 'the merchant', 'Account number': m.virtual_account.account_number})
+
+    const cPost = only(h.requests((e) => e.method === 'POST' && e.path === '/v1/customers/MC_ACME0002/virtual-account'), 'customer VA create')
+    expectServiceHeaders(cPost, {idempotencyKey: 'va-key-1'})
+    expect(cPost.body).toEqual([])
+    const mPost = only(h.requests((e) => e.method === 'POST' && e.path === '/v1/virtual-accounts/merchant'), 'merchant VA create')
+    expectServiceHeaders(mPost)
+    expect(mPost.body).toEqual([])
+    const gets = h.requests((e) => e.method === 'GET' && (e.path === '/v1/virtual-accounts/merchant' || e.path === '/v1/customers/MC_ACME0002/virtual-account'))
+    expect(gets).toHaveLength(2)
+    for (const g of gets) expect(g.query).toEqual({})
+  })
+})

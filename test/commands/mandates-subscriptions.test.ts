@@ -1,0 +1,123 @@
+/**
+ * End to end, built CLI against the sandbox: pay mandates create|get|cancel, pay debits create|status,
+ * pay plans list, pay subscriptions create|get. Output in both forms and the exact requests sent.
+ */
+import {describe, expect, it} from 'vitest'
+import {json} from '../helpers/cli.js'
+import {byRef, expectServiceHeaders, kv, ok, only, rows, useSandbox} from './support.js'
+
+const h = useSandbox()
+
+describe('pay mandates, pay debits', () => {
+  it('create → wait for approval → debit with --wait → status → cancel → get --wait ends cancelled (exit 8)', async () => {
+    const create = await h.pay([
+      'mandates', 'create', '--mobile', '254712340001', '--provider', 'mpesa', '--currency', 'kes', '--amount', '1500.00', '--frequency', 'monthly',
+      '--starts-at', '2026-12-01T09:00:00Z', '--reference', 'md-flow-1', '--description', 'Gym', '--notes', 'VIP', '--wait', '--wait-timeout', '20',
+    ])
+    const m = kv(ok(create))
+    expect(m).toMatchObject({Kind: 'Direct-debit mandate', State: 'succeeded', Amount: '1500.00 KES', Frequency: 'MONTHLY', 'Merchant reference': 'md-flow-1'})
+    expect(create.stderr).toMatch(/mandate md-flow-1 succeeded/)
+    const post = only(h.requests((e) => e.method === 'POST' && e.path === '/v1/mandates'), 'mandate create')
+    expectServiceHeaders(post)
+    expect(post.body).toEqual({mobile: '254712340001', provider: 'mpesa', currency: 'KES', amount: '1500.00', frequency: 'MONTHLY', starts_at: '2026-12-01T09:00:00Z', merchant_reference: 'md-flow-1', description: 'Gym', notes: 'VIP'})
+    const poll = h.requests((e) => e.method === 'GET' && e.path === '/v1/mandates')[0]
+    expect(poll.query).toEqual({merchant_reference: 'md-flow-1'})
+    expectServiceHeaders(poll)
+
+    const got = json(ok(await h.pay(['mandates', 'get', '--reference', 'md-flow-1', '--json'])))
+    expect(got.status).toBe('succeeded')
+    const mandateId = String(got.mandate_id)
+    expect(mandateId).toMatch(/^MD_/)
+    expect(m['Mandate ID']).toBe(mandateId)
+
+    const debit = await h.pay(['debits', 'create', mandateId, '--amount', '1500.00', '--currency', 'kes', '--reference', 'md-flow-1-dec', '--provider', 'mpesa', '--idempotency-key', 'debit-key-1', '--wait'])
+    expect(kv(ok(debit))).toMatchObject({Kind: 'Mandate debit', State: 'succeeded', Amount: '1500.00 KES', 'Mandate ID': mandateId})
+    const d = only(h.requests((e) => e.method === 'POST' && e.path === `/v1/mandates/${mandateId}/debits`), 'debit create')
+    expectServiceHeaders(d, {idempotencyKey: 'debit-key-1'})
+    expect(d.body).toEqual({amount: '1500.00', currency: 'KES', merchant_reference: 'md-flow-1-dec', provider: 'mpesa'})
+
+    const [status, statusHuman] = await Promise.all([
+      h.pay(['debits', 'status', '--mandate', mandateId, '--reference', 'md-flow-1-dec', '--json']),
+      h.pay(['debits', 'status', '-m', mandateId, '-r', 'md-flow-1-dec']),
+    ])
+    expect(json(ok(status))).toMatchObject({status: 'succeeded', merchant_reference: 'md-flow-1-dec'})
+    expect(kv(ok(statusHuman)).State).toBe('succeeded')
+    const s = h.requests((e) => e.path === '/v1/mandate_debits/status')
+    expect(s.length).toBeGreaterThanOrEqual(2)
+    expect(s.at(-1)!.query).toEqual({mandate_id: mandateId, merchant_reference: 'md-flow-1-dec'})
+    expect(s.at(-1)!.method).toBe('GET')
+
+    const cancel = await h.pay(['mandates', 'cancel', mandateId, '--mobile', '254712340001', '--reason', 'Customer asked to stop', '--json'])
+    expect(json(ok(cancel))).toMatchObject({object: 'mandate_cancellation', mandate_id: mandateId})
+    const c = only(h.requests((e) => e.path === `/v1/mandates/${mandateId}/cancel`), 'cancel')
+    expect([c.method, c.query]).toEqual(['POST', {}])
+    expectServiceHeaders(c)
+    expect(c.body).toEqual({mobile: '254712340001', reason: 'Customer asked to stop'})
+
+    const after = await h.pay(['mandates', 'get', '--reference', 'md-flow-1', '--wait', '--wait-timeout', '20'])
+    expect(after.code, after.stderr).toBe(8)
+    expect(kv(after).State).toBe('cancelled')
+    expect(after.stderr).toMatch(/ended cancelled/)
+  })
+
+  it('a mandate awaiting approval: human create view says what is next; a second create is a 409 (exit 5); --wait times out (exit 9)', async () => {
+    const args = ['mandates', 'create', '--mobile', '254712340008', '--provider', 'mpesa', '--currency', 'KES', '--amount', '400', '--frequency', 'WEEKLY', '--starts-at', '2026-12-07T08:00:00+03:00']
+    const first = await h.pay([...args, '--reference', 'md-hold-1'])
+    const v = kv(ok(first))
+    expect(v).toMatchObject({State: 'processing', 'Merchant reference': 'md-hold-1'})
+    expect(v.Next).toContain('pay mandates get --reference md-hold-1 --wait')
+    const [second, waited] = await Promise.all([
+      h.pay([...args, '--reference', 'md-hold-2', '--json']),
+      h.pay(['mandates', 'get', '--reference', 'md-hold-1', '--wait', '--wait-timeout', '1', '--json']),
+    ])
+    expect(second.code).toBe(5)
+    expect(json(second).status).toBe(409)
+    expect(waited.code).toBe(9)
+    expect(json(waited).status).toBe('processing')
+  })
+})
+
+describe('pay plans list, pay subscriptions', () => {
+  it('plans list: table and --json', async () => {
+    const [human, asJson] = await Promise.all([h.pay(['plans', 'list']), h.pay(['plans', 'list', '--json'])])
+    const list = rows(ok(human))
+    expect(list.map((r) => r.plan_id)).toContain('PLN_ACMEGOLD')
+    expect(list.find((r) => r.plan_id === 'PLN_ACMEGOLD')).toMatchObject({plan_name: 'Gold (monthly)'})
+    const body = json(ok(asJson))
+    expect(body.object).toBe('list')
+    expect(body.data.map((p: {plan_id: string}) => p.plan_id)).toEqual(list.map((r) => r.plan_id))
+    const sent = h.requests((e) => e.path === '/v1/subscription_plans')
+    expect(sent).toHaveLength(2)
+    expect([sent[0].method, sent[0].query]).toEqual(['GET', {}])
+    expectServiceHeaders(sent[0])
+  })
+
+  it('subscriptions create --wait → active (exit 0); get by reference, human and --json', async () => {
+    const r = await h.pay(['subscriptions', 'create', '--plan', 'PLN_ACMESILVER', '--reference', 'sub-1', '--customer-name', 'Jane Wanjiku', '--customer-email', 'jane@example.com', '--mobile', '254712340011', '--provider', 'mpesa', '--notes', 'via CLI', '--wait', '--wait-timeout', '20'])
+    const v = kv(ok(r))
+    expect(v).toMatchObject({Kind: 'Subscription', State: 'active', Plan: 'Silver (weekly) (PLN_ACMESILVER)', Customer: 'Jane Wanjiku <jane@example.com>', 'Merchant reference': 'sub-1'})
+    expect(r.stderr).toMatch(/waiting for subscription sub-1: pending_approval/)
+    const post = only(h.requests((e) => e.method === 'POST' && e.path === '/v1/subscriptions'), 'subscription create')
+    expectServiceHeaders(post)
+    expect(post.body).toEqual({plan_id: 'PLN_ACMESILVER', merchant_reference: 'sub-1', customer_name: 'Jane Wanjiku', customer_email: 'jane@example.com', mobile: '254712340011', provider: 'mpesa', notes: 'via CLI'})
+
+    const [human, asJson, missing] = await Promise.all([
+      h.pay(['subscriptions', 'get', '--reference', 'sub-1']),
+      h.pay(['subscriptions', 'get', '-r', 'sub-1', '--json']),
+      h.pay(['subscriptions', 'get', '--reference', 'sub-none']),
+    ])
+    expect(kv(ok(human))['Subscription ID']).toMatch(/^SUB_/)
+    expect(json(ok(asJson))).toMatchObject({status: 'active', plan_id: 'PLN_ACMESILVER', merchant_reference: 'sub-1'})
+    expect(missing.code).toBe(4)
+    const get = h.requests((e) => e.method === 'GET' && e.path === '/v1/subscriptions' && e.query.merchant_reference === 'sub-1')
+    expect(get.length).toBeGreaterThanOrEqual(2)
+    expect(get[0].query).toEqual({merchant_reference: 'sub-1'})
+    expect(byRef('sub-1')(get[0])).toBe(true)
+  })
+
+  it('an inactive plan is the service\'s 422 (exit 1), shown with its code', async () => {
+    const r = await h.pay(['subscriptions', 'create', '--plan', 'PLN_ACMELEGACY', '--reference', 'sub-legacy', '--customer-name', 'Amina Hassan', '--customer-email', 'amina@example.com', '--mobile', '254700555666', '--provider', 'mpesa'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/validation_error/)
+  })
+})
