@@ -7,6 +7,8 @@
  * - The client opens raw TCP sockets to `port` (on 127.0.0.1); a public request with `Host: <id>.localhost:PORT`
  *   is written through one of them as HTTP/1.1 (an http.Agent whose createConnection hands out tunnel sockets,
  *   as the real server does) and the answer is piped back.
+ * - `urlStyle: 'port'` hands out `http://127.0.0.1:<own port>` instead of `http://<id>.localhost:PORT`, for
+ *   senders whose resolver does not map `*.localhost` to 127.0.0.1 (the sandbox's undici does a real lookup).
  * - Faults for tests: `mode` ('hang' never answers the handshake, 'html' answers a web page like the
  *   incompatible npm fork, 'error' answers 503, 'bad-port' hands out a port nothing listens on),
  *   `dropSockets()` destroys every tunnel socket, `refuseTunnels()` closes the tunnel ports.
@@ -90,8 +92,9 @@ export async function closedPort(): Promise<number> {
   return port
 }
 
-export async function startLocaltunnelServer(options: {mode?: HandshakeMode; maxConn?: number} = {}): Promise<LocaltunnelTestServer> {
+export async function startLocaltunnelServer(options: {mode?: HandshakeMode; maxConn?: number; urlStyle?: 'host' | 'port'} = {}): Promise<LocaltunnelTestServer> {
   const clients = new Map<string, TunnelClient>()
+  const publicServers = new Map<string, {server: Server; port: number}>()
   const hanging = new Set<ServerResponse>()
   let httpPort = 0
 
@@ -128,8 +131,23 @@ export async function startLocaltunnelServer(options: {mode?: HandshakeMode; max
     const id = requested ?? Math.random().toString(36).slice(2, 12).replace(/[^a-z0-9]/g, 'x').padEnd(10, 'q')
     const client = await newClient(id)
     const port = state.mode === 'bad-port' ? await closedPort() : client.port
+    let url = `http://${id}.localhost:${httpPort}`
+    if (options.urlStyle === 'port') {
+      let pub = publicServers.get(id)
+      if (!pub) {
+        const server = createServer((preq, pres) => {
+          const c = clients.get(id)
+          if (c) proxy(c, preq, pres)
+          else pres.writeHead(404).end()
+        })
+        await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+        pub = {server, port: (server.address() as AddressInfo).port}
+        publicServers.set(id, pub)
+      }
+      url = `http://127.0.0.1:${pub.port}`
+    }
     res.writeHead(200, {'content-type': 'application/json'})
-    res.end(JSON.stringify({id, port, max_conn_count: state.maxConn, url: `http://${id}.localhost:${httpPort}`}))
+    res.end(JSON.stringify({id, port, max_conn_count: state.maxConn, url}))
   }
 
   const proxy = (client: TunnelClient, req: IncomingMessage, res: ServerResponse) => {
@@ -211,6 +229,10 @@ export async function startLocaltunnelServer(options: {mode?: HandshakeMode; max
         c.tcp.close()
         for (const s of c.agent.all) s.destroy()
         c.agent.destroy()
+      }
+      for (const {server} of publicServers.values()) {
+        server.closeAllConnections()
+        await new Promise((r) => server.close(r))
       }
       http.closeAllConnections()
       await new Promise((r) => http.close(r))
