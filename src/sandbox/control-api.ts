@@ -1,6 +1,8 @@
 /**
  * The control API under /_sandbox/ (not part of the service; no auth). See docs/sandbox.md.
  */
+import {readFile} from 'node:fs/promises'
+import {fileURLToPath} from 'node:url'
 import {isDecimalAmount} from '../api/money.js'
 import {checkoutCreateRequest} from '../api/schemas.js'
 import {ApiError, invalidParameter, notFound} from './errors.js'
@@ -18,7 +20,7 @@ import {validate} from './validation.js'
 import {creditCollection, normalise} from './wallets.js'
 import {newResourceId} from './ids.js'
 
-type Route = [method: string, pattern: RegExp, handler: (rt: Runtime, m: string[], body: any, req: SbRequest) => SbResponse]
+type Route = [method: string, pattern: RegExp, handler: (rt: Runtime, m: string[], body: any, req: SbRequest) => SbResponse | Promise<SbResponse>]
 
 const ok = (body: unknown, status = 200) => jsonResponse(status, body)
 
@@ -103,7 +105,17 @@ function portalSession(rt: Runtime, body: any): SbResponse {
   return ok(checkoutView(core, rec), 201)
 }
 
+const DOCS_FILE = fileURLToPath(new URL('../../docs/sandbox.md', import.meta.url))
+let docsText: Promise<string> | undefined
+
+/** docs/sandbox.md as text (error doc_url links point here); read once, lazily, off the hot path. */
+async function docs(): Promise<SbResponse> {
+  docsText ??= readFile(DOCS_FILE, 'utf8').catch(() => '# Payments Service sandbox\n\nSee docs/sandbox.md in the pay repository.\n')
+  return {status: 200, headers: {'content-type': 'text/markdown; charset=utf-8'}, body: await docsText}
+}
+
 const routes: Route[] = [
+  ['GET', /^\/_sandbox\/docs$/, docs],
   ['GET', /^\/_sandbox\/seed$/, (rt) => ok(credentialsOf(rt.seed))],
   [
     'PUT',
@@ -207,7 +219,7 @@ const routes: Route[] = [
   ],
 ]
 
-export function handleControl(rt: Runtime, req: SbRequest): SbResponse {
+export async function handleControl(rt: Runtime, req: SbRequest): Promise<SbResponse> {
   const requestId = newRequestId()
   try {
     for (const [method, pattern, handler] of routes) {
@@ -222,10 +234,10 @@ export function handleControl(rt: Runtime, req: SbRequest): SbResponse {
           throw invalidParameter('body', 'is not valid JSON')
         }
       }
-      return handler(rt, m.slice(1).map(decodeURIComponent), body, req)
+      return await handler(rt, m.slice(1).map(decodeURIComponent), body, req)
     }
     throw notFound(`no control endpoint ${req.method} ${req.path}`)
   } catch (err) {
-    return errorResponse(err, requestId)
+    return errorResponse(err, requestId, {}, undefined, rt.core.baseUrl)
   }
 }

@@ -1,5 +1,15 @@
 /** The spec's error envelope: `{"error":{"code","message","request_id","doc_url"?,"param"?,"retry_after"?}}`. */
-export const DOC_BASE = 'https://github.com/pay-cli/pay/blob/main/docs/sandbox.md'
+/** Sections of docs/sandbox.md (served at /_sandbox/docs) that explain each kind of error. */
+const DOC_SECTIONS: Record<string, string> = {
+  validation: 'rules-enforced',
+  authentication: 'rules-enforced',
+  products: 'rules-enforced',
+  idempotency: 'rules-enforced',
+  'rate-limits': 'rules-enforced',
+  mandates: 'deterministic-outcomes',
+  verifications: 'deterministic-outcomes',
+  faults: 'faults',
+}
 
 export class ApiError extends Error {
   constructor(
@@ -20,10 +30,11 @@ export const validationError = (param: string, message: string) =>
   new ApiError(422, 'validation_error', `${param}: ${message}`, {param})
 export const unauthorized = (message: string) => new ApiError(401, 'invalid_client', message, {doc: 'authentication'})
 
-export function errorBody(err: ApiError, requestId: string): Record<string, unknown> {
+/** The error envelope; `docBase` is the sandbox's base URL (doc_url points at its /_sandbox/docs page). */
+export function errorBody(err: ApiError, requestId: string, docBase = ''): Record<string, unknown> {
   const error: Record<string, unknown> = {code: err.code, message: err.message, request_id: requestId}
   if (err.extra.param) error.param = err.extra.param
-  if (err.extra.doc) error.doc_url = `${DOC_BASE}#${err.extra.doc}`
+  if (err.extra.doc && docBase) error.doc_url = `${docBase}/_sandbox/docs#${DOC_SECTIONS[err.extra.doc] ?? err.extra.doc}`
   if (err.extra.retry_after !== undefined) error.retry_after = err.extra.retry_after
   return {error}
 }

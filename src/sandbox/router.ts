@@ -121,7 +121,7 @@ export async function handleApi(rt: Runtime, req: SbRequest): Promise<SbResponse
     }
     return {status: result.status, headers: {'content-type': JSON_TYPE, 'x-request-id': requestId, ...rateHeaders}, body: text, logBody, requestId}
   } catch (err) {
-    return errorResponse(err, requestId, rateHeaders, logBody)
+    return errorResponse(err, requestId, rateHeaders, logBody, rt.core.baseUrl)
   }
 }
 
@@ -140,14 +140,14 @@ function tokenEndpoint(rt: Runtime, endpoint: Endpoint, body: unknown, requestId
   }
 }
 
-export function errorResponse(err: unknown, requestId: string, rateHeaders: Record<string, string> = {}, logBody?: unknown): SbResponse {
+export function errorResponse(err: unknown, requestId: string, rateHeaders: Record<string, string> = {}, logBody?: unknown, docBase = ''): SbResponse {
   const apiError =
     err instanceof ApiError ? err : new ApiError(500, 'internal_error', `sandbox bug: ${err instanceof Error ? err.message : String(err)}`)
   if (!(err instanceof ApiError)) console.error(err)
   return {
     status: apiError.status,
     headers: {'content-type': JSON_TYPE, 'x-request-id': requestId, ...rateHeaders, ...apiError.extra.headers},
-    body: JSON.stringify(errorBody(apiError, requestId)),
+    body: JSON.stringify(errorBody(apiError, requestId, docBase)),
     logBody,
     requestId,
   }

@@ -50,7 +50,9 @@ describe('webhooks', () => {
     expect(set.body).toMatchObject({client_id: ACME.client_id, url: rx.url})
     const col = (await acme.post('/v1/collections', collectionBody({merchant_reference: 'wh-1'}))).body
     await until(() => rx!.received.length >= 2, 3000, 'two deliveries')
-    const [processing, succeeded] = rx.received
+    // deliveries run concurrently: find each by type rather than by arrival order
+    const processing = rx.received.find((d) => d.body.type === 'collection.processing')!
+    const succeeded = rx.received.find((d) => d.body.type === 'collection.succeeded')!
     expect(processing.body).toMatchObject({object: 'event', type: 'collection.processing', data: {id: col.id, status: 'processing', object: 'collection'}})
     expect(succeeded.body).toMatchObject({type: 'collection.succeeded', data: {id: col.id, status: 'succeeded'}})
     for (const d of rx.received) {
@@ -85,6 +87,20 @@ describe('webhooks', () => {
     const ev = await until(() => sb.events.find((e) => e.type === 'payout.processing' && e.body.includes('wh-unreach') && e.deliveries.length >= 2), 5000, 'two failed attempts')
     expect(ev.deliveries[0].status).toBeNull()
     expect(ev.deliveries[0].error).toBeTruthy()
+  })
+
+  it('gives up after webhookMaxAttempts (state failed)', async () => {
+    const other = await start({webhookRetryBaseMs: 5, webhookMaxAttempts: 3})
+    try {
+      rx = await receiver([500, 500, 500, 500])
+      other.setWebhookUrl(ACME.client_id, rx.url)
+      const c = await acmeClient(other)
+      await c.post('/v1/collections', collectionBody({mobile: '254712345678'}))
+      const ev = await until(() => other.events.find((e) => e.state === 'failed'), 3000, 'failed state')
+      expect(ev.deliveries.map((d) => d.status)).toEqual([500, 500, 500])
+    } finally {
+      await other.close()
+    }
   })
 
   it('--duplicate-rate 1 sends each event twice with the same id', async () => {
