@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+// Webhook listener throughput (issue 5), run by `npm run bench` (test/bench/run.mjs) or alone:
+//   npm run build && node test/bench/webhook-listener.mjs
+// A load client POSTs N pre-signed, distinct events to (a) a bare node:http server that only reads the body
+// and (b) the listener of `pay webhook listen` (dist/webhooks/listener.js: HMAC verification over the raw
+// body, JSON parse, duplicate check, no forwarding). Each server runs in its own process; rounds alternate
+// bare/listener so a busy machine slows both alike. The result is a RATIO (listener / bare) measured in this
+// run, never a bare timing; it is printed for people to read, not used as pass/fail. It fails only when the
+// listener did not verify every event (a correctness check).
+// Env: BENCH_WEBHOOK_N (events per round, default 4000), BENCH_WEBHOOK_ROUNDS (default 5), BENCH_WEBHOOK_CONC (default 32).
+import {fork} from 'node:child_process'
+import {createHmac} from 'node:crypto'
+import {existsSync} from 'node:fs'
+import {createServer, Agent, request} from 'node:http'
+import {dirname, join} from 'node:path'
+import {performance} from 'node:perf_hooks'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const LISTENER = join(ROOT, 'dist', 'webhooks', 'listener.js')
+const SECRET = 'whsec_bench_0123456789'
+
+function startServer(kind) {
+  return new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), ['--serve', kind], {stdio: ['ignore', 'inherit', 'inherit', 'ipc']})
+    child.once('message', (m) => resolve({child, port: m.port}))
+    child.once('error', reject)
+    child.once('exit', (code) => reject(new Error(`${kind} server exited ${code}`)))
+  })
+}
+
+function stats(child) {
+  return new Promise((resolve) => {
+    child.once('message', (m) => resolve(m.stats))
+    child.send('stats')
+  })
+}
+
+let seq = 0
+function makeDeliveries(n) {
+  const t = Math.floor(Date.now() / 1000)
+  const out = []
+  for (let i = 0; i < n; i++) {
+    seq++
+    const id = `EVT_${String(seq).padStart(24, '0')}`
+    const body = JSON.stringify({
+      id,
+      object: 'event',
+      type: 'collection.succeeded',
+      created_at: new Date().toISOString(),
+      data: {id: `CL_${String(seq).padStart(20, '0')}`, object: 'collection', status: 'succeeded', currency: 'KES', amount: '1500.00', merchant_reference: `order-${seq}`, payment_rail: 'mobile_money', mobile: '254712345678', provider: 'mpesa'},
+    })
+    const sig = createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')
+    out.push({body: Buffer.from(body), headers: {'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'service-signature': `t=${t},v1=${sig}`}})
+  }
+  return out
+}
+
+async function load(port, deliveries, concurrency) {
+  const agent = new Agent({keepAlive: true, maxSockets: concurrency})
+  let next = 0
+  let failures = 0
+  const worker = async () => {
+    while (next < deliveries.length) {
+      const d = deliveries[next++]
+      const status = await new Promise((resolve) => {
+        const req = request({host: '127.0.0.1', port, path: '/webhooks', method: 'POST', headers: d.headers, agent}, (res) => {
+          res.resume()
+          res.on('end', () => resolve(res.statusCode))
+        })
+        req.on('error', () => resolve(0))
+        req.end(d.body)
+      })
+      if (status !== 200) failures++
+    }
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({length: concurrency}, worker))
+  const ms = performance.now() - started
+  agent.destroy()
+  return {ms, failures, perSecond: (deliveries.length / ms) * 1000}
+}
+
+async function main() {
+  if (!existsSync(LISTENER)) {
+    console.error('dist/webhooks/listener.js is missing: run `npm run build` first')
+    process.exit(1)
+  }
+  const N = Number(process.env.BENCH_WEBHOOK_N ?? 4000)
+  const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 5)
+  const CONC = Number(process.env.BENCH_WEBHOOK_CONC ?? 32)
+  const bare = await startServer('bare')
+  const listener = await startServer('listener')
+  try {
+    // warm-up (JIT, connections), not counted
+    await load(bare.port, makeDeliveries(500), CONC)
+    await load(listener.port, makeDeliveries(500), CONC)
+    const bareBefore = (await stats(bare.child)).verified
+    const listenerBefore = (await stats(listener.child)).verified
+    const rates = {bare: [], listener: []}
+    let failures = 0
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const [name, srv] of r % 2 === 0 ? [['bare', bare], ['listener', listener]] : [['listener', listener], ['bare', bare]]) {
+        const res = await load(srv.port, makeDeliveries(N), CONC)
+        rates[name].push(res.perSecond)
+        failures += res.failures
+      }
+    }
+    const bareCount = (await stats(bare.child)).verified - bareBefore
+    const listenerStats = await stats(listener.child)
+    const verified = listenerStats.verified - listenerBefore
+    const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+    const b = median(rates.bare)
+    const l = median(rates.listener)
+    const fmt = (x) => `${Math.round(x).toLocaleString('en-US').padStart(7)} /s`
+    console.log(`  ${N} signed events x ${ROUNDS} rounds, ${CONC} concurrent keep-alive connections, loopback`)
+    console.log(`  bare node:http (reads the body)        ${fmt(b)}   rounds: ${rates.bare.map((x) => Math.round(x)).join(', ')}`)
+    console.log(`  pay webhook listener (verified events) ${fmt(l)}   rounds: ${rates.listener.map((x) => Math.round(x)).join(', ')}`)
+    console.log(`  ratio listener / bare: ${(l / b).toFixed(2)}x   (1.00 = as fast as a server that does nothing)`)
+    const expected = N * ROUNDS
+    if (failures > 0 || verified !== expected || bareCount !== expected) {
+      console.error(`  FAILED: ${failures} non-200 answers; listener verified ${verified} of ${expected}; bare read ${bareCount} of ${expected}`)
+      process.exitCode = 1
+    } else console.log(`  check: all ${expected} events verified by the listener (0 rejected, 0 lost)`)
+  } finally {
+    bare.child.removeAllListeners('exit')
+    listener.child.removeAllListeners('exit')
+    bare.child.disconnect()
+    listener.child.disconnect()
+  }
+}
+
+// ---- server side (child processes) ----
+async function serve() {
+  const kind = process.argv[3]
+  if (kind === 'bare') {
+    let count = 0
+    const server = createServer((req, res) => {
+      const chunks = []
+      req.on('data', (c) => chunks.push(c))
+      req.on('end', () => {
+        Buffer.concat(chunks)
+        count++
+        res.writeHead(200, {'content-type': 'application/json', 'content-length': 17})
+        res.end('{"received":true}')
+      })
+    })
+    server.keepAliveTimeout = 65_000
+    server.listen(0, '127.0.0.1', () => process.send({port: server.address().port}))
+    process.on('message', (m) => m === 'stats' && process.send({stats: {verified: count}}))
+  } else {
+    const {startListener} = await import(pathToFileURL(LISTENER).href)
+    const listener = await startListener({secrets: [SECRET], port: 0})
+    process.send({port: listener.port})
+    process.on('message', (m) => m === 'stats' && process.send({stats: listener.stats}))
+  }
+  process.on('disconnect', () => process.exit(0))
+}
+
+
+if (process.argv[2] === '--serve') await serve()
+else await main()
