@@ -1,0 +1,107 @@
+/**
+ * Every validation rule of the resource commands, table-driven: the built CLI exits 2, names the flag and the
+ * rule (every problem at once), and sends nothing: the sandbox's request log stays empty (not even a token).
+ */
+import {afterAll, describe, expect, it} from 'vitest'
+import type {CliResult} from '../helpers/cli.js'
+import {json} from '../helpers/cli.js'
+import {useSandbox} from './support.js'
+
+const h = useSandbox()
+
+const long = (n: number) => 'x'.repeat(n)
+const MOBILE = ['--mobile', '254712345671', '--provider', 'mpesa']
+const COL = ['collections', 'create', '--amount', '10', '--currency', 'KES', '--reference', 'bad-1']
+const CO = ['checkout', 'create', '--currency', 'KES', '--reference', 'bad-co', '--success-url', 'https://shop.example/ok', '--cancel-url', 'https://shop.example/no']
+const PO = ['payouts', 'create', '--amount', '10', '--currency', 'KES', '--reference', 'bad-po']
+const MD = ['mandates', 'create', ...MOBILE, '--currency', 'KES', '--amount', '10', '--frequency', 'MONTHLY', '--starts-at', '2026-12-01T09:00:00Z', '--reference', 'bad-md']
+const SUB = ['subscriptions', 'create', '--plan', 'PLN_ACMEGOLD', '--reference', 'bad-sub', '--customer-name', 'Jane', '--customer-email', 'jane@example.com', ...MOBILE]
+
+const AMOUNT_RULE = 'must be a positive decimal string with at most 2 decimal places'
+const CURRENCY_RULE = 'must be a 3-letter upper-case currency code'
+
+/**
+ * [what, args, every "flag rule" expected on stderr]. Since every problem is listed at once, one row may break
+ * several rules; together the rows cover each rule of issue 4 (required, decimal amount, currency, email, URI,
+ * date-time, the bounds of Limits §11, enum values, the cross-field rules) for every command.
+ */
+const CASES: [string, string[], string[]][] = [
+  ['collections: every missing flag at once', ['collections', 'create'], ['--amount is required', '--currency is required', '--reference is required', '--mobile is required when payment_rail is mobile_money', '--provider is required when payment_rail is mobile_money']],
+  ['collections: exponent amount, 4-letter currency, long reference, unknown rail, bad wallet, long provider', ['collections', 'create', '--amount', '1e3', '--currency', 'KESH', '--reference', long(256), '--rail', 'paypal', '--mobile', '+2547', '--provider', long(65)], [`--amount ${AMOUNT_RULE}`, `--currency ${CURRENCY_RULE}`, '--reference must be at most 255 characters', '--rail must be mobile_money or bank_transfer', '--mobile must be 10 to 15 digits', '--provider must be at most 64 characters']],
+  ['collections: 3 decimals, digit in currency, account name on mobile money', ['collections', 'create', '--amount', '10.005', '--currency', 'K1S', '--reference', 'r', ...MOBILE, '--account-name', 'Acme'], [`--amount ${AMOUNT_RULE}`, `--currency ${CURRENCY_RULE}`, '--account-name is only allowed when payment_rail is bank_transfer']],
+  ['--data that is not JSON', [...COL, ...MOBILE, '--data', '{nope'], ['--data must be valid JSON']],
+  ['-F without =', [...COL, ...MOBILE, '-F', 'novalue'], ['-F "novalue" must be key=value or key:=json']],
+  ['collections get: ID and --reference', ['collections', 'get', 'CL_1', '--reference', 'r'], ['ID cannot be combined with --reference']],
+  ['collections get: neither', ['collections', 'get'], ['ID (or --reference) is required']],
+  ['checkout: --amount with open mode, unknown rail, relative URLs', ['checkout', 'create', '--amount-mode', 'open', '--amount', '5', '--currency', 'KES', '--reference', 'r', '--rail', 'crypto', '--success-url', '/ok', '--cancel-url', 'shop.example'], ['--amount must be omitted when amount_mode is open', '--rail must be mobile_money, card or bank_transfer', '--success-url must be an absolute URL', '--cancel-url must be an absolute URL']],
+  ['checkout: fixed mode without amount, mobile money rail without --mobile', [...CO, '--rail', 'mobile_money'], ['--amount is required when amount_mode is fixed', '--mobile is required when payment_rail is mobile_money']],
+  ['checkout: unknown amount mode, negative amount', [...CO, '--amount-mode', 'sometimes', '--amount=-5'], ['--amount-mode must be fixed or open', `--amount ${AMOUNT_RULE}`]],
+  ['checkout get: no ID', ['checkout', 'get'], ['ID is required']],
+  ['transactions verify: no reference', ['transactions', 'verify'], ['REFERENCE is required']],
+  ['payouts: bank rail without its destination, zero amount', ['payouts', 'create', '--amount', '0', '--currency', 'KES', '--reference', 'r', '--rail', 'bank_transfer'], [`--amount ${AMOUNT_RULE}`, '--bank-code is required when payment_rail is bank_transfer', '--account-number is required when payment_rail is bank_transfer']],
+  ['payouts: wallet rail without its destination', PO, ['--mobile is required when payment_rail is mobile_money', '--provider is required when payment_rail is mobile_money']],
+  ['payouts: bank code over 32, account number over 64', [...PO, '--rail', 'bank_transfer', '--bank-code', long(33), '--account-number', long(65)], ['--bank-code must be at most 32 characters', '--account-number must be at most 64 characters']],
+  ['payouts get: no reference', ['payouts', 'get'], ['REFERENCE is required']],
+  ['msisdn: 9 digits', ['verifications', 'msisdn', '--mobile', '123456789'], ['--mobile must be 10 to 15 digits']],
+  ['msisdn: 16 digits, provider over 64', ['verifications', 'msisdn', '--mobile', '1234567890123456', '--provider', long(65)], ['--mobile must be 10 to 15 digits', '--provider must be at most 64 characters']],
+  ['bank-account: nothing given', ['verifications', 'bank-account'], ['--bank-code is required', '--account-number is required']],
+  ['bank-account: bounds', ['verifications', 'bank-account', '--bank-code', long(33), '--account-number', long(65)], ['--bank-code must be at most 32 characters', '--account-number must be at most 64 characters']],
+  ['mandates: bad frequency, date without time, --plan without the customer', ['mandates', 'create', ...MOBILE, '--currency', 'KES', '--amount', '10', '--frequency', 'YEARLY', '--starts-at', '2026-12-01', '--reference', 'r', '--plan', 'PLN_ACMEGOLD'], ['--frequency must be DAILY, WEEKLY or MONTHLY', '--starts-at must be an ISO 8601 date-time', '--customer-name is required when plan_id is set', '--customer-email is required when plan_id is set']],
+  ['mandates: bad email', [...MD, '--plan', 'PLN_ACMEGOLD', '--customer-name', 'Jane', '--customer-email', 'jane-at-example'], ['--customer-email must be an email address']],
+  ['mandates get: no reference', ['mandates', 'get'], ['--reference is required']],
+  ['mandates cancel: nothing given', ['mandates', 'cancel'], ['MANDATE_ID is required', '--mobile is required', '--reason is required']],
+  ['debits: no mandate, separator in amount, currency not 3, reference over 255, provider over 64', ['debits', 'create', '--amount', '1,000', '--currency', 'KESH', '--reference', long(256), '--provider', long(65)], ['MANDATE_ID is required', `--amount ${AMOUNT_RULE}`, '--currency must be exactly 3 upper-case letters', '--reference must be at most 255 characters', '--provider must be at most 64 characters']],
+  ['debits status: nothing given', ['debits', 'status'], ['--mandate is required', '--reference is required']],
+  ['subscriptions: nothing given', ['subscriptions', 'create'], ['--plan is required', '--reference is required', '--customer-name is required', '--customer-email is required', '--mobile is required', '--provider is required']],
+  ['subscriptions: bad email and wallet', [...SUB.slice(0, 8), '--customer-email', 'nope', '--mobile', '0712', '--provider', 'mpesa'], ['--customer-email must be an email address', '--mobile must be 10 to 15 digits']],
+  ['subscriptions get: no reference', ['subscriptions', 'get'], ['--reference is required']],
+  ['customers get: no id', ['customers', 'get'], ['ID is required']],
+  ['customers collections: per-page 0, --all with --page', ['customers', 'collections', 'MC_ACME0001', '--per-page', '0', '--all', '--page', '2'], ['--per-page must be a positive whole number', '--page cannot be combined with --all']],
+  ['customers collections: per-page over 100, page not a number', ['customers', 'collections', 'MC_ACME0001', '--per-page', '101', '--page', 'two'], ['--per-page must be at most 100', '--page must be a positive whole number']],
+  ['virtual-accounts create: neither', ['virtual-accounts', 'create'], ['--customer or --merchant is required']],
+  ['virtual-accounts get: both', ['virtual-accounts', 'get', '--merchant', '--customer', 'MC_ACME0001'], ['--customer cannot be combined with --merchant']],
+]
+
+/** Runs the cases a few at a time (2 cores): each is a separate CLI process. */
+async function runAll(): Promise<Map<string, CliResult>> {
+  const results = new Map<string, CliResult>()
+  const queue = [...CASES]
+  await Promise.all(
+    Array.from({length: 6}, async () => {
+      for (let c = queue.shift(); c; c = queue.shift()) results.set(c[0], await h.pay(c[1]))
+    }),
+  )
+  return results
+}
+
+let results: Promise<Map<string, CliResult>> | undefined
+const resultOf = async (name: string) => (await (results ??= runAll())).get(name)!
+
+describe('bad input: exit 2, the flag and the rule named, nothing sent', () => {
+  it.each(CASES)('%s', async (name, _args, expected) => {
+    const r = await resultOf(name)
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(2)
+    for (const line of expected) expect(r.stderr).toContain(`error: ${line}`)
+    expect(r.stdout).toBe('')
+  })
+
+  it('--json puts every problem in the error envelope on stdout', async () => {
+    const r = await h.pay(['collections', 'create', '--currency', 'kesh', '--json'])
+    expect(r.code).toBe(2)
+    const body = json(r)
+    expect(body.error.code).toBe('invalid_input')
+    expect(body.error.problems).toEqual(
+      expect.arrayContaining([
+        {flag: '--amount', rule: 'is required'},
+        {flag: '--currency', rule: expect.stringContaining(CURRENCY_RULE)},
+        {flag: '--reference', rule: 'is required'},
+        {flag: '--mobile', rule: 'is required when payment_rail is mobile_money'},
+      ]),
+    )
+  })
+
+  afterAll(() => {
+    // Not one request reached the sandbox: validation happens before the token is even fetched.
+    expect(h.sb.requests).toEqual([])
+  })
+})
