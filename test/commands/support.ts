@@ -104,12 +104,12 @@ const ANSI = /\u001B\[[0-9;?]*[A-Za-z]/g
 
 /**
  * Runs the built CLI inside a pseudo-terminal (util-linux `script`), answering prompts step by step.
- * CI is removed from the environment so that the CLI may prompt.
+ * CI is removed from the environment (unless `env` sets it) so that the CLI may prompt.
  */
-export function runInPty(args: string[], env: Record<string, string>, steps: PtyStep[], timeoutMs = 20_000): Promise<PtyResult> {
+export function runInPty(args: string[], env: Record<string, string | undefined>, steps: PtyStep[], timeoutMs = 20_000): Promise<PtyResult> {
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
   return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qfec', quoted, '/dev/null'], {cwd: ROOT, env: cleanEnv({...env, CI: undefined, TERM: 'xterm'}), stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn('script', ['-qfec', quoted, '/dev/null'], {cwd: ROOT, env: cleanEnv({CI: undefined, TERM: 'xterm', ...env}), stdio: ['pipe', 'pipe', 'pipe']})
     let raw = ''
     const pending = [...steps]
     let answered = 0
