@@ -1,6 +1,6 @@
 /**
  * The request log: one JSON object per request (time, method, path, query, redacted headers, redacted body,
- * status, duration). Kept in memory (last 10 000, GET /_sandbox/requests) and appended to --log FILE through
+ * status, duration). Kept in memory (the last 10 000 to 11 000, GET /_sandbox/requests) and appended to --log FILE through
  * a buffered stream: no synchronous I/O on the request path.
  */
 import {createWriteStream, type WriteStream} from 'node:fs'
@@ -62,7 +62,7 @@ export class RequestLog {
 
   add(entry: LogEntry): void {
     this.entries.push(entry)
-    if (this.entries.length > MAX_MEMORY) this.entries.splice(0, this.entries.length - MAX_MEMORY)
+    if (this.entries.length > MAX_MEMORY + 1000) this.entries.splice(0, this.entries.length - MAX_MEMORY) // trim in batches
     if (this.stream) this.stream.write(JSON.stringify(entry) + '\n')
     this.onEntry?.(entry)
   }
