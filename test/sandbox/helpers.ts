@@ -1,6 +1,7 @@
 /** Plain-HTTP helpers for the sandbox end-to-end tests (real loopback requests, no mocks). */
 import {randomUUID} from 'node:crypto'
 import {request} from 'undici'
+import {matchEndpoint} from '../../src/api/endpoints.js'
 import {type Sandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
 
 export const ACME = {client_id: 'sb_acme_client', client_secret: 'sb_acme_secret_4f8a2c1e9b7d', webhook_secret: 'whsec_sb_acme_1c9e7a5b3d'}
@@ -50,6 +51,13 @@ export class Client {
       parsed = text ? JSON.parse(text) : undefined
     } catch {
       parsed = undefined
+    }
+    // Every successful /v1 answer must satisfy the response schema of the endpoint table (the CLI parses with it).
+    if (path.startsWith('/v1/') && res.statusCode >= 200 && res.statusCode < 300) {
+      const m = matchEndpoint(method, path.split('?')[0])
+      const check = m?.endpoint.response.safeParse(parsed)
+      if (!check?.success) throw new Error(`${method} ${path}: answer does not match the response schema: ${check?.error.message ?? 'no endpoint'}\n${text}`)
+      if (res.statusCode !== m!.endpoint.success) throw new Error(`${method} ${path}: answered ${res.statusCode}, the table says ${m!.endpoint.success}`)
     }
     const flat: Record<string, string> = {}
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v
