@@ -80,7 +80,8 @@ async function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): P
     let body: unknown = out.logBody
     if (body === undefined && raw.length > 0) {
       const text = raw.toString('utf8')
-      body = text.length > 4096 ? text.slice(0, 4096) + '…' : text
+      if (/^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) body = Object.fromEntries(new URLSearchParams(text))
+      else body = text.length > 4096 ? text.slice(0, 4096) + '…' : text
     }
     rt.log.add({
       time: new Date().toISOString(),

@@ -92,3 +92,17 @@ describe('control API', () => {
     expect((await acme.get(`/v1/checkout/sessions/${cs.id}`)).body).toMatchObject({status: 'succeeded', payment_rail: 'bank_transfer'})
   })
 })
+
+describe('request log of the pay page', () => {
+  it('logs form posts as fields, with the card number redacted', async () => {
+    sb = await start()
+    const acme = await acmeClient(sb)
+    const cs = (await acme.post('/v1/checkout/sessions', checkoutBody({payment_rail: 'card'}))).body
+    const r = await request(cs.url, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: 'rail=card&card_number=4242424242424242'})
+    expect(r.statusCode).toBe(303)
+    await r.body.dump()
+    const entry = sb.requests.find((e) => e.path === `/pay/${cs.id}` && e.method === 'POST')!
+    expect(entry.body).toEqual({rail: 'card', card_number: '[REDACTED]'})
+    expect(JSON.stringify(sb.requests)).not.toContain('4242424242424242')
+  })
+})
