@@ -258,7 +258,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     if (result.response) {
       const {status, headers, body} = result.response
       if (!res.headersSent && !res.destroyed) {
-        res.writeHead(status, {'content-type': headers['content-type'] ?? 'application/octet-stream', 'content-length': body.length})
+        res.writeHead(status, {'content-type': 'application/octet-stream', ...headers, 'content-length': body.length})
         res.end(body)
       }
     } else {
@@ -368,8 +368,10 @@ async function createForwarder(target: string, timeoutMs: number): Promise<Forwa
         const res = await request(target, {method: 'POST', headers: headers.flat(), body, dispatcher: agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs})
         const buf = Buffer.from(await res.body.arrayBuffer())
         const out: Record<string, string> = {}
-        const ct = res.headers['content-type']
-        if (ct) out['content-type'] = Array.isArray(ct) ? ct[0] : ct
+        for (const name of ['content-type', 'content-encoding']) {
+          const v = res.headers[name]
+          if (v) out[name] = Array.isArray(v) ? v[0] : v
+        }
         return {response: {status: res.statusCode, headers: out, body: buf}, ms: Math.round(performance.now() - started)}
       } catch (err) {
         const e = err as {code?: string; message?: string}

@@ -15,7 +15,8 @@ export function resourceId(data: unknown): string | undefined {
   return field(data, 'id') ?? field(data, 'subscription_id') ?? field(data, 'mandate_id')
 }
 
-const time = (d: Date) => d.toISOString().slice(11, 19)
+/** Local wall-clock time, like a log line. */
+const time = (d: Date) => d.toTimeString().slice(0, 8)
 
 /** One (or two) human lines for a delivery. */
 export function formatDelivery(d: Delivery, color: boolean): string {

@@ -10,7 +10,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/webhooks/events.js'
 import {json, runCli} from '../helpers/cli.js'
 import {closedPort, startLocaltunnelServer} from '../helpers/localtunnel-server.js'
-import {eventBody, nowSeconds, opensslHeader, opensslSign, post, startListen, startTestApp, type ListenProcess} from './support.js'
+import {eventBody, nowSeconds, opensslHeader, opensslSign, post, startListen, startTestApp, type ListenProcess, waitFor} from './support.js'
 
 const SECRET = 'whsec_cli_test_9d1'
 const cleanup: {close(): Promise<void>}[] = []
@@ -142,20 +142,29 @@ describe('pay webhook listen (built CLI)', () => {
     expect(app.received).toHaveLength(4)
     expect(app.received[0].body.toString()).toBe(valid[0].body)
     expect(app.received[0].headers['service-signature']).toBe(sign(valid[0].body)['service-signature'])
+    // the tunnel server drops every tunnel socket: the listener says so, the tunnel re-opens, deliveries go on
+    await waitFor(() => server.socketCount() === 3, 5000, 'three tunnel sockets')
+    server.dropSockets()
+    await waitFor(() => /re-opened/.test(p.stderr()), 10_000, 're-open message')
+    expect(p.stderr()).toMatch(/dropped every connection/)
+    const after = eventBody('checkout_session.succeeded')
+    await send('after drop', after.body, sign(after.body))
+    expect(sent.at(-1)).toEqual({name: 'after drop', status: 200})
     const r = await stopped(p)
     expect(r.code).toBe(0)
     const summary = JSON.parse(r.stderr.trim().split('\n').pop()!).summary
     expect(summary).toMatchObject({
-      received: 12,
-      verified: 5,
+      received: 13,
+      verified: 6,
       duplicates: 1,
-      forwarded: 4,
+      forwarded: 5,
       forward_failed: 0,
       rejected: {no_matching_signature: 2, timestamp_outside_tolerance: 2, invalid_json: 1, body_too_large: 1, missing_header: 1},
     })
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
-    expect(lines).toHaveLength(12)
+    expect(lines).toHaveLength(13)
     expect(lines.filter((l) => l.duplicate)).toHaveLength(1)
+    expect(app.received).toHaveLength(5)
   })
 })
 

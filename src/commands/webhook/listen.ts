@@ -16,7 +16,8 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     {description: 'Listen through localtunnel and forward to your app', command: '<%= config.bin %> webhook listen --forward-to http://localhost:3000/webhooks'},
     {description: 'Only payment outcomes, as JSON lines for jq', command: "<%= config.bin %> webhook listen --events 'collection.*,payout.failed' --json | jq -c '{type: .event.type, ok: .verdict.ok}'"},
     {description: 'Local only, fixed port, secret from the environment', command: 'PAY_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhook listen --tunnel none --port 4242'},
-    {description: 'A self-hosted localtunnel server and ngrok', command: '<%= config.bin %> webhook listen --tunnel-host https://tunnel.example.com\nNGROK_AUTHTOKEN=... <%= config.bin %> webhook listen --tunnel ngrok'},
+    {description: 'Through your own localtunnel server', command: '<%= config.bin %> webhook listen --tunnel-host https://tunnel.example.com --subdomain shop-dev'},
+    {description: 'Through ngrok (needs NGROK_AUTHTOKEN), against the sandbox profile', command: '<%= config.bin %> webhook listen --tunnel ngrok --profile sandbox'},
   ]
 
   static override flags = {
@@ -60,6 +61,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
       if (!ok) problems.push({flag, rule: 'must be an http:// or https:// URL'})
     }
     const patterns = parsePatterns(flags.events)
+    if (flags.secret?.some((s) => s.trim() === '')) problems.push({flag: '--secret', rule: 'must not be empty'})
     if (problems.length > 0) throw new InputError(problems)
 
     const {resolveSettings} = await import('../../config/settings.js')

@@ -13,7 +13,8 @@ Exit 0 when the receiver answers 2xx, 1 for any other status, 7 when it cannot b
   static override examples = [
     {description: 'A succeeded collection to a local listener', command: '<%= config.bin %> webhook trigger collection.succeeded --to http://127.0.0.1:4242/webhooks --secret whsec_...'},
     {description: 'A failed payout with your own reference and amount', command: '<%= config.bin %> webhook trigger payout.failed --to https://shop.example.com/hooks -F merchant_reference=po-991 -F amount=75.00'},
-    {description: 'The same event twice (duplicate), and one signed 10 minutes ago', command: '<%= config.bin %> webhook trigger mandate.succeeded --to http://127.0.0.1:4242/webhooks --id EVT_ABCDEFGHIJKLMNOPQRSTUVWX\n<%= config.bin %> webhook trigger mandate.succeeded --to http://127.0.0.1:4242/webhooks --timestamp $(( $(date +%s) - 600 ))'},
+    {description: 'A fixed event id: send it twice to test duplicate handling', command: '<%= config.bin %> webhook trigger mandate.succeeded --to http://127.0.0.1:4242/webhooks --id EVT_ABCDEFGHIJKLMNOPQRSTUVWX'},
+    {description: 'Signed 10 minutes ago: a receiver must reject it', command: '<%= config.bin %> webhook trigger mandate.succeeded --to http://127.0.0.1:4242/webhooks --timestamp $(( $(date +%s) - 600 ))'},
   ]
 
   static override args = {
@@ -53,6 +54,7 @@ Exit 0 when the receiver answers 2xx, 1 for any other status, 7 when it cannot b
     const {resolveSettings} = await import('../../config/settings.js')
     const settings = await resolveSettings({profile: flags.profile})
     const secrets = flags.secret?.length ? flags.secret : settings.webhookSecret ? [settings.webhookSecret] : []
+    if (secrets.some((s) => s.trim() === '')) problems.push({flag: '--secret', rule: 'must not be empty'})
     if (secrets.length === 0) problems.push({flag: '--secret', rule: 'is required to sign (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)'})
     const overrides = parseFieldFlags(flags.field)
     if (problems.length > 0) throw new InputError(problems)

@@ -179,38 +179,47 @@ class LocaltunnelSession implements Tunnel {
       lt.open((err) => {
         if (err) fail(`tunnel start failed: ${err.message}`)
       })
-      this.watchSockets(lt)
+      this.watchSockets(lt, answer.max_conn_count ?? 1)
     })
     this.current = lt
     this.id = answer.id
     return answer.url.replace(/\/+$/, '')
   }
 
-  /** Counts open tunnel sockets; says when all were dropped and when they came back; reconnects if they do not. */
-  private watchSockets(lt: LtTunnel): void {
+  /**
+   * Counts open tunnel sockets. When as many sockets as the server allows die within a second, the server
+   * dropped the tunnel: say so, and say when the library has re-opened it. If no socket is back within a few
+   * seconds, start over with a new handshake.
+   */
+  private watchSockets(lt: LtTunnel, maxConn: number): void {
     const cluster = lt.tunnelCluster
     if (!cluster) return
     let count = 0
+    let deaths: number[] = []
     let droppedAt: number | undefined
+    const reopened = () => {
+      if (droppedAt === undefined) return
+      this.log('info', `tunnel: connection to the tunnel server re-opened after ${Date.now() - droppedAt} ms`)
+      droppedAt = undefined
+    }
     cluster.on('open', () => {
       count++
       if (lt !== this.current && this.current !== undefined) return
       this.openSockets = count
-      if (this.zeroTimer) clearTimeout(this.zeroTimer)
-      this.zeroTimer = undefined
-      if (droppedAt !== undefined) {
-        this.log('info', `tunnel: connection to the tunnel server re-opened after ${Date.now() - droppedAt} ms`)
-        droppedAt = undefined
-      }
+      reopened()
     })
     cluster.on('dead', () => {
       count = Math.max(0, count - 1)
       if (lt !== this.current || this.closed) return
       this.openSockets = count
-      if (count > 0 || droppedAt !== undefined) return
-      droppedAt = Date.now()
+      const now = Date.now()
+      deaths = [...deaths.filter((t) => now - t < 1000), now]
+      if (deaths.length < maxConn || droppedAt !== undefined) return
+      deaths = []
+      droppedAt = now
       this.log('warn', 'tunnel: the tunnel server dropped every connection; re-opening…')
-      // The library re-opens dead sockets at once; if none is back within a few seconds, start over.
+      if (count > 0) reopened()
+      if (this.zeroTimer) clearTimeout(this.zeroTimer)
       this.zeroTimer = setTimeout(() => {
         this.zeroTimer = undefined
         if (!this.closed && lt === this.current && this.openSockets === 0) void this.reconnect('the tunnel connections did not come back')
