@@ -64,6 +64,8 @@ export interface LocaltunnelTestServer {
   port: number
   mode: HandshakeMode
   maxConn: number
+  /** Like a restarted server: a request for `/<id>` gets a new id (and so a new URL). */
+  forgetIds: boolean
   clients: Map<string, TunnelClient>
   /** Paths of the handshake requests received (`/?new`, `/<id>`). */
   handshakes: string[]
@@ -128,7 +130,7 @@ export async function startLocaltunnelServer(options: {mode?: HandshakeMode; max
       res.end(JSON.stringify({message: 'tunnel server overloaded'}))
       return
     }
-    const id = requested ?? Math.random().toString(36).slice(2, 12).replace(/[^a-z0-9]/g, 'x').padEnd(10, 'q')
+    const id = (state.forgetIds ? undefined : requested) ?? Math.random().toString(36).slice(2, 12).replace(/[^a-z0-9]/g, 'x').padEnd(10, 'q')
     const client = await newClient(id)
     const port = state.mode === 'bad-port' ? await closedPort() : client.port
     let url = `http://${id}.localhost:${httpPort}`
@@ -198,6 +200,7 @@ export async function startLocaltunnelServer(options: {mode?: HandshakeMode; max
     port: httpPort,
     mode: options.mode ?? 'ok',
     maxConn: options.maxConn ?? 4,
+    forgetIds: false,
     clients,
     handshakes: [],
     proxied: 0,

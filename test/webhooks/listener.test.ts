@@ -161,6 +161,10 @@ describe('webhook listener', () => {
     expect(await raw('NOT HTTP AT ALL\r\n\r\n')).toContain('400')
     await raw('POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n\r\n{"id":', false)
     expect(await raw('POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n')).toContain('413')
+    const chunk = 'x'.repeat(600)
+    const chunked = `POST /webhooks HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${(600).toString(16)}\r\n${chunk}\r\n${(600).toString(16)}\r\n${chunk}\r\n0\r\n\r\n`
+    expect(await raw(chunked)).toContain('413')
+    expect(l.stats.rejected.body_too_large).toBe(2)
     const {body} = eventBody()
     expect((await post(url, body, signed(body))).status).toBe(200)
     expect(l.stats.verified).toBe(1)

@@ -105,5 +105,21 @@ describe('localtunnel provider', () => {
     expect(tunnel.reconnects).toBe(1)
     expect(await deliver(tunnel.url)).toBe(200)
   })
-})
 
+  it('a server that forgot the id after a drop: reconnects with a NEW URL, says so and reports it', async () => {
+    const {server, listener} = await setup({maxConn: 1})
+    const logs: string[] = []
+    const urls: string[] = []
+    const tunnel = await openTunnel('localtunnel', {host: server.url, localPort: listener.port, startTimeoutMs: 5000, log: (level, m) => logs.push(`${level}: ${m}`), onUrlChange: (u) => urls.push(u)})
+    cleanup.push(tunnel)
+    const first = tunnel.url
+    await waitFor(() => server.socketCount() === 1, 5000, 'a tunnel socket')
+    server.forgetIds = true
+    await server.refuseTunnels()
+    await waitFor(() => urls.length === 1, 15_000, 'a new URL')
+    expect(urls[0]).not.toBe(first)
+    expect(tunnel.url).toBe(urls[0])
+    expect(logs.some((l) => /NEW public URL/.test(l))).toBe(true)
+    expect(await deliver(tunnel.url)).toBe(200)
+  })
+})
