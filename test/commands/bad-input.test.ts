@@ -2,7 +2,7 @@
  * Every validation rule of the resource commands, table-driven: the built CLI exits 2, names the flag and the
  * rule (every problem at once), and sends nothing: the sandbox's request log stays empty (not even a token).
  */
-import {afterAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {CliResult} from '../helpers/cli.js'
 import {json} from '../helpers/cli.js'
 import {useSandbox} from './support.js'
@@ -62,24 +62,21 @@ const CASES: [string, string[], string[]][] = [
   ['virtual-accounts get: both', ['virtual-accounts', 'get', '--merchant', '--customer', 'MC_ACME0001'], ['--customer cannot be combined with --merchant']],
 ]
 
+const results = new Map<string, CliResult>()
+
 /** Runs the cases a few at a time (2 cores): each is a separate CLI process. */
-async function runAll(): Promise<Map<string, CliResult>> {
-  const results = new Map<string, CliResult>()
+beforeAll(async () => {
   const queue = [...CASES]
   await Promise.all(
-    Array.from({length: 6}, async () => {
+    Array.from({length: 4}, async () => {
       for (let c = queue.shift(); c; c = queue.shift()) results.set(c[0], await h.pay(c[1]))
     }),
   )
-  return results
-}
-
-let results: Promise<Map<string, CliResult>> | undefined
-const resultOf = async (name: string) => (await (results ??= runAll())).get(name)!
+}, 240_000)
 
 describe('bad input: exit 2, the flag and the rule named, nothing sent', () => {
   it.each(CASES)('%s', async (name, _args, expected) => {
-    const r = await resultOf(name)
+    const r = results.get(name)!
     expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(2)
     for (const line of expected) expect(r.stderr).toContain(`error: ${line}`)
     expect(r.stdout).toBe('')

@@ -6,7 +6,7 @@
  */
 import {spawn} from 'node:child_process'
 import {join} from 'node:path'
-import {afterAll, beforeAll, expect} from 'vitest'
+import {afterAll, beforeAll, expect, vi} from 'vitest'
 import {type LogEntry, type Sandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
 import {BIN, ROOT, type CliResult, cleanEnv, runCli, tempConfigDir} from '../helpers/cli.js'
 
@@ -24,6 +24,8 @@ export interface Harness {
 /** Starts one sandbox for the calling test file and stops it after. */
 export function useSandbox(options: SandboxOptions = {}): Harness {
   const h = {} as Harness
+  // Several CLI processes per test: leave room for a loaded 2-core machine.
+  vi.setConfig({testTimeout: 150_000, hookTimeout: 240_000})
   beforeAll(async () => {
     const dir = tempConfigDir()
     h.sb = await startSandbox({port: 0, settleMs: 150, logFile: join(dir, 'requests.log'), ...options})
@@ -33,7 +35,7 @@ export function useSandbox(options: SandboxOptions = {}): Harness {
   afterAll(async () => {
     await h.sb?.close()
   })
-  h.pay = (args, env = {}, input) => runCli(args, {env: {...h.env, ...env}, input})
+  h.pay = (args, env = {}, input) => runCli(args, {env: {...h.env, ...env}, input, timeoutMs: 90_000})
   h.requests = (pred = () => true) => h.sb.requests.filter((e) => e.path.startsWith('/v1/') && e.path !== '/v1/oauth/token' && pred(e))
   h.control = async (path, body) => {
     const res = await fetch(h.sb.url + path, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body ?? {})})
