@@ -140,6 +140,10 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     await new Promise<void>((resolve) => {
       process.once('SIGINT', () => resolve())
       process.once('SIGTERM', () => resolve())
+      // the reader of stdout went away (`… | head -3`): stop cleanly instead of dying on EPIPE
+      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EPIPE') resolve()
+      })
     })
     await tunnel.close()
     await listener.close()
