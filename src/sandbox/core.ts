@@ -19,12 +19,18 @@ export class Core {
   private readonly timers = new Set<NodeJS.Timeout>()
   private closed = false
 
+  private tickers: Ticker[] = []
+
   constructor(
     public state: State,
     readonly opts: ResolvedOptions,
-    private readonly tickers: Ticker[],
   ) {
     this.clock = new Clock(state.clock_offset_ms)
+  }
+
+  /** The settlement functions of the resources (loaded with the request handling, after start-up). */
+  setTickers(tickers: Ticker[]): void {
+    this.tickers = tickers
   }
 
   now(): number {

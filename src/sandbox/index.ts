@@ -6,6 +6,7 @@
  *   sb.seed.merchants // seeded merchants with client_id, client_secret, webhook_secret, account_refs
  *   await sb.close()
  */
+import {type IncomingMessage, type ServerResponse, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {Core} from './core.js'
 import {Faults} from './faults.js'
@@ -13,10 +14,8 @@ import {type SandboxOptions, resolveOptions} from './options.js'
 import {Persister, loadState} from './persistence.js'
 import {RateLimiter} from './rate-limit.js'
 import {type LogEntry, RequestLog} from './request-log.js'
-import {tickers} from './resources/index.js'
 import type {Runtime} from './runtime.js'
-import {type SeedCredentials, credentialsOf, defaultSeed, loadSeedFile, seedSchema} from './seed.js'
-import {createSandboxServer} from './server.js'
+import {type Seed, type SeedCredentials, credentialsOf, defaultSeed} from './seed.js'
 import {type EventRec, type State, stateFromSeed} from './state.js'
 import {WebhookDelivery} from './webhooks-delivery.js'
 
@@ -51,10 +50,15 @@ export interface Sandbox {
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const opts = resolveOptions(options)
-  const seedInput = options.seed ?? (options.seedFile ? await loadSeedFile(options.seedFile) : defaultSeed())
-  const seed = seedSchema.parse(seedInput)
+  // The heavy part (zod, the endpoint table, the resources) loads while the server starts listening.
+  const impl = import('./server.js')
+  let seed: Seed
+  if (options.seed || options.seedFile) {
+    const {loadSeedFile, seedSchema} = await import('./seed-schema.js')
+    seed = seedSchema.parse(options.seed ?? (await loadSeedFile(options.seedFile!)))
+  } else seed = defaultSeed()
   const loaded = opts.statePath ? await loadState(opts.statePath) : undefined
-  const core = new Core(loaded ?? stateFromSeed(seed, Date.now()), opts, tickers)
+  const core = new Core(loaded ?? stateFromSeed(seed, Date.now()), opts)
   const log = new RequestLog(opts.logFile, options.onRequest as ((e: LogEntry) => void) | undefined)
   const webhooks = new WebhookDelivery(core)
   core.onEvent = (e) => webhooks.enqueue(e)
@@ -76,7 +80,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   }
 
-  const server = createSandboxServer(rt)
+  let handle: ((rt: Runtime, req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined
+  const ready = impl.then((m) => {
+    core.setTickers(m.tickers)
+    core.tick()
+    handle = m.handle
+  })
+  const server = createServer({keepAlive: true}, (req, res) => {
+    if (handle) void handle(rt, req, res)
+    else void ready.then(() => handle!(rt, req, res)).catch((err: Error) => res.writeHead(500).end(String(err.message)))
+  })
+  server.keepAliveTimeout = 5000
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(opts.port, opts.host, () => {
@@ -90,7 +104,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   core.baseUrl = url
   const interval = setInterval(() => core.tick(), 1000)
   interval.unref()
-  core.tick()
 
   let closing: Promise<void> | undefined
   return {
@@ -115,6 +128,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     reset: () => rt.reset(),
     close() {
       closing ??= (async () => {
+        await ready.catch(() => {})
         clearInterval(interval)
         core.close()
         await new Promise<void>((resolve) => {

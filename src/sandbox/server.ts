@@ -1,5 +1,9 @@
-/** The node:http server: reads the request, dispatches (/v1, /pay, /_sandbox), answers, logs. */
-import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
+/**
+ * Request handling: reads the request, dispatches (/v1, /pay, /_sandbox), answers, logs.
+ * index.ts loads this module (and with it zod, the endpoint table and the resources) in the background while the
+ * server starts listening, so start-up does not wait for it.
+ */
+import type {IncomingMessage, ServerResponse} from 'node:http'
 import {handleControl} from './control-api.js'
 import {type SbRequest, type SbResponse, jsonResponse, parseQuery} from './http.js'
 import {handlePayPage} from './pay-page.js'
@@ -37,15 +41,9 @@ async function dispatch(rt: Runtime, sb: SbRequest): Promise<SbResponse> {
   return jsonResponse(404, {error: {code: 'not_found', message: `no endpoint ${sb.method} ${p}`}})
 }
 
-export function createSandboxServer(rt: Runtime): Server {
-  const server = createServer({keepAlive: true}, (req: IncomingMessage, res: ServerResponse) => {
-    void handle(rt, req, res)
-  })
-  server.keepAliveTimeout = 5000
-  return server
-}
+export {tickers} from './resources/index.js'
 
-async function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = performance.now()
   const url = req.url ?? '/'
   const q = url.indexOf('?')

@@ -4,14 +4,15 @@
  * Non-2xx or unreachable: retried after webhookRetryBaseMs * 2^(attempt-1), up to webhookMaxAttempts.
  * --duplicate-rate: a delivered event is sometimes sent a second time (same event id, fresh signature).
  */
-import {Agent, request} from 'undici'
+import {Agent, type IncomingMessage, request} from 'node:http'
 import {SIGNATURE_HEADER, signatureHeader} from '../webhooks/signature.js'
 import type {Core} from './core.js'
 import type {EventRec} from './state.js'
 
 export class WebhookDelivery {
   private readonly timers = new Set<NodeJS.Timeout>()
-  private readonly agent = new Agent({connect: {timeout: 5000}, headersTimeout: 10_000, bodyTimeout: 10_000, keepAliveTimeout: 1000})
+  private readonly agent = new Agent({keepAlive: true, maxSockets: 16, timeout: 10_000})
+  private readonly inflight = new Set<{destroy: () => void}>()
   private closed = false
   duplicateRate: number
 
@@ -45,21 +46,14 @@ export class WebhookDelivery {
     let status: number | null = null
     let error: string | undefined
     try {
-      const res = await request(url, {
-        method: 'POST',
-        dispatcher: this.agent,
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'pay-sandbox-webhooks/1.0',
-          [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(client.webhook_secret, event.body),
-          'service-event-id': event.id,
-          'service-event-type': event.type,
-          'service-delivery-attempt': String(attempt),
-        },
-        body: event.body,
-      })
-      status = res.statusCode
-      await res.body.dump()
+      status = await this.post(url, {
+        'content-type': 'application/json',
+        'user-agent': 'pay-sandbox-webhooks/1.0',
+        [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(client.webhook_secret, event.body),
+        'service-event-id': event.id,
+        'service-event-type': event.type,
+        'service-delivery-attempt': String(attempt),
+      }, event.body)
     } catch (err) {
       error = err instanceof Error ? err.message : String(err)
     }
@@ -79,10 +73,30 @@ export class WebhookDelivery {
     this.core.changed()
   }
 
+  /** POSTs with node:http (https loaded only when a URL needs it); resolves with the status code. */
+  private async post(url: string, headers: Record<string, string>, body: string): Promise<number> {
+    const target = new URL(url)
+    const send = target.protocol === 'https:' ? (await import('node:https')).request : request
+    return new Promise<number>((resolve, reject) => {
+      const req = send(target, {method: 'POST', headers: {...headers, 'content-length': String(Buffer.byteLength(body))}, agent: target.protocol === 'https:' ? undefined : this.agent, timeout: 10_000}, (res: IncomingMessage) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode ?? 0))
+        res.on('error', reject)
+      })
+      const handle = {destroy: () => req.destroy(new Error('sandbox closing'))}
+      this.inflight.add(handle)
+      req.on('close', () => this.inflight.delete(handle))
+      req.on('timeout', () => req.destroy(new Error('timed out after 10 s')))
+      req.on('error', reject)
+      req.end(body)
+    })
+  }
+
   async close(): Promise<void> {
     this.closed = true
     for (const t of this.timers) clearTimeout(t)
     this.timers.clear()
-    await this.agent.destroy().catch(() => {})
+    for (const r of this.inflight) r.destroy()
+    this.agent.destroy()
   }
 }

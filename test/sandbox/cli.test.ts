@@ -106,3 +106,49 @@ describe.skipIf(!built)('pay sandbox start (built CLI)', () => {
     expect(second.stderr).toMatch(/already in use/)
   })
 })
+
+describe.skipIf(!built)('pay sandbox control commands (built CLI)', () => {
+  it('succeed, fail, approve, transfer, advance, webhook, events and reset drive a running sandbox', async () => {
+    const {start, acmeClient, mandateBody, until} = await import('./helpers.js')
+    const sb = await start({settleMs: 20, tokenTtlSeconds: 10 * 86_400})
+    try {
+      const env = {PAY_CONFIG_DIR: tempConfigDir()}
+      const pay = (...args: string[]) => runCli(['sandbox', ...args, '--url', sb.url], {env})
+      const acme = await acmeClient(sb)
+      const held = (await acme.post('/v1/collections', collectionBody({mobile: '254700000008'}))).body
+      const ok = await pay('succeed', held.id)
+      expect(ok.code).toBe(0)
+      expect(ok.stdout.trim()).toBe(`${held.id} succeeded`)
+      const again = await pay('fail', held.id)
+      expect(again.code).toBe(1)
+      expect(again.stderr).toMatch(/409 invalid_state/)
+
+      await acme.post('/v1/mandates', mandateBody({mobile: '254700000018', merchant_reference: 'cli-md'}))
+      const md = (await acme.get('/v1/mandates?merchant_reference=cli-md')).body.mandate_id
+      expect((await pay('approve', md)).stdout).toContain('succeeded')
+
+      const bank = (await acme.post('/v1/collections', collectionBody({payment_rail: 'bank_transfer', mobile: undefined, provider: undefined, amount: '10.00'}))).body
+      const t = await pay('transfer', bank.virtual_account.account_number, '--amount', '10.00', '--json')
+      expect(JSON.parse(t.stdout).collection.status).toBe('succeeded')
+
+      expect((await acme.get('/v1/balance?currency=KES')).body.data[0].collection_wallet_held).not.toBe('0.00')
+      expect((await pay('advance', '1d')).stdout).toMatch(/\+86400 s/)
+      expect((await acme.get('/v1/balance?currency=KES')).body.data[0].collection_wallet_held).toBe('0.00')
+
+      const hook = await pay('webhook', '--client', 'sb_acme_client', '--target', 'http://127.0.0.1:9/x')
+      expect(hook.stdout).toContain('events go to http://127.0.0.1:9/x')
+      expect(sb.state.clients.sb_acme_client.webhook_url).toBe('http://127.0.0.1:9/x')
+      await until(() => sb.events.length > 0, 2000)
+      const events = await pay('events', '--type', 'collection.succeeded')
+      expect(events.stdout).toMatch(/EVT_[A-Z0-9]{24}\s+collection\.succeeded/)
+
+      expect((await pay('reset')).stdout).toContain('reset')
+      expect(sb.state.clients.sb_acme_client.webhook_url).toBeNull()
+      const down = await runCli(['sandbox', 'reset', '--url', 'http://127.0.0.1:9'], {env})
+      expect(down.code).toBe(1)
+      expect(down.stderr).toMatch(/cannot reach the sandbox/)
+    } finally {
+      await sb.close()
+    }
+  })
+})

@@ -28,8 +28,8 @@ describe('seed', () => {
   it('--seed-file replaces the defaults; an invalid seed file is reported with its path', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-seed-'))
     const seed = defaultSeed()
-    seed.merchants[0].clients[0] = {client_id: 'custom_client', client_secret: 'custom_secret', webhook_secret: 'custom_whsec'}
-    seed.merchants[0].wallets = [{currency: 'KES', collection_wallet: '1.00', payout_wallet: '2.00'}]
+    seed.merchants[0].clients[0] = {client_id: 'custom_client', client_secret: 'custom_secret', webhook_secret: 'custom_whsec', enabled: true, webhook_url: null}
+    seed.merchants[0].wallets = [{currency: 'KES', collection_wallet: '1.00', collection_wallet_held: '0.00', payout_wallet: '2.00'}]
     const file = join(dir, 'seed.json')
     writeFileSync(file, JSON.stringify(seed))
     sb = await startSandbox({seedFile: file})
