@@ -1,0 +1,16 @@
+import {Args} from '@oclif/core'
+import {SandboxControlCommand} from '../../sandbox/control-command.js'
+
+export default class SandboxApprove extends SandboxControlCommand {
+  static override description = 'Approve a mandate awaiting the customer in the sandbox (as if on their phone)'
+  static override examples = [
+    {description: 'Find the mandate id, then approve it', command: '<%= config.bin %> mandates get --reference m-1 --json | jq -r .mandate_id | xargs <%= config.bin %> <%= command.id %>'},
+  ]
+  static override args = {mandate_id: Args.string({description: 'Mandate id (MD_…)', required: true})}
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(SandboxApprove)
+    const out = await this.control(await this.sandboxUrl(flags.url), 'POST', `/_sandbox/mandates/${encodeURIComponent(args.mandate_id)}/approve`)
+    this.print(flags.json, out, `${args.mandate_id} ${out.status}`)
+  }
+}

@@ -1,0 +1,22 @@
+import {Flags} from '@oclif/core'
+import {SandboxControlCommand} from '../../sandbox/control-command.js'
+
+export default class SandboxWebhook extends SandboxControlCommand {
+  static override description = "Set (or clear) where an API client's webhook events go in the sandbox (the portal's webhook setting)"
+  static override examples = [
+    {description: 'Send merchant A events to a local listener', command: '<%= config.bin %> <%= command.id %> --client sb_acme_client --target http://127.0.0.1:8787/webhooks'},
+    {description: 'Stop sending', command: '<%= config.bin %> <%= command.id %> --client sb_acme_client --clear'},
+  ]
+  static override flags = {
+    client: Flags.string({description: 'API client id', default: 'sb_acme_client'}),
+    target: Flags.string({description: 'Webhook URL (http or https)', exclusive: ['clear']}),
+    clear: Flags.boolean({description: 'Remove the webhook URL', default: false}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(SandboxWebhook)
+    if (!flags.target && !flags.clear) this.error('give --target URL or --clear', {exit: 2})
+    const out = await this.control(await this.sandboxUrl(flags.url), 'PUT', `/_sandbox/clients/${encodeURIComponent(flags.client)}/webhook`, {url: flags.clear ? null : flags.target})
+    this.print(flags.json, out, out.url ? `${out.client_id} events go to ${out.url}` : `${out.client_id} has no webhook URL`)
+  }
+}
