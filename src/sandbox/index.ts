@@ -84,6 +84,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const ready = impl.then((m) => {
     core.setTickers(m.tickers)
     core.tick()
+    // events still undelivered when a --state file was saved are delivered again (at-least-once)
+    if (loaded) for (const e of core.state.events) if (e.state === 'pending') webhooks.enqueue(e)
     handle = m.handle
   })
   const server = createServer({keepAlive: true}, (req, res) => {

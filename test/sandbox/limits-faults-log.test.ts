@@ -124,3 +124,37 @@ describe('--state persistence', () => {
     expect(r.body.merchant_reference).toBe('persist-1')
   })
 })
+
+describe('--state and webhooks', () => {
+  it('events still pending when the sandbox stopped are delivered after a restart', async () => {
+    const {createServer} = await import('node:http')
+    const dir = mkdtempSync(join(tmpdir(), 'sb-state-wh-'))
+    const statePath = join(dir, 'state.json')
+    sb = await start({statePath, webhookRetryBaseMs: 60_000})
+    sb.setWebhookUrl(ACME.client_id, 'http://127.0.0.1:9/down')
+    const acme = await acmeClient(sb)
+    await acme.post('/v1/collections', collectionBody({merchant_reference: 'pending-wh', mobile: '254700000008'}))
+    const pendingId = sb.events.find((e) => e.type === 'collection.processing')!.id
+    await new Promise((r) => setTimeout(r, 100))
+    await sb.close()
+    const got: string[] = []
+    const rx = createServer((req, res) => {
+      let body = ''
+      req.on('data', (c) => (body += c))
+      req.on('end', () => {
+        got.push(JSON.parse(body).id)
+        res.end()
+      })
+    })
+    await new Promise<void>((r) => rx.listen(0, '127.0.0.1', r))
+    const state = JSON.parse(readFileSync(statePath, 'utf8'))
+    state.clients[ACME.client_id].webhook_url = `http://127.0.0.1:${(rx.address() as {port: number}).port}/`
+    const {writeFileSync} = await import('node:fs')
+    writeFileSync(statePath, JSON.stringify(state))
+    sb = await start({statePath})
+    const deadline = Date.now() + 3000
+    while (!got.includes(pendingId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    rx.close()
+    expect(got).toContain(pendingId)
+  })
+})
