@@ -61,3 +61,4 @@ export {renderView, viewRows, StreamTable, COLLECTION_COLUMNS} from './output/vi
 export type {ViewName} from './output/views.js'
 export {openBrowser} from './cli/browser.js'
 export {InputError} from './client/errors.js'
+export {ask} from './cli/prompts.js'

@@ -201,7 +201,7 @@ export async function runOperation(ctx: ApiContext, op: Operation): Promise<numb
     return ExitCode.OK
   }
   const spec = op.wait.poll(res, input)
-  const waited = await waitFor(ctx, {...spec, timeoutSec: op.wait.timeoutSec, first: res, firstIsPoll: spec.id === op.id})
+  const waited = await waitFor(ctx, {...spec, timeoutSec: op.wait.timeoutSec, first: res})
   renderView(out, spec.view ?? op.view, waited.res)
   return reportWait(out, waited)
 }

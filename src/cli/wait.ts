@@ -62,8 +62,6 @@ export interface WaitOptions extends PollSpec {
   timeoutSec: number
   /** The answer already in hand (the create response, or the first get). */
   first?: ApiResponse
-  /** True when `first` came from the poll endpoint itself (then its state counts). */
-  firstIsPoll?: boolean
   sleep?: (ms: number) => Promise<unknown>
 }
 
@@ -74,11 +72,9 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   const progress = new Progress(out)
   let res = options.first
   let state = res ? stateOf(res.body) : undefined
-  // A create response may already be final (a reused approved mandate answers succeeded at once).
-  const firstFinal = res && classifyState(state)
-  if (res && firstFinal && (options.firstIsPoll || firstFinal === 'succeeded' || firstFinal === 'failed')) {
-    return {res, outcome: firstFinal, state, label: options.label, elapsedSeconds: 0, timeoutSec: options.timeoutSec}
-  }
+  // The answer in hand may already be final (a reused approved mandate answers succeeded at once).
+  const firstFinal = classifyState(state)
+  if (res && firstFinal) return {res, outcome: firstFinal, state, label: options.label, elapsedSeconds: 0, timeoutSec: options.timeoutSec}
   let attempt = 0
   try {
     for (;;) {

@@ -47,6 +47,17 @@ describe('on a terminal, missing input is asked for', () => {
     expect(only(sent, 'bank check').body).toEqual({bank_code: '03', account_number: '0123456781'})
   })
 
+  it('virtual-accounts create: asks whose account, then the customer id', async () => {
+    const r = await runInPty(['virtual-accounts', 'create', '--json'], h.env, [
+      {expect: /Whose account[\s\S]*customer[\s\S]*merchant/, send: '\r'},
+      {expect: /Customer id/, send: 'MC_ACME0003\r'},
+    ])
+    expect(r.code, r.screen).toBe(0)
+    expect(r.screen).toMatch(/"customer_id":"MC_ACME0003"/)
+    const sent = only(h.requests((e) => e.method === 'POST' && e.path === '/v1/customers/MC_ACME0003/virtual-account'), 'VA create')
+    expect(sent.body).toEqual([])
+  })
+
   it('does not prompt when a given value is wrong: the problems are listed (exit 2)', async () => {
     const r = await runInPty(['collections', 'create', '--amount', 'ten', '--currency', 'KES', '--reference', 'pty-bad'], h.env, [])
     expect(r.code).toBe(2)

@@ -6,7 +6,8 @@ export default class VirtualAccountsCreate extends ApiCommand {
   static override summary = "Issue a static bank account for a customer (--customer) or the merchant (--merchant)"
   static override description = `--customer ID: POST /v1/customers/{id}/virtual-account, a dedicated standing bank account for one customer (capped at 1000 active accounts per merchant).
 --merchant: POST /v1/virtual-accounts/merchant, the merchant's standing account.
-Both need the Static VA product, send the body [] and are idempotent: repeat calls return the existing ACTIVE account.`
+Both need the Static VA product, send the body [] and are idempotent: repeat calls return the existing ACTIVE account.
+On a terminal, when neither flag is given, you are asked which account.`
 
   static override examples = [
     {description: "Give Jane her own account to pay into", command: '<%= config.bin %> virtual-accounts create --customer MC_ACME0001'},
@@ -23,13 +24,19 @@ Both need the Static VA product, send the body [] and are idempotent: repeat cal
     const {flags} = await this.parse(VirtualAccountsCreate)
     const rt = await this.runtime()
     const ctx = await this.api(flags)
+    let {customer, merchant} = flags
+    if (!merchant && customer === undefined && ctx.out.term.interactive) {
+      const who = await rt.ask({message: 'Whose account', choices: ['customer', 'merchant']}, ctx, () => true)
+      if (who === 'merchant') merchant = true
+      else customer = await rt.ask({message: 'Customer id (MC_…)'}, ctx, (v) => (v === '' ? 'is required' : true))
+    }
     const problems = []
-    if (flags.merchant && flags.customer !== undefined) problems.push({flag: '--customer', rule: 'cannot be combined with --merchant (give one of them)'})
-    if (!flags.merchant && flags.customer === undefined) problems.push({flag: '--customer or --merchant', rule: 'is required'})
-    const forCustomer = !flags.merchant && flags.customer !== undefined
+    if (merchant && customer !== undefined) problems.push({flag: '--customer', rule: 'cannot be combined with --merchant (give one of them)'})
+    if (!merchant && customer === undefined) problems.push({flag: '--customer or --merchant', rule: 'is required'})
+    const forCustomer = !merchant && customer !== undefined
     process.exitCode = await rt.runOperation(ctx, {
       id: forCustomer ? 'customers.createVirtualAccount' : 'merchantVirtualAccount.create',
-      fields: forCustomer ? [{key: 'id', in: 'path', flag: '--customer', value: flags.customer}] : [],
+      fields: forCustomer ? [{key: 'id', in: 'path', flag: '--customer', value: customer}] : [],
       problems,
       fixedBody: [],
       idempotencyKey: flags['idempotency-key'],

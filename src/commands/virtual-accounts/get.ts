@@ -4,7 +4,8 @@ import {ApiCommand} from '../../cli/base-command.js'
 export default class VirtualAccountsGet extends ApiCommand {
   static override summary = "Show a customer's (--customer) or the merchant's (--merchant) static bank account"
   static override description = `--customer ID: GET /v1/customers/{id}/virtual-account. --merchant: GET /v1/virtual-accounts/merchant.
-Shows the bank, account number and name to give to whoever pays in, its state and deposit limit.`
+Shows the bank, account number and name to give to whoever pays in, its state and deposit limit.
+On a terminal, when neither flag is given, you are asked which account.`
 
   static override examples = [
     {description: "Jane's account", command: '<%= config.bin %> virtual-accounts get --customer MC_ACME0001'},
@@ -20,13 +21,19 @@ Shows the bank, account number and name to give to whoever pays in, its state an
     const {flags} = await this.parse(VirtualAccountsGet)
     const rt = await this.runtime()
     const ctx = await this.api(flags)
+    let {customer, merchant} = flags
+    if (!merchant && customer === undefined && ctx.out.term.interactive) {
+      const who = await rt.ask({message: 'Whose account', choices: ['customer', 'merchant']}, ctx, () => true)
+      if (who === 'merchant') merchant = true
+      else customer = await rt.ask({message: 'Customer id (MC_…)'}, ctx, (v) => (v === '' ? 'is required' : true))
+    }
     const problems = []
-    if (flags.merchant && flags.customer !== undefined) problems.push({flag: '--customer', rule: 'cannot be combined with --merchant (give one of them)'})
-    if (!flags.merchant && flags.customer === undefined) problems.push({flag: '--customer or --merchant', rule: 'is required'})
-    const forCustomer = !flags.merchant && flags.customer !== undefined
+    if (merchant && customer !== undefined) problems.push({flag: '--customer', rule: 'cannot be combined with --merchant (give one of them)'})
+    if (!merchant && customer === undefined) problems.push({flag: '--customer or --merchant', rule: 'is required'})
+    const forCustomer = !merchant && customer !== undefined
     process.exitCode = await rt.runOperation(ctx, {
       id: forCustomer ? 'customers.getVirtualAccount' : 'merchantVirtualAccount.get',
-      fields: forCustomer ? [{key: 'id', in: 'path', flag: '--customer', value: flags.customer}] : [],
+      fields: forCustomer ? [{key: 'id', in: 'path', flag: '--customer', value: customer}] : [],
       problems,
       view: 'virtual-account',
     })
