@@ -41,9 +41,9 @@ function accepts(value: string | undefined): boolean {
   return value !== undefined && /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i.test(value)
 }
 
-function resolveAccount(merchant: MerchantRec, ref: string | undefined, required: boolean): MerchantRec['accounts'][number] {
+function resolveAccount(merchant: MerchantRec, ref: string | undefined): MerchantRec['accounts'][number] {
   if (ref === undefined || ref === '') {
-    if (required && merchant.products.sub_accounts) {
+    if (merchant.products.sub_accounts) {
       throw invalidParameter('X-Service-Account-Ref', `header is required: sub-accounts are enabled for this merchant (one of its account refs)`)
     }
     return merchant.accounts[0]
@@ -93,7 +93,8 @@ export async function handleApi(rt: Runtime, req: SbRequest): Promise<SbResponse
     if (!client) return tokenEndpoint(rt, endpoint, body, requestId, rateHeaders)
 
     const merchant = core.merchant(client.merchant_id)
-    const account = resolveAccount(merchant, header(req, 'x-service-account-ref'), endpoint.accountRef)
+    // metadata and balance ignore the header (spec: it applies to every request except those)
+    const account = endpoint.accountRef ? resolveAccount(merchant, header(req, 'x-service-account-ref')) : merchant.accounts[0]
     const key = header(req, 'idempotency-key')
     if (endpoint.idempotent && (key === undefined || key.trim() === '')) {
       throw invalidParameter('Idempotency-Key', 'header is required on this endpoint (a UUID is recommended)')

@@ -57,6 +57,8 @@ describe('X-Service-Account-Ref', () => {
     expect((await east.get('/v1/metadata/banks', {headers: {'x-service-account-ref': undefined}})).status).toBe(200)
     expect((await east.get('/v1/metadata/mobile_providers', {headers: {'x-service-account-ref': undefined}})).status).toBe(200)
     expect((await east.get('/v1/balance', {headers: {'x-service-account-ref': undefined}})).status).toBe(200)
+    // and ignore it when sent
+    expect((await east.get('/v1/balance', {accountRef: 'not-a-ref'})).status).toBe(200)
   })
 
   it('selects the sub-account; a ref of another merchant is 404', async () => {
