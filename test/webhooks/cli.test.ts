@@ -50,7 +50,7 @@ describe('pay webhook listen (built CLI)', () => {
     const r = await runCli(['webhook', 'listen', '--secret', SECRET, '--tunnel-host', server.url, '--tunnel-timeout', '2'])
     expect(r.code).toBe(7)
     expect(r.stderr).toMatch(/no tunnel from http:\/\/127\.0\.0\.1:\d+ within 2 s: .*no answer/)
-    expect(Date.now() - started).toBeLessThan(8000)
+    expect(Date.now() - started).toBeLessThan(15_000) // bounded (the library alone would retry forever); generous for a loaded machine
   })
 
   it('a refused tunnel server: exit 7 with "connection refused"', async () => {

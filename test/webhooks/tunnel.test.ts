@@ -49,21 +49,21 @@ describe('localtunnel provider', () => {
     const port = await closedPort()
     const started = Date.now()
     await expect(start({url: `http://127.0.0.1:${port}`}, 1, [], 1500)).rejects.toThrow(/no tunnel from .* within 2 s: GET .*\?new: connection refused/)
-    expect(Date.now() - started).toBeLessThan(4000)
+    expect(Date.now() - started).toBeLessThan(6000)
   })
 
   it('hanging handshake: bounded by the timeout ("no answer")', async () => {
     const {server, listener} = await setup({mode: 'hang'})
     const started = Date.now()
     await expect(start(server, listener.port, [], 1500)).rejects.toThrow(/no answer within/)
-    expect(Date.now() - started).toBeLessThan(4000)
+    expect(Date.now() - started).toBeLessThan(6000)
   })
 
   it('a server that answers a web page (the incompatible npm fork) fails at once with a clear error', async () => {
     const {server, listener} = await setup({mode: 'html'})
     const started = Date.now()
     await expect(start(server, listener.port, [], 5000)).rejects.toThrow(/does not speak the localtunnel protocol.*text\/html/)
-    expect(Date.now() - started).toBeLessThan(1000)
+    expect(Date.now() - started).toBeLessThan(3000)
   })
 
   it('5xx answers are retried until the timeout, with the status in the error', async () => {
