@@ -152,3 +152,26 @@ describe.skipIf(!built)('pay sandbox control commands (built CLI)', () => {
     }
   })
 })
+
+describe.skipIf(!built)('the CLI against sandbox faults', () => {
+  it('a dropped answer after commit: pay retries with the same Idempotency-Key and gets the replay; one collection exists', async () => {
+    const {start} = await import('./helpers.js')
+    const sb = await start()
+    try {
+      await new Client(sb.url).call('PUT', '/_sandbox/faults', {body: {drop_next: 1}})
+      const env = {PAY_CONFIG_DIR: tempConfigDir(), PAY_BASE_URL: sb.url, PAY_CLIENT_ID: ACME.client_id, PAY_CLIENT_SECRET: ACME.client_secret}
+      const r = await runCli(['collections', 'create', '--amount', '10.00', '--currency', 'KES', '--mobile', '254700000008', '--provider', 'mpesa', '--reference', 'cli-drop', '--json'], {env})
+      expect(r.code, r.stderr).toBe(0)
+      const created = JSON.parse(r.stdout)
+      const all = Object.values(sb.state.collections).filter((c) => c.merchant_reference === 'cli-drop')
+      expect(all).toHaveLength(1)
+      expect(created.id).toBe(all[0].id)
+      const posts = sb.requests.filter((e) => e.path === '/v1/collections' && e.method === 'POST')
+      expect(posts.length).toBe(2)
+      expect(posts[0].dropped).toBe(true)
+      expect(posts[1].headers['idempotency-key']).toBe(posts[0].headers['idempotency-key'])
+    } finally {
+      await sb.close()
+    }
+  })
+})
