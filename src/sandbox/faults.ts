@@ -16,6 +16,11 @@ export class Faults {
     public dropAfterCommitRate: number,
   ) {}
 
+  /** True when before() has anything to do (the hot path skips the await otherwise). */
+  get active(): boolean {
+    return this.latencyMs > 0 || this.faultRate > 0
+  }
+
   async before(): Promise<void> {
     if (this.latencyMs > 0) await sleep(this.latencyMs)
     if (this.faultRate > 0 && Math.random() < this.faultRate) {

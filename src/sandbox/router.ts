@@ -58,7 +58,7 @@ export async function handleApi(rt: Runtime, req: SbRequest): Promise<SbResponse
   let rateHeaders: Record<string, string> = {}
   let logBody: unknown
   try {
-    await rt.faults.before()
+    if (rt.faults.active) await rt.faults.before()
     const m = match(req.method, req.path)
     if (!m) throw new ApiError(404, 'not_found', `no endpoint ${req.method} ${req.path}`)
     const {endpoint, params} = m
