@@ -80,6 +80,8 @@ function mayBeWsl() {
 
 if (!fastPath(process.argv.slice(2))) {
   if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
-  const {execute} = await import('@oclif/core')
+  // the build's single-file @oclif/core (scripts/bundle.mjs), which dist/ imports too; the package otherwise
+  const bundled = join(root, 'dist', 'vendor', 'oclif.cjs')
+  const {execute} = existsSync(bundled) ? createRequire(import.meta.url)(bundled) : await import('@oclif/core')
   await execute({dir: import.meta.url})
 }

@@ -1,7 +1,8 @@
-// Build: TypeScript to dist/, then the oclif manifest (commands are found from it, not by scanning at start-up),
-// then dist/help-cache.json (bin/run.js serves `--help` from it without loading oclif; scripts/help-cache.mjs).
-// dist/ is compiled into a fresh directory and swapped in with renames, so that a test or a `pay` run going on
-// meanwhile (several builds may run at once in one work tree) never sees a half-written or missing dist/.
+// Build: TypeScript and the start-up bundles (scripts/bundle.mjs) into a fresh directory that is then swapped in
+// as dist/ by renames, so that a test or a `pay` run going on meanwhile (several builds may run at once in one
+// work tree) never sees a half-written or missing dist/; then the oclif manifest (commands are found from it,
+// not by scanning at start-up); then dist/help-cache.json (bin/run.js serves `--help` from it without loading
+// oclif; scripts/help-cache.mjs).
 import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, renameSync, rmSync} from 'node:fs'
 import {dirname, join} from 'node:path'
@@ -19,6 +20,7 @@ mkdirSync(join(root, 'tmp'), {recursive: true})
 rmSync(fresh, {recursive: true, force: true})
 try {
   run(bin('tsc'), ['-p', 'tsconfig.json', '--outDir', fresh])
+  if (!process.env.PAY_NO_BUNDLE) await (await import('./bundle.mjs')).bundle(fresh)
   if (existsSync(dist)) renameSync(dist, old)
   renameSync(fresh, dist)
 } finally {

@@ -5,7 +5,7 @@
 // `node scripts/help-cache.mjs` writes the file; with `--render` it prints one rendering (colour as the
 // environment says) as JSON on stdout: the build runs that twice, with FORCE_COLOR=0 and FORCE_COLOR=3.
 import {execFileSync} from 'node:child_process'
-import {readFileSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -16,7 +16,9 @@ const USER_AGENT_MARK = '\u0000USER_AGENT\u0000'
 
 async function render() {
   globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
-  const {Config, loadHelpClass} = await import('@oclif/core')
+  // the oclif that bin/run.js runs: the build's bundle (scripts/bundle.mjs) when there is one
+  const bundled = join(root, 'dist', 'vendor', 'oclif.cjs')
+  const {Config, loadHelpClass} = existsSync(bundled) ? createRequire(import.meta.url)(bundled) : await import('@oclif/core')
   // As bin/run.js → execute({dir}) → run(): Config.load from the bin file.
   const config = await Config.load(join(root, 'bin', 'run.js'))
   if ((config.plugins?.size ?? 0) > 1 || Object.keys(config.pjson.oclif.hooks ?? {}).length > 0) {
@@ -90,7 +92,10 @@ if (process.argv.includes('--render')) {
     userAgentMark: USER_AGENT_MARK,
     subjects,
   }
-  writeFileSync(join(root, 'dist', 'help-cache.json'), JSON.stringify(cache))
+  // written aside and renamed into place: a `pay --help` running meanwhile reads the old file or the new one
+  const file = join(root, 'dist', 'help-cache.json')
+  writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(cache))
+  renameSync(`${file}.${process.pid}.tmp`, file)
   console.log(`wrote dist/help-cache.json: help of ${Object.keys(subjects).length} subjects${plain.skipped ? ` (none: ${plain.skipped})` : ''}`)
 }
 

@@ -22,7 +22,8 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf
 // Preloaded into every run: reports on stderr whether @oclif/core was loaded by the time the process exits.
 const probeDir = mkdtempSync(join(tmpdir(), 'pay-fast-path-'))
 const probe = join(probeDir, 'probe.cjs')
-writeFileSync(probe, "process.on('exit', () => { if (Object.keys(require.cache).some((k) => k.includes('@oclif/core'))) process.stderr.write('[oclif loaded]') })\n")
+// (oclif is the build's bundle, dist/vendor/oclif.cjs, or the package when there is no bundle)
+writeFileSync(probe, "process.on('exit', () => { if (Object.keys(require.cache).some((k) => k.includes('@oclif/core') || k.includes('oclif.cjs'))) process.stderr.write('[oclif loaded]') })\n")
 
 interface Run {
   code: number
