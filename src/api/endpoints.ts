@@ -86,20 +86,25 @@ export function fillPath(template: string, params: Record<string, string> = {}):
   })
 }
 
+/** Path patterns of the table, compiled once. */
+const compiled = endpointList.map((endpoint) => ({
+  endpoint,
+  names: pathParams(endpoint.path),
+  pattern: new RegExp('^' + endpoint.path.replace(/\{[a-z_]+\}/g, '([^/]+)') + '/?$'),
+}))
+
 /** Matches a concrete method and path against the table (used by `pay api` and the sandbox router). */
 export function matchEndpoint(method: string, path: string): {endpoint: Endpoint; params: Record<string, string>} | undefined {
   const upper = method.toUpperCase()
-  for (const e of endpointList) {
-    if (e.method !== upper) continue
-    const names = pathParams(e.path)
-    const pattern = new RegExp('^' + e.path.replace(/\{[a-z_]+\}/g, '([^/]+)') + '/?$')
+  for (const {endpoint, names, pattern} of compiled) {
+    if (endpoint.method !== upper) continue
     const m = pattern.exec(path)
     if (!m) continue
     const params: Record<string, string> = {}
     names.forEach((n, i) => {
       params[n] = decodeURIComponent(m[i + 1])
     })
-    return {endpoint: e, params}
+    return {endpoint, params}
   }
   return undefined
 }
