@@ -36,14 +36,17 @@ describe('pay mandates, pay debits', () => {
     expectServiceHeaders(d, {idempotencyKey: 'debit-key-1'})
     expect(d.body).toEqual({amount: '1500.00', currency: 'KES', merchant_reference: 'md-flow-1-dec', provider: 'mpesa'})
 
-    const [status, statusHuman] = await Promise.all([
+    const [status, statusHuman, debitJson] = await Promise.all([
       h.pay(['debits', 'status', '--mandate', mandateId, '--reference', 'md-flow-1-dec', '--json']),
       h.pay(['debits', 'status', '-m', mandateId, '-r', 'md-flow-1-dec']),
+      h.pay(['debits', 'create', mandateId, '--amount', '20', '--currency', 'KES', '--reference', 'md-flow-1-extra', '--provider', 'mpesa', '--json']),
     ])
+    expect(json(ok(debitJson))).toMatchObject({merchant_reference: 'md-flow-1-extra', amount: '20.00', currency: 'KES'})
     expect(json(ok(status))).toMatchObject({status: 'succeeded', merchant_reference: 'md-flow-1-dec'})
     expect(kv(ok(statusHuman)).State).toBe('succeeded')
     const s = h.requests((e) => e.path === '/v1/mandate_debits/status')
     expect(s.length).toBeGreaterThanOrEqual(2)
+    expect(s.map((e) => e.query)).toContainEqual({mandate_id: mandateId, merchant_reference: 'md-flow-1-dec'})
     expect(s.at(-1)!.query).toEqual({mandate_id: mandateId, merchant_reference: 'md-flow-1-dec'})
     expect(s.at(-1)!.method).toBe('GET')
 
@@ -73,7 +76,16 @@ describe('pay mandates, pay debits', () => {
     expect(second.code).toBe(5)
     expect(json(second).status).toBe(409)
     expect(waited.code).toBe(9)
-    expect(json(waited).status).toBe('processing')
+    const pending = json(waited)
+    expect(pending.status).toBe('processing')
+
+    // the same mandate cancelled, human view; and a create with --json
+    const [cancel, created] = await Promise.all([
+      h.pay(['mandates', 'cancel', String(pending.mandate_id), '--mobile', '254712340008', '--reason', 'Duplicate']),
+      h.pay(['mandates', 'create', '--mobile', '254712340002', '--provider', 'mpesa', '--currency', 'KES', '--amount', '50', '--frequency', 'DAILY', '--starts-at', '2026-12-01T00:00:00+03:00', '--reference', 'md-json-1', '--json']),
+    ])
+    expect(kv(ok(cancel))).toMatchObject({Kind: 'Mandate cancellation', 'Mandate ID': String(pending.mandate_id)})
+    expect(json(ok(created))).toMatchObject({object: 'mandate', merchant_reference: 'md-json-1', status: expect.stringMatching(/processing|succeeded/)})
   })
 })
 
@@ -101,11 +113,13 @@ describe('pay plans list, pay subscriptions', () => {
     expectServiceHeaders(post)
     expect(post.body).toEqual({plan_id: 'PLN_ACMESILVER', merchant_reference: 'sub-1', customer_name: 'Jane Wanjiku', customer_email: 'jane@example.com', mobile: '254712340011', provider: 'mpesa', notes: 'via CLI'})
 
-    const [human, asJson, missing] = await Promise.all([
+    const [human, asJson, missing, createdJson] = await Promise.all([
       h.pay(['subscriptions', 'get', '--reference', 'sub-1']),
       h.pay(['subscriptions', 'get', '-r', 'sub-1', '--json']),
       h.pay(['subscriptions', 'get', '--reference', 'sub-none']),
+      h.pay(['subscriptions', 'create', '--plan', 'PLN_ACMEGOLD', '--reference', 'sub-2', '--customer-name', 'Amina Hassan', '--customer-email', 'amina@example.com', '--mobile', '254712340012', '--provider', 'mpesa', '--json']),
     ])
+    expect(json(ok(createdJson))).toMatchObject({status: 'pending_approval', plan_id: 'PLN_ACMEGOLD', merchant_reference: 'sub-2'})
     expect(kv(ok(human))['Subscription ID']).toMatch(/^SUB_/)
     expect(json(ok(asJson))).toMatchObject({status: 'active', plan_id: 'PLN_ACMESILVER', merchant_reference: 'sub-1'})
     expect(missing.code).toBe(4)

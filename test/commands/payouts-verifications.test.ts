@@ -88,11 +88,14 @@ describe('pay verifications', () => {
   })
 
   it('bank-account: verified, and the upstream 502 gateway_error is exit 7', async () => {
-    const [good, upstream] = await Promise.all([
+    const [good, goodJson, upstream] = await Promise.all([
       h.pay(['verifications', 'bank-account', '--bank-code', '68', '--account-number', '0123456781']),
+      h.pay(['verifications', 'bank-account', '--bank-code', '11', '--account-number', '5550001112', '--json']),
       h.pay(['verifications', 'bank-account', '--bank-code', '01', '--account-number', '1100223345', '--json']),
     ])
     expect(kv(ok(good)).Result).toBe('verified')
+    expect(kv(good)['Name on the account']).toMatch(/^\w+ \w+$/)
+    expect(json(ok(goodJson))).toMatchObject({status: 'verified', profile: {first_name: expect.any(String), last_name: expect.any(String)}})
     expect(upstream.code).toBe(7)
     expect(json(upstream)).toMatchObject({status: 502, error: {code: 'gateway_error'}})
     const sent = h.requests((e) => e.path === '/v1/verifications/bank_accounts' && (e.body as {account_number: string}).account_number === '0123456781')

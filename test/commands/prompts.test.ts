@@ -4,16 +4,18 @@
  * and the answers are what is sent. Without a terminal, or with CI set, nothing waits for input: every missing
  * flag is listed at once and the command exits 2.
  */
-import {spawn} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 import {BIN, ROOT, cleanEnv} from '../helpers/cli.js'
 import {byRef, only, runInPty, useSandbox} from './support.js'
 
 const h = useSandbox()
+/** util-linux `script` gives the CLI a pseudo-terminal; without it these cases are skipped. */
+const hasScript = spawnSync('script', ['--version']).status === 0
 const DOWN = '\u001B[B'
 const BACKSPACE = '\u007F'
 
-describe('on a terminal, missing input is asked for', () => {
+describe.skipIf(!hasScript)('on a terminal, missing input is asked for', () => {
   it('collections create: asks the wallet number (validated) and offers the providers from the service', async () => {
     const r = await runInPty(['collections', 'create', '--amount', '10', '--currency', 'kes', '--reference', 'pty-col-1', '--json'], h.env, [
       {expect: /Wallet number \(10 to 15 digits\)/, send: '12345\r'},
