@@ -131,14 +131,23 @@ export async function gatherInput(ctx: ApiContext, spec: GatherSpec): Promise<Ga
     const {ask} = await import('./prompts.js')
     for (const field of askable) {
       const prompt: PromptSpec = field.prompt || {message: defaultMessage(field)}
-      const answer = await ask(prompt, ctx, (raw) => {
-        const candidate = raw === '' ? undefined : field.upper ? raw.toUpperCase() : raw
-        const before = values.get(field)
-        values.set(field, candidate)
-        const problem = check(build()).problems.find((p) => p.flag === field.flag)
-        values.set(field, before)
-        return problem ? problem.rule : true
-      })
+      let answer: string
+      try {
+        answer = await ask(prompt, ctx, (raw) => {
+          const candidate = raw === '' ? undefined : field.upper ? raw.toUpperCase() : raw
+          const before = values.get(field)
+          values.set(field, candidate)
+          const problem = check(build()).problems.find((p) => p.flag === field.flag)
+          values.set(field, before)
+          return problem ? problem.rule : true
+        })
+      } catch (err) {
+        // Ctrl+C or Ctrl+D at a prompt: nothing was sent; say which input is still missing (exit 2).
+        if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') {
+          throw new InputError(askable.filter((f) => isMissing(lookup(build(), f))).map((f) => ({flag: f.flag, rule: 'is required (prompt cancelled; nothing was sent)'})))
+        }
+        throw err
+      }
       values.set(field, answer === '' ? undefined : field.upper ? answer.toUpperCase() : answer)
     }
     input = build()

@@ -60,6 +60,13 @@ describe.skipIf(!hasScript)('on a terminal, missing input is asked for', () => {
     expect(sent.body).toEqual([])
   })
 
+  it('Ctrl+C at a prompt sends nothing and exits 2 naming what is missing', async () => {
+    const r = await runInPty(['debits', 'status', '--reference', 'pty-cancel'], h.env, [{expect: /Mandate id/, send: '\u0003'}])
+    expect(r.code, r.screen).toBe(2)
+    expect(r.screen).toContain('--mandate is required (prompt cancelled; nothing was sent)')
+    expect(h.requests(byRef('pty-cancel'))).toHaveLength(0)
+  })
+
   it('does not prompt when a given value is wrong: the problems are listed (exit 2)', async () => {
     const r = await runInPty(['collections', 'create', '--amount', 'ten', '--currency', 'KES', '--reference', 'pty-bad'], h.env, [])
     expect(r.code).toBe(2)
@@ -96,5 +103,23 @@ describe('without a terminal nothing waits for input', () => {
     for (const flag of ['--mobile', '--provider', '--currency', '--frequency', '--starts-at', '--reference']) expect(stderr).toContain(`error: ${flag} is required`)
     expect(stderr).toContain('not prompting')
     child.stdin.end()
+  })
+})
+
+describe.skipIf(!hasScript)('on a terminal, output for people', () => {
+  it('--wait shows live progress on the terminal and ends with the final state', async () => {
+    const r = await runInPty(['payouts', 'create', '--amount', '5', '--currency', 'KES', '--reference', 'pty-wait-1', '--mobile', '254712345671', '--provider', 'mpesa', '--wait'], h.env, [])
+    expect(r.code, r.screen).toBe(0)
+    expect(r.screen).toMatch(/waiting for payout pty-wait-1: processing \(\d+ s\)/)
+    expect(r.screen).toMatch(/payout pty-wait-1 succeeded after \d+ s/)
+    expect(r.screen).toMatch(/State\s*│\s*succeeded/)
+  })
+
+  it('--all streams an aligned table with one header', async () => {
+    const r = await runInPty(['customers', 'collections', 'MC_ACME0002', '--all', '--per-page', '2'], h.env, [])
+    expect(r.code, r.screen).toBe(0)
+    const lines = r.screen.split(/\r?\n/).filter((l) => l.trim() !== '')
+    expect(lines.filter((l) => l.startsWith('ID  '))).toHaveLength(1)
+    expect(lines.filter((l) => /^CL_SEEDACME02000\d\s+succeeded\s+1200\.00\s+KES/.test(l))).toHaveLength(3)
   })
 })
