@@ -195,7 +195,8 @@ export interface Operation extends GatherSpec {
  * that under --json stdout still holds exactly one body: the service's last answer.
  */
 export async function runOperation(ctx: ApiContext, op: Operation): Promise<number> {
-  const {input} = await gatherInput(ctx, op)
+  const keyProblem = op.idempotencyKey !== undefined && op.idempotencyKey.trim() === '' ? [{flag: '--idempotency-key', rule: 'must not be empty'}] : []
+  const {input} = await gatherInput(ctx, {...op, problems: [...(op.problems ?? []), ...keyProblem]})
   if (op.idempotencyKey !== undefined) input.idempotencyKey = op.idempotencyKey
   const {client, out} = ctx
   const prepared = client.prepare(op.id, input)

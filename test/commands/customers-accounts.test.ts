@@ -19,6 +19,14 @@ describe('pay customers', () => {
     expectServiceHeaders(sent[0])
   })
 
+  it('sends X-Service-Account-Ref when the merchant has sub-accounts and a ref is configured', async () => {
+    const globex = h.sb.seed.merchants.find((m) => m.key === 'globex')!
+    const r = await h.pay(['customers', 'get', 'MC_GLOBEX0001', '--json'], {PAY_CLIENT_ID: globex.clients[0].client_id, PAY_CLIENT_SECRET: globex.clients[0].client_secret, PAY_ACCOUNT_REF: globex.account_refs[0]})
+    expect(json(ok(r))).toMatchObject({id: 'MC_GLOBEX0001', object: 'customer'})
+    const sent = only(h.sb.requests.filter((e) => e.path === '/v1/customers/MC_GLOBEX0001'), 'globex customer')
+    expect(sent.headers['x-service-account-ref']).toBe(globex.account_refs[0])
+  })
+
   it('collections: one page with the total; --all follows page + per_page to the end and streams every row', async () => {
     const [page, all, allJson] = await Promise.all([
       h.pay(['customers', 'collections', 'MC_ACME0001', '--per-page', '5', '--page', '2']),
