@@ -79,6 +79,11 @@ function mayBeWsl() {
 }
 
 if (!fastPath(process.argv.slice(2))) {
+  // undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it at once with its baseline compiler
+  // (Liftoff) and then again, optimised, on a background thread, and Node waits for that background job before
+  // the process may exit: ~100 ms on every command that made a request, for code that parses a few responses.
+  // Liftoff alone is plenty for a CLI (the servers of `pay sandbox` and `pay webhook listen` use node:http).
+  ;(await import('node:v8')).default.setFlagsFromString('--liftoff-only')
   if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
   // the build's single-file @oclif/core (scripts/bundle.mjs), which dist/ imports too; the package otherwise
   const bundled = join(root, 'dist', 'vendor', 'oclif.cjs')
