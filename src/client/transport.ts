@@ -4,6 +4,9 @@
  */
 import {EnvHttpProxyAgent, request, type Dispatcher} from 'undici'
 import {InputError} from './errors.js'
+import {isLoopbackHost} from './loopback.js'
+
+export {isLoopbackHost} from './loopback.js'
 
 export interface HttpResponse {
   status: number
@@ -17,11 +20,6 @@ export interface HttpRequest {
   headers: Record<string, string>
   body?: string
   timeoutMs: number
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase()
-  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127(\.[0-9]{1,3}){3}$/.test(h)
 }
 
 /** Validates a base URL: absolute http(s), and https unless the host is loopback. Exit 2 otherwise. */

@@ -3,14 +3,9 @@
  * the profile's API client there (control API `PUT /_sandbox/clients/{client_id}/webhook`, body {"url"}).
  * Only loopback base URLs are tried, so nothing is ever sent to the real service by this.
  */
-export function isLoopbackUrl(url: string): boolean {
-  try {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
-    return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host)
-  } catch {
-    return false
-  }
-}
+import {isLoopbackUrl} from '../client/loopback.js'
+
+export {isLoopbackUrl} from '../client/loopback.js'
 
 export type LinkResult = {ok: true} | {ok: false; reason: string}
 
