@@ -17,15 +17,23 @@ const HELP_COLUMNS = 80
 function fastPath(argv) {
   const env = process.env
   if (env.PAY_NO_FAST_PATH || env.OCLIF_COLUMNS || env.DEBUG) return false
-  let cache
-  let pjsonText
+  let pjson
   try {
-    cache = JSON.parse(readFileSync(join(root, 'dist', 'help-cache.json'), 'utf8'))
-    pjsonText = readFileSync(join(root, 'package.json'), 'utf8')
+    pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   } catch {
     return false
   }
-  const pjson = JSON.parse(pjsonText)
+  // The argv shapes served, with oclif's rules: a version flag first, or help flags last (or nothing at all).
+  const versionFlags = ['--version', ...(pjson.oclif?.additionalVersionFlags ?? [])]
+  const helpFlags = ['--help', ...(pjson.oclif?.additionalHelpFlags ?? [])]
+  const version = versionFlags.includes(argv[0])
+  if (!version && argv.length > 0 && !helpFlags.includes(argv.at(-1))) return false
+  let cache
+  try {
+    cache = JSON.parse(readFileSync(join(root, 'dist', 'help-cache.json'), 'utf8'))
+  } catch {
+    return false
+  }
   // The cache describes this package.json's oclif settings and this manifest, or it is not used.
   if (cache.format !== 1 || cache.columns !== HELP_COLUMNS || JSON.stringify(pjson.oclif) !== cache.oclif) return false
   try {
@@ -38,15 +46,12 @@ function fastPath(argv) {
   if (os === 'linux' && mayBeWsl()) return false
   const userAgent = `${pjson.name}/${pjson.version} ${os}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}`
 
-  if (cache.versionFlags.includes(argv[0])) {
+  if (version) {
     process.stdout.write(`${userAgent}\n`)
     return true
   }
 
-  let subject
-  if (argv.length === 0) subject = ''
-  else if (argv.length >= 1 && cache.helpFlags.includes(argv.at(-1))) subject = argv.slice(0, -1).join(' ')
-  else return false
+  const subject = argv.slice(0, -1).join(' ')
   if (argv.slice(0, -1).some((a) => a.startsWith('-') || a.includes(':'))) return false
   const entry = cache.subjects[subject]
   if (entry === undefined) return false
@@ -86,7 +91,7 @@ if (!fastPath(process.argv.slice(2))) {
   ;(await import('node:v8')).default.setFlagsFromString('--liftoff-only')
   if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
   // the build's single-file @oclif/core (scripts/bundle.mjs), which dist/ imports too; the package otherwise
-  const bundled = join(root, 'dist', 'vendor', 'oclif.cjs')
-  const {execute} = existsSync(bundled) ? createRequire(import.meta.url)(bundled) : await import('@oclif/core')
+  const bundled = join(root, 'dist', 'vendor', 'oclif.js')
+  const {execute} = existsSync(bundled) ? await import('../dist/vendor/oclif.js') : await import('@oclif/core')
   await execute({dir: import.meta.url})
 }

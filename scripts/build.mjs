@@ -1,8 +1,9 @@
 // Build: TypeScript and the start-up bundles (scripts/bundle.mjs) into a fresh directory that is then swapped in
 // as dist/ by renames, so that a test or a `pay` run going on meanwhile (several builds may run at once in one
-// work tree) never sees a half-written or missing dist/; then the oclif manifest (commands are found from it,
-// not by scanning at start-up); then dist/help-cache.json (bin/run.js serves `--help` from it without loading
-// oclif; scripts/help-cache.mjs).
+// work tree) never sees a half-written or missing dist/; then the bundles' V8 code caches
+// (scripts/code-cache.mjs); then the oclif manifest (commands are found from it, not by scanning at start-up);
+// then dist/help-cache.json (bin/run.js serves `--help` from it without loading oclif; scripts/help-cache.mjs).
+// PAY_NO_BUNDLE=1 builds plain tsc output (no bundles, no code caches).
 import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, renameSync, rmSync} from 'node:fs'
 import {dirname, join} from 'node:path'
@@ -27,5 +28,7 @@ try {
   rmSync(fresh, {recursive: true, force: true})
   rmSync(old, {recursive: true, force: true})
 }
+// V8 records the file name in the code cache, so it is made where the bundles now live
+if (!process.env.PAY_NO_BUNDLE) run(process.execPath, [join(root, 'scripts', 'code-cache.mjs'), dist])
 run(bin('oclif'), ['manifest'])
 run(process.execPath, [join(root, 'scripts', 'help-cache.mjs')])

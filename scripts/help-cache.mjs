@@ -8,7 +8,7 @@ import {execFileSync} from 'node:child_process'
 import {existsSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const HELP_COLUMNS = 80 // the same as bin/run.js
@@ -17,8 +17,8 @@ const USER_AGENT_MARK = '\u0000USER_AGENT\u0000'
 async function render() {
   globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
   // the oclif that bin/run.js runs: the build's bundle (scripts/bundle.mjs) when there is one
-  const bundled = join(root, 'dist', 'vendor', 'oclif.cjs')
-  const {Config, loadHelpClass} = existsSync(bundled) ? createRequire(import.meta.url)(bundled) : await import('@oclif/core')
+  const bundled = join(root, 'dist', 'vendor', 'oclif.js')
+  const {Config, loadHelpClass} = existsSync(bundled) ? await import(pathToFileURL(bundled).href) : await import('@oclif/core')
   // As bin/run.js → execute({dir}) → run(): Config.load from the bin file.
   const config = await Config.load(join(root, 'bin', 'run.js'))
   if ((config.plugins?.size ?? 0) > 1 || Object.keys(config.pjson.oclif.hooks ?? {}).length > 0) {
