@@ -43,12 +43,14 @@ function timeProcess(args, env) {
   })
 }
 
-// NODE_* variables are dropped (NODE_OPTIONS, and NODE_EXTRA_CA_CERTS, which this machine sets and which adds
-// ~50 ms of certificate loading to every process, baseline included, flattering every ratio); BENCH_KEEP_ENV=1
-// keeps them.
-function cleanEnv(extra) {
+// The measured processes get this environment less PAY_* (and with NO_COLOR, CI) and, in the first (strict) run,
+// less NODE_*: NODE_OPTIONS, and NODE_EXTRA_CA_CERTS, which this machine sets and which adds ~50 ms of
+// certificate loading to every node process, baseline included, flattering every ratio. When NODE_* variables
+// are set, a second run keeps them, as the shell's user would run pay.
+const nodeVars = Object.keys(process.env).filter((k) => k.startsWith('NODE_'))
+function cleanEnv(extra, keepNodeVars) {
   const env = {}
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAY_') && (process.env.BENCH_KEEP_ENV || !k.startsWith('NODE_'))) env[k] = v
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAY_') && (keepNodeVars || !k.startsWith('NODE_'))) env[k] = v
   env.NO_COLOR = '1'
   env.CI = 'true'
   return {...env, ...extra}
@@ -85,11 +87,12 @@ async function startBalanceServer() {
   return {url: `http://127.0.0.1:${server.address().port}`, tokens: () => tokens, close: () => new Promise((r) => server.close(r))}
 }
 
-async function startupBench() {
-  console.log(`\n== start-up (issue 2): wall time of a process, median of ${N}, as a ratio to \`node -e 0\` ==`)
+async function startupBench(keepNodeVars) {
+  const which = keepNodeVars ? `with this environment's ${nodeVars.join(', ')}` : nodeVars.length > 0 ? `strict: without ${nodeVars.join(', ')}` : 'strict'
+  console.log(`\n== start-up (issue 2), ${which}: wall time of a process, median of ${N}, as a ratio to \`node -e 0\` ==`)
   const server = await startBalanceServer()
   const configDir = mkdtempSync(join(tmpdir(), 'pay-bench-'))
-  const env = cleanEnv({PAY_CONFIG_DIR: configDir, PAY_BASE_URL: server.url, PAY_CLIENT_ID: 'bench_client', PAY_CLIENT_SECRET: 'bench_secret'})
+  const env = cleanEnv({PAY_CONFIG_DIR: configDir, PAY_BASE_URL: server.url, PAY_CLIENT_ID: 'bench_client', PAY_CLIENT_SECRET: 'bench_secret'}, keepNodeVars)
   try {
     const cases = [
       {name: 'node -e 0', args: ['-e', '0'], target: undefined},
@@ -220,7 +223,10 @@ if (!existsSync(join(ROOT, 'dist'))) {
   process.exit(1)
 }
 console.log(`pay bench: node ${process.version}, ${process.platform}-${process.arch}`)
-if (wants('startup')) await startupBench()
+if (wants('startup')) {
+  await startupBench(false)
+  if (nodeVars.length > 0) await startupBench(true)
+}
 if (wants('sandbox')) await sandboxBench()
 if (wants('webhooks')) webhookBench()
 console.log(`\nbench done in ${((performance.now() - started) / 1000).toFixed(0)} s`)
