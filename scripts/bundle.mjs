@@ -143,8 +143,18 @@ async function bundleRuntime(dist, loader, names) {
         if (args.path === '@oclif/core') return {path: specifier(outfile, join(dist, 'vendor', 'oclif.cjs')), external: true}
         if (args.path === '../locales/index.js' && /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)) return {path: join(args.resolveDir, args.path), namespace: 'zod-locales'}
         if (args.path === 'undici' && useSlim && args.importer.endsWith(`${sep}client${sep}transport.js`)) return {path: slim}
+        if (args.path === './client-h2.js' && /[\\/]undici[\\/]lib[\\/]dispatcher$/.test(args.resolveDir)) {
+          return {path: join(args.resolveDir, args.path), namespace: 'undici-h2-stub'}
+        }
         return undefined
       })
+      // undici's client requires its HTTP/2 half (and with it node:http2, ~5 ms) on load, for connections that
+      // negotiate h2, which ours never ask for: the bundle loads it on first use instead.
+      b.onLoad({filter: /.*/, namespace: 'undici-h2-stub'}, (args) => ({
+        contents: `module.exports = function connectH2(...args) { return require(${JSON.stringify(args.path)})(...args) }\n`,
+        resolveDir: dirname(args.path),
+        loader: 'js',
+      }))
       // z.locales with English only: the other ~40 languages are half of zod's code, and pay speaks English.
       b.onLoad({filter: /.*/, namespace: 'zod-locales'}, (args) => ({contents: 'export {default as en} from "./en.js"\n', resolveDir: dirname(args.path), loader: 'js'}))
     },
