@@ -21,16 +21,8 @@ On a terminal, when neither flag is given, you are asked which account.`
     const {flags} = await this.parse(VirtualAccountsGet)
     const rt = await this.runtime()
     const ctx = await this.api(flags)
-    let {customer, merchant} = flags
-    if (!merchant && customer === undefined && ctx.out.term.interactive) {
-      const who = await rt.ask({message: 'Whose account', choices: ['customer', 'merchant']}, ctx, () => true)
-      if (who === 'merchant') merchant = true
-      else customer = await rt.ask({message: 'Customer id (MC_…)'}, ctx, (v) => (v === '' ? 'is required' : true))
-    }
-    const problems = []
-    if (merchant && customer !== undefined) problems.push({flag: '--customer', rule: 'cannot be combined with --merchant (give one of them)'})
-    if (!merchant && customer === undefined) problems.push({flag: '--customer or --merchant', rule: 'is required'})
-    const forCustomer = !merchant && customer !== undefined
+    const {customer, problems} = await rt.chooseAccountOwner(ctx, flags)
+    const forCustomer = customer !== undefined
     process.exitCode = await rt.runOperation(ctx, {
       id: forCustomer ? 'customers.getVirtualAccount' : 'merchantVirtualAccount.get',
       fields: forCustomer ? [{key: 'id', in: 'path', flag: '--customer', value: customer}] : [],

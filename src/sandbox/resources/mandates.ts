@@ -58,18 +58,7 @@ function sameNumber(ctx: {merchant: {id: number}}, m: MandateRec, mobile: string
   return m.merchant_id === ctx.merchant.id && m.mobile === mobile
 }
 
-export interface NewMandate {
-  mobile: string
-  provider: string
-  currency: string
-  amount: string
-  frequency: string
-  starts_at: string
-  merchant_reference: string
-  description?: string
-  notes?: string
-  plan_id?: string
-}
+export type NewMandate = Pick<MandateRec, 'mobile' | 'provider' | 'currency' | 'amount' | 'frequency' | 'starts_at' | 'merchant_reference' | 'description' | 'notes' | 'plan_id'>
 
 /** Creates a local mandate (reusing an approved upstream one); throws 409 while one awaits approval. */
 export function createMandateRecord(ctx: Ctx, input: NewMandate): MandateRec {
