@@ -2,12 +2,14 @@
  * bin/run.js answers `pay --version` and `pay [words] --help` without loading @oclif/core, from
  * dist/help-cache.json (written by the build). These tests prove that what it prints is byte for byte what oclif
  * itself prints (PAY_NO_FAST_PATH=1 sends the same argv through oclif), for every subject in the cache, with
- * colour off and on, and that the fast path really does skip oclif.
+ * colour off and on, and that the fast path really does skip oclif. Also that the build's bundles (scripts/bundle.mjs)
+ * load with a code cache V8 accepts.
  */
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {BIN, ROOT, cleanEnv} from '../helpers/cli.js'
 
@@ -82,6 +84,25 @@ describe('fast paths of bin/run.js', () => {
     for (const env of [{FORCE_COLOR: '1'}, {FORCE_COLOR: '3'}, {FORCE_COLOR: '0'}, {NO_COLOR: '1'}]) {
       await inBatches(subjects, 2, (subject) => same([...subject.split(' ').filter(Boolean), '--help'], env))
     }
+  })
+
+  it('the build bundles load with a V8 code cache that this node accepts', async () => {
+    // as bin/run.js loads them: --liftoff-only set first (V8 refuses a cache made under other flags)
+    const script = `
+      require('node:v8').setFlagsFromString('--liftoff-only')
+      import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'vendor', 'cached-require.js')).href)}).then(({cachedRequire, codeCacheRejected}) => {
+        const files = [${JSON.stringify(join(ROOT, 'dist', 'vendor', 'oclif.cjs'))}, ${JSON.stringify(join(ROOT, 'dist', 'runtime.cjs'))}]
+        for (const f of files) cachedRequire(f)
+        console.log(JSON.stringify(files.map((f) => codeCacheRejected(f))))
+      })`
+    const r = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ['-e', script], {cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit']})
+      let out = ''
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
+      child.on('error', reject)
+      child.on('close', () => resolve(out))
+    })
+    expect(JSON.parse(r)).toEqual([false, false])
   })
 
   it('anything else goes to oclif: unknown subjects, flags before --help, a user theme', async () => {
