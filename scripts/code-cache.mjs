@@ -12,7 +12,9 @@ const [dist = join(root, 'dist'), mode = 'write'] = process.argv.slice(2)
 const oclifFile = resolve(dist, 'vendor', 'oclif.cjs')
 const runtimeFile = resolve(dist, 'runtime.cjs')
 
-if (mode === 'write' || mode === 'check') {
+if (mode !== 'write' && mode !== 'check') throw new Error(`unknown mode ${mode}: write or check`)
+
+{
   // as bin/run.js does before it loads anything (V8 ignores a cache made under other flags)
   v8.setFlagsFromString('--liftoff-only')
   const {cachedRequire, codeCacheRejected, writeCodeCache} = await import(pathToFileURL(join(dist, 'vendor', 'cached-require.js')).href)
@@ -36,13 +38,9 @@ if (mode === 'write' || mode === 'check') {
   } else {
     const rejected = [oclifFile, runtimeFile].filter((f) => codeCacheRejected(f) !== false)
     if (rejected.length > 0) console.warn(`code cache not accepted by V8 for ${rejected.join(', ')}: start-up will be slower`)
-    process.exit(0)
   }
-} else if (mode !== 'all') {
-  throw new Error(`unknown mode ${mode}`)
 }
 
-if (mode === 'write' && process.argv[1] === fileURLToPath(import.meta.url)) {
-  execFileSync(process.execPath, [fileURLToPath(import.meta.url), dist, 'check'], {stdio: 'inherit'})
-  process.exit(0)
-}
+// exit now: the exercised client and oclif leave nothing worth waiting for
+if (mode === 'write') execFileSync(process.execPath, [fileURLToPath(import.meta.url), dist, 'check'], {stdio: 'inherit'})
+process.exit(0)
