@@ -141,6 +141,7 @@ async function bundleRuntime(dist, loader, names) {
           return {path: `${DYNAMIC}${target}`, external: true}
         }
         if (args.path === '@oclif/core') return {path: specifier(outfile, join(dist, 'vendor', 'oclif.cjs')), external: true}
+        if (args.path === './schemas.js' && args.importer === join(dist, 'api', 'endpoints.js')) return {path: join(dist, 'api', 'schemas.js'), namespace: 'lazy-schemas'}
         if (args.path === '../locales/index.js' && /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)) return {path: join(args.resolveDir, args.path), namespace: 'zod-locales'}
         if (args.path === 'undici' && useSlim && args.importer.endsWith(`${sep}client${sep}transport.js`)) return {path: slim}
         if (args.path === './client-h2.js' && /[\\/]undici[\\/]lib[\\/]dispatcher$/.test(args.resolveDir)) {
@@ -155,6 +156,7 @@ async function bundleRuntime(dist, loader, names) {
         resolveDir: dirname(args.path),
         loader: 'js',
       }))
+      b.onLoad({filter: /.*/, namespace: 'lazy-schemas'}, (args) => ({contents: lazySchemas(readFileSync(args.path, 'utf8')), resolveDir: dirname(args.path), loader: 'js'}))
       // z.locales with English only: the other ~40 languages are half of zod's code, and pay speaks English.
       b.onLoad({filter: /.*/, namespace: 'zod-locales'}, (args) => ({contents: 'export {default as en} from "./en.js"\n', resolveDir: dirname(args.path), loader: 'js'}))
     },
@@ -174,6 +176,52 @@ async function bundleRuntime(dist, loader, names) {
   routeDynamicImports(outfile, new RegExp(`\\bimport\\((["'])${DYNAMIC}`, 'g'), '__payImport($1')
   esmFace(entry, outfile, names, loader)
   return result.metafile
+}
+
+/**
+ * src/api/schemas.ts builds every zod schema of the service when it is loaded, ~10 ms of every command although
+ * a command uses two or three. In the runtime bundle (only there: the sandbox and every unbundled file use
+ * schemas.js as compiled), each top-level `export const x = z…` is built on first use instead, behind a Proxy
+ * that forwards everything to the real schema (zod recognises its schemas by their traits, so instanceof holds).
+ */
+function lazySchemas(source) {
+  const ts = createRequire(join(root, 'package.json'))('typescript')
+  const file = ts.createSourceFile('schemas.js', source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS)
+  const rootedAtZ = (node) => {
+    while (ts.isCallExpression(node) || ts.isPropertyAccessExpression(node)) node = node.expression
+    return ts.isIdentifier(node) && node.text === 'z'
+  }
+  const edits = []
+  for (const statement of file.statements) {
+    if (!ts.isVariableStatement(statement) || !statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue
+    for (const decl of statement.declarationList.declarations) {
+      const init = decl.initializer
+      if (init && ts.isCallExpression(init) && rootedAtZ(init)) edits.push([init.getStart(file), init.getEnd()])
+    }
+  }
+  let out = source
+  for (const [start, end] of edits.reverse()) out = `${out.slice(0, start)}__payLazySchema(() => ${out.slice(start, end)})${out.slice(end)}`
+  const helper = `
+function __payLazySchema(make) {
+  let real
+  const get = () => (real ??= make())
+  return new Proxy(Object.create(null), {
+    get: (_, k) => Reflect.get(get(), k),
+    set: (_, k, v) => Reflect.set(get(), k, v),
+    has: (_, k) => Reflect.has(get(), k),
+    ownKeys: () => Reflect.ownKeys(get()),
+    getOwnPropertyDescriptor: (_, k) => {
+      const d = Reflect.getOwnPropertyDescriptor(get(), k)
+      return d && {...d, configurable: true}
+    },
+    defineProperty: (_, k, d) => Reflect.defineProperty(get(), k, d),
+    deleteProperty: (_, k) => Reflect.deleteProperty(get(), k),
+    getPrototypeOf: () => Reflect.getPrototypeOf(get()),
+  })
+}
+`
+  if (edits.length === 0) console.warn('bundle: no schemas made lazy in api/schemas.js')
+  return `${out}\n${helper}`
 }
 
 export async function bundle(dist = join(root, 'dist')) {
