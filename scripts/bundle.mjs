@@ -70,6 +70,7 @@ async function bundleOclif(dist, loader) {
   // oclif imports computed specifiers (command files, hooks), always as `await import(`
   routeDynamicImports(outfile, /\bawait import\(/g, 'await __payImport(')
   sortWithoutIcu(outfile)
+  semverOnlyWhenNeeded(outfile)
   const names = Object.keys(createRequire(join(root, 'package.json'))('@oclif/core')).filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n))
   esmFace(join(dist, 'vendor', 'oclif.js'), outfile, names, loader)
 }
@@ -92,6 +93,24 @@ function sortWithoutIcu(file) {
   const plain = '/^[a-z:-]*$/'
   const compare = `(a, b) => ${plain}.test(a.id) && ${plain}.test(b.id) ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.id.localeCompare(b.id)`
   writeFileSync(file, text.replace(sort, `.sort(${english} ? ${compare} : (a, b) => a.id.localeCompare(b.id))`))
+}
+
+/**
+ * oclif's index checks at load that Node satisfies the engines of @oclif/core's own package.json, found next to
+ * its lib/; it loads semver (~2.5 ms of regexes) and then reads that file. From the bundle the file is not there
+ * (dist/package.json), so the check always ends in its catch. Reading the file first skips semver; when the file
+ * is there, the check runs as before.
+ */
+function semverOnlyWhenNeeded(file) {
+  const text = readFileSync(file, 'utf8')
+  const found = /( +)const semver = (require_semver\d*)\(\);\n\1const root = path\.join\(__dirname, "\.\."\);\n\1const pjson = require\(path\.join\(root, "package\.json"\)\);\n/.exec(text)
+  if (!found) {
+    console.warn(`bundle: oclif's node version check not found in ${relative(root, file)}; left as it is`)
+    return
+  }
+  const [all, indent, requireSemver] = found
+  const reordered = `${indent}const root = path.join(__dirname, "..");\n${indent}const pjson = require(path.join(root, "package.json"));\n${indent}const semver = ${requireSemver}();\n`
+  writeFileSync(file, text.replace(all, reordered))
 }
 
 /** Rewrites every import of '@oclif/core' in dist's own files to the ESM face of the bundle. */
