@@ -71,6 +71,7 @@ async function bundleOclif(dist, loader) {
   routeDynamicImports(outfile, /\bawait import\(/g, 'await __payImport(')
   sortWithoutIcu(outfile)
   semverOnlyWhenNeeded(outfile)
+  readlineOnlyWhenNeeded(outfile)
   const names = Object.keys(createRequire(join(root, 'package.json'))('@oclif/core')).filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n))
   esmFace(join(dist, 'vendor', 'oclif.js'), outfile, names, loader)
 }
@@ -111,6 +112,21 @@ function semverOnlyWhenNeeded(file) {
   const [all, indent, requireSemver] = found
   const reordered = `${indent}const root = path.join(__dirname, "..");\n${indent}const pjson = require(path.join(root, "package.json"));\n${indent}const semver = ${requireSemver}();\n`
   writeFileSync(file, text.replace(all, reordered))
+}
+
+/**
+ * oclif's parser requires node:readline at load (and with it 6 more of Node's modules) for one use: reading an
+ * argument given as `-` from stdin. Loaded on that use instead, when createInterface is all it takes from it.
+ */
+function readlineOnlyWhenNeeded(file) {
+  const text = readFileSync(file, 'utf8')
+  const declaration = 'var node_readline_1 = require("node:readline");'
+  const uses = text.match(/node_readline_1\b[^;\n]*/g) ?? []
+  if (text.split(declaration).length !== 2 || !uses.every((u) => u === declaration.slice(4, -1) || u.startsWith('node_readline_1.createInterface)'))) {
+    console.warn(`bundle: oclif's use of node:readline is not the expected one in ${relative(root, file)}; left as it is`)
+    return
+  }
+  writeFileSync(file, text.replace(declaration, 'var node_readline_1 = { get createInterface() { return require("node:readline").createInterface; } };'))
 }
 
 /** Rewrites every import of '@oclif/core' in dist's own files to the ESM face of the bundle. */
