@@ -90,6 +90,10 @@ if (!fastPath(process.argv.slice(2))) {
   // Liftoff alone is plenty for a CLI (the servers of `pay sandbox` and `pay webhook listen` use node:http).
   ;(await import('node:v8')).default.setFlagsFromString('--liftoff-only')
   if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
+  // This binary runs the build (dist/); bin/dev.js runs the sources. Left to itself, oclif transpiles src/ with
+  // tsx whenever NODE_ENV is test or development (vitest sets test), which would load the sources and a second
+  // copy of @oclif/core next to the bundle.
+  globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: false}
   // the build's single-file @oclif/core (scripts/bundle.mjs), which dist/ imports too; the package otherwise
   const bundled = join(root, 'dist', 'vendor', 'oclif.js')
   const {execute} = existsSync(bundled) ? await import('../dist/vendor/oclif.js') : await import('@oclif/core')

@@ -15,7 +15,7 @@ const HELP_COLUMNS = 80 // the same as bin/run.js
 const USER_AGENT_MARK = '\u0000USER_AGENT\u0000'
 
 async function render() {
-  globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
+  globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS, enableAutoTranspile: false} // as bin/run.js sets it
   // the oclif that bin/run.js runs: the build's bundle (scripts/bundle.mjs) when there is one
   const bundled = join(root, 'dist', 'vendor', 'oclif.js')
   const {Config, loadHelpClass} = existsSync(bundled) ? await import(pathToFileURL(bundled).href) : await import('@oclif/core')
