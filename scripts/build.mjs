@@ -5,7 +5,7 @@
 // then dist/help-cache.json (bin/run.js serves `--help` from it without loading oclif; scripts/help-cache.mjs).
 // PAY_NO_BUNDLE=1 builds plain tsc output (no bundles, no code caches).
 import {execFileSync} from 'node:child_process'
-import {existsSync, mkdirSync, renameSync, rmSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -31,4 +31,10 @@ try {
 // V8 records the file name in the code cache, so it is made where the bundles now live
 if (!process.env.PAY_NO_BUNDLE) run(process.execPath, [join(root, 'scripts', 'code-cache.mjs'), dist])
 run(bin('oclif'), ['manifest'])
+// oclif writes the commands in the order their modules finished loading, which varies from build to build; the
+// committed manifest is kept in id order so that a rebuild does not reorder it (oclif sorts them when it loads).
+const manifestFile = join(root, 'oclif.manifest.json')
+const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'))
+manifest.commands = Object.fromEntries(Object.entries(manifest.commands).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+writeFileSync(manifestFile, JSON.stringify(manifest, null, 2))
 run(process.execPath, [join(root, 'scripts', 'help-cache.mjs')])
