@@ -64,6 +64,11 @@ describe('fast paths of bin/run.js', () => {
     await same(['--version', '--help'])
   })
 
+  it('-h is a help flag too, answered the same as oclif answers it', async () => {
+    await same(['balance', '-h'])
+    await same(['collections', 'create', '-h'])
+  })
+
   it('the help cache covers every command, alias and topic of the manifest', () => {
     for (const [id, cmd] of Object.entries(manifest.commands)) {
       if (cmd.hasDynamicHelp) continue
@@ -106,7 +111,7 @@ describe('fast paths of bin/run.js', () => {
   })
 
   it('anything else goes to oclif: unknown subjects, flags before --help, a user theme', async () => {
-    for (const args of [['nope', '--help'], ['balance', '--json', '--help'], ['balance'], ['-h']]) {
+    for (const args of [['nope', '--help'], ['balance', '--json', '--help'], ['balance'], ['-v']]) {
       const r = await run(args, {PAY_BASE_URL: 'http://127.0.0.1:9'})
       expect(r.oclifLoaded, `pay ${args.join(' ')}`).toBe(true)
     }
