@@ -14,6 +14,11 @@ export function flagFor(field: string, names: Record<string, string> = {}): stri
   return names[field] ?? `--${field.replace(/_/g, '-')}`
 }
 
+/** "is required when payment_rail is mobile_money" reads "… when --rail is mobile_money" for the user. */
+function withFlagNames(rule: string, names: Record<string, string>): string {
+  return rule.replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (word) => names[word] ?? word)
+}
+
 export function problemsOf(schema: z.ZodType, value: unknown, names: Record<string, string> = {}): FieldProblem[] {
   const parsed = schema.safeParse(value)
   if (parsed.success) return []
@@ -25,7 +30,7 @@ export function problemsOf(schema: z.ZodType, value: unknown, names: Record<stri
     const key = `${flag}:${issue.message}`
     if (seen.has(key)) continue
     seen.add(key)
-    problems.push({flag, rule: issue.message})
+    problems.push({flag, rule: withFlagNames(issue.message, names)})
   }
   return problems
 }

@@ -201,7 +201,7 @@ export async function runOperation(ctx: ApiContext, op: Operation): Promise<numb
   const {client, out} = ctx
   const prepared = client.prepare(op.id, input)
   if (op.dryRun) {
-    renderDryRun(out, prepared)
+    renderDryRun(out, prepared, {profileName: ctx.settings.profileName, fromProfile: ctx.settings.sources.clientId === 'profile'})
     return ExitCode.OK
   }
   const res = await client.send(prepared)

@@ -89,7 +89,9 @@ export class ApiClient {
       cache,
       async () => {
         const {clientId, clientSecret} = this.options.settings
-        const res = await this.send(this.prepare('auth.token', {body: {grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret}}))
+        // Asking for a token changes nothing at the service, so it is retried like a GET (not like other POSTs).
+        const req = this.prepare('auth.token', {body: {grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret}})
+        const res = await this.send({...req, safeToRepeat: true})
         const parsed = endpoints['auth.token'].response.safeParse(res.body)
         if (!parsed.success) throw new NetworkError('the token endpoint answered without a usable access_token', res.attempts)
         return parsed.data
@@ -284,7 +286,7 @@ function toApiError(status: number, text: string, body: unknown, attempts: numbe
     const e = err as {code: string; message?: unknown}
     const error = {...(err as Record<string, unknown>), code: e.code, message: typeof e.message === 'string' ? e.message : e.code}
     const asked = status === 429 ? retryAfterMs(headers, body) : undefined
-    const hint = asked !== undefined && asked > MAX_RETRY_AFTER_MS ? `the service asks to wait ${Math.ceil(asked / 1000)} s before retrying` : hintFor(status, e.code, attempts)
+    const hint = asked !== undefined && asked > MAX_RETRY_AFTER_MS ? `the service asks to wait ${Math.ceil(asked / 1000)} s before retrying` : hintFor(status, e.code, attempts, typeof e.message === 'string' ? e.message : '')
     return new ApiError(status, error, body, hint, attempts)
   }
   const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200)

@@ -101,7 +101,8 @@ export class WaitTimeoutError extends PayError {
 }
 
 /** What to do next for a service error, where that is known. */
-export function hintFor(status: number, code: string | undefined, attempts: number): string | undefined {
+export function hintFor(status: number, code: string | undefined, attempts: number, message = ''): string | undefined {
+  if (status === 400 && /x-service-account-ref/i.test(message)) return 'this merchant has sub-accounts: pass --account-ref, set PAY_ACCOUNT_REF, or save account_ref in the profile'
   if (status === 401) return 'check the client id and secret (pay profiles show), or run `pay login`'
   if (status === 403 && code === 'forbidden') return 'the product is not enabled for this merchant, or the credentials lack access; ask the account owner'
   if (status === 403) return 'check the credentials and that the product is enabled for this merchant'

@@ -39,10 +39,10 @@ The response body is printed (pretty on a terminal, exactly as received with --j
     }
     const data = await rt.readDataFlag(flags.data)
     const body = rt.mergeBody(undefined, data, rt.parseFieldFlags(flags.field))
-    const {client, out} = await this.api(flags)
+    const {client, out, settings} = await this.api(flags)
     const req = client.prepareRaw(args.method.toUpperCase(), args.path, {body, headers, idempotencyKey: flags['idempotency-key']})
     if (flags['dry-run']) {
-      rt.renderDryRun(out, req)
+      rt.renderDryRun(out, req, {profileName: settings.profileName, fromProfile: settings.sources.clientId === 'profile'})
       return
     }
     const res = await client.send(req)

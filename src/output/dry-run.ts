@@ -7,15 +7,26 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`
 }
 
-export function curlLine(req: PreparedRequest): string {
+/** Where the token of the curl line comes from: the same profile, or the same PAY_* variables. */
+export interface TokenSource {
+  profileName?: string
+  /** True when the credentials came from a profile (not from flags or the environment). */
+  fromProfile?: boolean
+}
+
+export function tokenCommand(source: TokenSource = {}): string {
+  return source.fromProfile && source.profileName ? `pay token --profile ${shellQuote(source.profileName)}` : 'pay token'
+}
+
+export function curlLine(req: PreparedRequest, source: TokenSource = {}): string {
   const parts = ['curl', '-sS', '-X', req.method, shellQuote(req.url)]
-  if (req.auth) parts.push('-H', `"Authorization: Bearer $(pay token)"`)
+  if (req.auth) parts.push('-H', `"Authorization: Bearer $(${tokenCommand(source)})"`)
   for (const [k, v] of Object.entries(req.headers)) if (k !== 'user-agent') parts.push('-H', shellQuote(`${k}: ${v}`))
   if (req.body !== undefined) parts.push('--data-raw', shellQuote(redactBodyText(req.body)))
   return parts.join(' ')
 }
 
-export function renderDryRun(out: Output, req: PreparedRequest): void {
+export function renderDryRun(out: Output, req: PreparedRequest, source: TokenSource = {}): void {
   const headers = redactHeaders({...(req.auth ? {authorization: 'Bearer <token>'} : {}), ...req.headers})
   if (out.json) {
     out.data(JSON.stringify({dry_run: true, method: req.method, url: req.url, headers, body: req.body === undefined ? null : JSON.parse(redactBodyText(req.body))}))
@@ -24,7 +35,7 @@ export function renderDryRun(out: Output, req: PreparedRequest): void {
   const lines = [`${req.method} ${req.url}`]
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`)
   if (req.body !== undefined) lines.push('', redactBodyText(req.body))
-  lines.push('', '# the same request with curl:', curlLine(req))
+  lines.push('', '# the same request with curl:', curlLine(req, source))
   out.data(lines.join('\n'))
   out.info(out.color('dim', 'dry run: nothing was sent', 'err'))
 }

@@ -4,6 +4,7 @@
  */
 import {paint, type ColorName} from './colors.js'
 import {flatten, listColumns, listRows} from './format.js'
+import {printableDeep} from './printable.js'
 import {keyValueTable, listTable} from './table.js'
 import type {Terminal} from './terminal.js'
 
@@ -57,7 +58,8 @@ export class Output {
     this.data(this.human(body, options))
   }
 
-  human(body: unknown, options: RenderOptions = {}): string {
+  human(raw: unknown, options: RenderOptions = {}): string {
+    const body = printableDeep(raw)
     if (Array.isArray(body)) return this.list(body as Record<string, unknown>[], options.columns)
     if (body && typeof body === 'object') {
       const obj = body as Record<string, unknown>
@@ -70,7 +72,8 @@ export class Output {
     return body === undefined ? '' : String(body)
   }
 
-  list(items: Record<string, unknown>[], columns?: string[]): string {
+  list(raw: Record<string, unknown>[], columns?: string[]): string {
+    const items = printableDeep(raw)
     if (items.length === 0) return this.term.stdoutIsTTY ? '(none)' : ''
     const cols = listColumns(items, columns)
     return listTable(cols, listRows(items, cols, this.term.color), this.term.stdoutIsTTY)

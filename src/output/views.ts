@@ -7,6 +7,7 @@
  */
 import type {ApiResponse} from '../client/api-client.js'
 import {paintState} from './colors.js'
+import {printableDeep} from './printable.js'
 import {flatten, getPath} from './format.js'
 import type {Output} from './output.js'
 import {keyValueTable, listTable} from './table.js'
@@ -275,7 +276,7 @@ export function renderView(out: Output, view: ViewName, res: Pick<ApiResponse, '
     out.body(res.text, res.body, {columns: COLLECTION_COLUMNS})
     return
   }
-  const rows = viewRows(view, res.body, out.term.color)
+  const rows = viewRows(view, printableDeep(res.body), out.term.color)
   out.data(keyValueTable(rows as [string, string][], out.term.stdoutIsTTY))
 }
 
@@ -293,7 +294,8 @@ export class StreamTable {
     private readonly columns: string[],
   ) {}
 
-  push(items: Obj[]): void {
+  push(raw: Obj[]): void {
+    const items = printableDeep(raw)
     const tty = this.out.term.stdoutIsTTY
     const rows = items.map((item) => this.columns.map((c) => str(getPath(item, c)) ?? ''))
     if (!this.widths) {

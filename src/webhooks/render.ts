@@ -3,6 +3,7 @@
  * id, coloured state, amount and currency, merchant reference), or one JSON object per line for scripts.
  */
 import {paint, paintState} from '../output/colors.js'
+import {printableDeep} from '../output/printable.js'
 import type {Delivery, ListenerStats} from './listener.js'
 
 function field(data: unknown, key: string): string | undefined {
@@ -11,7 +12,9 @@ function field(data: unknown, key: string): string | undefined {
   return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined
 }
 
-export function resourceId(data: unknown): string | undefined {
+/** The id of the resource an event is about: the mandate's for mandate events (a plan mandate also names its subscription). */
+export function resourceId(data: unknown, type = ''): string | undefined {
+  if (type.startsWith('mandate')) return field(data, 'id') ?? field(data, 'mandate_id') ?? field(data, 'subscription_id')
   return field(data, 'id') ?? field(data, 'subscription_id') ?? field(data, 'mandate_id')
 }
 
@@ -21,18 +24,20 @@ const time = (d: Date) => d.toTimeString().slice(0, 8)
 /** One (or two) human lines for a delivery. */
 export function formatDelivery(d: Delivery, color: boolean): string {
   const parts = [paint(color, 'dim', time(d.time))]
+  // event fields come from the body, unverified when rejected: never print control characters from it
+  const event = d.event ? printableDeep(d.event) : undefined
   if (!d.verdict.ok) {
-    const ev = d.event ? ` ${d.event.id} ${d.event.type}` : ''
+    const ev = event ? ` ${event.id} ${event.type}` : ''
     parts.push(paint(color, 'red', `REJECTED ${d.verdict.status} ${d.verdict.reason}`) + ev, `— ${d.verdict.detail}`)
     return parts.join('  ')
   }
-  const e = d.event!
+  const e = event!
   const data = e.data
   const state = field(data, 'status')
   const amount = field(data, 'amount')
   const currency = field(data, 'currency')
   parts.push(e.id, paint(color, 'bold', e.type))
-  const id = resourceId(data)
+  const id = resourceId(data, e.type)
   if (id) parts.push(id)
   if (state) parts.push(paintState(color, state))
   if (amount) parts.push(`${amount}${currency ? ` ${currency}` : ''}`)

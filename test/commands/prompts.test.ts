@@ -78,8 +78,8 @@ describe.skipIf(!hasScript)('on a terminal, missing input is asked for', () => {
   it('never prompts with CI set, even on a terminal', async () => {
     const r = await runInPty(['payouts', 'create', '--amount', '10', '--currency', 'KES', '--reference', 'pty-ci'], {...h.env, CI: 'true'}, [])
     expect(r.code).toBe(2)
-    expect(r.screen).toContain('--mobile is required when payment_rail is mobile_money')
-    expect(r.screen).toContain('--provider is required when payment_rail is mobile_money')
+    expect(r.screen).toContain('--mobile is required when --rail is mobile_money')
+    expect(r.screen).toContain('--provider is required when --rail is mobile_money')
     expect(r.screen).toContain('not prompting')
   })
 })

@@ -125,6 +125,13 @@ describe('retries', () => {
     expect(server.apiRequests()).toHaveLength(2)
   })
 
+  it('retries the token request on 503 (asking for a token changes nothing)', async () => {
+    server.script('POST /v1/oauth/token', {status: 503, body: {error: {code: 'unavailable', message: 'down', request_id: 'REQ_TTTTTTTTTTTT'}}})
+    const r = await runCli(['balance', '--json'], {env: envFor()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(server.requests.filter((q) => q.path === '/v1/oauth/token')).toHaveLength(2)
+  })
+
   it('gives up after --retries and exits 6 when still rate limited', async () => {
     const limited = {status: 429, headers: {'retry-after': '0'}, body: {error: {code: 'rate_limited', message: 'slow down', request_id: 'REQ_FFFFFFFFFFFF'}}}
     server.script('GET /v1/balance', limited, limited, limited)

@@ -1,0 +1,19 @@
+/**
+ * Text from the service or from an unverified webhook may hold terminal control sequences (ESC, OSC, BEL…).
+ * Human output shows them escaped (`\u001b`) so that nobody can rewrite a terminal through a field value;
+ * `--json` output is never touched.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g
+
+export function printable(text: string): string {
+  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+/** A deep copy of a JSON value with every string made printable. */
+export function printableDeep<T>(value: T): T {
+  if (typeof value === 'string') return printable(value) as T
+  if (Array.isArray(value)) return value.map((v) => printableDeep(v)) as T
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [printable(k), printableDeep(v)])) as T
+  return value
+}

@@ -1,0 +1,29 @@
+import {describe, expect, it} from 'vitest'
+import {printable, printableDeep} from '../../src/output/printable.js'
+import {formatDelivery} from '../../src/webhooks/render.js'
+import {problemsOf} from '../../src/api/validate.js'
+import {collectionCreateRequest} from '../../src/api/schemas.js'
+
+describe('human output never carries terminal control sequences from data', () => {
+  it('escapes ESC, BEL and C1 controls, keeps text and newlines', () => {
+    expect(printable('a\u001b]0;owned\u0007b')).toBe('a\\u001b]0;owned\\u0007b')
+    expect(printable('line\nnext café')).toBe('line\nnext café')
+    expect(printableDeep({k: ['\u009b2J']})).toEqual({k: ['\\u009b2J']})
+  })
+
+  it('a rejected webhook delivery prints its unverified id and type escaped', () => {
+    const line = formatDelivery(
+      {time: new Date(), event: {id: 'EVT_\u001b[2J', object: 'event', type: 'x\u0007', created_at: '', data: {}}, verdict: {ok: false, status: 400, reason: 'missing_header', detail: 'no header'}, duplicate: false} as never,
+      false,
+    )
+    expect(line.includes(String.fromCharCode(27)) || line.includes(String.fromCharCode(7))).toBe(false)
+    expect(line).toContain('EVT_\\u001b[2J')
+  })
+})
+
+describe('validation messages name the user\'s flags', () => {
+  it('cross-field rules say --rail, not payment_rail', () => {
+    const problems = problemsOf(collectionCreateRequest, {amount: '1', currency: 'KES', merchant_reference: 'r', payment_rail: 'mobile_money'}, {payment_rail: '--rail', merchant_reference: '--reference'})
+    expect(problems).toContainEqual({flag: '--mobile', rule: 'is required when --rail is mobile_money'})
+  })
+})
