@@ -68,9 +68,8 @@ export async function handleApi(rt: Runtime, req: SbRequest): Promise<SbResponse
     if (endpoint.auth) {
       client = authenticate(core, header(req, 'authorization')).client
       rateHeaders = rt.limiter.take(`m${client.merchant_id}`, rulesFor(rt.limiter.limits, endpoint.limit))
-      // A body-less GET may omit Content-Type (it describes no body); when sent it must be JSON too.
-      const contentType = header(req, 'content-type')
-      if ((req.method !== 'GET' || contentType !== undefined) && !isJson(contentType)) throw invalidParameter('Content-Type', 'header must be application/json')
+      // The spec's header table requires Content-Type: application/json on every authenticated request, GETs too.
+      if (!isJson(header(req, 'content-type'))) throw invalidParameter('Content-Type', 'header must be application/json')
       if (!accepts(header(req, 'accept'))) throw invalidParameter('Accept', 'header must be application/json')
     } else {
       rateHeaders = rt.limiter.take(`ip${req.ip}`, rulesFor(rt.limiter.limits, 'token'))

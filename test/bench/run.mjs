@@ -167,7 +167,7 @@ async function sandboxBench() {
     })
     const tokenText = await tokenRes.body.text()
     if (tokenRes.statusCode !== 200) throw new Error(`sandbox token request answered ${tokenRes.statusCode}: ${tokenText}`)
-    const headers = {authorization: `Bearer ${JSON.parse(tokenText).access_token}`, accept: 'application/json'}
+    const headers = {authorization: `Bearer ${JSON.parse(tokenText).access_token}`, accept: 'application/json', 'content-type': 'application/json'}
     const banksRes = await request(`${base}/v1/metadata/banks`, {headers})
     const banksText = await banksRes.body.text()
     if (banksRes.statusCode !== 200) throw new Error(`sandbox GET /v1/metadata/banks answered ${banksRes.statusCode}: ${banksText}`)

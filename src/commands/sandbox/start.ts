@@ -51,6 +51,12 @@ are described in docs/sandbox.md.`
       if (!Number.isFinite(n) || n < 0 || n > 1) this.error(`--${name} must be a number from 0 to 1`, {exit: 2})
       return n
     }
+    const {isLoopbackHost} = await import('../../client/loopback.js')
+    if (!isLoopbackHost(flags.host)) {
+      process.stderr.write(
+        `warning: --host ${flags.host} exposes the sandbox beyond this machine: its control API (/_sandbox/) has no authentication and shows the seeded secrets\n`,
+      )
+    }
     const {startSandbox} = await import('../../sandbox/index.js')
     let sandbox: Awaited<ReturnType<typeof startSandbox>>
     try {
