@@ -53,6 +53,24 @@ describe('pay webhook listen (built CLI)', () => {
     expect(Date.now() - started).toBeLessThan(15_000) // bounded (the library alone would retry forever); generous for a loaded machine
   })
 
+  it('Ctrl-C while the tunnel is still opening: stops at once with the summary, exit 0', async () => {
+    const server = await startLocaltunnelServer({mode: 'hang'})
+    cleanup.push(server)
+    const {spawn} = await import('node:child_process')
+    const {BIN, cleanEnv} = await import('../helpers/cli.js')
+    const child = spawn(process.execPath, [BIN, 'webhook', 'listen', '--secret', SECRET, '--tunnel-host', server.url, '--tunnel-timeout', '30'], {env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe']})
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    await waitFor(() => stderr.includes('Listening on'), 15_000)
+    const started = Date.now()
+    child.kill('SIGINT')
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    expect(code).toBe(0)
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(stderr).toContain('stopped while the tunnel was opening')
+    expect(stderr).toMatch(/received\s+0/)
+  })
+
   it('a refused tunnel server: exit 7 with "connection refused"', async () => {
     const port = await closedPort()
     const r = await runCli(['webhook', 'listen', '--secret', SECRET, '--tunnel-host', `http://127.0.0.1:${port}`, '--tunnel-timeout', '1', '--json'])

@@ -106,9 +106,28 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
       if (result.ok) out.info(`Sandbox: webhook URL of client ${settings.clientId} set to ${publicUrl}`)
       else out.info(out.color('dim', `sandbox not updated: ${result.reason}`, 'err'))
     }
+    // Ctrl-C is honoured from here on, also while the tunnel is still opening.
+    let stop!: () => void
+    const stopped = new Promise<void>((resolve) => (stop = resolve))
+    process.once('SIGINT', () => stop())
+    process.once('SIGTERM', () => stop())
+    // the reader of stdout went away (`… | head -3`): stop cleanly instead of dying on EPIPE
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') stop()
+    })
+    const printSummary = (reconnects: number) => {
+      const stats = listener.stats
+      if (out.json) out.info(JSON.stringify({summary: {...stats, tunnel_reconnects: reconnects}}))
+      else {
+        out.info('')
+        out.info(formatSummary(stats, Boolean(flags['forward-to'])))
+        if (reconnects > 0) out.info(`tunnel reconnects ${reconnects}`)
+      }
+    }
+    const cancelOpening = new AbortController()
     let tunnel
     try {
-      tunnel = await openTunnel(flags.tunnel as 'localtunnel' | 'ngrok' | 'none', {
+      const opening = openTunnel(flags.tunnel as 'localtunnel' | 'ngrok' | 'none', {
         localPort: listener.port,
         localHost: flags.host === '0.0.0.0' || flags.host === '::' ? '127.0.0.1' : flags.host,
         host: flags['tunnel-host'],
@@ -124,7 +143,18 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
           out.info(`Public URL: ${url}${flags.path}`)
           void link(`${url}${flags.path}`)
         },
+        signal: cancelOpening.signal,
       })
+      const opened = await Promise.race([opening, stopped.then(() => undefined)])
+      if (!opened) {
+        out.info('stopped while the tunnel was opening')
+        cancelOpening.abort()
+        opening.then((t) => t.close()).catch(() => {})
+        await listener.close()
+        printSummary(0)
+        return
+      }
+      tunnel = opened
     } catch (err) {
       await listener.close()
       throw err
@@ -137,22 +167,9 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     if (patterns.length > 0) out.info(`Showing and forwarding only: ${patterns.join(', ')}`)
     out.info(out.color('dim', 'Ready. Press Ctrl-C to stop.', 'err'))
 
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve())
-      process.once('SIGTERM', () => resolve())
-      // the reader of stdout went away (`… | head -3`): stop cleanly instead of dying on EPIPE
-      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-        if (err.code === 'EPIPE') resolve()
-      })
-    })
+    await stopped
     await tunnel.close()
     await listener.close()
-    const stats = listener.stats
-    if (out.json) out.info(JSON.stringify({summary: {...stats, tunnel_reconnects: tunnel.reconnects}}))
-    else {
-      out.info('')
-      out.info(formatSummary(stats, Boolean(flags['forward-to'])))
-      if (tunnel.reconnects > 0) out.info(`tunnel reconnects ${tunnel.reconnects}`)
-    }
+    printSummary(tunnel.reconnects)
   }
 }

@@ -271,11 +271,15 @@ export const localtunnelProvider: TunnelProvider = {
   name: 'localtunnel',
   async start(options: TunnelOptions): Promise<Tunnel> {
     const session = new LocaltunnelSession(options)
+    const cancel = () => void session.close()
+    options.signal?.addEventListener('abort', cancel, {once: true})
     try {
       session.url = await session.connect(options.subdomain)
     } catch (err) {
       await session.close()
       throw err
+    } finally {
+      options.signal?.removeEventListener('abort', cancel)
     }
     return session
   },

@@ -24,6 +24,8 @@ export interface TunnelOptions {
   log?: (level: TunnelLogLevel, message: string) => void
   /** Called when the public URL changes after a reconnect (the first URL is `Tunnel.url`). */
   onUrlChange?: (url: string) => void
+  /** Aborts a start still in progress (Ctrl-C while the tunnel opens). */
+  signal?: AbortSignal
 }
 
 export interface Tunnel {
