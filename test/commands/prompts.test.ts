@@ -49,6 +49,24 @@ describe.skipIf(!hasScript)('on a terminal, missing input is asked for', () => {
     expect(only(sent, 'bank check').body).toEqual({bank_code: '03', account_number: '0123456781'})
   })
 
+  it('login: asks base URL, client id, the secret masked and the sub-account ref, then saves the profile', async () => {
+    const {tempConfigDir, json, runCli} = await import('../helpers/cli.js')
+    const dir = tempConfigDir()
+    const acme = h.sb.seed.merchants.find((m) => m.key === 'acme')!
+    const secret = acme.clients[0].client_secret
+    const r = await runInPty(['login', '--profile', 'pty'], {PAY_CONFIG_DIR: dir}, [
+      {expect: /Base URL/, send: `${BACKSPACE.repeat(8)}${h.sb.url}\r`},
+      {expect: /Client id/, send: `${acme.clients[0].client_id}\r`},
+      {expect: /Client secret/, send: `${secret}\r`},
+      {expect: /Sub-account ref/, send: '\r'},
+    ])
+    expect(r.code, r.screen).toBe(0)
+    expect(r.screen).not.toContain(secret) // masked while typed, never echoed
+    expect(r.screen).toContain('Saved profile "pty"')
+    const shown = json(await runCli(['profiles', 'show', 'pty', '--json'], {env: {PAY_CONFIG_DIR: dir}}))
+    expect(shown).toMatchObject({base_url: h.sb.url, client_id: acme.clients[0].client_id, client_secret: '[REDACTED] (set)'})
+  })
+
   it('virtual-accounts create: asks whose account, then the customer id', async () => {
     const r = await runInPty(['virtual-accounts', 'create', '--json'], h.env, [
       {expect: /Whose account[\s\S]*customer[\s\S]*merchant/, send: '\r'},
