@@ -4,20 +4,11 @@
  */
 import {statSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
-import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, type ScriptedServer, startScriptedServer} from '../helpers/scripted-server.js'
+import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
-let server: ScriptedServer
-beforeAll(async () => {
-  server = await startScriptedServer()
-})
-afterAll(async () => {
-  await server.close()
-})
-afterEach(() => {
-  server.requests.length = 0
-})
+const server = useScriptedServer()
 
 const env = (extra: Record<string, string> = {}) => ({
   PAY_CONFIG_DIR: tempConfigDir(),

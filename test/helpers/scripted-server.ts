@@ -6,6 +6,7 @@
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {afterAll, afterEach, beforeAll} from 'vitest'
 
 export interface Recorded {
   method: string
@@ -41,7 +42,22 @@ const CLIENT_ID = 'test_client'
 export const TEST_CLIENT_ID = CLIENT_ID
 export const TEST_CLIENT_SECRET = 'test_secret_0123456789abcdef'
 
-export async function startScriptedServer(): Promise<ScriptedServer> {
+/**
+ * One scripted server for a test file: listening before the first test, closed after the last, its request log
+ * and token rejection reset after each test. The object is usable at once; `url` is set when it listens.
+ */
+export function useScriptedServer(): ScriptedServer {
+  const {state, listen} = createScriptedServer()
+  beforeAll(listen)
+  afterAll(() => state.close())
+  afterEach(() => {
+    state.requests.length = 0
+    state.rejectAllTokens = false
+  })
+  return state
+}
+
+function createScriptedServer(): {state: ScriptedServer; listen(): Promise<void>} {
   const scripts = new Map<string, Scripted[]>()
   const valid = new Set<string>()
   let counter = 0
@@ -130,7 +146,9 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
       else answer()
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  return state
+  const listen = async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+    state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  }
+  return {state, listen}
 }
