@@ -3,7 +3,7 @@
  * in the 0600 token cache, reused until 60 s before expiry. A rejected token is replaced once, under a lock,
  * so that two processes refreshing at once ask for one token and never corrupt the cache.
  */
-import {TokenCache, cacheKey, type CachedToken} from '../config/token-cache.js'
+import {REFRESH_MARGIN_MS, TokenCache, cacheKey, type CachedToken} from '../config/token-cache.js'
 import {InputError} from './errors.js'
 
 export interface Credentials {
@@ -41,7 +41,7 @@ export class TokenProvider {
 
   /** A usable token: this process's, the cache's, or a fresh one. */
   async get(): Promise<TokenInfo> {
-    if (this.current && this.current.expires_at - 60_000 > Date.now()) return this.current
+    if (this.current && this.current.expires_at - REFRESH_MARGIN_MS > Date.now()) return this.current
     const cached = this.cache?.get(this.key)
     if (cached) return (this.current = {...cached, cached: true})
     return this.refresh()

@@ -33,16 +33,16 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     const {ProfileStore} = await import('../config/profiles.js')
     const {configDir} = await import('../config/paths.js')
 
-    const env = process.env
+    // flag > environment > the profile's stored values, the same precedence as every command
+    const settings = await rt.resolveSettings(flags)
+    const name = settings.profileName
     const store = new ProfileStore(configDir())
-    const name = flags.profile ?? env.PAY_PROFILE ?? store.activeName()
-    const existing = store.get(name) ?? {}
     const values = {
-      base_url: flags['base-url'] ?? env.PAY_BASE_URL ?? existing.base_url,
-      client_id: flags['client-id'] ?? env.PAY_CLIENT_ID ?? existing.client_id,
-      client_secret: flags['client-secret'] ?? env.PAY_CLIENT_SECRET ?? existing.client_secret,
-      account_ref: flags['account-ref'] ?? env.PAY_ACCOUNT_REF ?? existing.account_ref,
-      webhook_secret: flags['webhook-secret'] ?? env.PAY_WEBHOOK_SECRET ?? existing.webhook_secret,
+      base_url: settings.baseUrl,
+      client_id: settings.clientId,
+      client_secret: settings.clientSecret,
+      account_ref: settings.accountRef,
+      webhook_secret: settings.webhookSecret,
     }
 
     if (out.term.interactive && (!values.base_url || !values.client_id || !values.client_secret)) {
