@@ -60,12 +60,12 @@ export class Output {
 
   human(raw: unknown, options: RenderOptions = {}): string {
     const body = printableDeep(raw)
-    if (Array.isArray(body)) return this.list(body as Record<string, unknown>[], options.columns)
+    if (Array.isArray(body)) return this.table(body as Record<string, unknown>[], options.columns)
     if (body && typeof body === 'object') {
       const obj = body as Record<string, unknown>
       if (Array.isArray(obj.data) && (obj.object === 'list' || options.columns)) {
         const footer = typeof obj.total === 'number' ? `\n${obj.data.length} of ${obj.total}${obj.has_more ? ' (more: --all or --page)' : ''}` : ''
-        return this.list(obj.data as Record<string, unknown>[], options.columns) + footer
+        return this.table(obj.data as Record<string, unknown>[], options.columns) + footer
       }
       return keyValueTable(flatten(obj, this.term.color), this.term.stdoutIsTTY)
     }
@@ -73,7 +73,11 @@ export class Output {
   }
 
   list(raw: Record<string, unknown>[], columns?: string[]): string {
-    const items = printableDeep(raw)
+    return this.table(printableDeep(raw), columns)
+  }
+
+  /** A table of items already made printable. */
+  private table(items: Record<string, unknown>[], columns?: string[]): string {
     if (items.length === 0) return this.term.stdoutIsTTY ? '(none)' : ''
     const cols = listColumns(items, columns)
     return listTable(cols, listRows(items, cols, this.term.color), this.term.stdoutIsTTY)
