@@ -63,3 +63,15 @@ export {openBrowser} from './cli/browser.js'
 export {InputError} from './client/errors.js'
 export {ask} from './cli/prompts.js'
 export {chooseAccountOwner} from './cli/account-owner.js'
+
+// stored profiles and the token cache (login, logout, profiles *, sandbox start); conf loads only to write
+export {ProfileStore, readProfiles, listProfiles, assertProfileName, profilesPath} from './config/profiles.js'
+export {configDir} from './config/paths.js'
+export {redactProfile} from './config/profile-view.js'
+export {TokenCache, cacheKey} from './config/token-cache.js'
+export {PayError, NetworkError} from './client/errors.js'
+export {printable} from './output/printable.js'
+export {checkBaseUrl, isLoopbackHost} from './client/transport.js'
+// the sandbox's control API (pay sandbox <control>)
+export {ControlClient, SANDBOX_PROFILE} from './client/control-client.js'
+export type {ControlEndpointId, ControlInput} from './client/control-client.js'

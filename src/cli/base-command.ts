@@ -2,9 +2,11 @@
  * The base of every command: the global flags, one Output, and one place that turns any failure into the
  * documented exit code (README: Exit codes) with the error on stderr, or as {"error":…} on stdout under --json.
  * Heavy modules are imported lazily, inside run paths, so that --help and --version stay fast.
+ * BaseCommand: commands that talk to no server (profiles, webhook tools, sandbox start); ApiCommand: the
+ * service; SandboxCommand: the sandbox's control API.
  */
-import {Command, Errors} from '@oclif/core'
-import type {ApiContext, ApiContextFlags} from '../runtime.js'
+import {Command, Errors, Flags} from '@oclif/core'
+import type {ApiContext, ApiContextFlags, ControlClient, ControlEndpointId, ControlInput} from '../runtime.js'
 import type {Output} from '../output/output.js'
 import {connectionFlags, globalFlags} from './flags.js'
 
@@ -69,6 +71,41 @@ export abstract class ApiCommand extends BaseCommand {
 
   protected override async finally(err: Error | undefined): Promise<void> {
     await this.context?.client.close()
+    return super.finally(err)
+  }
+}
+
+/** The `--url` of the sandbox control commands. */
+export const sandboxFlags = {
+  url: Flags.string({description: 'Sandbox base URL (default: $PAY_SANDBOX_URL, the "sandbox" profile, or http://127.0.0.1:4010)', helpValue: 'URL', helpGroup: 'GLOBAL'}),
+}
+
+/**
+ * A `pay sandbox <control>` command: calls the running sandbox's control API (src/client/control-client.ts)
+ * by endpoint id; failures exit like the service's (404: 4, 409: 5, no sandbox: 7).
+ */
+export abstract class SandboxCommand extends BaseCommand {
+  static override baseFlags = {...globalFlags, ...sandboxFlags}
+
+  private controlClient?: ControlClient
+
+  protected async control<T = any>(flags: {url?: string; debug?: boolean}, id: ControlEndpointId, input?: ControlInput): Promise<T> {
+    if (!this.controlClient) {
+      const rt = await this.runtime()
+      const out = await this.output()
+      this.controlClient = new rt.ControlClient({url: flags.url, userAgent: this.userAgent, debug: flags.debug ? (text) => out.info(out.color('dim', text, 'err')) : undefined})
+    }
+    return this.controlClient.call<T>(id, input)
+  }
+
+  /** The control API's answer under --json (indented), else lines for people (made printable: they quote it). */
+  protected async print(answer: unknown, lines: string): Promise<void> {
+    const out = await this.output()
+    out.data(out.json ? JSON.stringify(answer, null, 2) : (await this.runtime()).printable(lines))
+  }
+
+  protected override async finally(err: Error | undefined): Promise<void> {
+    await this.controlClient?.close()
     return super.finally(err)
   }
 }

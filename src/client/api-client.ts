@@ -6,7 +6,7 @@
 import {randomUUID} from 'node:crypto'
 import {performance} from 'node:perf_hooks'
 import {setTimeout as sleepMs} from 'node:timers/promises'
-import {type Endpoint, type EndpointId, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
+import {type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, NetworkError, hintFor} from './errors.js'
@@ -129,25 +129,24 @@ export class ApiClient {
   private build(method: string, pathname: string, input: CallInput, endpoint?: Endpoint): PreparedRequest {
     const url = new URL(this.baseUrl() + pathname)
     for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined) url.searchParams.set(k, v)
-    const auth = endpoint ? endpoint.auth : !(method === 'POST' && pathname === '/v1/oauth/token')
+    const rules = endpoint ?? rulesForUnknownPath(method, pathname)
     const headers: Record<string, string> = {
       'user-agent': this.options.userAgent,
       accept: 'application/json',
     }
     let body: string | undefined
     if (input.body !== undefined) body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body)
-    if (body !== undefined || method === 'POST' || auth) headers['content-type'] = 'application/json'
+    if (body !== undefined || method === 'POST' || rules.auth) headers['content-type'] = 'application/json'
     if (method === 'POST' && body === undefined && endpoint?.body) body = '{}'
 
-    const accountRefApplies = endpoint ? endpoint.accountRef : auth && !pathname.startsWith('/v1/metadata/') && pathname !== '/v1/balance'
-    if (accountRefApplies && this.options.settings.accountRef) headers['x-service-account-ref'] = this.options.settings.accountRef
+    if (rules.accountRef && this.options.settings.accountRef) headers['x-service-account-ref'] = this.options.settings.accountRef
 
     let idempotencyKey = input.idempotencyKey
     if (!idempotencyKey && endpoint?.idempotent) idempotencyKey = randomUUID()
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
     for (const [k, v] of Object.entries(input.headers ?? {})) headers[k.toLowerCase()] = v
 
-    return {endpoint, method, url: url.toString(), headers, body, idempotencyKey, auth, safeToRepeat: method === 'GET' || method === 'HEAD' || idempotencyKey !== undefined}
+    return {endpoint, method, url: url.toString(), headers, body, idempotencyKey, auth: rules.auth, safeToRepeat: method === 'GET' || method === 'HEAD' || idempotencyKey !== undefined}
   }
 
   /** Calls an endpoint of the table. */
@@ -264,7 +263,18 @@ function splitQuery(path: string): [string, string] {
   return i === -1 ? [path, ''] : [path.slice(0, i), path.slice(i + 1)]
 }
 
-function parseJson(text: string): unknown {
+/**
+ * The header rules for a path the table does not know (`pay api`), taken from the table: the bearer token always
+ * (the one endpoint without it, the token endpoint, is in the table), and X-Service-Account-Ref unless an endpoint
+ * of the same method and family (first two segments: /v1/metadata/*, /v1/balance) goes without it.
+ */
+function rulesForUnknownPath(method: string, pathname: string): {auth: boolean; accountRef: boolean} {
+  const family = (path: string) => path.split('/').slice(0, 3).join('/')
+  const exempt = endpointList.some((e) => !e.accountRef && e.auth && e.method === method && family(e.path) === family(pathname))
+  return {auth: true, accountRef: !exempt}
+}
+
+export function parseJson(text: string): unknown {
   if (text === '') return undefined
   try {
     return JSON.parse(text)
@@ -280,7 +290,7 @@ function describeNetworkError(err: unknown, outcome: AttemptOutcome, timeoutMs: 
   return code ? `${code}: ${message}` : message
 }
 
-function toApiError(status: number, text: string, body: unknown, attempts: number, headers: Record<string, string>): ApiError {
+export function toApiError(status: number, text: string, body: unknown, attempts: number, headers: Record<string, string>): ApiError {
   const err = (body as {error?: unknown} | undefined)?.error
   if (err && typeof err === 'object' && typeof (err as {code?: unknown}).code === 'string') {
     const e = err as {code: string; message?: unknown}

@@ -28,15 +28,10 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     const {flags} = await this.parse(Login)
     const rt = await this.runtime()
     const out = await this.output()
-    const {InputError} = await import('../client/errors.js')
-    const {checkBaseUrl} = await import('../client/transport.js')
-    const {ProfileStore} = await import('../config/profiles.js')
-    const {configDir} = await import('../config/paths.js')
 
     // flag > environment > the profile's stored values, the same precedence as every command
     const settings = await rt.resolveSettings(flags)
     const name = settings.profileName
-    const store = new ProfileStore(configDir())
     const values = {
       base_url: settings.baseUrl,
       client_id: settings.clientId,
@@ -48,7 +43,7 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     if (out.term.interactive && (!values.base_url || !values.client_id || !values.client_secret)) {
       const {input, password} = await import('@inquirer/prompts')
       const opts = {output: process.stderr}
-      values.base_url ??= await input({message: 'Base URL', default: 'https://', validate: (v) => validUrl(v, checkBaseUrl)}, opts)
+      values.base_url ??= await input({message: 'Base URL', default: 'https://', validate: (v) => validUrl(v, rt.checkBaseUrl)}, opts)
       values.client_id ??= await input({message: 'Client id', validate: (v) => v.trim() !== '' || 'required'}, opts)
       values.client_secret ??= await password({message: 'Client secret', mask: '*', validate: (v) => v !== '' || 'required'}, opts)
       if (values.account_ref === undefined) values.account_ref = (await input({message: 'Sub-account ref (optional)'}, opts)) || undefined
@@ -57,8 +52,8 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     if (!values.base_url) missing.push({flag: '--base-url', rule: 'is required (or PAY_BASE_URL)'})
     if (!values.client_id) missing.push({flag: '--client-id', rule: 'is required (or PAY_CLIENT_ID)'})
     if (!values.client_secret) missing.push({flag: '--client-secret', rule: 'is required (or PAY_CLIENT_SECRET)'})
-    if (missing.length > 0) throw new InputError(missing, 'pass them as flags or environment variables, or run `pay login` on a terminal')
-    checkBaseUrl(values.base_url!)
+    if (missing.length > 0) throw new rt.InputError(missing, 'pass them as flags or environment variables, or run `pay login` on a terminal')
+    rt.checkBaseUrl(values.base_url!)
     values.base_url = values.base_url!.replace(/\/+$/, '')
 
     let account: unknown
@@ -75,6 +70,7 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
         await client.close()
       }
     }
+    const store = await rt.ProfileStore.open()
     store.save(name, values, {activate: true})
     if (out.json) {
       out.data(JSON.stringify({profile: name, base_url: values.base_url, client_id: values.client_id, account_ref: values.account_ref ?? null, account: account ?? null}))

@@ -19,17 +19,14 @@ export default class Logout extends BaseCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(Logout)
     const out = await this.output()
-    const {configDir} = await import('../config/paths.js')
-    const {TokenCache, cacheKey} = await import('../config/token-cache.js')
-    const dir = configDir()
-    const cache = new TokenCache(dir)
+    const rt = await this.runtime()
+    const dir = rt.configDir()
+    const cache = new rt.TokenCache(dir)
     if (flags.all) {
       cache.delete()
-      const {existsSync} = await import('node:fs')
-      const {ProfileStore} = await import('../config/profiles.js')
       let cleared = 0
-      if (existsSync(`${dir}/profiles.json`)) {
-        const store = new ProfileStore(dir)
+      if (rt.readProfiles(dir)) {
+        const store = await rt.ProfileStore.open(dir)
         for (const {name} of store.list()) {
           store.unset(name, ['client_secret', 'webhook_secret'])
           cleared++
@@ -39,9 +36,8 @@ export default class Logout extends BaseCommand {
       else out.info(`Forgot every cached token and the secrets of ${cleared} profile(s).`)
       return
     }
-    const {resolveSettings} = await import('../config/settings.js')
-    const settings = await resolveSettings({profile: flags.profile})
-    if (settings.baseUrl && settings.clientId) cache.delete(cacheKey(settings.baseUrl, settings.clientId))
+    const settings = await rt.resolveSettings({profile: flags.profile})
+    if (settings.baseUrl && settings.clientId) cache.delete(rt.cacheKey(settings.baseUrl, settings.clientId))
     if (out.json) out.data(JSON.stringify({profile: settings.profileName, tokens_forgotten: settings.clientId ? 1 : 0}))
     else out.info(`Forgot the cached token of profile "${settings.profileName}".`)
   }

@@ -3,10 +3,9 @@
  * Environment: PAY_PROFILE, PAY_BASE_URL, PAY_CLIENT_ID, PAY_CLIENT_SECRET, PAY_ACCOUNT_REF, PAY_WEBHOOK_SECRET.
  * With PAY_BASE_URL, PAY_CLIENT_ID and PAY_CLIENT_SECRET set, no config file is read or needed.
  */
-import {existsSync} from 'node:fs'
-import {join} from 'node:path'
 import {configDir} from './paths.js'
-import type {Profile} from './profile-schema.js'
+import {DEFAULT_PROFILE, type Profile} from './profile-schema.js'
+import {readProfiles} from './profiles.js'
 
 export interface SettingFlags {
   profile?: string
@@ -52,17 +51,16 @@ export async function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEn
   // Read the profile file only when something is still missing: CI with env vars never touches it.
   const missing = FIELDS.some(([, flag, envName]) => !flags[flag] && !env[envName])
   let profile: Profile | undefined
-  if ((missing || profileName) && existsSync(join(dir, 'profiles.json'))) {
-    const {ProfileStore} = await import('./profiles.js')
-    const store = new ProfileStore(dir)
+  const stored = missing || profileName ? readProfiles(dir) : undefined
+  if (stored) {
     if (!profileName) {
-      profileName = store.activeName()
+      profileName = stored.active ?? DEFAULT_PROFILE
       nameSource = 'profile'
     }
-    profile = store.get(profileName)
+    profile = stored.profiles[profileName]
   }
   if (!profileName) {
-    profileName = 'default'
+    profileName = DEFAULT_PROFILE
     nameSource = 'default'
   }
 

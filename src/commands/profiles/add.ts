@@ -24,16 +24,14 @@ export default class ProfilesAdd extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProfilesAdd)
     const out = await this.output()
-    const {InputError} = await import('../../client/errors.js')
-    const {checkBaseUrl} = await import('../../client/transport.js')
-    const {ProfileStore, assertProfileName} = await import('../../config/profiles.js')
+    const rt = await this.runtime()
     try {
-      assertProfileName(args.name)
+      rt.assertProfileName(args.name)
     } catch (err) {
-      throw InputError.one('NAME', (err as Error).message.replace(/^profile name "[^"]*" /, ''))
+      throw rt.InputError.one('NAME', (err as Error).message.replace(/^profile name "[^"]*" /, ''))
     }
-    if (flags['base-url']) checkBaseUrl(flags['base-url'])
-    const store = new ProfileStore()
+    if (flags['base-url']) rt.checkBaseUrl(flags['base-url'])
+    const store = await rt.ProfileStore.open()
     const saved = store.save(
       args.name,
       {
@@ -45,8 +43,7 @@ export default class ProfilesAdd extends BaseCommand {
       },
       {activate: flags.use},
     )
-    const {redactProfile} = await import('../../config/profile-view.js')
-    if (out.json) out.data(JSON.stringify({name: args.name, ...redactProfile(saved)}))
+    if (out.json) out.data(JSON.stringify({name: args.name, ...rt.redactProfile(saved)}))
     else out.info(`Saved profile "${args.name}"${store.activeName() === args.name ? ' (active)' : ''} in ${store.path}`)
   }
 }

@@ -10,15 +10,9 @@ export default class ProfilesList extends BaseCommand {
   async run(): Promise<void> {
     await this.parse(ProfilesList)
     const out = await this.output()
-    const {existsSync} = await import('node:fs')
-    const {configDir} = await import('../../config/paths.js')
-    const {redactProfile} = await import('../../config/profile-view.js')
-    const dir = configDir()
-    let rows: {name: string; active: boolean; [k: string]: unknown}[] = []
-    if (existsSync(`${dir}/profiles.json`)) {
-      const {ProfileStore} = await import('../../config/profiles.js')
-      rows = new ProfileStore(dir).list().map(({name, profile, active}) => ({name, active, ...redactProfile(profile)}))
-    }
+    const rt = await this.runtime()
+    const stored = rt.readProfiles()
+    const rows = stored ? rt.listProfiles(stored).map(({name, profile, active}) => ({name, active, ...rt.redactProfile(profile)})) : []
     if (out.json) {
       out.data(JSON.stringify(rows))
       return

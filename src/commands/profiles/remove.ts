@@ -14,14 +14,10 @@ export default class ProfilesRemove extends BaseCommand {
   async run(): Promise<void> {
     const {args} = await this.parse(ProfilesRemove)
     const out = await this.output()
-    const {ProfileStore} = await import('../../config/profiles.js')
-    const {TokenCache, cacheKey} = await import('../../config/token-cache.js')
-    const {configDir} = await import('../../config/paths.js')
-    const {PayError} = await import('../../client/errors.js')
-    const store = new ProfileStore()
-    const profile = store.get(args.name)
-    if (!profile || !store.remove(args.name)) throw new PayError(`no profile named "${args.name}"`, 4)
-    if (profile.base_url && profile.client_id) new TokenCache(configDir()).delete(cacheKey(profile.base_url, profile.client_id))
+    const rt = await this.runtime()
+    const profile = rt.readProfiles()?.profiles[args.name]
+    if (!profile || !(await rt.ProfileStore.open()).remove(args.name)) throw new rt.PayError(`no profile named "${args.name}"`, 4)
+    if (profile.base_url && profile.client_id) new rt.TokenCache(rt.configDir()).delete(rt.cacheKey(profile.base_url, profile.client_id))
     if (out.json) out.data(JSON.stringify({removed: args.name}))
     else out.info(`Removed profile "${args.name}"`)
   }

@@ -16,10 +16,9 @@ export default class ProfilesShow extends BaseCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProfilesShow)
     const out = await this.output()
-    const {resolveSettings} = await import('../../config/settings.js')
-    const {PayError} = await import('../../client/errors.js')
-    const s = await resolveSettings({...flags, profile: args.name ?? flags.profile})
-    if (args.name && !s.profileFound) throw new PayError(`no profile named "${args.name}"`, 4)
+    const rt = await this.runtime()
+    const s = await rt.resolveSettings({...flags, profile: args.name ?? flags.profile})
+    if (args.name && !s.profileFound) throw new rt.PayError(`no profile named "${args.name}"`, 4)
     const secret = (v?: string) => (v ? '[REDACTED] (set)' : null)
     const view = {
       profile: s.profileName,

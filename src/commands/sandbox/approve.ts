@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
-import {SandboxControlCommand} from '../../sandbox/control-command.js'
+import {SandboxCommand} from '../../cli/base-command.js'
 
-export default class SandboxApprove extends SandboxControlCommand {
+export default class SandboxApprove extends SandboxCommand {
   static override description = 'Approve a mandate awaiting the customer in the sandbox (as if on their phone)'
   static override examples = [
     {description: 'Find the mandate id, then approve it', command: '<%= config.bin %> mandates get --reference m-1 --json | jq -r .mandate_id | xargs <%= config.bin %> <%= command.id %>'},
@@ -10,7 +10,7 @@ export default class SandboxApprove extends SandboxControlCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(SandboxApprove)
-    const out = await this.control(await this.sandboxUrl(flags.url), 'POST', `/_sandbox/mandates/${encodeURIComponent(args.mandate_id)}/approve`)
-    this.print(flags.json, out, `${args.mandate_id} ${out.status}`)
+    const out = await this.control(flags, 'mandates.approve', {path: {mandate_id: args.mandate_id}})
+    await this.print(out, `${args.mandate_id} ${out.status}`)
   }
 }

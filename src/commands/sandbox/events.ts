@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
-import {SandboxControlCommand} from '../../sandbox/control-command.js'
+import {SandboxCommand} from '../../cli/base-command.js'
 
-export default class SandboxEvents extends SandboxControlCommand {
+export default class SandboxEvents extends SandboxCommand {
   static override description = 'List the webhook events the sandbox emitted and their delivery attempts'
   static override examples = [
     {description: 'All events', command: '<%= config.bin %> <%= command.id %>'},
@@ -14,15 +14,11 @@ export default class SandboxEvents extends SandboxControlCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxEvents)
-    const q = new URLSearchParams()
-    if (flags.type) q.set('type', flags.type)
-    if (flags.client) q.set('client_id', flags.client)
-    const out = await this.control(await this.sandboxUrl(flags.url), 'GET', `/_sandbox/events${q.size > 0 ? `?${q}` : ''}`)
-    if (flags.json) return this.log(JSON.stringify(out, null, 2))
-    if (out.data.length === 0) return this.log('no events')
-    for (const e of out.data as {id: string; type: string; created_at: string; state: string; deliveries: {status: number | null}[]}[]) {
+    const out = await this.control(flags, 'events.list', {query: {type: flags.type, client_id: flags.client}})
+    const lines = (out.data as {id: string; type: string; created_at: string; state: string; deliveries: {status: number | null}[]}[]).map((e) => {
       const attempts = e.deliveries.map((d) => d.status ?? 'unreachable').join(',')
-      this.log(`${e.created_at}  ${e.id}  ${e.type.padEnd(28)} ${e.state}${attempts ? ` (${attempts})` : ''}`)
-    }
+      return `${e.created_at}  ${e.id}  ${e.type.padEnd(28)} ${e.state}${attempts ? ` (${attempts})` : ''}`
+    })
+    await this.print(out, lines.length === 0 ? 'no events' : lines.join('\n'))
   }
 }

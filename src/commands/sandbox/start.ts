@@ -1,6 +1,7 @@
-import {Command, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
 
-export default class SandboxStart extends Command {
+export default class SandboxStart extends BaseCommand {
   static override description = `Start a local, stateful emulator of the Payments Service.
 
 Serves every /v1 endpoint of the service plus the hosted pay page /pay/{id}, with seeded merchants,
@@ -46,16 +47,18 @@ are described in docs/sandbox.md.`
 
   public async run(): Promise<void> {
     const {flags} = await this.parse(SandboxStart)
+    const rt = await this.runtime()
+    const out = await this.output()
+    const problems: {flag: string; rule: string}[] = []
     const fraction = (name: string, value: string) => {
       const n = Number(value)
-      if (!Number.isFinite(n) || n < 0 || n > 1) this.error(`--${name} must be a number from 0 to 1`, {exit: 2})
+      if (!Number.isFinite(n) || n < 0 || n > 1) problems.push({flag: `--${name}`, rule: 'must be a number from 0 to 1'})
       return n
     }
-    const {isLoopbackHost} = await import('../../client/loopback.js')
-    if (!isLoopbackHost(flags.host)) {
-      process.stderr.write(
-        `warning: --host ${flags.host} exposes the sandbox beyond this machine: its control API (/_sandbox/) has no authentication and shows the seeded secrets\n`,
-      )
+    const rates = {faultRate: fraction('fault-rate', flags['fault-rate']), dropAfterCommitRate: fraction('drop-after-commit-rate', flags['drop-after-commit-rate']), duplicateRate: fraction('duplicate-rate', flags['duplicate-rate'])}
+    if (problems.length > 0) throw new rt.InputError(problems)
+    if (!rt.isLoopbackHost(flags.host)) {
+      out.warn(`--host ${flags.host} exposes the sandbox beyond this machine: its control API (/_sandbox/) has no authentication and shows the seeded secrets`)
     }
     const {startSandbox} = await import('../../sandbox/index.js')
     let sandbox: Awaited<ReturnType<typeof startSandbox>>
@@ -68,10 +71,8 @@ are described in docs/sandbox.md.`
         statePath: flags.state,
         tokenTtlSeconds: flags['token-ttl'],
         settleMs: flags['settle-ms'],
-        faultRate: fraction('fault-rate', flags['fault-rate']),
+        ...rates,
         latencyMs: flags.latency,
-        dropAfterCommitRate: fraction('drop-after-commit-rate', flags['drop-after-commit-rate']),
-        duplicateRate: fraction('duplicate-rate', flags['duplicate-rate']),
         webhookRetryBaseMs: flags['webhook-retry-ms'],
         rateLimits: {
           writePerMinute: flags['rate-write-per-minute'],
@@ -86,38 +87,37 @@ are described in docs/sandbox.md.`
       })
     } catch (err) {
       const e = err as NodeJS.ErrnoException
-      if (e.code === 'EADDRINUSE') this.error(`port ${flags.port} is already in use; pick another with --port (0 = any free port)`, {exit: 1})
-      this.error(e.message, {exit: 1})
+      if (e.code === 'EADDRINUSE') throw new rt.PayError(`port ${flags.port} is already in use`, 1, 'pick another with --port (0 = any free port)')
+      throw new rt.PayError(e.message, 1)
     }
 
     const primary = sandbox.seed.merchants[0]
     let profileSaved: string | undefined
     if (flags.profile) {
       try {
-        const {ProfileStore} = await import('../../config/profiles.js')
-        const store = new ProfileStore()
-        store.save('sandbox', {base_url: sandbox.url, client_id: primary.client_id, client_secret: primary.client_secret, webhook_secret: primary.webhook_secret})
+        const store = await rt.ProfileStore.open()
+        store.save(rt.SANDBOX_PROFILE, {base_url: sandbox.url, client_id: primary.client_id, client_secret: primary.client_secret, webhook_secret: primary.webhook_secret})
         profileSaved = store.path
       } catch (err) {
-        this.warn(`could not save the "sandbox" profile: ${(err as Error).message}`)
+        out.warn(`could not save the "${rt.SANDBOX_PROFILE}" profile: ${(err as Error).message}`)
       }
     }
 
     if (flags.json) {
-      this.log(JSON.stringify({url: sandbox.url, profile: profileSaved ? 'sandbox' : null, merchants: sandbox.seed.merchants}))
+      out.data(JSON.stringify({url: sandbox.url, profile: profileSaved ? rt.SANDBOX_PROFILE : null, merchants: sandbox.seed.merchants}))
     } else {
-      this.log(`Sandbox listening on ${sandbox.url}`)
-      this.log('')
+      out.data(`Sandbox listening on ${sandbox.url}`)
+      out.data('')
       for (const m of sandbox.seed.merchants) {
         const mode = [m.testing ? 'Testing mode' : 'live', m.sub_accounts_enabled ? `sub-accounts: ${m.account_refs.join(', ')}` : `account: ${m.account_refs[0]}`].join('; ')
-        this.log(`  ${m.name} (merchant ${m.id}; ${mode})`)
-        this.log(`    client_id       ${m.client_id}`)
-        this.log(`    client_secret   ${m.client_secret}`)
-        this.log(`    webhook_secret  ${m.webhook_secret}`)
+        out.data(`  ${m.name} (merchant ${m.id}; ${mode})`)
+        out.data(`    client_id       ${m.client_id}`)
+        out.data(`    client_secret   ${m.client_secret}`)
+        out.data(`    webhook_secret  ${m.webhook_secret}`)
       }
-      this.log('')
-      if (profileSaved) this.log(`Saved profile "sandbox" (${primary.name}) in ${profileSaved}; use --profile sandbox.`)
-      this.log(`Control API: ${sandbox.url}/_sandbox/ (see docs/sandbox.md). Press Ctrl-C to stop.`)
+      out.data('')
+      if (profileSaved) out.data(`Saved profile "sandbox" (${primary.name}) in ${profileSaved}; use --profile sandbox.`)
+      out.data(`Control API: ${sandbox.url}/_sandbox/ (see docs/sandbox.md). Press Ctrl-C to stop.`)
     }
 
     await new Promise<void>((resolve) => {
@@ -130,6 +130,6 @@ are described in docs/sandbox.md.`
       process.on('SIGTERM', stop)
     })
     await sandbox.close()
-    if (!flags.json) this.log('Sandbox stopped.')
+    if (!flags.json) out.data('Sandbox stopped.')
   }
 }

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
-import {SandboxControlCommand} from '../../sandbox/control-command.js'
+import {SandboxCommand} from '../../cli/base-command.js'
 
-export default class SandboxTransfer extends SandboxControlCommand {
+export default class SandboxTransfer extends SandboxCommand {
   static override description = 'Simulate a bank transfer into a virtual account (dynamic or static) of the sandbox'
   static override examples = [{description: 'Pay a bank-transfer collection', command: '<%= config.bin %> <%= command.id %> 9012345678 --amount 700.00'}]
   static override args = {account_number: Args.string({description: 'Virtual account number', required: true})}
@@ -9,8 +9,8 @@ export default class SandboxTransfer extends SandboxControlCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(SandboxTransfer)
-    const out = await this.control(await this.sandboxUrl(flags.url), 'POST', `/_sandbox/virtual-accounts/${encodeURIComponent(args.account_number)}/transfers`, {amount: flags.amount})
+    const out = await this.control(flags, 'virtual-accounts.transfer', {path: {account_number: args.account_number}, body: {amount: flags.amount}})
     const target = out.collection ?? out.checkout_session
-    this.print(flags.json, out, `transferred ${out.amount} to ${args.account_number}: ${target?.id ?? ''} ${target?.status ?? ''}`.trim())
+    await this.print(out, `transferred ${out.amount} to ${args.account_number}: ${target?.id ?? ''} ${target?.status ?? ''}`.trim())
   }
 }

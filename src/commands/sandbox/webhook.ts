@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
-import {SandboxControlCommand} from '../../sandbox/control-command.js'
+import {SandboxCommand} from '../../cli/base-command.js'
 
-export default class SandboxWebhook extends SandboxControlCommand {
+export default class SandboxWebhook extends SandboxCommand {
   static override description = "Set (or clear) where an API client's webhook events go in the sandbox (the portal's webhook setting)"
   static override examples = [
     {description: 'Send merchant A events to a local listener', command: '<%= config.bin %> <%= command.id %> --client sb_acme_client --target http://127.0.0.1:8787/webhooks'},
@@ -15,8 +15,8 @@ export default class SandboxWebhook extends SandboxControlCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxWebhook)
-    if (!flags.target && !flags.clear) this.error('give --target URL or --clear', {exit: 2})
-    const out = await this.control(await this.sandboxUrl(flags.url), 'PUT', `/_sandbox/clients/${encodeURIComponent(flags.client)}/webhook`, {url: flags.clear ? null : flags.target})
-    this.print(flags.json, out, out.url ? `${out.client_id} events go to ${out.url}` : `${out.client_id} has no webhook URL`)
+    if (!flags.target && !flags.clear) throw (await this.runtime()).InputError.one('--target', 'or --clear is required')
+    const out = await this.control(flags, 'clients.webhook', {path: {client_id: flags.client}, body: {url: flags.clear ? null : flags.target}})
+    await this.print(out, out.url ? `${out.client_id} events go to ${out.url}` : `${out.client_id} has no webhook URL`)
   }
 }

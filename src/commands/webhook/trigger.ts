@@ -35,11 +35,11 @@ Exit 0 when the receiver answers 2xx, 1 for any other status, 7 when it cannot b
   async run(): Promise<void> {
     const {args, flags} = await this.parse(WebhookTrigger)
     const out = await this.output()
-    const {InputError, NetworkError} = await import('../../client/errors.js')
+    const rt = await this.runtime()
+    const {InputError, NetworkError} = rt
     const {isEventType, sampleEvent} = await import('../../webhooks/samples.js')
     const {EVENT_ID_PATTERN} = await import('../../webhooks/events.js')
     const {SIGNATURE_HEADER, signatureHeader} = await import('../../webhooks/signature.js')
-    const {parseFieldFlags} = await import('../../cli/body-input.js')
 
     const problems: {flag: string; rule: string}[] = []
     if (!isEventType(args.type)) problems.push({flag: 'TYPE', rule: `"${args.type}" is not an event type of the spec (list: pay webhook events)`})
@@ -51,12 +51,11 @@ Exit 0 when the receiver answers 2xx, 1 for any other status, 7 when it cannot b
       problems.push({flag: '--to', rule: 'must be an http:// or https:// URL'})
     }
     if (flags.id !== undefined && !EVENT_ID_PATTERN.test(flags.id)) problems.push({flag: '--id', rule: 'must be EVT_ followed by 24 upper-case letters or digits'})
-    const {resolveSettings} = await import('../../config/settings.js')
-    const settings = await resolveSettings({profile: flags.profile})
+    const settings = await rt.resolveSettings({profile: flags.profile})
     const secrets = flags.secret?.length ? flags.secret : settings.webhookSecret ? [settings.webhookSecret] : []
     if (secrets.some((s) => s.trim() === '')) problems.push({flag: '--secret', rule: 'must not be empty'})
     if (secrets.length === 0) problems.push({flag: '--secret', rule: 'is required to sign (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)'})
-    const overrides = parseFieldFlags(flags.field)
+    const overrides = rt.parseFieldFlags(flags.field)
     if (problems.length > 0) throw new InputError(problems)
 
     const event = sampleEvent(args.type as Parameters<typeof sampleEvent>[0], overrides)

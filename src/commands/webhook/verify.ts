@@ -25,11 +25,11 @@ The body must be the exact bytes received: a re-formatted JSON, or a newline add
   async run(): Promise<void> {
     const {flags} = await this.parse(WebhookVerify)
     const out = await this.output()
-    const {InputError} = await import('../../client/errors.js')
-    const {resolveSettings} = await import('../../config/settings.js')
+    const rt = await this.runtime()
+    const {InputError} = rt
     const {verifySignature, parseSignatureHeader} = await import('../../webhooks/signature.js')
 
-    const settings = await resolveSettings({profile: flags.profile})
+    const settings = await rt.resolveSettings({profile: flags.profile})
     const secrets = flags.secret?.length ? flags.secret : settings.webhookSecret ? [settings.webhookSecret] : []
     if (secrets.length === 0) throw InputError.one('--secret', 'is required (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)')
     const header = flags.signature.replace(/^\s*service-signature\s*:\s*/i, '').trim()

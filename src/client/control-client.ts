@@ -1,0 +1,90 @@
+/**
+ * The client of the sandbox's control API (/_sandbox/…; no auth; docs/sandbox.md), used by the
+ * `pay sandbox <control>` commands. Like the service's endpoint table (src/api/endpoints.ts), the control
+ * endpoints the CLI calls are named here once, by id; the request goes through the client core's transport and a
+ * failure becomes the same errors (and exit codes) as the service's: a 404 exits 4, a 409 5, no sandbox 7.
+ */
+import {fillPath} from '../api/endpoints.js'
+import {readProfiles} from '../config/profiles.js'
+import {parseJson, toApiError} from './api-client.js'
+import {NetworkError} from './errors.js'
+import {redactBodyText} from './redact.js'
+import {Transport} from './transport.js'
+
+/** Where `pay sandbox start` listens by default, and the profile it saves its URL and credentials in. */
+export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010'
+export const SANDBOX_PROFILE = 'sandbox'
+
+export const controlEndpoints = {
+  'clock.advance': {method: 'POST', path: '/_sandbox/clock/advance'},
+  'events.list': {method: 'GET', path: '/_sandbox/events'},
+  'mandates.approve': {method: 'POST', path: '/_sandbox/mandates/{mandate_id}/approve'},
+  reset: {method: 'POST', path: '/_sandbox/reset'},
+  'transactions.fail': {method: 'POST', path: '/_sandbox/transactions/{id}/fail'},
+  'transactions.succeed': {method: 'POST', path: '/_sandbox/transactions/{id}/succeed'},
+  'virtual-accounts.transfer': {method: 'POST', path: '/_sandbox/virtual-accounts/{account_number}/transfers'},
+  'clients.webhook': {method: 'PUT', path: '/_sandbox/clients/{client_id}/webhook'},
+} as const satisfies Record<string, {method: 'GET' | 'POST' | 'PUT'; path: string}>
+export type ControlEndpointId = keyof typeof controlEndpoints
+
+export interface ControlInput {
+  path?: Record<string, string>
+  query?: Record<string, string | undefined>
+  body?: unknown
+}
+
+export interface ControlOptions {
+  /** --url */
+  url?: string
+  userAgent: string
+  timeoutMs?: number
+  /** --debug sink (stderr). */
+  debug?: (text: string) => void
+  env?: NodeJS.ProcessEnv
+}
+
+/** The sandbox to control: --url, else $PAY_SANDBOX_URL, else the "sandbox" profile's base URL, else the default. */
+export function sandboxUrl(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  let url = flag || env.PAY_SANDBOX_URL
+  if (!url) {
+    try {
+      url = readProfiles()?.profiles[SANDBOX_PROFILE]?.base_url
+    } catch {
+      // an unreadable profiles file: the default
+    }
+  }
+  return (url || DEFAULT_SANDBOX_URL).replace(/\/+$/, '')
+}
+
+export class ControlClient {
+  readonly baseUrl: string
+  private readonly transport = new Transport()
+
+  constructor(private readonly options: ControlOptions) {
+    this.baseUrl = sandboxUrl(options.url, options.env)
+  }
+
+  /** Calls a control endpoint; the parsed answer, or an ApiError / NetworkError. */
+  async call<T = any>(id: ControlEndpointId, input: ControlInput = {}): Promise<T> {
+    const {method, path} = controlEndpoints[id]
+    const url = new URL(this.baseUrl + fillPath(path, input.path))
+    for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined) url.searchParams.set(k, v)
+    const body = input.body === undefined ? undefined : JSON.stringify(input.body)
+    const headers = {'user-agent': this.options.userAgent, accept: 'application/json', ...(body === undefined ? {} : {'content-type': 'application/json'})}
+    this.options.debug?.(`-> ${method} ${url}${body === undefined ? '' : `\n   ${redactBodyText(body)}`}`)
+    let res
+    try {
+      res = await this.transport.send({method, url: url.toString(), headers, body, timeoutMs: this.options.timeoutMs ?? 30_000})
+    } catch (err) {
+      throw new NetworkError(`cannot reach the sandbox at ${this.baseUrl} (${(err as Error).message})`, 1, 'start it with `pay sandbox start`, or pass --url')
+    }
+    this.options.debug?.(`<- ${res.status} ${method} ${url.pathname}${res.text ? `\n   ${redactBodyText(res.text)}` : ''}`)
+    const parsed = parseJson(res.text)
+    if (res.status < 200 || res.status >= 300) throw toApiError(res.status, res.text, parsed, 1, res.headers)
+    return (parsed ?? res.text) as T
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close()
+  }
+}
