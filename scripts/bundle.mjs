@@ -9,7 +9,7 @@
 //    copy of oclif is ever loaded (its instanceof checks hold). typescript, ts-node and tsx stay out
 //    (development only; a bundle with typescript in it was 3.9 MB and slower than no bundle).
 // 2. dist/runtime.cjs: the lazily imported runtime (src/runtime.ts) with zod (English locale only: z.locales
-//    has `en` alone), cli-table3 and the slice of undici the transport uses (scripts/undici-slim.mjs);
+//    has `en` alone) and cli-table3 (undici, which the transport loads only for a proxy, stays out);
 //    dist/runtime.js is its ESM face with every export of src/runtime.ts (checked here). Dynamic import()s in it
 //    stay dynamic (conf, @inquirer/prompts and the modules that load them load only when needed) and point at
 //    their unbundled files in dist/. Modules it shares with unbundled files then exist twice; errors are
@@ -158,13 +158,6 @@ function pointAtOclifBundle(dist) {
 async function bundleRuntime(dist, loader, names) {
   const entry = join(dist, 'runtime.js')
   const outfile = join(dist, 'runtime.cjs')
-  const slim = join(root, 'scripts', 'undici-slim.mjs')
-  // The slim undici must offer what the transport imports from undici.
-  const transportSource = readFileSync(join(dist, 'client', 'transport.js'), 'utf8')
-  const imported = /import\s*\{([^}]*)\}\s*from\s*['"]undici['"]/.exec(transportSource)?.[1].split(',').map((s) => s.trim().split(/\s+as\s+/)[0]).filter(Boolean) ?? []
-  const offered = Object.keys(await import(pathToFileURL(slim).href))
-  const useSlim = imported.every((name) => offered.includes(name))
-  if (!useSlim) console.warn(`bundle: transport imports ${imported.join(', ')} from undici, not all in scripts/undici-slim.mjs: bundling all of undici`)
 
   const plugin = {
     name: 'pay-runtime',
@@ -178,19 +171,8 @@ async function bundleRuntime(dist, loader, names) {
         if (args.path === '@oclif/core') return {path: specifier(outfile, join(dist, 'vendor', 'oclif.cjs')), external: true}
         if (args.path === './schemas.js' && args.importer === join(dist, 'api', 'endpoints.js')) return {path: join(dist, 'api', 'schemas.js'), namespace: 'lazy-schemas'}
         if (args.path === '../locales/index.js' && /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)) return {path: join(args.resolveDir, args.path), namespace: 'zod-locales'}
-        if (args.path === 'undici' && useSlim && args.importer.endsWith(`${sep}client${sep}transport.js`)) return {path: slim}
-        if (args.path === './client-h2.js' && /[\\/]undici[\\/]lib[\\/]dispatcher$/.test(args.resolveDir)) {
-          return {path: join(args.resolveDir, args.path), namespace: 'undici-h2-stub'}
-        }
         return undefined
       })
-      // undici's client requires its HTTP/2 half (and with it node:http2, ~5 ms) on load, for connections that
-      // negotiate h2, which ours never ask for: the bundle loads it on first use instead.
-      b.onLoad({filter: /.*/, namespace: 'undici-h2-stub'}, (args) => ({
-        contents: `module.exports = function connectH2(...args) { return require(${JSON.stringify(args.path)})(...args) }\n`,
-        resolveDir: dirname(args.path),
-        loader: 'js',
-      }))
       b.onLoad({filter: /.*/, namespace: 'lazy-schemas'}, (args) => ({contents: lazySchemas(readFileSync(args.path, 'utf8')), resolveDir: dirname(args.path), loader: 'js'}))
       // z.locales with English only: the other ~40 languages are half of zod's code, and pay speaks English.
       b.onLoad({filter: /.*/, namespace: 'zod-locales'}, (args) => ({contents: 'export {default as en} from "./en.js"\n', resolveDir: dirname(args.path), loader: 'js'}))

@@ -47,8 +47,11 @@ export function retryAfterMs(headers: Record<string, string | undefined>, body: 
 }
 
 /** Network error codes that prove the request never left: safe to retry even a non-idempotent POST. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CONNECT'])
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'ABORT_ERR', 'UND_ERR_ABORTED'])
+/** The codes of src/client/transport.ts's own failures (UND_ERR_*: undici's, through a proxy). */
+export const CONNECT_TIMEOUT_CODE = 'PAY_CONNECT_TIMEOUT'
+export const RESPONSE_TIMEOUT_CODE = 'PAY_RESPONSE_TIMEOUT'
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', CONNECT_TIMEOUT_CODE, 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CONNECT'])
+const TIMEOUT_CODES = new Set([RESPONSE_TIMEOUT_CODE, 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'ABORT_ERR', 'UND_ERR_ABORTED'])
 
 export function classifyNetworkError(err: unknown): AttemptOutcome {
   const code = errorCode(err)
