@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// `npm run bench`: start-up of the built CLI (issue 2), sandbox throughput (issue 3), webhook listener (issue 5).
+// `npm run bench`: start-up of the built CLI and a real command's cost (issues 2, 13), sandbox throughput (issue 3),
+// webhook listener (issue 5).
 // Plain Node, builds nothing (run `npm run build` first). Every number is printed as a ratio to a baseline
 // measured in the same run, interleaved, so a loaded machine slows both sides alike; timings are shown alongside.
 // Exits 0 unless something crashed: the ratios are for people to read against their targets, not a gate.
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -25,8 +26,8 @@ const median = (xs) => {
 const fmt = (ms) => `${ms.toFixed(0).padStart(4)} ms`
 const pad = (s, n) => String(s).padEnd(n)
 
-/** Wall time of one process, from spawn to exit, with stdout/stderr drained. */
-function timeProcess(args, env) {
+/** Wall time of one process, from spawn to exit, with stdout/stderr drained; `code` is the exit code expected. */
+function timeProcess(args, env, code = 0) {
   return new Promise((resolve, reject) => {
     const started = performance.now()
     const child = spawn(process.execPath, args, {env, stdio: ['ignore', 'pipe', 'pipe']})
@@ -35,9 +36,9 @@ function timeProcess(args, env) {
     child.stdout.on('data', (d) => (out += d))
     child.stderr.on('data', (d) => (err += d))
     child.on('error', reject)
-    child.on('close', (code) => {
+    child.on('close', (exit) => {
       const ms = performance.now() - started
-      if (code !== 0) reject(new Error(`node ${args.join(' ')} exited ${code}\n${out}\n${err}`))
+      if (exit !== code) reject(new Error(`node ${args.join(' ')} exited ${exit}, not ${code}\n${out}\n${err}`))
       else resolve({ms, out})
     })
   })
@@ -56,65 +57,70 @@ function cleanEnv(extra, keepNodeVars) {
   return {...env, ...extra}
 }
 
-/** A local stand-in for the service: the token endpoint and GET /v1/balance, counting token requests. */
-async function startBalanceServer() {
-  let tokens = 0
-  const balance = JSON.stringify({
-    object: 'balance',
-    data: [
-      {currency: 'KES', collection_wallet: '1200.00', collection_wallet_actual: '1500.00', collection_wallet_held: '300.00', payout_wallet: '800.00'},
-      {currency: 'UGX', collection_wallet: '50000.00', collection_wallet_actual: '50000.00', collection_wallet_held: '0.00', payout_wallet: '0.00'},
-    ],
+/** The built sandbox (dist/sandbox/index.js), in this process, with rate limits far above what the bench sends. */
+async function startBuiltSandbox() {
+  const modulePath = join(ROOT, 'dist', 'sandbox', 'index.js')
+  if (!existsSync(modulePath)) return undefined
+  const {startSandbox} = await import(pathToFileURL(modulePath).href)
+  const huge = 10_000_000
+  return startSandbox({
+    port: 0,
+    quiet: true,
+    settleMs: 60_000,
+    rateLimits: {writePerMinute: huge, writePerHour: huge, readPerMinute: huge, metadataPerMinute: huge, tokenPerMinutePerIp: huge, tokenPerMinutePerClient: huge},
   })
-  const server = createServer((req, res) => {
-    req.resume()
-    req.on('end', () => {
-      const path = req.url.split('?')[0]
-      if (req.method === 'POST' && path === '/v1/oauth/token') {
-        tokens++
-        res.writeHead(200, {'content-type': 'application/json'})
-        res.end(JSON.stringify({access_token: `tok_${tokens}`, token_type: 'Bearer', expires_in: 3600}))
-      } else if (req.method === 'GET' && path === '/v1/balance' && req.headers.authorization?.startsWith('Bearer tok_')) {
-        res.writeHead(200, {'content-type': 'application/json'})
-        res.end(balance)
-      } else {
-        res.writeHead(404, {'content-type': 'application/json'})
-        res.end(JSON.stringify({error: {code: 'not_found', message: 'no such route'}}))
-      }
-    })
-  })
-  await new Promise((r) => server.listen(0, '127.0.0.1', r))
-  return {url: `http://127.0.0.1:${server.address().port}`, tokens: () => tokens, close: () => new Promise((r) => server.close(r))}
 }
 
+/**
+ * Start-up and the cost of a real command, as users run pay: credentials in a stored profile (profiles.json in the
+ * config dir, written here as `pay login` writes it), a cached token, the local sandbox as the service. Each row is
+ * a ratio to `node -e 0` measured in the same run, interleaved.
+ */
 async function startupBench(keepNodeVars) {
   const which = keepNodeVars ? `with this environment's ${nodeVars.join(', ')}` : nodeVars.length > 0 ? `strict: without ${nodeVars.join(', ')}` : 'strict'
-  console.log(`\n== start-up (issue 2), ${which}: wall time of a process, median of ${N}, as a ratio to \`node -e 0\` ==`)
-  const server = await startBalanceServer()
+  console.log(`\n== start-up and a real command (issue 13), ${which}: wall time of a process, median of ${N}, as a ratio to \`node -e 0\` ==`)
+  const sandbox = await startBuiltSandbox()
+  if (!sandbox) {
+    console.log('  skipped: dist/sandbox/index.js does not exist (run `npm run build`)')
+    return
+  }
+  const merchant = sandbox.seed.merchants[0]
   const configDir = mkdtempSync(join(tmpdir(), 'pay-bench-'))
-  const env = cleanEnv({PAY_CONFIG_DIR: configDir, PAY_BASE_URL: server.url, PAY_CLIENT_ID: 'bench_client', PAY_CLIENT_SECRET: 'bench_secret'}, keepNodeVars)
+  writeFileSync(
+    join(configDir, 'profiles.json'),
+    JSON.stringify({active: 'bench', profiles: {bench: {base_url: sandbox.url, client_id: merchant.client_id, client_secret: merchant.client_secret}}}),
+    {mode: 0o600},
+  )
+  const env = cleanEnv({PAY_CONFIG_DIR: configDir}, keepNodeVars)
+  const envCredentials = cleanEnv({PAY_CONFIG_DIR: configDir, PAY_BASE_URL: sandbox.url, PAY_CLIENT_ID: merchant.client_id, PAY_CLIENT_SECRET: merchant.client_secret}, keepNodeVars)
+  let created = 0
+  const collection = () => [BIN, 'collections', 'create', '--amount', '10.00', '--currency', 'KES', '--mobile', '254700000001', '--provider', 'mpesa', '--reference', `bench-${process.pid}-${keepNodeVars}-${created++}`]
   try {
     const cases = [
-      {name: 'node -e 0', args: ['-e', '0'], target: undefined},
-      {name: 'pay --version', args: [BIN, '--version'], target: 1.8},
-      {name: 'pay balance --help', args: [BIN, 'balance', '--help'], target: 1.8},
-      {name: 'pay balance (cached token)', args: [BIN, 'balance'], target: 2.5},
+      {name: 'node -e 0', args: () => ['-e', '0']},
+      {name: 'pay --version', args: () => [BIN, '--version'], target: 1.6},
+      {name: 'pay balance --help', args: () => [BIN, 'balance', '--help'], target: 1.6},
+      {name: 'pay nosuchcommand (exit 2)', args: () => [BIN, 'nosuchcommand'], code: 2, target: 2},
+      {name: 'pay balance', args: () => [BIN, 'balance'], target: 2.5},
+      {name: 'pay collections create', args: collection, target: 2.5},
+      {name: 'pay balance (env credentials)', args: () => [BIN, 'balance'], env: envCredentials},
     ]
     // Warm up: the token cache (one token request) and the OS file cache.
-    for (const c of cases) await timeProcess(c.args, env)
-    const tokensBefore = server.tokens()
+    for (const c of cases) await timeProcess(c.args(), c.env ?? env, c.code)
+    const tokensBefore = Object.keys(sandbox.state.tokens ?? {}).length
     const times = cases.map(() => [])
-    for (let i = 0; i < N; i++) for (const [j, c] of cases.entries()) times[j].push((await timeProcess(c.args, env)).ms)
-    if (server.tokens() !== tokensBefore) console.log(`  note: ${server.tokens() - tokensBefore} token request(s) during the timed runs (the cache should make it 0)`)
+    for (let i = 0; i < N; i++) for (const [j, c] of cases.entries()) times[j].push((await timeProcess(c.args(), c.env ?? env, c.code)).ms)
+    const tokensAfter = Object.keys(sandbox.state.tokens ?? {}).length
+    if (tokensAfter !== tokensBefore) console.log(`  note: ${tokensAfter - tokensBefore} token request(s) during the timed runs (the cache should make it 0)`)
     const base = median(times[0])
     for (const [j, c] of cases.entries()) {
       const m = median(times[j])
       const ratio = m / base
-      const verdict = c.target === undefined ? '(baseline)' : `target <= ${c.target}x  ${ratio <= c.target ? 'ok' : 'OVER'}`
-      console.log(`  ${pad(c.name, 28)} ${fmt(m)}  (min ${fmt(Math.min(...times[j]))})  ${(ratio.toFixed(2) + 'x').padStart(6)}  ${verdict}`)
+      const verdict = j === 0 ? '(baseline)' : c.target === undefined ? '' : `target <= ${c.target}x  ${ratio <= c.target ? 'ok' : 'OVER'}`
+      console.log(`  ${pad(c.name, 30)} ${fmt(m)}  (min ${fmt(Math.min(...times[j]))})  ${(ratio.toFixed(2) + 'x').padStart(6)}  ${verdict}`)
     }
   } finally {
-    await server.close()
+    await sandbox.close()
     rmSync(configDir, {recursive: true, force: true})
   }
 }
