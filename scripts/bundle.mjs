@@ -1,6 +1,6 @@
-// Start-up bundles, made by scripts/build.mjs on tsc's output before it becomes dist/ (issue 2: start-up is fast).
-// Loading many small modules is what costs at start-up on Node 20 (resolution, file reads, compiling each one),
-// so the two things every command loads become one CommonJS file each, loaded with V8's code cache
+// Start-up bundles, made by scripts/build.mjs on tsc's output before it becomes dist/ (docs/architecture.md,
+// The build). Loading many small modules is what costs at start-up on Node 20 (resolution, file reads, compiling
+// each one), so the two things every command loads become one CommonJS file each, loaded with V8's code cache
 // (scripts/cached-require.mjs, copied to dist/vendor/cached-require.js; caches written by scripts/code-cache.mjs):
 //
 // 1. dist/vendor/oclif.cjs: @oclif/core and its dependencies. dist/vendor/oclif.js is its ESM face, naming its
@@ -8,14 +8,16 @@
 //    700 KB). Every '@oclif/core' import in dist/ is rewritten to oclif.js and bin/run.js loads it too, so one
 //    copy of oclif is ever loaded (its instanceof checks hold). typescript, ts-node and tsx stay out
 //    (development only; a bundle with typescript in it was 3.9 MB and slower than no bundle).
-// 2. dist/runtime.cjs: the lazily imported runtime (src/runtime.ts) with zod (English locale only: z.locales
-//    has `en` alone) and cli-table3 (undici, which the transport loads only for a proxy, stays out);
-//    dist/runtime.js is its ESM face with every export of src/runtime.ts (checked here). Dynamic import()s in it
-//    stay dynamic (conf, @inquirer/prompts and the modules that load them load only when needed) and point at
-//    their unbundled files in dist/. Modules it shares with unbundled files then exist twice; errors are
-//    recognised by shape (src/output/errors.ts), so that does not matter.
+// 2. dist/runtime.cjs: the lazily imported runtime (src/runtime.ts) with everything it imports statically: zod
+//    (the one copy a command loads: the profile schema is in it too), cli-table3, the client core, config,
+//    output. dist/runtime.js is its ESM face with every export of src/runtime.ts (checked here). Dynamic
+//    import()s in it stay dynamic (conf, undici, @inquirer/prompts and the modules that load them load only when
+//    needed) and point at their unbundled files in dist/. Modules it shares with unbundled files then exist
+//    twice; errors are recognised by shape (src/output/errors.ts), so that does not matter.
 //
 // import() inside the bundles becomes __payImport(), which cached-require passes in (see there).
+// One change to third-party code remains, sortWithoutIcu (below): measured, named, and failing the build when
+// its target is gone.
 import {build} from 'esbuild'
 import {copyFileSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
@@ -24,6 +26,20 @@ import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const DYNAMIC = '__pay_dynamic_import__:'
+/**
+ * The build's changes to third-party code, each named and measured (docs/architecture.md, The build).
+ * PAY_BUNDLE_SKIP=name,… builds without them, to measure what one saves; otherwise a change whose target is not
+ * found fails the build: the patched package is pinned to an exact version in package.json, and an upgrade must
+ * come with a look at the patch, never ship silently unpatched.
+ */
+const SKIP = new Set((process.env.PAY_BUNDLE_SKIP ?? '').split(',').filter(Boolean))
+const PATCHES = ['sortWithoutIcu']
+for (const name of SKIP) if (!PATCHES.includes(name)) throw new Error(`PAY_BUNDLE_SKIP: no patch named ${name} (known: ${PATCHES.join(', ')})`)
+
+/** A patch target was not found: fail the build, naming the patch. */
+function notFound(patch, what) {
+  throw new Error(`bundle: ${patch}: ${what}. The package it patches changed: check the patch against the new code (see docs/architecture.md, The build)`)
+}
 
 /** A relative ESM specifier from the directory of `fromFile` to `toFile`. */
 function specifier(fromFile, toFile) {
@@ -67,66 +83,29 @@ async function bundleOclif(dist, loader) {
     logLevel: 'warning',
     legalComments: 'none',
   })
-  // oclif imports computed specifiers (command files, hooks), always as `await import(`
+  // oclif imports computed specifiers (command files, hooks), always as `await import(`; the build fails if any
+  // import() is left (Node 20 cannot run one from a script restored from a code cache)
   routeDynamicImports(outfile, /\bawait import\(/g, 'await __payImport(')
-  sortWithoutIcu(outfile)
-  semverOnlyWhenNeeded(outfile)
-  readlineOnlyWhenNeeded(outfile)
+  if (!SKIP.has('sortWithoutIcu')) sortWithoutIcu(outfile)
   const names = Object.keys(createRequire(join(root, 'package.json'))('@oclif/core')).filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n))
   esmFace(join(dist, 'vendor', 'oclif.js'), outfile, names, loader)
 }
 
 /**
  * Plugin.load sorts the manifest's commands with localeCompare, and the first localeCompare of a process sets up
- * ICU's collator: ~10 ms of every start. In English and the C/POSIX locale (no tailorings), ICU orders ids made
- * of a-z, '-' and ':' as their code units (punctuation before letters, '-' before ':'), so those are compared
- * directly; any other id or locale (Czech sorts "ch" after "h", Danish "aa" last) still goes to localeCompare.
- * Skipped, with a note, if oclif's code changed.
+ * ICU's collator: 5 ms of CPU of every command (pay balance, paired, median of 30). In English and the C/POSIX
+ * locale (no tailorings), ICU orders ids made of a-z, '-' and ':' as their code units (punctuation before
+ * letters, '-' before ':'), so those are compared directly; any other id or locale (Czech sorts "ch" after "h",
+ * Danish "aa" last) still goes to localeCompare. The build fails if oclif's code changed (@oclif/core is pinned).
  */
 function sortWithoutIcu(file) {
   const text = readFileSync(file, 'utf8')
   const sort = '.sort((a, b) => a.id.localeCompare(b.id))'
-  if (text.split(sort).length !== 2) {
-    console.warn(`bundle: oclif's command sort not found once in ${relative(root, file)}; left as it is`)
-    return
-  }
+  if (text.split(sort).length !== 2) notFound('sortWithoutIcu', `oclif's command sort not found once in ${relative(root, file)}`)
   const english = "['LC_ALL', 'LC_COLLATE', 'LC_MESSAGES', 'LANG'].every((k) => !process.env[k] || /^(C|POSIX|en)([._@-]|$)/.test(process.env[k]))"
   const plain = '/^[a-z:-]*$/'
   const compare = `(a, b) => ${plain}.test(a.id) && ${plain}.test(b.id) ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.id.localeCompare(b.id)`
   writeFileSync(file, text.replace(sort, `.sort(${english} ? ${compare} : (a, b) => a.id.localeCompare(b.id))`))
-}
-
-/**
- * oclif's index checks at load that Node satisfies the engines of @oclif/core's own package.json, found next to
- * its lib/; it loads semver (~2.5 ms of regexes) and then reads that file. From the bundle the file is not there
- * (dist/package.json), so the check always ends in its catch. Reading the file first skips semver; when the file
- * is there, the check runs as before.
- */
-function semverOnlyWhenNeeded(file) {
-  const text = readFileSync(file, 'utf8')
-  const found = /( +)const semver = (require_semver\d*)\(\);\n\1const root = path\.join\(__dirname, "\.\."\);\n\1const pjson = require\(path\.join\(root, "package\.json"\)\);\n/.exec(text)
-  if (!found) {
-    console.warn(`bundle: oclif's node version check not found in ${relative(root, file)}; left as it is`)
-    return
-  }
-  const [all, indent, requireSemver] = found
-  const reordered = `${indent}const root = path.join(__dirname, "..");\n${indent}const pjson = require(path.join(root, "package.json"));\n${indent}const semver = ${requireSemver}();\n`
-  writeFileSync(file, text.replace(all, reordered))
-}
-
-/**
- * oclif's parser requires node:readline at load (and with it 6 more of Node's modules) for one use: reading an
- * argument given as `-` from stdin. Loaded on that use instead, when createInterface is all it takes from it.
- */
-function readlineOnlyWhenNeeded(file) {
-  const text = readFileSync(file, 'utf8')
-  const declaration = 'var node_readline_1 = require("node:readline");'
-  const uses = text.match(/node_readline_1\b[^;\n]*/g) ?? []
-  if (text.split(declaration).length !== 2 || !uses.every((u) => u === declaration.slice(4, -1) || u.startsWith('node_readline_1.createInterface)'))) {
-    console.warn(`bundle: oclif's use of node:readline is not the expected one in ${relative(root, file)}; left as it is`)
-    return
-  }
-  writeFileSync(file, text.replace(declaration, 'var node_readline_1 = { get createInterface() { return require("node:readline").createInterface; } };'))
 }
 
 /** Rewrites every import of '@oclif/core' in dist's own files to the ESM face of the bundle. */
@@ -169,13 +148,8 @@ async function bundleRuntime(dist, loader, names) {
           return {path: `${DYNAMIC}${target}`, external: true}
         }
         if (args.path === '@oclif/core') return {path: specifier(outfile, join(dist, 'vendor', 'oclif.cjs')), external: true}
-        if (args.path === './schemas.js' && args.importer === join(dist, 'api', 'endpoints.js')) return {path: join(dist, 'api', 'schemas.js'), namespace: 'lazy-schemas'}
-        if (args.path === '../locales/index.js' && /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir)) return {path: join(args.resolveDir, args.path), namespace: 'zod-locales'}
         return undefined
       })
-      b.onLoad({filter: /.*/, namespace: 'lazy-schemas'}, (args) => ({contents: lazySchemas(readFileSync(args.path, 'utf8')), resolveDir: dirname(args.path), loader: 'js'}))
-      // z.locales with English only: the other ~40 languages are half of zod's code, and pay speaks English.
-      b.onLoad({filter: /.*/, namespace: 'zod-locales'}, (args) => ({contents: 'export {default as en} from "./en.js"\n', resolveDir: dirname(args.path), loader: 'js'}))
     },
   }
   const result = await build({
@@ -193,52 +167,6 @@ async function bundleRuntime(dist, loader, names) {
   routeDynamicImports(outfile, new RegExp(`\\bimport\\((["'])${DYNAMIC}`, 'g'), '__payImport($1')
   esmFace(entry, outfile, names, loader)
   return result.metafile
-}
-
-/**
- * src/api/schemas.ts builds every zod schema of the service when it is loaded, ~10 ms of every command although
- * a command uses two or three. In the runtime bundle (only there: the sandbox and every unbundled file use
- * schemas.js as compiled), each top-level `export const x = z…` is built on first use instead, behind a Proxy
- * that forwards everything to the real schema (zod recognises its schemas by their traits, so instanceof holds).
- */
-function lazySchemas(source) {
-  const ts = createRequire(join(root, 'package.json'))('typescript')
-  const file = ts.createSourceFile('schemas.js', source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS)
-  const rootedAtZ = (node) => {
-    while (ts.isCallExpression(node) || ts.isPropertyAccessExpression(node)) node = node.expression
-    return ts.isIdentifier(node) && node.text === 'z'
-  }
-  const edits = []
-  for (const statement of file.statements) {
-    if (!ts.isVariableStatement(statement) || !statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue
-    for (const decl of statement.declarationList.declarations) {
-      const init = decl.initializer
-      if (init && ts.isCallExpression(init) && rootedAtZ(init)) edits.push([init.getStart(file), init.getEnd()])
-    }
-  }
-  let out = source
-  for (const [start, end] of edits.reverse()) out = `${out.slice(0, start)}__payLazySchema(() => ${out.slice(start, end)})${out.slice(end)}`
-  const helper = `
-function __payLazySchema(make) {
-  let real
-  const get = () => (real ??= make())
-  return new Proxy(Object.create(null), {
-    get: (_, k) => Reflect.get(get(), k),
-    set: (_, k, v) => Reflect.set(get(), k, v),
-    has: (_, k) => Reflect.has(get(), k),
-    ownKeys: () => Reflect.ownKeys(get()),
-    getOwnPropertyDescriptor: (_, k) => {
-      const d = Reflect.getOwnPropertyDescriptor(get(), k)
-      return d && {...d, configurable: true}
-    },
-    defineProperty: (_, k, d) => Reflect.defineProperty(get(), k, d),
-    deleteProperty: (_, k) => Reflect.deleteProperty(get(), k),
-    getPrototypeOf: () => Reflect.getPrototypeOf(get()),
-  })
-}
-`
-  if (edits.length === 0) console.warn('bundle: no schemas made lazy in api/schemas.js')
-  return `${out}\n${helper}`
 }
 
 export async function bundle(dist = join(root, 'dist')) {
