@@ -84,10 +84,10 @@ function mayBeWsl() {
 }
 
 if (!fastPath(process.argv.slice(2))) {
-  // undici parses HTTP with llhttp compiled to WebAssembly. V8 compiles it at once with its baseline compiler
-  // (Liftoff) and then again, optimised, on a background thread, and Node waits for that background job before
-  // the process may exit: ~100 ms on every command that made a request, for code that parses a few responses.
-  // Liftoff alone is plenty for a CLI (the servers of `pay sandbox` and `pay webhook listen` use node:http).
+  // undici (requests through a proxy, `pay webhook listen` forwarding) parses HTTP with llhttp compiled to
+  // WebAssembly. V8 compiles it at once with its baseline compiler (Liftoff) and then again, optimised, on a
+  // background thread, and Node waits for that background job before the process may exit: ~100 ms, for code
+  // that parses a few responses. Liftoff alone is plenty for a CLI. (The code caches are made under this flag.)
   ;(await import('node:v8')).default.setFlagsFromString('--liftoff-only')
   if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
   // This binary runs the build (dist/); bin/dev.js runs the sources. Left to itself, oclif transpiles src/ with
