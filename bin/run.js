@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// The `pay` binary. Two fast paths answer without loading @oclif/core (which alone costs more than a bare
-// `node -e 0`): `pay --version`, and `pay [command words] --help` (and bare `pay`) served from
-// dist/help-cache.json, which scripts/build.mjs renders with oclif's own Help class right after the manifest,
-// so it is never older than the build. Anything that does not match exactly, or any doubt (a theme file, a
+// The `pay` binary. Three fast paths answer without loading @oclif/core (which alone costs more than a bare
+// `node -e 0`): `pay --version`; `pay [command words] --help` (and bare `pay`) served from dist/help-cache.json,
+// which scripts/build.mjs renders with oclif's own Help class right after the manifest, so it is never older
+// than the build; and a command word that no command, alias or topic starts with, which oclif would only answer
+// with "command … not found" (exit 2). Anything that does not match exactly, or any doubt (a theme file, a
 // changed package.json, OCLIF_COLUMNS, DEBUG, PAY_NO_FAST_PATH=1), falls through to oclif.
-// test/foundation/fast-path.test.ts proves both fast paths print byte for byte what oclif prints.
+// test/foundation/fast-path.test.ts proves the fast paths print byte for byte what oclif prints.
 import {existsSync, readFileSync, statSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {arch, homedir, platform, release} from 'node:os'
@@ -27,7 +28,10 @@ function fastPath(argv) {
   const versionFlags = ['--version', ...(pjson.oclif?.additionalVersionFlags ?? [])]
   const helpFlags = ['--help', ...(pjson.oclif?.additionalHelpFlags ?? [])]
   const version = versionFlags.includes(argv[0])
-  if (!version && argv.length > 0 && !helpFlags.includes(argv.at(-1))) return false
+  const help = argv.length === 0 || helpFlags.includes(argv.at(-1))
+  // an unknown first word: no command file or topic directory by that name (one stat; the cache confirms below)
+  const unknown = !version && !help && /^[^-:=]/.test(argv[0]) && !argv.some((a) => helpFlags.includes(a) || versionFlags.includes(a))
+  if (!version && !help && !(unknown && !existsSync(join(root, 'dist', 'commands', argv[0])) && !existsSync(join(root, 'dist', 'commands', `${argv[0]}.js`)))) return false
   let cache
   try {
     cache = JSON.parse(readFileSync(join(root, 'dist', 'help-cache.json'), 'utf8'))
@@ -51,24 +55,42 @@ function fastPath(argv) {
     return true
   }
 
-  const subject = argv.slice(0, -1).join(' ')
-  if (argv.slice(0, -1).some((a) => a.startsWith('-') || a.includes(':'))) return false
-  const entry = cache.subjects[subject]
-  if (entry === undefined) return false
+  let entry
+  let id
+  if (help) {
+    const subject = argv.slice(0, -1).join(' ')
+    if (argv.slice(0, -1).some((a) => a.startsWith('-') || a.includes(':'))) return false
+    entry = cache.subjects[subject]
+    if (entry === undefined) return false
+  } else {
+    // oclif's id for it: the words up to the first flag or key=value, joined with ':' (help/util.js)
+    if (Object.keys(cache.subjects).some((subject) => subject.split(' ')[0] === argv[0])) return false
+    const words = argv.findIndex((a) => a.startsWith('-') || a.includes('='))
+    id = (words === -1 ? argv : argv.slice(0, words)).join(':')
+    if (`Error: command ${id} not found`.length > HELP_COLUMNS - 6) return false // oclif would wrap it
+  }
   // A user theme file (in oclif's config dir) changes help colours: let oclif read it.
   const configDir = env.PAY_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), cache.dirname)
   if (existsSync(join(configDir, 'theme.json'))) return false
-  // Colour on or off exactly as oclif's help decides it: with the same supports-color and ansis modules.
+  // Colour on or off exactly as oclif decides it: with the same supports-color and ansis modules.
   let color
+  let ansis
   try {
     const require = createRequire(join(root, 'package.json'))
     const supports = require(join(root, cache.supportsColor))
-    color = Boolean(supports.stdout) && Boolean(supports.stderr) && require(join(root, cache.ansis)).isSupported()
+    ansis = require(join(root, cache.ansis))
+    color = Boolean(supports.stdout) && Boolean(supports.stderr) && ansis.isSupported()
   } catch {
     return false
   }
-  const text = color ? entry.color : entry.plain
-  process.stdout.write(text.split(cache.userAgentMark).join(userAgent))
+  if (entry) {
+    const text = color ? entry.color : entry.plain
+    process.stdout.write(text.split(cache.userAgentMark).join(userAgent))
+  } else {
+    // as oclif's error handler prints a CLIError (errors/errors/pretty-print.js), and its exit code
+    process.stderr.write(` ${color ? ansis.red('›') : '›'}   Error: command ${id} not found\n`)
+    process.exitCode = 2
+  }
   return true
 }
 

@@ -91,6 +91,18 @@ describe('fast paths of bin/run.js', () => {
     }
   })
 
+  it('an unknown command prints what oclif prints, exit 2, without loading oclif', {timeout: 120_000}, async () => {
+    const shapes = [['nosuchcommand'], ['nosuch', 'extra', '--flag'], ['nosuch', 'a=b', 'c'], ['nosuch', '--json']]
+    await inBatches(shapes, 2, (args) => same(args))
+    for (const env of [{FORCE_COLOR: '3'}, {FORCE_COLOR: '0'}, {NO_COLOR: '1'}]) await same(['nosuchcommand'], env)
+    const r = await run(['nosuchcommand'])
+    expect(r).toMatchObject({code: 2, stdout: ''})
+    // an id oclif would wrap, a known first word, a help flag anywhere: oclif answers
+    for (const args of [['x'.repeat(60), 'y'.repeat(20)], ['collections', 'nosuch'], ['nosuch', '--help', 'x']]) {
+      expect((await run(args)).oclifLoaded, `pay ${args.join(' ')}`).toBe(true)
+    }
+  })
+
   it('the build bundles load with a V8 code cache that this node accepts', async () => {
     // as bin/run.js loads them: --liftoff-only set first (V8 refuses a cache made under other flags)
     const script = `
