@@ -89,6 +89,8 @@ if (process.argv.includes('--render')) {
     helpFlags: [...new Set([...(pjson.oclif.additionalHelpFlags ?? []), '--help'])],
     ansis: relative(root, ansis),
     supportsColor: relative(root, supportsColor),
+    // bin/run.js decides "no colour in a pipe" itself with supports-color 8's rule, and only for that major
+    supportsColorMajor: Number(JSON.parse(readFileSync(join(dirname(supportsColor), 'package.json'), 'utf8')).version.split('.')[0]),
     userAgentMark: USER_AGENT_MARK,
     subjects,
   }
