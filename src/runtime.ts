@@ -3,11 +3,6 @@
  * `await import('../runtime.js')` inside run(), so `--help` and `--version` never load undici, zod, conf or
  * cli-table3. (The build may bundle this entry into one file to make loading it cheaper.)
  */
-import {ApiClient} from './client/api-client.js'
-import {resolveSettings, type SettingFlags, type Settings} from './config/settings.js'
-import {Output} from './output/output.js'
-import {detectTerminal} from './output/terminal.js'
-
 export {ApiClient} from './client/api-client.js'
 export type {ApiResponse, CallInput, PreparedRequest} from './client/api-client.js'
 export {resolveSettings} from './config/settings.js'
@@ -20,49 +15,18 @@ export {problemsOf} from './api/validate.js'
 export {readDataFlag, parseFieldFlags, mergeBody} from './cli/body-input.js'
 export {renderDryRun} from './output/dry-run.js'
 export {renderError} from './output/errors.js'
+export {createApiContext, createOutput} from './cli/api-context.js'
+export type {ApiContext, ApiContextFlags} from './cli/api-context.js'
 
-export interface ApiContextFlags extends SettingFlags {
-  json?: boolean
-  debug?: boolean
-  retries?: number
-  timeout?: number
-}
-
-export interface ApiContext {
-  client: ApiClient
-  out: Output
-  settings: Settings
-}
-
-export function createOutput(json: boolean): Output {
-  return new Output(detectTerminal(), json)
-}
-
-export async function createApiContext(flags: ApiContextFlags, userAgent: string, out = createOutput(Boolean(flags.json))): Promise<ApiContext> {
-  const settings = await resolveSettings(flags)
-  const client = new ApiClient({
-    settings,
-    userAgent,
-    retries: flags.retries,
-    timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
-    tokenCacheDir: settings.configDir,
-    debug: flags.debug ? (text) => out.info(out.color('dim', text, 'err')) : undefined,
-    notice: (text) => out.info(out.color('dim', text, 'err')),
-  })
-  return {client, out, settings}
-}
-
-// resource commands (issue 4): the shared flag → request path, --wait, views, prompting, browser
-export {gatherInput, runOperation} from './cli/command-inputs.js'
-export type {InputField, Operation, ExtraBody} from './cli/command-inputs.js'
+// resource commands: the operation specs' one path from flags to rendered output
+export {gatherInput, runOperation} from './cli/run-operation.js'
+export type {InputField, Given} from './cli/run-operation.js'
 export {waitFor, reportWait, classifyState} from './cli/wait.js'
 export type {PollSpec} from './cli/wait.js'
 export {renderView, viewRows, StreamTable, COLLECTION_COLUMNS} from './output/views.js'
-export type {ViewName} from './output/views.js'
 export {openBrowser} from './cli/browser.js'
 export {InputError} from './client/errors.js'
 export {ask} from './cli/prompts.js'
-export {chooseAccountOwner} from './cli/account-owner.js'
 
 // stored profiles and the token cache (login, logout, profiles *, sandbox start); conf loads only to write
 export {ProfileStore, readProfiles, listProfiles, assertProfileName, profilesPath} from './config/profiles.js'

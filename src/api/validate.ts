@@ -15,7 +15,7 @@ export function flagFor(field: string, names: Record<string, string> = {}): stri
 }
 
 /** "is required when payment_rail is mobile_money" reads "… when --rail is mobile_money" for the user. */
-function withFlagNames(rule: string, names: Record<string, string>): string {
+export function withFlagNames(rule: string, names: Record<string, string>): string {
   return rule.replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (word) => names[word] ?? word)
 }
 

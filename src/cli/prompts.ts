@@ -5,21 +5,11 @@
  * the metadata and plans endpoints; when a list cannot be fetched the prompt falls back to free text.
  * @inquirer/prompts is imported here, lazily, and nowhere else in the request path.
  */
+import type {ChoiceSource, PromptSpec} from '../api/operation-types.js'
 import type {ApiClient} from '../client/api-client.js'
 import type {Output} from '../output/output.js'
 
-/** Lists a prompt can offer as choices. */
-export type ChoiceSource = 'providers' | 'banks' | 'plans'
-
-export interface PromptSpec {
-  /** The question, without a trailing colon. */
-  message: string
-  /** Offer a list from the service, or fixed values. */
-  choices?: ChoiceSource | readonly string[]
-  default?: string
-  /** Hide the answer (not used for money fields). */
-  secret?: boolean
-}
+export type {ChoiceSource, PromptSpec} from '../api/operation-types.js'
 
 interface Choice {
   name: string

@@ -10,8 +10,8 @@ import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {ExitCode} from '../client/exit-codes.js'
 import type {Output} from '../output/output.js'
 import {Progress} from '../output/progress.js'
-import type {ViewName} from '../output/views.js'
-import type {ApiContext} from '../runtime.js'
+import type {ViewName} from '../api/operation-types.js'
+import type {ApiContext} from './api-context.js'
 
 export interface PollSpec {
   /** The get endpoint that reports the state. */
@@ -21,6 +21,8 @@ export interface PollSpec {
   label: string
   /** The view of the get response, when it differs from the command's. */
   view?: ViewName
+  /** Terminal states of the resource (spec: States); without them, the common words of classifyState. */
+  states?: {succeeded: readonly string[]; failed: readonly string[]}
 }
 
 export type WaitOutcome = 'succeeded' | 'failed' | 'timeout'
@@ -38,8 +40,9 @@ const SUCCEEDED = new Set(['succeeded', 'active', 'success', 'successful', 'comp
 const FAILED = new Set(['failed', 'cancelled', 'canceled', 'expired', 'rejected', 'declined', 'charge_failed', 'reversed'])
 
 /** Terminal class of a state word; undefined while it is still in progress. */
-export function classifyState(state: string | undefined): 'succeeded' | 'failed' | undefined {
+export function classifyState(state: string | undefined, states?: PollSpec['states']): 'succeeded' | 'failed' | undefined {
   if (!state) return undefined
+  if (states?.succeeded) return states.succeeded.includes(state) ? 'succeeded' : states.failed.includes(state) ? 'failed' : undefined
   const s = state.toLowerCase()
   if (SUCCEEDED.has(s)) return 'succeeded'
   if (FAILED.has(s)) return 'failed'
@@ -73,7 +76,7 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   let res = options.first
   let state = res ? stateOf(res.body) : undefined
   // The answer in hand may already be final (a reused approved mandate answers succeeded at once).
-  const firstFinal = classifyState(state)
+  const firstFinal = classifyState(state, options.states)
   if (res && firstFinal) return {res, outcome: firstFinal, state, label: options.label, elapsedSeconds: 0, timeoutSec: options.timeoutSec}
   let attempt = 0
   try {
@@ -86,7 +89,7 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
       if (res) await sleep(Math.min(pollDelayMs(attempt++), Math.max(0, remaining)))
       res = await client.call(options.id, options.input)
       state = stateOf(res.body)
-      const final = classifyState(state)
+      const final = classifyState(state, options.states)
       if (final) return {res, outcome: final, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
     }
   } finally {

@@ -5,6 +5,7 @@
  * Under --json none of this runs: stdout gets the service's body unchanged.
  * Amounts are shown exactly as the service sent them (strings; never converted to numbers).
  */
+import type {ViewName} from '../api/operation-types.js'
 import type {ApiResponse} from '../client/api-client.js'
 import {paintState} from './colors.js'
 import {printableDeep} from './printable.js'
@@ -12,21 +13,7 @@ import {flatten, getPath} from './format.js'
 import type {Output} from './output.js'
 import {keyValueTable, listTable} from './table.js'
 
-export type ViewName =
-  | 'collection'
-  | 'checkout'
-  | 'payout'
-  | 'transaction'
-  | 'verification'
-  | 'mandate-create'
-  | 'mandate'
-  | 'mandate-cancellation'
-  | 'debit'
-  | 'plans'
-  | 'subscription'
-  | 'customer'
-  | 'customer-collections'
-  | 'virtual-account'
+export type {ViewName} from '../api/operation-types.js'
 
 type Obj = Record<string, unknown>
 type Row = [label: string, value: string | undefined]
@@ -46,6 +33,18 @@ const RAIL: Record<string, string> = {mobile_money: 'mobile money', bank_transfe
 
 export const COLLECTION_COLUMNS = ['id', 'status', 'amount', 'currency', 'merchant_reference', 'payment_rail', 'provider', 'mobile']
 export const PLAN_COLUMNS = ['plan_id', 'plan_name', 'amount', 'currency', 'frequency', 'status']
+
+/** The columns of the list views. */
+const LIST_COLUMNS: Partial<Record<ViewName, string[]>> = {
+  'customer-collections': COLLECTION_COLUMNS,
+  banks: ['bank_code', 'bank_name'],
+  providers: ['provider'],
+  balance: ['currency', 'collection_wallet', 'collection_wallet_held', 'collection_wallet_actual', 'payout_wallet'],
+}
+
+export function listColumns(view: ViewName): string[] {
+  return LIST_COLUMNS[view] ?? []
+}
 
 function str(v: unknown): string | undefined {
   if (v === undefined) return undefined
@@ -272,8 +271,9 @@ export function renderView(out: Output, view: ViewName, res: Pick<ApiResponse, '
     out.body(res.text, res.body, {columns})
     return
   }
-  if (view === 'customer-collections') {
-    out.body(res.text, res.body, {columns: COLLECTION_COLUMNS})
+  const columns = LIST_COLUMNS[view]
+  if (columns || view === 'account') {
+    out.body(res.text, res.body, {columns})
     return
   }
   const rows = viewRows(view, printableDeep(res.body), out.term.color)

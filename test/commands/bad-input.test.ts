@@ -59,7 +59,7 @@ const CASES: [string, string[], string[]][] = [
   ['customers get: no id', ['customers', 'get'], ['ID is required']],
   ['customers collections: per-page 0, --all with --page', ['customers', 'collections', 'MC_ACME0001', '--per-page', '0', '--all', '--page', '2'], ['--per-page must be a positive whole number', '--page cannot be combined with --all']],
   ['customers collections: per-page over 100, page not a number', ['customers', 'collections', 'MC_ACME0001', '--per-page', '101', '--page', 'two'], ['--per-page must be at most 100', '--page must be a positive whole number']],
-  ['virtual-accounts create: neither', ['virtual-accounts', 'create'], ['--customer or --merchant is required']],
+  ['virtual-accounts create: neither', ['virtual-accounts', 'create'], ['--customer (or --merchant) is required']],
   ['virtual-accounts get: both', ['virtual-accounts', 'get', '--merchant', '--customer', 'MC_ACME0001'], ['--customer cannot be combined with --merchant']],
 ]
 
