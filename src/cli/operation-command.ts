@@ -47,7 +47,10 @@ export function operationCommand(id: OperationId) {
     static override flags = flags
     static override args = args
     static override aliases = [...(op.aliases ?? [])]
-    static readonly operation = op
+    /** The spec (a getter, so that oclif does not copy it into the manifest). */
+    static get operation(): OperationSpec {
+      return op
+    }
 
     async run(): Promise<void> {
       // oclif's parse() spreads the class it is given, which drops inherited statics: name them here

@@ -64,14 +64,16 @@ function isMissing(v: unknown): boolean {
   return v === undefined || v === null
 }
 
-/**
- * Builds the request input from its fields and checks it before anything is sent. On a terminal, missing values
- * are asked for; otherwise every problem is listed at once as an InputError (exit 2).
- */
-export async function gatherInput(ctx: ApiContext, spec: GatherSpec): Promise<{input: CallInput}> {
+/** A request being put together from its fields: build it, check it, change one value (for prompts). */
+export interface Draft {
+  build(): CallInput
+  check(input: CallInput): {problems: FieldProblem[]; missing: InputField[]}
+  values: Map<InputField, string | undefined>
+}
+
+/** The pure part of gathering: no prompt, no file. `data` is the parsed --data, `extraFields` the parsed -F. */
+export function draftOf(spec: GatherSpec, data?: unknown, extraFields: Record<string, unknown> = {}): Draft {
   const endpoint = endpoints[spec.id] as (typeof endpoints)[EndpointId] & {body?: import('zod').ZodType; query?: import('zod').ZodType}
-  const data = await readDataFlag(spec.extra?.data)
-  const extraFields = parseFieldFlags(spec.extra?.field)
   const values = new Map<InputField, string | undefined>(spec.fields.map((f) => [f, valueOf(f)]))
   const names: Record<string, string> = {}
   for (const f of spec.fields) if ((f.in ?? 'body') !== 'path') names[f.key] = f.flag
@@ -114,7 +116,15 @@ export async function gatherInput(ctx: ApiContext, spec: GatherSpec): Promise<{i
     }
     return {problems, missing}
   }
+  return {build, check, values}
+}
 
+/**
+ * Builds the request input from its fields and checks it before anything is sent. On a terminal, missing values
+ * are asked for; otherwise every problem is listed at once as an InputError (exit 2).
+ */
+export async function gatherInput(ctx: ApiContext, spec: GatherSpec): Promise<{input: CallInput}> {
+  const {build, check, values} = draftOf(spec, await readDataFlag(spec.extra?.data), parseFieldFlags(spec.extra?.field))
   let input = build()
   let result = check(input)
   const interactive = ctx.out.term.interactive
@@ -172,8 +182,15 @@ function defaultMessage(field: InputField): string {
 const given = (values: Given, name: string | undefined): boolean => name !== undefined && values[name] !== undefined && values[name] !== false
 const nameOf = (f: FieldSpec): string => flagName(f) ?? f.arg!
 
-/** Which endpoint of the operation the given values select, and the problems of the selection. */
-async function chooseEndpoint(ctx: ApiContext, op: OperationSpec, values: Given): Promise<{id: EndpointId; problems: FieldProblem[]; label?: string}> {
+export interface Selection {
+  id: EndpointId
+  problems: FieldProblem[]
+  /** What a missing input of the default endpoint is called: "ID (or --reference)". */
+  label?: string
+}
+
+/** Which endpoint of the operation the given values select, and the problems of the selection. No prompt. */
+export function selectEndpoint(op: OperationSpec, values: Given): Selection {
   const alts = op.alternatives ?? []
   if (alts.length === 0) return {id: op.endpoint, problems: []}
   const own = op.fields.filter((f) => f.for === op.endpoint)
@@ -181,14 +198,20 @@ async function chooseEndpoint(ctx: ApiContext, op: OperationSpec, values: Given)
   const picked = alts.find((a) => given(values, a.flag))
   if (picked && ownGiven) return {id: op.endpoint, problems: [{flag: inputLabel(own[0]), rule: `cannot be combined with --${picked.flag} (give one of them)`}]}
   if (picked) return {id: picked.endpoint, problems: []}
-  if (!ownGiven && op.choose && ctx.out.term.interactive) {
+  return {id: op.endpoint, problems: [], label: ownGiven ? undefined : `${inputLabel(own[0])} (or ${alts.map((a) => `--${a.flag}`).join(' or ')})`}
+}
+
+/** selectEndpoint, and on a terminal with nothing selected, the spec's `choose` question. */
+async function chooseEndpoint(ctx: ApiContext, op: OperationSpec, values: Given): Promise<Selection> {
+  const selection = selectEndpoint(op, values)
+  const alts = op.alternatives ?? []
+  if (selection.label && op.choose && ctx.out.term.interactive) {
     const {ask} = await import('./prompts.js')
     const answer = await ask({message: op.choose.message, choices: [op.choose.default, ...alts.map((a) => a.choice ?? a.flag)]}, ctx, () => true)
     const chosen = alts.find((a) => (a.choice ?? a.flag) === answer)
     if (chosen) return {id: chosen.endpoint, problems: []}
   }
-  // nothing given: the default endpoint's input is what is missing, "ID (or --reference)"
-  return {id: op.endpoint, problems: [], label: ownGiven ? undefined : `${inputLabel(own[0])} (or ${alts.map((a) => `--${a.flag}`).join(' or ')})`}
+  return selection
 }
 
 /** The request fields of an operation for one endpoint, with the values given. */
@@ -228,6 +251,21 @@ export function pollOf(op: OperationSpec, id: EndpointId, res: ApiResponse, inpu
   return {id: w.get === 'self' ? id : w.get, input: pollInput, label: `${w.noun} ${name ?? ''}`.trim(), view: w.view, states: {succeeded: w.succeeded, failed: w.failed}}
 }
 
+/** Problems of the given values that are not about one request field: flag combinations. */
+function optionProblems(op: OperationSpec, values: Given): FieldProblem[] {
+  const problems: FieldProblem[] = []
+  const key = values['idempotency-key']
+  if (typeof key === 'string' && key.trim() === '') problems.push({flag: '--idempotency-key', rule: 'must not be empty'})
+  const paging = op.paging && given(values, op.paging.flag) ? op.paging : undefined
+  for (const name of paging?.exclusive ?? []) if (given(values, name)) problems.push({flag: `--${name}`, rule: `cannot be combined with --${paging!.flag} (which follows every page from the first)`})
+  return problems
+}
+
+/** What gatherInput needs for the selected endpoint of an operation. */
+export function gatherSpecOf(op: OperationSpec, choice: Selection, values: Given): GatherSpec {
+  return {id: choice.id, fields: inputFields(op, choice.id, values, choice.label), fixedBody: op.fixedBody, problems: [...choice.problems, ...optionProblems(op, values)]}
+}
+
 /**
  * Runs one operation. Returns the exit code (0, or 8/9 after --wait), so that under --json stdout still holds
  * exactly one body: the service's last answer.
@@ -235,17 +273,8 @@ export function pollOf(op: OperationSpec, id: EndpointId, res: ApiResponse, inpu
 export async function runOperation(ctx: ApiContext, op: OperationSpec, values: Given): Promise<number> {
   const choice = await chooseEndpoint(ctx, op, values)
   const idempotencyKey = values['idempotency-key'] as string | undefined
-  const problems = [...choice.problems]
-  if (idempotencyKey !== undefined && idempotencyKey.trim() === '') problems.push({flag: '--idempotency-key', rule: 'must not be empty'})
   const paging = op.paging && given(values, op.paging.flag) ? op.paging : undefined
-  for (const name of paging?.exclusive ?? []) if (given(values, name)) problems.push({flag: `--${name}`, rule: `cannot be combined with --${paging!.flag} (which follows every page from the first)`})
-  const {input} = await gatherInput(ctx, {
-    id: choice.id,
-    fields: inputFields(op, choice.id, values, choice.label),
-    extra: {data: values.data as string | undefined, field: values.field as string[] | undefined},
-    fixedBody: op.fixedBody,
-    problems,
-  })
+  const {input} = await gatherInput(ctx, {...gatherSpecOf(op, choice, values), extra: {data: values.data as string | undefined, field: values.field as string[] | undefined}})
   if (idempotencyKey !== undefined) input.idempotencyKey = idempotencyKey
   if (paging) return allPages(ctx, op, choice.id, input, paging.noun)
   const {client, out} = ctx

@@ -1,0 +1,63 @@
+/**
+ * An operation's input from a flat record instead of a command line: a CSV row of `--from-file` (columns are
+ * flag names; the spec's field names and argument names are accepted too) or a flow file's step. The same
+ * fields, rules and flag names as the command: a problem reads `--mobile must be 10 to 15 digits`.
+ * Pure: no prompt, no file, no request.
+ */
+import type {EndpointId} from '../api/endpoints.js'
+import {flagName} from '../api/operation-names.js'
+import type {OperationSpec} from '../api/operation-types.js'
+import type {FieldProblem} from '../api/validate.js'
+import type {CallInput} from '../client/api-client.js'
+import {InputError} from '../client/errors.js'
+import {draftOf, gatherSpecOf, selectEndpoint, type Given} from './run-operation.js'
+
+/** The names a record may use for each input: flag name, field name, argument name (either case). */
+function namesOf(op: OperationSpec): Map<string, string> {
+  const names = new Map<string, string>()
+  for (const f of op.fields) {
+    const canonical = flagName(f) ?? f.arg!
+    for (const n of [canonical, f.key, f.arg, f.arg?.toUpperCase(), `--${canonical}`]) if (n) names.set(n, canonical)
+  }
+  for (const a of op.alternatives ?? []) names.set(a.flag, a.flag)
+  return names
+}
+
+/** The values of a record keyed as the command's flags are; empty cells count as not given. */
+export function valuesFromRecord(op: OperationSpec, record: Record<string, unknown>): {values: Given; unknown: string[]} {
+  const names = namesOf(op)
+  const values: Given = {}
+  const unknown: string[] = []
+  for (const [key, raw] of Object.entries(record)) {
+    const name = names.get(key.trim())
+    if (!name) {
+      unknown.push(key)
+      continue
+    }
+    if (raw === undefined || raw === null || raw === '') continue
+    values[name] = raw === true || raw === false ? raw : String(raw)
+  }
+  return {values, unknown}
+}
+
+/** Every problem of a record, under flag names (unknown columns included); [] when it can be sent. */
+export function validateRecord(op: OperationSpec, record: Record<string, unknown>): FieldProblem[] {
+  return requestFromRecord(op, record).problems
+}
+
+/** The request a record makes, and its problems. */
+export function requestFromRecord(op: OperationSpec, record: Record<string, unknown>): {endpoint: EndpointId; input: CallInput; problems: FieldProblem[]} {
+  const {values, unknown} = valuesFromRecord(op, record)
+  const choice = selectEndpoint(op, values)
+  const draft = draftOf(gatherSpecOf(op, choice, values))
+  const input = draft.build()
+  const problems = [...unknown.map((k) => ({flag: k, rule: `is not an input of \`pay ${op.command.replace(/:/g, ' ')}\``})), ...draft.check(input).problems]
+  return {endpoint: choice.id, input, problems}
+}
+
+/** The request of a record, or an InputError (exit 2) listing every problem. */
+export function inputFromRecord(op: OperationSpec, record: Record<string, unknown>): {endpoint: EndpointId; input: CallInput} {
+  const {endpoint, input, problems} = requestFromRecord(op, record)
+  if (problems.length > 0) throw new InputError(problems)
+  return {endpoint, input}
+}
