@@ -3,7 +3,7 @@
  * command run (src/cli/base-command.ts through src/runtime.ts); tests make one in-process with their own
  * Output (in-memory streams) and client.
  */
-import {ApiClient} from '../client/api-client.js'
+import {ApiClient, type ClientOptions} from '../client/api-client.js'
 import {resolveSettings, type SettingFlags, type Settings} from '../config/settings.js'
 import {Output} from '../output/output.js'
 import {detectTerminal} from '../output/terminal.js'
@@ -25,8 +25,8 @@ export function createOutput(json: boolean): Output {
   return new Output(detectTerminal(), json)
 }
 
-export async function createApiContext(flags: ApiContextFlags, userAgent: string, out = createOutput(Boolean(flags.json))): Promise<ApiContext> {
-  const settings = await resolveSettings(flags)
+export async function createApiContext(flags: ApiContextFlags, userAgent: string, out = createOutput(Boolean(flags.json)), env: NodeJS.ProcessEnv = process.env, transport?: ClientOptions['transport']): Promise<ApiContext> {
+  const settings = await resolveSettings(flags, env)
   const client = new ApiClient({
     settings,
     userAgent,
@@ -35,6 +35,7 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
     tokenCacheDir: settings.configDir,
     debug: flags.debug ? (text) => out.info(out.color('dim', text, 'err')) : undefined,
     notice: (text) => out.info(out.color('dim', text, 'err')),
+    transport,
   })
   return {client, out, settings}
 }

@@ -34,6 +34,8 @@ export interface ClientOptions {
   /** One-line notices for people (stderr): retries, waits. */
   notice?: (text: string) => void
   sleep?: (ms: number) => Promise<unknown>
+  /** The HTTP transport (default: undici); tests inject their own to run a command in-process. */
+  transport?: Pick<Transport, 'send' | 'close'>
 }
 
 export interface CallInput {
@@ -74,7 +76,7 @@ export interface ApiResponse<T = unknown> {
 
 export class ApiClient {
   readonly tokens: TokenProvider
-  private transport?: Transport
+  private transport?: Pick<Transport, 'send' | 'close'>
   private readonly retries: number
   private readonly timeoutMs: number
   private readonly sleep: (ms: number) => Promise<unknown>
@@ -227,8 +229,8 @@ export class ApiClient {
     await this.transport?.close()
   }
 
-  private transportFor(): Transport {
-    this.transport ??= new Transport()
+  private transportFor(): Pick<Transport, 'send' | 'close'> {
+    this.transport ??= this.options.transport ?? new Transport()
     return this.transport
   }
 

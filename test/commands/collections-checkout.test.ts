@@ -39,8 +39,8 @@ describe('pay collections create', () => {
 
   it('bank transfer: shows the account to pay into; --dry-run prints the request and sends nothing', async () => {
     const [bt, dry] = await Promise.all([
-      h.pay(['collections', 'create', '--amount', '25000', '--currency', 'KES', '--reference', 'col-bt-1', '--rail', 'bank_transfer', '--account-name', 'Acme INV 118']),
-      h.pay(['collections', 'create', '--amount', '10', '--currency', 'kes', '--reference', 'col-dry-1', '--mobile', '254712345671', '--provider', 'mpesa', '--dry-run', '--idempotency-key', 'dry-key']),
+      h.run(['collections', 'create', '--amount', '25000', '--currency', 'KES', '--reference', 'col-bt-1', '--rail', 'bank_transfer', '--account-name', 'Acme INV 118']),
+      h.run(['collections', 'create', '--amount', '10', '--currency', 'kes', '--reference', 'col-dry-1', '--mobile', '254712345671', '--provider', 'mpesa', '--dry-run', '--idempotency-key', 'dry-key']),
     ])
     ok(bt)
     const v = kv(bt)
@@ -61,9 +61,9 @@ describe('pay collections create', () => {
   it('--wait: exit 0 when it succeeds, 8 when it fails, 9 when --wait-timeout runs out; polls GET /v1/collections/{id}', async () => {
     const base = ['collections', 'create', '--amount', '20', '--currency', 'KES', '--provider', 'mpesa', '--wait']
     const [good, bad, slow] = await Promise.all([
-      h.pay([...base, '--reference', 'col-w-ok', '--mobile', '254712345671']),
-      h.pay([...base, '--reference', 'col-w-fail', '--mobile', '254712345679', '--json']),
-      h.pay([...base, '--reference', 'col-w-slow', '--mobile', '254712345678', '--wait-timeout', '1']),
+      h.run([...base, '--reference', 'col-w-ok', '--mobile', '254712345671']),
+      h.run([...base, '--reference', 'col-w-fail', '--mobile', '254712345679', '--json']),
+      h.run([...base, '--reference', 'col-w-slow', '--mobile', '254712345678', '--wait-timeout', '1']),
     ])
     ok(good)
     expect(kv(good).State).toBe('succeeded')
@@ -90,11 +90,11 @@ describe('pay collections create', () => {
 
 describe('pay collections get', () => {
   it('by id and by --reference, human and --json', async () => {
-    const created = json(ok(await h.pay(['collections', 'create', '--amount', '5', '--currency', 'KES', '--reference', 'col-get-1', '--mobile', '254712345671', '--provider', 'mpesa', '--json'])))
+    const created = json(ok(await h.run(['collections', 'create', '--amount', '5', '--currency', 'KES', '--reference', 'col-get-1', '--mobile', '254712345671', '--provider', 'mpesa', '--json'])))
     const [byId, byReference, byIdJson] = await Promise.all([
-      h.pay(['collections', 'get', created.id]),
-      h.pay(['collections', 'get', '--reference', 'col-get-1']),
-      h.pay(['collections', 'get', created.id, '--json']),
+      h.run(['collections', 'get', created.id]),
+      h.run(['collections', 'get', '--reference', 'col-get-1']),
+      h.run(['collections', 'get', created.id, '--json']),
     ])
     expect(kv(ok(byId))).toMatchObject({ID: created.id, Amount: '5.00 KES', 'Merchant reference': 'col-get-1'})
     expect(kv(ok(byReference)).ID).toBe(created.id)
@@ -109,10 +109,10 @@ describe('pay collections get', () => {
   })
 
   it('--wait on a get: waits for a forced outcome (exit 0), and 404 is exit 4', async () => {
-    const created = json(ok(await h.pay(['collections', 'create', '--amount', '5', '--currency', 'KES', '--reference', 'col-get-w', '--mobile', '254712345678', '--provider', 'mpesa', '--json'])))
-    const waiting = h.pay(['collections', 'get', '--reference', 'col-get-w', '--wait', '--wait-timeout', '20', '--json'])
+    const created = json(ok(await h.run(['collections', 'create', '--amount', '5', '--currency', 'KES', '--reference', 'col-get-w', '--mobile', '254712345678', '--provider', 'mpesa', '--json'])))
+    const waiting = h.run(['collections', 'get', '--reference', 'col-get-w', '--wait', '--wait-timeout', '20', '--json'])
     setTimeout(() => void h.control(`/_sandbox/transactions/${created.id}/succeed`), 800)
-    const [r, missing] = await Promise.all([waiting, h.pay(['collections', 'get', 'CL_DOESNOTEXIST'])])
+    const [r, missing] = await Promise.all([waiting, h.run(['collections', 'get', 'CL_DOESNOTEXIST'])])
     expect(json(ok(r))).toMatchObject({id: created.id, status: 'succeeded'})
     expect(missing.code).toBe(4)
     expect(missing.stderr).toMatch(/not_found/)
@@ -156,23 +156,23 @@ describe('pay checkout', () => {
 
   it('get: human and --json; --wait ends when the session is paid (exit 0) or fails (exit 8)', async () => {
     const common = ['--amount', '10', '--currency', 'KES', '--success-url', 'https://shop.example/paid', '--cancel-url', 'https://shop.example/cart', '--json']
-    const [a, b] = await Promise.all([h.pay(['checkout', 'create', '--reference', 'co-get-1', ...common]), h.pay(['checkout', 'create', '--reference', 'co-get-2', ...common])])
+    const [a, b] = await Promise.all([h.run(['checkout', 'create', '--reference', 'co-get-1', ...common]), h.run(['checkout', 'create', '--reference', 'co-get-2', ...common])])
     const s1 = json(ok(a))
     const s2 = json(ok(b))
-    const [human, asJson] = await Promise.all([h.pay(['checkout', 'get', s1.id]), h.pay(['checkout', 'get', s1.id, '--json'])])
+    const [human, asJson] = await Promise.all([h.run(['checkout', 'get', s1.id]), h.run(['checkout', 'get', s1.id, '--json'])])
     expect(kv(ok(human))).toMatchObject({ID: s1.id, State: 'processing', 'Pay link': s1.url})
     expect(json(ok(asJson))).toMatchObject({id: s1.id, object: 'checkout_session', url: s1.url})
     const get = h.requests((e) => e.path === `/v1/checkout/sessions/${s1.id}`)[0]
     expect([get.method, get.query]).toEqual(['GET', {}])
     expectServiceHeaders(get)
 
-    const w1 = h.pay(['checkout', 'get', s1.id, '--wait', '--wait-timeout', '20'])
-    const w2 = h.pay(['checkout', 'get', s2.id, '--wait', '--wait-timeout', '20', '--json'])
+    const w1 = h.run(['checkout', 'get', s1.id, '--wait', '--wait-timeout', '20'])
+    const w2 = h.run(['checkout', 'get', s2.id, '--wait', '--wait-timeout', '20', '--json'])
     setTimeout(() => {
       void h.control(`/_sandbox/transactions/${s1.id}/succeed`)
       void h.control(`/_sandbox/transactions/${s2.id}/fail`)
     }, 800)
-    const w3 = h.pay(['checkout', 'create', '--reference', 'co-get-3', ...common, '--wait', '--wait-timeout', '1'])
+    const w3 = h.run(['checkout', 'create', '--reference', 'co-get-3', ...common, '--wait', '--wait-timeout', '1'])
     const [r1, r2, r3] = await Promise.all([w1, w2, w3])
     expect(r3.code, r3.stderr).toBe(9)
     expect(json(r3)).toMatchObject({object: 'checkout_session', status: 'processing'})
@@ -185,11 +185,11 @@ describe('pay checkout', () => {
 
 describe('pay transactions verify', () => {
   it('names the kind, state, amounts, rail, references and, for a bank transfer, the virtual account', async () => {
-    const created = json(ok(await h.pay(['collections', 'create', '--amount', '300', '--currency', 'KES', '--reference', 'order-42', '--rail', 'bank_transfer', '--json'])))
+    const created = json(ok(await h.run(['collections', 'create', '--amount', '300', '--currency', 'KES', '--reference', 'order-42', '--rail', 'bank_transfer', '--json'])))
     const [human, asJson, missing] = await Promise.all([
-      h.pay(['transactions', 'verify', 'order-42']),
-      h.pay(['transactions', 'verify', 'order-42', '--json']),
-      h.pay(['transactions', 'verify', 'no-such-order']),
+      h.run(['transactions', 'verify', 'order-42']),
+      h.run(['transactions', 'verify', 'order-42', '--json']),
+      h.run(['transactions', 'verify', 'no-such-order']),
     ])
     const v = kv(ok(human))
     expect(v).toMatchObject({

@@ -21,7 +21,7 @@ describe('pay customers', () => {
 
   it('sends X-Service-Account-Ref when the merchant has sub-accounts and a ref is configured', async () => {
     const globex = h.sb.seed.merchants.find((m) => m.key === 'globex')!
-    const r = await h.pay(['customers', 'get', 'MC_GLOBEX0001', '--json'], {PAY_CLIENT_ID: globex.clients[0].client_id, PAY_CLIENT_SECRET: globex.clients[0].client_secret, PAY_ACCOUNT_REF: globex.account_refs[0]})
+    const r = await h.run(['customers', 'get', 'MC_GLOBEX0001', '--json'], {PAY_CLIENT_ID: globex.clients[0].client_id, PAY_CLIENT_SECRET: globex.clients[0].client_secret, PAY_ACCOUNT_REF: globex.account_refs[0]})
     expect(json(ok(r))).toMatchObject({id: 'MC_GLOBEX0001', object: 'customer'})
     const sent = only(h.sb.requests.filter((e) => e.path === '/v1/customers/MC_GLOBEX0001'), 'globex customer')
     expect(sent.headers['x-service-account-ref']).toBe(globex.account_refs[0])
@@ -29,9 +29,9 @@ describe('pay customers', () => {
 
   it('collections: one page with the total; --all follows page + per_page to the end and streams every row', async () => {
     const [page, all, allJson] = await Promise.all([
-      h.pay(['customers', 'collections', 'MC_ACME0001', '--per-page', '5', '--page', '2']),
-      h.pay(['customers', 'collections', 'MC_ACME0001', '--all', '--per-page', '10']),
-      h.pay(['customers', 'collections', 'MC_ACME0002', '--all', '--per-page', '2', '--json']),
+      h.run(['customers', 'collections', 'MC_ACME0001', '--per-page', '5', '--page', '2']),
+      h.run(['customers', 'collections', 'MC_ACME0001', '--all', '--per-page', '10']),
+      h.run(['customers', 'collections', 'MC_ACME0002', '--all', '--per-page', '2', '--json']),
     ])
     const one = rows(ok(page))
     expect(one).toHaveLength(5)
@@ -60,8 +60,8 @@ describe('pay customers', () => {
 describe('pay virtual-accounts', () => {
   it('create and get for a customer and for the merchant: body [], idempotent, repeat returns the same account', async () => {
     const [cust, merch] = await Promise.all([
-      h.pay(['virtual-accounts', 'create', '--customer', 'MC_ACME0002', '--idempotency-key', 'va-key-1']),
-      h.pay(['virtual-accounts', 'create', '--merchant', '--json']),
+      h.run(['virtual-accounts', 'create', '--customer', 'MC_ACME0002', '--idempotency-key', 'va-key-1']),
+      h.run(['virtual-accounts', 'create', '--merchant', '--json']),
     ])
     const c = kv(ok(cust))
     expect(c).toMatchObject({Kind: 'Static bank account', Owner: 'customer MC_ACME0002', 'Account type': 'STATIC', State: 'ACTIVE', Expires: 'never (static account)'})
@@ -70,8 +70,8 @@ describe('pay virtual-accounts', () => {
     expect(m).toMatchObject({object: 'virtual_account', owner: 'merchant'})
 
     const [custGet, merchGet] = await Promise.all([
-      h.pay(['virtual-accounts', 'get', '--customer', 'MC_ACME0002', '--json']),
-      h.pay(['virtual-accounts', 'get', '--merchant']),
+      h.run(['virtual-accounts', 'get', '--customer', 'MC_ACME0002', '--json']),
+      h.run(['virtual-accounts', 'get', '--merchant']),
     ])
     expect(json(ok(custGet)).virtual_account.account_number).toBe(c['Account number'])
     expect(kv(ok(merchGet))).toMatchObject({Owner: 'the merchant', 'Account number': m.virtual_account.account_number})

@@ -24,22 +24,22 @@ describe('pay mandates, pay debits', () => {
     expect(poll.query).toEqual({merchant_reference: 'md-flow-1'})
     expectServiceHeaders(poll)
 
-    const got = json(ok(await h.pay(['mandates', 'get', '--reference', 'md-flow-1', '--json'])))
+    const got = json(ok(await h.run(['mandates', 'get', '--reference', 'md-flow-1', '--json'])))
     expect(got.status).toBe('succeeded')
     const mandateId = String(got.mandate_id)
     expect(mandateId).toMatch(/^MD_/)
     expect(m['Mandate ID']).toBe(mandateId)
 
-    const debit = await h.pay(['debits', 'create', mandateId, '--amount', '1500.00', '--currency', 'kes', '--reference', 'md-flow-1-dec', '--provider', 'mpesa', '--idempotency-key', 'debit-key-1', '--wait'])
+    const debit = await h.run(['debits', 'create', mandateId, '--amount', '1500.00', '--currency', 'kes', '--reference', 'md-flow-1-dec', '--provider', 'mpesa', '--idempotency-key', 'debit-key-1', '--wait'])
     expect(kv(ok(debit))).toMatchObject({Kind: 'Mandate debit', State: 'succeeded', Amount: '1500.00 KES', 'Mandate ID': mandateId})
     const d = only(h.requests((e) => e.method === 'POST' && e.path === `/v1/mandates/${mandateId}/debits`), 'debit create')
     expectServiceHeaders(d, {idempotencyKey: 'debit-key-1'})
     expect(d.body).toEqual({amount: '1500.00', currency: 'KES', merchant_reference: 'md-flow-1-dec', provider: 'mpesa'})
 
     const [status, statusHuman, debitJson] = await Promise.all([
-      h.pay(['debits', 'status', '--mandate', mandateId, '--reference', 'md-flow-1-dec', '--json']),
-      h.pay(['debits', 'status', '-m', mandateId, '-r', 'md-flow-1-dec']),
-      h.pay(['debits', 'create', mandateId, '--amount', '20', '--currency', 'KES', '--reference', 'md-flow-1-extra', '--provider', 'mpesa', '--json']),
+      h.run(['debits', 'status', '--mandate', mandateId, '--reference', 'md-flow-1-dec', '--json']),
+      h.run(['debits', 'status', '-m', mandateId, '-r', 'md-flow-1-dec']),
+      h.run(['debits', 'create', mandateId, '--amount', '20', '--currency', 'KES', '--reference', 'md-flow-1-extra', '--provider', 'mpesa', '--json']),
     ])
     expect(json(ok(debitJson))).toMatchObject({merchant_reference: 'md-flow-1-extra', amount: '20.00', currency: 'KES'})
     expect(json(ok(status))).toMatchObject({status: 'succeeded', merchant_reference: 'md-flow-1-dec'})
@@ -50,14 +50,14 @@ describe('pay mandates, pay debits', () => {
     expect(s.at(-1)!.query).toEqual({mandate_id: mandateId, merchant_reference: 'md-flow-1-dec'})
     expect(s.at(-1)!.method).toBe('GET')
 
-    const cancel = await h.pay(['mandates', 'cancel', mandateId, '--mobile', '254712340001', '--reason', 'Customer asked to stop', '--json'])
+    const cancel = await h.run(['mandates', 'cancel', mandateId, '--mobile', '254712340001', '--reason', 'Customer asked to stop', '--json'])
     expect(json(ok(cancel))).toMatchObject({object: 'mandate_cancellation', mandate_id: mandateId})
     const c = only(h.requests((e) => e.path === `/v1/mandates/${mandateId}/cancel`), 'cancel')
     expect([c.method, c.query]).toEqual(['POST', {}])
     expectServiceHeaders(c)
     expect(c.body).toEqual({mobile: '254712340001', reason: 'Customer asked to stop'})
 
-    const after = await h.pay(['mandates', 'get', '--reference', 'md-flow-1', '--wait', '--wait-timeout', '20'])
+    const after = await h.run(['mandates', 'get', '--reference', 'md-flow-1', '--wait', '--wait-timeout', '20'])
     expect(after.code, after.stderr).toBe(8)
     expect(kv(after).State).toBe('cancelled')
     expect(after.stderr).toMatch(/ended cancelled/)
@@ -65,13 +65,13 @@ describe('pay mandates, pay debits', () => {
 
   it('a mandate awaiting approval: human create view says what is next; a second create is a 409 (exit 5); --wait times out (exit 9)', async () => {
     const args = ['mandates', 'create', '--mobile', '254712340008', '--provider', 'mpesa', '--currency', 'KES', '--amount', '400', '--frequency', 'WEEKLY', '--starts-at', '2026-12-07T08:00:00+03:00']
-    const first = await h.pay([...args, '--reference', 'md-hold-1'])
+    const first = await h.run([...args, '--reference', 'md-hold-1'])
     const v = kv(ok(first))
     expect(v).toMatchObject({State: 'processing', 'Merchant reference': 'md-hold-1'})
     expect(v.Next).toContain('pay mandates get --reference md-hold-1 --wait')
     const [second, waited] = await Promise.all([
-      h.pay([...args, '--reference', 'md-hold-2', '--json']),
-      h.pay(['mandates', 'get', '--reference', 'md-hold-1', '--wait', '--wait-timeout', '1', '--json']),
+      h.run([...args, '--reference', 'md-hold-2', '--json']),
+      h.run(['mandates', 'get', '--reference', 'md-hold-1', '--wait', '--wait-timeout', '1', '--json']),
     ])
     expect(second.code).toBe(5)
     expect(json(second).status).toBe(409)
@@ -81,8 +81,8 @@ describe('pay mandates, pay debits', () => {
 
     // the same mandate cancelled, human view; and a create with --json
     const [cancel, created] = await Promise.all([
-      h.pay(['mandates', 'cancel', String(pending.mandate_id), '--mobile', '254712340008', '--reason', 'Duplicate']),
-      h.pay(['mandates', 'create', '--mobile', '254712340002', '--provider', 'mpesa', '--currency', 'KES', '--amount', '50', '--frequency', 'DAILY', '--starts-at', '2026-12-01T00:00:00+03:00', '--reference', 'md-json-1', '--json']),
+      h.run(['mandates', 'cancel', String(pending.mandate_id), '--mobile', '254712340008', '--reason', 'Duplicate']),
+      h.run(['mandates', 'create', '--mobile', '254712340002', '--provider', 'mpesa', '--currency', 'KES', '--amount', '50', '--frequency', 'DAILY', '--starts-at', '2026-12-01T00:00:00+03:00', '--reference', 'md-json-1', '--json']),
     ])
     expect(kv(ok(cancel))).toMatchObject({Kind: 'Mandate cancellation', 'Mandate ID': String(pending.mandate_id)})
     expect(json(ok(created))).toMatchObject({object: 'mandate', merchant_reference: 'md-json-1', status: expect.stringMatching(/processing|succeeded/)})
@@ -91,7 +91,7 @@ describe('pay mandates, pay debits', () => {
 
 describe('pay plans list, pay subscriptions', () => {
   it('plans list: table and --json', async () => {
-    const [human, asJson] = await Promise.all([h.pay(['plans', 'list']), h.pay(['plans', 'list', '--json'])])
+    const [human, asJson] = await Promise.all([h.run(['plans', 'list']), h.run(['plans', 'list', '--json'])])
     const list = rows(ok(human))
     expect(list.map((r) => r.plan_id)).toContain('PLN_ACMEGOLD')
     expect(list.find((r) => r.plan_id === 'PLN_ACMEGOLD')).toMatchObject({plan_name: 'Gold (monthly)'})
@@ -105,7 +105,7 @@ describe('pay plans list, pay subscriptions', () => {
   })
 
   it('subscriptions create --wait → active (exit 0); get by reference, human and --json', async () => {
-    const r = await h.pay(['subscriptions', 'create', '--plan', 'PLN_ACMESILVER', '--reference', 'sub-1', '--customer-name', 'Jane Wanjiku', '--customer-email', 'jane@example.com', '--mobile', '254712340011', '--provider', 'mpesa', '--notes', 'via CLI', '--wait', '--wait-timeout', '20'])
+    const r = await h.run(['subscriptions', 'create', '--plan', 'PLN_ACMESILVER', '--reference', 'sub-1', '--customer-name', 'Jane Wanjiku', '--customer-email', 'jane@example.com', '--mobile', '254712340011', '--provider', 'mpesa', '--notes', 'via CLI', '--wait', '--wait-timeout', '20'])
     const v = kv(ok(r))
     expect(v).toMatchObject({Kind: 'Subscription', State: 'active', Plan: 'Silver (weekly) (PLN_ACMESILVER)', Customer: 'Jane Wanjiku <jane@example.com>', 'Merchant reference': 'sub-1'})
     expect(r.stderr).toMatch(/waiting for subscription sub-1: pending_approval/)
@@ -114,10 +114,10 @@ describe('pay plans list, pay subscriptions', () => {
     expect(post.body).toEqual({plan_id: 'PLN_ACMESILVER', merchant_reference: 'sub-1', customer_name: 'Jane Wanjiku', customer_email: 'jane@example.com', mobile: '254712340011', provider: 'mpesa', notes: 'via CLI'})
 
     const [human, asJson, missing, createdJson] = await Promise.all([
-      h.pay(['subscriptions', 'get', '--reference', 'sub-1']),
-      h.pay(['subscriptions', 'get', '-r', 'sub-1', '--json']),
-      h.pay(['subscriptions', 'get', '--reference', 'sub-none']),
-      h.pay(['subscriptions', 'create', '--plan', 'PLN_ACMEGOLD', '--reference', 'sub-2', '--customer-name', 'Amina Hassan', '--customer-email', 'amina@example.com', '--mobile', '254712340012', '--provider', 'mpesa', '--json']),
+      h.run(['subscriptions', 'get', '--reference', 'sub-1']),
+      h.run(['subscriptions', 'get', '-r', 'sub-1', '--json']),
+      h.run(['subscriptions', 'get', '--reference', 'sub-none']),
+      h.run(['subscriptions', 'create', '--plan', 'PLN_ACMEGOLD', '--reference', 'sub-2', '--customer-name', 'Amina Hassan', '--customer-email', 'amina@example.com', '--mobile', '254712340012', '--provider', 'mpesa', '--json']),
     ])
     expect(json(ok(createdJson))).toMatchObject({status: 'pending_approval', plan_id: 'PLN_ACMEGOLD', merchant_reference: 'sub-2'})
     expect(kv(ok(human))['Subscription ID']).toMatch(/^SUB_/)
@@ -130,7 +130,7 @@ describe('pay plans list, pay subscriptions', () => {
   })
 
   it('an inactive plan is the service\'s 422 (exit 1), shown with its code', async () => {
-    const r = await h.pay(['subscriptions', 'create', '--plan', 'PLN_ACMELEGACY', '--reference', 'sub-legacy', '--customer-name', 'Amina Hassan', '--customer-email', 'amina@example.com', '--mobile', '254700555666', '--provider', 'mpesa'])
+    const r = await h.run(['subscriptions', 'create', '--plan', 'PLN_ACMELEGACY', '--reference', 'sub-legacy', '--customer-name', 'Amina Hassan', '--customer-email', 'amina@example.com', '--mobile', '254700555666', '--provider', 'mpesa'])
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/validation_error/)
   })

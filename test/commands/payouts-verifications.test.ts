@@ -36,8 +36,8 @@ describe('pay payouts', () => {
   it('--wait polls GET /v1/payouts/{merchant_reference}: exit 0 succeeded, 8 failed with the reason; get and verify show fee and amount debited', async () => {
     const base = ['payouts', 'create', '--amount', '100', '--currency', 'KES', '--provider', 'mpesa', '--wait']
     const [good, bad] = await Promise.all([
-      h.pay([...base, '--reference', 'po-w-ok', '--mobile', '254712345671']),
-      h.pay([...base, '--reference', 'po-w-fail', '--mobile', '254712345679']),
+      h.run([...base, '--reference', 'po-w-ok', '--mobile', '254712345671']),
+      h.run([...base, '--reference', 'po-w-fail', '--mobile', '254712345679']),
     ])
     expect(kv(ok(good)).State).toBe('succeeded')
     expect(bad.code, bad.stderr).toBe(8)
@@ -49,9 +49,9 @@ describe('pay payouts', () => {
     expectServiceHeaders(polls[0])
 
     const [get, getJson, verify] = await Promise.all([
-      h.pay(['payouts', 'get', 'po-w-fail']),
-      h.pay(['payouts', 'get', 'po-w-ok', '--json']),
-      h.pay(['transactions', 'verify', 'po-w-fail']),
+      h.run(['payouts', 'get', 'po-w-fail']),
+      h.run(['payouts', 'get', 'po-w-ok', '--json']),
+      h.run(['transactions', 'verify', 'po-w-fail']),
     ])
     const g = kv(ok(get))
     expect(g).toMatchObject({Kind: 'Payout (money out)', State: 'failed', 'Merchant reference': 'po-w-fail'})
@@ -67,9 +67,9 @@ describe('pay payouts', () => {
 describe('pay verifications', () => {
   it('msisdn: verified with the name, invalid without; no Idempotency-Key on these POSTs', async () => {
     const [good, bad, asJson] = await Promise.all([
-      h.pay(['verifications', 'msisdn', '--mobile', '254712345671', '--provider', 'mpesa']),
-      h.pay(['verifications', 'msisdn', '--mobile', '254700000009']),
-      h.pay(['verifications', 'msisdn', '--mobile', '254711111111', '--json']),
+      h.run(['verifications', 'msisdn', '--mobile', '254712345671', '--provider', 'mpesa']),
+      h.run(['verifications', 'msisdn', '--mobile', '254700000009']),
+      h.run(['verifications', 'msisdn', '--mobile', '254711111111', '--json']),
     ])
     const v = kv(ok(good))
     expect(v.Result).toBe('verified')
@@ -89,9 +89,9 @@ describe('pay verifications', () => {
 
   it('bank-account: verified, and the upstream 502 gateway_error is exit 7', async () => {
     const [good, goodJson, upstream] = await Promise.all([
-      h.pay(['verifications', 'bank-account', '--bank-code', '68', '--account-number', '0123456781']),
-      h.pay(['verifications', 'bank-account', '--bank-code', '11', '--account-number', '5550001112', '--json']),
-      h.pay(['verifications', 'bank-account', '--bank-code', '01', '--account-number', '1100223345', '--json']),
+      h.run(['verifications', 'bank-account', '--bank-code', '68', '--account-number', '0123456781']),
+      h.run(['verifications', 'bank-account', '--bank-code', '11', '--account-number', '5550001112', '--json']),
+      h.run(['verifications', 'bank-account', '--bank-code', '01', '--account-number', '1100223345', '--json']),
     ])
     expect(kv(ok(good)).Result).toBe('verified')
     expect(kv(good)['Name on the account']).toMatch(/^\w+ \w+$/)

@@ -1,20 +1,23 @@
 /**
  * Shared set-up of the resource-command tests (issue 4): one in-process sandbox per test file (port 0, its
- * request log kept in memory and written to a file), the built CLI run as a process with credentials in the
- * environment, and helpers that read the sandbox's request log and the CLI's human output.
- * Run `npm run build` first: the tests run bin/run.js → dist/.
+ * request log kept in memory and written to a file); commands run in-process (`h.run`: the operation's parse and
+ * runOperation, real HTTP to the sandbox) for their logic, and as the built CLI process (`h.pay`) where only a
+ * process shows it; helpers that read the sandbox's request log and the CLI's human output.
  */
 import {spawn} from 'node:child_process'
 import {join} from 'node:path'
 import {afterAll, beforeAll, expect, vi} from 'vitest'
 import {type LogEntry, type Sandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
 import {BIN, ROOT, type CliResult, cleanEnv, runCli, tempConfigDir} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 export interface Harness {
   sb: Sandbox
   env: Record<string, string>
-  /** Runs the built CLI against this file's sandbox. */
+  /** Runs the built CLI against this file's sandbox, as a process. */
   pay(args: string[], env?: Record<string, string | undefined>, input?: string): Promise<CliResult>
+  /** Runs a resource command in-process (test/helpers/in-process.ts) against this file's sandbox. */
+  run(args: string[], env?: Record<string, string | undefined>): Promise<CliResult>
   /** Service requests (not the token endpoint, not /_sandbox) matching a predicate. */
   requests(pred?: (e: LogEntry) => boolean): LogEntry[]
   /** POSTs /_sandbox control calls. */
@@ -36,6 +39,7 @@ export function useSandbox(options: SandboxOptions = {}): Harness {
     await h.sb?.close()
   })
   h.pay = (args, env = {}, input) => runCli(args, {env: {...h.env, ...env}, input, timeoutMs: 90_000})
+  h.run = (args, env = {}) => runInProcess(args, {env: {...h.env, NO_COLOR: '1', ...env}})
   h.requests = (pred = () => true) => h.sb.requests.filter((e) => e.path.startsWith('/v1/') && e.path !== '/v1/oauth/token' && pred(e))
   h.control = async (path, body) => {
     const res = await fetch(h.sb.url + path, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body ?? {})})

@@ -1,0 +1,80 @@
+/**
+ * Runs a resource command in-process: its flags and arguments parsed by oclif's parser from the operation spec
+ * (the same definitions the command file declares; test/unit/operation-spec.test.ts proves they are the command's),
+ * then runOperation with an Output on in-memory streams and a client with an optional injected transport. No
+ * process, no build: for the logic of the commands. What only a process shows (exit status of the real binary,
+ * TTY, signals, start-up) stays with runCli.
+ */
+import {Parser} from '@oclif/core'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {Writable} from 'node:stream'
+import {operations, type OperationSpec} from '../../src/api/operations.js'
+import type {ApiClient, ClientOptions} from '../../src/client/api-client.js'
+import {createApiContext, type ApiContextFlags} from '../../src/cli/api-context.js'
+import {connectionFlags, globalFlags} from '../../src/cli/flags.js'
+import {operationInputs} from '../../src/cli/operation-command.js'
+import {runOperation} from '../../src/cli/run-operation.js'
+import {renderError} from '../../src/output/errors.js'
+import {Output} from '../../src/output/output.js'
+import type {Terminal} from '../../src/output/terminal.js'
+import {ROOT, type CliResult} from './cli.js'
+
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {version: string}).version
+export const USER_AGENT = `pay/${VERSION} node/${process.version} (${process.platform}-${process.arch})`
+
+export interface InProcessOptions {
+  /** The whole environment the command sees (nothing of process.env leaks in). */
+  env?: Record<string, string | undefined>
+  transport?: ClientOptions['transport']
+  terminal?: Partial<Terminal>
+}
+
+/** An Output writing into strings. */
+export function memoryOutput(json: boolean, terminal: Partial<Terminal> = {}): {out: Output; stdout: () => string; stderr: () => string} {
+  let stdout = ''
+  let stderr = ''
+  const sink = (add: (s: string) => void) =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        add(String(chunk))
+        done()
+      },
+    })
+  const term: Terminal = {stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, color: false, colorErr: false, interactive: false, columns: 100, ...terminal}
+  const out = new Output(term, json, sink((s) => (stdout += s)), sink((s) => (stderr += s)))
+  return {out, stdout: () => stdout, stderr: () => stderr}
+}
+
+/** The operation of a command line (`['collections', 'create', …]`) and the rest of its words. */
+export function operationOf(argv: string[]): {op: OperationSpec; rest: string[]} {
+  for (const n of [2, 1]) {
+    const op = (operations as Record<string, OperationSpec>)[argv.slice(0, n).join(':')]
+    if (op) return {op, rest: argv.slice(n)}
+  }
+  throw new Error(`no operation for: pay ${argv.join(' ')}`)
+}
+
+/** `pay <argv>` in-process: exit code, stdout and stderr as the process would give them. */
+export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<CliResult> {
+  const {op, rest} = operationOf(argv)
+  const json = argv.includes('--json')
+  let io = memoryOutput(json, options.terminal)
+  let client: ApiClient | undefined
+  try {
+    const {flags, args} = operationInputs(op)
+    const parsed = await Parser.parse(rest, {flags: {...globalFlags, ...connectionFlags, ...flags}, args, strict: true})
+    io = memoryOutput(Boolean(parsed.flags.json), options.terminal)
+    const ctx = await createApiContext(parsed.flags as ApiContextFlags, USER_AGENT, io.out, {...options.env}, options.transport)
+    client = ctx.client
+    const code = await runOperation(ctx, op, {...parsed.flags, ...parsed.args})
+    return {code, stdout: io.stdout(), stderr: io.stderr()}
+  } catch (err) {
+    const e = err as Error & {exitCode?: number; oclif?: {exit?: number}}
+    // an oclif parse error (unknown flag, bad value): exit 2, as src/cli/base-command.ts renders it
+    const code = typeof e.exitCode !== 'number' && e.oclif?.exit !== undefined ? (io.out.errorLine(e.message), 2) : renderError(io.out, err, op.command)
+    return {code, stdout: io.stdout(), stderr: io.stderr()}
+  } finally {
+    await client?.close()
+  }
+}
