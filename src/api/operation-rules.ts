@@ -157,12 +157,21 @@ export function derive(ops: readonly OperationSpec[]): Derived {
   return {endpoints: Object.fromEntries(Object.entries(facts).sort(([a], [b]) => a.localeCompare(b))), rules}
 }
 
-/** The text of src/api/operations.generated.ts. */
+/** The text of src/api/operations.generated.ts: data, one line per endpoint and per operation. */
 export function generatedModule(ops: readonly OperationSpec[]): string {
+  const {endpoints: facts, rules} = derive(ops)
+  const lines = (record: Record<string, unknown>) => Object.entries(record).map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)},`).join('\n')
   return `// Generated from the endpoint table and its zod schemas by src/api/operation-rules.ts: do not edit.
 // test/unit/operation-spec.test.ts fails when it is stale; \`npx vitest run test/unit/operation-spec.test.ts -u\` rewrites it.
 import type {Derived} from './operation-rules.js'
 
-export const derived: Derived = ${JSON.stringify(derive(ops), null, 2)}
+export const derived: Derived = {
+  endpoints: {
+${lines(facts)}
+  },
+  rules: {
+${lines(rules)}
+  },
+}
 `
 }
