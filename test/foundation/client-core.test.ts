@@ -1,15 +1,22 @@
 /**
- * The client core, proven through the built CLI run as a process against a scripted HTTP server on loopback:
- * one token for many commands, the 401 refresh, retries with the same key and body, Retry-After, the
- * sub-account header rule, and what is never retried.
+ * The client core against a scripted HTTP server on loopback: one token for many commands, the 401 refresh,
+ * retries with the same key and body, Retry-After, the sub-account header rule, and what is never retried.
+ * Resource commands run in-process (test/helpers/in-process.ts: the same client, real HTTP); `pay api`, `pay
+ * profiles` and what only processes show (several processes sharing the token cache, the proxy environment) run
+ * the built CLI.
  */
 import {statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
+import {isOperation, runInProcess} from '../helpers/in-process.js'
 
 const server = useScriptedServer()
+
+/** A resource command in-process, anything else as the built CLI. */
+const pay = (args: string[], options: {env: Record<string, string>}) =>
+  isOperation(args) ? runInProcess(args, {env: {NO_COLOR: '1', ...options.env}}) : runCli(args, options)
 
 const envFor = (configDir = tempConfigDir(), extra: Record<string, string> = {}) => ({
   PAY_CONFIG_DIR: configDir,
@@ -24,7 +31,7 @@ describe('token cache', () => {
     const env = envFor()
     const before = server.tokensIssued.length
     for (const args of [['balance'], ['account'], ['metadata', 'banks'], ['balance', '--json']]) {
-      const r = await runCli(args, {env})
+      const r = await pay(args, {env})
       expect(r.code, r.stderr).toBe(0)
     }
     expect(server.tokensIssued.length - before).toBe(1)
@@ -34,17 +41,17 @@ describe('token cache', () => {
 
   it('gets one fresh token and retries once when a cached token is rejected', async () => {
     const env = envFor()
-    expect((await runCli(['balance'], {env})).code).toBe(0)
+    expect((await pay(['balance'], {env})).code).toBe(0)
     server.revokeTokens()
     server.requests.length = 0
-    const r = await runCli(['balance', '--json'], {env})
+    const r = await pay(['balance', '--json'], {env})
     expect(r.code, r.stderr).toBe(0)
     expect(server.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /v1/balance', 'POST /v1/oauth/token', 'GET /v1/balance'])
   })
 
   it('never loops: a token rejected again exits 3 after one refresh', async () => {
     server.rejectAllTokens = true
-    const r = await runCli(['balance', '--json'], {env: envFor()})
+    const r = await pay(['balance', '--json'], {env: envFor()})
     expect(r.code).toBe(3)
     expect(server.requests.filter((q) => q.path === '/v1/balance')).toHaveLength(2)
     expect(server.requests.filter((q) => q.path === '/v1/oauth/token').length).toBeLessThanOrEqual(2)
@@ -63,7 +70,7 @@ describe('token cache', () => {
 describe('retries', () => {
   it('repeats an idempotent POST with the same Idempotency-Key and body bytes after 503 and a dropped connection', async () => {
     server.script('POST /v1/collections', {status: 503, body: {error: {code: 'unavailable', message: 'try again', request_id: 'REQ_AAAAAAAAAAAA'}}}, {drop: true})
-    const r = await runCli(['api', 'POST', '/v1/collections', '--data', '{"amount":"10.00","currency":"KES","merchant_reference":"r-1","mobile":"254700000001","provider":"mpesa"}'], {env: envFor()})
+    const r = await pay(['api', 'POST', '/v1/collections', '--data', '{"amount":"10.00","currency":"KES","merchant_reference":"r-1","mobile":"254700000001","provider":"mpesa"}'], {env: envFor()})
     expect(r.code, r.stderr).toBe(0)
     const posts = server.apiRequests().filter((q) => q.path === '/v1/collections')
     expect(posts).toHaveLength(3)
@@ -74,7 +81,7 @@ describe('retries', () => {
   })
 
   it('uses --idempotency-key when given', async () => {
-    const r = await runCli(['api', 'POST', '/v1/collections', '-F', 'amount=1.00', '--idempotency-key', 'my-key-1'], {env: envFor()})
+    const r = await pay(['api', 'POST', '/v1/collections', '-F', 'amount=1.00', '--idempotency-key', 'my-key-1'], {env: envFor()})
     expect(r.code, r.stderr).toBe(0)
     expect(server.apiRequests()[0].headers['idempotency-key']).toBe('my-key-1')
     expect(JSON.parse(server.apiRequests()[0].body)).toEqual({amount: '1.00'})
@@ -82,7 +89,7 @@ describe('retries', () => {
 
   it('waits for Retry-After on a 429', async () => {
     server.script('GET /v1/balance', {status: 429, headers: {'retry-after': '1'}, body: {error: {code: 'rate_limited', message: 'slow down', request_id: 'REQ_BBBBBBBBBBBB'}}})
-    const r = await runCli(['balance', '--json'], {env: envFor()})
+    const r = await pay(['balance', '--json'], {env: envFor()})
     expect(r.code, r.stderr).toBe(0)
     const gets = server.apiRequests().filter((q) => q.path === '/v1/balance')
     expect(gets).toHaveLength(2)
@@ -91,7 +98,7 @@ describe('retries', () => {
 
   it("waits for the body's retry_after when there is no header", async () => {
     server.script('GET /v1/balance', {status: 429, body: {error: {code: 'rate_limited', message: 'slow down', request_id: 'REQ_CCCCCCCCCCCC', retry_after: 1}}})
-    const r = await runCli(['balance', '--json'], {env: envFor()})
+    const r = await pay(['balance', '--json'], {env: envFor()})
     expect(r.code).toBe(0)
     const gets = server.apiRequests().filter((q) => q.path === '/v1/balance')
     expect(gets[1].at - gets[0].at).toBeGreaterThanOrEqual(950)
@@ -99,7 +106,7 @@ describe('retries', () => {
 
   it('does not retry a non-idempotent POST on 503, but does on 429', async () => {
     server.script('POST /v1/verifications/msisdn', {status: 503, body: {error: {code: 'unavailable', message: 'down', request_id: 'REQ_DDDDDDDDDDDD'}}})
-    const r = await runCli(['api', 'POST', '/v1/verifications/msisdn', '-F', 'mobile=254700000001'], {env: envFor()})
+    const r = await pay(['api', 'POST', '/v1/verifications/msisdn', '-F', 'mobile=254700000001'], {env: envFor()})
     expect(r.code).toBe(7)
     expect(server.apiRequests().filter((q) => q.path === '/v1/verifications/msisdn')).toHaveLength(1)
     expect(server.apiRequests()[0].headers['idempotency-key']).toBeUndefined()
@@ -110,14 +117,14 @@ describe('retries', () => {
       {status: 429, headers: {'retry-after': '0'}, body: {error: {code: 'rate_limited', message: 'slow', request_id: 'REQ_EEEEEEEEEEEE'}}},
       {status: 200, body: {status: 'verified', profile: {first_name: 'A', last_name: 'B'}}},
     )
-    const ok = await runCli(['api', 'POST', '/v1/verifications/msisdn', '-F', 'mobile=254700000001'], {env: envFor()})
+    const ok = await pay(['api', 'POST', '/v1/verifications/msisdn', '-F', 'mobile=254700000001'], {env: envFor()})
     expect(ok.code, ok.stderr).toBe(0)
     expect(server.apiRequests()).toHaveLength(2)
   })
 
   it('retries the token request on 503 (asking for a token changes nothing)', async () => {
     server.script('POST /v1/oauth/token', {status: 503, body: {error: {code: 'unavailable', message: 'down', request_id: 'REQ_TTTTTTTTTTTT'}}})
-    const r = await runCli(['balance', '--json'], {env: envFor()})
+    const r = await pay(['balance', '--json'], {env: envFor()})
     expect(r.code, r.stderr).toBe(0)
     expect(server.requests.filter((q) => q.path === '/v1/oauth/token')).toHaveLength(2)
   })
@@ -125,7 +132,7 @@ describe('retries', () => {
   it('gives up after --retries and exits 6 when still rate limited', async () => {
     const limited = {status: 429, headers: {'retry-after': '0'}, body: {error: {code: 'rate_limited', message: 'slow down', request_id: 'REQ_FFFFFFFFFFFF'}}}
     server.script('GET /v1/balance', limited, limited, limited)
-    const r = await runCli(['balance', '--retries', '2'], {env: envFor()})
+    const r = await pay(['balance', '--retries', '2'], {env: envFor()})
     expect(r.code).toBe(6)
     expect(server.apiRequests()).toHaveLength(3)
     expect(r.stderr).toContain('rate_limited')
@@ -137,7 +144,7 @@ describe('retries', () => {
 describe('sub-account header', () => {
   it('is sent exactly where the table says, and never on the token request', async () => {
     const env = envFor(tempConfigDir(), {PAY_ACCOUNT_REF: 'ACC_TWO'})
-    for (const args of [['account'], ['balance'], ['metadata', 'banks'], ['api', 'GET', '/v1/somewhere-new']]) await runCli(args, {env})
+    for (const args of [['account'], ['balance'], ['metadata', 'banks'], ['api', 'GET', '/v1/somewhere-new']]) await pay(args, {env})
     const byPath = Object.fromEntries(server.requests.map((q) => [q.path, q.headers['x-service-account-ref']]))
     expect(byPath['/v1/oauth/token']).toBeUndefined()
     expect(byPath['/v1/account']).toBe('ACC_TWO')
@@ -147,24 +154,24 @@ describe('sub-account header', () => {
   })
 
   it('is absent when no ref is configured', async () => {
-    await runCli(['account'], {env: envFor()})
+    await pay(['account'], {env: envFor()})
     expect(server.apiRequests()[0].headers['x-service-account-ref']).toBeUndefined()
   })
 
   it('follows flag > env > profile', async () => {
     const dir = tempConfigDir()
-    const add = await runCli(['profiles', 'add', 'p1', '--base-url', server.url, '--client-id', TEST_CLIENT_ID, '--client-secret', TEST_CLIENT_SECRET, '--account-ref', 'FROM_PROFILE', '--use'], {env: {PAY_CONFIG_DIR: dir}})
+    const add = await pay(['profiles', 'add', 'p1', '--base-url', server.url, '--client-id', TEST_CLIENT_ID, '--client-secret', TEST_CLIENT_SECRET, '--account-ref', 'FROM_PROFILE', '--use'], {env: {PAY_CONFIG_DIR: dir}})
     expect(add.code, add.stderr).toBe(0)
-    await runCli(['account'], {env: {PAY_CONFIG_DIR: dir}})
-    await runCli(['account'], {env: {PAY_CONFIG_DIR: dir, PAY_ACCOUNT_REF: 'FROM_ENV'}})
-    await runCli(['account', '--account-ref', 'FROM_FLAG'], {env: {PAY_CONFIG_DIR: dir, PAY_ACCOUNT_REF: 'FROM_ENV'}})
+    await pay(['account'], {env: {PAY_CONFIG_DIR: dir}})
+    await pay(['account'], {env: {PAY_CONFIG_DIR: dir, PAY_ACCOUNT_REF: 'FROM_ENV'}})
+    await pay(['account', '--account-ref', 'FROM_FLAG'], {env: {PAY_CONFIG_DIR: dir, PAY_ACCOUNT_REF: 'FROM_ENV'}})
     expect(server.apiRequests().map((q) => q.headers['x-service-account-ref'])).toEqual(['FROM_PROFILE', 'FROM_ENV', 'FROM_FLAG'])
   })
 })
 
 describe('headers', () => {
   it('sends Authorization, Content-Type, Accept and a User-Agent naming pay and its version', async () => {
-    await runCli(['balance'], {env: envFor()})
+    await pay(['balance'], {env: envFor()})
     const h = server.apiRequests()[0].headers
     expect(h.authorization).toMatch(/^Bearer [A-Za-z0-9]{64}$/)
     expect(h['content-type']).toBe('application/json')
@@ -177,7 +184,7 @@ describe('timeouts and proxies', () => {
   it('--timeout gives up on a slow answer and retries a GET', async () => {
     server.script('GET /v1/balance', {delayMs: 2500, status: 200, body: {object: 'balance', data: []}})
     const started = Date.now()
-    const r = await runCli(['balance', '--timeout', '1', '--json'], {env: envFor()})
+    const r = await pay(['balance', '--timeout', '1', '--json'], {env: envFor()})
     expect(r.code, r.stderr).toBe(0)
     expect(server.apiRequests().filter((q) => q.path === '/v1/balance')).toHaveLength(2)
     expect(Date.now() - started).toBeLessThan(10_000)
@@ -185,7 +192,7 @@ describe('timeouts and proxies', () => {
 
   it('does not repeat a non-idempotent POST that timed out: exit 7', async () => {
     server.script('POST /v1/verifications/msisdn', {delayMs: 2500, status: 200, body: {status: 'verified', profile: null}})
-    const r = await runCli(['api', 'POST', '/v1/verifications/msisdn', '-F', 'mobile=254700000001', '--timeout', '1'], {env: envFor()})
+    const r = await pay(['api', 'POST', '/v1/verifications/msisdn', '-F', 'mobile=254700000001', '--timeout', '1'], {env: envFor()})
     expect(r.code).toBe(7)
     expect(r.stderr).toContain('timeout')
     expect(server.apiRequests().filter((q) => q.path === '/v1/verifications/msisdn')).toHaveLength(1)

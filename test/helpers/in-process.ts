@@ -46,6 +46,11 @@ export function memoryOutput(json: boolean, terminal: Partial<Terminal> = {}): {
   return {out, stdout: () => stdout, stderr: () => stderr}
 }
 
+/** True when the command line is a resource command (one of the operation specs). */
+export function isOperation(argv: string[]): boolean {
+  return [2, 1].some((n) => argv.slice(0, n).join(':') in operations)
+}
+
 /** The operation of a command line (`['collections', 'create', …]`) and the rest of its words. */
 export function operationOf(argv: string[]): {op: OperationSpec; rest: string[]} {
   for (const n of [2, 1]) {
