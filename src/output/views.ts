@@ -97,165 +97,149 @@ class View {
   }
 }
 
-function transactionRows(body: Obj, color: boolean): Row[] {
-  const v = new View(body, color)
-  const kind = String(body.object ?? '')
-  v.row('Kind', KIND[kind] ?? (kind || undefined), 'object')
-  v.field('ID', 'id')
-  v.state('State')
-  if (typeof body.status_detail === 'string') v.field('Why', 'status_detail')
-  else v.row('', undefined, 'status_detail')
-  if (body.amount_mode === 'open' && body.amount === undefined) v.row('Amount', `entered by the customer (${String(body.currency ?? '')})`, 'amount_mode')
-  v.row('Amount', money(body.amount, body.currency), 'amount', 'currency')
-  v.row('Fee', money(body.fee_amount, body.currency), 'fee_amount')
-  v.row('Amount debited', money(body.amount_debited, body.currency), 'amount_debited')
-  if ('payment_rail' in body) v.row('Rail', rail(body.payment_rail), 'payment_rail')
-  v.field('Merchant reference', 'merchant_reference')
-  v.field('Provider', 'provider')
-  v.field('Mobile', 'mobile')
-  v.field('Customer', 'customer_id')
+/**
+ * A view is a list of lines, in order: `[label, field]` shows a field as is, `[label, field, 'state']` a state
+ * (coloured), and a function writes rows that need more than one field or a word of explanation.
+ */
+type Line = readonly [label: string, key: string, kind?: 'state'] | ((v: View, body: Obj) => void)
+
+const kind = (label: string): Line => (v) => v.row('Kind', label, 'object')
+const STATE: Line = ['State', 'status', 'state']
+const AMOUNT: Line = (v, b) => v.row('Amount', money(b.amount, b.currency), 'amount', 'currency')
+const bank = (a: Obj) => (a.bank_name ? `${String(a.bank_name)}${a.bank_code ? ` (code ${String(a.bank_code)})` : ''}` : str(a.bank_code))
+
+const TRANSACTION: Line[] = [
+  (v, b) => v.row('Kind', KIND[String(b.object ?? '')] ?? (String(b.object ?? '') || undefined), 'object'),
+  ['ID', 'id'],
+  STATE,
+  (v, b) => (typeof b.status_detail === 'string' ? v.field('Why', 'status_detail') : v.row('', undefined, 'status_detail')),
+  (v, b) => {
+    if (b.amount_mode === 'open' && b.amount === undefined) v.row('Amount', `entered by the customer (${String(b.currency ?? '')})`, 'amount_mode')
+  },
+  AMOUNT,
+  (v, b) => v.row('Fee', money(b.fee_amount, b.currency), 'fee_amount'),
+  (v, b) => v.row('Amount debited', money(b.amount_debited, b.currency), 'amount_debited'),
+  (v, b) => {
+    if ('payment_rail' in b) v.row('Rail', rail(b.payment_rail), 'payment_rail')
+  },
+  ['Merchant reference', 'merchant_reference'],
+  ['Provider', 'provider'],
+  ['Mobile', 'mobile'],
+  ['Customer', 'customer_id'],
   // payout destination (our assumed field names, docs/assumptions.md)
-  v.field('Bank code', 'bank_code')
-  v.field('Account number', 'account_number')
-  v.field('Account name', 'account_name')
-  v.field('Description', 'description')
-  v.field('Pay link', 'url')
-  v.field('Expires', 'expires_at')
-  const va = body.virtual_account
-  if (va && typeof va === 'object') {
+  ['Bank code', 'bank_code'],
+  ['Account number', 'account_number'],
+  ['Account name', 'account_name'],
+  ['Description', 'description'],
+  ['Pay link', 'url'],
+  ['Expires', 'expires_at'],
+  (v, b) => {
+    const va = b.virtual_account
+    if (!va || typeof va !== 'object') return
     const a = va as Obj
-    v.row('Pay to bank', a.bank_name ? `${String(a.bank_name)}${a.bank_code ? ` (code ${String(a.bank_code)})` : ''}` : str(a.bank_code), 'virtual_account')
+    v.row('Pay to bank', bank(a), 'virtual_account')
     v.row('Pay to account number', str(a.account_number))
     v.row('Pay to account name', str(a.account_name))
     v.row('Account valid until', a.expires_at === null ? 'no expiry' : str(a.expires_at))
     if (a.single_deposit_limit !== undefined && a.single_deposit_limit !== null) v.row('Single deposit limit', str(a.single_deposit_limit))
+  },
+  ['Created', 'created_at'],
+]
+
+const MANDATE: Line[] = [
+  (v, b) => v.row('Kind', KIND[String(b.object ?? 'mandate')] ?? str(b.object), 'object'),
+  ['Mandate ID', 'mandate_id'],
+  ['ID', 'id'],
+  STATE,
+  AMOUNT,
+  ['Frequency', 'frequency'],
+  ['Starts', 'starts_at'],
+  ['Merchant reference', 'merchant_reference'],
+  ['Mobile', 'mobile'],
+  ['Provider', 'provider'],
+  ['Plan', 'plan_id'],
+  ['Message ID', 'message_id'],
+  (v, b) => {
+    if (b.object === 'mandate' && b.status === 'processing' && !('mandate_id' in b)) {
+      v.row('Next', 'the customer approves on their phone; follow with `pay mandates get --reference ' + String(b.merchant_reference ?? 'REF') + ' --wait`')
+    }
+  },
+]
+
+/** The lines of each single-object view (the list views are columns: LIST_COLUMNS). */
+const VIEWS: Partial<Record<ViewName, Line[]>> = {
+  collection: TRANSACTION,
+  checkout: TRANSACTION,
+  payout: TRANSACTION,
+  transaction: TRANSACTION,
+  verification: [
+    ['Result', 'status', 'state'],
+    (v, b) => {
+      const p = b.profile as Obj | null | undefined
+      v.row('Name on the account', p ? [p.first_name, p.last_name].filter(Boolean).join(' ') : p === null ? 'none (not verified)' : undefined, 'profile')
+    },
+  ],
+  mandate: MANDATE,
+  'mandate-create': MANDATE,
+  'mandate-cancellation': [
+    kind(KIND.mandate_cancellation),
+    ['Mandate ID', 'mandate_id'],
+    STATE,
+    (v, b) => {
+      if (b.status === 'processing') v.row('Note', 'the cancellation is being applied; the mandate ends cancelled')
+    },
+    ['Message ID', 'message_id'],
+  ],
+  debit: [kind('Mandate debit'), ['ID', 'id'], STATE, AMOUNT, ['Mandate ID', 'mandate_id'], ['Merchant reference', 'merchant_reference'], ['Provider', 'provider']],
+  subscription: [
+    kind('Subscription'),
+    ['Subscription ID', 'subscription_id'],
+    STATE,
+    (v, b) => v.row('Plan', b.plan_name ? `${String(b.plan_name)} (${String(b.plan_id)})` : str(b.plan_id), 'plan_name', 'plan_id'),
+    (v, b) => v.row('Customer', b.customer_email ? `${String(b.customer_name ?? '')} <${String(b.customer_email)}>` : str(b.customer_name), 'customer_name', 'customer_email'),
+    ['Mobile', 'mobile'],
+    ['Provider', 'provider'],
+    ['Mandate ID', 'mandate_id'],
+    ['Starts', 'starts_at'],
+    ['Ends', 'ends_at'],
+    ['Merchant reference', 'merchant_reference'],
+  ],
+  customer: [kind('Customer'), ['ID', 'id'], ['Name', 'name'], ['Email', 'email'], ['Mobile', 'mobile'], ['Merchant reference', 'merchant_reference'], ['Created', 'created_at']],
+}
+
+/** The account inside a virtual-account answer, after its owner. */
+const ACCOUNT: Line[] = [
+  (v, a) => v.row('Bank', bank(a), 'bank_name', 'bank_code'),
+  ['Account number', 'account_number'],
+  ['Account name', 'account_name'],
+  ['Account type', 'account_type'],
+  STATE,
+  (v, a) => v.row('Expires', a.expires_at === null ? 'never (static account)' : str(a.expires_at), 'expires_at'),
+  (v, a) => v.row('Single deposit limit', a.single_deposit_limit === null ? 'none' : str(a.single_deposit_limit), 'single_deposit_limit'),
+]
+
+function render(lines: readonly Line[], body: Obj, color: boolean): View {
+  const v = new View(body, color)
+  for (const line of lines) {
+    if (typeof line === 'function') line(v, body)
+    else if (line[2] === 'state') v.state(line[0], line[1])
+    else v.field(line[0], line[1])
   }
-  v.field('Created', 'created_at')
-  return v.rest()
-}
-
-function verificationRows(body: Obj, color: boolean): Row[] {
-  const v = new View(body, color)
-  v.state('Result')
-  const p = body.profile as Obj | null | undefined
-  v.row('Name on the account', p ? [p.first_name, p.last_name].filter(Boolean).join(' ') : p === null ? 'none (not verified)' : undefined, 'profile')
-  return v.rest()
-}
-
-function mandateRows(body: Obj, color: boolean): Row[] {
-  const v = new View(body, color)
-  v.row('Kind', KIND[String(body.object ?? 'mandate')] ?? str(body.object), 'object')
-  v.field('Mandate ID', 'mandate_id')
-  v.field('ID', 'id')
-  v.state('State')
-  v.row('Amount', money(body.amount, body.currency), 'amount', 'currency')
-  v.field('Frequency', 'frequency')
-  v.field('Starts', 'starts_at')
-  v.field('Merchant reference', 'merchant_reference')
-  v.field('Mobile', 'mobile')
-  v.field('Provider', 'provider')
-  v.field('Plan', 'plan_id')
-  v.field('Message ID', 'message_id')
-  if (body.object === 'mandate' && body.status === 'processing' && !('mandate_id' in body)) {
-    v.row('Next', 'the customer approves on their phone; follow with `pay mandates get --reference ' + String(body.merchant_reference ?? 'REF') + ' --wait`')
-  }
-  return v.rest()
-}
-
-function debitRows(body: Obj, color: boolean): Row[] {
-  const v = new View(body, color)
-  v.row('Kind', 'Mandate debit', 'object')
-  v.field('ID', 'id')
-  v.state('State')
-  v.row('Amount', money(body.amount, body.currency), 'amount', 'currency')
-  v.field('Mandate ID', 'mandate_id')
-  v.field('Merchant reference', 'merchant_reference')
-  v.field('Provider', 'provider')
-  return v.rest()
-}
-
-function subscriptionRows(body: Obj, color: boolean): Row[] {
-  const v = new View(body, color)
-  v.row('Kind', 'Subscription', 'object')
-  v.field('Subscription ID', 'subscription_id')
-  v.state('State')
-  v.row('Plan', body.plan_name ? `${String(body.plan_name)} (${String(body.plan_id)})` : str(body.plan_id), 'plan_name', 'plan_id')
-  v.row('Customer', body.customer_email ? `${String(body.customer_name ?? '')} <${String(body.customer_email)}>` : str(body.customer_name), 'customer_name', 'customer_email')
-  v.field('Mobile', 'mobile')
-  v.field('Provider', 'provider')
-  v.field('Mandate ID', 'mandate_id')
-  v.field('Starts', 'starts_at')
-  v.field('Ends', 'ends_at')
-  v.field('Merchant reference', 'merchant_reference')
-  return v.rest()
-}
-
-function customerRows(body: Obj, color: boolean): Row[] {
-  const v = new View(body, color)
-  v.row('Kind', 'Customer', 'object')
-  v.field('ID', 'id')
-  v.field('Name', 'name')
-  v.field('Email', 'email')
-  v.field('Mobile', 'mobile')
-  v.field('Merchant reference', 'merchant_reference')
-  v.field('Created', 'created_at')
-  return v.rest()
+  return v
 }
 
 function virtualAccountRows(body: Obj, color: boolean): Row[] {
-  const v = new View(body, color)
-  v.row('Kind', KIND.virtual_account, 'object')
-  v.row('Owner', body.owner === 'merchant' ? 'the merchant' : body.customer_id ? `customer ${String(body.customer_id)}` : str(body.owner), 'owner', 'customer_id')
-  const a = (body.virtual_account ?? {}) as Obj
-  const inner = new View(a, color)
-  inner.row('Bank', a.bank_name ? `${String(a.bank_name)}${a.bank_code ? ` (code ${String(a.bank_code)})` : ''}` : str(a.bank_code), 'bank_name', 'bank_code')
-  inner.field('Account number', 'account_number')
-  inner.field('Account name', 'account_name')
-  inner.field('Account type', 'account_type')
-  inner.state('State')
-  inner.row('Expires', a.expires_at === null ? 'never (static account)' : str(a.expires_at), 'expires_at')
-  inner.row('Single deposit limit', a.single_deposit_limit === null ? 'none' : str(a.single_deposit_limit), 'single_deposit_limit')
-  v.row('', undefined, 'virtual_account')
-  return [...v.rest(), ...inner.rest()]
-}
-
-function cancellationRows(body: Obj, color: boolean): Row[] {
-  const v = new View(body, color)
-  v.row('Kind', KIND.mandate_cancellation, 'object')
-  v.field('Mandate ID', 'mandate_id')
-  v.state('State')
-  if (body.status === 'processing') v.row('Note', 'the cancellation is being applied; the mandate ends cancelled')
-  v.field('Message ID', 'message_id')
-  return v.rest()
+  const owner = render([kind(KIND.virtual_account), (v, b) => v.row('Owner', b.owner === 'merchant' ? 'the merchant' : b.customer_id ? `customer ${String(b.customer_id)}` : str(b.owner), 'owner', 'customer_id')], body, color)
+  owner.row('', undefined, 'virtual_account')
+  return [...owner.rest(), ...render(ACCOUNT, (body.virtual_account ?? {}) as Obj, color).rest()]
 }
 
 /** The rows of a single-object view. */
 export function viewRows(view: ViewName, body: unknown, color: boolean): Row[] {
   const obj = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Obj
-  switch (view) {
-    case 'collection':
-    case 'checkout':
-    case 'payout':
-    case 'transaction':
-      return transactionRows(obj, color)
-    case 'verification':
-      return verificationRows(obj, color)
-    case 'mandate':
-    case 'mandate-create':
-      return mandateRows(obj, color)
-    case 'mandate-cancellation':
-      return cancellationRows(obj, color)
-    case 'debit':
-      return debitRows(obj, color)
-    case 'subscription':
-      return subscriptionRows(obj, color)
-    case 'customer':
-      return customerRows(obj, color)
-    case 'virtual-account':
-      return virtualAccountRows(obj, color)
-    default:
-      return flatten(obj, color)
-  }
+  if (view === 'virtual-account') return virtualAccountRows(obj, color)
+  const lines = VIEWS[view]
+  return lines ? render(lines, obj, color).rest() : flatten(obj, color)
 }
 
 /** Prints a response: the body unchanged under --json, else the view (tables for lists). */
