@@ -55,6 +55,12 @@ export function fieldHelp(op: OperationSpec, field: FieldSpec): string {
   return rule ? `${field.help}; ${rule}` : field.help
 }
 
+/** The format rules of a field ("must be 10 to 15 digits"), without whether or when it is required. */
+export function formatRules(op: OperationSpec, field: FieldSpec): string | undefined {
+  const rules = (derived.rules[op.command]?.[field.key] ?? '').split('; ').filter((r) => r.startsWith('must ') && !r.includes(' when '))
+  return rules.length > 0 ? rules.join('; ') : undefined
+}
+
 /** Examples as oclif shows them (`<%= config.bin %> collections create …`). */
 export function examplesOf(op: OperationSpec): {description: string; command: string}[] {
   return op.examples.map((e) => ({description: e.description, command: `<%= config.bin %> ${e.command}`}))

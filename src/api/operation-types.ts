@@ -37,6 +37,8 @@ export interface PromptSpec {
   default?: string
   /** Hide the answer (not used for money fields). */
   secret?: boolean
+  /** Show the field's format rule from the schema with the question: "Wallet number (must be 10 to 15 digits)". */
+  rule?: boolean
 }
 
 /** One input of an operation: the request field it fills and the flag (or argument) that carries it. */

@@ -27,7 +27,7 @@ const AMOUNT = {key: 'amount', helpValue: 'DECIMAL', help: 'Amount as a decimal 
 const CURRENCY = {key: 'currency', helpValue: 'CODE', help: '3-letter currency code, e.g. KES (upper-cased for you)', upper: true, prompt: 'Currency (e.g. KES)'} as const
 const reference = (what: string, prompt = 'Merchant reference') =>
   ({key: 'merchant_reference', flag: 'reference', char: 'r', helpValue: 'REF', help: `Your merchant reference for ${what} (sent as merchant_reference)`, prompt}) as const
-const MOBILE = {key: 'mobile', helpValue: 'DIGITS', help: 'Mobile money wallet number, no +', prompt: 'Wallet number (10 to 15 digits)'} as const
+const MOBILE = {key: 'mobile', helpValue: 'DIGITS', help: 'Mobile money wallet number, no +', prompt: {message: 'Wallet number', rule: true}} as const
 const PROVIDER = {key: 'provider', helpValue: 'CODE', help: 'Mobile money provider code (see `pay metadata providers`)', prompt: {message: 'Mobile money provider', choices: 'providers'}} as const
 const DESCRIPTION = {key: 'description', help: 'Free text shown with the transaction'} as const
 const NOTES = {key: 'notes', help: 'Internal notes'} as const
@@ -135,7 +135,7 @@ Check the name behind a destination first with \`pay verifications msisdn\` or \
       CURRENCY,
       reference('this payout'),
       {key: 'payment_rail', flag: 'rail', helpValue: 'mobile_money|bank_transfer', help: 'Destination rail (default mobile_money)'},
-      {...MOBILE, prompt: 'Destination wallet number (10 to 15 digits)'},
+      {...MOBILE, prompt: {message: 'Destination wallet number', rule: true}},
       PROVIDER,
       {key: 'bank_code', helpValue: 'CODE', help: 'Destination bank code (see `pay metadata banks`)', prompt: {message: 'Destination bank', choices: 'banks'}},
       {key: 'account_number', helpValue: 'NUMBER', help: 'Destination bank account number', prompt: 'Destination account number'},
@@ -183,7 +183,7 @@ Shows what kind of transaction it is (collection, payout or checkout session), i
     description: `Answers verified with the registered first and last name, or invalid.
 Use it before a payout to make sure the money goes to the right person. An upstream identity-check failure answers 502 gateway_error (exit 7): try again later.`,
     fields: [
-      {...MOBILE, help: 'Wallet number to check, no +', prompt: 'Wallet number to check (10 to 15 digits)'},
+      {...MOBILE, help: 'Wallet number to check, no +', prompt: {message: 'Wallet number to check', rule: true}},
       {key: 'provider', helpValue: 'CODE', help: 'Mobile money provider code (optional)'},
     ],
     view: 'verification',
@@ -257,7 +257,7 @@ A second create for a number whose first mandate is still awaiting approval answ
 Every mandate of the merchant that shares the same upstream mandate is cancelled, and a new mandate for the number needs the customer's approval again.`,
     fields: [
       MANDATE_ID,
-      {...MOBILE, help: 'Wallet number of the mandate', prompt: 'Wallet number of the mandate'},
+      {...MOBILE, help: 'Wallet number of the mandate', prompt: {message: 'Wallet number of the mandate', rule: true}},
       {key: 'reason', help: 'Why the mandate is cancelled (kept with the cancellation)', prompt: 'Reason for cancelling'},
     ],
     view: 'mandate-cancellation',

@@ -12,14 +12,20 @@ export const amount = z
   .string({error: 'must be a decimal string such as "10.00"'})
   .refine(isDecimalAmount, {message: 'must be a positive decimal string with at most 2 decimal places, such as "10.00"'})
 export const currency = z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as KES')
-export const reference = z.string({error: 'is required'}).min(1, 'must not be empty').max(255, 'must be at most 255 characters')
+/** The same rule in the words of the debit and balance endpoints' documentation. */
+const currencyCode = z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be exactly 3 upper-case letters')
+/** A required, non-empty string of at most `max` characters. */
+export const bounded = (max: number) => z.string({error: 'is required'}).min(1, 'must not be empty').max(max, `must be at most ${max} characters`)
+export const reference = bounded(255)
 /** ASSUMPTION: wallet numbers are 10 to 15 digits (the msisdn rule of Limits §11) everywhere. */
 export const mobile = z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits')
-export const provider = z.string({error: 'is required'}).min(1, 'must not be empty').max(64, 'must be at most 64 characters')
+export const provider = bounded(64)
 export const email = z.email({error: 'must be an email address'})
 export const uri = z.url({error: 'must be an absolute URL such as https://shop.example/ok'})
 export const dateTime = z.iso.datetime({offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z'})
 export const nonEmpty = z.string({error: 'is required'}).min(1, 'must not be empty')
+/** Optional free text of at most `max` characters. */
+export const text = (max: number) => z.string().max(max, `must be at most ${max} characters`)
 
 export const collectionRail = z.enum(['mobile_money', 'bank_transfer'], {error: 'must be mobile_money or bank_transfer'})
 export const checkoutRail = z.enum(['mobile_money', 'card', 'bank_transfer'], {
@@ -41,16 +47,21 @@ export const tokenRequest = z.object({
   client_secret: nonEmpty,
 })
 
+/** What a collection and a payout request share: the money, the reference, the rail and a wallet. */
+const moneyMovement = {
+  amount,
+  currency,
+  merchant_reference: reference,
+  payment_rail: collectionRail.optional(),
+  mobile: mobile.optional(),
+  provider: provider.optional(),
+}
+
 export const collectionCreateRequest = z
   .looseObject({
-    amount,
-    currency,
-    merchant_reference: reference,
-    payment_rail: collectionRail.optional(),
-    mobile: mobile.optional(),
-    provider: provider.optional(),
-    account_name: z.string().max(255, 'must be at most 255 characters').optional(),
-    description: z.string().max(255, 'must be at most 255 characters').optional(),
+    ...moneyMovement,
+    account_name: text(255).optional(),
+    description: text(255).optional(),
   })
   .superRefine((body, ctx) => {
     const rail = body.payment_rail ?? 'mobile_money'
@@ -74,7 +85,7 @@ export const checkoutCreateRequest = z
     provider: provider.nullable().optional(),
     success_url: uri,
     cancel_url: uri,
-    description: z.string().max(255, 'must be at most 255 characters').optional(),
+    description: text(255).optional(),
   })
   .superRefine((body, ctx) => {
     const mode = body.amount_mode ?? 'fixed'
@@ -88,16 +99,11 @@ export const checkoutCreateRequest = z
 /** ASSUMPTION: the spec does not show payout request fields; we mirror the collection body (docs/assumptions.md). */
 export const payoutCreateRequest = z
   .looseObject({
-    amount,
-    currency,
-    merchant_reference: reference,
-    payment_rail: collectionRail.optional(),
-    mobile: mobile.optional(),
-    provider: provider.optional(),
-    bank_code: z.string().min(1).max(32, 'must be at most 32 characters').optional(),
-    account_number: z.string().min(1).max(64, 'must be at most 64 characters').optional(),
-    account_name: z.string().max(255, 'must be at most 255 characters').optional(),
-    description: z.string().max(255, 'must be at most 255 characters').optional(),
+    ...moneyMovement,
+    bank_code: bounded(32).optional(),
+    account_number: bounded(64).optional(),
+    account_name: text(255).optional(),
+    description: text(255).optional(),
   })
   .superRefine((body, ctx) => {
     const rail = body.payment_rail ?? 'mobile_money'
@@ -109,13 +115,13 @@ export const payoutCreateRequest = z
   }, ALWAYS)
 
 export const msisdnVerificationRequest = z.object({
-  mobile: z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits'),
-  provider: z.string().max(64, 'must be at most 64 characters').optional(),
+  mobile,
+  provider: text(64).optional(),
 })
 
 export const bankAccountVerificationRequest = z.object({
-  bank_code: z.string({error: 'is required'}).min(1, 'must not be empty').max(32, 'must be at most 32 characters'),
-  account_number: z.string({error: 'is required'}).min(1, 'must not be empty').max(64, 'must be at most 64 characters'),
+  bank_code: bounded(32),
+  account_number: bounded(64),
 })
 
 export const mandateCreateRequest = z
@@ -127,11 +133,11 @@ export const mandateCreateRequest = z
     frequency,
     starts_at: dateTime,
     merchant_reference: reference,
-    description: z.string().max(255, 'must be at most 255 characters').optional(),
+    description: text(255).optional(),
     plan_id: z.string().min(1, 'must not be empty').optional(),
     customer_name: z.string().min(1, 'must not be empty').optional(),
     customer_email: email.optional(),
-    notes: z.string().max(1000, 'must be at most 1000 characters').optional(),
+    notes: text(1000).optional(),
   })
   .superRefine((body, ctx) => {
     if (body.plan_id === undefined) return
@@ -143,7 +149,7 @@ export const mandateCancelRequest = z.looseObject({mobile, reason: nonEmpty})
 
 export const debitCreateRequest = z.looseObject({
   amount,
-  currency: z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be exactly 3 upper-case letters'),
+  currency: currencyCode,
   merchant_reference: reference,
   provider,
 })
@@ -155,7 +161,7 @@ export const subscriptionCreateRequest = z.looseObject({
   customer_email: email,
   mobile,
   provider,
-  notes: z.string().max(1000, 'must be at most 1000 characters').optional(),
+  notes: text(1000).optional(),
 })
 
 /** The spec says the body of the two virtual-account POSTs is an empty JSON array. */
@@ -177,7 +183,7 @@ export const customerCollectionsQuery = z.object({
   page: positiveIntString(1_000_000_000).optional(),
 })
 export const balanceQuery = z.object({
-  currency: z.string().regex(/^[A-Z]{3}$/, 'must be exactly 3 upper-case letters').optional(),
+  currency: currencyCode.optional(),
 })
 
 // ---------- responses ----------
@@ -198,13 +204,18 @@ export const virtualAccount = z.looseObject({
   single_deposit_limit: z.union([z.number(), z.string()]).nullable().optional(),
 })
 
-export const collection = z.looseObject({
-  id: z.string().startsWith('CL_'),
-  object: z.literal('collection'),
+/** The fields every transaction answer has: its id (with the resource's prefix), kind, state, money and reference. */
+const transaction = <O extends string>(prefix: string, object: O) => ({
+  id: z.string().startsWith(prefix),
+  object: z.literal(object),
   status: z.string(),
   currency: z.string(),
   amount: z.string(),
   merchant_reference: z.string(),
+})
+
+export const collection = z.looseObject({
+  ...transaction('CL_', 'collection'),
   mobile: z.string().optional(),
   payment_rail: z.string().optional(),
   provider: z.string().optional(),
@@ -221,14 +232,9 @@ export const checkoutSession = z.looseObject({
 })
 
 export const payout = z.looseObject({
-  id: z.string().startsWith('PO_'),
-  object: z.literal('payout'),
-  status: z.string(),
-  currency: z.string(),
-  amount: z.string(),
+  ...transaction('PO_', 'payout'),
   fee_amount: z.string(),
   amount_debited: z.string(),
-  merchant_reference: z.string(),
   status_detail: z.string().nullable(),
 })
 

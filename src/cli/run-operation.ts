@@ -11,6 +11,7 @@
  * Loaded only through src/runtime.ts (inside run()), so it may import zod schemas and the client freely.
  */
 import {endpoints, type EndpointId} from '../api/endpoints.js'
+import {formatRules} from '../api/operation-help.js'
 import {inputLabel, flagName} from '../api/operation-names.js'
 import type {FieldSpec, OperationSpec, PromptSpec, ValueSource} from '../api/operation-types.js'
 import {problemsOf, type FieldProblem} from '../api/validate.js'
@@ -221,7 +222,9 @@ export function inputFields(op: OperationSpec, id: EndpointId, values: Given, mi
     .map((f) => {
       const raw = values[nameOf(f)]
       const label = missingLabel && f.for === id && raw === undefined ? missingLabel : inputLabel(f)
-      const prompt = f.prompt === false ? false : typeof f.prompt === 'string' ? {message: f.prompt} : f.prompt
+      let prompt = f.prompt === false ? false : typeof f.prompt === 'string' ? {message: f.prompt} : f.prompt
+      const rule = prompt && prompt.rule ? formatRules(op, f) : undefined
+      if (prompt && rule) prompt = {...prompt, message: `${prompt.message} (${rule})`}
       return {key: f.key, in: f.in, flag: label, value: raw === undefined ? undefined : String(raw), upper: f.upper, prompt}
     })
 }

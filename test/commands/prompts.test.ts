@@ -18,7 +18,7 @@ const BACKSPACE = '\u007F'
 describe.skipIf(!hasScript)('on a terminal, missing input is asked for', () => {
   it('collections create: asks the wallet number (validated) and offers the providers from the service', async () => {
     const r = await runInPty(['collections', 'create', '--amount', '10', '--currency', 'kes', '--reference', 'pty-col-1', '--json'], h.env, [
-      {expect: /Wallet number \(10 to 15 digits\)/, send: '12345\r'},
+      {expect: /Wallet number \(must be 10 to 15 digits\)/, send: '12345\r'},
       {expect: /must be 10 to 15 digits/, send: `${BACKSPACE.repeat(5)}254712345671\r`},
       {expect: /Mobile money provider[\s\S]*mpesa[\s\S]*airtel[\s\S]*mtn/, send: `${DOWN}\r`},
     ])
