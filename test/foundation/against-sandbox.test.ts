@@ -2,11 +2,13 @@
  * The client core against the sandbox (real emulator, real HTTP on loopback), proven through its request log:
  * one token for many commands, the sub-account header rule with a merchant that requires it, the 401 refresh
  * after the sandbox forgets its tokens, and a write whose answer is lost being retried with the same
- * Idempotency-Key so that exactly one collection exists.
+ * Idempotency-Key so that exactly one collection exists. Resource commands run in-process (the same client, real
+ * HTTP); `pay api` runs the built CLI.
  */
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {pay} from '../helpers/in-process.js'
 
 let sb: Sandbox
 beforeAll(async () => {
@@ -34,7 +36,7 @@ describe('against the sandbox', () => {
   it('spends one token request on several commands', async () => {
     const env = envOf(acme())
     for (const args of [['account'], ['balance'], ['metadata', 'providers'], ['metadata', 'banks']]) {
-      const r = await runCli([...args, '--json'], {env})
+      const r = await pay([...args, '--json'], {env})
       expect(r.code, r.stderr).toBe(0)
     }
     expect(sb.requests.filter((r) => r.path === '/v1/oauth/token')).toHaveLength(1)
@@ -42,31 +44,31 @@ describe('against the sandbox', () => {
 
   it('sends the sub-account header where it applies, and the service requires it', async () => {
     const g = globex()
-    const without = await runCli(['account', '--json'], {env: envOf(g)})
+    const without = await pay(['account', '--json'], {env: envOf(g)})
     expect(without.code).toBe(1)
     expect(json(without)).toMatchObject({status: 400, error: {code: 'invalid_parameter'}})
 
     sb.requests.length = 0
     const env = envOf(g, {PAY_ACCOUNT_REF: g.account_refs[1]})
-    const acct = await runCli(['account', '--json'], {env})
+    const acct = await pay(['account', '--json'], {env})
     expect(acct.code, acct.stderr).toBe(0)
     expect(json(acct).account.account_ref).toBe(g.account_refs[1])
-    expect((await runCli(['balance', '--json'], {env})).code).toBe(0)
+    expect((await pay(['balance', '--json'], {env})).code).toBe(0)
     const header = (path: string) => sb.requests.find((r) => r.path === path)?.headers['x-service-account-ref']
     expect(header('/v1/account')).toBe(g.account_refs[1])
     expect(header('/v1/balance')).toBeUndefined()
     expect(header('/v1/oauth/token')).toBeUndefined()
 
-    const foreign = await runCli(['account', '--json'], {env: envOf(g, {PAY_ACCOUNT_REF: acme().account_refs[0]})})
+    const foreign = await pay(['account', '--json'], {env: envOf(g, {PAY_ACCOUNT_REF: acme().account_refs[0]})})
     expect(foreign.code).toBe(4)
   })
 
   it('refreshes a cached token the sandbox no longer knows, once', async () => {
     const env = envOf(acme())
-    expect((await runCli(['balance'], {env})).code).toBe(0)
+    expect((await pay(['balance'], {env})).code).toBe(0)
     sb.reset()
     sb.requests.length = 0
-    const r = await runCli(['balance', '--json'], {env})
+    const r = await pay(['balance', '--json'], {env})
     expect(r.code, r.stderr).toBe(0)
     expect(paths()).toEqual(['GET /v1/balance 401', 'POST /v1/oauth/token 200', 'GET /v1/balance 200'])
   })

@@ -10,13 +10,9 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
-import {isOperation, runInProcess} from '../helpers/in-process.js'
+import {pay} from '../helpers/in-process.js'
 
 const server = useScriptedServer()
-
-/** A resource command in-process, anything else as the built CLI. */
-const pay = (args: string[], options: {env: Record<string, string>}) =>
-  isOperation(args) ? runInProcess(args, {env: {NO_COLOR: '1', ...options.env}}) : runCli(args, options)
 
 const envFor = (configDir = tempConfigDir(), extra: Record<string, string> = {}) => ({
   PAY_CONFIG_DIR: configDir,

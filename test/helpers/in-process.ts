@@ -18,7 +18,7 @@ import {runOperation} from '../../src/cli/run-operation.js'
 import {renderError} from '../../src/output/errors.js'
 import {Output} from '../../src/output/output.js'
 import type {Terminal} from '../../src/output/terminal.js'
-import {ROOT, type CliResult} from './cli.js'
+import {ROOT, runCli, type CliResult, type RunOptions} from './cli.js'
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {version: string}).version
 export const USER_AGENT = `pay/${VERSION} node/${process.version} (${process.platform}-${process.arch})`
@@ -82,4 +82,9 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   } finally {
     await client?.close()
   }
+}
+
+/** A resource command in-process (its logic), anything else (pay api, profiles, login, …) as the built CLI. */
+export function pay(args: string[], options: RunOptions & {env: Record<string, string | undefined>}): Promise<CliResult> {
+  return isOperation(args) && options.input === undefined ? runInProcess(args, {env: {NO_COLOR: '1', ...options.env}}) : runCli(args, options)
 }
