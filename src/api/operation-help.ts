@@ -42,7 +42,7 @@ export function waitLine(op: OperationSpec): string | undefined {
   const w = op.wait
   if (!w) return undefined
   const get = w.get === 'self' ? '' : ` ${endpointLine(w.get).replace(/ \(idempotent\)$/, '')}`
-  return `With --wait, polls${get} until the ${w.noun} is ${w.succeeded.join(' or ')} (exit 0) or ${w.failed.join(' or ')} (exit 8), or --wait-timeout runs out (exit 9).`
+  return `With --wait, polls${get} until the ${w.noun} reaches ${w.succeeded.join(' or ')} (exit 0) or ${w.failed.join(' or ')} (exit 8), or --wait-timeout runs out (exit 9).`
 }
 
 export function descriptionOf(op: OperationSpec): string {

@@ -42,8 +42,9 @@ const FAILED = new Set(['failed', 'cancelled', 'canceled', 'expired', 'rejected'
 /** Terminal class of a state word; undefined while it is still in progress. */
 export function classifyState(state: string | undefined, states?: PollSpec['states']): 'succeeded' | 'failed' | undefined {
   if (!state) return undefined
-  if (states?.succeeded) return states.succeeded.includes(state) ? 'succeeded' : states.failed.includes(state) ? 'failed' : undefined
   const s = state.toLowerCase()
+  // the resource's own states (spec: States), and the failure words the service might add (docs/assumptions.md)
+  if (states?.succeeded) return states.succeeded.includes(s) ? 'succeeded' : states.failed.includes(s) || FAILED.has(s) ? 'failed' : undefined
   if (SUCCEEDED.has(s)) return 'succeeded'
   if (FAILED.has(s)) return 'failed'
   return undefined
