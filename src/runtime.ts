@@ -27,7 +27,7 @@ export {renderView, viewRows, StreamTable, COLLECTION_COLUMNS} from './output/vi
 export {openBrowser} from './cli/browser.js'
 export {InputError} from './client/errors.js'
 export {ask} from './cli/prompts.js'
-export {inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from './cli/operation-input.js'
+export {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from './cli/operation-input.js'
 export {operations} from './api/operations.js'
 export type {OperationId, OperationSpec} from './api/operations.js'
 

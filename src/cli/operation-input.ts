@@ -23,6 +23,11 @@ function namesOf(op: OperationSpec): Map<string, string> {
   return names
 }
 
+/** The columns a record of this operation may have, by their flag (or argument) names, in the spec's order. */
+export function columnsOf(op: OperationSpec): string[] {
+  return [...op.fields.map((f) => flagName(f) ?? f.arg!), ...(op.alternatives ?? []).filter((a) => a.help).map((a) => a.flag)]
+}
+
 /** The values of a record keyed as the command's flags are; empty cells count as not given. */
 export function valuesFromRecord(op: OperationSpec, record: Record<string, unknown>): {values: Given; unknown: string[]} {
   const names = namesOf(op)

@@ -6,7 +6,7 @@
 import {describe, expect, it} from 'vitest'
 import {operations} from '../../src/api/operations.js'
 import type {HttpRequest, HttpResponse} from '../../src/client/transport.js'
-import {inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from '../../src/cli/operation-input.js'
+import {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from '../../src/cli/operation-input.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runInProcess} from '../helpers/in-process.js'
 
@@ -87,6 +87,12 @@ describe('records (bulk rows, flow steps)', () => {
       {flag: '--mobile', rule: 'must be 10 to 15 digits'},
     ])
     expect(() => inputFromRecord(op, {})).toThrow(/--amount is required/)
+  })
+
+  it('lists its columns by flag name', () => {
+    expect(columnsOf(op)).toEqual(['amount', 'currency', 'reference', 'rail', 'mobile', 'provider', 'account-name', 'description'])
+    expect(columnsOf(operations['virtual-accounts:create'])).toEqual(['customer', 'merchant'])
+    expect(columnsOf(operations['debits:create'])[0]).toBe('mandate_id')
   })
 
   it('selects alternatives and fills path arguments from a record', () => {
