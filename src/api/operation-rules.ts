@@ -142,7 +142,9 @@ export function ruleTexts(op: OperationSpec): Record<string, string> {
       }
       if (schema && shape) rules.push(...(crossFieldRules(schema, shape).get(field.key) ?? []))
     }
-    out[field.key] = [...new Set(rules)].map((r) => withFlagNames(r, names)).join('; ')
+    // a field of one of several endpoints is needed only when that endpoint is chosen: the description says which
+    const shown = field.for === undefined ? rules : rules.filter((r) => r !== 'required')
+    out[field.key] = [...new Set(shown)].map((r) => withFlagNames(r, names)).join('; ')
   }
   return out
 }
