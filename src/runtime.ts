@@ -3,6 +3,12 @@
  * `await import('../runtime.js')` inside run(), so `--help` and `--version` never load undici, zod, conf or
  * cli-table3. (The build may bundle this entry into one file to make loading it cheaper.)
  */
+import {ApiClient, type ClientOptions} from './client/api-client.js'
+import type {ApiContext} from './cli/api-context.js'
+import {resolveSettings, type SettingFlags} from './config/settings.js'
+import {Output} from './output/output.js'
+import {detectTerminal} from './output/terminal.js'
+
 export {ApiClient} from './client/api-client.js'
 export type {ApiResponse, CallInput, PreparedRequest} from './client/api-client.js'
 export {resolveSettings} from './config/settings.js'
@@ -15,18 +21,48 @@ export {problemsOf} from './api/validate.js'
 export {readDataFlag, parseFieldFlags, mergeBody} from './cli/body-input.js'
 export {renderDryRun} from './output/dry-run.js'
 export {renderError} from './output/errors.js'
-export {createApiContext, createOutput} from './cli/api-context.js'
-export type {ApiContext, ApiContextFlags} from './cli/api-context.js'
 
-// resource commands: the operation specs' one path from flags to rendered output
+export interface ApiContextFlags extends SettingFlags {
+  json?: boolean
+  debug?: boolean
+  retries?: number
+  timeout?: number
+}
+
+// what a command talks to the service with; defined beside the cli modules that take it (no import circle)
+export type {ApiContext} from './cli/api-context.js'
+
+export function createOutput(json: boolean): Output {
+  return new Output(detectTerminal(), json)
+}
+
+/** `env` and `transport` are for running a command in-process (tests): the defaults are the process's. */
+export async function createApiContext(flags: ApiContextFlags, userAgent: string, out = createOutput(Boolean(flags.json)), env: NodeJS.ProcessEnv = process.env, transport?: ClientOptions['transport']): Promise<ApiContext> {
+  const settings = await resolveSettings(flags, env)
+  const client = new ApiClient({
+    settings,
+    transport,
+    userAgent,
+    retries: flags.retries,
+    timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
+    tokenCacheDir: settings.configDir,
+    debug: flags.debug ? (text) => out.info(out.color('dim', text, 'err')) : undefined,
+    notice: (text) => out.info(out.color('dim', text, 'err')),
+  })
+  return {client, out, settings}
+}
+
+// resource commands: the operation specs' one path from flags to rendered output (src/cli/run-operation.ts)
 export {gatherInput, runOperation} from './cli/run-operation.js'
 export type {InputField, Given} from './cli/run-operation.js'
 export {waitFor, reportWait, classifyState} from './cli/wait.js'
 export type {PollSpec} from './cli/wait.js'
 export {renderView, viewRows, StreamTable, COLLECTION_COLUMNS} from './output/views.js'
+export type {ViewName} from './output/views.js'
 export {openBrowser} from './cli/browser.js'
 export {InputError} from './client/errors.js'
 export {ask} from './cli/prompts.js'
+// records of an operation: bulk rows (--from-file) and flow steps, with the command's rules and flag names
 export {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from './cli/operation-input.js'
 export {operations} from './api/operations.js'
 export type {OperationId, OperationSpec} from './api/operations.js'

@@ -34,7 +34,7 @@ export interface ClientOptions {
   /** One-line notices for people (stderr): retries, waits. */
   notice?: (text: string) => void
   sleep?: (ms: number) => Promise<unknown>
-  /** The HTTP transport (default: undici); tests inject their own to run a command in-process. */
+  /** The HTTP transport (default: src/client/transport.ts); tests inject their own to run a command in-process. */
   transport?: Pick<Transport, 'send' | 'close'>
 }
 
