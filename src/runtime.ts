@@ -64,7 +64,7 @@ export {InputError} from './client/errors.js'
 export {ask} from './cli/prompts.js'
 // records of an operation: bulk rows (--from-file) and flow steps, with the command's rules and flag names
 export {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from './cli/operation-input.js'
-export {operations} from './api/operations.js'
+// (the specs themselves, src/api/operations.ts, are light: import them directly)
 export type {OperationId, OperationSpec} from './api/operations.js'
 
 // stored profiles and the token cache (login, logout, profiles *, sandbox start); conf loads only to write

@@ -11,7 +11,6 @@
  * Loaded only through src/runtime.ts (inside run()), so it may import zod schemas and the client freely.
  */
 import {endpoints, type EndpointId} from '../api/endpoints.js'
-import {formatRules} from '../api/operation-help.js'
 import {inputLabel, flagName} from '../api/operation-names.js'
 import type {FieldSpec, OperationSpec, PromptSpec, ValueSource} from '../api/operation-types.js'
 import {problemsOf, type FieldProblem} from '../api/validate.js'
@@ -38,6 +37,8 @@ export interface InputField {
   value: string | undefined
   upper?: boolean
   prompt?: PromptSpec | false
+  /** The spec field it comes from (for the rule shown with a prompt). */
+  spec?: {op: OperationSpec; field: FieldSpec}
 }
 
 export interface ExtraBody {
@@ -136,7 +137,12 @@ export async function gatherInput(ctx: ApiContext, spec: GatherSpec): Promise<{i
     if (askable.length === 0 || !onlyMissing) break
     const {ask} = await import('./prompts.js')
     for (const field of askable) {
-      const prompt: PromptSpec = field.prompt || {message: defaultMessage(field)}
+      let prompt: PromptSpec = field.prompt || {message: defaultMessage(field)}
+      if (prompt.rule && field.spec) {
+        // the schema's rule with the question; loaded only when asking (the command has it loaded already)
+        const rule = (await import('../api/operation-help.js')).formatRules(field.spec.op, field.spec.field)
+        if (rule) prompt = {...prompt, message: `${prompt.message} (${rule})`}
+      }
       let answer: string
       try {
         answer = await ask(prompt, ctx, (raw) => {
@@ -222,10 +228,8 @@ export function inputFields(op: OperationSpec, id: EndpointId, values: Given, mi
     .map((f) => {
       const raw = values[nameOf(f)]
       const label = missingLabel && f.for === id && raw === undefined ? missingLabel : inputLabel(f)
-      let prompt = f.prompt === false ? false : typeof f.prompt === 'string' ? {message: f.prompt} : f.prompt
-      const rule = prompt && prompt.rule ? formatRules(op, f) : undefined
-      if (prompt && rule) prompt = {...prompt, message: `${prompt.message} (${rule})`}
-      return {key: f.key, in: f.in, flag: label, value: raw === undefined ? undefined : String(raw), upper: f.upper, prompt}
+      const prompt = f.prompt === false ? false : typeof f.prompt === 'string' ? {message: f.prompt} : f.prompt
+      return {key: f.key, in: f.in, flag: label, value: raw === undefined ? undefined : String(raw), upper: f.upper, prompt, spec: {op, field: f}}
     })
 }
 
