@@ -10,7 +10,7 @@ import {type Endpoint, type EndpointId, endpointList, endpoints, fillPath, match
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, NetworkError, hintFor} from './errors.js'
-import {redactBodyText, redactHeaders, redactValues} from './redact.js'
+import {redactBodyText, redactHeaders, redactUrl, redactValues} from './redact.js'
 import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, backoffMs, classifyNetworkError, errorCode, isRetryable, retryAfterMs} from './retry-policy.js'
 import {Transport, checkBaseUrl} from './transport.js'
 
@@ -245,7 +245,7 @@ export class ApiClient {
 
   private traceRequest(req: PreparedRequest, headers: Record<string, string>, attempt: number): void {
     if (!this.options.debug) return
-    const lines = [`-> ${req.method} ${req.url}${attempt > 1 ? ` (attempt ${attempt})` : ''}`]
+    const lines = [`-> ${req.method} ${redactUrl(req.url)}${attempt > 1 ? ` (attempt ${attempt})` : ''}`]
     for (const [k, v] of Object.entries(redactHeaders(headers))) lines.push(`   ${k}: ${v}`)
     if (req.body !== undefined) lines.push(`   ${redactBodyText(req.body)}`)
     this.trace(lines.join('\n'))

@@ -1,39 +1,107 @@
 /**
- * Scrubs secrets from anything that may be printed: headers, JSON bodies, URLs, free text.
- * Used by --debug traces, --dry-run output, the sandbox request log and error messages.
+ * The one redactor: scrubs secrets from anything that may be printed or stored: headers, URLs (userinfo and
+ * query strings), JSON values, raw bodies (parsed or not), free text. Used by --debug traces, --dry-run output,
+ * error messages and the sandbox request log (--log, GET /_sandbox/requests). Names are matched case-insensitively.
+ * Walks are iterative (no recursion), so a hostile, deeply nested value cannot overflow the stack.
  */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-webhook-secret'])
-const SECRET_KEY = /^(client_secret|access_token|refresh_token|webhook_secret|secret|password|token)$/i
 export const REDACTED = '[REDACTED]'
 
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+/** Headers whose whole value is a secret. `authorization`-style headers keep their scheme ("Bearer [REDACTED]"). */
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key', 'x-auth-token', 'x-webhook-secret'])
+const SCHEME_HEADERS = new Set(['authorization', 'proxy-authorization'])
+
+/** Field, query-parameter and header names that hold secrets (matched case-insensitively, `-` and `_` alike). */
+const SECRET_NAME = /^(?:.*[_-])?(?:secret|password|passwd|pwd|token|api[_-]?key|apikey|authorization|cookie|card[_-]?number|pan|cvv|cvc|pin)$/i
+export const isSecretName = (name: string): boolean => SECRET_NAME.test(name)
+
+export function redactHeaders(headers: Record<string, string | string[] | number | undefined>): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue
-    const text = Array.isArray(value) ? value.join(', ') : value
-    if (SECRET_HEADERS.has(name.toLowerCase())) {
-      out[name] = name.toLowerCase() === 'authorization' && /^bearer /i.test(text) ? `Bearer ${REDACTED}` : REDACTED
+    const text = Array.isArray(value) ? value.join(', ') : String(value)
+    const lower = name.toLowerCase()
+    if (SECRET_HEADERS.has(lower) || isSecretName(lower)) {
+      const scheme = SCHEME_HEADERS.has(lower) ? /^([A-Za-z][\w-]*)\s+\S/.exec(text) : null
+      out[name] = scheme ? `${scheme[1]} ${REDACTED}` : REDACTED
     } else out[name] = text
   }
   return out
 }
 
-/** Deep copy of a JSON value with secret-named keys replaced. */
-export function redactJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(redactJson)
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) && v !== null && v !== undefined ? REDACTED : redactJson(v)]))
-  }
-  return value
+/** A query object with the values of secret-named parameters replaced. */
+export function redactQuery(query: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(query)) out[k] = isSecretName(k) ? REDACTED : v
+  return out
 }
 
-/** Redacts a raw body: as JSON when it parses, otherwise form-style `key=value` pairs and known values. */
+/** A URL (absolute, or a path with a query) with userinfo and secret-named query values replaced. */
+export function redactUrl(url: string): string {
+  let out = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, `$1${REDACTED}@`)
+  const q = out.indexOf('?')
+  if (q !== -1) out = out.slice(0, q + 1) + redactPairs(out.slice(q + 1))
+  return out
+}
+
+/** `a=1&client_secret=x` -> `a=1&client_secret=[REDACTED]` (names decoded leniently to be matched). */
+function redactPairs(text: string): string {
+  return text.replace(/([^&=?#\s]+)=([^&#\s]*)/g, (all, name: string) => (isSecretName(safeDecode(name)) ? `${name}=${REDACTED}` : all))
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '))
+  } catch {
+    return s
+  }
+}
+
+/** Deep copy of a JSON value with the values of secret-named keys replaced (iterative). */
+export function redactJson(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value
+  const root: unknown[] = [undefined]
+  const stack: [source: unknown, target: Record<string, unknown> | unknown[], key: string | number][] = [[value, root, 0]]
+  while (stack.length > 0) {
+    const [src, target, key] = stack.pop()!
+    if (src === null || typeof src !== 'object') {
+      ;(target as Record<string, unknown>)[key] = src
+      continue
+    }
+    if (Array.isArray(src)) {
+      const copy: unknown[] = new Array(src.length)
+      ;(target as Record<string, unknown>)[key] = copy
+      for (let i = 0; i < src.length; i++) stack.push([src[i], copy, i])
+      continue
+    }
+    const copy: Record<string, unknown> = {}
+    ;(target as Record<string, unknown>)[key] = copy
+    for (const [k, v] of Object.entries(src)) {
+      if (isSecretName(k) && v !== null && v !== undefined) copy[k] = REDACTED
+      else stack.push([v, copy, k])
+    }
+  }
+  return root[0]
+}
+
+/**
+ * Redacts by pattern, for text that is not valid JSON (malformed, truncated, form-encoded, free text):
+ * `"secret_name": "value"` pairs, `secret_name=value` pairs, `Bearer <token>` and URL userinfo.
+ */
+export function redactText(text: string): string {
+  return text
+    .replace(/("([^"\\]{1,128})"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^,}\]\s]+)/g, (all, head: string, name: string) => (isSecretName(name) ? `${head}"${REDACTED}"` : all))
+    .replace(/([^&=?#\s"{},:]+)=([^&#\s"]*)/g, (all, name: string) => (isSecretName(safeDecode(name)) ? `${name}=${REDACTED}` : all))
+    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, `$1 ${REDACTED}`)
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/gi, `$1${REDACTED}@`)
+}
+
+/** Redacts a raw body: as JSON when it parses, else by pattern; then every known secret value. */
 export function redactBodyText(text: string, knownSecrets: (string | undefined)[] = []): string {
-  let out = text
+  let out: string
   try {
     out = JSON.stringify(redactJson(JSON.parse(text)))
   } catch {
-    out = out.replace(/((?:client_secret|access_token|webhook_secret)=)[^&\s]+/gi, `$1${REDACTED}`)
+    out = redactText(text)
   }
   return redactValues(out, knownSecrets)
 }

@@ -1,6 +1,6 @@
 /** --dry-run: the request that would be sent, and a curl line that sends it. Nothing secret is printed. */
 import type {PreparedRequest} from '../client/api-client.js'
-import {redactBodyText, redactHeaders} from '../client/redact.js'
+import {redactBodyText, redactHeaders, redactUrl} from '../client/redact.js'
 import type {Output} from './output.js'
 
 function shellQuote(s: string): string {
@@ -19,9 +19,9 @@ export function tokenCommand(source: TokenSource = {}): string {
 }
 
 export function curlLine(req: PreparedRequest, source: TokenSource = {}): string {
-  const parts = ['curl', '-sS', '-X', req.method, shellQuote(req.url)]
+  const parts = ['curl', '-sS', '-X', req.method, shellQuote(redactUrl(req.url))]
   if (req.auth) parts.push('-H', `"Authorization: Bearer $(${tokenCommand(source)})"`)
-  for (const [k, v] of Object.entries(req.headers)) if (k !== 'user-agent') parts.push('-H', shellQuote(`${k}: ${v}`))
+  for (const [k, v] of Object.entries(redactHeaders(req.headers))) if (k !== 'user-agent') parts.push('-H', shellQuote(`${k}: ${v}`))
   if (req.body !== undefined) parts.push('--data-raw', shellQuote(redactBodyText(req.body)))
   return parts.join(' ')
 }
@@ -29,10 +29,10 @@ export function curlLine(req: PreparedRequest, source: TokenSource = {}): string
 export function renderDryRun(out: Output, req: PreparedRequest, source: TokenSource = {}): void {
   const headers = redactHeaders({...(req.auth ? {authorization: 'Bearer <token>'} : {}), ...req.headers})
   if (out.json) {
-    out.data(JSON.stringify({dry_run: true, method: req.method, url: req.url, headers, body: req.body === undefined ? null : JSON.parse(redactBodyText(req.body))}))
+    out.data(JSON.stringify({dry_run: true, method: req.method, url: redactUrl(req.url), headers, body: req.body === undefined ? null : JSON.parse(redactBodyText(req.body))}))
     return
   }
-  const lines = [`${req.method} ${req.url}`]
+  const lines = [`${req.method} ${redactUrl(req.url)}`]
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`)
   if (req.body !== undefined) lines.push('', redactBodyText(req.body))
   lines.push('', '# the same request with curl:', curlLine(req, source))

@@ -1,6 +1,7 @@
 /** What a resource handler receives and returns. */
 import type {Core} from './core.js'
 import {notFound} from './errors.js'
+import {type Kind, type Records, refKey} from './indexes.js'
 import type {ClientRec, MerchantRec} from './state.js'
 
 export interface Ctx {
@@ -26,16 +27,9 @@ export function own<T extends {merchant_id: number; account_id: string}>(ctx: Ct
   return rec
 }
 
-/** The newest record of this tenant matching a predicate. */
-export function newestOwned<T extends {merchant_id: number; account_id: string; created_at: string}>(
-  ctx: Ctx,
-  records: Record<string, T>,
-  match: (r: T) => boolean,
-): T | undefined {
-  let best: T | undefined
-  for (const r of Object.values(records)) {
-    if (r.merchant_id !== ctx.merchant.id || r.account_id !== ctx.account.id || !match(r)) continue
-    if (!best || r.created_at >= best.created_at) best = r
-  }
-  return best
+/** The newest record of this tenant (merchant and sub-account) with a merchant reference (an index lookup). */
+export function newestByRef<K extends Exclude<Kind, 'debits' | 'virtual_accounts'>>(ctx: Ctx, kind: K, ref: string | undefined): Records[K] | undefined {
+  if (ref === undefined) return undefined
+  const list = ctx.core.lookup(kind, refKey(kind, ctx.merchant.id, ctx.account.id, ref))
+  return list[list.length - 1]
 }

@@ -16,9 +16,30 @@ import {finishPayout, payoutView} from './resources/payouts.js'
 import type {Runtime} from './runtime.js'
 import {credentialsOf} from './seed.js'
 import type {CollectionRec} from './state.js'
-import {validate} from './validation.js'
-import {creditCollection, normalise} from './wallets.js'
+import {httpUrl, validate} from './validation.js'
+import {creditCollection, normalise, requireCurrency} from './wallets.js'
 import {newResourceId} from './ids.js'
+import {decodePathSegment, parseJsonBody} from './json-body.js'
+
+/** Bounds of the control API's numeric inputs (docs/sandbox.md, "Limits"); out of range is 400 invalid_parameter. */
+export const CONTROL_LIMITS = {
+  /** One clock advance: at most ten years. */
+  maxAdvanceSeconds: 10 * 365 * 24 * 3600,
+  /** The clock offset in total: at most a hundred years. */
+  maxOffsetSeconds: 100 * 365 * 24 * 3600,
+  maxLatencyMs: 60_000,
+  maxDropNext: 1_000_000,
+  maxBugNext: 1000,
+} as const
+
+/** A finite number within [min, max] (integer when asked), else 400 naming the field and the range. */
+function bounded(value: unknown, name: string, min: number, max: number, integer = false): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    throw invalidParameter(name, `must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`)
+  }
+  return value
+}
+
 
 type Route = [method: string, pattern: RegExp, handler: (rt: Runtime, m: string[], body: any, req: SbRequest) => SbResponse | Promise<SbResponse>]
 
@@ -65,6 +86,7 @@ function transfer(rt: Runtime, accountNumber: string, body: any): SbResponse {
   }
   // Static account (customer or merchant): a new succeeded bank-transfer collection.
   const currency = typeof body.currency === 'string' ? body.currency : Object.keys(core.state.wallets[va.merchant_id] ?? {KES: 1})[0]
+  requireCurrency(core, core.merchant(va.merchant_id), currency)
   const rec: CollectionRec = {
     id: newResourceId('CL_'),
     merchant_id: va.merchant_id,
@@ -81,7 +103,7 @@ function transfer(rt: Runtime, accountNumber: string, body: any): SbResponse {
     created_at: core.iso(),
     settle_at: null,
   }
-  core.state.collections[rec.id] = rec
+  core.insert('collections', rec)
   finishCollection(core, rec, 'succeeded')
   return ok({object: 'transfer', account_number: accountNumber, amount: rec.amount, collection: collectionView(core, rec)})
 }
@@ -124,8 +146,7 @@ const routes: Route[] = [
       const client = rt.core.state.clients[m[0]]
       if (!client) throw notFound(`API client ${m[0]}`)
       const url = body?.url
-      if (url !== null && (typeof url !== 'string' || !/^https?:\/\//.test(url))) throw invalidParameter('url', 'must be an http(s) URL or null')
-      client.webhook_url = url
+      client.webhook_url = url === null ? null : httpUrl(url, 'url')
       rt.core.changed()
       return ok({object: 'webhook_endpoint', client_id: client.client_id, url: client.webhook_url})
     },
@@ -147,8 +168,10 @@ const routes: Route[] = [
     'POST',
     /^\/_sandbox\/clock\/advance$/,
     (rt, _m, body) => {
-      const seconds = body?.seconds
-      if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) throw invalidParameter('seconds', 'must be a non-negative number')
+      const seconds = bounded(body?.seconds, 'seconds', 0, CONTROL_LIMITS.maxAdvanceSeconds)
+      if (rt.core.clock.offsetMs / 1000 + seconds > CONTROL_LIMITS.maxOffsetSeconds) {
+        throw invalidParameter('seconds', `would move the clock more than ${CONTROL_LIMITS.maxOffsetSeconds} s ahead in total; reset the sandbox first`)
+      }
       rt.core.advanceClock(seconds)
       return ok({object: 'clock', now: rt.core.iso(), offset_seconds: rt.core.clock.offsetMs / 1000})
     },
@@ -180,15 +203,22 @@ const routes: Route[] = [
     /^\/_sandbox\/faults$/,
     (rt, _m, body) => {
       const f = rt.faults
-      const rate = (v: unknown, name: string) => {
-        if (typeof v !== 'number' || v < 0 || v > 1) throw invalidParameter(name, 'must be a number from 0 to 1')
-        return v
+      const rate = (v: unknown, name: string) => bounded(v, name, 0, 1)
+      // every value is checked before any is applied: a 400 changes nothing
+      const next = {
+        latency: body?.latency_ms === undefined ? f.latencyMs : bounded(body.latency_ms, 'latency_ms', 0, CONTROL_LIMITS.maxLatencyMs, true),
+        fault: body?.fault_rate === undefined ? f.faultRate : rate(body.fault_rate, 'fault_rate'),
+        drop: body?.drop_after_commit_rate === undefined ? f.dropAfterCommitRate : rate(body.drop_after_commit_rate, 'drop_after_commit_rate'),
+        dropNext: body?.drop_next === undefined ? f.dropNext : bounded(body.drop_next, 'drop_next', 0, CONTROL_LIMITS.maxDropNext, true),
+        bugNext: body?.bug_next === undefined ? f.bugNext : bounded(body.bug_next, 'bug_next', 0, CONTROL_LIMITS.maxBugNext, true),
+        duplicate: body?.duplicate_rate === undefined ? rt.webhooks.duplicateRate : rate(body.duplicate_rate, 'duplicate_rate'),
       }
-      if (body?.latency_ms !== undefined) f.latencyMs = Math.max(0, Number(body.latency_ms) || 0)
-      if (body?.fault_rate !== undefined) f.faultRate = rate(body.fault_rate, 'fault_rate')
-      if (body?.drop_after_commit_rate !== undefined) f.dropAfterCommitRate = rate(body.drop_after_commit_rate, 'drop_after_commit_rate')
-      if (body?.drop_next !== undefined) f.dropNext = Math.max(0, Math.floor(Number(body.drop_next) || 0))
-      if (body?.duplicate_rate !== undefined) rt.webhooks.duplicateRate = rate(body.duplicate_rate, 'duplicate_rate')
+      f.latencyMs = next.latency
+      f.faultRate = next.fault
+      f.dropAfterCommitRate = next.drop
+      f.dropNext = next.dropNext
+      f.bugNext = next.bugNext
+      rt.webhooks.duplicateRate = next.duplicate
       return ok(f.view())
     },
   ],
@@ -213,7 +243,10 @@ const routes: Route[] = [
       const merchant = Object.values(rt.core.state.merchants).find((x) => x.key === m[0] || String(x.id) === m[0])
       if (!merchant) throw notFound(`merchant ${m[0]}`)
       if (typeof body?.amount !== 'string' || !isDecimalAmount(body.amount)) throw invalidParameter('amount', 'must be a decimal string')
-      creditCollection(rt.core, merchant.id, body.currency ?? 'KES', normalise(body.amount))
+      const currency = body.currency ?? 'KES'
+      if (typeof currency !== 'string') throw invalidParameter('currency', 'must be a currency code such as KES')
+      requireCurrency(rt.core, merchant, currency)
+      creditCollection(rt.core, merchant.id, currency, normalise(body.amount))
       return ok({object: 'credit', ok: true})
     },
   ],
@@ -226,15 +259,8 @@ export async function handleControl(rt: Runtime, req: SbRequest): Promise<SbResp
       const m = pattern.exec(req.path)
       if (!m) continue
       if (method !== req.method) continue
-      let body: unknown
-      if (req.raw.length > 0) {
-        try {
-          body = JSON.parse(req.raw.toString('utf8'))
-        } catch {
-          throw invalidParameter('body', 'is not valid JSON')
-        }
-      }
-      return await handler(rt, m.slice(1).map(decodeURIComponent), body, req)
+      const body = parseJsonBody(req.raw)
+      return await handler(rt, m.slice(1).map(decodePathSegment), body, req)
     }
     throw notFound(`no control endpoint ${req.method} ${req.path}`)
   } catch (err) {

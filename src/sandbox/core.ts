@@ -1,36 +1,73 @@
 /**
- * The sandbox engine: state + clock + options, event emission and the settlement tick.
+ * The sandbox engine: state + clock + options, lookup indexes, event emission and the one timer queue.
  * Resource modules change state through it; the HTTP layer never touches timers or events directly.
+ *
+ * Scheduling: every state change that waits for a time (settlement, mandate approval, checkout expiry) pushes
+ * one entry (due clock time, kind, record id) on a min-heap (timer-queue.ts). One real timer is armed for the
+ * earliest entry; a tick takes only what is due and hands each entry to the handler of its kind, which checks
+ * that the record still waits for that time. Cost per request and per settlement is O(log n).
  */
+import {eventEnvelope, newEventId} from '../webhooks/events.js'
 import {Clock} from './clock.js'
-import {newEventId} from './ids.js'
+import {Indexes, type Kind, type Records, idOf} from './indexes.js'
 import type {ResolvedOptions} from './options.js'
 import type {ClientRec, EventRec, MerchantRec, State} from './state.js'
+import {TimerQueue} from './timer-queue.js'
 
-export type Ticker = (core: Core, now: number) => void
+/** Settles one record whose due time came (must check the record still waits for it). */
+export type DueHandler = (core: Core, id: string, now: number) => void
+
+/** What the resource modules give the engine once they are loaded (after start-up). */
+export interface Scheduling {
+  /** Due handlers by entry kind. */
+  due: Record<string, DueHandler>
+  /** Pushes the queue entries of records already waiting in a state (loaded from --state, or reset). */
+  rescan: (core: Core) => void
+}
+
+/** Events kept in memory (GET /_sandbox/events); older ones are dropped, oldest first. */
+export const MAX_EVENTS = 20_000
+/** setTimeout's largest delay. */
+const MAX_DELAY_MS = 2 ** 31 - 1
 
 export class Core {
   readonly clock: Clock
+  readonly index = new Indexes()
+  readonly queue = new TimerQueue()
   baseUrl = ''
   /** Called for each emitted event (webhook delivery subscribes). */
   onEvent: (event: EventRec) => void = () => {}
   /** Called after every state change (persistence subscribes). */
   onChange: () => void = () => {}
-  private readonly timers = new Set<NodeJS.Timeout>()
+  private timer?: NodeJS.Timeout
+  private timerAt = Infinity
   private closed = false
-
-  private tickers: Ticker[] = []
+  private scheduling?: Scheduling
 
   constructor(
     public state: State,
     readonly opts: ResolvedOptions,
   ) {
     this.clock = new Clock(state.clock_offset_ms)
+    this.index.rebuild(state)
   }
 
-  /** The settlement functions of the resources (loaded with the request handling, after start-up). */
-  setTickers(tickers: Ticker[]): void {
-    this.tickers = tickers
+  /** Hands the engine the due handlers of the resources, and queues what the current state waits for. */
+  setScheduling(scheduling: Scheduling): void {
+    this.scheduling = scheduling
+    scheduling.rescan(this)
+    this.tick()
+  }
+
+  /** Replaces the whole state (reset): rebuilds the indexes and the queue. */
+  replaceState(state: State): void {
+    this.state = state
+    this.clock.offsetMs = state.clock_offset_ms
+    this.index.rebuild(state)
+    this.queue.clear()
+    this.disarm()
+    this.scheduling?.rescan(this)
+    this.tick()
   }
 
   now(): number {
@@ -49,43 +86,79 @@ export class Core {
     return id === null ? undefined : this.state.clients[id]
   }
 
+  /** Stores a new record and lists it in the indexes. */
+  insert<K extends Kind>(kind: K, rec: Records[K]): void {
+    ;(this.state[kind] as Record<string, Records[K]>)[idOf(kind, rec)] = rec
+    this.index.add(kind, rec)
+  }
+
+  /** The records listed under an index key, oldest first. */
+  lookup<K extends Kind>(kind: K, key: string): Records[K][] {
+    const table = this.state[kind] as Record<string, Records[K]>
+    const out: Records[K][] = []
+    for (const id of this.index.ids(key)) {
+      const rec = table[id]
+      if (rec) out.push(rec)
+    }
+    return out
+  }
+
   /** Records an event for the API client that created the resource; portal-created resources (client null) emit none. */
   emit(clientId: string | null, type: string, data: Record<string, unknown>): EventRec | undefined {
     if (clientId === null) return undefined
     const client = this.state.clients[clientId]
     if (!client) return undefined
-    const id = newEventId()
-    const created_at = this.iso()
+    const envelope = eventEnvelope(newEventId(), type, this.iso(), data)
     const event: EventRec = {
-      id,
+      id: envelope.id,
       type,
       client_id: clientId,
       merchant_id: client.merchant_id,
-      created_at,
-      body: JSON.stringify({id, object: 'event', type, created_at, data}),
+      created_at: envelope.created_at,
+      body: JSON.stringify(envelope),
       state: 'pending',
       deliveries: [],
     }
-    this.state.events.push(event)
+    const events = this.state.events
+    events.push(event)
+    if (events.length > MAX_EVENTS + 1000) events.splice(0, events.length - MAX_EVENTS) // trimmed in batches
     this.onEvent(event)
     return event
   }
 
-  /** Runs the tick after `delayMs` of real time (settlement deadlines). */
-  schedule(delayMs: number): void {
-    if (this.closed) return
-    const t = setTimeout(() => {
-      this.timers.delete(t)
-      this.tick()
-    }, Math.max(0, delayMs))
-    t.unref()
-    this.timers.add(t)
+  /** Queues `kind`/`id` for clock time `at`; its due handler runs once the clock reaches it. */
+  at(at: number, kind: string, id: string): void {
+    this.queue.push(at, kind, id)
+    if (at < this.timerAt) this.arm()
   }
 
-  /** Settles everything due at the current clock time. */
+  /** Settles everything due at the current clock time, then arms the timer for the next entry. */
   tick(): void {
+    const due = this.scheduling?.due
+    if (!due) return
     const now = this.now()
-    for (const ticker of this.tickers) ticker(this, now)
+    for (let e = this.queue.popDue(now); e; e = this.queue.popDue(now)) due[e.kind]?.(this, e.id, now)
+    this.arm()
+  }
+
+  private arm(): void {
+    this.disarm()
+    const next = this.queue.peek()
+    if (next === undefined || this.closed) return
+    this.timerAt = next
+    // +2: timers may fire a millisecond early against Date.now()
+    this.timer = setTimeout(() => {
+      this.timer = undefined
+      this.timerAt = Infinity
+      this.tick()
+    }, Math.min(MAX_DELAY_MS, Math.max(0, next - this.now() + 2)))
+    this.timer.unref()
+  }
+
+  private disarm(): void {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    this.timerAt = Infinity
   }
 
   advanceClock(seconds: number): void {
@@ -101,7 +174,6 @@ export class Core {
 
   close(): void {
     this.closed = true
-    for (const t of this.timers) clearTimeout(t)
-    this.timers.clear()
+    this.disarm()
   }
 }

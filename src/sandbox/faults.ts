@@ -9,6 +9,10 @@ import {ApiError} from './errors.js'
 export class Faults {
   /** Forces the next N successful POSTs to drop after commit (control API, deterministic tests). */
   dropNext = 0
+  /** Simulates a sandbox bug on the next N /v1 requests (control API, to test the 500 path and the guards). */
+  bugNext = 0
+  /** Also throw one exception outside any request per simulated bug (only with the process guard on). */
+  uncaughtBugs = false
 
   constructor(
     public latencyMs: number,
@@ -31,6 +35,18 @@ export class Faults {
     }
   }
 
+  /** Throws a plain Error (not an ApiError: a "bug") when a simulated bug is due. */
+  maybeBug(): void {
+    if (this.bugNext <= 0) return
+    this.bugNext--
+    if (this.uncaughtBugs) {
+      setImmediate(() => {
+        throw new Error('simulated sandbox bug outside a request (PUT /_sandbox/faults bug_next)')
+      })
+    }
+    throw new Error('simulated sandbox bug (PUT /_sandbox/faults bug_next)')
+  }
+
   /** True when this committed write should lose its answer. */
   dropAfterCommit(): boolean {
     if (this.dropNext > 0) {
@@ -41,6 +57,6 @@ export class Faults {
   }
 
   view() {
-    return {latency_ms: this.latencyMs, fault_rate: this.faultRate, drop_after_commit_rate: this.dropAfterCommitRate, drop_next: this.dropNext}
+    return {latency_ms: this.latencyMs, fault_rate: this.faultRate, drop_after_commit_rate: this.dropAfterCommitRate, drop_next: this.dropNext, bug_next: this.bugNext}
   }
 }

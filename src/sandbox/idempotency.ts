@@ -3,19 +3,26 @@
  * (status and body, no second side effect); the same key with a different request is 409 idempotency_key_mismatch.
  * Only 2xx answers are stored, so a request refused by validation can be corrected and retried with its key.
  */
+import {createHash} from 'node:crypto'
 import {ApiError} from './errors.js'
 import type {IdempotencyRec, State} from './state.js'
 
-/** JSON with sorted keys, so whitespace and key order do not matter ("the same JSON body"). */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  const keys = Object.keys(value as Record<string, unknown>).sort()
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`
+/** Sorts the keys of each object JSON.stringify visits (no recursion of ours; depth is capped by json-body.ts). */
+function sortedKeys(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const k of Object.keys(value).sort()) out[k] = (value as Record<string, unknown>)[k]
+  return out
 }
 
+/** JSON with sorted keys, so whitespace and key order do not matter ("the same JSON body"). */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, sortedKeys) ?? 'null'
+}
+
+/** A fixed-size digest of the request (endpoint, path parameters, sub-account, canonical body): bounded memory per key. */
 export function fingerprint(endpointId: string, params: Record<string, string>, accountId: string, body: unknown): string {
-  return `${endpointId}|${canonicalJson(params)}|${accountId}|${canonicalJson(body)}`
+  return createHash('sha256').update(`${endpointId}|${canonicalJson(params)}|${accountId}|${canonicalJson(body)}`).digest('base64')
 }
 
 const storeKey = (merchantId: number, key: string) => `${merchantId}:${key}`

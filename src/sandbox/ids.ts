@@ -1,33 +1,13 @@
 /**
- * Fast random identifiers for the sandbox: `prefix` + upper-case alphanumerics.
- * Draws from a pooled crypto buffer (no per-character syscalls on the hot path).
+ * Identifiers of the sandbox: `prefix` + upper-case alphanumerics, drawn by the shared generator of
+ * src/webhooks/events.ts (one event-id helper for the sandbox and `pay webhook trigger`).
  */
 import {randomBytes} from 'node:crypto'
+import {randomByte, randomId} from '../webhooks/events.js'
 
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
-let pool = randomBytes(4096)
-let offset = 0
-
-function nextByte(): number {
-  if (offset >= pool.length) {
-    pool = randomBytes(4096)
-    offset = 0
-  }
-  return pool[offset++]
-}
-
-/** `prefix` followed by `length` uniformly random characters of [A-Z0-9]. */
-export function randomId(prefix: string, length: number): string {
-  let out = prefix
-  while (out.length < prefix.length + length) {
-    const b = nextByte()
-    if (b < 252) out += ALNUM[b % 36] // 252 = 7 * 36: rejection keeps the draw uniform
-  }
-  return out
-}
+export {newEventId, randomId} from '../webhooks/events.js'
 
 export const newRequestId = () => randomId('REQ_', 12)
-export const newEventId = () => randomId('EVT_', 24)
 /** Resource ids: prefix + 20 characters (the spec fixes only the prefix). */
 export const newResourceId = (prefix: string) => randomId(prefix, 20)
 /** Opaque 64-character bearer token (hex of 32 random bytes); not a JWT. */
@@ -36,7 +16,7 @@ export const newAccessToken = () => randomBytes(32).toString('hex')
 export function randomDigits(length: number): string {
   let out = ''
   while (out.length < length) {
-    const b = nextByte()
+    const b = randomByte()
     if (b < 250) out += String(b % 10)
   }
   return out

@@ -48,6 +48,23 @@ export interface Sandbox {
   close(): Promise<void>
 }
 
+/** close() gives up waiting after this long (SIGTERM to exit within 2 s). */
+const CLOSE_DEADLINE_MS = 1500
+
+/**
+ * Process-level guard for `pay sandbox start`: an exception or rejection that escapes every handler (a sandbox
+ * bug outside a request) is logged and the sandbox keeps serving, rather than dying. Returns the remover.
+ */
+function installProcessGuard(): () => void {
+  const onError = (err: unknown) => console.error('sandbox bug (the sandbox keeps running):', err)
+  process.on('uncaughtException', onError)
+  process.on('unhandledRejection', onError)
+  return () => {
+    process.off('uncaughtException', onError)
+    process.off('unhandledRejection', onError)
+  }
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const opts = resolveOptions(options)
   // The heavy part (zod, the endpoint table, the resources) loads while the server starts listening.
@@ -68,13 +85,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const rt: Runtime = {
     core,
     limiter: new RateLimiter(opts.rateLimits),
-    faults: new Faults(opts.latencyMs, opts.faultRate, opts.dropAfterCommitRate),
+    faults: Object.assign(new Faults(opts.latencyMs, opts.faultRate, opts.dropAfterCommitRate), {uncaughtBugs: Boolean(options.processGuard)}),
     log,
     webhooks,
     seed,
     reset() {
-      core.state = stateFromSeed(seed, Date.now())
-      core.clock.offsetMs = 0
+      core.replaceState(stateFromSeed(seed, Date.now()))
       rt.limiter.reset()
       core.changed()
     },
@@ -82,16 +98,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   let handle: ((rt: Runtime, req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined
   const ready = impl.then((m) => {
-    core.setTickers(m.tickers)
-    core.tick()
+    core.setScheduling(m.scheduling)
     // events still undelivered when a --state file was saved are delivered again (at-least-once)
     if (loaded) for (const e of core.state.events) if (e.state === 'pending') webhooks.enqueue(e)
     handle = m.handle
   })
-  const server = createServer({keepAlive: true}, (req, res) => {
+  const server = createServer({keepAlive: true, requestTimeout: 30_000, headersTimeout: 15_000}, (req, res) => {
     if (handle) void handle(rt, req, res)
-    else void ready.then(() => handle!(rt, req, res)).catch((err: Error) => res.writeHead(500).end(String(err.message)))
+    else void ready.then(() => handle!(rt, req, res)).catch((err: Error) => (res.headersSent ? res.destroy() : res.writeHead(500).end(String(err.message))))
   })
+  // A malformed request line or header never reaches a handler: node answers 400 and closes.
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n')
+    else socket.destroy()
+  })
+  const unguard = options.processGuard ? installProcessGuard() : undefined
   server.keepAliveTimeout = 5000
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -104,8 +125,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const hostForUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address
   const url = `http://${opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : hostForUrl}:${address.port}`
   core.baseUrl = url
-  const interval = setInterval(() => core.tick(), 1000)
-  interval.unref()
 
   let closing: Promise<void> | undefined
   return {
@@ -129,20 +148,27 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     advanceClock: (seconds) => core.advanceClock(seconds),
     reset: () => rt.reset(),
     close() {
+      // Stops accepting, drops the connections (in-flight requests are abandoned: no answer is half-written
+      // after this), stops the timers and deliveries, then saves --state and flushes --log. Bounded: whatever
+      // is not done after CLOSE_DEADLINE_MS (a stuck log file, a slow disk) is left behind.
       closing ??= (async () => {
-        await ready.catch(() => {})
-        clearInterval(interval)
         core.close()
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve())
-          server.closeAllConnections()
-        })
-        await webhooks.close()
-        await log.close()
-        if (persister) {
-          core.changed()
-          await persister.flush()
-        }
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+        server.closeAllConnections()
+        await ready.catch(() => {})
+        await Promise.race([
+          (async () => {
+            await stopped
+            await webhooks.close()
+            if (persister) {
+              core.changed()
+              await persister.flush()
+            }
+            await log.close()
+          })(),
+          new Promise<void>((resolve) => setTimeout(resolve, CLOSE_DEADLINE_MS).unref()),
+        ])
+        unguard?.()
       })()
       return closing
     },

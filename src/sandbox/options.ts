@@ -56,6 +56,11 @@ export interface SandboxOptions {
   rateLimits?: Partial<RateLimits>
   /** No console output at all (the programmatic API never prints; the flag is for symmetry). */
   quiet?: boolean
+  /**
+   * Log and survive an exception that escapes every handler (process-wide uncaughtException and
+   * unhandledRejection listeners, removed at close). `pay sandbox start` sets it; a host program decides itself.
+   */
+  processGuard?: boolean
   /** Called with each request log entry (after it is written). */
   onRequest?: (entry: Record<string, unknown>) => void
 }

@@ -1,34 +1,29 @@
 /**
- * The request log: one JSON object per request (time, method, path, query, redacted headers, redacted body,
- * status, duration). Kept in memory (the last 10 000 to 11 000, GET /_sandbox/requests) and appended to --log FILE through
+ * The request log: one JSON object per request (time, method, path, query, headers, body, status, duration),
+ * redacted by the one redactor (src/client/redact.ts). Kept in memory (the last 10 000 to 11 000, GET /_sandbox/requests) and appended to --log FILE through
  * a buffered stream: no synchronous I/O on the request path.
  */
 import {createWriteStream, type WriteStream} from 'node:fs'
+import {redactBodyText, redactJson, redactQuery} from '../client/redact.js'
 
-const SECRET_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization'])
-const SECRET_FIELDS = new Set(['client_secret', 'access_token', 'webhook_secret', 'refresh_token', 'password', 'card_number'])
+export {REDACTED, redactHeaders} from '../client/redact.js'
+export {redactQuery}
+
+/** Entries kept in memory (a ring trimmed in batches: between MAX_MEMORY and MAX_MEMORY + 1000). */
 const MAX_MEMORY = 10_000
-export const REDACTED = '[REDACTED]'
+/** Bodies up to this many bytes are logged whole (redacted); longer ones as their first LOG_BODY_MAX characters. */
+export const LOG_BODY_MAX = 4096
 
-export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(headers)) {
-    if (v === undefined) continue
-    const value = Array.isArray(v) ? v.join(', ') : v
-    if (SECRET_HEADERS.has(k)) {
-      const scheme = /^(\w+)\s/.exec(value)
-      out[k] = scheme ? `${scheme[1]} ${REDACTED}` : REDACTED
-    } else out[k] = value
-  }
-  return out
-}
-
-export function redactBody(body: unknown): unknown {
-  if (Array.isArray(body)) return body.map(redactBody)
-  if (body === null || typeof body !== 'object') return body
-  const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(body as Record<string, unknown>)) out[k] = SECRET_FIELDS.has(k) ? REDACTED : redactBody(v)
-  return out
+/**
+ * What the log keeps of a request body: the parsed JSON (when the pipeline parsed a small one), form fields,
+ * or the text cut to LOG_BODY_MAX characters; always redacted (by key, or by pattern when it does not parse).
+ */
+export function logBody(raw: Buffer, contentType: string | undefined, parsed: unknown): unknown {
+  if (parsed !== undefined) return redactJson(parsed)
+  if (raw.length === 0) return undefined
+  const text = raw.length > LOG_BODY_MAX ? raw.subarray(0, LOG_BODY_MAX).toString('utf8') : raw.toString('utf8')
+  if (/^application\/x-www-form-urlencoded/i.test(contentType ?? '')) return redactQuery(Object.fromEntries(new URLSearchParams(text)))
+  return raw.length > LOG_BODY_MAX ? `${redactBodyText(text)}…` : redactBodyText(text)
 }
 
 export interface LogEntry {

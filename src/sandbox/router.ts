@@ -17,6 +17,8 @@ import {handlers} from './resources/index.js'
 import type {Runtime} from './runtime.js'
 import type {ClientRec, MerchantRec} from './state.js'
 import {validate} from './validation.js'
+import {parseJsonBody} from './json-body.js'
+import {LOG_BODY_MAX} from './request-log.js'
 
 type Match = ReturnType<typeof matchEndpoint>
 const matchCache = new Map<string, Match>()
@@ -26,7 +28,11 @@ function match(method: string, path: string): Match {
   const key = `${method} ${path}`
   let m = matchCache.get(key)
   if (m === undefined && !matchCache.has(key)) {
-    m = matchEndpoint(method, path)
+    try {
+      m = matchEndpoint(method, path)
+    } catch {
+      throw invalidParameter('path', 'holds malformed percent-encoding') // decodeURIComponent of a path parameter
+    }
     if (matchCache.size > 10_000) matchCache.clear()
     matchCache.set(key, m)
   }
@@ -59,6 +65,7 @@ export async function handleApi(rt: Runtime, req: SbRequest): Promise<SbResponse
   let logBody: unknown
   try {
     if (rt.faults.active) await rt.faults.before()
+    rt.faults.maybeBug()
     const m = match(req.method, req.path)
     if (!m) throw new ApiError(404, 'not_found', `no endpoint ${req.method} ${req.path}`)
     const {endpoint, params} = m
@@ -78,15 +85,8 @@ export async function handleApi(rt: Runtime, req: SbRequest): Promise<SbResponse
 
     let body: unknown
     if (req.method === 'POST') {
-      if (req.raw.length === 0) body = undefined
-      else {
-        try {
-          body = JSON.parse(req.raw.toString('utf8'))
-        } catch {
-          throw invalidParameter('body', 'is not valid JSON')
-        }
-      }
-      logBody = body
+      body = parseJsonBody(req.raw)
+      if (req.raw.length <= LOG_BODY_MAX) logBody = body // a larger body is logged as truncated text (server.ts)
     }
 
     if (!client) return tokenEndpoint(rt, endpoint, body, requestId, rateHeaders)

@@ -2,34 +2,54 @@
  * Request handling: reads the request, dispatches (/v1, /pay, /_sandbox), answers, logs.
  * index.ts loads this module (and with it zod, the endpoint table and the resources) in the background while the
  * server starts listening, so start-up does not wait for it.
+ *
+ * Limits: a body over MAX_BODY_BYTES is answered 413 (from Content-Length before reading, else as soon as the
+ * count passes it) and the connection closed; JSON depth and width are checked by json-body.ts. Whatever a
+ * handler throws that is not an ApiError is a sandbox bug: answered 500 internal_error and logged, never fatal.
  */
 import type {IncomingMessage, ServerResponse} from 'node:http'
+import {redactHeaders, redactQuery, redactUrl} from '../client/redact.js'
 import {handleControl} from './control-api.js'
 import {type SbRequest, type SbResponse, jsonResponse, parseQuery} from './http.js'
+import {newRequestId} from './ids.js'
+import {MAX_BODY_BYTES} from './json-body.js'
 import {handlePayPage} from './pay-page.js'
-import {redactBody, redactHeaders} from './request-log.js'
-import {handleApi} from './router.js'
+import {logBody} from './request-log.js'
+import {errorResponse, handleApi} from './router.js'
 import type {Runtime} from './runtime.js'
 
 const EMPTY: Buffer = Buffer.alloc(0)
-const MAX_BODY = 1 << 20
+const TOO_LARGE = Symbol('too large')
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+/** The body, or TOO_LARGE as soon as it passes MAX_BODY_BYTES (the rest is not kept). */
+function readBody(req: IncomingMessage): Promise<Buffer | typeof TOO_LARGE> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length
-      if (size > MAX_BODY) {
-        reject(new Error('body too large'))
-        req.destroy()
+      if (size > MAX_BODY_BYTES) {
+        req.off('data', onData)
+        req.pause()
+        resolve(TOO_LARGE)
         return
       }
       chunks.push(c)
-    })
+    }
+    req.on('data', onData)
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)))
     req.on('error', reject)
   })
+}
+
+function tooLarge(res: ServerResponse): void {
+  const requestId = newRequestId()
+  const body = JSON.stringify({
+    error: {code: 'request_too_large', message: `the request body exceeds the sandbox limit of ${MAX_BODY_BYTES} bytes`, request_id: requestId, param: 'body'},
+  })
+  // The unread rest of the body is not drained: the connection is closed once the answer is out.
+  res.shouldKeepAlive = false
+  res.writeHead(413, {'content-type': 'application/json; charset=utf-8', connection: 'close', 'x-request-id': requestId}).end(body, () => res.socket?.destroySoon())
 }
 
 async function dispatch(rt: Runtime, sb: SbRequest): Promise<SbResponse> {
@@ -38,22 +58,47 @@ async function dispatch(rt: Runtime, sb: SbRequest): Promise<SbResponse> {
   if (p.startsWith('/_sandbox/')) return handleControl(rt, sb)
   if (p.startsWith('/pay/')) return handlePayPage(rt, sb)
   if (p === '/' || p === '') return jsonResponse(200, {object: 'sandbox', name: 'Payments Service sandbox', version: '1.0', docs: 'docs/sandbox.md'})
-  return jsonResponse(404, {error: {code: 'not_found', message: `no endpoint ${sb.method} ${p}`}})
+  return jsonResponse(404, {error: {code: 'not_found', message: `no endpoint ${sb.method} ${p.length > 200 ? p.slice(0, 200) + '…' : p}`}})
 }
 
-export {tickers} from './resources/index.js'
+export {scheduling} from './resources/index.js'
 
+/** Answers one request; never rejects (a bug is answered 500 and logged). */
 export async function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    await serve(rt, req, res)
+  } catch (err) {
+    internalError(res, err)
+  }
+}
+
+/** The last line of defence: a bug anywhere in request handling is answered 500 (when still possible) and logged. */
+export function internalError(res: ServerResponse, err: unknown): void {
+  console.error('sandbox bug:', err)
+  if (res.headersSent) {
+    res.destroy()
+    return
+  }
+  const requestId = newRequestId()
+  res.writeHead(500, {'content-type': 'application/json; charset=utf-8', 'x-request-id': requestId})
+  res.end(JSON.stringify({error: {code: 'internal_error', message: 'sandbox bug: the request could not be handled (see the sandbox output)', request_id: requestId}}))
+}
+
+async function serve(rt: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const started = performance.now()
   const url = req.url ?? '/'
   const q = url.indexOf('?')
   const method = req.method ?? 'GET'
   let raw = EMPTY
-  try {
-    if (method !== 'GET' && method !== 'HEAD') raw = await readBody(req)
-  } catch {
-    res.writeHead(413, {'content-type': 'application/json'}).end('{"error":{"code":"invalid_parameter","message":"body too large"}}')
-    return
+  if (method !== 'GET' && method !== 'HEAD') {
+    const declared = Number(req.headers['content-length'])
+    const read = declared > MAX_BODY_BYTES ? TOO_LARGE : await readBody(req)
+    if (read === TOO_LARGE) {
+      tooLarge(res)
+      logRequest(rt, req, method, url, {status: 413, headers: {}, body: ''}, EMPTY, started)
+      return
+    }
+    raw = read
   }
   const sb: SbRequest = {
     method,
@@ -67,31 +112,35 @@ export async function handle(rt: Runtime, req: IncomingMessage, res: ServerRespo
   try {
     out = await dispatch(rt, sb)
   } catch (err) {
-    out = jsonResponse(500, {error: {code: 'internal_error', message: err instanceof Error ? err.message : String(err)}})
+    out = errorResponse(err, newRequestId(), {}, undefined, rt.core.baseUrl)
   }
   if (out.drop) req.socket.destroy()
   else {
     res.writeHead(out.status, out.headers)
     res.end(method === 'HEAD' ? undefined : out.body)
   }
-  if (!sb.path.startsWith('/_sandbox/')) {
-    let body: unknown = out.logBody
-    if (body === undefined && raw.length > 0) {
-      const text = raw.toString('utf8')
-      if (/^application\/x-www-form-urlencoded/i.test(req.headers['content-type'] ?? '')) body = Object.fromEntries(new URLSearchParams(text))
-      else body = text.length > 4096 ? text.slice(0, 4096) + '…' : text
-    }
-    rt.log.add({
-      time: new Date().toISOString(),
-      request_id: out.requestId ?? null,
-      method,
-      path: sb.path,
-      query: sb.query,
-      headers: redactHeaders(req.headers),
-      body: redactBody(body),
-      status: out.drop ? 0 : out.status,
-      ...(out.drop ? {dropped: true} : {}),
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-    })
-  }
+  if (!sb.path.startsWith('/_sandbox/')) logRequest(rt, req, method, url, out, raw, started, sb.query)
+}
+
+/** Header values kept in the log: at most 512 characters each (a log entry stays small whatever was sent). */
+function capValues(headers: Record<string, string>): Record<string, string> {
+  for (const [k, v] of Object.entries(headers)) if (v.length > 512) headers[k] = v.slice(0, 512) + '…'
+  return headers
+}
+
+function logRequest(rt: Runtime, req: IncomingMessage, method: string, url: string, out: SbResponse, raw: Buffer, started: number, query?: Record<string, string>): void {
+  const q = url.indexOf('?')
+  const path = q === -1 ? url : url.slice(0, q)
+  rt.log.add({
+    time: new Date().toISOString(),
+    request_id: out.requestId ?? null,
+    method,
+    path: redactUrl(path.length > 2048 ? path.slice(0, 2048) + '…' : path),
+    query: redactQuery(query ?? (q === -1 ? {} : parseQuery(url.slice(q + 1)))),
+    headers: capValues(redactHeaders(req.headers)),
+    body: logBody(raw, req.headers['content-type'], out.logBody),
+    status: out.drop ? 0 : out.status,
+    ...(out.drop ? {dropped: true} : {}),
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+  })
 }

@@ -36,7 +36,10 @@ export interface WalletRec {
   currency: string
   released: string
   payout_wallet: string
+  /** Credits still held, oldest first (credits are appended in clock order). */
   credits: {amount: string; at: number}[]
+  /** Sum of `credits` (kept with them, so a balance read does not add them all up); absent in older state files. */
+  held?: string
 }
 
 export interface Owned {

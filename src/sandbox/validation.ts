@@ -20,3 +20,18 @@ export function validate<T>(schema: z.ZodType<T>, value: unknown, where: 'body' 
   if (issue.code === 'invalid_type' && issue.path.length > 0 && at(value, issue.path) === undefined) message = 'is required'
   throw invalidParameter(param, message)
 }
+
+export const MAX_URL_LENGTH = 2048
+
+/** An absolute http(s) URL of at most MAX_URL_LENGTH characters, else 400 (no javascript:, data: or file: URLs). */
+export function httpUrl(value: unknown, name: string): string {
+  if (typeof value === 'string' && value.length <= MAX_URL_LENGTH) {
+    try {
+      const u = new URL(value)
+      if (u.protocol === 'http:' || u.protocol === 'https:') return value
+    } catch {
+      // not a URL
+    }
+  }
+  throw invalidParameter(name, `must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters`)
+}

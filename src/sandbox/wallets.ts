@@ -35,26 +35,31 @@ export function checkTestingCap(core: Core, merchant: MerchantRec, currency: str
 export function creditCollection(core: Core, merchantId: number, currency: string, amount: string): void {
   const w = wallet(core, merchantId, currency)
   if (!w) return
+  w.held = fromMinor(heldOf(w) + toMinor(amount))
   w.credits.push({amount, at: core.now()})
 }
 
-/** Moves released credits out of the credit list (keeps the list short). */
+/** The held total (computed once for a state file written before it was kept). */
+function heldOf(w: WalletRec): bigint {
+  w.held ??= fromMinor(w.credits.reduce((sum, c) => sum + toMinor(c.amount), 0n))
+  return toMinor(w.held)
+}
+
+/** Moves released credits (the oldest ones, at the front) out of the credit list: cost is the number released. */
 function release(w: WalletRec, now: number): void {
   if (w.credits.length === 0 || w.credits[0].at + HOLD_MS > now) return
-  let released = toMinor(w.released)
-  w.credits = w.credits.filter((c) => {
-    if (c.at + HOLD_MS <= now) {
-      released += toMinor(c.amount)
-      return false
-    }
-    return true
-  })
-  w.released = fromMinor(released)
+  const held = heldOf(w)
+  let moved = 0n
+  let n = 0
+  while (n < w.credits.length && w.credits[n].at + HOLD_MS <= now) moved += toMinor(w.credits[n++].amount)
+  w.credits.splice(0, n)
+  w.released = fromMinor(toMinor(w.released) + moved)
+  w.held = fromMinor(held - moved)
 }
 
 export function balanceEntry(core: Core, w: WalletRec) {
   release(w, core.now())
-  const held = w.credits.reduce((sum, c) => sum + toMinor(c.amount), 0n)
+  const held = heldOf(w)
   const available = toMinor(w.released)
   return {
     currency: w.currency,

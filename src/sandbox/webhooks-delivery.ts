@@ -20,8 +20,19 @@ export class WebhookDelivery {
     this.duplicateRate = core.opts.duplicateRate
   }
 
+  private batch: EventRec[] = []
+  private flushing?: NodeJS.Immediate
+
+  /** Queues a first delivery attempt; new events are handed over in one batch per turn of the event loop (no timer per event). */
   enqueue(event: EventRec): void {
-    this.later(event, 0, false)
+    if (this.closed) return
+    this.batch.push(event)
+    this.flushing ??= setImmediate(() => {
+      this.flushing = undefined
+      const events = this.batch
+      this.batch = []
+      for (const e of events) void this.attempt(e, false)
+    })
   }
 
   private later(event: EventRec, delayMs: number, duplicate: boolean): void {
@@ -94,6 +105,8 @@ export class WebhookDelivery {
 
   async close(): Promise<void> {
     this.closed = true
+    if (this.flushing) clearImmediate(this.flushing)
+    this.batch = []
     for (const t of this.timers) clearTimeout(t)
     this.timers.clear()
     for (const r of this.inflight) r.destroy()

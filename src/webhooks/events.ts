@@ -2,7 +2,7 @@
  * The webhook event types of the spec (Events) and the event envelope.
  * ASSUMPTION (docs/assumptions.md): body `{"id":"EVT_…","object":"event","type":"…","created_at":"…","data":{…the resource…}}`.
  */
-import {randomInt} from 'node:crypto'
+import {randomBytes} from 'node:crypto'
 
 export const EVENT_TYPES = [
   'collection.processing',
@@ -37,16 +37,37 @@ export interface WebhookEvent<T = Record<string, unknown>> {
 }
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
-/** `prefix` followed by `length` random upper-case alphanumerics (EVT_ + 24, REQ_ + 12). */
+let pool = randomBytes(4096)
+let offset = 0
+
+/** One random byte from a pooled crypto buffer (no per-character system calls on a hot path). */
+export function randomByte(): number {
+  if (offset >= pool.length) {
+    pool = randomBytes(4096)
+    offset = 0
+  }
+  return pool[offset++]
+}
+
+/** `prefix` followed by `length` uniformly random upper-case alphanumerics (EVT_ + 24, REQ_ + 12, CL_ + 20). */
 export function randomId(prefix: string, length: number): string {
   let out = prefix
-  for (let i = 0; i < length; i++) out += ALNUM[randomInt(ALNUM.length)]
+  while (out.length < prefix.length + length) {
+    const b = randomByte()
+    if (b < 252) out += ALNUM[b % 36] // 252 = 7 * 36: rejection keeps the draw uniform
+  }
   return out
 }
 
+/** The one event-id helper (the sandbox and `pay webhook trigger` both use it). */
 export const newEventId = () => randomId('EVT_', 24)
 export const EVENT_ID_PATTERN = /^EVT_[A-Z0-9]{24}$/
 
+/** The one event envelope builder: `{id, object: "event", type, created_at, data}`. */
+export function eventEnvelope<T>(id: string, type: string, createdAt: string, data: T): WebhookEvent<T> {
+  return {id, object: 'event', type, created_at: createdAt, data}
+}
+
 export function makeEvent<T extends Record<string, unknown>>(type: string, data: T, createdAt = new Date()): WebhookEvent<T> {
-  return {id: newEventId(), object: 'event', type, created_at: createdAt.toISOString(), data}
+  return eventEnvelope(newEventId(), type, createdAt.toISOString(), data)
 }

@@ -10,6 +10,7 @@ import {newResourceId} from '../ids.js'
 import type {CheckoutRec, MerchantRec, TxStatus} from '../state.js'
 import {checkTestingCap, creditCollection, normalise, requireCurrency} from '../wallets.js'
 import {requireProvider} from './common.js'
+import {httpUrl} from '../validation.js'
 
 export const CHECKOUT_TTL_MS = 24 * 3600 * 1000
 
@@ -38,6 +39,9 @@ export function slimCheckoutView(core: Core, s: CheckoutRec) {
 /** Rules the zod schema cannot know: products, Testing mode, reference data. */
 export function checkCheckoutRules(core: Core, merchant: MerchantRec, body: any, origin: 'api' | 'portal'): void {
   const mode = body.amount_mode ?? 'fixed'
+  // the pay page redirects the customer's browser there: only http(s)
+  httpUrl(body.success_url, 'success_url')
+  httpUrl(body.cancel_url, 'cancel_url')
   requireCurrency(core, merchant, body.currency)
   if (body.payment_rail === 'card' && !merchant.products.card_checkout) throw invalidParameter('payment_rail', 'card checkout is not enabled for this merchant')
   if (body.payment_rail === 'bank_transfer' && !merchant.products.bank_transfer) {
@@ -71,7 +75,8 @@ export function createSession(core: Core, merchant: MerchantRec, accountId: stri
     created_at: core.iso(now),
     expires_at: core.iso(now + CHECKOUT_TTL_MS),
   }
-  core.state.checkouts[rec.id] = rec
+  core.insert('checkouts', rec)
+  core.at(now + CHECKOUT_TTL_MS, 'checkout', rec.id)
   core.emit(clientId, 'checkout_session.processing', checkoutView(core, rec))
   return rec
 }
@@ -97,9 +102,8 @@ export function finishCheckout(core: Core, rec: CheckoutRec, status: Exclude<TxS
   return true
 }
 
-/** Sessions not paid before expires_at fail. */
-export function expireCheckouts(core: Core, now: number): void {
-  for (const rec of Object.values(core.state.checkouts)) {
-    if (rec.status === 'processing' && Date.parse(rec.expires_at) <= now) finishCheckout(core, rec, 'failed')
-  }
+/** Due handler: a session not paid before expires_at fails. */
+export function expireCheckout(core: Core, id: string, now: number): void {
+  const rec = core.state.checkouts[id]
+  if (rec && rec.status === 'processing' && Date.parse(rec.expires_at) <= now) finishCheckout(core, rec, 'failed')
 }

@@ -5,7 +5,7 @@
  */
 import {compareDecimal} from '../../api/money.js'
 import type {Ctx, Handler} from '../context.js'
-import {newestOwned, own} from '../context.js'
+import {newestByRef, own} from '../context.js'
 import type {Core} from '../core.js'
 import {invalidParameter, notFound} from '../errors.js'
 import {newResourceId} from '../ids.js'
@@ -65,13 +65,13 @@ export const createCollection: Handler = (ctx) => {
     description: body.description,
     status_detail: null,
     created_at: core.iso(),
-    settle_at: outcome === 'hold' ? null : settleAfter(core),
+    settle_at: outcome === 'hold' ? null : settleAfter(core, 'collection', id),
   }
   if (rail === 'bank_transfer') {
     const va = issueVirtualAccount(core, {merchant_id: merchant.id, account_id: ctx.account.id, client_id: ctx.client.client_id, name: body.account_name ?? merchant.name, type: 'DYNAMIC', owner: {kind: 'collection', id}})
     rec.va_number = va.account_number
   }
-  core.state.collections[id] = rec
+  core.insert('collections', rec)
   core.emit(rec.client_id, 'collection.processing', collectionView(core, rec))
   return {status: 201, body: collectionView(core, rec)}
 }
@@ -83,7 +83,7 @@ export const getCollection: Handler = (ctx) => {
 
 export const getCollectionByReference: Handler = (ctx: Ctx) => {
   const ref = ctx.query.merchant_reference
-  const rec = newestOwned(ctx, ctx.core.state.collections, (c) => c.merchant_reference === ref)
+  const rec = newestByRef(ctx, 'collections', ref)
   if (!rec) throw notFound(`collection with merchant_reference ${ref}`)
   return {status: 200, body: collectionView(ctx.core, rec)}
 }
@@ -99,13 +99,12 @@ export function finishCollection(core: Core, rec: CollectionRec, status: Exclude
   return true
 }
 
-export function settleCollections(core: Core, now: number): void {
-  for (const rec of Object.values(core.state.collections)) {
-    if (rec.status !== 'processing' || rec.settle_at === null || rec.settle_at > now) continue
-    const outcome = outcomeOf(rec.mobile)
-    if (outcome === 'fail') finishCollection(core, rec, 'failed', 'the customer declined or the wallet has insufficient funds')
-    else finishCollection(core, rec, 'succeeded')
-  }
+/** Due handler: settles one collection whose settle_at has come. */
+export function settleCollection(core: Core, id: string, now: number): void {
+  const rec = core.state.collections[id]
+  if (!rec || rec.status !== 'processing' || rec.settle_at === null || rec.settle_at > now) return
+  if (outcomeOf(rec.mobile) === 'fail') finishCollection(core, rec, 'failed', 'the customer declined or the wallet has insufficient funds')
+  else finishCollection(core, rec, 'succeeded')
 }
 
 /** A transfer into a dynamic collection account: paying the amount due (or more) succeeds, less fails. */

@@ -33,9 +33,9 @@ export function requireProduct(merchant: MerchantRec, product: keyof Products): 
   if (!merchant.products[product]) throw forbidden(`${PRODUCT_NAMES[product]} is not enabled for this merchant`)
 }
 
-/** Wraps a settle-at deadline: schedules the tick and returns the clock time. */
-export function settleAfter(core: Core, ms = core.opts.settleMs): number {
+/** A settle-at deadline `ms` from now: queues record `id` of `kind` for it and returns the clock time. */
+export function settleAfter(core: Core, kind: string, id: string, ms = core.opts.settleMs): number {
   const at = core.now() + ms
-  core.schedule(ms + 2) // timers may fire a millisecond early against Date.now()
+  core.at(at, kind, id)
   return at
 }

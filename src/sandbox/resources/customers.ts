@@ -7,6 +7,7 @@ import {DEFAULT_PER_PAGE} from '../../api/schemas.js'
 import type {Ctx, Handler} from '../context.js'
 import {own} from '../context.js'
 import {notFound, validationError} from '../errors.js'
+import {customerKey, customerVaCountKey, customerVaKey, merchantVaKey} from '../indexes.js'
 import type {CustomerRec, VirtualAccountRec} from '../state.js'
 import {collectionView} from './collections.js'
 import {requireProduct} from './common.js'
@@ -22,8 +23,9 @@ export function customerView(c: CustomerRec) {
 
 export const getCustomer: Handler = (ctx) => ({status: 200, body: customerView(customerOf(ctx))})
 
-function findVa(ctx: Ctx, match: (va: VirtualAccountRec) => boolean) {
-  return Object.values(ctx.core.state.virtual_accounts).find((va) => va.merchant_id === ctx.merchant.id && va.account_type === 'STATIC' && va.status === 'ACTIVE' && match(va))
+/** The ACTIVE static account listed under an index key (customerVaKey / merchantVaKey). */
+function findVa(ctx: Ctx, key: string): VirtualAccountRec | undefined {
+  return ctx.core.lookup('virtual_accounts', key).find((va) => va.status === 'ACTIVE')
 }
 
 const customerWrapper = (c: CustomerRec, va: VirtualAccountRec) => ({object: 'virtual_account', customer_id: c.id, virtual_account: vaView(va)})
@@ -32,9 +34,9 @@ const merchantWrapper = (va: VirtualAccountRec) => ({object: 'virtual_account', 
 export const createCustomerVa: Handler = (ctx) => {
   const c = customerOf(ctx)
   requireProduct(ctx.merchant, 'static_va')
-  const existing = findVa(ctx, (va) => va.owner.kind === 'customer' && va.owner.customer_id === c.id)
+  const existing = findVa(ctx, customerVaKey(ctx.merchant.id, c.id))
   if (existing) return {status: 200, body: customerWrapper(c, existing)}
-  const active = Object.values(ctx.core.state.virtual_accounts).filter((va) => va.merchant_id === ctx.merchant.id && va.account_type === 'STATIC' && va.owner.kind === 'customer').length
+  const active = ctx.core.index.ids(customerVaCountKey(ctx.merchant.id)).length
   if (active >= STATIC_VA_CAP) throw validationError('id', `this merchant already has ${STATIC_VA_CAP} active customer static bank accounts (the cap)`)
   const va = issueVirtualAccount(ctx.core, {merchant_id: ctx.merchant.id, account_id: ctx.account.id, client_id: ctx.client.client_id, name: c.name, type: 'STATIC', owner: {kind: 'customer', customer_id: c.id}})
   return {status: 200, body: customerWrapper(c, va)}
@@ -42,21 +44,21 @@ export const createCustomerVa: Handler = (ctx) => {
 
 export const getCustomerVa: Handler = (ctx) => {
   const c = customerOf(ctx)
-  const va = findVa(ctx, (v) => v.owner.kind === 'customer' && v.owner.customer_id === c.id)
+  const va = findVa(ctx, customerVaKey(ctx.merchant.id, c.id))
   if (!va) throw notFound(`static bank account of customer ${c.id}`)
   return {status: 200, body: customerWrapper(c, va)}
 }
 
 export const createMerchantVa: Handler = (ctx) => {
   requireProduct(ctx.merchant, 'static_va')
-  const existing = findVa(ctx, (va) => va.owner.kind === 'merchant' && va.account_id === ctx.account.id)
+  const existing = findVa(ctx, merchantVaKey(ctx.merchant.id, ctx.account.id))
   if (existing) return {status: 200, body: merchantWrapper(existing)}
   const va = issueVirtualAccount(ctx.core, {merchant_id: ctx.merchant.id, account_id: ctx.account.id, client_id: ctx.client.client_id, name: ctx.merchant.name, type: 'STATIC', owner: {kind: 'merchant'}})
   return {status: 200, body: merchantWrapper(va)}
 }
 
 export const getMerchantVa: Handler = (ctx) => {
-  const va = findVa(ctx, (v) => v.owner.kind === 'merchant' && v.account_id === ctx.account.id)
+  const va = findVa(ctx, merchantVaKey(ctx.merchant.id, ctx.account.id))
   if (!va) throw notFound('merchant static bank account')
   return {status: 200, body: merchantWrapper(va)}
 }
@@ -65,8 +67,9 @@ export const listCustomerCollections: Handler = (ctx) => {
   const c = customerOf(ctx)
   const perPage = ctx.query.per_page ? Number(ctx.query.per_page) : DEFAULT_PER_PAGE
   const page = ctx.query.page ? Number(ctx.query.page) : 1
-  const all = Object.values(ctx.core.state.collections)
-    .filter((col) => col.customer_id === c.id && col.merchant_id === ctx.merchant.id)
+  const all = ctx.core
+    .lookup('collections', customerKey(c.id))
+    .filter((col) => col.merchant_id === ctx.merchant.id)
     .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1))
   const start = (page - 1) * perPage
   const data = all.slice(start, start + perPage).map((col) => collectionView(ctx.core, col))

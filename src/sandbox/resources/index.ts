@@ -1,12 +1,12 @@
 /** Endpoint id (src/api/endpoints.ts) -> handler, and the settlement tickers. */
 import type {EndpointId} from '../../api/endpoints.js'
 import type {Handler} from '../context.js'
-import type {Ticker} from '../core.js'
-import {createCheckout, expireCheckouts, getCheckout} from './checkout.js'
-import {createCollection, getCollection, getCollectionByReference, settleCollections} from './collections.js'
+import type {Core, Scheduling} from '../core.js'
+import {CHECKOUT_TTL_MS, createCheckout, expireCheckout, getCheckout} from './checkout.js'
+import {createCollection, getCollection, getCollectionByReference, settleCollection} from './collections.js'
 import {createCustomerVa, createMerchantVa, getCustomer, getCustomerVa, getMerchantVa, listCustomerCollections} from './customers.js'
-import {cancelMandate, createDebit, createMandate, getDebitStatus, getMandate, settleMandates} from './mandates.js'
-import {createPayout, getPayout, settlePayouts} from './payouts.js'
+import {approveDueMandate, cancelMandate, createDebit, createMandate, getDebitStatus, getMandate, settleDebit} from './mandates.js'
+import {createPayout, getPayout, settlePayout} from './payouts.js'
 import {getAccount, getBalance, listBanks, listProviders, verifyBankAccount, verifyMsisdn, verifyTransaction} from './reference.js'
 import {createSubscription, getSubscription, listPlans} from './subscriptions.js'
 
@@ -41,4 +41,20 @@ export const handlers: Record<Exclude<EndpointId, 'auth.token'>, Handler> = {
   'account.get': getAccount,
 }
 
-export const tickers: Ticker[] = [settleCollections, settlePayouts, settleMandates, expireCheckouts]
+/** Queues what a whole state waits for (a state loaded from --state, or a reset): one pass at start, not per request. */
+function rescan(core: Core): void {
+  const s = core.state
+  for (const c of Object.values(s.collections)) if (c.status === 'processing' && c.settle_at !== null) core.at(c.settle_at, 'collection', c.id)
+  for (const p of Object.values(s.payouts)) if (p.status === 'processing' && p.settle_at !== null) core.at(p.settle_at, 'payout', p.id)
+  for (const d of Object.values(s.debits)) if (d.status === 'processing' && d.settle_at !== null) core.at(d.settle_at, 'debit', d.id)
+  for (const m of Object.values(s.mandates)) if (m.status === 'processing' && m.approve_at !== null) core.at(m.approve_at, 'mandate', m.id)
+  for (const cs of Object.values(s.checkouts)) {
+    if (cs.status === 'processing') core.at(Date.parse(cs.expires_at) || Date.parse(cs.created_at) + CHECKOUT_TTL_MS, 'checkout', cs.id)
+  }
+}
+
+/** The timer queue's due handlers by entry kind (core.at(..., kind, id)). */
+export const scheduling: Scheduling = {
+  due: {collection: settleCollection, payout: settlePayout, debit: settleDebit, mandate: approveDueMandate, checkout: expireCheckout},
+  rescan,
+}

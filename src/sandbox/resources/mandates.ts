@@ -7,7 +7,7 @@
  * - Debits only against an approved (succeeded) mandate; they settle by the mandate number's last digit.
  */
 import type {Ctx, Handler} from '../context.js'
-import {newestOwned, own} from '../context.js'
+import {newestByRef, own} from '../context.js'
 import type {Core} from '../core.js'
 import {ApiError, invalidParameter, notFound, validationError} from '../errors.js'
 import {newResourceId, randomId} from '../ids.js'
@@ -15,7 +15,8 @@ import {outcomeOf} from '../outcomes.js'
 import type {DebitRec, MandateRec, TxStatus} from '../state.js'
 import {creditCollection, normalise, requireCurrency} from '../wallets.js'
 import {requireProvider, settleAfter} from './common.js'
-import {createSubscriptionRecord, subscriptionView} from './subscriptions.js'
+import {activePlan, createSubscriptionRecord, subscriptionView} from './subscription-records.js'
+import {debitKey, mobileKey, upstreamKey} from '../indexes.js'
 
 export function mandateView(m: MandateRec): Record<string, unknown> {
   return {
@@ -54,24 +55,21 @@ export function debitView(d: DebitRec): Record<string, unknown> {
   }
 }
 
-function sameNumber(ctx: {merchant: {id: number}}, m: MandateRec, mobile: string) {
-  return m.merchant_id === ctx.merchant.id && m.mobile === mobile
-}
-
 export type NewMandate = Pick<MandateRec, 'mobile' | 'provider' | 'currency' | 'amount' | 'frequency' | 'starts_at' | 'merchant_reference' | 'description' | 'notes' | 'plan_id'>
 
 /** Creates a local mandate (reusing an approved upstream one); throws 409 while one awaits approval. */
 export function createMandateRecord(ctx: Ctx, input: NewMandate): MandateRec {
   const {core} = ctx
-  const mandates = Object.values(core.state.mandates)
-  const pending = mandates.find((m) => sameNumber(ctx, m, input.mobile) && m.status === 'processing')
+  const mandates = core.lookup('mandates', mobileKey(ctx.merchant.id, input.mobile))
+  const pending = mandates.find((m) => m.status === 'processing')
   if (pending) {
     throw new ApiError(409, 'mandate_pending_approval', `a mandate for ${input.mobile} is still awaiting the customer's approval; poll GET /v1/mandates?merchant_reference=${pending.merchant_reference}`, {doc: 'mandates'})
   }
-  const approved = mandates.find((m) => sameNumber(ctx, m, input.mobile) && m.status === 'succeeded')
+  const approved = mandates.find((m) => m.status === 'succeeded')
   const now = core.now()
+  const id = newResourceId('MD_')
   const rec: MandateRec = {
-    id: newResourceId('MD_'),
+    id,
     merchant_id: ctx.merchant.id,
     account_id: ctx.account.id,
     client_id: ctx.client.client_id,
@@ -91,9 +89,9 @@ export function createMandateRecord(ctx: Ctx, input: NewMandate): MandateRec {
     created_at: core.iso(now),
     approved_at: approved ? core.iso(now) : null,
     cancelled_at: null,
-    approve_at: approved || outcomeOf(input.mobile) === 'hold' ? null : settleAfter(core),
+    approve_at: approved || outcomeOf(input.mobile) === 'hold' ? null : settleAfter(core, 'mandate', id),
   }
-  core.state.mandates[rec.id] = rec
+  core.insert('mandates', rec)
   core.emit(rec.client_id, approved ? 'mandate.succeeded' : 'mandate.processing', mandateView(rec))
   return rec
 }
@@ -115,16 +113,9 @@ export const createMandate: Handler = (ctx) => {
   return {status: 201, body: {object: 'mandate', status: rec.status, merchant_reference: rec.merchant_reference, message_id: rec.message_id}}
 }
 
-export function activePlan(ctx: Ctx, planId: string) {
-  const plan = ctx.core.state.plans[planId]
-  if (!plan || plan.merchant_id !== ctx.merchant.id) throw validationError('plan_id', `no subscription plan ${planId}`)
-  if (!plan.active) throw validationError('plan_id', `subscription plan ${planId} is not active`)
-  return plan
-}
-
 export const getMandate: Handler = (ctx) => {
   const ref = ctx.query.merchant_reference
-  const rec = newestOwned(ctx, ctx.core.state.mandates, (m) => m.merchant_reference === ref)
+  const rec = newestByRef(ctx, 'mandates', ref)
   if (!rec) throw notFound(`mandate with merchant_reference ${ref}`)
   return {status: 200, body: mandateView(rec)}
 }
@@ -139,8 +130,8 @@ export const cancelMandate: Handler = (ctx) => {
 }
 
 export function cancelUpstream(core: Core, merchantId: number, upstreamId: string): void {
-  for (const m of Object.values(core.state.mandates)) {
-    if (m.merchant_id !== merchantId || m.upstream_id !== upstreamId || m.status === 'cancelled') continue
+  for (const m of core.lookup('mandates', upstreamKey(merchantId, upstreamId))) {
+    if (m.status === 'cancelled') continue
     m.status = 'cancelled'
     m.cancelled_at = core.iso()
     m.approve_at = null
@@ -174,8 +165,9 @@ export function chargeSubscription(core: Core, mandate: MandateRec): void {
 }
 
 function createDebitRecord(core: Core, mandate: MandateRec, input: {amount: string; currency: string; merchant_reference: string; provider: string}, subscriptionId?: string): DebitRec {
+  const id = newResourceId('DB_')
   const rec: DebitRec = {
-    id: newResourceId('DB_'),
+    id,
     merchant_id: mandate.merchant_id,
     account_id: mandate.account_id,
     client_id: mandate.client_id,
@@ -188,9 +180,9 @@ function createDebitRecord(core: Core, mandate: MandateRec, input: {amount: stri
     subscription_id: subscriptionId,
     status_detail: null,
     created_at: core.iso(),
-    settle_at: outcomeOf(mandate.mobile) === 'hold' ? null : settleAfter(core),
+    settle_at: outcomeOf(mandate.mobile) === 'hold' ? null : settleAfter(core, 'debit', id),
   }
-  core.state.debits[rec.id] = rec
+  core.insert('debits', rec)
   core.emit(rec.client_id, 'mandate_debit.processing', debitView(rec))
   return rec
 }
@@ -210,7 +202,8 @@ export const createDebit: Handler = (ctx) => {
 
 export const getDebitStatus: Handler = (ctx) => {
   const {mandate_id, merchant_reference} = ctx.query
-  const rec = newestOwned(ctx, ctx.core.state.debits, (d) => d.mandate_id === mandate_id && d.merchant_reference === merchant_reference)
+  const owned = ctx.core.lookup('debits', debitKey(mandate_id, merchant_reference)).filter((d) => d.merchant_id === ctx.merchant.id && d.account_id === ctx.account.id)
+  const rec = owned[owned.length - 1]
   if (!rec) throw notFound(`debit ${merchant_reference} of mandate ${mandate_id}`)
   return {status: 200, body: debitView(rec)}
 }
@@ -237,14 +230,17 @@ export function finishDebit(core: Core, rec: DebitRec, status: Exclude<TxStatus,
   return true
 }
 
-export function settleMandates(core: Core, now: number): void {
-  for (const m of Object.values(core.state.mandates)) {
-    if (m.status === 'processing' && m.approve_at !== null && m.approve_at <= now) approveMandate(core, m)
-  }
-  for (const d of Object.values(core.state.debits)) {
-    if (d.status !== 'processing' || d.settle_at === null || d.settle_at > now) continue
-    const mandate = core.state.mandates[d.mandate_id]
-    if (outcomeOf(mandate?.mobile) === 'fail') finishDebit(core, d, 'failed', 'the customer wallet has insufficient funds')
-    else finishDebit(core, d, 'succeeded')
-  }
+/** Due handler: approves one mandate whose approve_at has come. */
+export function approveDueMandate(core: Core, id: string, now: number): void {
+  const m = core.state.mandates[id]
+  if (m && m.status === 'processing' && m.approve_at !== null && m.approve_at <= now) approveMandate(core, m)
+}
+
+/** Due handler: settles one debit whose settle_at has come. */
+export function settleDebit(core: Core, id: string, now: number): void {
+  const d = core.state.debits[id]
+  if (!d || d.status !== 'processing' || d.settle_at === null || d.settle_at > now) return
+  const mandate = core.state.mandates[d.mandate_id]
+  if (outcomeOf(mandate?.mobile) === 'fail') finishDebit(core, d, 'failed', 'the customer wallet has insufficient funds')
+  else finishDebit(core, d, 'succeeded')
 }

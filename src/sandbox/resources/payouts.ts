@@ -5,7 +5,7 @@
  */
 import {toMinor, fromMinor} from '../../api/money.js'
 import type {Handler} from '../context.js'
-import {newestOwned} from '../context.js'
+import {newestByRef} from '../context.js'
 import type {Core} from '../core.js'
 import {notFound} from '../errors.js'
 import {newResourceId} from '../ids.js'
@@ -68,21 +68,21 @@ export const createPayout: Handler = (ctx) => {
     created_at: core.iso(),
     settle_at: null,
   }
-  core.state.payouts[rec.id] = rec
+  core.insert('payouts', rec)
   core.emit(rec.client_id, 'payout.processing', payoutView(rec))
   if (!debitPayout(w, debited)) {
     rec.status = 'failed'
     rec.status_detail = `insufficient_funds: payout_wallet holds ${w.currency} ${w.payout_wallet}, ${debited} needed (amount + fee)`
     core.emit(rec.client_id, 'payout.failed', payoutView(rec))
   } else if (outcomeOf(rail === 'mobile_money' ? rec.mobile : rec.account_number) !== 'hold') {
-    rec.settle_at = settleAfter(core)
+    rec.settle_at = settleAfter(core, 'payout', rec.id)
   }
   return {status: 201, body: payoutView(rec)}
 }
 
 export const getPayout: Handler = (ctx) => {
   const ref = ctx.params.merchant_reference
-  const rec = newestOwned(ctx, ctx.core.state.payouts, (p) => p.merchant_reference === ref)
+  const rec = newestByRef(ctx, 'payouts', ref)
   if (!rec) throw notFound(`payout with merchant_reference ${ref}`)
   return {status: 200, body: payoutView(rec)}
 }
@@ -101,11 +101,11 @@ export function finishPayout(core: Core, rec: PayoutRec, status: Exclude<TxStatu
   return true
 }
 
-export function settlePayouts(core: Core, now: number): void {
-  for (const rec of Object.values(core.state.payouts)) {
-    if (rec.status !== 'processing' || rec.settle_at === null || rec.settle_at > now) continue
-    const outcome = outcomeOf(rec.payment_rail === 'mobile_money' ? rec.mobile : rec.account_number)
-    if (outcome === 'fail') finishPayout(core, rec, 'failed', 'the recipient account rejected the transfer')
-    else finishPayout(core, rec, 'succeeded')
-  }
+/** Due handler: settles one payout whose settle_at has come. */
+export function settlePayout(core: Core, id: string, now: number): void {
+  const rec = core.state.payouts[id]
+  if (!rec || rec.status !== 'processing' || rec.settle_at === null || rec.settle_at > now) return
+  const outcome = outcomeOf(rec.payment_rail === 'mobile_money' ? rec.mobile : rec.account_number)
+  if (outcome === 'fail') finishPayout(core, rec, 'failed', 'the recipient account rejected the transfer')
+  else finishPayout(core, rec, 'succeeded')
 }

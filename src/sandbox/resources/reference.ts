@@ -1,6 +1,6 @@
 /** Metadata, balance, account context, verifications and the unified verify snapshot. */
 import type {Handler} from '../context.js'
-import {newestOwned} from '../context.js'
+import {newestByRef} from '../context.js'
 import {ApiError, notFound} from '../errors.js'
 import {nameFor} from '../outcomes.js'
 import {balanceEntry, requireCurrency} from '../wallets.js'
@@ -52,11 +52,10 @@ export const verifyBankAccount: Handler = (ctx) => {
 
 export const verifyTransaction: Handler = (ctx) => {
   const ref = ctx.params.merchant_reference
-  const {state} = ctx.core
   const candidates = [
-    {rec: newestOwned(ctx, state.collections, (c) => c.merchant_reference === ref), view: (r: any) => collectionView(ctx.core, r)},
-    {rec: newestOwned(ctx, state.payouts, (p) => p.merchant_reference === ref), view: (r: any) => payoutView(r)},
-    {rec: newestOwned(ctx, state.checkouts, (s) => s.merchant_reference === ref), view: (r: any) => checkoutView(ctx.core, r)},
+    {rec: newestByRef(ctx, 'collections', ref), view: (r: any) => collectionView(ctx.core, r)},
+    {rec: newestByRef(ctx, 'payouts', ref), view: (r: any) => payoutView(r)},
+    {rec: newestByRef(ctx, 'checkouts', ref), view: (r: any) => checkoutView(ctx.core, r)},
   ].filter((c) => c.rec !== undefined)
   if (candidates.length === 0) throw notFound(`transaction with merchant_reference ${ref}`)
   candidates.sort((a, b) => (a.rec!.created_at < b.rec!.created_at ? 1 : -1))

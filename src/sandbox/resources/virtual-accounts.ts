@@ -27,7 +27,7 @@ export function issueVirtualAccount(
     single_deposit_limit: null,
     owner: args.owner,
   }
-  core.state.virtual_accounts[number] = va
+  core.insert('virtual_accounts', va)
   return va
 }
 
