@@ -26,7 +26,7 @@ export interface Scheduling {
 }
 
 /** Events kept in memory (GET /_sandbox/events); older ones are dropped, oldest first. */
-export const MAX_EVENTS = 20_000
+export const MAX_EVENTS = 10_000
 /** setTimeout's largest delay. */
 const MAX_DELAY_MS = 2 ** 31 - 1
 

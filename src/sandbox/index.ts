@@ -33,7 +33,7 @@ export interface Sandbox {
   readonly host: string
   /** Seeded merchants and their API client credentials. */
   readonly seed: SeedCredentials
-  /** The request log (newest last; the same entries --log writes). */
+  /** The request log (newest last; the same entries --log writes), built when read. */
   readonly requests: LogEntry[]
   /** Emitted events with their delivery attempts. */
   readonly events: EventRec[]
@@ -132,7 +132,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     port: address.port,
     host: opts.host,
     seed: credentialsOf(seed),
-    requests: log.entries,
+    get requests() {
+      return log.entries
+    },
     get events() {
       return core.state.events
     },

@@ -1,6 +1,6 @@
 /** --state FILE: load at start, save (debounced, async, atomic rename) after changes and at close. */
 import {existsSync} from 'node:fs'
-import {readFile, rename, writeFile} from 'node:fs/promises'
+import {readFile, rename, unlink, writeFile} from 'node:fs/promises'
 import type {State} from './state.js'
 
 export async function loadState(path: string): Promise<State | undefined> {
@@ -13,7 +13,11 @@ export async function loadState(path: string): Promise<State | undefined> {
 export class Persister {
   private timer?: NodeJS.Timeout
   private writing: Promise<void> = Promise.resolve()
+  private renamed: Promise<void> = Promise.resolve()
+  private generation = 0
   private dirty = false
+  /** How long the last save took: saves are spaced at least ten times that apart, so a large state costs at most ~10% of the time. */
+  private lastWriteMs = 0
 
   constructor(
     private readonly path: string,
@@ -26,23 +30,38 @@ export class Persister {
     if (this.timer) return
     this.timer = setTimeout(() => {
       this.timer = undefined
-      void this.flush()
-    }, this.delayMs)
+      this.flush().catch((err: Error) => console.error(`could not save the sandbox state: ${err.message}`))
+    }, Math.max(this.delayMs, 10 * this.lastWriteMs))
     this.timer.unref()
   }
 
+  /**
+   * Saves now if anything changed. Each save takes a snapshot (JSON.stringify, synchronous) and writes it to its
+   * own temporary file, then renames it over the state file unless a newer save has started meanwhile: the
+   * final save at close never waits for an older write still on its way to the disk.
+   */
   flush(): Promise<void> {
     if (this.timer) {
       clearTimeout(this.timer)
       this.timer = undefined
     }
-    this.writing = this.writing.then(async () => {
-      if (!this.dirty) return
-      this.dirty = false
-      const tmp = `${this.path}.${process.pid}.tmp`
-      await writeFile(tmp, JSON.stringify(this.state()), {mode: 0o600})
-      await rename(tmp, this.path)
-    })
-    return this.writing
+    if (!this.dirty) return this.writing
+    this.dirty = false
+    const generation = ++this.generation
+    const started = Date.now()
+    const text = JSON.stringify(this.state())
+    const tmp = `${this.path}.${process.pid}.${generation}.tmp`
+    const previous = this.renamed
+    const write = (async () => {
+      await writeFile(tmp, text, {mode: 0o600})
+      // renames happen in generation order: the newest snapshot is the one left in place
+      await previous
+      if (generation === this.generation) await rename(tmp, this.path)
+      else await unlink(tmp).catch(() => {})
+      this.lastWriteMs = Date.now() - started
+    })()
+    this.renamed = write.catch(() => {})
+    this.writing = write
+    return write
   }
 }

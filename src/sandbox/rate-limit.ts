@@ -20,7 +20,18 @@ export interface Rule {
 const MINUTE = 60_000
 const HOUR = 3_600_000
 
+const ruleCache = new WeakMap<RateLimits, Map<LimitClass, Rule[]>>()
+
+/** The rules of a class (built once per limits object). */
 export function rulesFor(limits: RateLimits, cls: LimitClass): Rule[] {
+  let byClass = ruleCache.get(limits)
+  if (!byClass) ruleCache.set(limits, (byClass = new Map()))
+  let rules = byClass.get(cls)
+  if (!rules) byClass.set(cls, (rules = buildRules(limits, cls)))
+  return rules
+}
+
+function buildRules(limits: RateLimits, cls: LimitClass): Rule[] {
   switch (cls) {
     case 'write':
       return [

@@ -39,6 +39,20 @@ function match(method: string, path: string): Match {
   return m
 }
 
+const emptyQueries = new Map<Endpoint, Record<string, string> | null>()
+
+/** The validated query; an empty one is validated once per endpoint (the answer cannot change). */
+function validQuery(endpoint: Endpoint, query: Record<string, string>): Record<string, string> {
+  for (const _ in query) return validate(endpoint.query!, query, 'query') as Record<string, string>
+  let empty = emptyQueries.get(endpoint)
+  if (empty === undefined) {
+    const r = endpoint.query!.safeParse({})
+    empty = r.success ? (r.data as Record<string, string>) : null
+    emptyQueries.set(endpoint, empty)
+  }
+  return empty ?? (validate(endpoint.query!, query, 'query') as Record<string, string>)
+}
+
 function isJson(value: string | undefined): boolean {
   return value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim())
 }
@@ -100,7 +114,7 @@ export async function handleApi(rt: Runtime, req: SbRequest): Promise<SbResponse
     }
     if (key !== undefined && key.length > 255) throw invalidParameter('Idempotency-Key', 'must be at most 255 characters')
 
-    const query = endpoint.query ? (validate(endpoint.query, req.query, 'query') as Record<string, string>) : req.query
+    const query = endpoint.query ? validQuery(endpoint, req.query) : req.query
     let print = ''
     if (endpoint.idempotent && key) {
       print = fingerprint(endpoint.id, params, account.id, body)

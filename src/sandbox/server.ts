@@ -8,13 +8,12 @@
  * handler throws that is not an ApiError is a sandbox bug: answered 500 internal_error and logged, never fatal.
  */
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {redactHeaders, redactQuery, redactUrl} from '../client/redact.js'
 import {handleControl} from './control-api.js'
 import {type SbRequest, type SbResponse, jsonResponse, parseQuery} from './http.js'
 import {newRequestId} from './ids.js'
 import {MAX_BODY_BYTES} from './json-body.js'
 import {handlePayPage} from './pay-page.js'
-import {logBody} from './request-log.js'
+import {keptBody} from './request-log.js'
 import {errorResponse, handleApi} from './router.js'
 import type {Runtime} from './runtime.js'
 
@@ -116,29 +115,23 @@ async function serve(rt: Runtime, req: IncomingMessage, res: ServerResponse): Pr
   }
   if (out.drop) req.socket.destroy()
   else {
+    // a Content-Length (rather than chunked encoding): one write per answer
+    out.headers['content-length'] = String(Buffer.byteLength(out.body))
     res.writeHead(out.status, out.headers)
     res.end(method === 'HEAD' ? undefined : out.body)
   }
-  if (!sb.path.startsWith('/_sandbox/')) logRequest(rt, req, method, url, out, raw, started, sb.query)
+  if (!sb.path.startsWith('/_sandbox/')) logRequest(rt, req, method, url, out, raw, started)
 }
 
-/** Header values kept in the log: at most 512 characters each (a log entry stays small whatever was sent). */
-function capValues(headers: Record<string, string>): Record<string, string> {
-  for (const [k, v] of Object.entries(headers)) if (v.length > 512) headers[k] = v.slice(0, 512) + '…'
-  return headers
-}
-
-function logRequest(rt: Runtime, req: IncomingMessage, method: string, url: string, out: SbResponse, raw: Buffer, started: number, query?: Record<string, string>): void {
-  const q = url.indexOf('?')
-  const path = q === -1 ? url : url.slice(0, q)
+function logRequest(rt: Runtime, req: IncomingMessage, method: string, url: string, out: SbResponse, raw: Buffer, started: number): void {
   rt.log.add({
-    time: new Date().toISOString(),
+    time: Date.now(),
     request_id: out.requestId ?? null,
     method,
-    path: redactUrl(path.length > 2048 ? path.slice(0, 2048) + '…' : path),
-    query: redactQuery(query ?? (q === -1 ? {} : parseQuery(url.slice(q + 1)))),
-    headers: capValues(redactHeaders(req.headers)),
-    body: logBody(raw, req.headers['content-type'], out.logBody),
+    url: url.length > 4096 ? url.slice(0, 4096) : url,
+    headers: req.headers,
+    parsed: out.logBody,
+    raw: out.logBody === undefined ? keptBody(raw) : undefined,
     status: out.drop ? 0 : out.status,
     ...(out.drop ? {dropped: true} : {}),
     duration_ms: Math.round((performance.now() - started) * 100) / 100,

@@ -282,6 +282,7 @@ export function stateFromSeed(seed: Seed, now: number): State {
         released: fromMinor(toMinor(w.collection_wallet)),
         payout_wallet: fromMinor(toMinor(w.payout_wallet)),
         credits: held > 0n ? [{amount: fromMinor(held), at: now}] : [],
+        held: fromMinor(held),
       }
     }
     state.wallets[m.id] = wallets

@@ -57,8 +57,20 @@ function release(w: WalletRec, now: number): void {
   w.held = fromMinor(held - moved)
 }
 
+/** The last balance entry of each wallet, reused while its three amounts stay the same (no bigint work per read). */
+const lastEntry = new WeakMap<WalletRec, {key: string; entry: ReturnType<typeof computeEntry>}>()
+
 export function balanceEntry(core: Core, w: WalletRec) {
   release(w, core.now())
+  const key = `${w.released}|${w.held ?? ''}|${w.payout_wallet}`
+  const last = lastEntry.get(w)
+  if (last && last.key === key) return last.entry
+  const entry = computeEntry(w)
+  lastEntry.set(w, {key, entry})
+  return entry
+}
+
+function computeEntry(w: WalletRec) {
   const held = heldOf(w)
   const available = toMinor(w.released)
   return {
