@@ -10,8 +10,16 @@ export class Clock {
     return Date.now() + this.offsetMs
   }
 
+  private lastMs = NaN
+  private lastIso = ''
+
+  /** ISO 8601 of a clock time (the last one memoised: many records of one request share it). */
   iso(ms = this.now()): string {
-    return new Date(ms).toISOString()
+    if (ms !== this.lastMs) {
+      this.lastIso = new Date(ms).toISOString()
+      this.lastMs = ms
+    }
+    return this.lastIso
   }
 
   advance(seconds: number): void {

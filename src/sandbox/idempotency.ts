@@ -3,7 +3,7 @@
  * (status and body, no second side effect); the same key with a different request is 409 idempotency_key_mismatch.
  * Only 2xx answers are stored, so a request refused by validation can be corrected and retried with its key.
  */
-import {createHash} from 'node:crypto'
+import {hash} from 'node:crypto'
 import {ApiError} from './errors.js'
 import type {IdempotencyRec, State} from './state.js'
 
@@ -22,7 +22,7 @@ export function canonicalJson(value: unknown): string {
 
 /** A fixed-size digest of the request (endpoint, path parameters, sub-account, canonical body): bounded memory per key. */
 export function fingerprint(endpointId: string, params: Record<string, string>, accountId: string, body: unknown): string {
-  return createHash('sha256').update(`${endpointId}|${canonicalJson(params)}|${accountId}|${canonicalJson(body)}`).digest('base64')
+  return hash('sha256', `${endpointId}|${canonicalJson(params)}|${accountId}|${canonicalJson(body)}`, 'base64')
 }
 
 const storeKey = (merchantId: number, key: string) => `${merchantId}:${key}`

@@ -69,20 +69,23 @@ function keysOf<K extends Kind>(kind: K, rec: Records[K]): string[] {
 }
 
 export class Indexes {
-  private readonly lists = new Map<string, string[]>()
+  /** One id (the common case: a unique reference) or the ids in insertion order. */
+  private readonly lists = new Map<string, string | string[]>()
 
   add<K extends Kind>(kind: K, rec: Records[K]): void {
     const id = idOf(kind, rec)
     for (const key of keysOf(kind, rec)) {
       const list = this.lists.get(key)
-      if (list) list.push(id)
-      else this.lists.set(key, [id])
+      if (list === undefined) this.lists.set(key, id)
+      else if (typeof list === 'string') this.lists.set(key, [list, id])
+      else list.push(id)
     }
   }
 
   /** Ids listed under `key`, oldest first. */
   ids(key: string): readonly string[] {
-    return this.lists.get(key) ?? EMPTY
+    const list = this.lists.get(key)
+    return list === undefined ? EMPTY : typeof list === 'string' ? [list] : list
   }
 
   rebuild(state: State): void {

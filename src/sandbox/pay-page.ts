@@ -16,11 +16,23 @@ import {checkTestingCap} from './wallets.js'
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
 
+const RAIL_LABEL: Record<string, string> = {mobile_money: 'Mobile money', card: 'Card', bank_transfer: 'Bank transfer'}
+
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
 h1{font-size:1.3rem}.amount{font-size:2rem;font-weight:600;margin:.5rem 0 1.5rem}label{display:block;margin:.8rem 0 .2rem}
 input,select{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}fieldset{border:1px solid #ddd;margin:1rem 0}
 .rail label{display:inline;margin-right:1rem}.rail input{width:auto}button{margin-top:1.2rem;width:100%;padding:.7rem;font-size:1.1rem;background:#0a7;color:#fff;border:0;border-radius:4px}
-.error{background:#fee;border:1px solid #c33;padding:.6rem;color:#900}.muted{color:#666;font-size:.9rem}`
+.error{background:#fee;border:1px solid #c33;padding:.6rem;color:#900}.muted{color:#666;font-size:.9rem}
+${railCss()}`
+
+/**
+ * Only the fields of the chosen rail are shown, without JavaScript: each rail's fieldset is hidden unless its
+ * radio button is checked (CSS :has). A session locked to one rail renders that rail's fields only.
+ */
+function railCss(): string {
+  const rules = Object.keys(RAIL_LABEL).map((r) => `form:has(#rail-${r}:checked) .rail-fields[data-rail=${r}]`)
+  return `form.choose .rail-fields{display:none}${rules.join(',')}{display:block}`
+}
 
 function page(title: string, content: string, status = 200): SbResponse {
   const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title><style>${STYLE}</style></head><body>${content}<p class="muted">Payments Service sandbox: no real money moves.</p></body></html>`
@@ -31,22 +43,29 @@ function redirect(location: string): SbResponse {
   return {status: 303, headers: {location, 'content-type': 'text/plain; charset=utf-8'}, body: `See ${location}`}
 }
 
-function withSession(url: string, session: CheckoutRec): string {
+/** The shop URL with the session appended; undefined unless it is an http(s) URL (never javascript:, data:, ...). */
+function withSession(url: string, session: CheckoutRec): string | undefined {
   try {
     const u = new URL(url)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined
     u.searchParams.set('session_id', session.id)
     u.searchParams.set('status', session.status)
     return u.toString()
   } catch {
-    return url
+    return undefined
   }
+}
+
+/** Back to the shop: a 303 to an http(s) URL, else the status page (state from before URLs were checked). */
+function backToShop(url: string, s: CheckoutRec): SbResponse {
+  const target = withSession(url, s)
+  return target ? redirect(target) : done(s)
 }
 
 function rails(merchant: MerchantRec): string[] {
   return ['mobile_money', ...(merchant.products.card_checkout ? ['card'] : []), ...(merchant.products.bank_transfer ? ['bank_transfer'] : [])]
 }
 
-const RAIL_LABEL: Record<string, string> = {mobile_money: 'Mobile money', card: 'Card', bank_transfer: 'Bank transfer'}
 
 function form(rt: Runtime, s: CheckoutRec, error?: string, values: Record<string, string> = {}): SbResponse {
   const merchant = rt.core.merchant(s.merchant_id)
@@ -64,14 +83,15 @@ function form(rt: Runtime, s: CheckoutRec, error?: string, values: Record<string
     .join('')
   const mm = !s.payment_rail || s.payment_rail === 'mobile_money'
   const card = (!s.payment_rail && merchant.products.card_checkout) || s.payment_rail === 'card'
+  const choose = s.payment_rail ? '' : ' class="choose"'
   const content = `<h1>Pay ${esc(merchant.name)}</h1>
 ${s.description ? `<p>${esc(s.description)}</p>` : ''}<p class="muted">Reference ${esc(s.merchant_reference)}</p>
 ${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
-<form method="post" action="/pay/${esc(s.id)}">
+<form method="post" action="/pay/${esc(s.id)}"${choose}>
 ${amountBlock}
 ${railBlock}
-${mm ? `<fieldset><legend>Mobile money</legend><label for="mobile">Wallet number</label><input id="mobile" name="mobile" inputmode="numeric" placeholder="254712345678" value="${esc(values.mobile ?? s.mobile ?? '')}"><label for="provider">Provider</label><select id="provider" name="provider">${providers}</select></fieldset>` : ''}
-${card ? `<fieldset><legend>Card</legend><label for="card_number">Card number</label><input id="card_number" name="card_number" inputmode="numeric" placeholder="4242424242424242" value=""></fieldset>` : ''}
+${mm ? `<fieldset class="rail-fields" data-rail="mobile_money"><legend>Mobile money</legend><label for="mobile">Wallet number</label><input id="mobile" name="mobile" inputmode="numeric" placeholder="254712345678" value="${esc(values.mobile ?? s.mobile ?? '')}"><label for="provider">Provider</label><select id="provider" name="provider">${providers}</select></fieldset>` : ''}
+${card ? `<fieldset class="rail-fields" data-rail="card"><legend>Card</legend><label for="card_number">Card number</label><input id="card_number" name="card_number" inputmode="numeric" placeholder="4242424242424242" value=""></fieldset>` : ''}
 <button type="submit" id="pay">Pay</button>
 </form>
 <p><a id="cancel" href="/pay/${esc(s.id)}/cancel">Cancel and return to the shop</a></p>`
@@ -85,16 +105,25 @@ function done(s: CheckoutRec): SbResponse {
 
 export function handlePayPage(rt: Runtime, req: SbRequest): SbResponse {
   const m = /^\/pay\/([^/]+)(\/cancel)?\/?$/.exec(req.path)
-  const s = m ? rt.core.state.checkouts[decodeURIComponent(m[1])] : undefined
+  const id = m ? safeDecode(m[1]) : undefined
+  const s = id === undefined ? undefined : rt.core.state.checkouts[id]
   if (!m || !s) return page('Not found', '<h1>Payment link not found</h1>', 404)
   rt.core.tick() // expiry
-  if (m[2]) return redirect(withSession(s.cancel_url, s))
+  if (m[2]) return backToShop(s.cancel_url, s)
   if (s.status !== 'processing') return done(s)
   if (s.va_number) return bankDetails(rt, s)
   if (req.method === 'GET' || req.method === 'HEAD') return form(rt, s)
   if (req.method !== 'POST') return page('Method not allowed', '<h1>Method not allowed</h1>', 405)
   const values = Object.fromEntries(new URLSearchParams(req.raw.toString('utf8')))
   return pay(rt, s, values)
+}
+
+function safeDecode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return undefined // malformed percent-encoding: no such link (404)
+  }
 }
 
 function bankDetails(rt: Runtime, s: CheckoutRec): SbResponse {
@@ -145,5 +174,5 @@ function pay(rt: Runtime, s: CheckoutRec, values: Record<string, string>): SbRes
     return page('Approve the payment', `<h1 id="status" data-status="processing">Approve the payment on your phone</h1><p>We will let the shop know when it completes.</p>`)
   }
   finishCheckout(core, s, outcome === 'fail' ? 'failed' : 'succeeded')
-  return redirect(withSession(s.status === 'succeeded' ? s.success_url : s.cancel_url, s))
+  return backToShop(s.status === 'succeeded' ? s.success_url : s.cancel_url, s)
 }

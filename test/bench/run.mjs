@@ -235,4 +235,6 @@ if (wants('startup')) {
 }
 if (wants('sandbox')) await sandboxBench()
 if (wants('webhooks')) webhookBench()
+// the sandbox under load (issue 10): long (about two minutes); alone with `npm run bench -- sandbox-load`
+if (wants('sandbox-load')) await (await import('./sandbox-load.mjs')).sandboxLoadBench()
 console.log(`\nbench done in ${((performance.now() - started) / 1000).toFixed(0)} s`)

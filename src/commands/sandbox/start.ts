@@ -74,6 +74,7 @@ are described in docs/sandbox.md.`
         ...rates,
         latencyMs: flags.latency,
         webhookRetryBaseMs: flags['webhook-retry-ms'],
+        processGuard: true, // a bug outside a request is logged; the sandbox keeps serving
         rateLimits: {
           writePerMinute: flags['rate-write-per-minute'],
           writePerHour: flags['rate-write-per-hour'],
