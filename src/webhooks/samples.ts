@@ -62,10 +62,15 @@ export function eventTypeInfo(): EventTypeInfo[] {
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-/** The resource of a sample event: fields as the spec lists them, the state named by the type. */
+/**
+ * The resource of a sample event: the fields the sandbox sends for the same type (its views), the state named by
+ * the type. test/sandbox/shapes.test.ts checks both against the response schemas of src/api/schemas.ts and holds
+ * the field lists equal, so samples, sandbox and schemas cannot drift apart.
+ */
 export function sampleData(type: EventType, now = Date.now()): Record<string, unknown> {
   const kind = type.split('.')[0]
   const status = stateOf(type)
+  const created = iso(now - 60_000)
   switch (kind) {
     case 'collection':
       return {
@@ -78,6 +83,8 @@ export function sampleData(type: EventType, now = Date.now()): Record<string, un
         payment_rail: 'mobile_money',
         mobile: '254712345678',
         provider: 'mpesa',
+        status_detail: status === 'failed' ? 'the customer declined or the wallet has insufficient funds' : null,
+        created_at: created,
       }
     case 'checkout_session': {
       const id = randomId('CS_', 20)
@@ -92,6 +99,9 @@ export function sampleData(type: EventType, now = Date.now()): Record<string, un
         currency: 'KES',
         merchant_reference: 'cart-88213',
         payment_rail: null,
+        success_url: 'https://shop.example.com/checkout/done',
+        cancel_url: 'https://shop.example.com/checkout/cancelled',
+        created_at: created,
       }
     }
     case 'payout':
@@ -101,10 +111,14 @@ export function sampleData(type: EventType, now = Date.now()): Record<string, un
         status,
         currency: 'KES',
         amount: '2500.00',
-        fee_amount: '25.00',
-        amount_debited: '2525.00',
+        fee_amount: '10.00',
+        amount_debited: '2510.00',
         merchant_reference: 'payout-2026-0007',
         status_detail: status === 'failed' ? 'recipient account closed' : null,
+        payment_rail: 'mobile_money',
+        created_at: created,
+        mobile: '254712345678',
+        provider: 'mpesa',
       }
     case 'mandate':
       return {
@@ -112,23 +126,32 @@ export function sampleData(type: EventType, now = Date.now()): Record<string, un
         mandate_id: randomId('MD_', 20),
         status,
         merchant_reference: 'mandate-5512',
-        message_id: randomId('MSG_', 16),
         mobile: '254712345678',
         provider: 'mpesa',
         currency: 'KES',
         amount: '500.00',
         frequency: 'MONTHLY',
         starts_at: iso(now + 24 * 3600_000),
+        description: null,
+        plan_id: null,
+        subscription_id: null,
+        message_id: randomId('MSG_', 16),
+        created_at: created,
+        approved_at: status === 'processing' ? null : iso(now - 30_000),
+        cancelled_at: status === 'cancelled' ? iso(now) : null,
       }
     case 'mandate_debit':
       return {
         object: 'mandate_debit',
-        mandate_id: randomId('MD_', 20),
+        id: randomId('DB_', 20),
         status,
+        mandate_id: randomId('MD_', 20),
+        merchant_reference: 'debit-2026-11',
         amount: '500.00',
         currency: 'KES',
-        merchant_reference: 'debit-2026-11',
         provider: 'mpesa',
+        status_detail: status === 'failed' ? 'the customer wallet has insufficient funds' : null,
+        created_at: created,
       }
     default: {
       const start = new Date(now)
@@ -146,8 +169,6 @@ export function sampleData(type: EventType, now = Date.now()): Record<string, un
         mandate_id: randomId('MD_', 20),
         mobile: '254712345678',
         provider: 'mpesa',
-        amount: '500.00',
-        currency: 'KES',
         starts_at: start.toISOString().slice(0, 10),
         ends_at: end.toISOString().slice(0, 10),
         ...(type === 'subscription.charge_failed' ? {failure_reason: 'insufficient_funds'} : {}),

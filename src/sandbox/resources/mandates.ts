@@ -222,7 +222,8 @@ export function finishDebit(core: Core, rec: DebitRec, status: Exclude<TxStatus,
       core.emit(sub.client_id, 'subscription.active', subscriptionView(sub))
     } else {
       sub.status = 'failed'
-      core.emit(sub.client_id, 'subscription.charge_failed', subscriptionView(sub))
+      // failure_reason: docs/assumptions.md (the sample of `pay webhook trigger` carries the same field)
+      core.emit(sub.client_id, 'subscription.charge_failed', {...subscriptionView(sub), failure_reason: 'insufficient_funds'})
       core.emit(sub.client_id, 'subscription.failed', subscriptionView(sub))
     }
   }
