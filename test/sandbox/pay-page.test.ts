@@ -104,6 +104,39 @@ describe.skipIf(!hasChromium)('hosted pay page /pay/{id}', () => {
     await page.close()
   })
 
+  it('shows only the fields of the chosen rail, with JavaScript off, and pays by card', async () => {
+    const cs = (await acme.post('/v1/checkout/sessions', checkoutBody(urls()))).body
+    const context = await browser.newContext({javaScriptEnabled: false})
+    const page = await context.newPage()
+    await page.goto(cs.url)
+    // mobile money is chosen first: its fields only
+    expect(await page.isChecked('#rail-mobile_money')).toBe(true)
+    expect(await page.isVisible('#mobile')).toBe(true)
+    expect(await page.isVisible('#provider')).toBe(true)
+    expect(await page.isVisible('#card_number')).toBe(false)
+    await page.check('#rail-card')
+    expect(await page.isVisible('#card_number')).toBe(true)
+    expect(await page.isVisible('#mobile')).toBe(false)
+    await page.check('#rail-bank_transfer')
+    expect(await page.isVisible('#card_number')).toBe(false)
+    expect(await page.isVisible('#mobile')).toBe(false)
+    await page.check('#rail-card')
+    await page.fill('#card_number', '4242 4242 4242 4240')
+    await Promise.all([page.waitForURL(`${shopUrl}/ok**`), page.click('#pay')])
+    expect((await acme.get(`/v1/checkout/sessions/${cs.id}`)).body.status).toBe('succeeded')
+    await context.close()
+  })
+
+  it('a session locked to card shows the card fields and no mobile-money fields', async () => {
+    const cs = (await acme.post('/v1/checkout/sessions', checkoutBody({payment_rail: 'card', ...urls()}))).body
+    const page = await browser.newPage()
+    await page.goto(cs.url)
+    expect(await page.isVisible('#card_number')).toBe(true)
+    expect(await page.locator('#mobile').count()).toBe(0)
+    expect(await page.locator('#provider').count()).toBe(0)
+    await page.close()
+  })
+
   it('an unknown link is a 404 page', async () => {
     const page = await browser.newPage()
     const res = await page.goto(`${sb.url}/pay/CS_NOPE`)
