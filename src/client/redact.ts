@@ -37,7 +37,7 @@ export function redactQuery(query: Record<string, string>): Record<string, strin
 
 /** A URL (absolute, or a path with a query) with userinfo and secret-named query values replaced. */
 export function redactUrl(url: string): string {
-  let out = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, `$1${REDACTED}@`)
+  let out = url.replace(/^([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#@]{0,512}@/i, `$1${REDACTED}@`)
   const q = out.indexOf('?')
   if (q !== -1) out = out.slice(0, q + 1) + redactPairs(out.slice(q + 1))
   return out
@@ -45,8 +45,14 @@ export function redactUrl(url: string): string {
 
 /** `a=1&client_secret=x` -> `a=1&client_secret=[REDACTED]` (names decoded leniently to be matched). */
 function redactPairs(text: string): string {
-  return text.replace(/([^&=?#\s]+)=([^&#\s]*)/g, (all, name: string) => (isSecretName(safeDecode(name)) ? `${name}=${REDACTED}` : all))
+  return text.replace(PAIR, (all, lead: string, name: string) => (isSecretName(safeDecode(name)) ? `${lead}${name}=${REDACTED}` : all))
 }
+
+/**
+ * `name=value` where the name starts the text or follows `&`, `?`, `;` or white space. Names and values are
+ * bounded in length, so no input makes these patterns backtrack more than linearly.
+ */
+const PAIR = /(^|[&?;\s])([^&=?#;\s"{},:[\]]{1,128})=([^&#;\s"]{0,4096})/g
 
 function safeDecode(s: string): string {
   try {
@@ -90,9 +96,9 @@ export function redactJson(value: unknown): unknown {
 export function redactText(text: string): string {
   return text
     .replace(/("([^"\\]{1,128})"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^,}\]\s]+)/g, (all, head: string, name: string) => (isSecretName(name) ? `${head}"${REDACTED}"` : all))
-    .replace(/([^&=?#\s"{},:]+)=([^&#\s"]*)/g, (all, name: string) => (isSecretName(safeDecode(name)) ? `${name}=${REDACTED}` : all))
+    .replace(PAIR, (all, lead: string, name: string) => (isSecretName(safeDecode(name)) ? `${lead}${name}=${REDACTED}` : all))
     .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, `$1 ${REDACTED}`)
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/gi, `$1${REDACTED}@`)
+    .replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#@\s]{0,512}@/gi, `$1${REDACTED}@`)
 }
 
 /** Redacts a raw body: as JSON when it parses, else by pattern; then every known secret value. */
