@@ -46,7 +46,7 @@ function startChild(args, childEnv) {
       child.stdout.resume()
       try {
         resolve({child, info: JSON.parse(out.slice(0, nl)), stderr: () => err})
-      } catch (e) {
+      } catch {
         reject(new Error(`unexpected first line from ${args.join(' ')}: ${out}\n${err}`))
       }
     }

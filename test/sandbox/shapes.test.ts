@@ -43,18 +43,15 @@ async function emitEveryType(): Promise<void> {
   await acme.call('POST', `/_sandbox/transactions/${cs2.id}/fail`)
   await post('/v1/payouts', {amount: '10.00', currency: 'KES', merchant_reference: 'po-ok', mobile: '254700000010', provider: 'mpesa'})
   await post('/v1/payouts', {amount: '10.00', currency: 'KES', merchant_reference: 'po-bad', mobile: '254700000019', provider: 'mpesa'})
-  await post('/v1/mandates', mandateBody({mobile: '254700000020', merchant_reference: 'md-shapes'}))
-  const md = await until(async () => {
-    const r = await acme.get('/v1/mandates?merchant_reference=md-shapes')
-    return r.body.status === 'succeeded' ? r.body : undefined
-  }, 5000, 'mandate approval')
-  await post(`/v1/mandates/${md.mandate_id}/debits`, {amount: '10.00', currency: 'KES', merchant_reference: 'db-shapes', provider: 'mpesa'})
-  await post('/v1/mandates', mandateBody({mobile: '254700000029', merchant_reference: 'md-shapes-9'}))
-  const md9 = await until(async () => {
-    const r = await acme.get('/v1/mandates?merchant_reference=md-shapes-9')
-    return r.body.status === 'succeeded' ? r.body : undefined
-  }, 5000, 'mandate approval')
-  await post(`/v1/mandates/${md9.mandate_id}/debits`, {amount: '10.00', currency: 'KES', merchant_reference: 'db-shapes-9', provider: 'mpesa'})
+  // a debit on an approved mandate: ...0 succeeds, ...9 fails
+  for (const mobile of ['254700000020', '254700000029']) {
+    await post('/v1/mandates', mandateBody({mobile, merchant_reference: `md-${mobile}`}))
+    const md = await until(async () => {
+      const r = await acme.get(`/v1/mandates?merchant_reference=md-${mobile}`)
+      return r.body.status === 'succeeded' ? r.body : undefined
+    }, 5000, 'mandate approval')
+    await post(`/v1/mandates/${md.mandate_id}/debits`, {amount: '10.00', currency: 'KES', merchant_reference: `db-${mobile}`, provider: 'mpesa'})
+  }
   await post('/v1/subscriptions', {plan_id: 'PLN_ACMEGOLD', merchant_reference: 'sub-ok', customer_name: 'Grace', customer_email: 'grace@example.com', mobile: '254700000030', provider: 'mpesa'})
   await post('/v1/subscriptions', {plan_id: 'PLN_ACMEGOLD', merchant_reference: 'sub-bad', customer_name: 'Kim', customer_email: 'kim@example.com', mobile: '254700000039', provider: 'mpesa'})
   await until(async () => (await acme.get('/v1/subscriptions?merchant_reference=sub-ok')).body.status === 'active', 5000, 'subscription active')
