@@ -88,6 +88,12 @@ function rssMiB(pid) {
   return m ? Number(m[1]) / 1024 : NaN
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100 // utime, stime in clock ticks (USER_HZ = 100)
+}
+
 function exited(child) {
   return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())))
 }
@@ -96,7 +102,7 @@ function exited(child) {
  * Sends `total` requests made by `make(i)` with CONCURRENCY in flight; returns the overall rate and the rate of
  * each STEP of completions. `stopAt` (optional) aborts early: returns once `stop()` is called.
  */
-async function load(origin, make, total, {onStep, stop} = {}) {
+async function load(origin, make, total, {onStep, stop, offset = 0} = {}) {
   const pool = new Pool(origin, {connections: CONCURRENCY, pipelining: 1})
   let next = 0
   let done = 0
@@ -109,7 +115,7 @@ async function load(origin, make, total, {onStep, stop} = {}) {
     while (next < total && !stop?.stopped) {
       const i = next++
       try {
-        const res = await pool.request(make(i))
+        const res = await pool.request(make(offset + i))
         const text = await res.body.text()
         if (res.statusCode < 200 || res.statusCode >= 300) {
           failed++
@@ -194,15 +200,32 @@ export async function sandboxLoadBench() {
     const bare = await startBare(sample.text, balanceSample.text)
     children.push(bare.child)
 
-    console.log(`  ${TOTAL} POST /v1/collections, ${CONCURRENCY} in flight, --settle-ms 200; throughput per ${STEP} completed:`)
+    console.log(`  ${TOTAL} POST /v1/collections, ${CONCURRENCY} in flight, --settle-ms 200, in steps of ${STEP} interleaved with the bare server:`)
     // warm-up (JIT, connections) on both, so the first step measures the sandbox, not the compiler
     await load(bare.url, collectionRequest(headers, 'warm-bare'), 1000)
     await load(sb.url, collectionRequest(headers, 'warm'), 1000)
-    const bareRun = await load(bare.url, collectionRequest(headers, 'bare'), TOTAL)
-    const sbRun = await load(sb.url, collectionRequest(headers, 'load'), TOTAL)
+    // Interleaved by step (bare STEP, sandbox STEP, ...) so a machine whose load changes slows both sides alike;
+    // the sandbox keeps everything it created: step k runs with k * STEP collections already held.
+    const bareRun = {seconds: 0, steps: [], cpu: -cpuSeconds(bare.child.pid)}
+    const sbRun = {seconds: 0, steps: [], cpu: -cpuSeconds(sb.child.pid)}
+    for (let offset = 0; offset < TOTAL; offset += STEP) {
+      const n = Math.min(STEP, TOTAL - offset)
+      for (const [run, url, prefix] of [[bareRun, bare.url, 'bare'], [sbRun, sb.url, 'load']]) {
+        const r = await load(url, collectionRequest(headers, prefix), n, {offset})
+        run.seconds += r.seconds
+        run.steps.push(r.rate)
+      }
+    }
+    bareRun.cpu += cpuSeconds(bare.child.pid)
+    sbRun.cpu += cpuSeconds(sb.child.pid)
+    bareRun.rate = TOTAL / bareRun.seconds
+    sbRun.rate = TOTAL / sbRun.seconds
     const rssLoaded = rssMiB(sb.child.pid)
     console.log(`  ${pad('bare node:http', 22)} ${rate(bareRun.rate)}  (${bareRun.seconds.toFixed(1)} s)`)
     console.log(`  ${pad('sandbox', 22)} ${rate(sbRun.rate)}  (${sbRun.seconds.toFixed(1)} s)  ${(sbRun.rate / bareRun.rate).toFixed(2)}x of bare  target >= 0.5x  ${sbRun.rate / bareRun.rate >= 0.5 ? 'ok' : 'UNDER'}`)
+    const us = (run) => ((run.cpu / TOTAL) * 1e6).toFixed(0)
+    console.log(`  CPU per request:       bare ${us(bareRun)} µs, sandbox ${us(sbRun)} µs (settlement included)`)
+    console.log(`  bare per step:         ${bareRun.steps.map((r) => r.toFixed(0)).join(' ')} req/s`)
     console.log(`  sandbox per step:      ${sbRun.steps.map((r) => r.toFixed(0)).join(' ')} req/s`)
     const first = sbRun.steps[0]
     const last = sbRun.steps[sbRun.steps.length - 1]

@@ -72,8 +72,9 @@ export const createCollection: Handler = (ctx) => {
     rec.va_number = va.account_number
   }
   core.insert('collections', rec)
-  core.emit(rec.client_id, 'collection.processing', collectionView(core, rec))
-  return {status: 201, body: collectionView(core, rec)}
+  const view = collectionView(core, rec) // the event and the answer carry the same snapshot (neither is changed)
+  core.emit(rec.client_id, 'collection.processing', view)
+  return {status: 201, body: view}
 }
 
 export const getCollection: Handler = (ctx) => {
