@@ -82,8 +82,12 @@ export function redactJson(value: unknown): unknown {
     const copy: Record<string, unknown> = {}
     ;(target as Record<string, unknown>)[key] = copy
     for (const [k, v] of Object.entries(src)) {
+      // every key is set now, in order (the stack fills the values later, last first)
       if (isSecretName(k) && v !== null && v !== undefined) copy[k] = REDACTED
-      else stack.push([v, copy, k])
+      else {
+        copy[k] = undefined
+        stack.push([v, copy, k])
+      }
     }
   }
   return root[0]

@@ -89,8 +89,21 @@ export function keptBody(raw: Buffer): Buffer | undefined {
 }
 
 export class RequestLog {
-  private ring: RawEntry[] = []
+  private readonly ring: RawEntry[] = []
   private readonly built = new WeakMap<RawEntry, LogEntry>()
+  /**
+   * The redacted entries, oldest first: a live view of the ring whose elements are built when read
+   * (`entries.length = 0` clears the log, as it did when the log was a plain array).
+   */
+  readonly entries: LogEntry[] = new Proxy(this.ring as unknown as LogEntry[], {
+    get: (target, prop, receiver) => {
+      if (typeof prop === 'string' && /^\d+$/.test(prop)) {
+        const raw = this.ring[Number(prop)]
+        return raw === undefined ? undefined : this.entry(raw)
+      }
+      return Reflect.get(target, prop, receiver)
+    },
+  })
   private stream?: WriteStream
 
   constructor(
@@ -103,11 +116,6 @@ export class RequestLog {
         this.stream = undefined
       })
     }
-  }
-
-  /** The redacted entries, oldest first (built on demand). */
-  get entries(): LogEntry[] {
-    return this.ring.map((e) => this.entry(e))
   }
 
   private entry(e: RawEntry): LogEntry {

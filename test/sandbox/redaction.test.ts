@@ -37,6 +37,9 @@ describe('the one redactor', () => {
     const out = redactJson({CLIENT_SECRET: S, nested: [{Access_Token: S, refresh_token: S, password: S, apiKey: S, 'api-key': S, card_number: S}], token_type: 'Bearer', client_id: 'c'})
     expect(JSON.stringify(out)).not.toContain(S)
     expect(out).toMatchObject({token_type: 'Bearer', client_id: 'c'})
+    // a copy in the same key order (dry runs print it)
+    const body = {amount: '10.00', currency: 'KES', nested: {b: 1, a: [1, {z: 1, y: 2}]}, password: 'p'}
+    expect(JSON.stringify(redactJson(body))).toBe(JSON.stringify({...body, password: REDACTED}))
   })
 
   it('walks 100,000 levels of nesting without recursion', () => {
