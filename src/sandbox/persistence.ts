@@ -13,7 +13,7 @@ export async function loadState(path: string): Promise<State | undefined> {
 export class Persister {
   private timer?: NodeJS.Timeout
   private writing: Promise<void> = Promise.resolve()
-  private renamed: Promise<void> = Promise.resolve()
+  private renames: Promise<void> = Promise.resolve()
   private generation = 0
   private dirty = false
   /** How long the last save took: saves are spaced at least ten times that apart, so a large state costs at most ~10% of the time. */
@@ -51,16 +51,18 @@ export class Persister {
     const started = Date.now()
     const text = JSON.stringify(this.state())
     const tmp = `${this.path}.${process.pid}.${generation}.tmp`
-    const previous = this.renamed
     const write = (async () => {
       await writeFile(tmp, text, {mode: 0o600})
-      // renames happen in generation order: the newest snapshot is the one left in place
-      await previous
-      if (generation === this.generation) await rename(tmp, this.path)
-      else await unlink(tmp).catch(() => {})
+      // renames run one at a time, as writes finish; each renames only if its snapshot is still the newest
+      // (an older write finishing later removes its file): the newest snapshot is the one left in place
+      const step = this.renames.then(async () => {
+        if (generation === this.generation) await rename(tmp, this.path)
+        else await unlink(tmp).catch(() => {})
+      })
+      this.renames = step.catch(() => {})
+      await step
       this.lastWriteMs = Date.now() - started
     })()
-    this.renamed = write.catch(() => {})
     this.writing = write
     return write
   }
