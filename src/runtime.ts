@@ -48,6 +48,7 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
     tokenCacheDir: settings.configDir,
     debug: flags.debug ? (text) => out.info(out.color('dim', text, 'err')) : undefined,
     notice: (text) => out.info(out.color('dim', text, 'err')),
+    warn: (text) => out.warn(text),
   })
   return {client, out, settings}
 }

@@ -11,7 +11,7 @@ import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, NetworkError, hintFor} from './errors.js'
 import {redactBodyText, redactHeaders, redactUrl, redactValues} from './redact.js'
-import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, backoffMs, classifyNetworkError, errorCode, isRetryable, retryAfterMs} from './retry-policy.js'
+import {DEFAULT_RETRIES, MAX_DELAY_MS, MAX_RETRY_AFTER_MS, type AttemptOutcome, backoffMs, classifyNetworkError, errorCode, isRetryable, retryAfterMs} from './retry-policy.js'
 import {Transport, checkBaseUrl} from './transport.js'
 
 export interface ClientSettings {
@@ -33,6 +33,8 @@ export interface ClientOptions {
   debug?: (text: string) => void
   /** One-line notices for people (stderr): retries, waits. */
   notice?: (text: string) => void
+  /** Warnings for people (stderr), e.g. a config dir that cannot hold the token cache. */
+  warn?: (text: string) => void
   sleep?: (ms: number) => Promise<unknown>
   /** The HTTP transport (default: src/client/transport.ts); tests inject their own to run a command in-process. */
   transport?: Pick<Transport, 'send' | 'close'>
@@ -85,7 +87,7 @@ export class ApiClient {
     this.retries = options.retries ?? DEFAULT_RETRIES
     this.timeoutMs = options.timeoutMs ?? 30_000
     this.sleep = options.sleep ?? ((ms) => sleepMs(ms))
-    const cache = options.tokenCacheDir ? new TokenCache(options.tokenCacheDir) : undefined
+    const cache = options.tokenCacheDir ? new TokenCache(options.tokenCacheDir, options.warn ?? options.notice) : undefined
     this.tokens = new TokenProvider(
       {baseUrl: options.settings.baseUrl ?? '', clientId: options.settings.clientId, clientSecret: options.settings.clientSecret},
       cache,
@@ -98,7 +100,13 @@ export class ApiClient {
         if (!parsed.success) throw new NetworkError('the token endpoint answered without a usable access_token', res.attempts)
         return parsed.data
       },
+      this.requestBudgetMs(),
     )
+  }
+
+  /** The longest one request may legitimately take: every attempt timing out, with the longest waits between. */
+  requestBudgetMs(): number {
+    return (this.retries + 1) * this.timeoutMs + this.retries * Math.max(MAX_DELAY_MS, MAX_RETRY_AFTER_MS)
   }
 
   get settings(): ClientSettings {

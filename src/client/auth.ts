@@ -1,7 +1,8 @@
 /**
- * Access tokens: OAuth 2.0 client credentials against POST /v1/oauth/token, cached per base URL and client id
- * in the 0600 token cache, reused until 60 s before expiry. A rejected token is replaced once, under a lock,
- * so that two processes refreshing at once ask for one token and never corrupt the cache.
+ * Access tokens: OAuth 2.0 client credentials against POST /v1/oauth/token, cached per base URL, client id and
+ * client secret (a hash of it) in the 0600 token cache, reused until 60 s before expiry. A rejected token is
+ * replaced once, under a lock, so that processes refreshing at once ask for one token and never corrupt the cache.
+ * Where the cache cannot be written, the token lives in this process only.
  */
 import {REFRESH_MARGIN_MS, TokenCache, cacheKey, type CachedToken} from '../config/token-cache.js'
 import {InputError} from './errors.js'
@@ -26,10 +27,12 @@ export class TokenProvider {
     private readonly creds: Credentials,
     private readonly cache: TokenCache | undefined,
     private readonly fetchToken: FetchToken,
+    /** How long one token request may legitimately take, all retries included: how long others wait for our lock. */
+    private readonly fetchBudgetMs = 60_000,
   ) {}
 
   private get key(): string {
-    return cacheKey(this.creds.baseUrl, this.creds.clientId ?? '')
+    return cacheKey(this.creds.baseUrl, this.creds.clientId ?? '', this.creds.clientSecret ?? '')
   }
 
   assertCredentials(): void {
@@ -54,17 +57,31 @@ export class TokenProvider {
       // Another process may have refreshed while we waited for the lock: use its token.
       const cached = this.cache?.get(this.key)
       if (cached && cached.access_token !== rejected) return {...cached, cached: true}
-      const res = await this.fetchToken()
-      const token: CachedToken = {
-        access_token: res.access_token,
-        token_type: res.token_type,
-        expires_at: Date.now() + res.expires_in * 1000,
-      }
-      this.cache?.set(this.key, token)
-      return {...token, cached: false}
+      return this.issue()
     }
-    this.current = this.cache ? await this.cache.withLock(issue) : await issue()
+    this.current = this.cache ? await this.cache.withLock(issue, this.fetchBudgetMs) : await issue()
     return this.current
+  }
+
+  /**
+   * A token just issued by the service for these credentials, never one from the cache: the proof that the
+   * credentials work now (`pay login`, `pay smoke`). It is then cached for later runs.
+   */
+  async fresh(): Promise<TokenInfo> {
+    this.assertCredentials()
+    this.current = await this.issue()
+    return this.current
+  }
+
+  private async issue(): Promise<TokenInfo> {
+    const res = await this.fetchToken()
+    const token: CachedToken = {
+      access_token: res.access_token,
+      token_type: res.token_type,
+      expires_at: Date.now() + res.expires_in * 1000,
+    }
+    this.cache?.set(this.key, token)
+    return {...token, cached: false}
   }
 
   /** Forgets the cached token of these credentials. */

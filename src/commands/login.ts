@@ -4,7 +4,7 @@ import {globalFlags} from '../cli/flags.js'
 
 export default class Login extends BaseCommand {
   static override summary = 'Save credentials in a profile after proving they work'
-  static override description = `Gets a token with the client credentials and calls GET /v1/account, shows the merchant and account, then saves base URL, client id, client secret, sub-account ref and webhook secret in the profile (0600 file in the config dir) and makes it active.
+  static override description = `Gets a fresh token with the client credentials (never a cached one) and calls GET /v1/account, shows the merchant and account, then saves base URL, client id, client secret, sub-account ref and webhook secret in the profile (0600 file in the config dir) and makes it active.
 On a terminal, missing values are asked for (the secret masked). With flags or environment variables (PAY_BASE_URL, PAY_CLIENT_ID, PAY_CLIENT_SECRET, PAY_ACCOUNT_REF, PAY_WEBHOOK_SECRET), or when not interactive, it never prompts.`
 
   static override examples = [
@@ -64,12 +64,14 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
         out,
       )
       try {
-        await client.tokens.refresh()
+        // a token just issued for exactly these credentials: a cached one would prove nothing about the secret
+        await client.tokens.fresh()
         account = (await client.call('account.get')).body
       } finally {
         await client.close()
       }
     }
+    // only now, with the credentials proven, is anything written
     const store = await rt.ProfileStore.open()
     store.save(name, values, {activate: true})
     if (out.json) {

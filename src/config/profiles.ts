@@ -9,6 +9,8 @@
 import {chmodSync, mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type Conf from 'conf'
+import {PayError} from '../client/errors.js'
+import {ExitCode} from '../client/exit-codes.js'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE, configDir} from './paths.js'
 import {DEFAULT_PROFILE, PROFILE_NAME, type Profile, type ProfilesFile, profileSchema, profilesFileSchema} from './profile-schema.js'
 
@@ -35,11 +37,20 @@ export function readProfiles(dir = configDir()): ProfilesFile | undefined {
     // an empty file is what conf itself reads as no settings
     json = text.trim() === '' ? {} : JSON.parse(text)
   } catch (err) {
-    throw new Error(`${path} is not a valid profiles file: ${(err as Error).message}`)
+    throw brokenFile(path, (err as Error).message)
   }
   const parsed = profilesFileSchema.safeParse(json)
-  if (!parsed.success) throw new Error(`${path} is not a valid profiles file: ${parsed.error.issues[0]?.message ?? 'invalid'}`)
+  if (!parsed.success) throw brokenFile(path, parsed.error.issues[0]?.message ?? 'invalid')
   return parsed.data
+}
+
+/** A profiles file that cannot be used: where it is and what to do about it. */
+function brokenFile(path: string, why: string): PayError {
+  return new PayError(
+    `${path} is not a valid profiles file: ${why}`,
+    ExitCode.OTHER,
+    'fix it by hand, or move it aside and run `pay login` again; PAY_BASE_URL, PAY_CLIENT_ID and PAY_CLIENT_SECRET work without it',
+  )
 }
 
 /** The profiles, sorted by name, the active one marked. */

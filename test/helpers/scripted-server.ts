@@ -33,6 +33,8 @@ export interface ScriptedServer {
   /** Every bearer token answers 401, new ones too. */
   rejectAllTokens: boolean
   tokenTtl: number
+  /** Milliseconds the token endpoint takes to answer (a slow identity provider); 0 by default. */
+  tokenDelayMs: number
   /** Requests other than the token endpoint. */
   apiRequests(): Recorded[]
   close(): Promise<void>
@@ -53,6 +55,7 @@ export function useScriptedServer(): ScriptedServer {
   afterEach(() => {
     state.requests.length = 0
     state.rejectAllTokens = false
+    state.tokenDelayMs = 0
   })
   return state
 }
@@ -67,6 +70,7 @@ function createScriptedServer(): {state: ScriptedServer; listen(): Promise<void>
     tokensIssued: [],
     rejectAllTokens: false,
     tokenTtl: 1200,
+    tokenDelayMs: 0,
     script(key, ...responses) {
       scripts.set(key, [...(scripts.get(key) ?? []), ...responses])
     },
@@ -143,6 +147,7 @@ function createScriptedServer(): {state: ScriptedServer; listen(): Promise<void>
         return send(res, 404, error('not_found', `no route ${key}`))
       }
       if (next && 'delayMs' in next) setTimeout(answer, next.delayMs)
+      else if (!next && key === 'POST /v1/oauth/token' && state.tokenDelayMs > 0) setTimeout(answer, state.tokenDelayMs)
       else answer()
     })
   })

@@ -17,7 +17,7 @@ export default class ProfilesRemove extends BaseCommand {
     const rt = await this.runtime()
     const profile = rt.readProfiles()?.profiles[args.name]
     if (!profile || !(await rt.ProfileStore.open()).remove(args.name)) throw new rt.PayError(`no profile named "${args.name}"`, 4)
-    if (profile.base_url && profile.client_id) new rt.TokenCache(rt.configDir()).delete(rt.cacheKey(profile.base_url, profile.client_id))
+    if (profile.base_url && profile.client_id) new rt.TokenCache(rt.configDir()).delete(rt.cacheKey(profile.base_url, profile.client_id, profile.client_secret ?? ''))
     if (out.json) out.data(JSON.stringify({removed: args.name}))
     else out.info(`Removed profile "${args.name}"`)
   }
