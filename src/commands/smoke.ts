@@ -1,0 +1,33 @@
+import {Flags} from '@oclif/core'
+import {ApiCommand} from '../cli/base-command.js'
+
+export default class Smoke extends ApiCommand {
+  static override summary = 'Prove this machine can do business with the service (CI smoke check)'
+  static override description = `Runs, without prompting, and reports each step with its time and outcome: a fresh token (never the cache), the account context (and the sub-account ref when one is set), metadata, balance, and the read endpoint of each product; a product that answers 403 is reported "not enabled", not failed.
+With --money it also runs a small real flow: a collection waited to its end, a pay link, a lookup by reference. Against anything but the local sandbox (a loopback base URL) --money needs --yes.
+On a terminal a checklist; off one, one tab-separated line per step (ok, FAIL, not-enabled, skipped); --json one object with every step; --junit FILE writes JUnit XML for CI. Exit 0 when healthy, else the exit code of the first failed step (3 for credentials).`
+
+  static override examples = [
+    {description: 'In CI, credentials from the environment', command: 'PAY_BASE_URL=… PAY_CLIENT_ID=… PAY_CLIENT_SECRET=… <%= config.bin %> smoke --junit smoke.xml'},
+    {description: 'Against the local sandbox, moving (sandbox) money too', command: '<%= config.bin %> smoke --profile sandbox --money'},
+    {description: 'Only the verdict, for a script', command: '<%= config.bin %> smoke --json | jq .ok'},
+  ]
+
+  static override flags = {
+    junit: Flags.string({description: 'Also write the steps as JUnit XML to this file'}),
+    money: Flags.boolean({description: 'Also run a small real flow: a collection (--wait), a pay link, a lookup by reference'}),
+    yes: Flags.boolean({description: 'Allow --money against a service that is not the local sandbox'}),
+    amount: Flags.string({description: 'Amount of the --money collection and pay link (decimal string)', default: '10.00'}),
+    currency: Flags.string({description: 'Currency of the --money steps', default: 'KES'}),
+    mobile: Flags.string({description: 'Wallet number charged by --money (default on the sandbox: a number that succeeds)'}),
+    provider: Flags.string({description: 'Mobile money provider of --mobile', default: 'mpesa'}),
+    'wait-timeout': Flags.integer({description: 'Seconds the --money collection may take to end', default: 120, min: 1, max: 3600}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Smoke)
+    const ctx = await this.api(flags)
+    const {runSmokeCommand} = await import('../smoke/command.js')
+    process.exitCode = await runSmokeCommand(ctx, flags)
+  }
+}

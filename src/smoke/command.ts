@@ -1,0 +1,46 @@
+/** What `pay smoke` does after parsing its flags: check them, run the steps, print and write the report. */
+import {problemsOf} from '../api/validate.js'
+import {endpoints} from '../api/endpoints.js'
+import {InputError} from '../client/errors.js'
+import {isLoopbackUrl} from '../client/loopback.js'
+import type {ApiContext} from '../runtime.js'
+import {type MoneyOptions, runSmoke} from './checks.js'
+import {printStep, printSummary, writeJUnit} from './report.js'
+
+export interface SmokeFlags {
+  junit?: string
+  money?: boolean
+  yes?: boolean
+  amount: string
+  currency: string
+  mobile?: string
+  provider: string
+  'wait-timeout': number
+}
+
+/** The wallet number that succeeds on the sandbox (docs/sandbox.md: Deterministic outcomes). */
+const SANDBOX_MOBILE = '254712345670'
+
+/** Checks the --money flags (exit 2 before anything is sent), or undefined without --money. */
+export function moneyOptions(ctx: ApiContext, flags: SmokeFlags): MoneyOptions | undefined {
+  if (!flags.money) return undefined
+  const base = ctx.client.baseUrl()
+  const sandbox = isLoopbackUrl(base)
+  if (!sandbox && !flags.yes) throw InputError.one('--money', `moves real money at ${base}, which is not the local sandbox: add --yes to confirm`)
+  const mobile = flags.mobile ?? (sandbox ? SANDBOX_MOBILE : undefined)
+  if (!mobile) throw InputError.one('--mobile', 'is required with --money against a real service (the wallet to charge)')
+  const money = {amount: flags.amount, currency: flags.currency.toUpperCase(), mobile, provider: flags.provider, waitTimeoutSec: flags['wait-timeout']}
+  const body = {amount: money.amount, currency: money.currency, merchant_reference: 'pay-smoke', mobile, provider: money.provider}
+  const problems = problemsOf(endpoints['collections.create'].body, body, {amount: '--amount', currency: '--currency', mobile: '--mobile', provider: '--provider'})
+  if (problems.length > 0) throw new InputError(problems)
+  return money
+}
+
+export async function runSmokeCommand(ctx: ApiContext, flags: SmokeFlags): Promise<number> {
+  const money = moneyOptions(ctx, flags)
+  const {out} = ctx
+  const report = await runSmoke(ctx, {money, onStep: (s) => printStep(out, s)})
+  if (flags.junit) writeJUnit(flags.junit, 'pay smoke', report.steps)
+  printSummary(out, report, 'pay smoke', {base_url: ctx.client.baseUrl()})
+  return report.exit_code
+}
