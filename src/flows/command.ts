@@ -1,0 +1,46 @@
+/**
+ * What `pay flow run` does after parsing its flags: check every file (exit 2, nothing sent), then, against the
+ * configured service or an ephemeral sandbox (--sandbox: a free loopback port, stopped at the end), run the flows
+ * and report like `pay smoke`.
+ */
+import type {ApiContext, ApiContextFlags} from '../runtime.js'
+import {printStep, printSummary, reportOf, writeJUnit} from '../smoke/report.js'
+import {loadFlows} from './load.js'
+import {runFlows} from './run.js'
+
+export interface FlowFlags extends ApiContextFlags {
+  sandbox?: boolean
+  junit?: string
+}
+
+type Runtime = typeof import('../runtime.js')
+
+/** Settle time of the ephemeral sandbox: quick, so that waits end in a moment. */
+const SANDBOX_SETTLE_MS = 200
+
+export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFlags, userAgent: string): Promise<number> {
+  const flows = loadFlows(files)
+  const out = rt.createOutput(Boolean(flags.json))
+  let ctx: ApiContext | undefined
+  let stop: (() => Promise<void>) | undefined
+  try {
+    if (flags.sandbox) {
+      const {startSandbox} = await import('../sandbox/index.js')
+      const sb = await startSandbox({port: 0, host: '127.0.0.1', settleMs: SANDBOX_SETTLE_MS, quiet: true})
+      stop = () => sb.close()
+      out.info(out.color('dim', `sandbox on ${sb.url} (stopped when the flows end)`, 'err'))
+      // the seeded merchant A, whatever profile or environment is set
+      ctx = await rt.createApiContext({...flags, profile: undefined, 'base-url': sb.url, 'client-id': sb.seed.client_id, 'client-secret': sb.seed.client_secret, 'account-ref': undefined}, userAgent, out)
+    } else {
+      ctx = await rt.createApiContext(flags, userAgent, out)
+    }
+    const steps = await runFlows(ctx, flows, {onStep: (s) => printStep(out, s)})
+    const report = reportOf(steps)
+    if (flags.junit) writeJUnit(flags.junit, 'pay flow run', steps)
+    printSummary(out, report, `pay flow run (${flows.length} flow${flows.length === 1 ? '' : 's'})`, {flows: flows.map((f) => ({name: f.name, file: f.file}))})
+    return report.exit_code
+  } finally {
+    await ctx?.client.close()
+    await stop?.()
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * Reads flow files (JSON, or YAML through the `yaml` package) and checks the whole of each before anything is
+ * sent: the file's shape, each step's endpoint, path parameters, query and body against the endpoint table's zod
+ * schemas, references to earlier steps, environment variables without a default. Every problem names the file,
+ * the step and the field; any problem refuses the run (exit 2).
+ */
+import {readFileSync} from 'node:fs'
+import {basename, extname} from 'node:path'
+import {parse as parseYaml} from 'yaml'
+import type {z} from 'zod'
+import {type Endpoint, type EndpointId, endpoints, pathParams} from '../api/endpoints.js'
+import {InputError, type InputProblem} from '../client/errors.js'
+import {pollFor} from './poll.js'
+import {type Flow, type FlowStep, flowSchema} from './schema.js'
+import {type Scope, hasReference, referencesIn, resolve} from './template.js'
+
+/** Parses the text of a flow file: JSON when it ends in .json, YAML otherwise (YAML 1.2 reads JSON too). */
+export function parseFlowText(text: string, file: string): unknown {
+  if (extname(file).toLowerCase() === '.json') return JSON.parse(text)
+  return parseYaml(text, {prettyErrors: true, uniqueKeys: true})
+}
+
+function issuePath(path: PropertyKey[]): string {
+  return path.map(String).join('.')
+}
+
+/** Checks one step's inputs against the endpoint; problems at fields that hold a step reference wait for the run. */
+export function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['env']): {field: string; rule: string}[] {
+  const problems: {field: string; rule: string}[] = []
+  if (step.command !== undefined || step.inputs !== undefined) {
+    problems.push({field: step.command !== undefined ? 'command' : 'inputs', rule: 'is not supported yet: name an endpoint with `call` and give path, query and body'})
+  }
+  if (step.call === undefined) {
+    if (step.command === undefined) problems.push({field: 'call', rule: `is required: an endpoint id such as collections.create`})
+    return problems
+  }
+  if (!Object.hasOwn(endpoints, step.call) || step.call === 'auth.token') {
+    problems.push({field: 'call', rule: `"${step.call}" is not an endpoint id (one of: ${Object.keys(endpoints).filter((k) => k !== 'auth.token').join(', ')})`})
+    return problems
+  }
+  const id = step.call as EndpointId
+  const endpoint: Endpoint = endpoints[id]
+
+  for (const ref of referencesIn(step)) {
+    if (typeof ref === 'string') problems.push({field: 'reference', rule: ref})
+    else if (ref.kind === 'steps' && !earlier.has(ref.name)) problems.push({field: 'reference', rule: `\${${ref.expr}} names no earlier step (steps run in order; earlier ids: ${[...earlier].join(', ') || 'none'})`})
+    else if (ref.kind === 'env' && ref.fallback === undefined && !env[ref.name]) problems.push({field: 'reference', rule: `\${${ref.expr}}: ${ref.name} is not set (set it, or give a default: \${env.${ref.name}:-value})`})
+  }
+  if (problems.some((p) => p.field === 'reference')) return problems
+
+  // What can be known before the run: environment and run references resolved, step references left to the run.
+  const scope: Scope = {steps: {}, env, run: {id: 'check'}}
+  const known = (v: unknown): unknown => resolveKnown(v, scope)
+
+  const names = pathParams(endpoint.path)
+  for (const n of names) if (step.path?.[n] === undefined || step.path[n] === '') problems.push({field: `path.${n}`, rule: 'is required'})
+  for (const k of Object.keys(step.path ?? {})) if (!names.includes(k)) problems.push({field: `path.${k}`, rule: `is not a path parameter of ${endpoint.method} ${endpoint.path}`})
+
+  const check = (where: 'query' | 'body', schema: z.ZodType | undefined, raw: unknown) => {
+    if (raw === undefined) {
+      if (where === 'body' && schema && endpoint.method === 'POST') checkValue(where, schema, raw, problems, {})
+      return
+    }
+    if (!schema) {
+      problems.push({field: where, rule: `${endpoint.method} ${endpoint.path} takes no ${where}`})
+      return
+    }
+    const value = where === 'query' ? Object.fromEntries(Object.entries(known(raw) as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : String(v)])) : known(raw)
+    checkValue(where, schema, value, problems, raw)
+  }
+  check('query', (endpoint as {query?: z.ZodType}).query, step.query)
+  check('body', (endpoint as {body?: z.ZodType}).body, step.body)
+  if (step.wait && !pollFor(id)) problems.push({field: 'wait', rule: `${id} has no state to wait for`})
+  return problems
+}
+
+/** Env and run references resolved; a string holding a step reference stays as it is (checked at run time). */
+function resolveKnown(value: unknown, scope: Scope): unknown {
+  if (typeof value === 'string') return referencesIn(value).some((r) => typeof r !== 'string' && r.kind === 'steps') ? value : resolve(value, scope)
+  if (Array.isArray(value)) return value.map((v) => resolveKnown(v, scope))
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveKnown(v, scope)]))
+  return value
+}
+
+function checkValue(where: string, schema: z.ZodType, value: unknown, problems: {field: string; rule: string}[], raw: unknown): void {
+  const parsed = schema.safeParse(value)
+  if (parsed.success) return
+  for (const issue of parsed.error.issues) {
+    // a field filled from an earlier step's answer is checked when that answer is known
+    if (issue.path.length > 0 && hasReference(digRaw(raw, issue.path))) continue
+    problems.push({field: issue.path.length > 0 ? `${where}.${issuePath(issue.path)}` : where, rule: issue.message})
+  }
+}
+
+function digRaw(raw: unknown, path: PropertyKey[]): unknown {
+  let cur = raw
+  for (const k of path) {
+    if (cur && typeof cur === 'object') cur = (cur as Record<string, unknown>)[String(k)]
+    else return undefined
+  }
+  return cur
+}
+
+/** Reads and checks every file; throws one InputError (exit 2) listing every problem of every file. */
+export function loadFlows(files: string[], env: Scope['env'] = process.env): Flow[] {
+  const flows: Flow[] = []
+  const problems: InputProblem[] = []
+  for (const file of files) {
+    let data: unknown
+    try {
+      data = parseFlowText(readFileSync(file, 'utf8'), file)
+    } catch (err) {
+      problems.push({flag: file, rule: `cannot be read as a flow: ${(err as Error).message.split('\n')[0]}`})
+      continue
+    }
+    const parsed = flowSchema.safeParse(data)
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) problems.push({flag: `${file}: ${describePath(data, issue.path)}`, rule: issue.message})
+      continue
+    }
+    const earlier = new Set<string>()
+    parsed.data.steps.forEach((step, i) => {
+      const label = `${file}: step ${step.id} (#${i + 1})`
+      if (earlier.has(step.id)) problems.push({flag: `${label}: id`, rule: 'is used by an earlier step'})
+      for (const p of stepProblems(step, earlier, env)) problems.push({flag: `${label}: ${p.field}`, rule: p.rule})
+      earlier.add(step.id)
+    })
+    flows.push({name: parsed.data.name ?? basename(file, extname(file)), file, steps: parsed.data.steps})
+  }
+  if (problems.length > 0) throw new InputError(problems, 'fix the flow file; nothing was sent')
+  return flows
+}
+
+/** "step charge (#1): expect.status" for a path into the file's data. */
+function describePath(data: unknown, path: PropertyKey[]): string {
+  if (path[0] === 'steps' && typeof path[1] === 'number') {
+    const step = (data as {steps: {id?: unknown}[]}).steps[path[1]]
+    const id = typeof step?.id === 'string' ? step.id : '?'
+    return `step ${id} (#${path[1] + 1})${path.length > 2 ? `: ${issuePath(path.slice(2))}` : ''}`
+  }
+  return issuePath(path) || '(file)'
+}
+

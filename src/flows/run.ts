@@ -1,0 +1,151 @@
+/**
+ * Runs checked flows step by step through the client core (ApiClient: the same auth, retries, idempotency keys
+ * and journal as single commands): references resolved from earlier answers, the request sent, an optional wait
+ * for a terminal state, then the step's expectations. A failed step skips the rest of its flow.
+ */
+import {randomUUID} from 'node:crypto'
+import type {z} from 'zod'
+import {type EndpointId, endpoints} from '../api/endpoints.js'
+import type {ApiResponse, CallInput} from '../client/api-client.js'
+import {ExitCode} from '../client/exit-codes.js'
+import {isPayError} from '../output/errors.js'
+import type {ApiContext} from '../runtime.js'
+import {stateOf, waitFor} from '../cli/wait.js'
+import {StepFailure, type StepResult, timed} from '../smoke/report.js'
+import {pollFor} from './poll.js'
+import {DEFAULT_WAIT_SECONDS, EXIT_CLASSES, type Flow, type FlowExpect, type FlowStep} from './schema.js'
+import {ReferenceError, type Scope, dig, resolve} from './template.js'
+
+export interface FlowRunOptions {
+  env?: Scope['env']
+  /** Unique part of this run, `${run.id}` (default: random). */
+  runId?: string
+  onStep?: (step: StepResult) => void
+}
+
+interface Answer {
+  status: number
+  body: unknown
+  exit: number
+  /** What happened, for people: "HTTP 201", "collection CL_1 succeeded". */
+  what: string
+}
+
+const asStrings = (v: unknown): Record<string, string> | undefined =>
+  v === undefined ? undefined : Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, typeof x === 'string' ? x : String(x)]))
+
+/** The request input of a step with every reference resolved, checked again now that all values are known. */
+function inputOf(step: FlowStep, scope: Scope): CallInput {
+  let input: CallInput
+  try {
+    input = {
+      path: asStrings(resolve(step.path, scope)),
+      query: asStrings(resolve(step.query, scope)),
+      body: resolve(step.body, scope),
+      idempotencyKey: step.idempotency_key === undefined ? undefined : String(resolve(step.idempotency_key, scope)),
+    }
+  } catch (err) {
+    if (err instanceof ReferenceError) throw new StepFailure('unresolved_reference', err.message, ExitCode.USAGE)
+    throw err
+  }
+  const endpoint = endpoints[step.call as EndpointId] as {query?: z.ZodType; body?: z.ZodType}
+  for (const [where, schema, value] of [['query', endpoint.query, input.query], ['body', endpoint.body, input.body]] as const) {
+    if (!schema || value === undefined) continue
+    const parsed = schema.safeParse(value)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      throw new StepFailure('invalid_input', `${where}${issue.path.length ? `.${issue.path.join('.')}` : ''} ${issue.message} (after resolving references)`, ExitCode.USAGE)
+    }
+  }
+  return input
+}
+
+async function send(ctx: ApiContext, step: FlowStep, input: CallInput): Promise<Answer> {
+  const id = step.call as EndpointId
+  let res: ApiResponse
+  try {
+    res = await ctx.client.call(id, input)
+  } catch (err) {
+    // the service's refusal is an answer a step may expect (status 404, exit not_found…)
+    if (isPayError(err) && err.status !== undefined) return {status: err.status, body: (err as {body?: unknown}).body, exit: err.exitCode, what: err.message}
+    throw err
+  }
+  const answer: Answer = {status: res.status, body: res.body, exit: ExitCode.OK, what: `HTTP ${res.status}${stateOf(res.body) ? ` ${stateOf(res.body)}` : ''}`}
+  if (!step.wait) return answer
+  const poll = pollFor(id)!(res.body, input)
+  const timeoutSec = (typeof step.wait === 'object' ? step.wait.timeout : undefined) ?? DEFAULT_WAIT_SECONDS
+  const done = await waitFor(ctx, {...poll, timeoutSec, first: res})
+  const exit = done.outcome === 'succeeded' ? ExitCode.OK : done.outcome === 'failed' ? ExitCode.TX_FAILED : ExitCode.WAIT_TIMEOUT
+  const what = done.outcome === 'timeout' ? `${poll.label} still ${done.state ?? 'pending'} after ${timeoutSec} s` : `${poll.label} ${done.state}`
+  return {status: done.res.status, body: done.res.body, exit, what}
+}
+
+function same(actual: unknown, expected: unknown): boolean {
+  if (expected === null || typeof expected !== 'object') return actual !== undefined && actual !== null && typeof actual !== 'object' ? String(actual) === String(expected) : actual === expected
+  return JSON.stringify(actual) === JSON.stringify(expected)
+}
+
+const show = (v: unknown) => (v === undefined ? 'nothing' : JSON.stringify(v))
+
+/** What differs between the answer and the step's expectations (empty when it passes). */
+export function differences(expect: FlowExpect | undefined, answer: Answer, scope: Scope): string[] {
+  const diffs: string[] = []
+  if (expect?.exit !== undefined) {
+    const want = typeof expect.exit === 'number' ? expect.exit : EXIT_CLASSES[expect.exit]
+    if (answer.exit !== want) diffs.push(`exit: expected ${want}${typeof expect.exit === 'string' ? ` (${expect.exit})` : ''}, got ${answer.exit}`)
+  }
+  if (expect?.status !== undefined && answer.status !== expect.status) diffs.push(`status: expected ${expect.status}, got ${answer.status}`)
+  // without an expected exit or status, the step must succeed
+  if (expect?.exit === undefined && expect?.status === undefined && answer.exit !== ExitCode.OK) diffs.push(`expected success, got exit ${answer.exit}: ${answer.what}`)
+  for (const [path, raw] of Object.entries(expect?.fields ?? {})) {
+    let want: unknown
+    try {
+      want = resolve(raw, scope)
+    } catch (err) {
+      diffs.push(`fields.${path}: ${(err as Error).message}`)
+      continue
+    }
+    const got = dig(answer.body, path.split('.'))
+    if (!got.found) diffs.push(`fields.${path}: expected ${show(want)}, but the answer has no ${path}`)
+    else if (!same(got.value, want)) diffs.push(`fields.${path}: expected ${show(want)}, got ${show(got.value)}`)
+  }
+  return diffs
+}
+
+async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope): Promise<StepResult> {
+  return timed(flow.name, step.name ?? step.id, async () => {
+    const input = inputOf(step, scope)
+    const answer = await send(ctx, step, input)
+    const diffs = differences(step.expect, answer, scope)
+    if (diffs.length > 0) {
+      const exit = answer.exit !== ExitCode.OK && step.expect?.exit === undefined && step.expect?.status === undefined ? answer.exit : ExitCode.OTHER
+      throw new StepFailure('expectation_failed', `step ${step.id}: ${diffs.join('; ')}`, exit as (typeof ExitCode)[keyof typeof ExitCode])
+    }
+    scope.steps[step.id] = answer.body
+    return {detail: answer.what}
+  })
+}
+
+/** Runs flows one after another; returns every step's result (later steps of a failed flow are skipped). */
+export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunOptions = {}): Promise<StepResult[]> {
+  const results: StepResult[] = []
+  const add = (s: StepResult) => {
+    results.push(s)
+    options.onStep?.(s)
+  }
+  const runId = options.runId ?? randomUUID().slice(0, 8)
+  for (const flow of flows) {
+    const scope: Scope = {steps: {}, env: options.env ?? process.env, run: {id: runId}}
+    let failed = false
+    for (const step of flow.steps) {
+      if (failed) {
+        add({suite: flow.name, name: step.name ?? step.id, outcome: 'skipped', ms: 0, detail: 'an earlier step failed'})
+        continue
+      }
+      const result = await runStep(ctx, flow, step, scope)
+      add(result)
+      failed = result.outcome === 'failed'
+    }
+  }
+  return results
+}

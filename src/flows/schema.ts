@@ -1,0 +1,65 @@
+/**
+ * The shape of a flow file (JSON or YAML):
+ *
+ *   name: collect and verify            # optional; default: the file name
+ *   steps:
+ *     - id: charge                      # later steps refer to its answer as ${steps.charge.…}
+ *       call: collections.create        # an endpoint id of src/api/endpoints.ts
+ *       path: {…}  query: {…}  body: {…}
+ *       idempotency_key: …              # optional; default: a new key per step and run, reused by every retry
+ *       wait: true                      # or {timeout: 120}: poll until a terminal state
+ *       expect: {status: 201, exit: ok, fields: {status: succeeded, "virtual_account.bank_name": …}}
+ *
+ * A step names an endpoint with `call` and its inputs by where they go in the request (path / query / body).
+ * `command` (a command and flag-named inputs, e.g. `command: collections create` with `inputs: {reference: …}`) is
+ * reserved for mapping onto `call` through the operation spec of the resource commands; it is refused for now.
+ */
+import {z} from 'zod'
+import {ExitCode} from '../client/exit-codes.js'
+
+/** Exit-code classes a step may `expect` by name (README: Exit codes): ok, other, usage, auth, not_found… */
+export const EXIT_CLASSES: Record<string, number> = Object.fromEntries(Object.entries(ExitCode).map(([k, v]) => [k.toLowerCase(), v]))
+
+const STEP_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
+
+const scalar = z.union([z.string(), z.number(), z.boolean()])
+
+export const expectSchema = z.strictObject({
+  status: z.number().int().min(100).max(599).optional(),
+  exit: z
+    .union([z.number().int().min(0).max(255), z.string().refine((v) => Object.hasOwn(EXIT_CLASSES, v), {message: `must be an exit code or one of ${Object.keys(EXIT_CLASSES).join(', ')}`})])
+    .optional(),
+  fields: z.record(z.string().min(1), z.unknown()).optional(),
+})
+
+export const stepSchema = z.strictObject({
+  id: z.string().regex(STEP_ID, 'must start with a letter and hold only letters, digits, "_" or "-" (at most 64)'),
+  name: z.string().optional(),
+  call: z.string().optional(),
+  command: z.unknown().optional(),
+  inputs: z.unknown().optional(),
+  path: z.record(z.string(), scalar).optional(),
+  query: z.record(z.string(), scalar).optional(),
+  body: z.unknown().optional(),
+  idempotency_key: z.string().min(1).max(255).optional(),
+  wait: z.union([z.boolean(), z.strictObject({timeout: z.number().int().min(1).max(86_400).optional()})]).optional(),
+  expect: expectSchema.optional(),
+})
+
+export const flowSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  description: z.string().optional(),
+  steps: z.array(stepSchema).min(1, 'must list at least one step'),
+})
+
+export type FlowStep = z.infer<typeof stepSchema>
+export type FlowExpect = z.infer<typeof expectSchema>
+
+export interface Flow {
+  name: string
+  file: string
+  steps: FlowStep[]
+}
+
+/** Default seconds a `wait: true` step polls before it fails with exit 9. */
+export const DEFAULT_WAIT_SECONDS = 120
