@@ -7,12 +7,6 @@ export default class Smoke extends ApiCommand {
 With --money it also runs a small real flow: a collection waited to its end, a pay link, a lookup by reference. Against anything but the local sandbox (a loopback base URL) --money needs --yes.
 On a terminal a checklist; off one, one tab-separated line per step (ok, FAIL, not-enabled, skipped); --json one object with every step; --junit FILE writes JUnit XML for CI. Exit 0 when healthy, else the exit code of the first failed step (3 for credentials).`
 
-  static override examples = [
-    {description: 'In CI, credentials from the environment', command: 'PAY_BASE_URL=… PAY_CLIENT_ID=… PAY_CLIENT_SECRET=… <%= config.bin %> smoke --junit smoke.xml'},
-    {description: 'Against the local sandbox, moving (sandbox) money too', command: '<%= config.bin %> smoke --profile sandbox --money'},
-    {description: 'Only the verdict, for a script', command: '<%= config.bin %> smoke --json | jq .ok'},
-  ]
-
   static override flags = {
     junit: Flags.string({description: 'Also write the steps as JUnit XML to this file'}),
     money: Flags.boolean({description: 'Also run a small real flow: a collection (--wait), a pay link, a lookup by reference'}),
@@ -23,6 +17,12 @@ On a terminal a checklist; off one, one tab-separated line per step (ok, FAIL, n
     provider: Flags.string({description: 'Mobile money provider of --mobile', default: 'mpesa'}),
     'wait-timeout': Flags.integer({description: 'Seconds the --money collection may take to end', default: 120, min: 1, max: 3600}),
   }
+
+  static override examples = [
+    {description: 'In CI, credentials from the environment', command: 'PAY_BASE_URL=… PAY_CLIENT_ID=… PAY_CLIENT_SECRET=… <%= config.bin %> smoke --junit smoke.xml'},
+    {description: 'Against the local sandbox, moving (sandbox) money too', command: '<%= config.bin %> smoke --profile sandbox --money'},
+    {description: 'Only the verdict, for a script', command: '<%= config.bin %> smoke --json | jq .ok'},
+  ]
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Smoke)
