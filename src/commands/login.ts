@@ -4,7 +4,7 @@ import {globalFlags} from '../cli/flags.js'
 
 export default class Login extends BaseCommand {
   static override summary = 'Save credentials in a profile after proving they work'
-  static override description = `Gets a fresh token with the client credentials (never a cached one) and calls GET /v1/account, shows the merchant and account, then saves base URL, client id, client secret, sub-account ref and webhook secret in the profile (0600 file in the config dir) and makes it active.
+  static override description = `Gets a fresh token with the client credentials (never a cached one) and calls GET /v1/account, shows the merchant and account, then saves base URL, client id, client secret, sub-account ref and webhook secret in the profile (0600 file in the config dir) and makes it active. Nothing is written unless the service accepts the credentials (\`pay profiles add\` stores a profile without calling the service).
 On a terminal, missing values are asked for (the secret masked). With flags or environment variables (PAY_BASE_URL, PAY_CLIENT_ID, PAY_CLIENT_SECRET, PAY_ACCOUNT_REF, PAY_WEBHOOK_SECRET), or when not interactive, it never prompts.`
 
   static override examples = [
@@ -21,7 +21,6 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     'client-secret': Flags.string({description: 'API client secret (prefer PAY_CLIENT_SECRET or the prompt: flags show in the process list)'}),
     'account-ref': Flags.string({description: 'Sub-account ref (when sub-accounts are enabled)'}),
     'webhook-secret': Flags.string({description: 'Webhook signing secret, for `pay webhook listen`'}),
-    'no-verify': Flags.boolean({description: 'Save without calling the service'}),
   }
 
   async run(): Promise<void> {
@@ -56,20 +55,19 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     rt.checkBaseUrl(values.base_url!)
     values.base_url = values.base_url!.replace(/\/+$/, '')
 
+    // Always proven: to store a profile without calling the service, `pay profiles add` is the command.
     let account: unknown
-    if (!flags['no-verify']) {
-      const {client} = await rt.createApiContext(
-        {profile: name, 'base-url': values.base_url, 'client-id': values.client_id, 'client-secret': values.client_secret, 'account-ref': values.account_ref, debug: flags.debug},
-        this.userAgent,
-        out,
-      )
-      try {
-        // a token just issued for exactly these credentials: a cached one would prove nothing about the secret
-        await client.tokens.fresh()
-        account = (await client.call('account.get')).body
-      } finally {
-        await client.close()
-      }
+    const {client} = await rt.createApiContext(
+      {profile: name, 'base-url': values.base_url, 'client-id': values.client_id, 'client-secret': values.client_secret, 'account-ref': values.account_ref, debug: flags.debug},
+      this.userAgent,
+      out,
+    )
+    try {
+      // a token just issued for exactly these credentials: a cached one would prove nothing about the secret
+      await client.tokens.fresh()
+      account = (await client.call('account.get')).body
+    } finally {
+      await client.close()
     }
     // only now, with the credentials proven, is anything written
     const store = await rt.ProfileStore.open()
