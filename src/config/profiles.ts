@@ -29,7 +29,9 @@ export function readProfiles(dir = configDir()): ProfilesFile | undefined {
   try {
     text = readFileSync(path, 'utf8')
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    // no file, or a config dir that is not a directory (PAY_CONFIG_DIR naming a file, a home that is a file)
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined
     throw err
   }
   let json: unknown
