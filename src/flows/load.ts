@@ -10,7 +10,8 @@ import {parse as parseYaml} from 'yaml'
 import type {z} from 'zod'
 import {type Endpoint, type EndpointId, endpoints, pathParams} from '../api/endpoints.js'
 import {InputError, type InputProblem} from '../client/errors.js'
-import {pollFor} from './poll.js'
+import {requestFromRecord, valuesFromRecord} from '../cli/operation-input.js'
+import {commandOperation, waitOperation} from './poll.js'
 import {type Flow, type FlowStep, flowSchema} from './schema.js'
 import {type Scope, hasReference, referencesIn, resolve} from './template.js'
 
@@ -27,11 +28,9 @@ function issuePath(path: PropertyKey[]): string {
 /** Checks one step's inputs against the endpoint; problems at fields that hold a step reference wait for the run. */
 export function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['env']): {field: string; rule: string}[] {
   const problems: {field: string; rule: string}[] = []
-  if (step.command !== undefined || step.inputs !== undefined) {
-    problems.push({field: step.command !== undefined ? 'command' : 'inputs', rule: 'is not supported yet: name an endpoint with `call` and give path, query and body'})
-  }
+  if (step.command !== undefined || step.inputs !== undefined) return commandProblems(step, earlier, env)
   if (step.call === undefined) {
-    if (step.command === undefined) problems.push({field: 'call', rule: `is required: an endpoint id such as collections.create`})
+    problems.push({field: 'call', rule: 'is required: an endpoint id such as collections.create (or `command` with `inputs`)'})
     return problems
   }
   if (!Object.hasOwn(endpoints, step.call) || step.call === 'auth.token') {
@@ -41,12 +40,8 @@ export function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['e
   const id = step.call as EndpointId
   const endpoint: Endpoint = endpoints[id]
 
-  for (const ref of referencesIn(step)) {
-    if (typeof ref === 'string') problems.push({field: 'reference', rule: ref})
-    else if (ref.kind === 'steps' && !earlier.has(ref.name)) problems.push({field: 'reference', rule: `\${${ref.expr}} names no earlier step (steps run in order; earlier ids: ${[...earlier].join(', ') || 'none'})`})
-    else if (ref.kind === 'env' && ref.fallback === undefined && !env[ref.name]) problems.push({field: 'reference', rule: `\${${ref.expr}}: ${ref.name} is not set (set it, or give a default: \${env.${ref.name}:-value})`})
-  }
-  if (problems.some((p) => p.field === 'reference')) return problems
+  problems.push(...referenceProblems(step, earlier, env))
+  if (problems.length > 0) return problems
 
   // What can be known before the run: environment and run references resolved, step references left to the run.
   const scope: Scope = {steps: {}, env, run: {id: 'check'}}
@@ -70,7 +65,42 @@ export function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['e
   }
   check('query', (endpoint as {query?: z.ZodType}).query, step.query)
   check('body', (endpoint as {body?: z.ZodType}).body, step.body)
-  if (step.wait && !pollFor(id)) problems.push({field: 'wait', rule: `${id} has no state to wait for`})
+  if (step.wait && !waitOperation(id)) problems.push({field: 'wait', rule: `${id} has no state to wait for`})
+  return problems
+}
+
+/** Malformed references, references to no earlier step, environment variables unset without a default. */
+function referenceProblems(step: FlowStep, earlier: Set<string>, env: Scope['env']): {field: string; rule: string}[] {
+  const problems: {field: string; rule: string}[] = []
+  for (const ref of referencesIn(step)) {
+    if (typeof ref === 'string') problems.push({field: 'reference', rule: ref})
+    else if (ref.kind === 'steps' && !earlier.has(ref.name)) problems.push({field: 'reference', rule: `\${${ref.expr}} names no earlier step (steps run in order; earlier ids: ${[...earlier].join(', ') || 'none'})`})
+    else if (ref.kind === 'env' && ref.fallback === undefined && !env[ref.name]) problems.push({field: 'reference', rule: `\${${ref.expr}}: ${ref.name} is not set (set it, or give a default: \${env.${ref.name}:-value})`})
+  }
+  return problems
+}
+
+/** A `command` step: its inputs checked like the command's flags (problems at inputs holding a step reference wait). */
+function commandProblems(step: FlowStep, earlier: Set<string>, env: Scope['env']): {field: string; rule: string}[] {
+  const problems: {field: string; rule: string}[] = []
+  for (const key of ['call', 'path', 'query', 'body'] as const) if (step[key] !== undefined) problems.push({field: key, rule: 'cannot be combined with `command` (give the command its `inputs`)'})
+  const op = step.command === undefined ? undefined : commandOperation(step.command)
+  if (!op) {
+    problems.push({field: 'command', rule: step.command === undefined ? 'is required with `inputs`: a resource command such as "collections create"' : `"${step.command}" is not a resource command of pay (e.g. "collections create")`})
+    return problems
+  }
+  problems.push(...referenceProblems(step, earlier, env))
+  if (problems.length > 0) return problems
+  const inputs = resolveKnown(step.inputs ?? {}, {steps: {}, env, run: {id: 'check'}}) as Record<string, unknown>
+  const later = Object.keys(step.inputs ?? {}).filter((k) => referencesIn(step.inputs![k]).some((r) => typeof r !== 'string' && r.kind === 'steps'))
+  const laterLabels = new Set(later.flatMap((k) => Object.keys(valuesFromRecord(op, {[k]: 'x'}).values).flatMap((name) => [`--${name}`, name.toUpperCase()])))
+  const {endpoint, problems: found} = requestFromRecord(op, Object.fromEntries(Object.entries(inputs).map(([k, v]) => [k, later.includes(k) ? 'from-an-earlier-step' : v])))
+  for (const p of found) {
+    // an input filled from an earlier step (a stand-in here, so that it still selects its endpoint) is checked when known
+    if (laterLabels.has(p.flag) || [...laterLabels].some((l) => p.flag.startsWith(`${l} `))) continue
+    problems.push({field: `inputs: ${p.flag}`, rule: p.rule})
+  }
+  if (step.wait && !waitOperation(endpoint)) problems.push({field: 'wait', rule: `${step.command} has nothing to wait for`})
   return problems
 }
 

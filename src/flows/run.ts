@@ -12,7 +12,9 @@ import {isPayError} from '../output/errors.js'
 import type {ApiContext} from '../runtime.js'
 import {stateOf, waitFor} from '../cli/wait.js'
 import {StepFailure, type StepResult, timed} from '../smoke/report.js'
-import {pollFor} from './poll.js'
+import {pollOf} from '../cli/run-operation.js'
+import {requestFromRecord} from '../cli/operation-input.js'
+import {commandOperation, waitOperation} from './poll.js'
 import {DEFAULT_WAIT_SECONDS, EXIT_CLASSES, type Flow, type FlowExpect, type FlowStep} from './schema.js'
 import {ReferenceError, type Scope, dig, resolve} from './template.js'
 
@@ -34,21 +36,28 @@ interface Answer {
 const asStrings = (v: unknown): Record<string, string> | undefined =>
   v === undefined ? undefined : Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, typeof x === 'string' ? x : String(x)]))
 
-/** The request input of a step with every reference resolved, checked again now that all values are known. */
-function inputOf(step: FlowStep, scope: Scope): CallInput {
-  let input: CallInput
+/** Resolves references; a reference that cannot resolve fails the step as bad input (exit 2). */
+function resolved<T>(value: T, scope: Scope): T {
   try {
-    input = {
-      path: asStrings(resolve(step.path, scope)),
-      query: asStrings(resolve(step.query, scope)),
-      body: resolve(step.body, scope),
-      idempotencyKey: step.idempotency_key === undefined ? undefined : String(resolve(step.idempotency_key, scope)),
-    }
+    return resolve(value, scope) as T
   } catch (err) {
     if (err instanceof ReferenceError) throw new StepFailure('unresolved_reference', err.message, ExitCode.USAGE)
     throw err
   }
-  const endpoint = endpoints[step.call as EndpointId] as {query?: z.ZodType; body?: z.ZodType}
+}
+
+/** The endpoint and request input of a step with every reference resolved, checked again now that all is known. */
+function requestOf(step: FlowStep, scope: Scope): {id: EndpointId; input: CallInput} {
+  const idempotencyKey = step.idempotency_key === undefined ? undefined : String(resolved(step.idempotency_key, scope))
+  if (step.command !== undefined) {
+    // inputs named like the command's flags, mapped and checked by the operation spec as on the command line
+    const {endpoint, input, problems} = requestFromRecord(commandOperation(step.command)!, resolved(step.inputs ?? {}, scope))
+    if (problems.length > 0) throw new StepFailure('invalid_input', `${problems.map((p) => `${p.flag} ${p.rule}`).join('; ')} (after resolving references)`, ExitCode.USAGE)
+    return {id: endpoint, input: {...input, idempotencyKey}}
+  }
+  const id = step.call as EndpointId
+  const input: CallInput = {path: asStrings(resolved(step.path, scope)), query: asStrings(resolved(step.query, scope)), body: resolved(step.body, scope), idempotencyKey}
+  const endpoint = endpoints[id] as {query?: z.ZodType; body?: z.ZodType}
   for (const [where, schema, value] of [['query', endpoint.query, input.query], ['body', endpoint.body, input.body]] as const) {
     if (!schema || value === undefined) continue
     const parsed = schema.safeParse(value)
@@ -57,11 +66,10 @@ function inputOf(step: FlowStep, scope: Scope): CallInput {
       throw new StepFailure('invalid_input', `${where}${issue.path.length ? `.${issue.path.join('.')}` : ''} ${issue.message} (after resolving references)`, ExitCode.USAGE)
     }
   }
-  return input
+  return {id, input}
 }
 
-async function send(ctx: ApiContext, step: FlowStep, input: CallInput): Promise<Answer> {
-  const id = step.call as EndpointId
+async function send(ctx: ApiContext, step: FlowStep, id: EndpointId, input: CallInput): Promise<Answer> {
   let res: ApiResponse
   try {
     res = await ctx.client.call(id, input)
@@ -72,7 +80,7 @@ async function send(ctx: ApiContext, step: FlowStep, input: CallInput): Promise<
   }
   const answer: Answer = {status: res.status, body: res.body, exit: ExitCode.OK, what: `HTTP ${res.status}${stateOf(res.body) ? ` ${stateOf(res.body)}` : ''}`}
   if (!step.wait) return answer
-  const poll = pollFor(id)!(res.body, input)
+  const poll = pollOf(waitOperation(id)!, id, res, input)
   const timeoutSec = (typeof step.wait === 'object' ? step.wait.timeout : undefined) ?? DEFAULT_WAIT_SECONDS
   const done = await waitFor(ctx, {...poll, timeoutSec, first: res})
   const exit = done.outcome === 'succeeded' ? ExitCode.OK : done.outcome === 'failed' ? ExitCode.TX_FAILED : ExitCode.WAIT_TIMEOUT
@@ -114,8 +122,8 @@ export function differences(expect: FlowExpect | undefined, answer: Answer, scop
 
 async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope): Promise<StepResult> {
   return timed(flow.name, step.name ?? step.id, async () => {
-    const input = inputOf(step, scope)
-    const answer = await send(ctx, step, input)
+    const {id, input} = requestOf(step, scope)
+    const answer = await send(ctx, step, id, input)
     const diffs = differences(step.expect, answer, scope)
     if (diffs.length > 0) {
       const exit = answer.exit !== ExitCode.OK && step.expect?.exit === undefined && step.expect?.status === undefined ? answer.exit : ExitCode.OTHER

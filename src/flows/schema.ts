@@ -10,9 +10,10 @@
  *       wait: true                      # or {timeout: 120}: poll until a terminal state
  *       expect: {status: 201, exit: ok, fields: {status: succeeded, "virtual_account.bank_name": …}}
  *
- * A step names an endpoint with `call` and its inputs by where they go in the request (path / query / body).
- * `command` (a command and flag-named inputs, e.g. `command: collections create` with `inputs: {reference: …}`) is
- * reserved for mapping onto `call` through the operation spec of the resource commands; it is refused for now.
+ * A step names either an endpoint with `call` and its inputs by where they go in the request (path / query / body),
+ * or a resource command with `command: collections create` and `inputs` named like its flags and arguments
+ * (`{amount: "10.00", reference: order-1, mobile: …}`), mapped onto the endpoint through the operation spec
+ * (src/api/operations.ts) exactly as the command line is, rules and flag names included.
  */
 import {z} from 'zod'
 import {ExitCode} from '../client/exit-codes.js'
@@ -36,8 +37,8 @@ export const stepSchema = z.strictObject({
   id: z.string().regex(STEP_ID, 'must start with a letter and hold only letters, digits, "_" or "-" (at most 64)'),
   name: z.string().optional(),
   call: z.string().optional(),
-  command: z.unknown().optional(),
-  inputs: z.unknown().optional(),
+  command: z.string().min(1).optional(),
+  inputs: z.record(z.string(), z.union([scalar, z.null()])).optional(),
   path: z.record(z.string(), scalar).optional(),
   query: z.record(z.string(), scalar).optional(),
   body: z.unknown().optional(),

@@ -10,7 +10,9 @@ import type {EndpointId} from '../api/endpoints.js'
 import type {CallInput} from '../client/api-client.js'
 import {ExitCode} from '../client/exit-codes.js'
 import type {ApiContext} from '../runtime.js'
+import {pollOf} from '../cli/run-operation.js'
 import {classifyState, stateOf, waitFor} from '../cli/wait.js'
+import {waitOperation} from '../flows/poll.js'
 import {type RunReport, StepFailure, type StepResult, reportOf, timed} from './report.js'
 
 export interface MoneyOptions {
@@ -115,7 +117,9 @@ async function moneySteps(ctx: ApiContext, money: MoneyOptions, runId: string): 
     const body = {amount: money.amount, currency: money.currency, merchant_reference: reference, mobile: money.mobile, provider: money.provider, description: 'pay smoke'}
     const created = await client.call('collections.create', {body})
     const id = String((created.body as {id?: unknown}).id)
-    const done = await waitFor(ctx, {id: 'collections.get', input: {path: {id}}, label: `collection ${id}`, timeoutSec: money.waitTimeoutSec, first: created})
+    // polled like `pay collections create --wait`: the operation spec's wait target and terminal states
+    const poll = pollOf(waitOperation('collections.create')!, 'collections.create', created, {body})
+    const done = await waitFor(ctx, {...poll, timeoutSec: money.waitTimeoutSec, first: created})
     if (done.outcome === 'failed') throw new StepFailure('transaction_failed', `collection ${id} ended ${done.state}`, ExitCode.TX_FAILED)
     if (done.outcome === 'timeout') throw new StepFailure('wait_timeout', `collection ${id} still ${done.state ?? 'pending'} after ${money.waitTimeoutSec} s`, ExitCode.WAIT_TIMEOUT)
     return {detail: `${id} ${done.state} (${money.amount} ${money.currency}, reference ${reference})`}

@@ -77,6 +77,44 @@ describe('references', () => {
   })
 })
 
+describe('steps that name a resource command', () => {
+  it('map flag-named inputs onto the endpoint like the command line (upper-casing, alternatives by flag) and run', async () => {
+    const file = flowFile('command.yaml', [
+      'name: command form',
+      'steps:',
+      '  - id: charge',
+      '    command: collections create',
+      '    inputs: {amount: "10.00", currency: kes, reference: "cmd-${run.id}", mobile: "254712345670", provider: mpesa}',
+      '    wait: true',
+      '    expect: {fields: {status: succeeded, currency: KES}}',
+      '  - id: byref',
+      '    command: collections get',
+      '    inputs: {reference: "${steps.charge.merchant_reference}"}',
+      '    expect: {fields: {id: "${steps.charge.id}"}}',
+      '',
+    ].join('\n'))
+    const steps = await runFlows(context(), loadFlows([file]), {runId: 'cmd1'})
+    expect(steps.map((s) => [s.name, s.outcome, s.detail])).toEqual([['charge', 'passed', expect.stringContaining('succeeded')], ['byref', 'passed', 'HTTP 200 succeeded']])
+    expect(sb.requests.some((r) => r.method === 'GET' && r.path === '/v1/collections' && r.query?.merchant_reference === 'cmd-cmd1')).toBe(true)
+  })
+
+  it('are checked with the command\'s flag names before anything is sent', () => {
+    const file = flowFile('command-bad.yaml', 'steps:\n  - id: charge\n    command: collections create\n    inputs: {amount: "ten", currency: KES, mobile: "254712345670", provider: mpesa, colour: red}\n  - id: x\n    command: collections explode\n')
+    let problems: {flag: string; rule: string}[] = []
+    try {
+      loadFlows([file])
+    } catch (e) {
+      problems = (e as {problems: typeof problems}).problems
+    }
+    expect(problems.map((p) => `${p.flag.slice(file.length + 2)} ${p.rule}`)).toEqual([
+      'step charge (#1): inputs: colour is not an input of `pay collections create`',
+      'step charge (#1): inputs: --amount must be a positive decimal string with at most 2 decimal places, such as "10.00"',
+      'step charge (#1): inputs: --reference is required',
+      'step x (#2): command "collections explode" is not a resource command of pay (e.g. "collections create")',
+    ])
+  })
+})
+
 describe('checking before sending', () => {
   it('lists every problem naming file, step and field, as one exit-2 error', () => {
     const file = flowFile('bad.yaml', [
