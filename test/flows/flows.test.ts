@@ -79,20 +79,13 @@ describe('references', () => {
 
 describe('steps that name a resource command', () => {
   it('map flag-named inputs onto the endpoint like the command line (upper-casing, alternatives by flag) and run', async () => {
-    const file = flowFile('command.yaml', [
-      'name: command form',
-      'steps:',
-      '  - id: charge',
-      '    command: collections create',
-      '    inputs: {amount: "10.00", currency: kes, reference: "cmd-${run.id}", mobile: "254712345670", provider: mpesa}',
-      '    wait: true',
-      '    expect: {fields: {status: succeeded, currency: KES}}',
-      '  - id: byref',
-      '    command: collections get',
-      '    inputs: {reference: "${steps.charge.merchant_reference}"}',
-      '    expect: {fields: {id: "${steps.charge.id}"}}',
-      '',
-    ].join('\n'))
+    const file = flowFile('command.json', JSON.stringify({
+      name: 'command form',
+      steps: [
+        {id: 'charge', command: 'collections create', inputs: {amount: '10.00', currency: 'kes', reference: 'cmd-${run.id}', mobile: '254712345670', provider: 'mpesa'}, wait: true, expect: {fields: {status: 'succeeded', currency: 'KES'}}},
+        {id: 'byref', command: 'collections get', inputs: {reference: '${steps.charge.merchant_reference}'}, expect: {fields: {id: '${steps.charge.id}'}}},
+      ],
+    }))
     const steps = await runFlows(context(), loadFlows([file]), {runId: 'cmd1'})
     expect(steps.map((s) => [s.name, s.outcome, s.detail])).toEqual([['charge', 'passed', expect.stringContaining('succeeded')], ['byref', 'passed', 'HTTP 200 succeeded']])
     expect(sb.requests.some((r) => r.method === 'GET' && r.path === '/v1/collections' && r.query?.merchant_reference === 'cmd-cmd1')).toBe(true)
