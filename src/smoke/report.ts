@@ -85,7 +85,7 @@ export function printStep(out: Output, step: StepResult): void {
   const detail = step.detail ? printable(step.detail) : ''
   if (out.term.stdoutIsTTY) {
     const label = step.outcome === 'not_enabled' ? 'not enabled' : ''
-    out.data(`${out.color(mark.color, mark.tty)} ${printable(name).padEnd(28)} ${out.color('dim', `${step.ms} ms`.padStart(8))}  ${label ? out.color('yellow', label) + ' ' : ''}${detail}`)
+    out.data(`${out.color(mark.color, mark.tty)} ${printable(name).padEnd(34)} ${out.color('dim', `${step.ms} ms`.padStart(8))}  ${label ? out.color('yellow', label) + ' ' : ''}${detail}`)
   } else {
     out.data([mark.plain, printable(name), `${step.ms}ms`, detail].join('\t'))
   }
