@@ -10,13 +10,19 @@
  * unreachable, 504 when it does not answer in time.
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
-import type {AddressInfo} from 'node:net'
+import type {AddressInfo, Socket} from 'node:net'
 import {type WebhookEvent} from './events.js'
 import {eventFilter, type EventFilter} from './filter.js'
+import {PING_HEADER, type PingKey} from './ping.js'
 import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifySignature} from './signature.js'
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 export const DEFAULT_PATH = '/webhooks'
+/** A request's headers must arrive within this time, its whole body within REQUEST_TIMEOUT (answered 408, closed). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+/** Open connections at most; over it, the oldest connection without a request in progress is closed. */
+export const DEFAULT_MAX_CONNECTIONS = 256
 
 export type RejectReason =
   | 'missing_header'
@@ -61,6 +67,11 @@ export interface ListenerOptions {
   onDelivery?: (delivery: Delivery) => void
   /** Current unix time in seconds (tests). */
   now?: () => number
+  /** The tunnel health check's key: a request carrying a ping signed with it is answered, not counted or shown. */
+  pingKey?: PingKey
+  headersTimeoutMs?: number
+  requestTimeoutMs?: number
+  maxConnections?: number
 }
 
 export interface Verdict {
@@ -163,6 +174,12 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const nonce = options.pingKey && req.headers[PING_HEADER] !== undefined ? options.pingKey.check(req.headers[PING_HEADER]) : undefined
+    if (nonce !== undefined) {
+      req.resume()
+      reply(res, 200, {pong: nonce})
+      return
+    }
     const url = (req.url ?? '/').split('?')[0]
     if (url !== path) {
       stats.not_found++
@@ -276,20 +293,50 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     })
   }
 
-  const server: Server = createServer((req, res) => {
+  /** Sockets in the order they connected; `busy` while a request's headers are in and its answer is not finished. */
+  const sockets = new Map<Socket, {busy: boolean}>()
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+  // connectionsCheckingInterval: how often Node enforces the timeouts below (default every 30 s)
+  const server: Server = createServer({connectionsCheckingInterval: 1000}, (req, res) => {
+    const state = sockets.get(req.socket)
+    if (state) {
+      state.busy = true
+      res.once('finish', () => (state.busy = false))
+    }
     handle(req, res).catch((err: Error) => {
       // never reached by design; if it is, answer and carry on
       reply(res, 500, {error: {code: 'listener_error', message: err.message}})
     })
   })
-  // A malformed HTTP request: answer 400 and close, never crash.
-  server.on('clientError', (_err, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
-    else socket.destroy()
+  server.on('connection', (socket: Socket) => {
+    sockets.set(socket, {busy: false})
+    socket.once('close', () => sockets.delete(socket))
+    if (sockets.size <= maxConnections) return
+    // Over the cap: close the oldest connection that is idle or still sending its headers, so that slow or
+    // stuck senders cannot crowd out deliveries.
+    for (const [old, st] of sockets) {
+      if (old !== socket && !st.busy) {
+        old.destroy()
+        return
+      }
+    }
   })
-  // Tunnel clients keep their connections open; do not cut them every 5 s.
+  // A malformed HTTP request, or headers / a request over its time limit: answer and close, never crash.
+  // The socket is destroyed once the answer is flushed: end() alone would leave it half-open for as long as
+  // the sender keeps sending.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable) {
+      socket.destroy()
+      return
+    }
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request'
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy())
+    setTimeout(() => socket.destroy(), 1000).unref()
+  })
+  // Tunnel clients keep their connections open; do not cut idle ones every 5 s.
   server.keepAliveTimeout = 65_000
-  server.headersTimeout = 66_000
+  server.headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS
+  server.requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
