@@ -81,3 +81,15 @@ export function formatSummary(s: ListenerStats, forwarding: boolean): string {
   if (s.not_found) lines.push(`other paths ${s.not_found} (answered 404)`)
   return lines.join('\n')
 }
+
+/** The loud lines said when the public URL changed after a reconnect: it must be updated where it is registered. */
+export function urlChangedLines(was: string, now: string, color: boolean): string[] {
+  const bar = '='.repeat(72)
+  return [
+    paint(color, 'yellow', bar),
+    paint(color, 'bold', `THE PUBLIC URL CHANGED: ${now}`),
+    `(was ${was}; the tunnel reconnected with a new address)`,
+    paint(color, 'bold', 'Update the webhook URL in the merchant portal now: deliveries to the old URL are lost.'),
+    paint(color, 'yellow', bar),
+  ]
+}

@@ -1,6 +1,7 @@
 /**
  * When the profile points at a local sandbox (`pay sandbox`), `pay webhook listen` sets the webhook URL of
- * the profile's API client there (control API `PUT /_sandbox/clients/{client_id}/webhook`, body {"url"}).
+ * the profile's API client there (control API `PUT /_sandbox/clients/{client_id}/webhook`, body {"url"}),
+ * sets it again when the tunnel's URL changes, and removes it ({"url": null}) when it stops.
  * Only loopback base URLs are tried, so nothing is ever sent to the real service by this.
  */
 import {isLoopbackUrl} from '../client/loopback.js'
@@ -9,7 +10,8 @@ export {isLoopbackUrl} from '../client/loopback.js'
 
 export type LinkResult = {ok: true} | {ok: false; reason: string}
 
-export async function setSandboxWebhook(baseUrl: string, clientId: string, webhookUrl: string, timeoutMs = 3000): Promise<LinkResult> {
+/** `webhookUrl` null removes the client's webhook URL. */
+export async function setSandboxWebhook(baseUrl: string, clientId: string, webhookUrl: string | null, timeoutMs = 3000): Promise<LinkResult> {
   if (!isLoopbackUrl(baseUrl)) return {ok: false, reason: 'the base URL is not a local sandbox'}
   const target = `${baseUrl.replace(/\/+$/, '')}/_sandbox/clients/${encodeURIComponent(clientId)}/webhook`
   try {

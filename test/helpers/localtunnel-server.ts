@@ -11,7 +11,9 @@
  *   senders whose resolver does not map `*.localhost` to 127.0.0.1 (the sandbox's undici does a real lookup).
  * - Faults for tests: `mode` ('hang' never answers the handshake, 'html' answers a web page like the
  *   incompatible npm fork, 'error' answers 503, 'bad-port' hands out a port nothing listens on),
- *   `dropSockets()` destroys every tunnel socket, `refuseTunnels()` closes the tunnel ports.
+ *   `dropSockets()` destroys every tunnel socket, `refuseTunnels()` closes the tunnel ports, `forgetClients()`
+ *   forgets every tunnel while its sockets stay open (like a restarted server: public requests get 404, and
+ *   only a check through the public URL can tell).
  */
 import {Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {createServer as createTcpServer, type Server as TcpServer, type Socket} from 'node:net'
@@ -75,6 +77,8 @@ export interface LocaltunnelTestServer {
   dropSockets(): number
   /** Closes the tunnel ports (new tunnel sockets are refused) and destroys the open sockets. */
   refuseTunnels(): Promise<void>
+  /** Forgets every tunnel; its sockets stay connected (public requests for it get 404). */
+  forgetClients(): void
   /** Number of tunnel sockets currently connected. */
   socketCount(): number
   close(): Promise<void>
@@ -96,6 +100,7 @@ export async function closedPort(): Promise<number> {
 
 export async function startLocaltunnelServer(options: {mode?: HandshakeMode; maxConn?: number; urlStyle?: 'host' | 'port'} = {}): Promise<LocaltunnelTestServer> {
   const clients = new Map<string, TunnelClient>()
+  const forgotten: TunnelClient[] = []
   const publicServers = new Map<string, {server: Server; port: number}>()
   const hanging = new Set<ServerResponse>()
   let httpPort = 0
@@ -221,6 +226,10 @@ export async function startLocaltunnelServer(options: {mode?: HandshakeMode; max
         await closed
       }
     },
+    forgetClients() {
+      forgotten.push(...clients.values())
+      clients.clear()
+    },
     socketCount() {
       let n = 0
       for (const c of clients.values()) n += c.agent.all.size
@@ -228,7 +237,7 @@ export async function startLocaltunnelServer(options: {mode?: HandshakeMode; max
     },
     async close() {
       for (const res of hanging) res.destroy()
-      for (const c of clients.values()) {
+      for (const c of [...clients.values(), ...forgotten]) {
         c.tcp.close()
         for (const s of c.agent.all) s.destroy()
         c.agent.destroy()

@@ -6,6 +6,7 @@ const fake = vi.hoisted(() => ({
   closed: 0,
   hang: false,
   fail: undefined as string | undefined,
+  forwards: 0,
 }))
 
 vi.mock('@ngrok/ngrok', () => ({
@@ -13,17 +14,19 @@ vi.mock('@ngrok/ngrok', () => ({
     fake.config = config
     if (fake.fail) throw new Error(fake.fail)
     if (fake.hang) return new Promise(() => {})
-    return {url: () => 'https://abc123.ngrok-free.app', close: async () => void fake.closed++}
+    fake.forwards++
+    const url = config.domain ? `https://${String(config.domain)}` : `https://abc12${fake.forwards}.ngrok-free.app`
+    return {url: () => (fake.forwards === 1 && !config.domain ? 'https://abc123.ngrok-free.app' : url), close: async () => void fake.closed++}
   },
 }))
 
-const {openTunnel} = await import('../../src/webhooks/tunnels/tunnel.js')
+const {openTunnel} = await import('../../src/webhooks/tunnels/registry.js')
 
 describe('ngrok provider', () => {
   const saved = process.env.NGROK_AUTHTOKEN
   beforeEach(() => {
     process.env.NGROK_AUTHTOKEN = 'test-token'
-    Object.assign(fake, {config: undefined, closed: 0, hang: false, fail: undefined})
+    Object.assign(fake, {config: undefined, closed: 0, hang: false, fail: undefined, forwards: 0})
   })
   afterEach(() => {
     if (saved === undefined) delete process.env.NGROK_AUTHTOKEN
@@ -42,6 +45,25 @@ describe('ngrok provider', () => {
     expect(tunnel.reconnects).toBe(1)
     await tunnel.close()
     expect(fake.closed).toBe(1)
+  })
+
+  it('reconnect() (health check failed) opens a new listener: a new URL is reported; a reserved --domain keeps it', async () => {
+    const urls: string[] = []
+    const tunnel = await openTunnel('ngrok', {localPort: 4242, onUrlChange: (u) => urls.push(u)})
+    await tunnel.reconnect('the health check failed')
+    expect(fake.closed).toBe(1)
+    expect(tunnel.url).toBe('https://abc122.ngrok-free.app')
+    expect(urls).toEqual(['https://abc122.ngrok-free.app'])
+    expect(tunnel.reconnects).toBe(1)
+    await tunnel.close()
+
+    const reserved = await openTunnel('ngrok', {localPort: 4242, domain: 'shop-dev.ngrok.app', onUrlChange: (u) => urls.push(u)})
+    expect(fake.config).toMatchObject({domain: 'shop-dev.ngrok.app'})
+    expect(reserved.url).toBe('https://shop-dev.ngrok.app')
+    await reserved.reconnect('the health check failed')
+    expect(reserved.url).toBe('https://shop-dev.ngrok.app')
+    expect(urls).toHaveLength(1) // same URL: nothing to update
+    await reserved.close()
   })
 
   it('refuses without NGROK_AUTHTOKEN (exit 2), before loading ngrok', async () => {

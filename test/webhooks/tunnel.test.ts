@@ -5,7 +5,8 @@
  */
 import {afterEach, describe, expect, it} from 'vitest'
 import {startListener} from '../../src/webhooks/listener.js'
-import {openTunnel, type Tunnel} from '../../src/webhooks/tunnels/tunnel.js'
+import {openTunnel} from '../../src/webhooks/tunnels/registry.js'
+import type {Tunnel} from '../../src/webhooks/tunnels/tunnel.js'
 import {closedPort, startLocaltunnelServer} from '../helpers/localtunnel-server.js'
 import {eventBody, nowSeconds, opensslHeader, post, waitFor} from './support.js'
 

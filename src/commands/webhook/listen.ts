@@ -1,10 +1,14 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {connectionFlags} from '../../cli/flags.js'
+import type {TunnelChoice} from '../../webhooks/tunnels/registry.js'
+import type {TunnelLogLevel} from '../../webhooks/tunnels/tunnel.js'
 
 export default class WebhookListen extends BaseCommand {
   static override summary = 'Receive webhook events locally, through a public tunnel, verified and readable'
-  static override description = `Starts an HTTP server on 127.0.0.1, opens a tunnel to it (localtunnel by default, ngrok with NGROK_AUTHTOKEN, or none) and prints the public URL to paste into the merchant portal. When the profile is a local sandbox's, the URL is set there for the profile's API client.
+  static override description = `Starts an HTTP server on 127.0.0.1, opens a tunnel to it and prints the public URL to paste into the merchant portal. --tunnel auto (the default) opens no tunnel when the profile is a local sandbox's (the sandbox delivers on this machine), ngrok when NGROK_AUTHTOKEN is set (--domain for a reserved domain whose URL survives restarts), else localtunnel with a warning (its public server is often down and its URL changes when it reconnects). When the profile is a local sandbox's, the URL is set there for the profile's API client, set again when it changes, and removed on exit.
+
+Every --health-interval seconds a signed ping goes through the public URL to the listener (answered, never shown or counted); when it fails twice in a row the tunnel is reconnected. A new public URL after a reconnect is announced loudly: it must be updated in the portal.
 
 Each delivery at --path is verified against the raw body (Service-Signature; see docs/assumptions.md) and shown on one line: time, event id, type, resource id, state, amount and currency, merchant reference. Rejected deliveries (missing or malformed signature header, no matching signature, timestamp outside --tolerance, body not JSON, body over --max-body) are answered 400/401/413, shown in red with the reason, and never forwarded. An event id seen before is answered 200 and not forwarded again (delivery is at-least-once).
 
@@ -13,7 +17,8 @@ With --forward-to, the raw body and the original headers (signature included) ar
 The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one the command refuses to start unless --no-verify is given. With --json, stdout carries one JSON object per delivery ({time, event, verdict, duplicate, forward}) and everything else goes to stderr. Ctrl-C closes the tunnel and prints a summary.`
 
   static override examples = [
-    {description: 'Listen through localtunnel and forward to your app', command: '<%= config.bin %> webhook listen --forward-to http://localhost:3000/webhooks'},
+    {description: 'Listen (tunnel chosen by --tunnel auto) and forward to your app', command: '<%= config.bin %> webhook listen --forward-to http://localhost:3000/webhooks'},
+    {description: 'Through ngrok with a reserved domain: the URL in the portal stays valid across restarts', command: 'NGROK_AUTHTOKEN=... <%= config.bin %> webhook listen --domain shop-dev.ngrok.app'},
     {description: 'Only payment outcomes, as JSON lines for jq', command: "<%= config.bin %> webhook listen --events 'collection.*,payout.failed' --json | jq -c '{type: .event.type, ok: .verdict.ok}'"},
     {description: 'Local only, fixed port, secret from the environment', command: 'PAY_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhook listen --tunnel none --port 4242'},
     {description: 'Through your own localtunnel server', command: '<%= config.bin %> webhook listen --tunnel-host https://tunnel.example.com --subdomain shop-dev'},
@@ -33,7 +38,9 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     events: Flags.string({description: "Only show and forward these types: comma-separated globs ('collection.*,payout.failed'); others are answered 200 and counted", multiple: true}),
     'forward-to': Flags.string({description: 'Post each accepted event (raw body, original headers) to this URL and answer with its status'}),
     'forward-timeout': Flags.integer({description: 'Seconds to wait for the --forward-to app (then 504)', default: 10, min: 1}),
-    tunnel: Flags.string({description: 'Tunnel to the internet', options: ['localtunnel', 'ngrok', 'none'], default: 'localtunnel'}),
+    tunnel: Flags.string({description: 'Tunnel to the internet; auto: none against a local sandbox, ngrok when NGROK_AUTHTOKEN is set, else localtunnel', options: ['auto', 'localtunnel', 'ngrok', 'none'], default: 'auto'}),
+    domain: Flags.string({description: 'Reserved ngrok domain for a public URL that survives restarts (needs NGROK_AUTHTOKEN)'}),
+    'health-interval': Flags.integer({description: 'Seconds between health checks through the public URL (0: none); two failures in a row reconnect the tunnel', default: 5, min: 0}),
     'tunnel-host': Flags.string({description: 'localtunnel server (default https://localtunnel.me; env PAY_TUNNEL_HOST)', env: 'PAY_TUNNEL_HOST'}),
     subdomain: Flags.string({description: 'Ask the localtunnel server for this subdomain'}),
     'tunnel-timeout': Flags.integer({description: 'Seconds to wait for the tunnel to open (and for each reconnect attempt)', default: 15, min: 1}),
@@ -74,8 +81,11 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     if (!flags.verify) out.warn('signature verification is OFF (--no-verify): anyone who knows the URL can post events')
 
     const {startListener} = await import('../../webhooks/listener.js')
-    const {formatDelivery, deliveryJson, formatSummary} = await import('../../webhooks/render.js')
+    const {formatDelivery, deliveryJson, formatSummary, urlChangedLines} = await import('../../webhooks/render.js')
+    const {createPingKey} = await import('../../webhooks/ping.js')
+    const pingKey = createPingKey()
     const listener = await startListener({
+      pingKey,
       port: flags.port,
       host: flags.host,
       path: flags.path,
@@ -98,14 +108,32 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     })
     out.info(`Listening on ${listener.url}${listener.path}`)
 
-    const {openTunnel} = await import('../../webhooks/tunnels/tunnel.js')
+    const {chooseTunnel, openTunnel} = await import('../../webhooks/tunnels/registry.js')
     const {isLoopbackUrl, setSandboxWebhook} = await import('../../webhooks/sandbox-link.js')
-    const link = async (publicUrl: string) => {
-      if (!flags.register || !settings.baseUrl || !settings.clientId || !isLoopbackUrl(settings.baseUrl)) return
-      const result = await setSandboxWebhook(settings.baseUrl, settings.clientId, publicUrl)
-      if (result.ok) out.info(`Sandbox: webhook URL of client ${settings.clientId} set to ${publicUrl}`)
-      else out.info(out.color('dim', `sandbox not updated: ${result.reason}`, 'err'))
+    const sandbox = Boolean(settings.baseUrl && isLoopbackUrl(settings.baseUrl))
+    const chosen = chooseTunnel(flags.tunnel as TunnelChoice, {sandbox, ngrokToken: Boolean(process.env.NGROK_AUTHTOKEN), domain: flags.domain})
+    if (chosen.reason) out.info(`Tunnel: ${chosen.provider} (--tunnel auto: ${chosen.reason})`)
+    if (chosen.warning) out.warn(chosen.warning)
+    // The sandbox's webhook URL of this client: set once the URL is known, set again when it changes, removed on exit.
+    let registered: string | undefined
+    const link = async (publicUrl: string | null) => {
+      if (!flags.register || !sandbox || !settings.clientId) return
+      if (publicUrl === null && registered === undefined) return
+      const result = await setSandboxWebhook(settings.baseUrl!, settings.clientId, publicUrl)
+      if (!result.ok) out.info(out.color('dim', `sandbox not updated: ${result.reason}`, 'err'))
+      else if (publicUrl === null) out.info(`Sandbox: webhook URL of client ${settings.clientId} removed (was ${registered})`)
+      else if (registered === undefined) out.info(`Sandbox: webhook URL of client ${settings.clientId} set to ${publicUrl}`)
+      else out.warn(out.color('bold', `Sandbox: webhook URL of client ${settings.clientId} RE-REGISTERED to ${publicUrl} (was ${registered})`, 'err'))
+      if (result.ok) registered = publicUrl ?? undefined
     }
+    let shownUrl: string | undefined
+    const tunnelLog = (level: TunnelLogLevel, message: string) => {
+      if (level === 'debug') {
+        if (flags.debug) out.info(out.color('dim', message, 'err'))
+      } else if (level === 'warn') out.warn(message)
+      else out.info(message)
+    }
+    const {watchHealth} = await import('../../webhooks/tunnels/health.js')
     // Ctrl-C is honoured from here on, also while the tunnel is still opening.
     let stop!: () => void
     const stopped = new Promise<void>((resolve) => (stop = resolve))
@@ -127,21 +155,19 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     const cancelOpening = new AbortController()
     let tunnel
     try {
-      const opening = openTunnel(flags.tunnel as 'localtunnel' | 'ngrok' | 'none', {
+      const opening = openTunnel(chosen.provider, {
         localPort: listener.port,
         localHost: flags.host === '0.0.0.0' || flags.host === '::' ? '127.0.0.1' : flags.host,
         host: flags['tunnel-host'],
         subdomain: flags.subdomain,
+        domain: flags.domain,
         startTimeoutMs: flags['tunnel-timeout'] * 1000,
-        log: (level, message) => {
-          if (level === 'debug') {
-            if (flags.debug) out.info(out.color('dim', message, 'err'))
-          } else if (level === 'warn') out.warn(message)
-          else out.info(message)
-        },
+        log: tunnelLog,
         onUrlChange: (url) => {
-          out.info(`Public URL: ${url}${flags.path}`)
-          void link(`${url}${flags.path}`)
+          const now = `${url}${flags.path}`
+          for (const line of urlChangedLines(shownUrl ?? '(none)', now, out.term.colorErr)) out.info(line)
+          shownUrl = now
+          void link(now)
         },
         signal: cancelOpening.signal,
       })
@@ -160,14 +186,21 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
       throw err
     }
     const publicUrl = `${tunnel.url}${flags.path}`
-    if (flags.tunnel === 'none') out.info(`No tunnel (--tunnel none): reachable only from this machine at ${publicUrl}`)
+    shownUrl = publicUrl
+    if (chosen.provider === 'none') out.info(`No tunnel: reachable only from this machine at ${publicUrl}`)
     else out.info(`Public URL: ${out.color('bold', publicUrl, 'err')}   (${tunnel.provider}; paste it into the portal's webhook settings)`)
     await link(publicUrl)
     if (flags['forward-to']) out.info(`Forwarding accepted events to ${flags['forward-to']}`)
     if (patterns.length > 0) out.info(`Showing and forwarding only: ${patterns.join(', ')}`)
+    const health =
+      chosen.provider !== 'none' && flags['health-interval'] > 0
+        ? watchHealth({tunnel, path: flags.path, key: pingKey, intervalMs: flags['health-interval'] * 1000, log: tunnelLog})
+        : undefined
     out.info(out.color('dim', 'Ready. Press Ctrl-C to stop.', 'err'))
 
     await stopped
+    health?.stop()
+    await link(null)
     await tunnel.close()
     await listener.close()
     printSummary(tunnel.reconnects)

@@ -6,6 +6,6 @@ export const noneProvider: TunnelProvider = {
   async start(options: TunnelOptions): Promise<Tunnel> {
     const host = options.localHost ?? '127.0.0.1'
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${options.localPort}`
-    return {provider: 'none', url, reconnects: 0, close: async () => {}}
+    return {provider: 'none', url, reconnects: 0, reconnect: async () => {}, close: async () => {}}
   },
 }

@@ -1,6 +1,7 @@
 /**
- * The tunnel interface: one small contract, one file per provider (localtunnel.ts, ngrok.ts, none.ts), loaded
- * lazily by openTunnel() so that a provider's library is only imported when it is used.
+ * The tunnel interface: one small contract, one file per provider (localtunnel.ts, ngrok.ts, none.ts). The
+ * providers import this file; registry.ts imports the providers (lazily, so that a provider's library is only
+ * loaded when it is used). This file imports no provider, so there is no import circle.
  */
 import {NetworkError} from '../../client/errors.js'
 
@@ -18,6 +19,8 @@ export interface TunnelOptions {
   host?: string
   /** Requested subdomain (localtunnel), when the server allows it. */
   subdomain?: string
+  /** A reserved domain (ngrok): the public URL survives restarts and reconnects. */
+  domain?: string
   /** Bound on the start (and on each reconnect attempt), in ms. */
   startTimeoutMs?: number
   /** Status messages: drops, reconnects, URL changes. */
@@ -34,6 +37,11 @@ export interface Tunnel {
   readonly url: string
   /** How many times the tunnel was re-established after a drop. */
   readonly reconnects: number
+  /**
+   * Re-establishes the tunnel (the health check found it dead although the provider did not notice); calls
+   * onUrlChange when the public URL is a new one. Resolves once reconnected (or closed).
+   */
+  reconnect(reason: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -51,21 +59,6 @@ export class TunnelError extends NetworkError {
 }
 
 export const DEFAULT_START_TIMEOUT_MS = 15_000
-
-export async function loadProvider(name: TunnelProviderName): Promise<TunnelProvider> {
-  switch (name) {
-    case 'localtunnel':
-      return (await import('./localtunnel.js')).localtunnelProvider
-    case 'ngrok':
-      return (await import('./ngrok.js')).ngrokProvider
-    case 'none':
-      return (await import('./none.js')).noneProvider
-  }
-}
-
-export async function openTunnel(name: TunnelProviderName, options: TunnelOptions): Promise<Tunnel> {
-  return (await loadProvider(name)).start(options)
-}
 
 /** Rejects with `onTimeout()` when `promise` has not settled within `ms`. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {

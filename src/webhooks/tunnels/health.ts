@@ -1,0 +1,98 @@
+/**
+ * The tunnel health check of `pay webhook listen`: every few seconds a ping signed with the listener's key
+ * (src/webhooks/ping.ts) is posted to the PUBLIC URL; the answer must be the listener's pong with the same
+ * nonce. A tunnel can look connected to its library while the server no longer routes to it (a restarted
+ * localtunnel server, a dead ngrok edge): after `failures` checks in a row fail, the tunnel is reconnected.
+ */
+import type {PingKey} from '../ping.js'
+import {PING_HEADER} from '../ping.js'
+import type {Tunnel, TunnelLogLevel} from './tunnel.js'
+
+export const DEFAULT_HEALTH_INTERVAL_MS = 5000
+export const DEFAULT_HEALTH_FAILURES = 2
+
+export interface HealthOptions {
+  tunnel: Tunnel
+  /** The delivery path (appended to the tunnel's current URL). */
+  path: string
+  key: PingKey
+  intervalMs?: number
+  /** Failed checks in a row before a reconnect. */
+  failures?: number
+  /** Bound on one check (default: the interval). */
+  timeoutMs?: number
+  log?: (level: TunnelLogLevel, message: string) => void
+}
+
+export interface HealthWatch {
+  /** Checks done, and the failures among them (tests, the summary). */
+  readonly checks: number
+  readonly failed: number
+  stop(): void
+}
+
+/** One check: undefined when healthy, else why not. */
+export async function pingThrough(url: string, key: PingKey, timeoutMs: number): Promise<string | undefined> {
+  const {header, nonce} = key.sign()
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      // the two skip headers keep localtunnel's and ngrok's browser warning pages out of the way
+      headers: {[PING_HEADER]: header, 'content-type': 'application/json', 'bypass-tunnel-reminder': '1', 'ngrok-skip-browser-warning': '1'},
+      body: '{}',
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    const text = await res.text()
+    if (res.status !== 200) return `the public URL answered HTTP ${res.status}`
+    let pong: unknown
+    try {
+      pong = (JSON.parse(text) as {pong?: unknown}).pong
+    } catch {
+      pong = undefined
+    }
+    return pong === nonce ? undefined : 'the public URL answered, but not with this listener\'s pong'
+  } catch (err) {
+    const e = err as {name?: string; cause?: {code?: string}; message?: string}
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') return `no answer through the public URL within ${Math.round(timeoutMs / 1000)} s`
+    return `the public URL is unreachable (${e.cause?.code ?? e.message})`
+  }
+}
+
+export function watchHealth(options: HealthOptions): HealthWatch {
+  const interval = options.intervalMs ?? DEFAULT_HEALTH_INTERVAL_MS
+  const limit = options.failures ?? DEFAULT_HEALTH_FAILURES
+  const timeoutMs = options.timeoutMs ?? interval
+  const log = options.log ?? (() => {})
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  let inRow = 0
+  const watch = {checks: 0, failed: 0, stop() {}}
+  const tick = async () => {
+    const problem = await pingThrough(`${options.tunnel.url}${options.path}`, options.key, timeoutMs)
+    if (stopped) return
+    watch.checks++
+    if (problem === undefined) {
+      if (inRow > 0) log('debug', 'health check: the public URL answers again')
+      inRow = 0
+    } else {
+      watch.failed++
+      inRow++
+      log('debug', `health check failed (${inRow}/${limit}): ${problem}`)
+      if (inRow >= limit) {
+        inRow = 0
+        await options.tunnel.reconnect(`the health check through the public URL failed ${limit} times: ${problem}`)
+      }
+    }
+  }
+  const schedule = () => {
+    if (stopped) return
+    timer = setTimeout(() => void tick().finally(schedule), interval)
+    timer.unref()
+  }
+  watch.stop = () => {
+    stopped = true
+    if (timer) clearTimeout(timer)
+  }
+  schedule()
+  return watch
+}

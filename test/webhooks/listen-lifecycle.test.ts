@@ -1,0 +1,80 @@
+/**
+ * The built `pay webhook listen` over its life (issues 12 and 15): --tunnel auto's choice as the user sees it,
+ * the sandbox registration (set at start, set again after a reconnect gave a new URL, removed on Ctrl-C), and
+ * the loud message when the public URL changed. Sandbox and tunnel server on loopback.
+ */
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
+import {startLocaltunnelServer} from '../helpers/localtunnel-server.js'
+import {type ListenProcess, startListen, waitFor} from './support.js'
+
+let sb: Sandbox
+const running: ListenProcess[] = []
+const cleanup: {close(): Promise<void>}[] = []
+beforeAll(async () => {
+  sb = await startSandbox({settleMs: 50})
+})
+afterEach(async () => {
+  while (running.length) await running.pop()!.stop()
+  while (cleanup.length) await cleanup.pop()!.close()
+})
+afterAll(async () => {
+  await sb?.close()
+})
+
+const sandboxEnv = () => ({PAY_BASE_URL: sb.url, PAY_CLIENT_ID: sb.seed.client_id, PAY_CLIENT_SECRET: sb.seed.client_secret, PAY_WEBHOOK_SECRET: sb.seed.webhook_secret})
+const webhookUrl = () => sb.state.clients[sb.seed.client_id].webhook_url
+
+async function listen(args: string[], env: Record<string, string>) {
+  const p = await startListen(args, env)
+  running.push(p)
+  return p
+}
+async function stop(p: ListenProcess) {
+  running.splice(running.indexOf(p), 1)
+  return p.stop()
+}
+
+describe('pay webhook listen: tunnel choice and the sandbox registration', () => {
+  it('--tunnel auto against the sandbox: no tunnel; the local URL is registered, and removed on Ctrl-C', async () => {
+    const p = await listen([], sandboxEnv())
+    expect(p.stderr()).toMatch(/Tunnel: none \(--tunnel auto: the profile is a local sandbox/)
+    expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/)
+    expect(webhookUrl()).toBe(p.url)
+    const r = await stop(p)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain(`Sandbox: webhook URL of client ${sb.seed.client_id} removed (was ${p.url})`)
+    expect(webhookUrl()).toBeNull()
+  })
+
+  it('--tunnel auto elsewhere without NGROK_AUTHTOKEN: localtunnel, with the warning and the advice', async () => {
+    const lt = await startLocaltunnelServer({urlStyle: 'port'})
+    cleanup.push(lt)
+    const p = await listen(['--tunnel-host', lt.url], {PAY_WEBHOOK_SECRET: 'whsec_auto_test', NGROK_AUTHTOKEN: ''})
+    expect(p.stderr()).toMatch(/Tunnel: localtunnel \(--tunnel auto: NGROK_AUTHTOKEN is not set\)/)
+    expect(p.stderr()).toMatch(/warning: using localtunnel: its public server is often down.*NGROK_AUTHTOKEN.*--domain/)
+    expect(p.url.startsWith('http://127.0.0.1:')).toBe(true)
+  })
+
+  it('a tunnel that dies behind the library: the health check reconnects, the NEW URL is announced loudly and re-registered; Ctrl-C unregisters it', async () => {
+    const lt = await startLocaltunnelServer({maxConn: 2, urlStyle: 'port'})
+    cleanup.push(lt)
+    const p = await listen(['--tunnel', 'localtunnel', '--tunnel-host', lt.url, '--health-interval', '1'], sandboxEnv())
+    const first = p.url
+    expect(webhookUrl()).toBe(first)
+    lt.forgetIds = true
+    lt.forgetClients()
+    await waitFor(() => /RE-REGISTERED/.test(p.stderr()), 30_000, 're-registration after the reconnect')
+    const now = /THE PUBLIC URL CHANGED: (\S+)/.exec(p.stderr())?.[1]
+    expect(now).toBeDefined()
+    expect(now).not.toBe(first)
+    expect(p.stderr()).toContain(`(was ${first}; the tunnel reconnected with a new address)`)
+    expect(p.stderr()).toMatch(/Update the webhook URL in the merchant portal now/)
+    expect(p.stderr()).toContain(`RE-REGISTERED to ${now} (was ${first})`)
+    expect(webhookUrl()).toBe(now)
+    const r = await stop(p)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/tunnel reconnects 1/)
+    expect(webhookUrl()).toBeNull()
+  })
+})
