@@ -1,11 +1,11 @@
 /**
  * At-least-once webhook delivery: each event is POSTed to the current webhook URL of the API client that
- * created the resource, signed with `signatureHeader` (src/webhooks/signature.ts) over the exact body bytes.
+ * created the resource, with the delivery headers of src/webhooks/delivery-headers.ts (signed over the exact body bytes).
  * Non-2xx or unreachable: retried after webhookRetryBaseMs * 2^(attempt-1), up to webhookMaxAttempts.
  * --duplicate-rate: a delivered event is sometimes sent a second time (same event id, fresh signature).
  */
 import {Agent, type IncomingMessage, request} from 'node:http'
-import {SIGNATURE_HEADER, signatureHeader} from '../webhooks/signature.js'
+import {deliveryHeaders} from '../webhooks/delivery-headers.js'
 import type {Core} from './core.js'
 import type {EventRec} from './state.js'
 
@@ -57,14 +57,7 @@ export class WebhookDelivery {
     let status: number | null = null
     let error: string | undefined
     try {
-      status = await this.post(url, {
-        'content-type': 'application/json',
-        'user-agent': 'pay-sandbox-webhooks/1.0',
-        [SIGNATURE_HEADER.toLowerCase()]: signatureHeader(client.webhook_secret, event.body),
-        'service-event-id': event.id,
-        'service-event-type': event.type,
-        'service-delivery-attempt': String(attempt),
-      }, event.body)
+      status = await this.post(url, deliveryHeaders(event, event.body, client.webhook_secret, {userAgent: 'pay-sandbox-webhooks/1.0', attempt}), event.body)
     } catch (err) {
       error = err instanceof Error ? err.message : String(err)
     }

@@ -4,7 +4,7 @@ import {connectionFlags} from '../../cli/flags.js'
 
 export default class WebhookTrigger extends BaseCommand {
   static override summary = 'Send a signed sample event to a webhook receiver'
-  static override description = `Posts a realistic sample of the event TYPE (see \`pay webhook events\`) to --to, signed like the service signs (Service-Signature over the exact body; see docs/assumptions.md) with the secret from --secret, PAY_WEBHOOK_SECRET or the profile. Prints the receiver's status and body. For testing your own endpoint, or \`pay webhook listen\`.
+  static override description = `Posts a realistic sample of the event TYPE (see \`pay webhook events\`) to --to, signed like the service signs (Service-Signature over the exact body; see docs/assumptions.md) and with the delivery headers the sandbox sends (Service-Event-Id, Service-Event-Type, Service-Delivery-Attempt: 1) with the secret from --secret, PAY_WEBHOOK_SECRET or the profile. Prints the receiver's status and body. For testing your own endpoint, or \`pay webhook listen\`.
 
 -F overrides fields of the resource in data: key=value sends a string, key:=json a JSON value, dots nest. --id reuses an event id (to test duplicate handling); --timestamp signs with another time (to test the tolerance check).
 
@@ -39,7 +39,7 @@ Exit 0 when the receiver answers 2xx, 1 for any other status, 7 when it cannot b
     const {InputError, NetworkError} = rt
     const {isEventType, sampleEvent} = await import('../../webhooks/samples.js')
     const {EVENT_ID_PATTERN} = await import('../../webhooks/events.js')
-    const {SIGNATURE_HEADER, signatureHeader} = await import('../../webhooks/signature.js')
+    const {deliveryHeaders} = await import('../../webhooks/delivery-headers.js')
 
     const problems: {flag: string; rule: string}[] = []
     if (!isEventType(args.type)) problems.push({flag: 'TYPE', rule: `"${args.type}" is not an event type of the spec (list: pay webhook events)`})
@@ -61,8 +61,7 @@ Exit 0 when the receiver answers 2xx, 1 for any other status, 7 when it cannot b
     const event = sampleEvent(args.type as Parameters<typeof sampleEvent>[0], overrides)
     if (flags.id) event.id = flags.id
     const body = JSON.stringify(event)
-    const signature = signatureHeader(secrets, body, flags.timestamp ?? Math.floor(Date.now() / 1000))
-    const headers = {'content-type': 'application/json', 'user-agent': `pay/${this.config.version} (webhook trigger)`, [SIGNATURE_HEADER]: signature}
+    const headers = deliveryHeaders(event, body, secrets, {userAgent: `pay/${this.config.version} (webhook trigger)`, timestamp: flags.timestamp})
 
     if (flags['dry-run']) {
       if (out.json) out.data(JSON.stringify({dry_run: true, method: 'POST', url: target!.href, headers, body: event}))
