@@ -125,6 +125,7 @@ export interface Listener {
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length', 'expect'])
 const SEEN_LIMIT = 100_000
+const RECEIVED = JSON.stringify({received: true})
 
 type Outcome = 'accepted' | 'failed'
 
@@ -151,10 +152,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     if (seen.size > SEEN_LIMIT) seen.delete(seen.keys().next().value as string)
   }
 
+  /** `body` is JSON.stringify'd, unless it is already JSON text (the common answer, made once). */
   const reply = (res: ServerResponse, status: number, body: unknown, close = false) => {
     if (res.headersSent || res.destroyed) return
-    const text = JSON.stringify(body)
-    res.writeHead(status, {'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...(close ? {connection: 'close'} : {})})
+    const text = body === RECEIVED ? RECEIVED : JSON.stringify(body)
+    res.writeHead(status, close ? {'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close'} : {'content-type': 'application/json', 'content-length': Buffer.byteLength(text)})
     res.end(text)
   }
 
@@ -256,7 +258,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
     if (!forwarder) {
       remember(event.id, 'accepted')
-      reply(res, 200, {received: true})
+      reply(res, 200, RECEIVED)
       emit({time: new Date(), event, verdict, duplicate: false, filtered: false, bytes: raw.length})
       return
     }
@@ -387,10 +389,11 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too_larg
       }
       chunks.push(chunk)
     })
-    req.on('end', () => finish(Buffer.concat(chunks, size)))
-    req.on('aborted', () => finish('aborted'))
+    const body = () => (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))
+    req.on('end', () => finish(body()))
     req.on('error', () => finish('aborted'))
-    req.on('close', () => finish(req.complete ? Buffer.concat(chunks, size) : 'aborted'))
+    // an aborted request closes before it is complete
+    req.on('close', () => finish(req.complete ? body() : 'aborted'))
   })
 }
 

@@ -3,7 +3,7 @@
  * id, coloured state, amount and currency, merchant reference), or one JSON object per line for scripts.
  */
 import {paint, paintState} from '../output/colors.js'
-import {printableDeep} from '../output/printable.js'
+import {printable} from '../output/printable.js'
 import type {Delivery, ListenerStats} from './listener.js'
 
 function field(data: unknown, key: string): string | undefined {
@@ -18,30 +18,44 @@ export function resourceId(data: unknown, type = ''): string | undefined {
   return field(data, 'id') ?? field(data, 'subscription_id') ?? field(data, 'mandate_id')
 }
 
-/** Local wall-clock time, like a log line. */
-const time = (d: Date) => d.toTimeString().slice(0, 8)
+/** Local wall-clock time, like a log line (computed once per second: deliveries come in bursts). */
+let clockSecond = -1
+let clockText = ''
+function time(d: Date): string {
+  const second = Math.floor(d.getTime() / 1000)
+  if (second !== clockSecond) {
+    clockSecond = second
+    clockText = d.toTimeString().slice(0, 8)
+  }
+  return clockText
+}
 
-/** One (or two) human lines for a delivery. */
+/** A field of the event's data, made printable (event fields come from the body, unverified when rejected). */
+function shown(data: unknown, key: string): string | undefined {
+  const v = field(data, key)
+  return v === undefined ? undefined : printable(v)
+}
+
+/** One (or two) human lines for a delivery. Only the fields shown are made printable, not the whole event. */
 export function formatDelivery(d: Delivery, color: boolean): string {
   const parts = [paint(color, 'dim', time(d.time))]
-  // event fields come from the body, unverified when rejected: never print control characters from it
-  const event = d.event ? printableDeep(d.event) : undefined
+  const event = d.event
   if (!d.verdict.ok) {
-    const ev = event ? ` ${event.id} ${event.type}` : ''
+    const ev = event ? ` ${printable(String(event.id))} ${printable(String(event.type))}` : ''
     parts.push(paint(color, 'red', `REJECTED ${d.verdict.status} ${d.verdict.reason}`) + ev, `— ${d.verdict.detail}`)
     return parts.join('  ')
   }
   const e = event!
   const data = e.data
-  const state = field(data, 'status')
-  const amount = field(data, 'amount')
-  const currency = field(data, 'currency')
-  parts.push(e.id, paint(color, 'bold', e.type))
+  const state = shown(data, 'status')
+  const amount = shown(data, 'amount')
+  const currency = shown(data, 'currency')
+  parts.push(printable(e.id), paint(color, 'bold', printable(e.type)))
   const id = resourceId(data, e.type)
-  if (id) parts.push(id)
+  if (id) parts.push(printable(id))
   if (state) parts.push(paintState(color, state))
   if (amount) parts.push(`${amount}${currency ? ` ${currency}` : ''}`)
-  const ref = field(data, 'merchant_reference')
+  const ref = shown(data, 'merchant_reference')
   if (ref) parts.push(`ref ${ref}`)
   if (d.duplicate) parts.push(paint(color, 'yellow', '(duplicate, not forwarded)'))
   if (!d.verdict.verified) parts.push(paint(color, 'yellow', '(UNVERIFIED)'))
@@ -92,4 +106,33 @@ export function urlChangedLines(was: string, now: string, color: boolean): strin
     paint(color, 'bold', 'Update the webhook URL in the merchant portal now: deliveries to the old URL are lost.'),
     paint(color, 'yellow', bar),
   ]
+}
+
+/**
+ * Delivery lines written together: a burst of deliveries costs one write to stdout (a pipe write is a blocking
+ * system call on Linux, and wakes the reader), not one per line. Lines wait at most `delayMs`, or until
+ * `maxBytes` are pending; flush() writes what is pending at once (before exit).
+ */
+export function lineBatch(write: (text: string) => void, delayMs = 15, maxBytes = 32 * 1024): {push(line: string): void; flush(): void} {
+  let pending: string[] = []
+  let bytes = 0
+  let timer: NodeJS.Timeout | undefined
+  const flush = () => {
+    if (timer) clearTimeout(timer)
+    timer = undefined
+    if (pending.length === 0) return
+    const text = pending.join('\n')
+    pending = []
+    bytes = 0
+    write(text)
+  }
+  return {
+    push(line) {
+      pending.push(line)
+      bytes += line.length + 1
+      if (bytes >= maxBytes) flush()
+      else timer ??= setTimeout(flush, delayMs)
+    },
+    flush,
+  }
 }

@@ -9,11 +9,16 @@ import {createHmac, timingSafeEqual} from 'node:crypto'
 export const SIGNATURE_HEADER = 'Service-Signature'
 export const DEFAULT_TOLERANCE_SECONDS = 300
 
-export function computeSignature(secret: string, timestamp: number, rawBody: Buffer | string): string {
+/** The HMAC-SHA256 bytes of `<t>.<raw body>`. */
+function signatureBytes(secret: string, timestamp: number, rawBody: Buffer | string): Buffer {
   const mac = createHmac('sha256', Buffer.from(secret, 'utf8'))
   mac.update(`${timestamp}.`)
   mac.update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody)
-  return mac.digest('hex')
+  return mac.digest()
+}
+
+export function computeSignature(secret: string, timestamp: number, rawBody: Buffer | string): string {
+  return signatureBytes(secret, timestamp, rawBody).toString('hex')
 }
 
 /** The header value for a body signed with one or more secrets (several during rotation). */
@@ -35,7 +40,12 @@ export type VerifyFailure =
 
 export type VerifyResult = {ok: true; timestamp: number} | {ok: false; reason: VerifyFailure; detail: string}
 
+/** The usual header, one timestamp and one v1 signature: parsed with one match. */
+const SIMPLE_HEADER = /^t=([0-9]{1,12}),v1=([0-9a-f]{64})$/
+
 export function parseSignatureHeader(value: string): ParsedSignature | undefined {
+  const simple = SIMPLE_HEADER.exec(value)
+  if (simple) return {timestamp: Number(simple[1]), signatures: [simple[2]]}
   let timestamp: number | undefined
   const signatures: string[] = []
   for (const part of value.split(',')) {
@@ -84,10 +94,10 @@ export function verifySignature(
     return {ok: false, reason: 'timestamp_outside_tolerance', detail: `timestamp is ${Math.abs(skew)} s ${side}; tolerance is ${tolerance} s`}
   }
   const list = Array.isArray(secrets) ? secrets : [secrets]
+  const candidates = parsed.signatures.map((candidate) => Buffer.from(candidate, 'hex'))
   for (const secret of list) {
-    const expected = Buffer.from(computeSignature(secret, parsed.timestamp, rawBody), 'hex')
-    for (const candidate of parsed.signatures) {
-      const got = Buffer.from(candidate, 'hex')
+    const expected = signatureBytes(secret, parsed.timestamp, rawBody)
+    for (const got of candidates) {
       if (got.length === expected.length && timingSafeEqual(got, expected)) return {ok: true, timestamp: parsed.timestamp}
     }
   }

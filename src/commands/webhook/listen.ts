@@ -81,7 +81,8 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     if (!flags.verify) out.warn('signature verification is OFF (--no-verify): anyone who knows the URL can post events')
 
     const {startListener} = await import('../../webhooks/listener.js')
-    const {formatDelivery, deliveryJson, formatSummary, urlChangedLines} = await import('../../webhooks/render.js')
+    const {formatDelivery, deliveryJson, formatSummary, lineBatch, urlChangedLines} = await import('../../webhooks/render.js')
+    const lines = lineBatch((text) => out.data(text))
     const {createPingKey} = await import('../../webhooks/ping.js')
     const pingKey = createPingKey()
     const listener = await startListener({
@@ -98,8 +99,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
       forwardTimeoutMs: flags['forward-timeout'] * 1000,
       onDelivery: (d) => {
         if (d.filtered) return
-        if (out.json) out.data(deliveryJson(d))
-        else out.data(formatDelivery(d, out.term.color))
+        lines.push(out.json ? deliveryJson(d) : formatDelivery(d, out.term.color))
         if (d.verdict.ok && !d.verdict.verified) out.warn(`event ${d.event?.id} was NOT verified (--no-verify)`)
       },
     }).catch((err: Error & {code?: string}) => {
@@ -144,6 +144,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
       if (err.code === 'EPIPE') stop()
     })
     const printSummary = (reconnects: number) => {
+      lines.flush()
       const stats = listener.stats
       if (out.json) out.info(JSON.stringify({summary: {...stats, tunnel_reconnects: reconnects}}))
       else {
