@@ -1,8 +1,10 @@
 // Loads a CommonJS bundle of the build (dist/vendor/oclif.cjs, dist/runtime.cjs) with V8's code cache: the
-// bytecode V8 compiled for it, saved by the build in <file>.v8cache, so that a start skips parsing and
-// compiling most of it (Node 20 has no module.enableCompileCache). V8 checks the cache against the source and
-// its own version and flags and ignores it when they differ (the file is then compiled as usual), so a stale or
-// foreign cache costs speed, never correctness. Without a cache file it is compiled as require() would.
+// bytecode V8 compiled for it, saved by the build beside it (scripts/code-cache.mjs), so that a start skips parsing and
+// compiling most of it (Node 20 has no module.enableCompileCache). A cache is only good for the V8 that made it,
+// so each V8 version has its own file (<file>.<V8 version>-<arch>.v8cache; codeCachePath): a build made with one
+// Node and run with another finds no cache and compiles as require() would, rather than reading a foreign one.
+// V8 still checks a cache against the source, its version and flags, and ignores one that does not match (the
+// file is then compiled as usual, cachedDataRejected), so a stale or damaged cache costs speed, never correctness.
 //
 // The bundles' dynamic import()s are rewritten by scripts/bundle.mjs to __payImport(), which this passes in:
 // Node 20's vm cannot run import() from a script restored from a code cache without an experimental flag.
@@ -15,13 +17,18 @@ import vm from 'node:vm'
 
 const scripts = new Map()
 
+/** Where the code cache of `file` for this V8 lives. */
+export function codeCachePath(file) {
+  return `${file}.${process.versions.v8}-${process.arch}.v8cache`
+}
+
 /** require(file) for a bundle of the build, through its code cache when there is one. */
 export function cachedRequire(file) {
   const loaded = Module._cache[file]
   if (loaded) return loaded.exports
   let cachedData
   try {
-    cachedData = readFileSync(`${file}.v8cache`)
+    cachedData = readFileSync(codeCachePath(file))
   } catch {
     // no cache yet: compiled as usual
   }
@@ -49,9 +56,9 @@ export function writeCodeCache(file) {
   const script = scripts.get(file)
   if (!script) throw new Error(`${file} was not loaded through cachedRequire`)
   // aside, then renamed: a start going on meanwhile reads the old cache or the new one
-  const tmp = `${file}.v8cache.${process.pid}.tmp`
+  const tmp = `${codeCachePath(file)}.${process.pid}.tmp`
   writeFileSync(tmp, script.createCachedData())
-  renameSync(tmp, `${file}.v8cache`)
+  renameSync(tmp, codeCachePath(file))
 }
 
 /** True when V8 refused the saved cache of a file loaded by cachedRequire (other source, V8 or flags). */

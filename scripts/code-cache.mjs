@@ -1,5 +1,6 @@
-// Writes the V8 code caches of the build's bundles (dist/vendor/oclif.cjs.v8cache, dist/runtime.cjs.v8cache;
-// see scripts/cached-require.mjs): loads each through cachedRequire in a fresh process, exercises what a command
+// Writes the V8 code caches of the build's bundles for the running Node's V8 (dist/vendor/oclif.cjs.<v8>-<arch>.v8cache,
+// dist/runtime.cjs.<v8>-<arch>.v8cache; see scripts/cached-require.mjs; run it with another Node to add that
+// Node's caches beside them): loads each through cachedRequire in a fresh process, exercises what a command
 // uses (so the functions compiled then are in the cache too), saves. Then checks, in another process set up as
 // bin/run.js sets itself up, that V8 accepts them. `node scripts/code-cache.mjs <dist dir>`, run by the build.
 import {execFileSync} from 'node:child_process'
