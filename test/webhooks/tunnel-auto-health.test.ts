@@ -8,7 +8,8 @@ import {startListener} from '../../src/webhooks/listener.js'
 import {createPingKey} from '../../src/webhooks/ping.js'
 import {pingThrough, watchHealth} from '../../src/webhooks/tunnels/health.js'
 import {chooseTunnel, openTunnel} from '../../src/webhooks/tunnels/registry.js'
-import {startLocaltunnelServer} from '../helpers/localtunnel-server.js'
+import type {Tunnel} from '../../src/webhooks/tunnels/tunnel.js'
+import {closedPort, startLocaltunnelServer} from '../helpers/localtunnel-server.js'
 import {eventBody, nowSeconds, opensslHeader, post, waitFor} from './support.js'
 
 const SECRET = 'whsec_health_test'
@@ -67,12 +68,28 @@ describe('health check through the public URL', () => {
     expect(urls[0]).not.toBe(first)
     expect(tunnel.url).toBe(urls[0])
     expect(tunnel.reconnects).toBe(1)
-    expect(logs.some((l) => /tunnel lost: the health check through the public URL failed 2 times: the public URL answered HTTP 404/.test(l))).toBe(true)
+    expect(logs.some((l) => /tunnel lost: the health check through the public URL failed 2 times in a row: the public URL answered HTTP 404/.test(l))).toBe(true)
     const {body} = eventBody()
     expect((await post(`${tunnel.url}/webhooks`, body, {'service-signature': opensslHeader([SECRET], nowSeconds(), body)})).status).toBe(200)
     const failedAfter = health.failed
     await waitFor(() => health.checks >= failedAfter + 4, 10_000, 'more health checks')
     expect(health.failed).toBe(failedAfter) // healthy again through the new URL
+  })
+
+  it('checks that keep failing after a reconnect (a network that cannot reach its public URL): reconnects back off, with a warning', async () => {
+    const port = await closedPort()
+    let reconnects = 0
+    const tunnel: Tunnel = {provider: 'localtunnel', url: `http://127.0.0.1:${port}`, reconnects: 0, reconnect: async () => void reconnects++, close: async () => {}}
+    const logs: string[] = []
+    const health = watchHealth({tunnel, path: '/webhooks', key: createPingKey(), intervalMs: 20, failures: 2, timeoutMs: 2000, log: (l, m) => logs.push(`${l}: ${m}`)})
+    cleanup.push({close: () => health.stop()})
+    await waitFor(() => health.checks >= 29, 30_000, '29 failed checks')
+    health.stop()
+    // after 2, 4 more, 8 more, 16 more failures: at checks 2, 6, 14 and 30 (not every 2nd check)
+    expect(reconnects).toBeGreaterThanOrEqual(3)
+    expect(reconnects).toBeLessThanOrEqual(4)
+    expect(health.reconnects).toBe(reconnects)
+    expect(logs.some((l) => /^warn: health checks through the public URL still fail after a reconnect.*--health-interval 0/.test(l))).toBe(true)
   })
 
   it('an answer that is not this listener\'s pong is a failure (a tunnel server page, another listener)', async () => {

@@ -3,6 +3,8 @@
  * (src/webhooks/ping.ts) is posted to the PUBLIC URL; the answer must be the listener's pong with the same
  * nonce. A tunnel can look connected to its library while the server no longer routes to it (a restarted
  * localtunnel server, a dead ngrok edge): after `failures` checks in a row fail, the tunnel is reconnected.
+ * When the checks still fail after a reconnect (a network that cannot reach the public URL at all), each further
+ * reconnect waits for twice as many failures (up to MAX_BACKOFF times), so the URL is not changed every few seconds.
  */
 import type {PingKey} from '../ping.js'
 import {PING_HEADER} from '../ping.js'
@@ -10,6 +12,7 @@ import type {Tunnel, TunnelLogLevel} from './tunnel.js'
 
 export const DEFAULT_HEALTH_INTERVAL_MS = 5000
 export const DEFAULT_HEALTH_FAILURES = 2
+const MAX_BACKOFF = 64
 
 export interface HealthOptions {
   tunnel: Tunnel
@@ -28,6 +31,8 @@ export interface HealthWatch {
   /** Checks done, and the failures among them (tests, the summary). */
   readonly checks: number
   readonly failed: number
+  /** Reconnects started by the checks. */
+  readonly reconnects: number
   stop(): void
 }
 
@@ -66,7 +71,9 @@ export function watchHealth(options: HealthOptions): HealthWatch {
   let stopped = false
   let timer: NodeJS.Timeout | undefined
   let inRow = 0
-  const watch = {checks: 0, failed: 0, stop() {}}
+  /** Failures in a row needed for the next reconnect: `limit`, doubled after each reconnect that did not help. */
+  let needed = limit
+  const watch = {checks: 0, failed: 0, reconnects: 0, stop() {}}
   const tick = async () => {
     const problem = await pingThrough(`${options.tunnel.url}${options.path}`, options.key, timeoutMs)
     if (stopped) return
@@ -74,13 +81,18 @@ export function watchHealth(options: HealthOptions): HealthWatch {
     if (problem === undefined) {
       if (inRow > 0) log('debug', 'health check: the public URL answers again')
       inRow = 0
+      needed = limit
     } else {
       watch.failed++
       inRow++
-      log('debug', `health check failed (${inRow}/${limit}): ${problem}`)
-      if (inRow >= limit) {
+      log('debug', `health check failed (${inRow}/${needed}): ${problem}`)
+      if (inRow >= needed) {
+        if (needed > limit) log('warn', `health checks through the public URL still fail after a reconnect (${problem}); reconnecting again, then waiting longer (--health-interval 0 turns the checks off)`)
         inRow = 0
-        await options.tunnel.reconnect(`the health check through the public URL failed ${limit} times: ${problem}`)
+        watch.reconnects++
+        await options.tunnel.reconnect(`the health check through the public URL failed ${needed} times in a row: ${problem}`)
+        // if the next checks fail too, the reconnect did not help: wait for more failures before the next one
+        needed = Math.min(needed * 2, limit * MAX_BACKOFF)
       }
     }
   }
