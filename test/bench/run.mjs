@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench`: start-up of the built CLI and a real command's cost (issues 2, 13), sandbox throughput (issue 3),
 // webhook listener (issues 5, 12), the start-up table again per installed Node version (issue 15,
-// test/bench/node-versions.mjs). Parts: startup, sandbox, webhooks, nodes (`npm run bench -- startup nodes`).
+// test/bench/node-versions.mjs). Parts: startup, sandbox, webhooks, sandbox-load, nodes (`npm run bench -- startup nodes`).
 // Plain Node, builds nothing (run `npm run build` first). Every number is printed as a ratio to a baseline
 // measured in the same run, interleaved, so a loaded machine slows both sides alike; timings are shown alongside.
 // Exits 0 unless something crashed: the ratios are for people to read against their targets, not a gate.
