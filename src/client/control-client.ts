@@ -8,7 +8,8 @@ import {fillPath} from '../api/endpoints.js'
 import {readProfiles} from '../config/profiles.js'
 import {parseJson, toApiError} from './api-client.js'
 import {NetworkError} from './errors.js'
-import {redactBodyText} from './redact.js'
+import {isLoopbackUrl} from './loopback.js'
+import {redactBodyText, redactUrl} from './redact.js'
 import {Transport} from './transport.js'
 
 /** Where `pay sandbox start` listens by default, and the profile it saves its URL and credentials in. */
@@ -17,6 +18,7 @@ export const SANDBOX_PROFILE = 'sandbox'
 
 export const controlEndpoints = {
   'clock.advance': {method: 'POST', path: '/_sandbox/clock/advance'},
+  'clock.get': {method: 'GET', path: '/_sandbox/clock'},
   'events.list': {method: 'GET', path: '/_sandbox/events'},
   'mandates.approve': {method: 'POST', path: '/_sandbox/mandates/{mandate_id}/approve'},
   reset: {method: 'POST', path: '/_sandbox/reset'},
@@ -71,12 +73,12 @@ export class ControlClient {
     for (const [k, v] of Object.entries(input.query ?? {})) if (v !== undefined) url.searchParams.set(k, v)
     const body = input.body === undefined ? undefined : JSON.stringify(input.body)
     const headers = {'user-agent': this.options.userAgent, accept: 'application/json', ...(body === undefined ? {} : {'content-type': 'application/json'})}
-    this.options.debug?.(`-> ${method} ${url}${body === undefined ? '' : `\n   ${redactBodyText(body)}`}`)
+    this.options.debug?.(`-> ${method} ${redactUrl(url.toString())}${body === undefined ? '' : `\n   ${redactBodyText(body)}`}`)
     let res
     try {
       res = await this.transport.send({method, url: url.toString(), headers, body, timeoutMs: this.options.timeoutMs ?? 30_000})
     } catch (err) {
-      throw new NetworkError(`cannot reach the sandbox at ${this.baseUrl} (${(err as Error).message})`, 1, 'start it with `pay sandbox start`, or pass --url')
+      throw new NetworkError(`cannot reach the sandbox at ${redactUrl(this.baseUrl)} (${(err as Error).message})`, 1, 'start it with `pay sandbox start`, or pass --url')
     }
     this.options.debug?.(`<- ${res.status} ${method} ${url.pathname}${res.text ? `\n   ${redactBodyText(res.text)}` : ''}`)
     const parsed = parseJson(res.text)
@@ -86,5 +88,22 @@ export class ControlClient {
 
   async close(): Promise<void> {
     await this.transport.close()
+  }
+}
+
+/**
+ * True when `baseUrl` is a pay sandbox: a loopback address whose control API answers. A loopback address alone is not
+ * enough (a port-forward to the real service is loopback too), so the control API is asked; any failure says no.
+ */
+export async function isSandbox(baseUrl: string, userAgent: string): Promise<boolean> {
+  if (!isLoopbackUrl(baseUrl)) return false
+  const client = new ControlClient({url: baseUrl, userAgent, timeoutMs: 2000})
+  try {
+    const clock = await client.call<{object?: unknown}>('clock.get')
+    return clock?.object === 'clock'
+  } catch {
+    return false
+  } finally {
+    await client.close()
   }
 }

@@ -12,7 +12,8 @@ const SCHEME_HEADERS = new Set(['authorization', 'proxy-authorization'])
 
 /** Field, query-parameter and header names that hold secrets (matched case-insensitively, `-` and `_` alike). */
 const SECRET_NAME = /^(?:.*[_-])?(?:secret|password|passwd|pwd|token|api[_-]?key|apikey|authorization|cookie|card[_-]?number|pan|cvv|cvc|pin)$/i
-export const isSecretName = (name: string): boolean => SECRET_NAME.test(name)
+/** camelCase and PascalCase names are split into words first, so `clientSecret` matches as `client_secret` does. */
+export const isSecretName = (name: string): boolean => SECRET_NAME.test(name.length > 256 ? name : name.replace(/([a-z0-9])([A-Z])/g, '$1_$2'))
 
 export function redactHeaders(headers: Record<string, string | string[] | number | undefined>): Record<string, string> {
   const out: Record<string, string> = {}

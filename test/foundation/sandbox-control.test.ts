@@ -53,6 +53,13 @@ describe('sandbox control commands: exit codes and --json errors', () => {
     expect(json(machine)).toMatchObject({error: {code: 'network_error'}})
   })
 
+  it('a password in --url is never printed, in --debug traces or in errors', async () => {
+    const down = await pay(['reset', '--debug', '--url', 'http://u:hunter2@127.0.0.1:9'])
+    expect(down.code).toBe(7)
+    expect(down.stderr).toMatch(/cannot reach the sandbox at http:\/\/\[REDACTED\]@127\.0\.0\.1:9/)
+    expect(down.stdout + down.stderr).not.toContain('hunter2')
+  })
+
   it('bad input is exit 2 with nothing sent, as JSON under --json', async () => {
     const before = sb.requests.length
     const bad = await pay(['advance', 'soon', '--url', sb.url, '--json'])

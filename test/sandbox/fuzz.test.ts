@@ -63,7 +63,7 @@ function generator(seed: number, token: () => string) {
       else if (what === 1) out[k] = scalar()
       else if (what === 2) out[k] = {nested: scalar()}
       else if (what === 3) out[k] = [scalar(), scalar()]
-      else if (what === 4) out[r.pick(['client_secret', 'CLIENT_SECRET', 'password', 'Access_Token', 'api_key', 'card_number'])] = MARK
+      else if (what === 4) out[r.pick(['client_secret', 'CLIENT_SECRET', 'password', 'Access_Token', 'api_key', 'card_number', 'clientSecret', 'accessToken'])] = MARK
     }
     return out
   }

@@ -33,6 +33,20 @@ describe('the one redactor', () => {
     expect(redactHeaders({authorization: S})).toEqual({authorization: REDACTED})
   })
 
+  it('camelCase and PascalCase names too (clientSecret, accessToken, ApiKey), not look-alikes', () => {
+    const out = redactJson({clientSecret: S, accessToken: S, refreshToken: S, ApiKey: S, webhookSecret: S, tokenType: 'Bearer', pinned: 'yes', spanish: 'si'})
+    expect(JSON.stringify(out)).not.toContain(S)
+    expect(out).toMatchObject({tokenType: 'Bearer', pinned: 'yes', spanish: 'si'})
+    expect(redactQuery({clientSecret: S, page: '2'})).toEqual({clientSecret: REDACTED, page: '2'})
+  })
+
+  it('a profile view shows no URL password', async () => {
+    const {redactProfile} = await import('../../src/config/profile-view.js')
+    const view = redactProfile({base_url: `http://user:${S}@127.0.0.1:4010`, client_id: 'c', client_secret: S})
+    expect(JSON.stringify(view)).not.toContain(S)
+    expect(view.base_url).toBe(`http://${REDACTED}@127.0.0.1:4010`)
+  })
+
   it('JSON keys in any case and at any depth; non-secret keys kept', () => {
     const out = redactJson({CLIENT_SECRET: S, nested: [{Access_Token: S, refresh_token: S, password: S, apiKey: S, 'api-key': S, card_number: S}], token_type: 'Bearer', client_id: 'c'})
     expect(JSON.stringify(out)).not.toContain(S)
