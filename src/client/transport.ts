@@ -72,7 +72,7 @@ export class Transport {
     const module = https ? await import('node:https') : await import('node:http')
     let agent = this.agents.get(url.protocol)
     if (!agent) {
-      agent = new module.Agent({keepAlive: true, keepAliveMsecs: KEEP_ALIVE_MS})
+      agent = new module.Agent({keepAlive: true, timeout: KEEP_ALIVE_MS})
       this.agents.set(url.protocol, agent)
     }
     const headers: Record<string, string | number> = {...req.headers}
