@@ -28,6 +28,6 @@ On a terminal a checklist; off one, one tab-separated line per step (ok, FAIL, n
     const {flags} = await this.parse(Smoke)
     const ctx = await this.api(flags)
     const {runSmokeCommand} = await import('../smoke/command.js')
-    process.exitCode = await runSmokeCommand(ctx, flags)
+    process.exitCode = await runSmokeCommand(ctx, flags, this.userAgent)
   }
 }

@@ -4,7 +4,7 @@
  * and report like `pay smoke`.
  */
 import type {ApiContext, ApiContextFlags} from '../runtime.js'
-import {printStep, printSummary, reportOf, writeJUnit} from '../smoke/report.js'
+import {checkJUnitPath, printStep, printSummary, reportOf, writeJUnitAfter} from '../smoke/report.js'
 import {loadFlows} from './load.js'
 import {runFlows} from './run.js'
 
@@ -20,6 +20,7 @@ const SANDBOX_SETTLE_MS = 200
 
 export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFlags, userAgent: string): Promise<number> {
   const flows = loadFlows(files)
+  if (flags.junit) checkJUnitPath(flags.junit)
   const out = rt.createOutput(Boolean(flags.json))
   let ctx: ApiContext | undefined
   let stop: (() => Promise<void>) | undefined
@@ -36,9 +37,8 @@ export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFl
     }
     const steps = await runFlows(ctx, flows, {onStep: (s) => printStep(out, s)})
     const report = reportOf(steps)
-    if (flags.junit) writeJUnit(flags.junit, 'pay flow run', steps)
     printSummary(out, report, `pay flow run (${flows.length} flow${flows.length === 1 ? '' : 's'})`, {flows: flows.map((f) => ({name: f.name, file: f.file}))})
-    return report.exit_code
+    return writeJUnitAfter(out, flags.junit, 'pay flow run', steps, report.exit_code)
   } finally {
     await ctx?.client.close()
     await stop?.()

@@ -2,10 +2,10 @@
 import {problemsOf} from '../api/validate.js'
 import {endpoints} from '../api/endpoints.js'
 import {InputError} from '../client/errors.js'
-import {isLoopbackUrl} from '../client/loopback.js'
+import {isSandbox} from '../client/control-client.js'
 import type {ApiContext} from '../runtime.js'
 import {type MoneyOptions, runSmoke} from './checks.js'
-import {printStep, printSummary, writeJUnit} from './report.js'
+import {checkJUnitPath, printStep, printSummary, writeJUnitAfter} from './report.js'
 
 export interface SmokeFlags {
   junit?: string
@@ -22,10 +22,10 @@ export interface SmokeFlags {
 const SANDBOX_MOBILE = '254712345670'
 
 /** Checks the --money flags (exit 2 before anything is sent), or undefined without --money. */
-export function moneyOptions(ctx: ApiContext, flags: SmokeFlags): MoneyOptions | undefined {
+export async function moneyOptions(ctx: ApiContext, flags: SmokeFlags, userAgent: string): Promise<MoneyOptions | undefined> {
   if (!flags.money) return undefined
   const base = ctx.client.baseUrl()
-  const sandbox = isLoopbackUrl(base)
+  const sandbox = await isSandbox(base, userAgent)
   if (!sandbox && !flags.yes) throw InputError.one('--money', `moves real money at ${base}, which is not the local sandbox: add --yes to confirm`)
   const mobile = flags.mobile ?? (sandbox ? SANDBOX_MOBILE : undefined)
   if (!mobile) throw InputError.one('--mobile', 'is required with --money against a real service (the wallet to charge)')
@@ -36,11 +36,11 @@ export function moneyOptions(ctx: ApiContext, flags: SmokeFlags): MoneyOptions |
   return money
 }
 
-export async function runSmokeCommand(ctx: ApiContext, flags: SmokeFlags): Promise<number> {
-  const money = moneyOptions(ctx, flags)
+export async function runSmokeCommand(ctx: ApiContext, flags: SmokeFlags, userAgent: string): Promise<number> {
+  if (flags.junit) checkJUnitPath(flags.junit)
+  const money = await moneyOptions(ctx, flags, userAgent)
   const {out} = ctx
   const report = await runSmoke(ctx, {money, onStep: (s) => printStep(out, s)})
-  if (flags.junit) writeJUnit(flags.junit, 'pay smoke', report.steps)
   printSummary(out, report, 'pay smoke', {base_url: ctx.client.baseUrl()})
-  return report.exit_code
+  return writeJUnitAfter(out, flags.junit, 'pay smoke', report.steps, report.exit_code)
 }

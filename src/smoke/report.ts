@@ -3,8 +3,9 @@
  * finishes (a coloured checklist on a terminal, plain tab-separated lines off one), as one JSON object (--json),
  * and as JUnit XML (--junit FILE) that CI systems show as test results.
  */
-import {writeFileSync} from 'node:fs'
-import {PayError} from '../client/errors.js'
+import {accessSync, constants, existsSync, statSync, writeFileSync} from 'node:fs'
+import {dirname, resolve} from 'node:path'
+import {InputError, PayError} from '../client/errors.js'
 import {ExitCode, type ExitCodeValue} from '../client/exit-codes.js'
 import {isPayError} from '../output/errors.js'
 import type {Output} from '../output/output.js'
@@ -144,6 +145,33 @@ export function toJUnit(title: string, steps: StepResult[], timestamp = new Date
 
 export function writeJUnit(file: string, title: string, steps: StepResult[]): void {
   writeFileSync(file, toJUnit(title, steps))
+}
+
+/** Checks before anything is sent that the --junit file can be written (its folder exists and is writable). */
+export function checkJUnitPath(file: string): void {
+  const dir = dirname(resolve(file))
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a folder')
+    accessSync(dir, constants.W_OK)
+    if (existsSync(file) && statSync(file).isDirectory()) throw new Error('a folder of that name exists')
+  } catch (err) {
+    throw InputError.one('--junit', `cannot be written: ${dir} (${(err as Error).message}); name a file in an existing, writable folder`)
+  }
+}
+
+/**
+ * Writes the JUnit report after the summary has been printed, so that a failed write loses no step result; a failure
+ * is said on stderr and makes the run exit 1 if it had passed.
+ */
+export function writeJUnitAfter(out: Output, file: string | undefined, title: string, steps: StepResult[], exitCode: number): number {
+  if (!file) return exitCode
+  try {
+    writeJUnit(file, title, steps)
+    return exitCode
+  } catch (err) {
+    out.errorLine(`could not write the JUnit report to ${file}: ${(err as Error).message}`)
+    return exitCode === 0 ? 1 : exitCode
+  }
 }
 
 /** Times one step: runs `fn`, and turns what it returns or throws into a StepResult. */

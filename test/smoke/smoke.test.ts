@@ -168,6 +168,29 @@ describe('pay smoke (the built CLI)', () => {
     expect(r.stdout).toMatch(/^not-enabled\tproduct: subscriptions\t/m)
   })
 
+  it('a --junit file that cannot be written is refused before anything is sent (exit 2, naming --junit)', async () => {
+    const before = sb.requests.length
+    const r = await runCli(['smoke', '--money', '--json', '--junit', join(tempConfigDir(), 'no-such-folder', 'smoke.xml')], {env: env({PAY_CONFIG_DIR: tempConfigDir()})})
+    expect(r.code).toBe(2)
+    expect(json(r)).toMatchObject({error: {code: 'invalid_input'}})
+    expect(r.stderr).toMatch(/--junit cannot be written/)
+    expect(sb.requests.length).toBe(before)
+  })
+
+  it('--money against a loopback service that is not a sandbox (a port-forward) needs --yes', async () => {
+    const {createServer} = await import('node:http')
+    const other = createServer((_req, res) => res.writeHead(404).end('{}'))
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    try {
+      const port = (other.address() as {port: number}).port
+      const r = await runCli(['smoke', '--money'], {env: env({PAY_BASE_URL: `http://127.0.0.1:${port}`, PAY_CONFIG_DIR: tempConfigDir()})})
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(/--money .*not the local sandbox: add --yes/)
+    } finally {
+      other.close()
+    }
+  })
+
   it('--money is refused (exit 2, nothing sent) against a service that is not the sandbox, unless --yes', async () => {
     const r = await runCli(['smoke', '--money'], {env: env({PAY_BASE_URL: 'https://payments.example.invalid', PAY_CONFIG_DIR: tempConfigDir()})})
     expect(r.code).toBe(2)
