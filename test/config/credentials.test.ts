@@ -7,8 +7,8 @@
 import {spawn} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {TokenCache, cacheKey, processStartTime, staleReason} from '../../src/config/token-cache.js'
+import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
+import {cacheKey, processStartTime, staleReason} from '../../src/config/token-cache.js'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
@@ -101,8 +101,7 @@ describe('env-only runs need no writable directory', () => {
     expect(r.stderr.match(/warning:/g)).toHaveLength(1)
   })
 
-  it('works with a read-only config dir (when not root: root writes anyway)', async () => {
-    if (process.getuid?.() === 0) return
+  it.skipIf(process.getuid?.() === 0)('works with a read-only config dir (not as root: root writes anyway)', async () => {
     const dir = tempConfigDir()
     const {chmodSync} = await import('node:fs')
     chmodSync(dir, 0o500)
@@ -111,14 +110,20 @@ describe('env-only runs need no writable directory', () => {
     expect(r.stderr).toContain('kept in memory')
   })
 
-  it('in-process: a cache on a file warns once and keeps working', async () => {
+  it('in-process: a cache on a file warns once per process and keeps working', async () => {
+    vi.resetModules() // a fresh module: its once-per-process flag unset, whatever other tests of this file did
+    const {TokenCache: FreshCache} = await import('../../src/config/token-cache.js')
     const warnings: string[] = []
-    const cache = new TokenCache(aFile(), (m) => warnings.push(m))
+    const cache = new FreshCache(aFile(), (m) => warnings.push(m))
     cache.set('k', {access_token: 't', token_type: 'Bearer', expires_at: Date.now() + 600_000})
     expect(cache.get('k')).toBeUndefined()
     expect(await cache.withLock(async () => 42)).toBe(42)
     expect(cache.usable).toBe(false)
-    expect(warnings.length).toBeLessThanOrEqual(1) // once per process (another test of this file may have warned first)
+    expect(warnings).toHaveLength(1)
+    const again = new FreshCache(aFile(), (m) => warnings.push(m))
+    again.set('k', {access_token: 't', token_type: 'Bearer', expires_at: Date.now() + 600_000})
+    expect(again.usable).toBe(false)
+    expect(warnings).toHaveLength(1)
   })
 })
 

@@ -73,26 +73,10 @@ it('finds a circle when there is one (the check itself works)', () => {
   expect(circles(g)).toEqual([['a', 'b', 'c']])
 })
 
-/**
- * Circles other helpers of issue 13 are removing on their branches (sandbox mandates ↔ subscriptions: issue 10;
- * the tunnel registry ↔ its providers: issue 15). Each is checked by its own skipped test below: un-skip it
- * when the circle is gone on main, then drop it from this list.
- */
-const BEING_REMOVED = [
-  ['src/sandbox/resources/mandates.ts', 'src/sandbox/resources/subscriptions.ts'],
-  ['src/webhooks/tunnels/localtunnel.ts', 'src/webhooks/tunnels/ngrok.ts', 'src/webhooks/tunnels/none.ts', 'src/webhooks/tunnels/tunnel.ts'],
-]
-const key = (group: string[]) => group.join(' ')
-
-it('src/ has no import circle (besides the two being removed elsewhere)', () => {
-  const known = new Set(BEING_REMOVED.map(key))
-  expect(circles(importGraph()).filter((g) => !known.has(key(g)))).toEqual([])
+it('src/ has no import circle', () => {
+  expect(circles(importGraph())).toEqual([])
 })
 
 it('src/runtime.ts and src/cli/* are not in a circle', () => {
   expect(circles(importGraph()).flat().filter((m) => m === 'src/runtime.ts' || m.startsWith('src/cli/'))).toEqual([])
-})
-
-it.skip.each(BEING_REMOVED)('the circle through %s is gone (issue 10 / issue 15)', (...group: string[]) => {
-  expect(circles(importGraph()).map(key)).not.toContain(key(group))
 })
