@@ -9,10 +9,10 @@ import {setTimeout as sleepMs} from 'node:timers/promises'
 import {type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
-import {ApiError, InputError, NetworkError, hintFor} from './errors.js'
+import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor} from './errors.js'
 import {redactBodyText, redactHeaders, redactUrl, redactValues} from './redact.js'
-import {DEFAULT_RETRIES, MAX_DELAY_MS, MAX_RETRY_AFTER_MS, type AttemptOutcome, backoffMs, classifyNetworkError, errorCode, isRetryable, retryAfterMs} from './retry-policy.js'
-import {Transport, checkBaseUrl} from './transport.js'
+import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, backoffMs, classifyNetworkError, errorCode, isRetryable, retryAfterMs, DEADLINE_FACTOR} from './retry-policy.js'
+import {Transport, checkBaseUrl, configuredProxy} from './transport.js'
 
 export interface ClientSettings {
   baseUrl?: string
@@ -72,8 +72,6 @@ export interface ApiResponse<T = unknown> {
   text: string
   attempts: number
   request: PreparedRequest
-  /** Problems found when checking the body against the endpoint's response schema. */
-  schemaProblems?: string[]
 }
 
 export class ApiClient {
@@ -104,9 +102,9 @@ export class ApiClient {
     )
   }
 
-  /** The longest one request may legitimately take: every attempt timing out, with the longest waits between. */
+  /** The longest one request may take: all its attempts and the waits between end by this deadline (see send). */
   requestBudgetMs(): number {
-    return (this.retries + 1) * this.timeoutMs + this.retries * Math.max(MAX_DELAY_MS, MAX_RETRY_AFTER_MS)
+    return this.timeoutMs * DEADLINE_FACTOR
   }
 
   get settings(): ClientSettings {
@@ -174,6 +172,9 @@ export class ApiClient {
   async send<T = unknown>(req: PreparedRequest): Promise<ApiResponse<T>> {
     let attempt = 0
     let refreshedAfter401 = false
+    // --timeout bounds each attempt (body included); all attempts and the waits between them share this deadline
+    const deadline = performance.now() + this.requestBudgetMs()
+    const withinDeadline = (wait: number) => performance.now() + wait < deadline
     for (;;) {
       attempt++
       const headers = {...req.headers}
@@ -184,26 +185,23 @@ export class ApiClient {
       }
       this.traceRequest(req, headers, attempt)
       const started = performance.now()
+      const timeoutMs = Math.max(1, Math.min(this.timeoutMs, Math.round(deadline - started)))
       let res
       try {
-        res = await this.transportFor().send({method: req.method, url: req.url, headers, body: req.body, timeoutMs: this.timeoutMs})
+        res = await this.transportFor().send({method: req.method, url: req.url, headers, body: req.body, timeoutMs})
       } catch (err) {
         const outcome = classifyNetworkError(err)
-        const what = describeNetworkError(err, outcome, this.timeoutMs)
+        const what = describeNetworkError(err, outcome, timeoutMs, req.url)
         this.trace(`<- ${what} after ${Math.round(performance.now() - started)} ms`)
-        if (attempt <= this.retries && isRetryable(outcome, req.safeToRepeat)) {
-          const wait = backoffMs(attempt)
+        const wait = backoffMs(attempt)
+        const retryable = attempt <= this.retries && isRetryable(outcome, req.safeToRepeat)
+        if (retryable && withinDeadline(wait)) {
           this.options.notice?.(`${what}; retrying in ${wait} ms (attempt ${attempt + 1} of ${this.retries + 1})`)
           await this.sleep(wait)
           continue
         }
-        throw new NetworkError(
-          `${req.method} ${new URL(req.url).pathname} failed: ${what}`,
-          attempt,
-          outcome.kind === 'network' && !outcome.sent
-            ? `check that the service is reachable at ${new URL(req.url).origin} (pay profiles show, --base-url)`
-            : 'try again; an idempotent request can be repeated safely with the same --idempotency-key',
-        )
+        const stoppedBy = retryable ? `; stopped after ${attempt} attempt(s) at the overall deadline of ${Math.round((this.timeoutMs * DEADLINE_FACTOR) / 1000)} s (${DEADLINE_FACTOR} x --timeout)` : ''
+        throw new NetworkError(`${req.method} ${new URL(req.url).pathname} failed: ${what}${stoppedBy}`, attempt, networkHint(req, outcome, err), outcome.kind === 'tls' ? 'tls_error' : 'network_error')
       }
       this.traceResponse(req, res, performance.now() - started)
 
@@ -219,8 +217,8 @@ export class ApiClient {
         const outcome: AttemptOutcome = {kind: 'status', status: res.status}
         if (attempt <= this.retries && isRetryable(outcome, req.safeToRepeat)) {
           const asked = res.status === 429 ? retryAfterMs(res.headers, body) : undefined
-          if (asked === undefined || asked <= MAX_RETRY_AFTER_MS) {
-            const wait = asked ?? backoffMs(attempt)
+          const wait = asked ?? backoffMs(attempt)
+          if ((asked === undefined || asked <= MAX_RETRY_AFTER_MS) && withinDeadline(wait)) {
             this.options.notice?.(`HTTP ${res.status}${asked !== undefined ? ' (Retry-After)' : ''}; retrying in ${wait} ms (attempt ${attempt + 1} of ${this.retries + 1})`)
             await this.sleep(wait)
             continue
@@ -228,8 +226,9 @@ export class ApiClient {
         }
         throw toApiError(res.status, res.text, body, attempt, res.headers)
       }
-      const schemaProblems = checkResponse(req.endpoint, body)
-      return {status: res.status, headers: res.headers, body: body as T, text: res.text, attempts: attempt, request: req, schemaProblems}
+      const unusable = unusableBody(req, res, body)
+      if (unusable) throw new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt)
+      return {status: res.status, headers: res.headers, body: body as T, text: res.text, attempts: attempt, request: req}
     }
   }
 
@@ -293,11 +292,39 @@ export function parseJson(text: string): unknown {
   }
 }
 
-function describeNetworkError(err: unknown, outcome: AttemptOutcome, timeoutMs: number): string {
-  if (outcome.kind === 'timeout') return `no answer within ${Math.round(timeoutMs / 1000)} s (timeout)`
+function describeNetworkError(err: unknown, outcome: AttemptOutcome, timeoutMs: number, url: string): string {
+  if (outcome.kind === 'timeout') return `no complete answer within ${Math.round(timeoutMs / 1000)} s (timeout)`
   const code = errorCode(err)
   const message = err instanceof Error ? err.message : String(err)
+  const proxy = outcome.kind === 'network' && !outcome.sent ? failedProxy(err, url) : undefined
+  if (proxy) return `could not connect to the proxy ${proxy.origin} (from ${proxy.variable}): ${code ?? message}`
+  if (outcome.kind === 'tls') return `the TLS certificate of ${new URL(url).host} could not be verified (${code}: ${message})`
   return code ? `${code}: ${message}` : message
+}
+
+/** The configured proxy, when the failed connection was the one to it (the error names its address and port). */
+function failedProxy(err: unknown, url: string): ReturnType<typeof configuredProxy> {
+  const proxy = configuredProxy(url)
+  if (!proxy) return undefined
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; depth++) {
+    const {port, address, hostname} = e as {port?: unknown; address?: unknown; hostname?: unknown}
+    if (port === proxy.port && (address === proxy.host || hostname === proxy.host || address === undefined)) return proxy
+    if (hostname === proxy.host) return proxy
+    e = (e as {cause?: unknown}).cause
+  }
+  return undefined
+}
+
+/** What to do after a request failed without an answer. */
+function networkHint(req: PreparedRequest, outcome: AttemptOutcome, err: unknown): string {
+  if (outcome.kind === 'tls') {
+    return 'pay only talks to servers whose certificate verifies; for a private CA, point NODE_EXTRA_CA_CERTS at its PEM file (export NODE_EXTRA_CA_CERTS=/path/ca.pem); check the host name in --base-url'
+  }
+  const proxy = outcome.kind === 'network' && !outcome.sent ? failedProxy(err, req.url) : undefined
+  if (proxy) return `check the proxy in ${proxy.variable}, or add the service's host to NO_PROXY`
+  if (outcome.kind === 'network' && !outcome.sent) return `check that the service is reachable at ${new URL(req.url).origin} (pay profiles show, --base-url)`
+  if (req.idempotencyKey) return `try again; repeating it with --idempotency-key ${req.idempotencyKey} cannot act twice`
+  return 'try again later'
 }
 
 export function toApiError(status: number, text: string, body: unknown, attempts: number, headers: Record<string, string>): ApiError {
@@ -313,9 +340,22 @@ export function toApiError(status: number, text: string, body: unknown, attempts
   return new ApiError(status, {code: `http_${status}`, message: snippet || `HTTP ${status} with no error body`}, body ?? {error: {code: `http_${status}`, message: snippet}}, hintFor(status, undefined, attempts), attempts)
 }
 
-function checkResponse(endpoint: Endpoint | undefined, body: unknown): string[] | undefined {
-  if (!endpoint) return undefined
+/**
+ * Why a success answer cannot be used, or undefined. An endpoint of the table must answer JSON matching its
+ * response schema; a path the table does not know (`pay api`) may answer anything, but a body labelled JSON
+ * must parse (docs/assumptions.md: "Success bodies").
+ */
+function unusableBody(req: PreparedRequest, res: {status: number; headers: Record<string, string>; text: string}, body: unknown): {message: string; problems?: string[]} | undefined {
+  const what = `${req.method} ${new URL(req.url).pathname} answered HTTP ${res.status}`
+  const endpoint = req.endpoint
+  if (!endpoint) {
+    const labelledJson = /[/+]json\b/i.test(res.headers['content-type'] ?? '')
+    return labelledJson && res.text.trim() !== '' && body === undefined ? {message: `${what} with a body that is not valid JSON (cut short?)`} : undefined
+  }
+  if (res.text.trim() === '') return {message: `${what} with an empty body`}
+  if (body === undefined) return {message: `${what} with a body that is not valid JSON (cut short?)`}
   const parsed = endpoint.response.safeParse(body)
   if (parsed.success) return undefined
-  return parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`)
+  const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`)
+  return {message: `${what} with a body that does not match the ${endpoint.id} response (${problems.join('; ')})`, problems}
 }

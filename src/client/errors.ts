@@ -72,15 +72,45 @@ export class ApiError extends PayError {
   }
 }
 
-/** The service could not be reached, or the connection failed or timed out: exit 7. */
+/**
+ * The service could not be reached, or the connection failed or timed out: exit 7. `code` is `network_error`,
+ * or `tls_error` when the server's certificate could not be verified.
+ */
 export class NetworkError extends PayError {
-  constructor(message: string, readonly attempts = 1, hint?: string) {
+  constructor(message: string, readonly attempts = 1, hint?: string, readonly code: 'network_error' | 'tls_error' = 'network_error') {
     super(message, ExitCode.NETWORK, hint)
     this.name = 'NetworkError'
   }
 
   override toJSON(): Record<string, unknown> {
-    return {error: {code: 'network_error', message: this.message, attempts: this.attempts, ...(this.hint ? {hint: this.hint} : {})}}
+    return {error: {code: this.code, message: this.message, attempts: this.attempts, ...(this.hint ? {hint: this.hint} : {})}}
+  }
+}
+
+/** How much of an unusable body an error keeps (for --debug and the --json envelope). */
+export const RECEIVED_KEPT_CHARS = 2000
+
+/**
+ * A 2xx whose body is not JSON, or does not match the endpoint's response schema: exit 7, never a silent success.
+ * The body received is kept (cut to RECEIVED_KEPT_CHARS) so that --debug and --json show what came.
+ */
+export class InvalidResponseError extends PayError {
+  readonly received: string
+  constructor(
+    message: string,
+    readonly status: number,
+    received: string,
+    /** What breaks the endpoint's response schema (not named `problems`: that is an InputError's list). */
+    readonly schemaProblems: string[] = [],
+    readonly attempts = 1,
+  ) {
+    super(message, ExitCode.NETWORK, 'the service answered success with a body pay cannot use: nothing is assumed to have happened or not; look the resource up (a `get` command), or run with --debug to see the body')
+    this.name = 'InvalidResponseError'
+    this.received = received.length > RECEIVED_KEPT_CHARS ? `${received.slice(0, RECEIVED_KEPT_CHARS)}…` : received
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {error: {code: 'invalid_response', message: this.message, status: this.status, problems: this.schemaProblems, received: this.received, hint: this.hint}}
   }
 }
 

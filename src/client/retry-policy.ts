@@ -14,12 +14,15 @@ export type AttemptOutcome =
   /** sent: whether the request may have reached the service (false for refused connections, DNS errors, connect timeouts). */
   | {kind: 'network'; sent: boolean}
   | {kind: 'timeout'}
+  /** The server's certificate could not be verified: repeating cannot help. */
+  | {kind: 'tls'; code: string}
 
 const RETRYABLE_STATUS = new Set([429, 502, 503, 504])
 
 export function isRetryable(outcome: AttemptOutcome, safeToRepeat: boolean): boolean {
   if (outcome.kind === 'status') return safeToRepeat ? RETRYABLE_STATUS.has(outcome.status) : outcome.status === 429
   if (outcome.kind === 'network') return safeToRepeat || !outcome.sent
+  if (outcome.kind === 'tls') return false
   return safeToRepeat
 }
 
@@ -52,9 +55,25 @@ export const CONNECT_TIMEOUT_CODE = 'PAY_CONNECT_TIMEOUT'
 export const RESPONSE_TIMEOUT_CODE = 'PAY_RESPONSE_TIMEOUT'
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', CONNECT_TIMEOUT_CODE, 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CONNECT'])
 const TIMEOUT_CODES = new Set([RESPONSE_TIMEOUT_CODE, 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'ABORT_ERR', 'UND_ERR_ABORTED'])
+/** Certificate verification failures (node's tls / OpenSSL codes). */
+const TLS_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'INVALID_CA',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+])
 
 export function classifyNetworkError(err: unknown): AttemptOutcome {
   const code = errorCode(err)
+  if (code && TLS_CODES.has(code)) return {kind: 'tls', code}
   if (code && TIMEOUT_CODES.has(code)) return {kind: 'timeout'}
   return {kind: 'network', sent: !(code && NOT_SENT_CODES.has(code))}
 }
@@ -68,5 +87,8 @@ export function errorCode(err: unknown): string | undefined {
     if (typeof code === 'string') codes.push(code)
     e = (e as {cause?: unknown}).cause
   }
-  return codes.find((c) => NOT_SENT_CODES.has(c) || TIMEOUT_CODES.has(c)) ?? codes[0]
+  return codes.find((c) => TLS_CODES.has(c) || NOT_SENT_CODES.has(c) || TIMEOUT_CODES.has(c)) ?? codes[0]
 }
+
+/** All attempts of one request, with the waits between them, end within this many times --timeout. */
+export const DEADLINE_FACTOR = 2

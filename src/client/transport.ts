@@ -4,6 +4,8 @@
  * proxy (HTTP_PROXY, HTTPS_PROXY, either case), through undici's EnvHttpProxyAgent instead, which also honours
  * NO_PROXY. (undici costs ~25 ms of every command to load and to compile its HTTP parser, node:http about 5: so
  * it is loaded only for a proxy.) Both report failures with the error codes src/client/retry-policy.ts knows.
+ * Either way `--timeout` bounds the whole exchange, the body's last byte included (`within`): per-chunk timers
+ * alone let a body that trickles one byte a second run for ever.
  */
 import type {Agent as HttpAgent, ClientRequest, IncomingMessage} from 'node:http'
 import type {Dispatcher} from 'undici'
@@ -48,6 +50,90 @@ export function checkBaseUrl(baseUrl: string, flag = '--base-url'): URL {
 const CONNECT_TIMEOUT_MS = 10_000
 const KEEP_ALIVE_MS = 10_000
 
+/** An exchange (connect, headers and the whole body) did not finish within its time. */
+export class ExchangeTimeoutError extends Error {
+  readonly code = RESPONSE_TIMEOUT_CODE
+  constructor(readonly timeoutMs: number) {
+    super(`no complete answer within ${Math.round(timeoutMs / 1000)} s`)
+    this.name = 'ExchangeTimeoutError'
+  }
+}
+
+/**
+ * Runs one exchange (`run` passes the signal to its request) and fails it with ExchangeTimeoutError when it has not
+ * finished, body included, within `timeoutMs`, whatever the HTTP implementation does with the abort.
+ */
+export async function within<T>(timeoutMs: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController()
+  const timeout = new ExchangeTimeoutError(timeoutMs)
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await new Promise<T>((resolve, reject) => {
+      timer = setTimeout(() => {
+        controller.abort(timeout)
+        reject(timeout)
+      }, timeoutMs)
+      run(controller.signal).then(resolve, (err: unknown) => reject(controller.signal.aborted ? timeout : err))
+    })
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+export interface Exchange {
+  status: number
+  headers: Record<string, string>
+  body: Buffer
+}
+
+/**
+ * One request through an undici dispatcher and its whole body, within `timeoutMs`: the client core through a
+ * proxy, and `webhook listen --forward-to`.
+ */
+export async function exchange(
+  dispatcher: Dispatcher,
+  url: string,
+  options: {method: string; headers: Record<string, string> | string[]; body?: string | Buffer; timeoutMs: number},
+): Promise<Exchange> {
+  const {request} = await import('undici')
+  return within(options.timeoutMs, async (signal) => {
+    const res = await request(url, {
+      method: options.method as Dispatcher.HttpMethod,
+      headers: options.headers,
+      body: options.body,
+      dispatcher,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      signal,
+    })
+    const body = Buffer.from(await res.body.arrayBuffer())
+    return {status: res.statusCode, headers: flatHeaders(res.headers), body}
+  })
+}
+
+function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const [k, v] of Object.entries(raw)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v
+  return headers
+}
+
+/** The proxy undici's EnvHttpProxyAgent would use for a URL's scheme (NO_PROXY aside), and the variable it came from. */
+export function configuredProxy(url: string, env: NodeJS.ProcessEnv = process.env): {origin: string; variable: string; host: string; port: number} | undefined {
+  const names = new URL(url).protocol === 'https:' ? ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY'] : ['http_proxy', 'HTTP_PROXY']
+  for (const variable of names) {
+    const value = env[variable]
+    if (!value) continue
+    try {
+      const u = new URL(value)
+      // origin only: a proxy URL may carry user:password
+      return {origin: `${u.protocol}//${u.host}`, variable, host: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port) || (u.protocol === 'https:' ? 443 : 80)}
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
 const PROXY_VARIABLES = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy']
 
 /** True when the environment names a proxy: requests then go through undici's EnvHttpProxyAgent. */
@@ -67,6 +153,10 @@ export class Transport {
 
   async send(req: HttpRequest): Promise<HttpResponse> {
     if (proxyConfigured(this.env)) return this.sendThroughProxy(req)
+    return within(req.timeoutMs, (signal) => this.sendDirect(req, signal))
+  }
+
+  private async sendDirect(req: HttpRequest, signal: AbortSignal): Promise<HttpResponse> {
     const url = new URL(req.url)
     const https = url.protocol === 'https:'
     const module = https ? await import('node:https') : await import('node:http')
@@ -84,7 +174,7 @@ export class Transport {
         clear()
         reject(err)
       }
-      const out: ClientRequest = module.request(url, {method: req.method, headers, agent}, (res: IncomingMessage) => {
+      const out: ClientRequest = module.request(url, {method: req.method, headers, agent, signal}, (res: IncomingMessage) => {
         // the headers are in: from here on the body may idle at most timeoutMs between chunks
         clear()
         const chunks: Buffer[] = []
@@ -92,9 +182,7 @@ export class Transport {
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
         res.on('error', fail)
         res.on('end', () => {
-          const responseHeaders: Record<string, string> = {}
-          for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v
-          resolve({status: res.statusCode ?? 0, headers: responseHeaders, text: Buffer.concat(chunks).toString('utf8')})
+          resolve({status: res.statusCode ?? 0, headers: flatHeaders(res.headers), text: Buffer.concat(chunks).toString('utf8')})
         })
       })
       out.on('error', fail)
@@ -114,20 +202,10 @@ export class Transport {
 
   /** Through the proxy the environment names (undici's EnvHttpProxyAgent; NO_PROXY honoured). */
   private async sendThroughProxy(req: HttpRequest): Promise<HttpResponse> {
-    const {EnvHttpProxyAgent, request} = await import('undici')
+    const {EnvHttpProxyAgent} = await import('undici')
     this.dispatcher ??= Promise.resolve(new EnvHttpProxyAgent({keepAliveTimeout: KEEP_ALIVE_MS, connect: {timeout: CONNECT_TIMEOUT_MS}}))
-    const res = await request(req.url, {
-      method: req.method as Dispatcher.HttpMethod,
-      headers: req.headers,
-      body: req.body,
-      dispatcher: await this.dispatcher,
-      headersTimeout: req.timeoutMs,
-      bodyTimeout: req.timeoutMs,
-    })
-    const text = await res.body.text()
-    const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v
-    return {status: res.statusCode, headers, text}
+    const res = await exchange(await this.dispatcher, req.url, req)
+    return {status: res.status, headers: res.headers, text: res.body.toString('utf8')}
   }
 
   async close(): Promise<void> {

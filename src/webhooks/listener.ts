@@ -404,7 +404,9 @@ interface Forwarder {
 
 /** Posts the raw body with the original headers (signature included) to the app. */
 async function createForwarder(target: string, timeoutMs: number): Promise<Forwarder> {
-  const {Agent, request} = await import('undici')
+  const {Agent} = await import('undici')
+  const {exchange} = await import('../client/transport.js')
+  const {classifyNetworkError} = await import('../client/retry-policy.js')
   const agent = new Agent({keepAliveTimeout: 10_000, connect: {timeout: Math.min(timeoutMs, 5000)}})
   return {
     async send(body, rawHeaders) {
@@ -415,17 +417,14 @@ async function createForwarder(target: string, timeoutMs: number): Promise<Forwa
       headers.push(['x-forwarded-by', 'pay webhook listen'])
       const started = performance.now()
       try {
-        const res = await request(target, {method: 'POST', headers: headers.flat(), body, dispatcher: agent, headersTimeout: timeoutMs, bodyTimeout: timeoutMs})
-        const buf = Buffer.from(await res.body.arrayBuffer())
+        // the whole exchange, body included, within --forward-timeout
+        const res = await exchange(agent, target, {method: 'POST', headers: headers.flat(), body, timeoutMs})
         const out: Record<string, string> = {}
-        for (const name of ['content-type', 'content-encoding']) {
-          const v = res.headers[name]
-          if (v) out[name] = Array.isArray(v) ? v[0] : v
-        }
-        return {response: {status: res.statusCode, headers: out, body: buf}, ms: Math.round(performance.now() - started)}
+        for (const name of ['content-type', 'content-encoding']) if (res.headers[name]) out[name] = res.headers[name]
+        return {response: {status: res.status, headers: out, body: res.body}, ms: Math.round(performance.now() - started)}
       } catch (err) {
         const e = err as {code?: string; message?: string}
-        const timeout = e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT'
+        const timeout = classifyNetworkError(err).kind === 'timeout'
         return {
           error: timeout ? 'timeout' : 'unreachable',
           detail: timeout ? `${target} did not answer within ${timeoutMs} ms` : `${target} is unreachable: ${e.code ?? e.message}`,

@@ -21,6 +21,8 @@ export type Scripted =
   | {status: number; body?: unknown; headers?: Record<string, string>}
   | {drop: true}
   | {delayMs: number; status: number; body?: unknown}
+  /** Answers by hand: raw bytes, a truncated body, a body that trickles, or no answer at all. */
+  | {handle: (req: IncomingMessage, res: ServerResponse) => void}
 
 export interface ScriptedServer {
   url: string
@@ -115,8 +117,9 @@ function createScriptedServer(): {state: ScriptedServer; listen(): Promise<void>
         req.socket.destroy()
         return
       }
+      if (next && 'handle' in next) return next.handle(req, res)
       const answer = () => {
-        if (next) return send(res, next.status, next.body, 'headers' in next ? next.headers : undefined)
+        if (next && 'status' in next) return send(res, next.status, next.body, 'headers' in next ? next.headers : undefined)
         if (key === 'POST /v1/oauth/token') {
           let body: {client_id?: string; client_secret?: string} = {}
           try {
@@ -142,7 +145,8 @@ function createScriptedServer(): {state: ScriptedServer; listen(): Promise<void>
         if (key === 'GET /v1/metadata/banks') return send(res, 200, {object: 'list', data: [{bank_name: 'Test Bank', bank_code: '001'}]})
         if (key === 'POST /v1/collections') {
           const b = JSON.parse(rec.body || '{}')
-          return send(res, 201, {id: 'CL_1', object: 'collection', status: 'processing', currency: b.currency, amount: b.amount, merchant_reference: b.merchant_reference})
+          // a real service answers a whole collection whatever the (sloppy) test body was: pay checks the response schema
+          return send(res, 201, {id: 'CL_1', object: 'collection', status: 'processing', currency: String(b.currency ?? 'KES'), amount: String(b.amount ?? '1.00'), merchant_reference: String(b.merchant_reference ?? 'ref-1')})
         }
         return send(res, 404, error('not_found', `no route ${key}`))
       }
