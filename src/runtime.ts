@@ -7,6 +7,7 @@ import {ApiClient, type ClientOptions} from './client/api-client.js'
 import type {ApiContext} from './cli/api-context.js'
 import {resolveSettings, type SettingFlags} from './config/settings.js'
 import {Output} from './output/output.js'
+import {printable} from './output/printable.js'
 import {detectTerminal} from './output/terminal.js'
 
 export {ApiClient} from './client/api-client.js'
@@ -46,9 +47,9 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
     retries: flags.retries,
     timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
     tokenCacheDir: settings.configDir,
-    debug: flags.debug ? (text) => out.info(out.color('dim', text, 'err')) : undefined,
-    notice: (text) => out.info(out.color('dim', text, 'err')),
-    warn: (text) => out.warn(text),
+    debug: flags.debug ? (text) => out.info(out.color('dim', printable(text), 'err')) : undefined,
+    notice: (text) => out.info(out.color('dim', printable(text), 'err')),
+    warn: (text) => out.warn(printable(text)),
   })
   return {client, out, settings}
 }

@@ -4,6 +4,7 @@
  * runtime and the command files agree.
  */
 import type {Output} from './output.js'
+import {printable} from './printable.js'
 
 interface PayErrorLike {
   message: string
@@ -20,23 +21,25 @@ export function isPayError(err: unknown): err is PayErrorLike {
 }
 
 export function renderError(out: Output, err: unknown, commandId?: string): number {
+  // every piece may come from the network (a message, a code, a request id): made printable, then coloured
+  const p = printable
   if (!isPayError(err)) {
     const message = err instanceof Error ? err.message : String(err)
     if (out.json) out.data(JSON.stringify({error: {code: 'cli_error', message}}))
-    out.errorLine(message)
+    out.errorLine(p(message))
     return 1
   }
   if (out.json) out.data(JSON.stringify(err.toJSON()))
   if (err.problems) {
-    for (const p of err.problems) out.errorLine(`${p.flag} ${p.rule}`)
+    for (const problem of err.problems) out.errorLine(p(`${problem.flag} ${problem.rule}`))
   } else if (err.error && err.status !== undefined) {
-    out.errorLine(err.error.message)
+    out.errorLine(p(err.error.message))
     const facts = [`code: ${err.error.code}`, `status: ${err.status}`]
     if (err.error.request_id) facts.push(`request_id: ${err.error.request_id}`)
-    out.info(`  ${facts.join('   ')}`)
-    if (err.error.doc_url) out.info(`  docs: ${err.error.doc_url}`)
-  } else out.errorLine(err.message)
-  if (err.hint) out.info(`  ${out.color('cyan', 'next:', 'err')} ${err.hint}`)
+    out.info(p(`  ${facts.join('   ')}`))
+    if (err.error.doc_url) out.info(p(`  docs: ${err.error.doc_url}`))
+  } else out.errorLine(p(err.message))
+  if (err.hint) out.info(`  ${out.color('cyan', 'next:', 'err')} ${p(err.hint)}`)
   else if (err.problems && commandId) out.info(`  ${out.color('cyan', 'next:', 'err')} see \`pay ${commandId.replace(/:/g, ' ')} --help\``)
   return err.exitCode
 }

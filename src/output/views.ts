@@ -11,7 +11,7 @@ import {paintState} from './colors.js'
 import {printableDeep} from './printable.js'
 import {flatten, getPath} from './format.js'
 import type {Output} from './output.js'
-import {keyValueTable, listTable} from './table.js'
+import {keyValueTable, listTable, tsvRow} from './table.js'
 
 export type {ViewName} from '../api/operation-types.js'
 
@@ -284,12 +284,12 @@ export class StreamTable {
     const rows = items.map((item) => this.columns.map((c) => str(getPath(item, c)) ?? ''))
     if (!this.widths) {
       this.widths = this.columns.map((c, i) => Math.min(40, Math.max(c.length, ...rows.map((r) => r[i].length))))
-      if (!tty) this.out.data(this.columns.join('\t'))
+      if (!tty) this.out.data(tsvRow(this.columns))
       else this.out.data(this.columns.map((c, i) => c.toUpperCase().padEnd(this.widths![i])).join('  ').trimEnd())
     }
     if (rows.length === 0) return
     const lines = rows.map((r) => {
-      if (!tty) return r.join('\t')
+      if (!tty) return tsvRow(r)
       return r
         .map((cell, i) => {
           const padded = cell.padEnd(this.widths![i])

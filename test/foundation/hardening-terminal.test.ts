@@ -1,0 +1,86 @@
+/**
+ * Hardening (issue 12, terminal safety): every string from the network is made printable (src/output/printable.ts,
+ * the function tables use) before it reaches a terminal: error messages, codes, request ids, hints, --debug traces,
+ * a 500's HTML body; and piped tab-separated output keeps one record per line.
+ */
+import {PassThrough} from 'node:stream'
+import {describe, expect, it} from 'vitest'
+import {ApiError, InvalidResponseError, NetworkError} from '../../src/client/errors.js'
+import {renderError} from '../../src/output/errors.js'
+import {Output} from '../../src/output/output.js'
+import {printable} from '../../src/output/printable.js'
+import {StreamTable} from '../../src/output/views.js'
+import type {Terminal} from '../../src/output/terminal.js'
+import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
+
+const HOSTILE = '\u001b]0;PWNED\u0007\u001b[2J\u009b31m\u202eevil'
+const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
+
+function capture(tty = true): {out: Output; stdout: () => string; stderr: () => string} {
+  const o = new PassThrough()
+  const e = new PassThrough()
+  let so = ''
+  let se = ''
+  o.on('data', (d) => (so += d))
+  e.on('data', (d) => (se += d))
+  const term: Terminal = {stdoutIsTTY: tty, stderrIsTTY: tty, stdinIsTTY: false, color: false, colorErr: false, interactive: false, columns: 100}
+  return {out: new Output(term, false, o, e), stdout: () => so, stderr: () => se}
+}
+
+describe('errors are printable', () => {
+  it('printable() escapes bidi overrides and isolates too', () => {
+    expect(printable('a\u202eb\u2066c')).toBe('a\\u202eb\\u2066c')
+  })
+
+  it.each([
+    ['a service error (message, code, request id, docs)', new ApiError(400, {code: `bad${HOSTILE}`, message: `no ${HOSTILE}`, request_id: `REQ${HOSTILE}`, doc_url: `https://x/${HOSTILE}`}, {}, `hint ${HOSTILE}`)],
+    ['a network error', new NetworkError(`GET /v1/x failed: ${HOSTILE}`, 1, `hint ${HOSTILE}`)],
+    ['an unusable body', new InvalidResponseError(`answered ${HOSTILE}`, 200, HOSTILE, [`data: ${HOSTILE}`])],
+    ['a plain Error', new Error(`boom ${HOSTILE}`)],
+  ])('%s reaches stderr escaped', (_name, err) => {
+    const c = capture()
+    renderError(c.out, err)
+    expect(c.stderr()).not.toMatch(RAW)
+    expect(c.stderr()).toContain('\\u001b]0;PWNED\\u0007')
+  })
+})
+
+describe('piped (tab-separated) output keeps one record per line', () => {
+  it('escapes newline, tab and backslash inside values of a list and of an object', () => {
+    const c = capture(false)
+    c.out.body('', {object: 'list', data: [{id: 'a', note: 'line1\nline2\tcol\\x'}, {id: 'b', note: 'ok'}]})
+    expect(c.stdout().trimEnd().split('\n')).toEqual(['id\tnote', 'a\tline1\\nline2\\tcol\\\\x', 'b\tok'])
+    const d = capture(false)
+    d.out.body('', {id: 'a', note: 'x\ny'})
+    expect(d.stdout().trimEnd().split('\n')).toEqual(['id\ta', 'note\tx\\ny'])
+    const e = capture(false)
+    const stream = new StreamTable(e.out, ['id', 'note'])
+    stream.push([{id: 'a', note: 'x\ny'}])
+    expect(e.stdout().trimEnd().split('\n')).toEqual(['id\tnote', 'a\tx\\ny'])
+  })
+})
+
+describe('through the built CLI', () => {
+  const server = useScriptedServer()
+  const env = () => ({PAY_CONFIG_DIR: tempConfigDir(), PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET})
+
+  it('a 400 whose message holds escape sequences, and a 500 HTML body, are printed escaped', async () => {
+    server.script('GET /v1/balance', {status: 400, body: {error: {code: 'invalid_parameter', message: `bad ${HOSTILE}`, request_id: 'REQ_1'}}})
+    const r400 = await runCli(['balance'], {env: env()})
+    expect(r400.code).toBe(1)
+    expect(r400.stderr).not.toMatch(RAW)
+    expect(r400.stderr).toContain('\\u001b]0;PWNED')
+
+    server.script('GET /v1/balance', {
+      handle: (_req: unknown, res: import('node:http').ServerResponse) => {
+        res.writeHead(500, {'content-type': 'text/html'})
+        res.end(`<html><title>${HOSTILE}</title></html>`)
+      },
+    })
+    const r500 = await runCli(['balance', '--retries', '0', '--debug'], {env: env()})
+    expect(r500.code).toBe(7)
+    expect(r500.stderr).not.toMatch(RAW)
+    expect(r500.stderr).toContain('\\u001b[2J')
+  })
+})
