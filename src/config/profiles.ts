@@ -4,13 +4,16 @@
  *
  * Reading (every API command, with a stored profile) parses the file here, directly, with the profile schema
  * (src/config/profile-schema.ts): no conf, so none of its ajv, ajv-formats and semver (~130 ms) on that path.
- * Writing goes through conf (atomic writes, 0600), loaded by ProfileStore.open() only.
+ * Writing goes through conf (atomic writes, 0600), loaded by ProfileStore.open() only. Every change holds
+ * `profiles.lock` while it re-reads the file, changes it and writes it, so parallel `pay profiles add` never lose
+ * each other's profiles.
  */
 import {chmodSync, mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type Conf from 'conf'
 import {PayError} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
+import {withFileLockSync} from './file-lock.js'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE, configDir} from './paths.js'
 import {DEFAULT_PROFILE, PROFILE_NAME, type Profile, type ProfilesFile, profileSchema, profilesFileSchema} from './profile-schema.js'
 
@@ -78,14 +81,15 @@ export class ProfileStore {
     mkdirSync(dir, {recursive: true, mode: CONFIG_DIR_MODE})
     readProfiles(dir) // a hand-edited broken file is reported before conf sees it
     const {default: ConfClass} = await import('conf')
-    const conf = new ConfClass<ProfilesFile>({
+    // conf writes its defaults when the file is missing: under the lock, so that cannot undo another's write
+    const conf = withFileLockSync(lockPath(dir), () => new ConfClass<ProfilesFile>({
       cwd: dir,
       configName: PROFILES_FILE.replace(/\.json$/, ''),
       projectName: 'pay',
       configFileMode: SECRET_FILE_MODE,
       defaults: {profiles: {}},
       clearInvalidConfig: false,
-    })
+    }))
     return new ProfileStore(conf, dir)
   }
 
@@ -93,9 +97,15 @@ export class ProfileStore {
     return readProfiles(this.dir) ?? {profiles: {}}
   }
 
-  private write(data: ProfilesFile): void {
-    this.conf.store = data
-    chmodSync(this.path, SECRET_FILE_MODE)
+  /** Re-reads the file, changes it and writes it back, all under the lock. */
+  private update<T>(change: (data: ProfilesFile) => T): T {
+    return withFileLockSync(lockPath(this.dir), () => {
+      const data = this.read()
+      const result = change(data)
+      this.conf.store = data
+      chmodSync(this.path, SECRET_FILE_MODE)
+      return result
+    })
   }
 
   list(): {name: string; profile: Profile; active: boolean}[] {
@@ -113,38 +123,41 @@ export class ProfileStore {
   /** Creates or updates a profile; fields given as undefined are left as they were. */
   save(name: string, fields: Profile, options: {activate?: boolean} = {}): Profile {
     assertProfileName(name)
-    const data = this.read()
-    const merged = profileSchema.parse({...data.profiles[name], ...stripUndefined(fields)})
-    data.profiles[name] = merged
-    if (options.activate || data.active === undefined) data.active = name
-    this.write(data)
-    return merged
+    return this.update((data) => {
+      const merged = profileSchema.parse({...data.profiles[name], ...stripUndefined(fields)})
+      data.profiles[name] = merged
+      if (options.activate || data.active === undefined) data.active = name
+      return merged
+    })
   }
 
   /** Removes the named fields of a profile (e.g. the secrets on `pay logout --all`). */
   unset(name: string, fields: (keyof Profile)[]): void {
-    const data = this.read()
-    const profile = data.profiles[name]
-    if (!profile) return
-    for (const f of fields) delete profile[f]
-    this.write(data)
+    this.update((data) => {
+      const profile = data.profiles[name]
+      if (profile) for (const f of fields) delete profile[f]
+    })
   }
 
   use(name: string): void {
-    const data = this.read()
-    if (!data.profiles[name]) throw new Error(`no profile named "${name}"`)
-    data.active = name
-    this.write(data)
+    this.update((data) => {
+      if (!data.profiles[name]) throw new Error(`no profile named "${name}"`)
+      data.active = name
+    })
   }
 
   remove(name: string): boolean {
-    const data = this.read()
-    if (!data.profiles[name]) return false
-    delete data.profiles[name]
-    if (data.active === name) delete data.active
-    this.write(data)
-    return true
+    return this.update((data) => {
+      if (!data.profiles[name]) return false
+      delete data.profiles[name]
+      if (data.active === name) delete data.active
+      return true
+    })
   }
+}
+
+function lockPath(dir: string): string {
+  return join(dir, 'profiles.lock')
 }
 
 export function assertProfileName(name: string): void {
