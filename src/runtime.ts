@@ -12,7 +12,7 @@ import {detectTerminal} from './output/terminal.js'
 
 export {ApiClient} from './client/api-client.js'
 export type {ApiResponse, CallInput, PreparedRequest} from './client/api-client.js'
-export {resolveSettings} from './config/settings.js'
+export {resolveSettings, secretFlag} from './config/settings.js'
 export type {Settings} from './config/settings.js'
 export {Output} from './output/output.js'
 export {detectTerminal} from './output/terminal.js'

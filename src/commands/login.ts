@@ -18,7 +18,7 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     profile: Flags.string({char: 'p', description: 'Profile to save into (default: the active profile, else "default")'}),
     'base-url': Flags.string({description: 'Service base URL'}),
     'client-id': Flags.string({description: 'API client id'}),
-    'client-secret': Flags.string({description: 'API client secret (prefer PAY_CLIENT_SECRET or the prompt: flags show in the process list)'}),
+    'client-secret': Flags.string({description: "API client secret, or - to read it from stdin; PAY_CLIENT_SECRET or stdin keep it out of argv (the process list and oclif's DEBUG=* show argv), or use the prompt"}),
     'account-ref': Flags.string({description: 'Sub-account ref (when sub-accounts are enabled)'}),
     'webhook-secret': Flags.string({description: 'Webhook signing secret, for `pay webhook listen`'}),
   }

@@ -3,6 +3,7 @@
  * Environment: PAY_PROFILE, PAY_BASE_URL, PAY_CLIENT_ID, PAY_CLIENT_SECRET, PAY_ACCOUNT_REF, PAY_WEBHOOK_SECRET.
  * With PAY_BASE_URL, PAY_CLIENT_ID and PAY_CLIENT_SECRET set, no config file is read or needed.
  */
+import {InputError} from '../client/errors.js'
 import {configDir} from './paths.js'
 import {DEFAULT_PROFILE, type Profile} from './profile-schema.js'
 import {readProfiles} from './profiles.js'
@@ -39,7 +40,21 @@ const FIELDS = [
   ['webhookSecret', 'webhook-secret', 'PAY_WEBHOOK_SECRET', 'webhook_secret'],
 ] as const
 
-export async function resolveSettings(flags: SettingFlags, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
+/**
+ * `--client-secret -`: the secret is read from stdin (one trailing line break dropped), so that it never sits in
+ * argv, which the process list and oclif's DEBUG=* show. Any other value is returned as given.
+ */
+export async function secretFlag(value: string | undefined, flag = '--client-secret', stdin: NodeJS.ReadableStream = process.stdin): Promise<string | undefined> {
+  if (value !== '-') return value
+  const chunks: Buffer[] = []
+  for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))
+  const secret = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+  if (secret === '') throw InputError.one(flag, '- reads the secret from stdin, which was empty')
+  return secret
+}
+
+export async function resolveSettings(given: SettingFlags, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
+  const flags = given['client-secret'] === '-' ? {...given, 'client-secret': await secretFlag(given['client-secret'])} : given
   const dir = configDir(env)
   let profileName = flags.profile
   let nameSource: Source = 'flag'

@@ -15,7 +15,7 @@ export default class ProfilesAdd extends BaseCommand {
     ...globalFlags,
     'base-url': Flags.string({description: 'Service base URL'}),
     'client-id': Flags.string({description: 'API client id'}),
-    'client-secret': Flags.string({description: 'API client secret (or PAY_CLIENT_SECRET)'}),
+    'client-secret': Flags.string({description: "API client secret, or - to read it from stdin; PAY_CLIENT_SECRET or stdin keep it out of argv (the process list and oclif's DEBUG=* show argv)"}),
     'account-ref': Flags.string({description: 'Sub-account ref'}),
     'webhook-secret': Flags.string({description: 'Webhook signing secret (or PAY_WEBHOOK_SECRET)'}),
     use: Flags.boolean({description: 'Make it the active profile'}),
@@ -37,7 +37,7 @@ export default class ProfilesAdd extends BaseCommand {
       {
         base_url: flags['base-url']?.replace(/\/+$/, ''),
         client_id: flags['client-id'],
-        client_secret: flags['client-secret'] ?? process.env.PAY_CLIENT_SECRET,
+        client_secret: (await rt.secretFlag(flags['client-secret'])) ?? process.env.PAY_CLIENT_SECRET,
         account_ref: flags['account-ref'],
         webhook_secret: flags['webhook-secret'] ?? process.env.PAY_WEBHOOK_SECRET,
       },
