@@ -9,9 +9,10 @@ import {setTimeout as sleepMs} from 'node:timers/promises'
 import {type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
-import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor} from './errors.js'
+import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from './errors.js'
 import {redactBodyText, redactHeaders, redactUrl, redactValues} from './redact.js'
 import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, backoffMs, classifyNetworkError, errorCode, isRetryable, retryAfterMs, DEADLINE_FACTOR} from './retry-policy.js'
+import {ExitCode} from './exit-codes.js'
 import {Transport, checkBaseUrl, configuredProxy} from './transport.js'
 
 export interface ClientSettings {
@@ -20,6 +21,10 @@ export interface ClientSettings {
   clientSecret?: string
   accountRef?: string
   webhookSecret?: string
+  /** Where the settings came from (src/config/settings.ts), for the message when nothing is set. */
+  profileName?: string
+  profileFound?: boolean
+  sources?: {profileName?: string}
 }
 
 export interface ClientOptions {
@@ -113,7 +118,11 @@ export class ApiClient {
 
   /** The base URL, checked (absolute; https unless loopback). Exit 2 when missing or unsafe. */
   baseUrl(): string {
-    const base = this.options.settings.baseUrl
+    const {baseUrl: base, profileName, profileFound, sources} = this.options.settings
+    if (!base && profileName && profileFound === false && sources?.profileName === 'profile') {
+      // profiles exist but the active one is gone (`pay profiles remove` of the active profile)
+      throw new PayError('no active profile', ExitCode.USAGE, 'choose one with `pay profiles use NAME` (`pay profiles list` shows them), or pass --profile')
+    }
     if (!base) throw InputError.one('--base-url', 'is not set (flag, PAY_BASE_URL or a profile)', 'run `pay login`, or `pay sandbox start` to try pay against the local sandbox')
     checkBaseUrl(base)
     return base.replace(/\/+$/, '')
@@ -333,7 +342,10 @@ export function toApiError(status: number, text: string, body: unknown, attempts
     const e = err as {code: string; message?: unknown}
     const error = {...(err as Record<string, unknown>), code: e.code, message: typeof e.message === 'string' ? e.message : e.code}
     const asked = status === 429 ? retryAfterMs(headers, body) : undefined
-    const hint = asked !== undefined && asked > MAX_RETRY_AFTER_MS ? `the service asks to wait ${Math.ceil(asked / 1000)} s before retrying` : hintFor(status, e.code, attempts, typeof e.message === 'string' ? e.message : '')
+    const hint =
+      asked !== undefined && asked > MAX_RETRY_AFTER_MS
+        ? `the service asks to wait ${Math.ceil(asked / 1000)} s (Retry-After); pay waits at most ${MAX_RETRY_AFTER_MS / 1000} s by itself, so try again after that`
+        : hintFor(status, e.code, attempts, typeof e.message === 'string' ? e.message : '')
     return new ApiError(status, error, body, hint, attempts)
   }
   const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200)

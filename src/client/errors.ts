@@ -138,7 +138,12 @@ export function hintFor(status: number, code: string | undefined, attempts: numb
   if (status === 403) return 'check the credentials and that the product is enabled for this merchant'
   if (status === 404) return 'check the id or reference, and the profile/sub-account (another merchant\'s resources answer 404)'
   if (status === 409 && code === 'idempotency_key_mismatch') return 'an Idempotency-Key may only be reused with the same body; drop --idempotency-key to get a fresh one'
-  if (status === 409) return 'an earlier request with this reference is still pending; look it up instead of creating it again'
+  if (status === 409) {
+    // the pending request may carry another reference than this one (a mandate for the same number): name it
+    const pending = /merchant_reference=([^\s&;,)]+)/.exec(message)?.[1]
+    if (pending) return `an earlier request (reference ${pending}) is still pending: look it up with \`pay mandates get --reference ${pending}\` instead of creating another`
+    return 'the service refused a conflicting request: an earlier one (perhaps under another reference) is still pending; look it up instead of creating another'
+  }
   if (status === 429) return `retried ${Math.max(0, attempts - 1)} time(s); try again later or lower your request rate`
   if (code === 'gateway_error') return 'the upstream provider failed; try again later'
   if (status >= 500) return `the service failed after ${attempts} attempt(s); try again later`

@@ -1,0 +1,49 @@
+/**
+ * Hardening (issue 12, "What a new user tripped on"): hints and messages that say what actually happened.
+ */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {hintFor} from '../../src/client/errors.js'
+import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
+
+const server = useScriptedServer()
+const env = (extra: Record<string, string> = {}) => ({PAY_CONFIG_DIR: tempConfigDir(), PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET, ...extra})
+
+describe('the pending-mandate 409', () => {
+  it('names the pending mandate\'s own reference, not "this reference"', () => {
+    const message = "a mandate for 254700000001 is still awaiting the customer's approval; poll GET /v1/mandates?merchant_reference=first-ref"
+    const hint = hintFor(409, 'mandate_pending_approval', 1, message)!
+    expect(hint).not.toMatch(/with this reference/)
+    expect(hint).toContain('pay mandates get --reference first-ref')
+    // without a reference in the message it still does not claim it is the user's reference
+    expect(hintFor(409, 'some_conflict', 1, 'conflict')).not.toMatch(/with this reference/)
+  })
+})
+
+describe('a 429 with a Retry-After longer than pay waits', () => {
+  it('exits 6 and says pay waits at most 30 s, and the README says so too', async () => {
+    server.script('GET /v1/balance', {status: 429, headers: {'retry-after': '60'}, body: {error: {code: 'rate_limited', message: 'slow down', request_id: 'REQ_429'}}})
+    const r = await runCli(['balance'], {env: env()})
+    expect(r.code).toBe(6)
+    expect(r.stderr).toMatch(/60 s/)
+    expect(r.stderr).toMatch(/at most 30 s/)
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toMatch(/Retry-After[^.]*at most 30 s/)
+  })
+})
+
+describe('after `pay profiles remove` of the active profile', () => {
+  it('says there is no active profile and how to choose one, not "--base-url is not set"', async () => {
+    const dir = tempConfigDir()
+    const e = {PAY_CONFIG_DIR: dir}
+    for (const name of ['one', 'two']) expect((await runCli(['profiles', 'add', name, '--base-url', server.url, '--client-id', TEST_CLIENT_ID], {env: e})).code).toBe(0)
+    expect((await runCli(['profiles', 'use', 'two'], {env: e})).code).toBe(0)
+    expect((await runCli(['profiles', 'remove', 'two'], {env: e})).code).toBe(0)
+    const r = await runCli(['balance', '--json'], {env: e})
+    expect(r.code).toBe(2)
+    expect(json(r).error.message).toMatch(/no active profile/)
+    expect(r.stderr).toContain('pay profiles use')
+    expect(r.stderr).not.toMatch(/--base-url is not set/)
+  })
+})
