@@ -214,3 +214,27 @@ async function deadPort(): Promise<number> {
   await new Promise<void>((resolve) => probe.close(() => resolve()))
   return port
 }
+
+describe('in-process: the rules behind the above', () => {
+  it('certificate failures are classified tls and never retried; the exchange timeout is a timeout', async () => {
+    const {classifyNetworkError, isRetryable} = await import('../../src/client/retry-policy.js')
+    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'SELF_SIGNED_CERT_IN_CHAIN']) {
+      const outcome = classifyNetworkError(Object.assign(new Error('x'), {code: 'UND_ERR_SOCKET', cause: Object.assign(new Error('y'), {code})}))
+      expect(outcome).toEqual({kind: 'tls', code})
+      expect(isRetryable(outcome, true)).toBe(false)
+    }
+    const {ExchangeTimeoutError, within} = await import('../../src/client/transport.js')
+    expect(classifyNetworkError(new ExchangeTimeoutError(1000))).toEqual({kind: 'timeout'})
+    // within() fails a never-ending exchange with the timeout error, whatever the run did with the signal
+    const never = within(50, (signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))))
+    await expect(never).rejects.toBeInstanceOf(ExchangeTimeoutError)
+  })
+
+  it('the proxy named is the one for the URL scheme, without its userinfo', async () => {
+    const {configuredProxy} = await import('../../src/client/transport.js')
+    const env = {HTTPS_PROXY: 'http://u:secret@proxy.example:3128', http_proxy: 'http://plain.example:8080'}
+    expect(configuredProxy('https://api.example.com', env)).toEqual({origin: 'http://proxy.example:3128', variable: 'HTTPS_PROXY', host: 'proxy.example', port: 3128})
+    expect(configuredProxy('http://127.0.0.1:4010', env)?.variable).toBe('http_proxy')
+    expect(configuredProxy('http://127.0.0.1:4010', {})).toBeUndefined()
+  })
+})
