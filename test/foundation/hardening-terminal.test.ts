@@ -15,6 +15,7 @@ import {runCli, tempConfigDir} from '../helpers/cli.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
 const HOSTILE = '\u001b]0;PWNED\u0007\u001b[2J\u009b31m\u202eevil'
+// eslint-disable-next-line no-control-regex -- finding raw control characters is the point
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
 
 function capture(tty = true): {out: Output; stdout: () => string; stderr: () => string} {
