@@ -21,7 +21,9 @@ async function render() {
   const {Config, loadHelpClass} = existsSync(bundled) ? await import(pathToFileURL(bundled).href) : await import('@oclif/core')
   // As bin/run.js → execute({dir}) → run(): Config.load from the bin file.
   const config = await Config.load(join(root, 'bin', 'run.js'))
-  if ((config.plugins?.size ?? 0) > 1 || Object.keys(config.pjson.oclif.hooks ?? {}).length > 0) {
+  // command_not_found (src/hooks/command-not-found.ts) runs only when no command matched: it changes no help
+  const helpHooks = Object.keys(config.pjson.oclif.hooks ?? {}).filter((name) => name !== 'command_not_found')
+  if ((config.plugins?.size ?? 0) > 1 || helpHooks.length > 0) {
     // Plugins or hooks could change what `--help` does at run time: no cache, everything goes through oclif.
     return {subjects: {}, userAgent: config.userAgent, skipped: 'plugins or hooks are configured'}
   }

@@ -47,3 +47,17 @@ describe('after `pay profiles remove` of the active profile', () => {
     expect(r.stderr).not.toMatch(/--base-url is not set/)
   })
 })
+
+describe('an unknown command', () => {
+  it('is named as typed (spaces, not the colon form) and the closest command is suggested; exit 2', async () => {
+    const r = await runCli(['colections', 'get'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('"colections get"')
+    expect(r.stderr).not.toContain('colections:get')
+    expect(r.stderr).toContain('did you mean `pay collections get`')
+    const s = await runCli(['sandbox', 'smoke', '--json'])
+    expect(s.code).toBe(2)
+    expect(s.stderr).not.toContain('sandbox:smoke')
+    expect(json(s).error.code).toBe('unknown_command')
+  })
+})
