@@ -233,7 +233,7 @@ export class ApiClient {
             continue
           }
         }
-        throw toApiError(res.status, res.text, body, attempt, res.headers)
+        throw Object.assign(toApiError(res.status, res.text, body, attempt, res.headers), {responseHeaders: res.headers})
       }
       const unusable = unusableBody(req, res, body)
       if (unusable) throw new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt)

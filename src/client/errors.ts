@@ -58,6 +58,9 @@ export class ApiError extends PayError {
     this.name = 'ApiError'
   }
 
+  /** The answer's headers (for `pay api -i`), set by the client core. */
+  responseHeaders?: Record<string, string>
+
   get code(): string {
     return this.error.code
   }

@@ -45,11 +45,17 @@ The response body is printed (pretty on a terminal, exactly as received with --j
       rt.renderDryRun(out, req, {profileName: settings.profileName, fromProfile: settings.sources.clientId === 'profile'})
       return
     }
-    const res = await client.send(req)
-    if (flags.include) {
-      out.info(`HTTP ${res.status}`)
-      for (const [k, v] of Object.entries(res.headers)) out.info(`${k}: ${v}`)
+    // -i: the status line and headers of any answer, an error's too (on stderr, made printable)
+    const include = (status: number, headers: Record<string, string> = {}) => {
+      if (!flags.include) return
+      out.info(`HTTP ${status}`)
+      for (const [k, v] of Object.entries(headers)) out.info(rt.printable(`${k}: ${v}`))
     }
+    const res = await client.send(req).catch((err: {status?: unknown; responseHeaders?: Record<string, string>}) => {
+      if (typeof err.status === 'number') include(err.status, err.responseHeaders)
+      throw err
+    })
+    include(res.status, res.headers)
     if (out.json || res.body === undefined) out.data(res.text)
     else out.data(JSON.stringify(res.body, null, 2))
   }
