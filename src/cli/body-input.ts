@@ -23,11 +23,33 @@ export async function readDataFlag(data: string | undefined, stdin: NodeJS.Reada
     }
     source = `--data ${data}`
   } else text = data
+  let value: unknown
   try {
-    return JSON.parse(text)
+    value = JSON.parse(text)
   } catch {
     throw InputError.one(source, 'must be valid JSON')
   }
+  const bad = prototypeKey(value)
+  if (bad) throw InputError.one(source, `must not use the key "${bad}" (${PROTO_RULE})`)
+  return value
+}
+
+/** Keys that would reach an object's prototype when merged: refused wherever they appear. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+const PROTO_RULE = '__proto__, constructor and prototype are refused as keys'
+
+/** The first prototype key anywhere in a JSON value (iterative: a deep value cannot overflow the stack). */
+function prototypeKey(value: unknown): string | undefined {
+  const stack = [value]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (!v || typeof v !== 'object') continue
+    for (const [k, child] of Object.entries(v)) {
+      if (PROTOTYPE_KEYS.has(k)) return k
+      stack.push(child)
+    }
+  }
+  return undefined
 }
 
 export function parseFieldFlags(fields: string[] | undefined): Record<string, unknown> {
@@ -36,6 +58,8 @@ export function parseFieldFlags(fields: string[] | undefined): Record<string, un
     const m = /^([A-Za-z0-9_.-]+)(:=|=)([\s\S]*)$/.exec(raw)
     if (!m) throw InputError.one('-F', `"${raw}" must be key=value or key:=json`)
     const [, key, op, text] = m
+    const badPart = key.split('.').find((part) => PROTOTYPE_KEYS.has(part))
+    if (badPart) throw InputError.one('-F', `"${raw}" must not use the key "${badPart}" (${PROTO_RULE})`)
     let value: unknown = text
     if (op === ':=') {
       try {
@@ -43,6 +67,8 @@ export function parseFieldFlags(fields: string[] | undefined): Record<string, un
       } catch {
         throw InputError.one('-F', `value of ${key} after := must be JSON (got ${text})`)
       }
+      const bad = prototypeKey(value)
+      if (bad) throw InputError.one('-F', `value of ${key} must not use the key "${bad}" (${PROTO_RULE})`)
     }
     setPath(out, key.split('.'), value)
   }

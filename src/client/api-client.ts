@@ -158,6 +158,8 @@ export class ApiClient {
 
     if (rules.accountRef && this.options.settings.accountRef) headers['x-service-account-ref'] = this.options.settings.accountRef
 
+    const problems = headerProblems(input)
+    if (problems.length > 0) throw new InputError(problems)
     let idempotencyKey = input.idempotencyKey
     if (!idempotencyKey && endpoint?.idempotent) idempotencyKey = randomUUID()
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
@@ -274,6 +276,26 @@ export class ApiClient {
     if (res.text) lines.push(`   ${redactBodyText(res.text)}`)
     this.trace(lines.join('\n'))
   }
+}
+
+/** Header values are visible ASCII (a CR/LF would split the request; undici refuses non-ASCII as a network error). */
+const HEADER_VALUE = /^[\x20-\x7e]*$/
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/** The longest Idempotency-Key sent (the service's reference fields allow 255 too). */
+export const MAX_IDEMPOTENCY_KEY = 255
+
+function headerProblems(input: CallInput): {flag: string; rule: string}[] {
+  const problems: {flag: string; rule: string}[] = []
+  const key = input.idempotencyKey
+  if (key !== undefined) {
+    if (key === '' || !HEADER_VALUE.test(key)) problems.push({flag: '--idempotency-key', rule: 'must be printable ASCII (no line breaks or other control characters, no accents)'})
+    if (key.length > MAX_IDEMPOTENCY_KEY) problems.push({flag: '--idempotency-key', rule: `must be at most ${MAX_IDEMPOTENCY_KEY} characters (got ${key.length})`})
+  }
+  for (const [name, value] of Object.entries(input.headers ?? {})) {
+    if (!HEADER_NAME.test(name)) problems.push({flag: '-H', rule: `header name "${name}" must be letters, digits and !#$%&'*+.^_\`|~-`})
+    else if (!HEADER_VALUE.test(value)) problems.push({flag: '-H', rule: `value of ${name} must be printable ASCII (no line breaks or other control characters, no accents)`})
+  }
+  return problems
 }
 
 function splitQuery(path: string): [string, string] {

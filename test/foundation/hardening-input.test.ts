@@ -1,0 +1,102 @@
+/**
+ * Hardening (issue 12, input rules): what would corrupt a request or the service's stored text is refused with
+ * exit 2 before anything is sent: header values with CR/LF or non-ASCII, an --idempotency-key over 255
+ * characters, prototype keys in -F / --data, control characters, direction overrides and invalid UTF-8 in stored
+ * text fields, non-http(s) checkout URLs, and `pay api` paths outside /v1/ or with dot segments.
+ */
+import {describe, expect, it} from 'vitest'
+import {json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
+
+const server = useScriptedServer()
+const env = () => ({PAY_CONFIG_DIR: tempConfigDir(), PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET})
+
+/** Runs pay and expects exit 2, the flag named in the error, and nothing sent (not even a token request). */
+async function refused(args: string[], flag: string): Promise<void> {
+  const r = await runCli([...args, '--json'], {env: env()})
+  expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(2)
+  expect(json(r).error.message, args.join(' ')).toContain(flag)
+  expect(server.requests, args.join(' ')).toHaveLength(0)
+}
+
+const COLLECTION = ['collections', 'create', '--amount', '10.00', '--currency', 'KES', '--mobile', '254700000001', '--provider', 'mpesa']
+
+describe('header values', () => {
+  it('--idempotency-key with CR/LF or non-ASCII, or longer than 255 characters: exit 2, nothing sent', async () => {
+    await refused([...COLLECTION, '--reference', 'h-1', '--idempotency-key', 'key\r\nX-Injected: 1'], '--idempotency-key')
+    await refused([...COLLECTION, '--reference', 'h-2', '--idempotency-key', 'ключ-1'], '--idempotency-key')
+    await refused([...COLLECTION, '--reference', 'h-3', '--idempotency-key', 'k'.repeat(256)], '--idempotency-key')
+  })
+
+  it('-H values with CR/LF or non-ASCII: exit 2, nothing sent', async () => {
+    await refused(['api', 'GET', '/v1/balance', '-H', 'X-Trace: a\rb'], '-H')
+    await refused(['api', 'GET', '/v1/balance', '-H', 'X-Trace: café'], '-H')
+    await refused(['api', 'GET', '/v1/balance', '-H', 'X Bad Name: 1'], '-H')
+  })
+
+  it('a 255-character ASCII key is still accepted', async () => {
+    const r = await runCli([...COLLECTION, '--reference', 'h-4', '--idempotency-key', 'k'.repeat(255), '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+  })
+})
+
+describe('prototype keys in -F and --data', () => {
+  it('-F __proto__.polluted=1, -F constructor.prototype.x=1 and --data {"__proto__":…}: exit 2, nothing sent', async () => {
+    await refused(['api', 'POST', '/v1/collections', '-F', '__proto__.polluted=1'], '-F')
+    await refused(['api', 'POST', '/v1/collections', '-F', 'constructor.prototype.x=1'], '-F')
+    await refused(['api', 'POST', '/v1/collections', '-F', 'meta:={"__proto__":{"x":1}}'], '-F')
+    await refused(['api', 'POST', '/v1/collections', '--data', '{"__proto__":{"x":1}}'], '--data')
+    await refused(['api', 'POST', '/v1/collections', '--data', '{"a":{"b":[{"__proto__":{}}]}}'], '--data')
+  })
+})
+
+describe('stored text fields', () => {
+  const hostile: [string, string][] = [
+    ['ESC', 'ref\u001b[2J'],
+    ['CR/LF', 'ref\r\nX'],
+    ['tab', 'ref\tx'],
+    ['DEL', 'ref\u007f'],
+    ['C1', 'ref\u009b'],
+    ['bidi override', 'ref\u202egnp.exe'],
+    ['invalid UTF-8 (decoded as U+FFFD)', 'ref\ufffd'],
+  ]
+  it.each(hostile)('%s in --reference or --description: exit 2, nothing sent', async (_name, value) => {
+    await refused([...COLLECTION, '--reference', value], '--reference')
+    await refused([...COLLECTION, '--reference', 'clean-1', '--description', value], '--description')
+  })
+
+  it('NUL and a lone surrogate in --data fields: exit 2, nothing sent', async () => {
+    await refused([...COLLECTION, '--reference', 'clean-2', '--data', '{"description":"a\\u0000b"}'], 'description')
+    await refused([...COLLECTION, '--reference', 'clean-3', '--data', '{"description":"a\\ud800b"}'], 'description')
+  })
+
+  it('ordinary text, accents and emoji included, still passes', async () => {
+    const r = await runCli([...COLLECTION, '--reference', 'order-42', '--description', 'Café crème – 2 × ☕ 🎉', '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+  })
+})
+
+describe('checkout URLs', () => {
+  it('--success-url and --cancel-url must be http(s): exit 2, nothing sent', async () => {
+    const base = ['checkout', 'create', '--amount', '10.00', '--currency', 'KES', '--reference', 'co-1']
+    await refused([...base, '--success-url', 'javascript:alert(1)', '--cancel-url', 'https://shop.example/c'], '--success-url')
+    await refused([...base, '--success-url', 'https://shop.example/ok', '--cancel-url', 'ftp://shop.example/c'], '--cancel-url')
+  })
+})
+
+describe('pay api paths', () => {
+  it('dot segments (plain or encoded) and paths outside /v1/ are refused unless --allow-any-path', async () => {
+    await refused(['api', 'POST', '/v1/../_sandbox/reset'], 'PATH')
+    await refused(['api', 'GET', '/v1/%2e%2e/_sandbox/requests'], 'PATH')
+    await refused(['api', 'GET', '/_sandbox/requests'], 'PATH')
+    const r = await runCli(['api', 'GET', '/_sandbox/requests', '--allow-any-path'], {env: env()})
+    expect(r.code).toBe(4) // the scripted server does not know it; it was sent
+    expect(server.apiRequests().map((q) => q.path)).toEqual(['/_sandbox/requests'])
+  })
+
+  it('the token never leaves the base URL origin: absolute URLs and //host paths are refused, even with --allow-any-path', async () => {
+    await refused(['api', 'GET', 'http://127.0.0.1:1/v1/balance', '--allow-any-path'], 'PATH')
+    await refused(['api', 'GET', '//evil.example/v1/balance', '--allow-any-path'], 'PATH')
+    await refused(['api', 'GET', '/\\evil.example/v1/balance', '--allow-any-path'], 'PATH')
+  })
+})
