@@ -134,13 +134,21 @@ export class ApiClient {
     return this.build(endpoint.method, fillPath(endpoint.path, input.path), input, endpoint)
   }
 
-  /** Builds a request for any method and path (`pay api`); rules of the table apply where the path is known. */
-  prepareRaw(method: string, path: string, input: CallInput = {}): PreparedRequest {
+  /**
+   * Builds a request for any method and path (`pay api`); rules of the table apply where the path is known.
+   * The path must stay under /v1/ without dot segments unless `allowAnyPath`; and it never leaves the base URL's
+   * origin (no scheme, no `//host`, no backslash), so the bearer token goes nowhere else.
+   */
+  prepareRaw(method: string, path: string, input: CallInput = {}, options: {allowAnyPath?: boolean} = {}): PreparedRequest {
     const clean = path.startsWith('/') ? path : `/${path}`
     const [pathname, search] = splitQuery(clean)
+    checkRawPath(path, pathname, options.allowAnyPath ?? false)
     const match = matchEndpoint(method, pathname)
     const query = {...Object.fromEntries(new URLSearchParams(search)), ...input.query}
-    return this.build(method.toUpperCase(), pathname, {...input, query}, match?.endpoint)
+    const req = this.build(method.toUpperCase(), pathname, {...input, query}, match?.endpoint)
+    const base = new URL(this.baseUrl())
+    if (new URL(req.url).origin !== base.origin) throw InputError.one('PATH', `must stay on the base URL's origin ${base.origin}`)
+    return req
   }
 
   private build(method: string, pathname: string, input: CallInput, endpoint?: Endpoint): PreparedRequest {
@@ -296,6 +304,24 @@ function headerProblems(input: CallInput): {flag: string; rule: string}[] {
     else if (!HEADER_VALUE.test(value)) problems.push({flag: '-H', rule: `value of ${name} must be printable ASCII (no line breaks or other control characters, no accents)`})
   }
   return problems
+}
+
+/** `pay api`'s PATH rules (docs/assumptions.md: "pay api paths"). */
+function checkRawPath(given: string, pathname: string, allowAnyPath: boolean): void {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(given) || given.startsWith('//') || given.includes('\\')) {
+    throw InputError.one('PATH', 'must be a path on the base URL such as /v1/balance, not a URL: the token is never sent to another host')
+  }
+  if (allowAnyPath) return
+  let decoded = pathname
+  try {
+    decoded = decodeURIComponent(pathname)
+  } catch {
+    throw InputError.one('PATH', 'has a malformed %-escape')
+  }
+  if (decoded.split('/').some((segment) => segment === '.' || segment === '..')) {
+    throw InputError.one('PATH', 'must not contain . or .. segments (--allow-any-path to send it anyway)')
+  }
+  if (!pathname.startsWith('/v1/')) throw InputError.one('PATH', 'must start with /v1/ (--allow-any-path to send another path with the token)')
 }
 
 function splitQuery(path: string): [string, string] {

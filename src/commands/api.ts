@@ -5,7 +5,9 @@ import {bodyFlags, idempotencyFlags} from '../cli/flags.js'
 export default class Api extends ApiCommand {
   static override summary = 'Send a raw request through the same auth, headers and retries as every command'
   static override description = `Like curl, but with the profile's token, the sub-account header where it applies, an Idempotency-Key on the endpoints that need one, retries and redacted --debug traces. Paths the endpoint table does not know work too.
-The response body is printed (pretty on a terminal, exactly as received with --json). Failures exit with the documented codes.`
+The response body is printed (pretty on a terminal, exactly as received with --json). Failures exit with the documented codes.
+PATH must start with /v1/ and have no . or .. segments unless --allow-any-path; it is never a URL, so the token only goes to the base URL's origin.
+A path the endpoint table knows must answer its documented JSON (else exit 7); any other path may answer anything, but a body labelled JSON must parse.`
 
   static override examples = [
     {description: 'A GET with a query', command: '<%= config.bin %> api GET "/v1/collections?merchant_reference=order-42"'},
@@ -23,6 +25,7 @@ The response body is printed (pretty on a terminal, exactly as received with --j
     ...idempotencyFlags,
     header: Flags.string({char: 'H', description: "Extra request header 'Name: value' (repeatable)", multiple: true}),
     include: Flags.boolean({char: 'i', description: 'Print the response status and headers on stderr'}),
+    'allow-any-path': Flags.boolean({description: 'Send a path outside /v1/ or with . or .. segments (still only to the base URL\'s origin)'}),
   }
 
   async run(): Promise<void> {
@@ -40,7 +43,7 @@ The response body is printed (pretty on a terminal, exactly as received with --j
     const data = await rt.readDataFlag(flags.data)
     const body = rt.mergeBody(undefined, data, rt.parseFieldFlags(flags.field))
     const {client, out, settings} = await this.api(flags)
-    const req = client.prepareRaw(args.method.toUpperCase(), args.path, {body, headers, idempotencyKey: flags['idempotency-key']})
+    const req = client.prepareRaw(args.method.toUpperCase(), args.path, {body, headers, idempotencyKey: flags['idempotency-key']}, {allowAnyPath: flags['allow-any-path']})
     if (flags['dry-run']) {
       rt.renderDryRun(out, req, {profileName: settings.profileName, fromProfile: settings.sources.clientId === 'profile'})
       return
