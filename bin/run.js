@@ -3,7 +3,7 @@
 // `node -e 0`): `pay --version`; `pay [command words] --help` (and bare `pay`) served from dist/help-cache.json,
 // which scripts/build.mjs renders with oclif's own Help class right after the manifest, so it is never older
 // than the build; and a command word that no command, alias or topic starts with, which oclif would only answer
-// with "command … not found" (exit 2). Anything that does not match exactly, or any doubt (a theme file, a
+// with the command_not_found hook's message (exit 2). Anything that does not match exactly, or any doubt (a theme file, a
 // changed package.json, OCLIF_COLUMNS, DEBUG, PAY_NO_FAST_PATH=1), falls through to oclif.
 // test/foundation/fast-path.test.ts proves the fast paths print byte for byte what oclif prints.
 import {existsSync, fstatSync, readFileSync, statSync} from 'node:fs'
@@ -91,12 +91,10 @@ function fastPath(argv) {
   if (entry) {
     const text = color ? entry.color : entry.plain
     process.stdout.write(text.split(cache.userAgentMark).join(userAgent))
-  } else {
-    // as oclif's error handler prints a CLIError (errors/errors/pretty-print.js), and its exit code
-    process.stderr.write(` ${color ? ansis.red('›') : '›'}   Error: command ${id} not found\n`)
-    process.exitCode = 2
+    return true
   }
-  return true
+  // the message of the command_not_found hook (dist/hooks/command-not-found.js), which oclif would run
+  return {unknownId: id}
 }
 
 /** stdout is no terminal and nothing forces colour: supports-color 8 answers no colour for it. */
@@ -120,7 +118,11 @@ function mayBeWsl() {
   return existsSync('/proc/sys/fs/binfmt_misc/WSLInterop') || existsSync('/run/WSL')
 }
 
-if (!fastPath(process.argv.slice(2))) {
+const fast = fastPath(process.argv.slice(2))
+if (typeof fast === 'object') {
+  const {reportUnknownCommand} = await import('../dist/hooks/command-not-found.js')
+  process.exitCode = reportUnknownCommand(root, fast.unknownId, process.argv.slice(2))
+} else if (!fast) {
   // undici (requests through a proxy, `pay webhook listen` forwarding) parses HTTP with llhttp compiled to
   // WebAssembly. V8 compiles it at once with its baseline compiler (Liftoff) and then again, optimised, on a
   // background thread, and Node waits for that background job before the process may exit: ~100 ms, for code

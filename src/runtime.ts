@@ -22,7 +22,6 @@ export {problemsOf} from './api/validate.js'
 export {readDataFlag, parseFieldFlags, mergeBody} from './cli/body-input.js'
 export {renderDryRun} from './output/dry-run.js'
 export {renderError} from './output/errors.js'
-export {printable} from './output/printable.js'
 
 export interface ApiContextFlags extends SettingFlags {
   json?: boolean

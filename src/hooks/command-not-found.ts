@@ -1,19 +1,30 @@
 /**
- * oclif's `command_not_found` hook: an unknown command is named the way it was typed (space separated, not
- * oclif's `sandbox:smoke`), with the closest known commands suggested. Exit 2; under --json the error envelope.
- * Light on purpose: it runs only when no command matched.
+ * An unknown command, named the way it was typed (space separated, not oclif's `sandbox:smoke`), with the closest
+ * known commands suggested; exit 2, and under --json the error envelope. Used as oclif's `command_not_found` hook
+ * and by bin/run.js's fast path (which answers an unknown first word without loading oclif): one message for both.
+ * Light on purpose: node:fs only (the @oclif/core import is a type).
  */
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import type {Hook} from '@oclif/core'
 
-const hook: Hook<'command_not_found'> = async function (options) {
-  const typed = options.id.replace(/:/g, ' ')
-  const known = options.config.commandIDs.map((id) => id.replace(/:/g, ' '))
-  const suggestions = closest(typed, known)
+/** Writes the error for an unknown command id (oclif's form, `a:b`) and returns the exit code. */
+export function reportUnknownCommand(root: string, id: string, argv: string[]): number {
+  const typed = id.replace(/:/g, ' ')
+  const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
+  const suggestions = closest(
+    typed,
+    Object.keys(manifest.commands).map((c) => c.replace(/:/g, ' ')),
+  )
   const message = `unknown command "${typed}"`
   const hint = suggestions.length > 0 ? `did you mean ${suggestions.map((s) => `\`pay ${s}\``).join(' or ')}? (\`pay --help\` lists every command)` : 'see `pay --help` for the commands'
-  if (options.argv?.includes('--json')) process.stdout.write(`${JSON.stringify({error: {code: 'unknown_command', message, hint}})}\n`)
+  if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({error: {code: 'unknown_command', message, hint}})}\n`)
   process.stderr.write(`error: ${message}\n  next: ${hint}\n`)
-  this.exit(2)
+  return 2
+}
+
+const hook: Hook<'command_not_found'> = async function (options) {
+  this.exit(reportUnknownCommand(options.config.root, options.id, options.argv ?? []))
 }
 
 export default hook
