@@ -8,6 +8,7 @@
  * src/api/operations.generated.ts, and test/unit/operation-spec.test.ts fails when that file is stale
  * (`npx vitest run test/unit/operation-spec.test.ts -u` rewrites it).
  */
+import {UNSAFE_TEXT_RULE} from './text-rules.js'
 import type {z} from 'zod'
 import {endpoints, pathParams, type Endpoint, type EndpointId} from './endpoints.js'
 import type {OperationSpec} from './operation-types.js'
@@ -69,7 +70,8 @@ function unwrap(schema: Schema): {inner: Schema; optional: boolean} {
 function fieldMessages(schema: Schema): {messages: string[]; optional: boolean; options?: string[]} {
   const {inner, optional} = unwrap(schema)
   const def = defOf(inner)
-  const messages = (def.checks ?? []).map((c) => messageOf(c._zod.def.error)).filter((m): m is string => m !== undefined)
+  // the plain-text rule holds for every stored text field: docs/assumptions.md says it once, not every flag's help
+  const messages = (def.checks ?? []).map((c) => messageOf(c._zod.def.error)).filter((m): m is string => m !== undefined && m !== UNSAFE_TEXT_RULE)
   if (messages.length === 0) {
     const own = messageOf(def.error)
     if (own && own !== 'is required') messages.push(own)

@@ -6,26 +6,30 @@
  */
 import {z} from 'zod'
 import {isDecimalAmount} from './money.js'
+import {UNSAFE_TEXT, UNSAFE_TEXT_RULE} from './text-rules.js'
 
 // ---------- field rules ----------
 export const amount = z
   .string({error: 'must be a decimal string such as "10.00"'})
   .refine(isDecimalAmount, {message: 'must be a positive decimal string with at most 2 decimal places, such as "10.00"'})
-export const currency = z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case currency code such as KES')
+// the CLI upper-cases what is typed, so the rule says letters, not case (the service takes upper case)
+export const currency = z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code such as KES')
 /** The same rule in the words of the debit and balance endpoints' documentation. */
-const currencyCode = z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be exactly 3 upper-case letters')
+const currencyCode = z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be exactly 3 letters, such as KES')
+/** Text the service stores and shows again (references, names, descriptions, notes, reasons): see text-rules.ts. */
+const storable = (s: z.ZodString) => s.refine((v) => !UNSAFE_TEXT.test(v), UNSAFE_TEXT_RULE)
 /** A required, non-empty string of at most `max` characters. */
-export const bounded = (max: number) => z.string({error: 'is required'}).min(1, 'must not be empty').max(max, `must be at most ${max} characters`)
+export const bounded = (max: number) => storable(z.string({error: 'is required'}).min(1, 'must not be empty').max(max, `must be at most ${max} characters`))
 export const reference = bounded(255)
 /** ASSUMPTION: wallet numbers are 10 to 15 digits (the msisdn rule of Limits §11) everywhere. */
 export const mobile = z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits')
 export const provider = bounded(64)
 export const email = z.email({error: 'must be an email address'})
-export const uri = z.url({error: 'must be an absolute URL such as https://shop.example/ok'})
+export const uri = z.url({protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://shop.example/ok'})
 export const dateTime = z.iso.datetime({offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z'})
-export const nonEmpty = z.string({error: 'is required'}).min(1, 'must not be empty')
+export const nonEmpty = storable(z.string({error: 'is required'}).min(1, 'must not be empty'))
 /** Optional free text of at most `max` characters. */
-export const text = (max: number) => z.string().max(max, `must be at most ${max} characters`)
+export const text = (max: number) => storable(z.string().max(max, `must be at most ${max} characters`))
 
 export const collectionRail = z.enum(['mobile_money', 'bank_transfer'], {error: 'must be mobile_money or bank_transfer'})
 export const checkoutRail = z.enum(['mobile_money', 'card', 'bank_transfer'], {
@@ -135,7 +139,7 @@ export const mandateCreateRequest = z
     merchant_reference: reference,
     description: text(255).optional(),
     plan_id: z.string().min(1, 'must not be empty').optional(),
-    customer_name: z.string().min(1, 'must not be empty').optional(),
+    customer_name: nonEmpty.optional(),
     customer_email: email.optional(),
     notes: text(1000).optional(),
   })

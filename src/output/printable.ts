@@ -4,10 +4,10 @@
  * Human output shows them escaped (`\u001b`) so that nobody can rewrite a terminal through a field value;
  * `--json` output is never touched.
  */
-// C0 (but tab and newline), DEL, C1, and the invisible direction marks, overrides and isolates (U+200E/F,
-// U+202A-E, U+2066-9) and line/paragraph separators, which can make text read otherwise than it is
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g
+import {FORMAT_CHARACTERS} from '../api/text-rules.js'
+
+// C0 (but tab and newline), DEL, C1, and the invisible format characters of src/api/text-rules.ts
+const CONTROL = new RegExp(`[\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F${FORMAT_CHARACTERS}]`, 'g')
 
 export function printable(text: string): string {
   return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)

@@ -9,7 +9,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
-import {BIN, ROOT, cleanEnv, runCli, tempConfigDir} from '../helpers/cli.js'
+import {BIN, ROOT, cleanEnv, json, runCli, tempConfigDir} from '../helpers/cli.js'
 
 let sb: Sandbox
 let env: Record<string, string>
@@ -57,5 +57,17 @@ describe('pay api -i', () => {
     const ok = await runCli(['api', 'GET', '/v1/balance', '-i'], {env})
     expect(ok.code).toBe(0)
     expect(ok.stderr).toMatch(/^HTTP 200/m)
+  })
+})
+
+describe('--currency', () => {
+  it('a bad currency is refused with a rule that matches what is accepted (lower case is upper-cased)', async () => {
+    const r = await runCli(['balance', '--currency', 'KESX', '--json'], {env})
+    expect(r.code).toBe(2)
+    const message = json(r).error.message as string
+    expect(message).toContain('--currency')
+    expect(message).not.toMatch(/upper-case/)
+    expect(message).toMatch(/3 letters/)
+    expect((await runCli(['balance', '--currency', 'kes', '--json'], {env})).code).toBe(0)
   })
 })
