@@ -13,7 +13,7 @@ export const connectionFlags = {
   'base-url': Flags.string({description: 'Service base URL (env PAY_BASE_URL)', helpGroup: 'GLOBAL'}),
   'account-ref': Flags.string({description: 'Sub-account ref sent as X-Service-Account-Ref (env PAY_ACCOUNT_REF)', helpGroup: 'GLOBAL'}),
   retries: Flags.integer({description: 'Retries of a failed request that is safe to repeat', default: 3, min: 0, max: 10, helpGroup: 'GLOBAL'}),
-  timeout: Flags.integer({description: 'Seconds to wait for each response', default: 30, min: 1, max: 600, helpGroup: 'GLOBAL'}),
+  timeout: Flags.integer({description: 'Seconds each attempt may take, body included; all attempts together stop after twice this', default: 30, min: 1, max: 600, helpGroup: 'GLOBAL'}),
 }
 
 /** For commands that create or move money: the key is reused by every retry. */

@@ -238,3 +238,10 @@ describe('in-process: the rules behind the above', () => {
     expect(configuredProxy('http://127.0.0.1:4010', {})).toBeUndefined()
   })
 })
+
+describe('the deadline is documented', () => {
+  it('--timeout help says it bounds the body and that all attempts stop after twice it', async () => {
+    const r = await runCli(['balance', '--help'])
+    expect(r.stdout.replace(/\s+/g, " ")).toContain("--timeout=<value> [default: 30] Seconds each attempt may take, body included; all attempts together stop after twice this")
+  })
+})
