@@ -58,10 +58,19 @@ function money(amount: unknown, currency: unknown): string | undefined {
   return currency ? `${String(amount)} ${String(currency)}` : String(amount)
 }
 
-function rail(v: unknown): string | undefined {
+function rail(v: unknown, status: unknown): string | undefined {
   if (v === undefined) return undefined
-  if (v === null) return 'customer chooses on the pay page'
+  // null: the customer picks on the pay page; once the session has ended the service does not say which
+  if (v === null) return status === 'processing' || status === undefined ? 'customer chooses on the pay page' : 'not reported by the service (chosen on the pay page)'
   return RAIL[String(v)] ? `${RAIL[String(v)]} (${String(v)})` : String(v)
+}
+
+/** amount_debited is amount + fee; a failed payout took nothing (never debited, or given back). */
+function debited(v: View, b: Obj): void {
+  const total = money(b.amount_debited, b.currency)
+  if (total === undefined) return
+  if (b.status === 'failed') v.row('Amount + fee', `${total}: nothing was taken, the payout failed`, 'amount_debited')
+  else v.row('Amount debited', `${total} (amount + fee)`, 'amount_debited')
 }
 
 class View {
@@ -114,13 +123,14 @@ const TRANSACTION: Line[] = [
   STATE,
   (v, b) => (typeof b.status_detail === 'string' ? v.field('Why', 'status_detail') : v.row('', undefined, 'status_detail')),
   (v, b) => {
-    if (b.amount_mode === 'open' && b.amount === undefined) v.row('Amount', `entered by the customer (${String(b.currency ?? '')})`, 'amount_mode')
+    if (b.amount_mode === 'open' && b.amount === undefined) v.row('Amount', `entered by the customer (${String(b.currency ?? '')})`)
+    v.row('Amount mode', b.amount_mode === 'open' ? 'open (the customer enters the amount)' : str(b.amount_mode), 'amount_mode')
   },
   AMOUNT,
   (v, b) => v.row('Fee', money(b.fee_amount, b.currency), 'fee_amount'),
-  (v, b) => v.row('Amount debited', money(b.amount_debited, b.currency), 'amount_debited'),
+  debited,
   (v, b) => {
-    if ('payment_rail' in b) v.row('Rail', rail(b.payment_rail), 'payment_rail')
+    if ('payment_rail' in b) v.row('Rail', rail(b.payment_rail, b.status), 'payment_rail')
   },
   ['Merchant reference', 'merchant_reference'],
   ['Provider', 'provider'],
@@ -132,6 +142,8 @@ const TRANSACTION: Line[] = [
   ['Account name', 'account_name'],
   ['Description', 'description'],
   ['Pay link', 'url'],
+  ['Success URL', 'success_url'],
+  ['Cancel URL', 'cancel_url'],
   ['Expires', 'expires_at'],
   (v, b) => {
     const va = b.virtual_account
