@@ -45,7 +45,7 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
       values.base_url ??= await input({message: 'Base URL', default: 'https://', validate: (v) => validUrl(v, rt.checkBaseUrl)}, opts)
       values.client_id ??= await input({message: 'Client id', validate: (v) => v.trim() !== '' || 'required'}, opts)
       values.client_secret ??= await password({message: 'Client secret', mask: '*', validate: (v) => v !== '' || 'required'}, opts)
-      if (values.account_ref === undefined) values.account_ref = (await input({message: 'Sub-account ref (optional)'}, opts)) || undefined
+      // the sub-account ref is asked for only when the service says this merchant needs one (below)
     }
     const missing = []
     if (!values.base_url) missing.push({flag: '--base-url', rule: 'is required (or PAY_BASE_URL)'})
@@ -65,7 +65,18 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     try {
       // a token just issued for exactly these credentials: a cached one would prove nothing about the secret
       await client.tokens.fresh()
-      account = (await client.call('account.get')).body
+      for (let tries = 0; ; tries++) {
+        try {
+          account = (await client.call('account.get')).body
+          break
+        } catch (err) {
+          // on a terminal, a merchant with sub-accounts is told why a ref is needed, then asked for one
+          const asked = out.term.interactive && tries < 5 ? await askAccountRef(err, values.account_ref, out) : undefined
+          if (asked === undefined) throw err
+          values.account_ref = asked
+          client.settings.accountRef = asked
+        }
+      }
     } finally {
       await client.close()
     }
@@ -80,6 +91,24 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     if (ctx?.merchant) out.info(`Logged in to ${values.base_url} as ${ctx.merchant.name} (merchant ${ctx.merchant.id}), account ${ctx.account?.name} (${ctx.account?.account_ref}).`)
     out.info(`Saved profile "${name}" (active) in ${store.path}`)
   }
+}
+
+/**
+ * The ref to try next when GET /v1/account failed for want of a (known) sub-account ref, else undefined. The
+ * service does not list the refs: the person is told where they come from.
+ */
+async function askAccountRef(err: unknown, tried: string | undefined, out: {info(text: string): void}): Promise<string | undefined> {
+  const e = err as {status?: number; message?: string}
+  const needed = e.status === 400 && /x-service-account-ref/i.test(e.message ?? '')
+  const unknown = e.status === 404 && tried !== undefined
+  if (!needed && !unknown) return undefined
+  out.info(
+    needed
+      ? 'This merchant has sub-accounts: every request names one by its account ref (X-Service-Account-Ref). The account owner or the dashboard has the refs.'
+      : `No sub-account "${tried}" for these credentials; check the ref.`,
+  )
+  const {input} = await import('@inquirer/prompts')
+  return input({message: 'Sub-account ref', validate: (v) => v.trim() !== '' || 'required: this merchant has sub-accounts'}, {output: process.stderr})
 }
 
 function validUrl(v: string, check: (u: string) => unknown): true | string {
