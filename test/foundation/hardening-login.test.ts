@@ -12,18 +12,26 @@ const h = useSandbox()
 const hasScript = spawnSync('script', ['--version']).status === 0
 const BACKSPACE = '\u007F'
 
+/** `pay login --profile NAME` in a pseudo-terminal: base URL, client id and secret of a seeded merchant, then `more`. */
+async function login(profile: string, merchant: string, more: Parameters<typeof runInPty>[2]) {
+  const dir = tempConfigDir()
+  const client = h.sb.seed.merchants.find((m) => m.key === merchant)!.clients[0]
+  const steps = [
+    {expect: /Base URL/, send: `${BACKSPACE.repeat(8)}${h.sb.url}\r`},
+    {expect: /Client id/, send: `${client.client_id}\r`},
+    {expect: /Client secret/, send: `${client.client_secret}\r`},
+    ...more,
+  ]
+  return {dir, r: await runInPty(['login', '--profile', profile], {PAY_CONFIG_DIR: dir}, steps, 30_000)}
+}
+
 describe.skipIf(!hasScript)('interactive pay login, sub-accounts', () => {
   it('explains, refuses an empty ref, says when a ref is unknown, and saves the ref that works', async () => {
-    const dir = tempConfigDir()
-    const globex = h.sb.seed.merchants.find((m) => m.key === 'globex')!
-    const r = await runInPty(['login', '--profile', 'sub'], {PAY_CONFIG_DIR: dir}, [
-      {expect: /Base URL/, send: `${BACKSPACE.repeat(8)}${h.sb.url}\r`},
-      {expect: /Client id/, send: `${globex.clients[0].client_id}\r`},
-      {expect: /Client secret/, send: `${globex.clients[0].client_secret}\r`},
+    const {dir, r} = await login('sub', 'globex', [
       {expect: /sub-accounts[\s\S]*Sub-account ref/, send: '\r'},
       {expect: /required/, send: 'no-such-account\r'},
       {expect: /no-such-account[\s\S]*Sub-account ref/, send: 'globex-east\r'},
-    ], 30_000)
+    ])
     expect(r.code, r.screen).toBe(0)
     expect(r.screen).toContain('Saved profile "sub"')
     const shown = json(await runCli(['profiles', 'show', 'sub', '--json'], {env: {PAY_CONFIG_DIR: dir}}))
@@ -31,13 +39,7 @@ describe.skipIf(!hasScript)('interactive pay login, sub-accounts', () => {
   })
 
   it('a merchant without sub-accounts is not asked for a ref', async () => {
-    const dir = tempConfigDir()
-    const acme = h.sb.seed.merchants.find((m) => m.key === 'acme')!
-    const r = await runInPty(['login', '--profile', 'plain'], {PAY_CONFIG_DIR: dir}, [
-      {expect: /Base URL/, send: `${BACKSPACE.repeat(8)}${h.sb.url}\r`},
-      {expect: /Client id/, send: `${acme.clients[0].client_id}\r`},
-      {expect: /Client secret/, send: `${acme.clients[0].client_secret}\r`},
-    ], 30_000)
+    const {r} = await login('plain', 'acme', [])
     expect(r.code, r.screen).toBe(0)
     expect(r.screen).not.toMatch(/Sub-account ref/)
     expect(r.screen).toContain('Saved profile "plain"')
