@@ -78,7 +78,16 @@ export class ProfileStore {
   }
 
   static async open(dir = configDir()): Promise<ProfileStore> {
-    mkdirSync(dir, {recursive: true, mode: CONFIG_DIR_MODE})
+    try {
+      mkdirSync(dir, {recursive: true, mode: CONFIG_DIR_MODE})
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error'
+      throw new PayError(
+        `cannot create the config dir ${dir} to save profiles (${code}${code === 'EEXIST' || code === 'ENOTDIR' ? ': a file is in the way' : ''})`,
+        ExitCode.OTHER,
+        'set PAY_CONFIG_DIR to a writable directory, or use PAY_BASE_URL, PAY_CLIENT_ID and PAY_CLIENT_SECRET without a profile',
+      )
+    }
     readProfiles(dir) // a hand-edited broken file is reported before conf sees it
     const {default: ConfClass} = await import('conf')
     // conf writes its defaults when the file is missing: under the lock, so that cannot undo another's write
