@@ -6,6 +6,7 @@
 import {ApiClient, type ClientOptions} from './client/api-client.js'
 import type {ApiContext} from './cli/api-context.js'
 import {resolveSettings, type SettingFlags} from './config/settings.js'
+import {createJournalGate} from './journal/index.js'
 import {Output} from './output/output.js'
 import {printable} from './output/printable.js'
 import {detectTerminal} from './output/terminal.js'
@@ -28,6 +29,7 @@ export interface ApiContextFlags extends SettingFlags {
   debug?: boolean
   retries?: number
   timeout?: number
+  'force-new'?: boolean
 }
 
 // what a command talks to the service with; defined beside the cli modules that take it (no import circle)
@@ -50,6 +52,7 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
     debug: flags.debug ? (text) => out.info(out.color('dim', printable(text), 'err')) : undefined,
     notice: (text) => out.info(out.color('dim', printable(text), 'err')),
     warn: (text) => out.warn(printable(text)),
+    journal: createJournalGate(out, flags['force-new']),
   })
   return {client, out, settings}
 }

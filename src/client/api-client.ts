@@ -8,6 +8,7 @@ import {performance} from 'node:perf_hooks'
 import {setTimeout as sleepMs} from 'node:timers/promises'
 import {type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {TokenCache} from '../config/token-cache.js'
+import type {JournalGate} from '../journal/gate.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from './errors.js'
 import {redactBodyText, redactHeaders, redactUrl, redactValues} from './redact.js'
@@ -43,6 +44,8 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<unknown>
   /** The HTTP transport (default: src/client/transport.ts); tests inject their own to run a command in-process. */
   transport?: Pick<Transport, 'send' | 'close'>
+  /** The operation journal (src/journal/): every idempotent request of the table goes through it. */
+  journal?: JournalGate
 }
 
 export interface CallInput {
@@ -63,6 +66,8 @@ export interface PreparedRequest {
   /** The exact bytes sent on every attempt. */
   body?: string
   idempotencyKey?: string
+  /** The key was given by the caller (--idempotency-key), not generated: the journal does not replace it. */
+  keyGiven?: boolean
   auth: boolean
   /** GETs and requests carrying an Idempotency-Key may be repeated safely. */
   safeToRepeat: boolean
@@ -77,6 +82,8 @@ export interface ApiResponse<T = unknown> {
   text: string
   attempts: number
   request: PreparedRequest
+  /** Set when nothing was sent: the journal's answer to the same request, which succeeded at this time. */
+  replayedAt?: string
 }
 
 export class ApiClient {
@@ -98,7 +105,7 @@ export class ApiClient {
         const {clientId, clientSecret} = this.options.settings
         // Asking for a token changes nothing at the service, so it is retried like a GET (not like other POSTs).
         const req = this.prepare('auth.token', {body: {grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret}})
-        const res = await this.send({...req, safeToRepeat: true})
+        const res = await this.exchange({...req, safeToRepeat: true})
         const parsed = endpoints['auth.token'].response.safeParse(res.body)
         if (!parsed.success) throw new NetworkError('the token endpoint answered without a usable access_token', res.attempts)
         return parsed.data
@@ -173,7 +180,7 @@ export class ApiClient {
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
     for (const [k, v] of Object.entries(input.headers ?? {})) headers[k.toLowerCase()] = v
 
-    return {endpoint, method, url: url.toString(), headers, body, idempotencyKey, auth: rules.auth, safeToRepeat: method === 'GET' || method === 'HEAD' || idempotencyKey !== undefined}
+    return {endpoint, method, url: url.toString(), headers, body, idempotencyKey, keyGiven: input.idempotencyKey !== undefined || input.headers?.['idempotency-key'] !== undefined, auth: rules.auth, safeToRepeat: method === 'GET' || method === 'HEAD' || idempotencyKey !== undefined}
   }
 
   /** Calls an endpoint of the table. */
@@ -187,8 +194,25 @@ export class ApiClient {
     return this.tokens.get()
   }
 
-  /** Sends a prepared request: auth, retries with the same key and body bytes, one token refresh on 401. */
+  /** Sends a prepared request; an idempotent one of the table is journaled first (src/journal/gate.ts). */
   async send<T = unknown>(req: PreparedRequest): Promise<ApiResponse<T>> {
+    const journal = this.options.journal
+    if (!journal || !req.endpoint?.idempotent || !req.idempotencyKey) return this.exchange<T>(req)
+    const entry = journal.begin(req, this.options.settings, this.baseUrl())
+    if (entry.replay) return entry.replay as ApiResponse<T>
+    try {
+      const res = await this.exchange<T>(entry.request)
+      entry.succeeded(res)
+      return res
+    } catch (err) {
+      throw entry.failed(err)
+    } finally {
+      entry.end()
+    }
+  }
+
+  /** Auth, retries with the same key and body bytes, one token refresh on 401. */
+  private async exchange<T>(req: PreparedRequest): Promise<ApiResponse<T>> {
     let attempt = 0
     let refreshedAfter401 = false
     // --timeout bounds each attempt (body included); all attempts and the waits between them share this deadline
@@ -220,7 +244,7 @@ export class ApiClient {
           continue
         }
         const stoppedBy = retryable ? `; stopped after ${attempt} attempt(s) at the overall deadline of ${Math.round((this.timeoutMs * DEADLINE_FACTOR) / 1000)} s (${DEADLINE_FACTOR} x --timeout)` : ''
-        throw new NetworkError(`${req.method} ${new URL(req.url).pathname} failed: ${what}${stoppedBy}`, attempt, networkHint(req, outcome, err), outcome.kind === 'tls' ? 'tls_error' : 'network_error')
+        throw new NetworkError(`${req.method} ${new URL(req.url).pathname} failed: ${what}${stoppedBy}`, attempt, networkHint(req, outcome, err), outcome.kind === 'tls' ? 'tls_error' : 'network_error', outcome.kind === 'network' ? outcome.sent : outcome.kind !== 'tls')
       }
       this.traceResponse(req, res, performance.now() - started)
 

@@ -9,10 +9,22 @@ export class PayError extends Error {
     message: string,
     readonly exitCode: ExitCodeValue,
     /** What the user can do next, one line. */
-    readonly hint?: string,
+    public hint?: string,
   ) {
     super(message)
     this.name = 'PayError'
+  }
+
+  /** Set when an idempotent request may or may not have been done: the key that resumes it. */
+  idempotencyKey?: string
+  /** The command that repeats the request with that key. */
+  resumeCommand?: string
+
+  /** Marks this failure as one whose outcome is unknown (src/journal/gate.ts). */
+  outcomeUnknown(key: string, command: string, hint: string): void {
+    this.idempotencyKey = key
+    this.resumeCommand = command
+    this.hint = hint
   }
 
   /** The JSON written to stdout for this error under --json. */
@@ -80,7 +92,14 @@ export class ApiError extends PayError {
  * or `tls_error` when the server's certificate could not be verified.
  */
 export class NetworkError extends PayError {
-  constructor(message: string, readonly attempts = 1, hint?: string, readonly code: 'network_error' | 'tls_error' = 'network_error') {
+  constructor(
+    message: string,
+    readonly attempts = 1,
+    hint?: string,
+    readonly code: 'network_error' | 'tls_error' = 'network_error',
+    /** False when the request certainly never reached the service (connection refused, DNS, TLS handshake). */
+    readonly maybeSent = true,
+  ) {
     super(message, ExitCode.NETWORK, hint)
     this.name = 'NetworkError'
   }
@@ -114,6 +133,18 @@ export class InvalidResponseError extends PayError {
 
   override toJSON(): Record<string, unknown> {
     return {error: {code: 'invalid_response', message: this.message, status: this.status, problems: this.schemaProblems, received: this.received, hint: this.hint}}
+  }
+}
+
+/** SIGINT (exit 130) or SIGTERM (exit 143) while an idempotent request was in flight. */
+export class InterruptedError extends PayError {
+  constructor(message: string, exitCode: typeof ExitCode.INTERRUPTED | typeof ExitCode.TERMINATED) {
+    super(message, exitCode)
+    this.name = 'InterruptedError'
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return {error: {code: 'interrupted', message: this.message, ...(this.hint ? {hint: this.hint} : {})}}
   }
 }
 

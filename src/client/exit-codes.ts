@@ -10,6 +10,10 @@ export const ExitCode = {
   NETWORK: 7,
   TX_FAILED: 8,
   WAIT_TIMEOUT: 9,
+  /** Interrupted by SIGINT (Ctrl-C), 128 + 2 as shells report it. */
+  INTERRUPTED: 130,
+  /** Terminated by SIGTERM, 128 + 15. */
+  TERMINATED: 143,
 } as const
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 

@@ -11,3 +11,13 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
 /** Mode of every file that may hold a secret. */
 export const SECRET_FILE_MODE = 0o600
 export const CONFIG_DIR_MODE = 0o700
+
+/**
+ * Where `pay` keeps state that is not configuration (the operation journal): $PAY_CONFIG_DIR/state when
+ * PAY_CONFIG_DIR is set, else $XDG_STATE_HOME/pay, else ~/.local/state/pay.
+ */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PAY_CONFIG_DIR) return join(env.PAY_CONFIG_DIR, 'state')
+  const xdg = env.XDG_STATE_HOME
+  return join(xdg && xdg.length > 0 ? xdg : join(homedir(), '.local', 'state'), 'pay')
+}

@@ -14,6 +14,9 @@ interface PayErrorLike {
   status?: number
   error?: {code: string; message: string; request_id?: string; doc_url?: string}
   problems?: {flag: string; rule: string}[]
+  /** Set when the outcome of an idempotent request is unknown (src/journal/gate.ts). */
+  idempotencyKey?: string
+  resumeCommand?: string
 }
 
 export function isPayError(err: unknown): err is PayErrorLike {
@@ -29,7 +32,7 @@ export function renderError(out: Output, err: unknown, commandId?: string): numb
     out.errorLine(p(message))
     return 1
   }
-  if (out.json) out.data(JSON.stringify(err.toJSON()))
+  if (out.json) out.data(JSON.stringify(withResume(err)))
   if (err.problems) {
     for (const problem of err.problems) out.errorLine(p(`${problem.flag} ${problem.rule}`))
   } else if (err.error && err.status !== undefined) {
@@ -39,7 +42,16 @@ export function renderError(out: Output, err: unknown, commandId?: string): numb
     out.info(p(`  ${facts.join('   ')}`))
     if (err.error.doc_url) out.info(p(`  docs: ${err.error.doc_url}`))
   } else out.errorLine(p(err.message))
+  if (err.idempotencyKey) out.info(`  idempotency key: ${err.idempotencyKey}   resume: ${p(err.resumeCommand ?? '')}`)
   if (err.hint) out.info(`  ${out.color('cyan', 'next:', 'err')} ${p(err.hint)}`)
   else if (err.problems && commandId) out.info(`  ${out.color('cyan', 'next:', 'err')} see \`pay ${commandId.replace(/:/g, ' ')} --help\``)
   return err.exitCode
+}
+
+/** The error envelope, with idempotency_key and resume_command when the outcome is unknown. */
+function withResume(err: PayErrorLike): Record<string, unknown> {
+  const envelope = err.toJSON()
+  if (!err.idempotencyKey) return envelope
+  const inner = envelope.error && typeof envelope.error === 'object' ? (envelope.error as Record<string, unknown>) : {}
+  return {...envelope, error: {...inner, idempotency_key: err.idempotencyKey, resume_command: err.resumeCommand}}
 }

@@ -1,0 +1,202 @@
+/**
+ * The journal's hook in the client core's send path (ApiClient.send): every idempotent request of the endpoint
+ * table is journaled before it is sent, and its outcome after. It is also where a plain re-run is recognised:
+ *
+ *   same endpoint + URL + base URL + client id + account ref + body bytes as a journaled request, and
+ *   - its outcome is unknown (cut connection, timeout, 5xx, interrupted, killed): the journaled key is reused;
+ *   - it succeeded: the earlier answer is returned and nothing is sent (unless --force-new or --idempotency-key);
+ *   - it failed for certain (a 4xx): a new key, as for any new request.
+ *   Same merchant reference with a different body, earlier outcome unknown: a new key, and a warning.
+ *
+ * Failures whose outcome is unknown, and SIGINT/SIGTERM while the request is in flight, name the key and the
+ * command that resumes it (stderr, and the --json error envelope).
+ */
+import {createHash} from 'node:crypto'
+import type {ApiResponse, ClientSettings, PreparedRequest} from '../client/api-client.js'
+import {ApiError, InterruptedError, NetworkError, PayError} from '../client/errors.js'
+import {ExitCode} from '../client/exit-codes.js'
+import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord} from './store.js'
+
+export interface GateOptions {
+  /** --force-new: never reuse a journaled key nor a journaled answer. */
+  forceNew?: boolean
+  /** One-line messages for people (stderr). */
+  notice: (text: string) => void
+  warn: (text: string) => void
+  /** Renders an interruption (stderr, and the envelope under --json) just before the process exits. */
+  interrupted?: (err: PayError) => void
+  /** The command line of this run, for the resume command (default: process.argv after the script). */
+  argv?: string[]
+  now?: () => number
+}
+
+/** What the send path does with one request. */
+export interface GateEntry {
+  /** The request to send (its key may be a journaled one). */
+  request: PreparedRequest
+  /** Set when the same request already succeeded: return this, send nothing. */
+  replay?: ApiResponse
+  succeeded(res: ApiResponse): void
+  /** Records the failure; returns the error to throw (naming the key when the outcome is unknown). */
+  failed(err: unknown): unknown
+  end(): void
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+export class JournalGate {
+  private readonly now: () => number
+
+  constructor(
+    readonly store: JournalStore,
+    private readonly options: GateOptions,
+  ) {
+    this.now = options.now ?? Date.now
+  }
+
+  begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string): GateEntry {
+    const bodySha = sha256(req.body ?? '')
+    const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', settings.accountRef ?? ''].join('\n')
+    const match = sha256(`${scope}\n${bodySha}`)
+    const reference = referenceOf(req.body)
+    let request = req
+    let replay: ApiResponse | undefined
+
+    if (!req.keyGiven && this.store.open()) {
+      const entries = this.store.entries()
+      const earlier = findLast(entries, (e) => e.op.match === match)
+      const state = earlier ? earlier.outcome?.state ?? 'unknown' : undefined
+      if (earlier && state === 'succeeded' && earlier.outcome?.body !== undefined && !this.options.forceNew) {
+        this.options.notice(
+          `already done: this same request succeeded at ${earlier.outcome.at} (Idempotency-Key ${earlier.op.key}); showing that answer, nothing was sent. Add --force-new to send it again as a new request`,
+        )
+        replay = replayOf(req, earlier)
+      } else if (earlier && state === 'unknown' && !this.options.forceNew) {
+        this.options.notice(`resuming: the same request was sent at ${earlier.op.at} and its outcome is unknown; reusing its Idempotency-Key ${earlier.op.key}`)
+        request = withKey(req, earlier.op.key)
+      } else if (reference !== undefined) {
+        const other = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === baseUrl && (e.outcome?.state ?? 'unknown') === 'unknown')
+        if (other) {
+          this.options.warn(
+            `an earlier request with reference ${reference} (Idempotency-Key ${other.op.key}, ${other.op.at}) had a different body and its outcome is unknown; this one is a different request with a new key. Check the earlier one with \`pay transactions verify ${reference}\``,
+          )
+        }
+      }
+    }
+    if (replay) return {request, replay, succeeded() {}, failed: (err) => err, end() {}}
+
+    const key = request.idempotencyKey ?? ''
+    const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key)
+    const op: OpRecord = {
+      t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: req.url, base_url: baseUrl,
+      client_id: settings.clientId, account_ref: settings.accountRef, body_sha256: bodySha, reference, command, pid: process.pid,
+    }
+    this.store.append(op)
+
+    const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o})
+    const unknownHint = `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${reference ? `; check with \`pay transactions verify ${reference}\`` : ''}`
+    const onSignal = (signal: NodeJS.Signals) => {
+      const code = signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED
+      const err = new InterruptedError(`interrupted (${signal}) while ${req.method} ${new URL(req.url).pathname} was in flight`, code)
+      err.outcomeUnknown(key, command, unknownHint)
+      outcome({state: 'unknown', error: {code: 'interrupted', message: err.message}})
+      if (this.options.interrupted) this.options.interrupted(err)
+      else process.stderr.write(`${err.message}\n${unknownHint}\n`)
+      process.exit(code)
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+
+    return {
+      request,
+      succeeded(res) {
+        const body = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
+        const id = typeof body?.id === 'string' ? body.id : typeof body?.merchant_reference === 'string' ? body.merchant_reference : undefined
+        outcome({state: 'succeeded', status: res.status, id, body: res.text})
+      },
+      failed(err) {
+        const certain = isCertainFailure(err)
+        const code = err instanceof ApiError ? err.code : err instanceof NetworkError ? 'network_error' : 'error'
+        const message = err instanceof Error ? err.message : String(err)
+        outcome({state: certain ? 'failed' : 'unknown', status: err instanceof ApiError ? err.status : undefined, error: {code, message}})
+        if (!certain && err instanceof PayError) err.outcomeUnknown(key, command, unknownHint)
+        return err
+      },
+      end() {
+        process.off('SIGINT', onSignal)
+        process.off('SIGTERM', onSignal)
+      },
+    }
+  }
+
+  private iso(): string {
+    return new Date(this.now()).toISOString()
+  }
+}
+
+/** A 4xx answer, or a connection that was never made: the request certainly did nothing. */
+export function isCertainFailure(err: unknown): boolean {
+  if (err instanceof ApiError) return err.status >= 400 && err.status < 500 && err.status !== 408
+  if (err instanceof NetworkError) return !err.maybeSent
+  return !(err instanceof PayError) || err.exitCode === ExitCode.USAGE || err.exitCode === ExitCode.AUTH
+}
+
+function findLast(entries: JournalEntry[], pred: (e: JournalEntry) => boolean): JournalEntry | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) if (pred(entries[i])) return entries[i]
+  return undefined
+}
+
+function withKey(req: PreparedRequest, key: string): PreparedRequest {
+  return {...req, idempotencyKey: key, headers: {...req.headers, 'idempotency-key': key}}
+}
+
+function replayOf(req: PreparedRequest, e: JournalEntry): ApiResponse {
+  const text = e.outcome?.body ?? ''
+  let body: unknown
+  try {
+    body = text === '' ? undefined : JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  return {status: e.outcome?.status ?? 200, headers: {}, body, text, attempts: 0, request: withKey(req, e.op.key), replayedAt: e.outcome?.at}
+}
+
+/** merchant_reference of a JSON body, when it has one. */
+export function referenceOf(body: string | undefined): string | undefined {
+  if (!body || !body.includes('merchant_reference')) return undefined
+  try {
+    const ref = (JSON.parse(body) as {merchant_reference?: unknown}).merchant_reference
+    return typeof ref === 'string' ? ref : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const SECRET_FLAG = /secret|token|password/i
+
+/** `pay …` as run, secrets masked, with --idempotency-key KEY added when it was not given. */
+export function resumeCommand(argv: string[], key: string): string {
+  const args: string[] = []
+  let hasKey = false
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    if (a === '--idempotency-key' || a.startsWith('--idempotency-key=')) hasKey = true
+    if (a === '--force-new') continue
+    const eq = a.indexOf('=')
+    if (a.startsWith('--') && eq > 0 && SECRET_FLAG.test(a.slice(0, eq))) {
+      args.push(`${a.slice(0, eq)}=***`)
+      continue
+    }
+    args.push(a)
+    if (a.startsWith('--') && SECRET_FLAG.test(a) && i + 1 < argv.length) {
+      args.push('***')
+      i++
+    }
+  }
+  if (!hasKey && key) args.push('--idempotency-key', key)
+  return ['pay', ...args].map(shellQuote).join(' ')
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
+}

@@ -1,0 +1,23 @@
+/** The operation journal: the store on disk and the client hook, wired for one run of `pay`. */
+import {stateDir} from '../config/paths.js'
+import type {Output} from '../output/output.js'
+import {renderError} from '../output/errors.js'
+import {JournalGate} from './gate.js'
+import {JournalStore, retentionDaysFrom} from './store.js'
+
+export {JournalGate} from './gate.js'
+export {JournalStore} from './store.js'
+
+/** The journal in the state dir, reporting through `out`. */
+export function openJournalStore(out: Output, env: NodeJS.ProcessEnv = process.env): JournalStore {
+  return new JournalStore(stateDir(env), {retentionDays: retentionDaysFrom(env), warn: (text) => out.warn(text)})
+}
+
+export function createJournalGate(out: Output, forceNew = false): JournalGate {
+  return new JournalGate(openJournalStore(out), {
+    forceNew,
+    notice: (text) => out.info(out.color('dim', text, 'err')),
+    warn: (text) => out.warn(text),
+    interrupted: (err) => renderError(out, err),
+  })
+}

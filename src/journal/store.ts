@@ -1,0 +1,207 @@
+/**
+ * The operation journal on disk: append-only NDJSON segments, one per UTC day (`journal/YYYY-MM-DD.ndjson`), in the
+ * state dir (src/config/paths.ts stateDir). Files are 0600 in a 0700 directory. Every record is one line written
+ * with one write(2) on a file opened O_APPEND, so several `pay` processes may append at once without tearing
+ * lines; a reader skips a line it cannot parse (a crash mid-write). Records that must survive a crash (an
+ * operation about to be sent, its outcome) are fsync'd. Segments older than the retention are deleted.
+ *
+ * When the directory cannot be created or written, the journal warns once and turns itself off: the command
+ * still runs, only without the protection of the journal.
+ */
+import {closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, writeSync} from 'node:fs'
+import {join} from 'node:path'
+import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
+
+export const DEFAULT_RETENTION_DAYS = 7
+const DAY_MS = 86_400_000
+const SEGMENT = /^(\d{4}-\d{2}-\d{2})\.ndjson$/
+
+/** An idempotent request, written (and fsync'd) before it is sent. */
+export interface OpRecord {
+  t: 'op'
+  at: string
+  key: string
+  /** Hash of endpoint, URL, base URL, client id, account ref and body bytes: equal for a plain re-run. */
+  match: string
+  endpoint: string
+  method: string
+  url: string
+  base_url: string
+  client_id?: string
+  account_ref?: string
+  body_sha256: string
+  reference?: string
+  /** The command that repeats this request with its key (secrets removed). */
+  command?: string
+  pid: number
+}
+
+export type OutcomeState = 'succeeded' | 'failed' | 'unknown'
+
+/** What became of an operation, when known. */
+export interface OutcomeRecord {
+  t: 'outcome'
+  at: string
+  key: string
+  state: OutcomeState
+  status?: number
+  id?: string
+  error?: {code: string; message: string}
+  /** The answer's body exactly as received (succeeded only): a re-run prints it instead of sending again. */
+  body?: string
+}
+
+export type JournalRecord = OpRecord | OutcomeRecord
+
+/** One operation with its latest outcome (none: the process ended before it knew, e.g. killed). */
+export interface JournalEntry {
+  op: OpRecord
+  outcome?: OutcomeRecord
+}
+
+export interface JournalOptions {
+  retentionDays?: number
+  /** Told once when the journal cannot be written. */
+  warn?: (text: string) => void
+  now?: () => number
+}
+
+/** Retention in days from PAY_JOURNAL_RETENTION_DAYS (a positive integer), else the default. */
+export function retentionDaysFrom(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.PAY_JOURNAL_RETENTION_DAYS
+  if (v && /^[1-9][0-9]{0,4}$/.test(v)) return Number(v)
+  return DEFAULT_RETENTION_DAYS
+}
+
+export class JournalStore {
+  readonly dir: string
+  private ready?: boolean
+  private readonly retentionDays: number
+  private readonly now: () => number
+
+  constructor(
+    stateDir: string,
+    private readonly options: JournalOptions = {},
+  ) {
+    this.dir = join(stateDir, 'journal')
+    this.retentionDays = options.retentionDays ?? DEFAULT_RETENTION_DAYS
+    this.now = options.now ?? Date.now
+  }
+
+  /** False once the journal has turned itself off (unwritable state dir). */
+  get enabled(): boolean {
+    return this.ready !== false
+  }
+
+  /** Creates the directory and prunes old files, once per process. False (and one warning) when it cannot. */
+  open(): boolean {
+    if (this.ready !== undefined) return this.ready
+    try {
+      mkdirSync(this.dir, {recursive: true, mode: CONFIG_DIR_MODE})
+      mkdirSync(join(this.dir, 'runs'), {recursive: true, mode: CONFIG_DIR_MODE})
+      this.prune()
+      this.ready = true
+    } catch (err) {
+      this.disable(err)
+    }
+    return this.ready === true
+  }
+
+  /** Appends one record to today's segment; `sync` fsyncs it before returning. */
+  append(record: JournalRecord, sync = true): void {
+    if (!this.open()) return
+    this.appendLine(join(this.dir, `${day(this.now())}.ndjson`), JSON.stringify(record), sync)
+  }
+
+  /** Appends lines to any file of the journal (bulk run files), in one write. */
+  appendLine(file: string, text: string, sync: boolean): void {
+    if (!this.open()) return
+    let fd: number | undefined
+    try {
+      fd = openSync(file, 'a', SECRET_FILE_MODE)
+      writeSync(fd, text.endsWith('\n') ? text : `${text}\n`)
+      if (sync) fsyncSync(fd)
+    } catch (err) {
+      this.disable(err)
+    } finally {
+      if (fd !== undefined) closeSync(fd)
+    }
+  }
+
+  /** Every record of the retained segments, oldest first. */
+  records(): JournalRecord[] {
+    const out: JournalRecord[] = []
+    for (const name of this.segments()) {
+      let text: string
+      try {
+        text = readFileSync(join(this.dir, name), 'utf8')
+      } catch {
+        continue
+      }
+      for (const line of text.split('\n')) {
+        if (line === '') continue
+        try {
+          const r = JSON.parse(line) as JournalRecord
+          if (r && (r.t === 'op' || r.t === 'outcome') && typeof r.key === 'string') out.push(r)
+        } catch {
+          // a torn last line (a crash mid-write): skip it
+        }
+      }
+    }
+    return out
+  }
+
+  /** Operations with their latest outcome, oldest first. */
+  entries(): JournalEntry[] {
+    const byKey = new Map<string, JournalEntry>()
+    const order: JournalEntry[] = []
+    for (const r of this.records()) {
+      if (r.t === 'op') {
+        const e = {op: r}
+        byKey.set(r.key, e)
+        order.push(e)
+      } else {
+        const e = byKey.get(r.key)
+        if (e) e.outcome = r
+      }
+    }
+    return order
+  }
+
+  private segments(): string[] {
+    let names: string[]
+    try {
+      names = readdirSync(this.dir)
+    } catch {
+      return []
+    }
+    const oldest = day(this.now() - this.retentionDays * DAY_MS)
+    return names.filter((n) => SEGMENT.test(n) && n.slice(0, 10) >= oldest).sort()
+  }
+
+  private prune(): void {
+    const cutoff = this.now() - this.retentionDays * DAY_MS
+    const oldest = day(cutoff)
+    for (const name of readdirSync(this.dir)) {
+      const m = SEGMENT.exec(name)
+      if (m && m[1] < oldest) unlinkSync(join(this.dir, name))
+    }
+    const runs = join(this.dir, 'runs')
+    for (const name of readdirSync(runs)) {
+      const file = join(runs, name)
+      if (statSync(file).mtimeMs < cutoff) unlinkSync(file)
+    }
+  }
+
+  private disable(err: unknown): void {
+    if (this.ready === false) return
+    this.ready = false
+    const code = (err as {code?: string}).code ?? (err as Error).message
+    this.options.warn?.(`the operation journal is off: cannot write ${this.dir} (${code}); a re-run cannot reuse the Idempotency-Key of a request whose outcome is unknown`)
+  }
+}
+
+/** UTC day of a time, YYYY-MM-DD. */
+function day(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10)
+}

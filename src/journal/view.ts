@@ -1,0 +1,52 @@
+/** The journal as `pay journal list|show` print it. */
+import type {JournalEntry} from './store.js'
+
+export {openJournalStore} from './index.js'
+
+export type EntryView = {
+  at: string
+  endpoint: string
+  method: string
+  reference: string | null
+  idempotency_key: string
+  /** succeeded, failed, or unknown (no outcome recorded: the answer was lost or the process ended first). */
+  outcome: 'succeeded' | 'failed' | 'unknown'
+  outcome_at: string | null
+  status: number | null
+  id: string | null
+  error: {code: string; message: string} | null
+  base_url: string
+  client_id: string | null
+  account_ref: string | null
+}
+
+export function entryView(e: JournalEntry): EntryView {
+  return {
+    at: e.op.at,
+    endpoint: e.op.endpoint,
+    method: e.op.method,
+    reference: e.op.reference ?? null,
+    idempotency_key: e.op.key,
+    outcome: e.outcome?.state ?? 'unknown',
+    outcome_at: e.outcome?.at ?? null,
+    status: e.outcome?.status ?? null,
+    id: e.outcome?.id ?? null,
+    error: e.outcome?.error ?? null,
+    base_url: e.op.base_url,
+    client_id: e.op.client_id ?? null,
+    account_ref: e.op.account_ref ?? null,
+  }
+}
+
+/** One entry in full: what was sent, the outcome, the resume command and the earlier answer (parsed). */
+export function detailView(e: JournalEntry): EntryView & {url: string; body_sha256: string; resume_command: string | null; response: unknown} {
+  let response: unknown = null
+  if (e.outcome?.body !== undefined) {
+    try {
+      response = JSON.parse(e.outcome.body)
+    } catch {
+      response = e.outcome.body
+    }
+  }
+  return {...entryView(e), url: e.op.url, body_sha256: e.op.body_sha256, resume_command: e.op.command ?? null, response}
+}

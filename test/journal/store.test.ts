@@ -1,0 +1,100 @@
+/** The journal's store and gate, in-process (no network): records, pruning, torn lines, several writers, resume commands. */
+import {spawn} from 'node:child_process'
+import {appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+import {describe, expect, it} from 'vitest'
+import {ApiError, NetworkError, PayError} from '../../src/client/errors.js'
+import {isCertainFailure, referenceOf, resumeCommand} from '../../src/journal/gate.js'
+import {JournalStore, retentionDaysFrom} from '../../src/journal/store.js'
+import {ROOT, tempConfigDir} from '../helpers/cli.js'
+
+const op = (key: string, extra: Record<string, unknown> = {}) => ({
+  t: 'op' as const, at: new Date().toISOString(), key, match: `m-${key}`, endpoint: 'collections.create', method: 'POST', url: 'http://x/v1/collections',
+  base_url: 'http://x', body_sha256: 'h', pid: 1, ...extra,
+})
+
+describe('JournalStore', () => {
+  it('pairs operations with their latest outcome; files 0600; a torn line is skipped', () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(dir)
+    store.append(op('k1'))
+    store.append(op('k2'))
+    store.append({t: 'outcome', at: 'x', key: 'k1', state: 'unknown'})
+    store.append({t: 'outcome', at: 'y', key: 'k1', state: 'succeeded', status: 201, id: 'CL_1'})
+    const file = join(dir, 'journal', `${new Date().toISOString().slice(0, 10)}.ndjson`)
+    appendFileSync(file, '{"t":"op","key":"torn')
+    const entries = store.entries()
+    expect(entries.map((e) => [e.op.key, e.outcome?.state])).toEqual([['k1', 'succeeded'], ['k2', undefined]])
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+  })
+
+  it('deletes segments and run files older than the retention', () => {
+    const dir = tempConfigDir()
+    const now = Date.parse('2026-05-20T12:00:00Z')
+    mkdirSync(join(dir, 'journal', 'runs'), {recursive: true})
+    writeFileSync(join(dir, 'journal', '2026-05-01.ndjson'), JSON.stringify(op('old')) + '\n')
+    writeFileSync(join(dir, 'journal', '2026-05-15.ndjson'), JSON.stringify(op('kept')) + '\n')
+    const store = new JournalStore(dir, {now: () => now, retentionDays: 7})
+    expect(store.open()).toBe(true)
+    expect(existsSync(join(dir, 'journal', '2026-05-01.ndjson'))).toBe(false)
+    expect(store.entries().map((e) => e.op.key)).toEqual(['kept'])
+  })
+
+  it('turns itself off with one warning when the state dir cannot be written', () => {
+    const dir = tempConfigDir()
+    writeFileSync(join(dir, 'blocked'), 'a file, not a directory')
+    const warnings: string[] = []
+    const store = new JournalStore(join(dir, 'blocked'), {warn: (t) => warnings.push(t)})
+    store.append(op('k'))
+    store.append(op('k2'))
+    expect(store.enabled).toBe(false)
+    expect(store.entries()).toEqual([])
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(/operation journal is off/)
+  })
+
+  it('several processes appending at once: every line whole', async () => {
+    const dir = tempConfigDir()
+    const storeUrl = pathToFileURL(join(ROOT, 'dist', 'journal', 'store.js')).href
+    const script = `const {JournalStore} = await import(${JSON.stringify(storeUrl)}); const s = new JournalStore(process.argv[1]);
+      for (let i = 0; i < 300; i++) s.append({t: 'op', at: 'now', key: process.pid + '-' + i, match: 'm', endpoint: 'e', method: 'POST', url: 'u', base_url: 'b', body_sha256: 'x'.repeat(2000), pid: process.pid}, i % 10 === 0)`
+    const run = () => new Promise<number>((resolve) => spawn(process.execPath, ['--input-type=module', '-e', script, dir], {stdio: 'inherit'}).on('close', (c) => resolve(c ?? -1)))
+    expect(await Promise.all([run(), run(), run(), run()])).toEqual([0, 0, 0, 0])
+    const text = readFileSync(join(dir, 'journal', `${new Date().toISOString().slice(0, 10)}.ndjson`), 'utf8')
+    const lines = text.trimEnd().split('\n')
+    expect(lines).toHaveLength(1200)
+    for (const l of lines) expect(() => JSON.parse(l)).not.toThrow()
+  })
+
+  it('retention from PAY_JOURNAL_RETENTION_DAYS', () => {
+    expect(retentionDaysFrom({})).toBe(7)
+    expect(retentionDaysFrom({PAY_JOURNAL_RETENTION_DAYS: '30'})).toBe(30)
+    expect(retentionDaysFrom({PAY_JOURNAL_RETENTION_DAYS: '0'})).toBe(7)
+  })
+})
+
+describe('gate helpers', () => {
+  it('the resume command: the same argv with the key, secrets masked, --force-new dropped, quoted for a shell', () => {
+    expect(resumeCommand(['collections', 'create', '--reference', 'a b', '--client-secret', 's3cr3t', '--force-new'], 'K')).toBe(
+      "pay collections create --reference 'a b' --client-secret '***' --idempotency-key K",
+    )
+    expect(resumeCommand(['api', 'POST', '/v1/payouts', '--idempotency-key', 'K2', '--webhook-secret=abc'], 'K2')).toBe("pay api POST /v1/payouts --idempotency-key K2 '--webhook-secret=***'")
+  })
+
+  it('what counts as a certain failure (a re-run gets a new key) and what is unknown (it reuses the key)', () => {
+    expect(isCertainFailure(new ApiError(400, {code: 'invalid_parameter', message: 'x'}, {}))).toBe(true)
+    expect(isCertainFailure(new ApiError(409, {code: 'conflict', message: 'x'}, {}))).toBe(true)
+    expect(isCertainFailure(new ApiError(500, {code: 'internal', message: 'x'}, {}))).toBe(false)
+    expect(isCertainFailure(new ApiError(503, {code: 'service_unavailable', message: 'x'}, {}))).toBe(false)
+    expect(isCertainFailure(new NetworkError('cut', 2))).toBe(false)
+    expect(isCertainFailure(new NetworkError('refused', 1, undefined, false))).toBe(true)
+    expect(isCertainFailure(new PayError('other', 1))).toBe(false)
+  })
+
+  it('reads the merchant reference of a body', () => {
+    expect(referenceOf('{"amount":"1","merchant_reference":"r-1"}')).toBe('r-1')
+    expect(referenceOf('[]')).toBeUndefined()
+    expect(referenceOf('not json merchant_reference')).toBeUndefined()
+  })
+})
