@@ -23,6 +23,15 @@ export const idempotencyFlags = {
   'force-new': Flags.boolean({description: 'Send as a new request even when the journal shows this same request already succeeded (or its outcome is unknown)'}),
 }
 
+/** Bulk runs (src/bulk/): one request per row of a file, resumable. On the idempotent create commands. */
+export const bulkFlags = {
+  'from-file': Flags.string({description: 'Run once per row of FILE (CSV with a header row of flag names, or NDJSON; - for stdin); the other flags are defaults for every row. Re-running the same command on the same file resumes it', helpValue: 'FILE', helpGroup: 'BULK'}),
+  format: Flags.string({description: 'Format of --from-file (default: from its extension; csv for stdin)', options: ['csv', 'ndjson'], helpGroup: 'BULK'}),
+  concurrency: Flags.integer({description: 'Requests in flight at most with --from-file (lowered automatically on 429)', default: 8, min: 1, max: 64, helpGroup: 'BULK'}),
+  results: Flags.string({description: 'Write each row\'s result to FILE: CSV when it ends in .csv, else NDJSON', helpValue: 'FILE', helpGroup: 'BULK'}),
+  'retry-failed': Flags.boolean({description: 'With --from-file: send again the rows the service refused in an earlier run of the same file', helpGroup: 'BULK'}),
+}
+
 /** Extra body fields for what the spec does not show. */
 export const bodyFlags = {
   data: Flags.string({description: 'Extra JSON body fields: a JSON object, @file, or - for stdin'}),

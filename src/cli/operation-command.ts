@@ -14,7 +14,7 @@ import {descriptionOf, examplesOf, factsOf, fieldHelp} from '../api/operation-he
 import {flagName} from '../api/operation-names.js'
 import {operations, type OperationId, type OperationSpec} from '../api/operations.js'
 import {ApiCommand} from './base-command.js'
-import {bodyFlags, idempotencyFlags, waitFlags} from './flags.js'
+import {bodyFlags, bulkFlags, idempotencyFlags, waitFlags} from './flags.js'
 
 /** The flags and arguments of an operation, in the order of its fields. */
 export function operationInputs(op: OperationSpec): {flags: FlagInput; args: Record<string, Arg<string | undefined>>} {
@@ -31,6 +31,8 @@ export function operationInputs(op: OperationSpec): {flags: FlagInput; args: Rec
   if (op.wait) Object.assign(flags, waitFlags)
   const ids = [op.endpoint, ...(op.alternatives ?? []).map((a) => a.endpoint)]
   if (ids.some((id) => factsOf(id).idempotent)) Object.assign(flags, idempotencyFlags)
+  // --from-file: one request per row (src/bulk/), on the idempotent operations whose body comes from their inputs
+  if (factsOf(op.endpoint).idempotent && op.fixedBody === undefined && !op.paging) Object.assign(flags, bulkFlags)
   if (op.extraBody ?? (op.fixedBody === undefined && factsOf(op.endpoint).objectBody)) Object.assign(flags, bodyFlags)
   return {flags, args}
 }
@@ -57,7 +59,9 @@ export function operationCommand(id: OperationId) {
       const parsed = await this.parse({flags, args, baseFlags: (this.constructor as typeof ApiCommand).baseFlags, strict: true})
       const rt = await this.runtime()
       const ctx = await this.api(parsed.flags)
-      process.exitCode = await rt.runOperation(ctx, op, {...parsed.flags, ...parsed.args})
+      const values = {...parsed.flags, ...parsed.args}
+      // --from-file: the bulk engine (src/bulk/), loaded only then
+      process.exitCode = values['from-file'] === undefined ? await rt.runOperation(ctx, op, values) : await (await import('../bulk/index.js')).runBulkOperation(ctx, op, values)
     }
   }
   return OperationCommand

@@ -8,7 +8,6 @@ import {performance} from 'node:perf_hooks'
 import {setTimeout as sleepMs} from 'node:timers/promises'
 import {type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {TokenCache} from '../config/token-cache.js'
-import type {JournalGate} from '../journal/gate.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from './errors.js'
 import {redactBodyText, redactHeaders, redactUrl, redactValues} from './redact.js'
@@ -44,8 +43,24 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<unknown>
   /** The HTTP transport (default: src/client/transport.ts); tests inject their own to run a command in-process. */
   transport?: Pick<Transport, 'send' | 'close'>
-  /** The operation journal (src/journal/): every idempotent request of the table goes through it. */
-  journal?: JournalGate
+  /** The operation journal (src/journal/gate.ts): every idempotent request of the table goes through it. */
+  journal?: RequestJournal
+}
+
+/** What the send path asks of the operation journal for one idempotent request (src/journal/gate.ts). */
+export interface RequestJournal {
+  begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string): JournalEntryHandle
+}
+
+export interface JournalEntryHandle {
+  /** The request to send (its key may be a journaled one). */
+  request: PreparedRequest
+  /** Set when the same request already succeeded: return this, send nothing. */
+  replay?: ApiResponse
+  succeeded(res: ApiResponse): void
+  /** Records the failure; returns the error to throw (naming the key when the outcome is unknown). */
+  failed(err: unknown): unknown
+  end(): void
 }
 
 export interface CallInput {
@@ -71,6 +86,8 @@ export interface PreparedRequest {
   auth: boolean
   /** GETs and requests carrying an Idempotency-Key may be repeated safely. */
   safeToRepeat: boolean
+  /** Retries of this request, instead of the client's (the bulk engine retries rows itself: 0). */
+  retries?: number
 }
 
 export interface ApiResponse<T = unknown> {
@@ -211,8 +228,14 @@ export class ApiClient {
     }
   }
 
+  /** Sends without the journal: for a caller that journals itself (the bulk engine, src/bulk/). */
+  async sendUnjournaled<T = unknown>(req: PreparedRequest): Promise<ApiResponse<T>> {
+    return this.exchange<T>(req)
+  }
+
   /** Auth, retries with the same key and body bytes, one token refresh on 401. */
   private async exchange<T>(req: PreparedRequest): Promise<ApiResponse<T>> {
+    const retries = req.retries ?? this.retries
     let attempt = 0
     let refreshedAfter401 = false
     // --timeout bounds each attempt (body included); all attempts and the waits between them share this deadline
@@ -237,9 +260,9 @@ export class ApiClient {
         const what = describeNetworkError(err, outcome, timeoutMs, req.url)
         this.trace(`<- ${what} after ${Math.round(performance.now() - started)} ms`)
         const wait = backoffMs(attempt)
-        const retryable = attempt <= this.retries && isRetryable(outcome, req.safeToRepeat)
+        const retryable = attempt <= retries && isRetryable(outcome, req.safeToRepeat)
         if (retryable && withinDeadline(wait)) {
-          this.options.notice?.(`${what}; retrying in ${wait} ms (attempt ${attempt + 1} of ${this.retries + 1})`)
+          this.options.notice?.(`${what}; retrying in ${wait} ms (attempt ${attempt + 1} of ${retries + 1})`)
           await this.sleep(wait)
           continue
         }
@@ -258,11 +281,11 @@ export class ApiClient {
       }
       if (res.status >= 400) {
         const outcome: AttemptOutcome = {kind: 'status', status: res.status}
-        if (attempt <= this.retries && isRetryable(outcome, req.safeToRepeat)) {
+        if (attempt <= retries && isRetryable(outcome, req.safeToRepeat)) {
           const asked = res.status === 429 ? retryAfterMs(res.headers, body) : undefined
           const wait = asked ?? backoffMs(attempt)
           if ((asked === undefined || asked <= MAX_RETRY_AFTER_MS) && withinDeadline(wait)) {
-            this.options.notice?.(`HTTP ${res.status}${asked !== undefined ? ' (Retry-After)' : ''}; retrying in ${wait} ms (attempt ${attempt + 1} of ${this.retries + 1})`)
+            this.options.notice?.(`HTTP ${res.status}${asked !== undefined ? ' (Retry-After)' : ''}; retrying in ${wait} ms (attempt ${attempt + 1} of ${retries + 1})`)
             await this.sleep(wait)
             continue
           }

@@ -38,6 +38,8 @@ export interface InputProblem {
   flag: string
   /** The rule it breaks, as a phrase: "must be a 3-letter currency code". */
   rule: string
+  /** The line of the input file (bulk runs, --from-file). */
+  line?: number
 }
 
 /** Input rejected before any request was sent: exit 2. Lists every problem at once. */

@@ -12,7 +12,7 @@
  * command that resumes it (stderr, and the --json error envelope).
  */
 import {createHash} from 'node:crypto'
-import type {ApiResponse, ClientSettings, PreparedRequest} from '../client/api-client.js'
+import type {ApiResponse, ClientSettings, JournalEntryHandle, PreparedRequest, RequestJournal} from '../client/api-client.js'
 import {ApiError, InterruptedError, NetworkError, PayError} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord} from './store.js'
@@ -30,21 +30,10 @@ export interface GateOptions {
   now?: () => number
 }
 
-/** What the send path does with one request. */
-export interface GateEntry {
-  /** The request to send (its key may be a journaled one). */
-  request: PreparedRequest
-  /** Set when the same request already succeeded: return this, send nothing. */
-  replay?: ApiResponse
-  succeeded(res: ApiResponse): void
-  /** Records the failure; returns the error to throw (naming the key when the outcome is unknown). */
-  failed(err: unknown): unknown
-  end(): void
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
-export class JournalGate {
+export class JournalGate implements RequestJournal {
   private readonly now: () => number
 
   constructor(
@@ -54,7 +43,7 @@ export class JournalGate {
     this.now = options.now ?? Date.now
   }
 
-  begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string): GateEntry {
+  begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string): JournalEntryHandle {
     const bodySha = sha256(req.body ?? '')
     const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', settings.accountRef ?? ''].join('\n')
     const match = sha256(`${scope}\n${bodySha}`)

@@ -9,6 +9,7 @@
  * still runs, only without the protection of the journal.
  */
 import {closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, writeSync} from 'node:fs'
+import {type FileHandle, open} from 'node:fs/promises'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
 
@@ -125,6 +126,21 @@ export class JournalStore {
       this.disable(err)
     } finally {
       if (fd !== undefined) closeSync(fd)
+    }
+  }
+
+  /** appendLine without blocking the event loop (bulk runs). */
+  async appendLineAsync(file: string, text: string): Promise<void> {
+    if (!this.open()) return
+    let handle: FileHandle | undefined
+    try {
+      handle = await open(file, 'a', SECRET_FILE_MODE)
+      await handle.write(text)
+      await handle.sync()
+    } catch (err) {
+      this.disable(err)
+    } finally {
+      await handle?.close()
     }
   }
 

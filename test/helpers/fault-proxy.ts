@@ -4,13 +4,14 @@
  *   'pass'  the service's answer;
  *   'cut'   nothing: the connection is destroyed AFTER the service has answered (so it has committed);
  *   'hold'  nothing, ever (the service has answered; the client waits until it gives up or is killed);
+ *   'drop'  the connection is destroyed and nothing is forwarded (the service never sees the request);
  *   {status, retryAfter} an answer made up here, without forwarding (a 429 storm).
  * Real sockets on 127.0.0.1 end to end: no mocked HTTP.
  */
 import {type IncomingMessage, type Server, type ServerResponse, createServer, request} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-export type FaultAction = 'pass' | 'cut' | 'hold' | {status: number; retryAfter?: number}
+export type FaultAction = 'pass' | 'cut' | 'hold' | 'drop' | {status: number; retryAfter?: number}
 
 export interface FaultRequest {
   method: string
@@ -40,6 +41,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       const fr: FaultRequest = {method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: body.toString('utf8')}
       const action = proxy.rule(fr)
       proxy.seen.push({req: fr, action})
+      if (action === 'drop') {
+        req.socket.destroy()
+        return
+      }
       if (typeof action === 'object') {
         const payload = JSON.stringify({error: {code: 'rate_limited', message: 'injected by the fault proxy', retry_after: action.retryAfter ?? 1}})
         res.writeHead(action.status, {'content-type': 'application/json', ...(action.retryAfter !== undefined ? {'retry-after': String(action.retryAfter)} : {})})
@@ -79,4 +84,13 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     await new Promise<void>((resolve) => server.close(() => resolve()))
   }
   return proxy
+}
+
+/** merchant_reference of a JSON request body, for rules that pick rows. */
+export function referenceIn(body: string): string | undefined {
+  try {
+    return (JSON.parse(body) as {merchant_reference?: string}).merchant_reference
+  } catch {
+    return undefined
+  }
 }

@@ -7,7 +7,7 @@ import {statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT, cleanEnv, json, tempConfigDir} from '../helpers/cli.js'
-import {type FaultProxy, startFaultProxy} from '../helpers/fault-proxy.js'
+import {type FaultProxy, referenceIn, startFaultProxy} from '../helpers/fault-proxy.js'
 import {ok, useSandbox} from '../commands/support.js'
 
 const h = useSandbox()
@@ -22,13 +22,7 @@ afterAll(async () => {
   await proxy?.close()
 })
 
-const refOf = (body: string) => {
-  try {
-    return (JSON.parse(body) as {merchant_reference?: string}).merchant_reference
-  } catch {
-    return undefined
-  }
-}
+const refOf = referenceIn
 /** Cut every answer to a POST carrying this reference. */
 const cutRef = (ref: string) => (proxy.rule = (r) => (r.method === 'POST' && refOf(r.body) === ref ? 'cut' : 'pass'))
 const collectionsWith = (ref: string) => Object.values(h.sb.state.collections).filter((c) => c.merchant_reference === ref)

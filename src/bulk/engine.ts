@@ -1,0 +1,326 @@
+/**
+ * The bulk engine: one idempotent operation for every row of a file, exactly once across runs.
+ *
+ *   1. the input is hashed (stdin is spooled first);
+ *   2. every row is read and validated with the single command's rules; any bad row: exit 2, each one listed
+ *      (file:line, flag, rule), nothing sent;
+ *   3. the run id is derived from the file's hash, the operation, the profile, base URL, client id, account ref
+ *      and the defaults given as flags; each row's Idempotency-Key from the run id and the row number. Running the
+ *      same command on the same file again is the same run: rows that succeeded are not sent again (their
+ *      journaled result is reported), rows whose outcome is unknown are sent again with their key, rows that
+ *      failed are reported again and sent again only with --retry-failed;
+ *   4. rows are sent --concurrency at a time under an adaptive rate (src/bulk/rate.ts); 5xx and cut connections
+ *      are retried per row with backoff (the same key), then left "unknown" for the next run.
+ * Memory is flat: rows are streamed in every pass; only the outcomes settled by earlier runs are held.
+ */
+import {createHash, randomUUID} from 'node:crypto'
+import {setTimeout as sleep} from 'node:timers/promises'
+import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client.js'
+import type {EndpointId} from '../api/endpoints.js'
+import {classifyState, pollDelayMs, stateOf} from '../cli/wait.js'
+import {InputError, type InputProblem} from '../client/errors.js'
+import {ExitCode} from '../client/exit-codes.js'
+import {backoffMs, retryAfterMs} from '../client/retry-policy.js'
+import {referenceOf} from '../journal/gate.js'
+import {openJournalStore} from '../journal/index.js'
+import type {ApiContext} from '../cli/api-context.js'
+import {type BulkInput, type InputRow, RowSyntaxError, openInput, readRows} from './input.js'
+import type {BulkOperation, BulkRecord} from './operation.js'
+import {AdaptiveRate} from './rate.js'
+import {type Counts, MoneyTotals, ResultSink, progressReporter} from './report.js'
+import {type RowOutcome, RunJournal} from './run-journal.js'
+
+export const DEFAULT_CONCURRENCY = 8
+/** Problems listed in full before the rest are only counted. */
+const MAX_LISTED_PROBLEMS = 1000
+/** 429s one row may meet before it is left "unknown" (the run still ends). */
+const MAX_THROTTLES_PER_ROW = 50
+/** Rows in a row left "unknown" by network errors after their retries: the service is unreachable, stop. */
+const UNREACHABLE_AFTER = 24
+
+export interface BulkFlags {
+  'from-file'?: string
+  format?: string
+  concurrency?: number
+  results?: string
+  'retry-failed'?: boolean
+  'force-new'?: boolean
+  'dry-run'?: boolean
+  'idempotency-key'?: string
+  retries?: number
+  wait?: boolean
+}
+
+export interface BulkRun {
+  op: BulkOperation
+  /** Column -> value given as a flag: the default of every row. */
+  defaults: Record<string, string | undefined>
+  /** Anything else that shapes every body (--data, -F), for the run's identity. */
+  shared: unknown
+  flags: BulkFlags
+  /** --wait: the get request that reports a created row's state (and the terminal states), how long to poll. */
+  wait?: {timeoutSec: number; poll: (endpoint: EndpointId, res: ApiResponse, input: CallInput) => PollTarget}
+}
+
+interface PollTarget {
+  id: EndpointId
+  input: CallInput
+  states?: {succeeded: readonly string[]; failed: readonly string[]}
+}
+
+/** A UUID-shaped key, the same for the same run and row. */
+export function rowKey(runId: string, row: number): string {
+  const h = createHash('sha256').update(`${runId}:${row}`).digest('hex')
+  const variant = ((Number.parseInt(h[16], 16) & 3) | 8).toString(16)
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
+export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
+  const {out, client, settings} = ctx
+  const {flags, op} = run
+  const name = flags['from-file'] ?? '-'
+  const usage: InputProblem[] = []
+  if (flags['idempotency-key'] !== undefined) usage.push({flag: '--idempotency-key', rule: 'cannot be used with --from-file: each row gets its own key, derived from the file'})
+  if (usage.length > 0) throw new InputError(usage)
+
+  const store = openJournalStore(out)
+  const spoolDir = store.open() ? store.dir : (await import('node:os')).tmpdir()
+  const input = await openInput(name, flags.format, spoolDir)
+  try {
+    const total = await validateAll(input, run)
+    const runId = createHash('sha256')
+      .update(JSON.stringify({v: 1, op: op.id, file: input.sha256, profile: settings.profileName, base: client.baseUrl(), client: settings.clientId ?? '', account: settings.accountRef ?? '', defaults: run.defaults, shared: run.shared, salt: flags['force-new'] ? randomUUID() : ''}))
+      .digest('hex')
+      .slice(0, 32)
+    const journal = new RunJournal(store, runId)
+    const earlier = await journal.load()
+    const requestOf = (r: InputRow): {endpoint: EndpointId; input: CallInput} => {
+      const {endpoint, input} = op.request(recordOf(r, run))
+      return {endpoint, input: {...input, idempotencyKey: rowKey(runId, r.row)}}
+    }
+    const prepared = (r: InputRow) => {
+      const {endpoint, input} = requestOf(r)
+      return client.prepare(endpoint, input)
+    }
+
+    if (flags['dry-run']) {
+      let first: PreparedRequest | undefined
+      for await (const r of readRows(input)) if (!(r instanceof RowSyntaxError)) {
+        first = prepared(r)
+        break
+      }
+      const settled = [...earlier.values()].filter((o) => o.status === 'succeeded' || !flags['retry-failed']).length
+      const plan = {run: runId, operation: op.id, method: first?.method, url: first?.url, rows: total, settled_by_earlier_runs: settled, to_send: total - settled, first_idempotency_key: first?.idempotencyKey, journal: journal.file}
+      out.data(out.json ? JSON.stringify(plan) : out.human(plan))
+      out.info(`dry run: ${total} valid rows; nothing was sent`)
+      return ExitCode.OK
+    }
+
+    await client.token() // bad credentials fail the run here (exit 3), not on every row
+    journal.begin({t: 'run', run: runId, at: new Date().toISOString(), operation: op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: client.baseUrl()})
+    if (earlier.size > 0) out.info(out.color('dim', `resuming run ${runId}: ${earlier.size} of ${total} rows settled by an earlier run`, 'err'))
+
+    const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
+    const rate = new AdaptiveRate(concurrency)
+    const counts: Counts = {total, done: 0, succeeded: 0, failed: 0, unknown: 0, earlier: 0}
+    const money = new MoneyTotals()
+    const failedRows: string[] = []
+    const sink = await ResultSink.open(out, flags.results)
+    const progress = await progressReporter(out, total)
+    const started = Date.now()
+    const retries = flags.retries ?? 3
+
+    let unreachableStreak = 0
+    let stopped = false
+    const finish = (o: RowOutcome) => {
+      unreachableStreak = o.status === 'unknown' && o.http_status === null && !o.earlier ? unreachableStreak + 1 : o.earlier ? unreachableStreak : 0
+      if (unreachableStreak >= UNREACHABLE_AFTER) stopped = true
+      counts.done++
+      counts[o.status]++
+      if (o.earlier) counts.earlier++
+      else journal.record(o)
+      if (o.status === 'succeeded') money.add(o.amount, o.currency)
+      if (o.status === 'failed' && failedRows.length < 20) failedRows.push(`  line ${o.line}${o.reference ? ` (${o.reference})` : ''}: ${o.error_code ?? ''} ${o.error_message ?? ''}`.trimEnd())
+      sink.write(o)
+      progress.update(counts)
+    }
+
+    const onSignal = (signal: NodeJS.Signals) => {
+      journal.endNow()
+      progress.stop(counts)
+      out.errorLine(`interrupted (${signal}) after ${counts.done} of ${total} rows; run the same command again to resume: rows in flight are resent with their keys (run ${runId})`)
+      process.exit(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED)
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+
+    const rows = readRows(input)
+    const worker = async () => {
+      while (!stopped) {
+        const next = await rows.next()
+        if (next.done) return
+        const r = next.value
+        if (r instanceof RowSyntaxError) continue // cannot happen: validated
+        const settled = earlier.get(r.row)
+        if (settled && (settled.status === 'succeeded' || !flags['retry-failed'])) {
+          finish(settled)
+          continue
+        }
+        const {endpoint, input} = requestOf(r)
+        const sent = await sendRow(ctx, client.prepare(endpoint, input), r, rate, retries)
+        finish(run.wait && sent.response ? await waitRow(ctx, sent, run.wait.poll(endpoint, sent.response, input), run.wait.timeoutSec, rate) : sent.outcome)
+      }
+    }
+    try {
+      await Promise.all(Array.from({length: concurrency}, worker))
+    } finally {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+      await journal.end()
+      progress.stop(counts)
+      await sink.close()
+    }
+
+    if (stopped) {
+      out.errorLine(`stopped after ${counts.done} of ${total} rows: the last ${UNREACHABLE_AFTER} rows got no answer from ${client.baseUrl()} (network errors, after retries)`)
+      out.info(`  ${out.color('cyan', 'next:', 'err')} check the service, then run the same command again: it resumes, and rows whose outcome is unknown are resent with their keys`)
+      return ExitCode.NETWORK
+    }
+    const seconds = ((Date.now() - started) / 1000).toFixed(1)
+    const totals = Object.entries(money.toJSON()).map(([c, a]) => `${a} ${c}`)
+    out.info(`${total} rows in ${seconds} s: ${counts.succeeded} succeeded${counts.earlier > 0 ? ` (${counts.earlier} settled by an earlier run)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${rate.throttled > 0 ? `; rate limited ${rate.throttled} time(s), slowed down` : ''}`)
+    if (totals.length > 0) out.info(`  money in succeeded rows: ${totals.join(', ')}`)
+    if (counts.failed > 0) {
+      out.info(`  failed rows${counts.failed > failedRows.length ? ` (first ${failedRows.length})` : ''}:\n${failedRows.join('\n')}`)
+      out.info(`  ${out.color('cyan', 'next:', 'err')} fix what the service refused, then run the same command again with --retry-failed`)
+    }
+    if (counts.unknown > 0) out.info(`  ${out.color('cyan', 'next:', 'err')} ${counts.unknown} row(s) with an unknown outcome: run the same command again; they are resent with their keys and never done twice`)
+    out.info(out.color('dim', `  run ${runId}, journal ${journal.file}`, 'err'))
+    return counts.failed > 0 || counts.unknown > 0 ? ExitCode.OTHER : ExitCode.OK
+  } finally {
+    input.dispose()
+  }
+}
+
+/** The row's record: the flags' defaults, then the row's own values (a row's value wins). */
+function recordOf(r: InputRow, run: BulkRun): BulkRecord {
+  return {...run.defaults, ...r.values}
+}
+
+/** Pass 2: every row checked; exit 2 with each problem when any. Returns the number of rows. */
+async function validateAll(input: BulkInput, run: BulkRun): Promise<number> {
+  const problems: InputProblem[] = []
+  let more = 0
+  const reported = new Set<string>()
+  const add = (line: number, flag: string, rule: string) => {
+    if (problems.length < MAX_LISTED_PROBLEMS) problems.push({flag: `${input.name}:${line} ${flag}`, rule, line})
+    else more++
+  }
+  let rows = 0
+  for await (const r of readRows(input)) {
+    if (r instanceof RowSyntaxError) {
+      add(r.line, '(row)', r.message)
+      continue
+    }
+    rows++
+    for (const p of run.op.request(recordOf(r, run)).problems) {
+      // a column that is not an input is a problem of the header: listed once, with the first line showing it
+      if (p.flag.startsWith('column "')) {
+        if (reported.has(p.flag + p.rule)) continue
+        reported.add(p.flag + p.rule)
+      }
+      add(r.line, p.flag, p.rule)
+    }
+  }
+  if (more > 0) problems.push({flag: `${input.name}`, rule: `has ${more} more problem(s) not listed`})
+  if (problems.length > 0) throw new InputError(problems, 'nothing was sent: fix these rows (or the flags) and run the same command again')
+  if (rows === 0) throw InputError.one('--from-file', `has no rows (${input.name})`)
+  return rows
+}
+
+interface ErrorShape {
+  status?: number
+  error?: {code?: string; message?: string}
+  body?: unknown
+  message?: string
+}
+
+interface Sent {
+  outcome: RowOutcome
+  response?: ApiResponse
+}
+
+/**
+ * --wait: polls a created row until its transaction ends (its final state decides the row: succeeded or failed),
+ * under the shared rate; still in progress after the timeout: unknown (a re-run polls it again).
+ */
+async function waitRow(ctx: ApiContext, sent: Sent, spec: PollTarget, timeoutSec: number, rate: AdaptiveRate): Promise<RowOutcome> {
+  const deadline = Date.now() + timeoutSec * 1000
+  let body = sent.response!.body
+  const classify = (state: string | undefined) =>
+    spec.states && state ? (spec.states.succeeded.includes(state) ? 'succeeded' : spec.states.failed.includes(state) ? 'failed' : undefined) : classifyState(state)
+  for (let attempt = 0; ; attempt++) {
+    const state = stateOf(body)
+    const end = classify(state)
+    if (end === 'succeeded') return {...sent.outcome, state: state ?? null}
+    if (end === 'failed') {
+      const reason = (body as {failure_reason?: unknown}).failure_reason
+      return {...sent.outcome, status: 'failed', state: state ?? null, error_code: 'transaction_failed', error_message: typeof reason === 'string' ? reason : `ended ${state}`}
+    }
+    if (Date.now() >= deadline) return {...sent.outcome, status: 'unknown', state: state ?? null, error_code: 'wait_timeout', error_message: `still ${state ?? 'in progress'} after ${timeoutSec} s`}
+    await sleep(Math.min(pollDelayMs(attempt), Math.max(0, deadline - Date.now())))
+    await rate.acquire()
+    try {
+      body = (await ctx.client.sendUnjournaled(ctx.client.prepare(spec.id, spec.input))).body
+      rate.ok()
+    } catch (err) {
+      if ((err as ErrorShape).status === 429) rate.throttle(retryAfterMs({}, (err as ErrorShape).body))
+    } finally {
+      rate.release()
+    }
+  }
+}
+
+/** Sends one row until it succeeds, fails for certain, or its retries run out (unknown). */
+async function sendRow(ctx: ApiContext, req: PreparedRequest, r: InputRow, rate: AdaptiveRate, retries: number): Promise<Sent> {
+  const body = req.body ? (JSON.parse(req.body) as {amount?: unknown; currency?: unknown}) : {}
+  const base: RowOutcome = {
+    row: r.row, line: r.line, reference: referenceOf(req.body) ?? null, status: 'unknown', http_status: null, id: null, state: null, error_code: null, error_message: null,
+    idempotency_key: req.idempotencyKey ?? '', amount: typeof body.amount === 'string' ? body.amount : null, currency: typeof body.currency === 'string' ? body.currency : null,
+  }
+  let attempt = 0
+  let throttles = 0
+  for (;;) {
+    await rate.acquire()
+    let res: ApiResponse | undefined
+    let err: ErrorShape | undefined
+    try {
+      res = await ctx.client.sendUnjournaled({...req, retries: 0})
+    } catch (e) {
+      err = e as ErrorShape
+    } finally {
+      rate.release()
+    }
+    if (res) {
+      rate.ok()
+      const b = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
+      const id = typeof b?.id === 'string' ? b.id : typeof b?.merchant_reference === 'string' ? b.merchant_reference : null
+      return {outcome: {...base, status: 'succeeded', http_status: res.status, id, state: stateOf(res.body) ?? null}, response: res}
+    }
+    const status = typeof err?.status === 'number' ? err.status : undefined
+    if (status === 429 && throttles++ < MAX_THROTTLES_PER_ROW) {
+      rate.throttle(retryAfterMs({}, err?.body))
+      continue
+    }
+    const transient = status === undefined || status >= 500 || status === 408
+    if (transient && attempt < retries) {
+      attempt++
+      await sleep(backoffMs(attempt))
+      continue
+    }
+    rate.ok()
+    const code = err?.error?.code ?? (status === undefined ? 'network_error' : `http_${status}`)
+    const message = err?.error?.message ?? err?.message ?? String(err)
+    return {outcome: {...base, status: transient || status === 429 ? 'unknown' : 'failed', http_status: status ?? null, error_code: code, error_message: message}}
+  }
+}

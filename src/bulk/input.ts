@@ -1,0 +1,119 @@
+/**
+ * The input of a bulk run, streamed: CSV with a header row (csv-parse's streaming API) or NDJSON (one JSON object
+ * per line), chosen by the file's extension or --format. `-` reads stdin, which is first copied to a 0600 file in
+ * the journal's directory so that it can be hashed and read more than once. Nothing holds more than one row.
+ */
+import {createHash} from 'node:crypto'
+import {createReadStream, createWriteStream, rmSync} from 'node:fs'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {pipeline} from 'node:stream/promises'
+import {InputError} from '../client/errors.js'
+import {SECRET_FILE_MODE} from '../config/paths.js'
+
+export type InputFormat = 'csv' | 'ndjson'
+
+export interface InputRow {
+  /** 1-based number of the data row (header excluded). */
+  row: number
+  /** Line of the file where the row ends (for messages). */
+  line: number
+  /** Column -> value as read (CSV: strings; NDJSON: any JSON value). */
+  values: Record<string, unknown>
+}
+
+export interface BulkInput {
+  /** The file that is read (the spool file for stdin). */
+  path: string
+  /** What the user named (`-` for stdin). */
+  name: string
+  format: InputFormat
+  sha256: string
+  /** Removes the spool file of stdin. */
+  dispose(): void
+}
+
+export function formatOf(name: string, format: string | undefined): InputFormat {
+  if (format === 'csv' || format === 'ndjson') return format
+  if (format !== undefined) throw InputError.one('--format', 'must be csv or ndjson')
+  if (/\.csv$/i.test(name)) return 'csv'
+  if (/\.(ndjson|jsonl)$/i.test(name)) return 'ndjson'
+  throw InputError.one('--format', `is required: cannot tell the format of "${name}" from its extension (.csv, .ndjson or .jsonl)`)
+}
+
+/** Opens the input: hashes the file (copying stdin to `spoolDir` first). */
+export async function openInput(name: string, format: string | undefined, spoolDir: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<BulkInput> {
+  const fmt = name === '-' && format === undefined ? 'csv' : formatOf(name, format)
+  const hash = createHash('sha256')
+  if (name === '-') {
+    const path = join(spoolDir, `stdin-${process.pid}-${Date.now()}.${fmt}`)
+    await pipeline(stdin, async function* (source) {
+      for await (const chunk of source) {
+        hash.update(chunk as Buffer)
+        yield chunk
+      }
+    }, createWriteStream(path, {mode: SECRET_FILE_MODE}))
+    return {path, name, format: fmt, sha256: hash.digest('hex'), dispose: () => rmSync(path, {force: true})}
+  }
+  try {
+    for await (const chunk of createReadStream(name)) hash.update(chunk as Buffer)
+  } catch (err) {
+    throw InputError.one('--from-file', `cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message} (${name})`)
+  }
+  return {path: name, name, format: fmt, sha256: hash.digest('hex'), dispose: () => undefined}
+}
+
+/** Problems of the file itself (not of a row's values): a broken CSV line, a line that is not a JSON object. */
+export class RowSyntaxError extends Error {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** The rows of the input, in file order. A syntax error is yielded as a RowSyntaxError, then reading goes on. */
+export async function* readRows(input: BulkInput): AsyncGenerator<InputRow | RowSyntaxError> {
+  if (input.format === 'csv') {
+    const {parse} = await import('csv-parse')
+    const parser = createReadStream(input.path).pipe(
+      parse({columns: (header: string[]) => header.map((h) => h.trim()), bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: false, skip_records_with_error: false}),
+    )
+    let row = 0
+    try {
+      for await (const rec of parser as AsyncIterable<{record: Record<string, string>; info: {lines: number}}>) {
+        row++
+        const values: Record<string, unknown> = {}
+        for (const [k, v] of Object.entries(rec.record)) if (v !== '') values[k] = v
+        yield {row, line: rec.info.lines, values}
+      }
+    } catch (err) {
+      const e = err as {lines?: number; message: string}
+      yield new RowSyntaxError(e.lines ?? 0, `is not valid CSV: ${e.message}`)
+    }
+    return
+  }
+  const lines = createInterface({input: createReadStream(input.path), crlfDelay: Infinity})
+  let line = 0
+  let row = 0
+  for await (const text of lines) {
+    line++
+    if (text.trim() === '') continue
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch {
+      yield new RowSyntaxError(line, 'is not valid JSON')
+      continue
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) {
+      yield new RowSyntaxError(line, 'must be a JSON object')
+      continue
+    }
+    row++
+    const values: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== '') values[k] = v
+    yield {row, line, values}
+  }
+}

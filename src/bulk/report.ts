@@ -1,0 +1,112 @@
+/**
+ * What a bulk run tells: a progress bar on a terminal (cli-progress, on stderr) or one NDJSON progress line on
+ * stderr every few seconds otherwise; one result per row (stdout NDJSON under --json, and --results FILE as CSV
+ * or NDJSON), in completion order; and the summary: counts by outcome, money by currency, time.
+ */
+import {createWriteStream, type WriteStream} from 'node:fs'
+import {fromMinor, toMinor} from '../api/money.js'
+import type {Output} from '../output/output.js'
+import type {RowOutcome} from './run-journal.js'
+
+export const RESULT_COLUMNS = ['row', 'line', 'reference', 'status', 'http_status', 'id', 'state', 'error_code', 'error_message', 'idempotency_key', 'amount', 'currency', 'earlier'] as const
+
+export interface Counts {
+  total: number
+  done: number
+  succeeded: number
+  failed: number
+  unknown: number
+  /** Settled by an earlier run, not sent now. */
+  earlier: number
+}
+
+/** Writes each row's result where it was asked for. */
+export class ResultSink {
+  private file?: WriteStream
+  private csv?: {write(row: unknown[]): void; end(): void}
+
+  private constructor(private readonly out: Output) {}
+
+  static async open(out: Output, resultsFile: string | undefined): Promise<ResultSink> {
+    const sink = new ResultSink(out)
+    if (resultsFile) {
+      sink.file = createWriteStream(resultsFile, {mode: 0o600})
+      if (/\.csv$/i.test(resultsFile)) {
+        const {stringify} = await import('csv-stringify')
+        const s = stringify({header: true, columns: [...RESULT_COLUMNS]})
+        s.pipe(sink.file)
+        sink.csv = s
+      }
+    }
+    return sink
+  }
+
+  write(o: RowOutcome): void {
+    const line = JSON.stringify(o)
+    if (this.out.json) this.out.data(line)
+    if (this.csv) this.csv.write(RESULT_COLUMNS.map((c) => (c === 'earlier' ? (o.earlier ? 'true' : 'false') : o[c] ?? '')))
+    else this.file?.write(`${line}\n`)
+  }
+
+  async close(): Promise<void> {
+    const file = this.file
+    if (!file) return
+    const finished = new Promise<void>((resolve, reject) => {
+      file.on('finish', () => resolve())
+      file.on('error', reject)
+    })
+    if (this.csv) this.csv.end()
+    else file.end()
+    await finished
+  }
+}
+
+/** Money moved by the rows that succeeded, per currency, as decimal strings (no floats). */
+export class MoneyTotals {
+  private readonly minor = new Map<string, bigint>()
+
+  add(amount: string | null, currency: string | null): void {
+    if (!amount || !currency || !/^\d+(\.\d+)?$/.test(amount)) return
+    this.minor.set(currency, (this.minor.get(currency) ?? 0n) + toMinor(amount))
+  }
+
+  toJSON(): Record<string, string> {
+    return Object.fromEntries([...this.minor.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, m]) => [c, fromMinor(m)]))
+  }
+}
+
+export interface ProgressReporter {
+  update(c: Counts): void
+  stop(c: Counts): void
+}
+
+/** A bar on a terminal, NDJSON lines every `everyMs` otherwise. Both on stderr. */
+export async function progressReporter(out: Output, total: number, everyMs = Number(process.env.PAY_BULK_PROGRESS_MS ?? 2000)): Promise<ProgressReporter> {
+  const started = Date.now()
+  const rate = (c: Counts) => Math.round((c.done - c.earlier) / Math.max(0.001, (Date.now() - started) / 1000))
+  if (out.term.stderrIsTTY) {
+    const {SingleBar, Presets} = await import('cli-progress')
+    const bar = new SingleBar(
+      {format: ' {bar} {value}/{total} rows | {rate}/s | ETA {eta_formatted} | {succeeded} ok, {failed} failed, {unknown} unknown', stream: process.stderr, hideCursor: true, etaBuffer: 200},
+      Presets.shades_classic,
+    )
+    bar.start(total, 0, {rate: 0, succeeded: 0, failed: 0, unknown: 0})
+    return {
+      update: (c) => bar.update(c.done, {rate: rate(c), succeeded: c.succeeded, failed: c.failed, unknown: c.unknown}),
+      stop: (c) => {
+        bar.update(c.done, {rate: rate(c), succeeded: c.succeeded, failed: c.failed, unknown: c.unknown})
+        bar.stop()
+      },
+    }
+  }
+  let last = Date.now()
+  const line = (c: Counts) => out.info(JSON.stringify({progress: {...c, rate_per_s: rate(c), elapsed_s: Math.round((Date.now() - started) / 1000)}}))
+  return {
+    update: (c) => {
+      if (Date.now() - last < everyMs) return
+      last = Date.now()
+      line(c)
+    },
+    stop: () => undefined,
+  }
+}

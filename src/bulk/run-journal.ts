@@ -1,0 +1,116 @@
+/**
+ * The journal of one bulk run: `journal/runs/<run id>.ndjson` next to the operation journal (same directory,
+ * modes and retention). A header line, then one line per row outcome. Row keys are derived from the run id, so
+ * an outcome that is lost (the process killed before the buffer reached the disk) costs only a resend with the
+ * same key, which the service answers with the first result: outcomes are therefore written in batches, fsync'd
+ * every FLUSH_MS, instead of one fsync per row.
+ */
+import {existsSync, createReadStream} from 'node:fs'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import type {JournalStore} from '../journal/store.js'
+
+export const FLUSH_MS = 250
+const FLUSH_BYTES = 256 * 1024
+
+export type RowState = 'succeeded' | 'failed' | 'unknown'
+
+export interface RowOutcome {
+  row: number
+  line: number
+  reference: string | null
+  status: RowState
+  http_status: number | null
+  id: string | null
+  /** The resource's last known state (with --wait: its final state). */
+  state: string | null
+  error_code: string | null
+  error_message: string | null
+  idempotency_key: string
+  amount: string | null
+  currency: string | null
+  /** True when this outcome comes from an earlier run of the same command on the same file. */
+  earlier?: boolean
+}
+
+export interface RunHeader {
+  t: 'run'
+  run: string
+  at: string
+  operation: string
+  file: string
+  file_sha256: string
+  profile: string
+  base_url: string
+}
+
+export class RunJournal {
+  readonly file: string
+  private buffer = ''
+  private timer?: NodeJS.Timeout
+  /** The write in progress: flushes run one after the other, off the event loop's critical path. */
+  private writing: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly store: JournalStore,
+    readonly runId: string,
+  ) {
+    this.file = join(store.dir, 'runs', `${runId}.ndjson`)
+  }
+
+  /** Outcomes of earlier runs that settle a row (succeeded, failed); the newest per row wins. */
+  async load(): Promise<Map<number, RowOutcome>> {
+    const done = new Map<number, RowOutcome>()
+    if (!this.store.open() || !existsSync(this.file)) return done
+    for await (const line of createInterface({input: createReadStream(this.file), crlfDelay: Infinity})) {
+      let rec: {t?: string} & Partial<RowOutcome>
+      try {
+        rec = JSON.parse(line) as typeof rec
+      } catch {
+        continue // a torn last line
+      }
+      if (rec.t !== 'row' || typeof rec.row !== 'number') continue
+      if (rec.status === 'succeeded' || rec.status === 'failed') {
+        const {t: _t, ...outcome} = rec
+        done.set(rec.row, {...(outcome as RowOutcome), earlier: true})
+      } else done.delete(rec.row)
+    }
+    return done
+  }
+
+  begin(header: RunHeader): void {
+    this.store.appendLine(this.file, JSON.stringify(header), true)
+    this.timer = setInterval(() => this.flush(), FLUSH_MS)
+    this.timer.unref()
+  }
+
+  record(outcome: RowOutcome): void {
+    this.buffer += `${JSON.stringify({t: 'row', ...outcome, earlier: undefined})}\n`
+    if (this.buffer.length >= FLUSH_BYTES) this.flush()
+  }
+
+  /** Hands the buffered outcomes to the disk (append + fsync) without blocking the senders. */
+  flush(): void {
+    if (this.buffer === '') return
+    const text = this.buffer
+    this.buffer = ''
+    this.writing = this.writing.then(() => this.store.appendLineAsync(this.file, text))
+  }
+
+  /** Flushes what is left and waits for the disk. */
+  async end(): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    this.flush()
+    await this.writing
+  }
+
+  /** For a signal handler about to exit: what is buffered, written synchronously. */
+  endNow(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    const text = this.buffer
+    this.buffer = ''
+    if (text !== '') this.store.appendLine(this.file, text, true)
+  }
+}

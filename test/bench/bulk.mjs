@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+// Bulk runs (issue 9), against the sandbox (a separate process, so that neither client shares its event loop):
+//   1. throughput of `pay collections create --from-file` on BENCH_BULK_ROWS (10,000) rows, as a ratio to a plain
+//      Node HTTP loop (undici, keep-alive) posting the same bodies at the same concurrency; interleaved rounds,
+//      median. Goal: at least 0.8x.
+//   2. peak RSS of the pay process on BENCH_BULK_RSS_ROWS (100,000) rows, and as a ratio to the same run on 1,000
+//      rows (flat memory: 1,000,000 rows must not need more than 1,000). Goal: at most 150 MiB.
+// Run `npm run build` first. Exits non-zero only when something crashed.
+import {spawn} from 'node:child_process'
+import {randomUUID} from 'node:crypto'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {performance} from 'node:perf_hooks'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const BIN = join(ROOT, 'bin', 'run.js')
+const ROWS = Number(process.env.BENCH_BULK_ROWS ?? 10_000)
+const RSS_ROWS = Number(process.env.BENCH_BULK_RSS_ROWS ?? 100_000)
+const ROUNDS = Number(process.env.BENCH_BULK_ROUNDS ?? 3)
+const CONCURRENCY = 16
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+
+/** The sandbox in its own process; resolves with its URL and acme's credentials. */
+function startSandboxProcess() {
+  const script = `const m = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'sandbox', 'index.js')).href)});
+    const sb = await m.startSandbox({port: 0, quiet: true, rateLimits: {writePerMinute: 1e9, writePerHour: 1e9, tokenPerMinutePerIp: 1e6, tokenPerMinutePerClient: 1e6}});
+    const acme = sb.seed.merchants.find((x) => x.key === 'acme');
+    console.log(JSON.stringify({url: sb.url, client_id: acme.clients[0].client_id, client_secret: acme.clients[0].client_secret}));
+    const stop = () => sb.close().then(() => process.exit(0));
+    process.on('SIGTERM', stop);
+    process.stdin.resume().on('end', stop); // the bench ended, however it ended`
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {stdio: ['pipe', 'pipe', 'inherit']})
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      if (out.includes('\n')) resolve({...JSON.parse(out), stop: () => new Promise((r) => (child.on('close', r), child.kill('SIGTERM')))})
+    })
+    child.on('error', reject)
+  })
+}
+
+const body = (prefix, i) => ({amount: `${(i % 900) + 1}.25`, currency: 'KES', merchant_reference: `${prefix}-${i}`, mobile: `2547${10_000_000 + i}`, provider: 'mpesa'})
+
+function writeCsv(file, prefix, rows) {
+  const lines = ['amount,currency,reference,mobile,provider']
+  for (let i = 1; i <= rows; i++) {
+    const b = body(prefix, i)
+    lines.push(`${b.amount},${b.currency},${b.merchant_reference},${b.mobile},${b.provider}`)
+  }
+  writeFileSync(file, lines.join('\n') + '\n')
+}
+
+/** The baseline: C workers posting the same bodies with keep-alive, one token, a fresh key per request. */
+async function plainLoop(sb, prefix, rows) {
+  const {Agent, request} = await import('undici')
+  const dispatcher = new Agent({connections: CONCURRENCY})
+  const tokenRes = await request(`${sb.url}/v1/oauth/token`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({grant_type: 'client_credentials', client_id: sb.client_id, client_secret: sb.client_secret}), dispatcher})
+  const token = (await tokenRes.body.json()).access_token
+  let next = 1
+  let failed = 0
+  const started = performance.now()
+  await Promise.all(Array.from({length: CONCURRENCY}, async () => {
+    while (next <= rows) {
+      const i = next++
+      const res = await request(`${sb.url}/v1/collections`, {
+        method: 'POST',
+        headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json', 'idempotency-key': randomUUID()},
+        body: JSON.stringify(body(prefix, i)),
+        dispatcher,
+      })
+      await res.body.text()
+      if (res.statusCode !== 201) failed++
+    }
+  }))
+  const s = (performance.now() - started) / 1000
+  await dispatcher.close()
+  if (failed > 0) throw new Error(`plain loop: ${failed} of ${rows} requests did not answer 201`)
+  return rows / s
+}
+
+const PRELOAD = join(mkdtempSync(join(tmpdir(), 'pay-bench-rss-')), 'maxrss.cjs')
+writeFileSync(PRELOAD, "process.on('exit', () => require('fs').writeSync(2, `\\nMAXRSS_KB ${process.resourceUsage().maxRSS}\\n`))\n")
+
+/** `pay collections create --from-file`; resolves with rows/s and the process's peak RSS. */
+function payRun(sb, file, rows, configDir) {
+  return new Promise((resolve, reject) => {
+    const env = {...process.env, PAY_BASE_URL: sb.url, PAY_CLIENT_ID: sb.client_id, PAY_CLIENT_SECRET: sb.client_secret, PAY_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1', PAY_BULK_PROGRESS_MS: '600000'}
+    const started = performance.now()
+    const child = spawn(process.execPath, ['--require', PRELOAD, BIN, 'collections', 'create', '--from-file', file, '--concurrency', String(CONCURRENCY)], {env, stdio: ['ignore', 'ignore', 'pipe']})
+    let err = ''
+    child.stderr.on('data', (d) => (err += d))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const s = (performance.now() - started) / 1000
+      if (code !== 0) return reject(new Error(`pay exited ${code}: ${err.slice(-1500)}`))
+      resolve({rate: rows / s, maxRssMiB: Number(/MAXRSS_KB (\d+)/.exec(err)?.[1] ?? 0) / 1024})
+    })
+  })
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'pay-bench-bulk-'))
+const sb = await startSandboxProcess()
+try {
+  console.log(`  throughput: ${ROWS} rows, ${CONCURRENCY} in flight, median of ${ROUNDS} interleaved rounds (pay includes its start-up, the validation pass and the journal)`)
+  await plainLoop(sb, `warm`, 500)
+  const plain = []
+  const pay = []
+  for (let round = 0; round < ROUNDS; round++) {
+    plain.push(await plainLoop(sb, `plain${round}`, ROWS))
+    const file = join(dir, `rows-${round}.csv`)
+    writeCsv(file, `pay${round}`, ROWS)
+    pay.push((await payRun(sb, file, ROWS, mkdtempSync(join(dir, 'cfg-')))).rate)
+  }
+  const p = median(plain)
+  const b = median(pay)
+  console.log(`  ${'plain node HTTP loop'.padEnd(28)} ${p.toFixed(0).padStart(6)} rows/s  (baseline)`)
+  console.log(`  ${'pay --from-file'.padEnd(28)} ${b.toFixed(0).padStart(6)} rows/s  ${(b / p).toFixed(2)}x of plain  goal >= 0.8x  ${b / p >= 0.8 ? 'ok' : 'UNDER'}`)
+
+  const small = join(dir, 'rss-small.csv')
+  writeCsv(small, 'rsss', 1000)
+  const big = join(dir, 'rss-big.csv')
+  writeCsv(big, 'rssb', RSS_ROWS)
+  const s = await payRun(sb, small, 1000, mkdtempSync(join(dir, 'cfg-')))
+  const l = await payRun(sb, big, RSS_ROWS, mkdtempSync(join(dir, 'cfg-')))
+  console.log(`  peak RSS: ${'1000 rows'.padEnd(16)} ${s.maxRssMiB.toFixed(0).padStart(5)} MiB  (baseline)`)
+  console.log(`  peak RSS: ${`${RSS_ROWS} rows`.padEnd(16)} ${l.maxRssMiB.toFixed(0).padStart(5)} MiB  ${(l.maxRssMiB / s.maxRssMiB).toFixed(2)}x of 1000 rows  goal <= 150 MiB  ${l.maxRssMiB <= 150 ? 'ok' : 'OVER'}`)
+} finally {
+  await sb.stop()
+  rmSync(dir, {recursive: true, force: true})
+  rmSync(dirname(PRELOAD), {recursive: true, force: true})
+}

@@ -1,0 +1,219 @@
+/**
+ * Bulk runs end to end: the built CLI against the sandbox through the fault proxy, which loses some answers after
+ * the service committed and can answer a storm of 429s. Exactly once is checked in the sandbox's state (one
+ * object per row) and its request log (every request for a row carried the same key).
+ */
+import {spawn} from 'node:child_process'
+import {createHash} from 'node:crypto'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {BIN, ROOT, type CliResult, cleanEnv, tempConfigDir} from '../helpers/cli.js'
+import {type FaultProxy, referenceIn, startFaultProxy} from '../helpers/fault-proxy.js'
+import {ok, useSandbox} from '../commands/support.js'
+
+const h = useSandbox({rateLimits: {writePerMinute: 10_000_000, writePerHour: 100_000_000}})
+let proxy: FaultProxy
+let env: Record<string, string>
+let dir: string
+
+beforeAll(async () => {
+  proxy = await startFaultProxy(h.sb.url)
+  dir = tempConfigDir()
+  env = {PAY_BASE_URL: proxy.url, PAY_CONFIG_DIR: dir, PAY_BULK_PROGRESS_MS: '500'}
+})
+afterAll(async () => {
+  await proxy?.close()
+})
+
+const refOf = referenceIn
+/** Loses the answer of the first request of about one row in twenty (the service has committed it). */
+function cutSomeAnswers(prefix: string): void {
+  const cut = new Set<string>()
+  proxy.rule = (r) => {
+    const ref = r.method === 'POST' ? refOf(r.body) : undefined
+    if (!ref?.startsWith(prefix) || cut.has(ref)) return 'pass'
+    if (createHash('sha256').update(ref).digest()[0] % 20 !== 0) return 'pass'
+    cut.add(ref)
+    return 'cut'
+  }
+}
+
+function csv(file: string, header: string, rows: number, line: (i: number) => string): string {
+  const path = join(dir, file)
+  const lines = [header]
+  for (let i = 1; i <= rows; i++) lines.push(line(i))
+  writeFileSync(path, lines.join('\n') + '\n')
+  return path
+}
+
+/** Runs pay; `killWhen` is polled and the process SIGKILLed once it holds. */
+function payUntil(args: string[], killWhen?: () => boolean): Promise<CliResult & {killed: boolean}> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv({...h.env, ...env}), stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    let killed = false
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    const poll = killWhen
+      ? setInterval(() => {
+        if (!killed && killWhen()) {
+          killed = true
+          child.kill('SIGKILL')
+        }
+      }, 20)
+      : undefined
+    child.on('close', (code) => {
+      if (poll) clearInterval(poll)
+      resolve({code: code ?? -1, stdout, stderr, killed})
+    })
+  })
+}
+
+const rowsIn = (records: Record<string, {merchant_reference: string}>, prefix: string) => Object.values(records).filter((c) => c.merchant_reference.startsWith(prefix))
+
+/** Every reference of the prefix exactly once in `records`, and each sent with one key only. */
+function expectExactlyOnce(records: Record<string, {merchant_reference: string}>, prefix: string, n: number): void {
+  const refs = rowsIn(records, prefix).map((c) => c.merchant_reference)
+  expect(refs).toHaveLength(n)
+  expect(new Set(refs).size).toBe(n)
+  const keys = new Map<string, Set<string>>()
+  for (const e of h.requests((x) => x.method === 'POST' && String((x.body as {merchant_reference?: string})?.merchant_reference ?? '').startsWith(prefix))) {
+    const ref = (e.body as {merchant_reference: string}).merchant_reference
+    if (!keys.has(ref)) keys.set(ref, new Set())
+    keys.get(ref)!.add(e.headers['idempotency-key'])
+  }
+  expect([...keys.values()].filter((k) => k.size !== 1)).toEqual([])
+}
+
+describe('pay collections create --from-file', () => {
+  it('3,000 rows, answers lost, killed with SIGKILL part-way, run again: exactly one collection per row, exit 0', async () => {
+    const file = csv('collections.csv', 'amount,reference,mobile,provider', 3000, (i) => `${(i % 900) + 1}.25,bk-c-${i},2547${String(10_000_000 + i)},mpesa`)
+    cutSomeAnswers('bk-c-')
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '8']
+    const first = await payUntil(args, () => rowsIn(h.sb.state.collections, 'bk-c-').length >= 1000)
+    expect(first.killed, first.stderr).toBe(true)
+    const made = rowsIn(h.sb.state.collections, 'bk-c-').length
+    expect(made).toBeGreaterThanOrEqual(1000)
+    expect(made).toBeLessThan(3000)
+
+    const results = join(dir, 'collections-results.csv')
+    const again = await payUntil([...args, '--json', '--results', results])
+    expect(again.code, again.stderr.slice(-2000)).toBe(0)
+    expect(again.stderr).toMatch(/resuming run [0-9a-f]{32}/)
+    expect(again.stderr).toMatch(/3000 rows in .*: 3000 succeeded/)
+    expectExactlyOnce(h.sb.state.collections, 'bk-c-', 3000)
+
+    const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as {row: number; status: string; id: string})
+    expect(lines).toHaveLength(3000)
+    expect(new Set(lines.map((l) => l.row)).size).toBe(3000)
+    expect(lines.every((l) => l.status === 'succeeded' && /^CL_/.test(l.id))).toBe(true)
+    const csvOut = readFileSync(results, 'utf8').trim().split('\n')
+    expect(csvOut[0]).toBe('row,line,reference,status,http_status,id,state,error_code,error_message,idempotency_key,amount,currency,earlier')
+    expect(csvOut).toHaveLength(3001)
+
+    // a third run sends nothing
+    const before = h.requests().length
+    ok(await payUntil(args))
+    expect(h.requests().length).toBe(before)
+  })
+
+  it('every bad row is listed with its line, flag and rule; exit 2 and nothing sent', async () => {
+    const file = csv('bad.csv', 'amount,reference,mobile,provider,colour', 6, (i) =>
+      [`10.00,bk-bad-${i},254712345678,mpesa,`, `ten,bk-bad-${i},254712345678,mpesa,`, `10.00,bk-bad-${i},,mpesa,`, `10.00,bk-bad-${i},254712345678,mpesa,`, `1.234,bk-bad-${i},12,mpesa,`, `10.00,bk-bad-${i},254712345678,mpesa,blue`][i - 1],
+    )
+    const sentBefore = h.requests().length
+    const r = await payUntil(['collections', 'create', '--from-file', file, '--currency', 'KES'])
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr).toMatch(/bad\.csv:3 --amount /)
+    expect(r.stderr).toMatch(/bad\.csv:4 --mobile /)
+    expect(r.stderr).toMatch(/bad\.csv:6 --amount /)
+    expect(r.stderr).toMatch(/bad\.csv:6 --mobile /)
+    expect(r.stderr).toMatch(/bad\.csv:7 column "colour" is not an input of `pay collections create`/)
+    expect(r.stderr).not.toMatch(/bad\.csv:(2|5) /)
+    expect(r.stderr).toContain('nothing was sent')
+    expect(h.requests().length).toBe(sentBefore)
+  })
+
+  it('a storm of 429s is absorbed: every row succeeds, and the retries stay few', async () => {
+    const file = csv('storm.csv', 'amount,reference,mobile,provider', 300, (i) => `5.00,bk-s-${i},254712345678,mpesa`)
+    let posts = 0
+    let stormUntil = 0
+    proxy.rule = (r) => {
+      if (r.method !== 'POST' || !refOf(r.body)?.startsWith('bk-s-')) return 'pass'
+      posts++
+      if (posts === 100) stormUntil = Date.now() + 2500
+      return Date.now() < stormUntil ? {status: 429, retryAfter: 1} : 'pass'
+    }
+    const r = await payUntil(['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '16'])
+    expect(r.code, r.stderr.slice(-2000)).toBe(0)
+    expect(r.stderr).toMatch(/300 succeeded, 0 failed, 0 unknown; rate limited \d+ time/)
+    const storm = proxy.seen.filter((s) => typeof s.action === 'object').length
+    expect(storm).toBeGreaterThan(0)
+    // one pause per Retry-After, fewer senders after each: far from every sender retrying at once every time
+    expect(storm).toBeLessThan(60)
+    expectExactlyOnce(h.sb.state.collections, 'bk-s-', 300)
+    proxy.rule = () => 'pass'
+  })
+})
+
+describe('stdin, --dry-run, an unreachable service', () => {
+  it('NDJSON from stdin with --dry-run: the plan, nothing sent; then for real', async () => {
+    const input = [1, 2, 3].map((i) => JSON.stringify({amount: '3.00', reference: `bk-in-${i}`, mobile: '254712345678', provider: 'mpesa'})).join('\n') + '\n'
+    const args = ['collections', 'create', '--from-file', '-', '--format', 'ndjson', '--currency', 'KES']
+    const dry = ok(await h.pay([...args, '--dry-run', '--json'], env, input))
+    expect(JSON.parse(dry.stdout)).toMatchObject({rows: 3, to_send: 3, method: 'POST', url: `${proxy.url}/v1/collections`})
+    expect(rowsIn(h.sb.state.collections, 'bk-in-')).toHaveLength(0)
+    const real = ok(await h.pay([...args, '--json'], env, input))
+    expect(real.stdout.trim().split('\n')).toHaveLength(3)
+    expectExactlyOnce(h.sb.state.collections, 'bk-in-', 3)
+  })
+
+  it('stops when the service does not answer, exit 7, saying how to resume', async () => {
+    const file = csv('down.csv', 'amount,reference,mobile,provider', 200, (i) => `5.00,bk-down-${i},254712345678,mpesa`)
+    proxy.rule = (req) => (req.method === 'POST' && refOf(req.body)?.startsWith('bk-down-') ? 'drop' : 'pass')
+    const r = await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES', '--retries', '0'], env)
+    proxy.rule = () => 'pass'
+    expect(r.code, r.stderr).toBe(7)
+    expect(rowsIn(h.sb.state.collections, 'bk-down-')).toHaveLength(0)
+    expect(r.stderr).toMatch(/stopped after \d+ of 200 rows/)
+    expect(r.stderr).toMatch(/run the same command again/)
+  })
+})
+
+describe('--wait', () => {
+  it('each row waits for its final state: exit 1 when some transactions failed, each named', async () => {
+    const file = csv('wait.csv', 'amount,reference,mobile', 12, (i) => `7.00,bk-w-${i},25471234567${i % 4 === 0 ? 9 : 1}`)
+    const r = await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES', '--provider', 'mpesa', '--wait', '--json'], env)
+    expect(r.code, r.stderr).toBe(1)
+    const rows = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as {reference: string; status: string; state: string; error_code: string | null})
+    expect(rows).toHaveLength(12)
+    for (const row of rows) {
+      const failing = Number(row.reference.split('-').pop()) % 4 === 0
+      expect(row, JSON.stringify(row)).toMatchObject(failing ? {status: 'failed', state: 'failed', error_code: 'transaction_failed'} : {status: 'succeeded', state: 'succeeded'})
+    }
+    expect(r.stderr).toMatch(/9 succeeded, 3 failed/)
+  })
+})
+
+describe('pay payouts create --from-file', () => {
+  it('3,000 rows killed part-way and run again: one payout per row, the wallet debited once per row', async () => {
+    const wallet = () => h.sb.state.wallets[Object.keys(h.sb.state.wallets).find((k) => h.sb.state.merchants[k]?.key === 'acme') ?? '']?.KES?.payout_wallet
+    const start = wallet()
+    const file = csv('payouts.ndjson', '{"amount":"5.00","reference":"bk-p-0","mobile":"254712345678","provider":"mpesa"}', 2999, (i) => JSON.stringify({amount: '5.00', merchant_reference: `bk-p-${i}`, mobile: '254712345678', provider: 'mpesa'}))
+    cutSomeAnswers('bk-p-')
+    const args = ['payouts', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '8']
+    const first = await payUntil(args, () => rowsIn(h.sb.state.payouts, 'bk-p-').length >= 800)
+    expect(first.killed, first.stderr).toBe(true)
+    const again = await payUntil(args)
+    expect(again.code, again.stderr.slice(-2000)).toBe(0)
+    expectExactlyOnce(h.sb.state.payouts, 'bk-p-', 3000)
+    if (start !== undefined) expect(debitedMinor(start, wallet()!)).toBe(3000n * 1500n) // 5.00 + 10.00 fee per payout
+  })
+})
+
+function debitedMinor(before: string, after: string): bigint {
+  const minor = (s: string) => BigInt(s.replace('.', ''))
+  return minor(before) - minor(after)
+}

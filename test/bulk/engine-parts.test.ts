@@ -1,0 +1,100 @@
+/** The bulk engine's parts, in-process: keys, the adaptive rate, the field-list adapter, the readers, money totals. */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {rowKey} from '../../src/bulk/engine.js'
+import {RowSyntaxError, formatOf, openInput, readRows} from '../../src/bulk/input.js'
+import {specOperation} from '../../src/bulk/operation.js'
+import {operations} from '../../src/api/operations.js'
+import {AdaptiveRate} from '../../src/bulk/rate.js'
+import {MoneyTotals} from '../../src/bulk/report.js'
+import {tempConfigDir} from '../helpers/cli.js'
+
+describe('row keys', () => {
+  it('are UUID-shaped, the same for the same run and row, different otherwise', () => {
+    const k = rowKey('run-a', 1)
+    expect(k).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(rowKey('run-a', 1)).toBe(k)
+    expect(rowKey('run-a', 2)).not.toBe(k)
+    expect(rowKey('run-b', 1)).not.toBe(k)
+  })
+})
+
+describe('AdaptiveRate', () => {
+  it('holds at most `limit` in flight; a 429 halves the limit and pauses everyone; successes raise it again', async () => {
+    const rate = new AdaptiveRate(4)
+    for (let i = 0; i < 4; i++) await rate.acquire()
+    let fifth = false
+    const waiting = rate.acquire().then(() => (fifth = true))
+    await new Promise((r) => setTimeout(r, 20))
+    expect(fifth).toBe(false)
+    rate.release()
+    await waiting
+    expect(fifth).toBe(true)
+
+    rate.throttle(150)
+    expect(rate.limit).toBe(2)
+    for (let i = 0; i < 4; i++) rate.release()
+    const started = Date.now()
+    await rate.acquire()
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100) // waited out the pause (lower bound only)
+    rate.release()
+    for (let i = 0; i < 2 + 3; i++) rate.ok()
+    expect(rate.limit).toBe(4)
+    expect(rate.throttled).toBe(1)
+  })
+})
+
+const collection = specOperation(operations['collections:create'])
+const problems = (r: Record<string, unknown>) => collection.request(r).problems
+
+describe('a bulk operation from the operation spec', () => {
+  it('accepts flag names and the spec field names as columns; others are problems', () => {
+    expect(collection.columns).toContain('reference')
+    expect(problems({amount: '10.00', currency: 'kes', merchant_reference: 'r', mobile: '254712345678', provider: 'mpesa'})).toEqual([])
+    expect(problems({amount: '10.00', currency: 'kes', reference: 'r', mobile: '254712345678', provider: 'mpesa', colour: 'blue'})).toEqual([{flag: 'column "colour"', rule: expect.stringMatching(/is not an input of `pay collections create`/)}])
+  })
+
+  it('validates with the single command rules, naming flags; NDJSON numbers are refused (amounts stay exact)', () => {
+    expect(problems({amount: 'ten', currency: 'KES', reference: 'r', mobile: '254712345678', provider: 'mpesa'}).map((p) => p.flag)).toEqual(['--amount'])
+    expect(problems({amount: 10.5, currency: 'KES', reference: 'r', mobile: '254712345678', provider: 'mpesa'})).toContainEqual({flag: 'column "amount"', rule: expect.stringMatching(/must be a string/)})
+  })
+
+  it('builds the same body bytes whatever the column order', () => {
+    const a = collection.request({reference: 'r', amount: '1.00', provider: 'mpesa', mobile: '254712345678', currency: 'kes'}).input
+    const b = collection.request({currency: 'KES', mobile: '254712345678', amount: '1.00', reference: 'r', provider: 'mpesa'}).input
+    expect(JSON.stringify(a.body)).toBe(JSON.stringify(b.body))
+    expect(JSON.stringify(a.body)).toBe('{"amount":"1.00","currency":"KES","merchant_reference":"r","mobile":"254712345678","provider":"mpesa"}')
+  })
+})
+
+describe('readers', () => {
+  it('CSV: BOM, blank lines and the line of each row; NDJSON: each broken line reported, reading goes on', async () => {
+    const dir = tempConfigDir()
+    writeFileSync(join(dir, 'a.csv'), '\ufeffamount,reference\n1.00,a\n\n2.00,b\n')
+    const rows = []
+    for await (const r of readRows(await openInput(join(dir, 'a.csv'), undefined, dir))) rows.push(r)
+    expect(rows).toEqual([{row: 1, line: 2, values: {amount: '1.00', reference: 'a'}}, {row: 2, line: 4, values: {amount: '2.00', reference: 'b'}}])
+
+    writeFileSync(join(dir, 'b.ndjson'), '{"amount":"1.00"}\nnot json\n[1]\n{"amount":"2.00","reference":null}\n')
+    const nd = []
+    for await (const r of readRows(await openInput(join(dir, 'b.ndjson'), undefined, dir))) nd.push(r instanceof RowSyntaxError ? `line ${r.line} ${r.message}` : r)
+    expect(nd).toEqual([{row: 1, line: 1, values: {amount: '1.00'}}, 'line 2 is not valid JSON', 'line 3 must be a JSON object', {row: 2, line: 4, values: {amount: '2.00'}}])
+  })
+
+  it('the format from --format or the extension, else a clear error', () => {
+    expect(formatOf('x.CSV', undefined)).toBe('csv')
+    expect(formatOf('x.jsonl', undefined)).toBe('ndjson')
+    expect(formatOf('x.txt', 'ndjson')).toBe('ndjson')
+    expect(() => formatOf('x.txt', undefined)).toThrow(/--format/)
+  })
+})
+
+it('money totals are exact decimal strings per currency', () => {
+  const m = new MoneyTotals()
+  for (let i = 0; i < 10; i++) m.add('0.10', 'KES')
+  m.add('0.20', 'KES')
+  m.add('1500', 'UGX')
+  m.add(null, 'KES')
+  expect(m.toJSON()).toEqual({KES: '1.20', UGX: '1500.00'})
+})
