@@ -95,7 +95,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const journal = new RunJournal(store, runId)
     const earlier = await journal.load()
     const requestOf = (r: InputRow): {endpoint: EndpointId; input: CallInput} => {
-      const {endpoint, input} = op.request(recordOf(r, run))
+      const {endpoint, input} = op.request(recordOf(r, run), false) // every row passed the rules before anything was sent
       return {endpoint, input: {...input, idempotencyKey: rowKey(runId, r.row)}}
     }
     const prepared = (r: InputRow) => {
