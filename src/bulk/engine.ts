@@ -15,6 +15,8 @@
  */
 import {createHash, randomUUID} from 'node:crypto'
 import {setTimeout as sleep} from 'node:timers/promises'
+import {setFlagsFromString} from 'node:v8'
+import {runInNewContext} from 'node:vm'
 import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client.js'
 import type {EndpointId} from '../api/endpoints.js'
 import {classifyState, pollDelayMs, stateOf} from '../cli/wait.js'
@@ -35,6 +37,23 @@ export const DEFAULT_CONCURRENCY = 8
 const MAX_LISTED_PROBLEMS = 1000
 /** 429s one row may meet before it is left "unknown" (the run still ends). */
 const MAX_THROTTLES_PER_ROW = 50
+/** A full garbage collection every this many rows keeps the heap (and so the process's memory) flat. */
+const GC_EVERY_ROWS = 2000
+
+/**
+ * V8 lets its old space grow far beyond what is live when a process allocates fast for long (each row's request
+ * and answer survive a few young collections while in flight): a 100,000-row run peaked at ~190 MiB with ~20 MiB
+ * live. A full collection every GC_EVERY_ROWS rows (a few ms each) keeps the peak near the 1,000-row one.
+ */
+function fullGc(): (() => void) | undefined {
+  try {
+    setFlagsFromString('--expose-gc')
+    return runInNewContext('gc') as () => void
+  } catch {
+    return undefined
+  }
+}
+
 /** Rows in a row left "unknown" by network errors after their retries: the service is unreachable, stop. */
 const UNREACHABLE_AFTER = 24
 
@@ -130,12 +149,14 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const started = Date.now()
     const retries = flags.retries ?? 3
 
+    const gc = fullGc()
     let unreachableStreak = 0
     let stopped = false
     const finish = (o: RowOutcome) => {
       unreachableStreak = o.status === 'unknown' && o.http_status === null && !o.earlier ? unreachableStreak + 1 : o.earlier ? unreachableStreak : 0
       if (unreachableStreak >= UNREACHABLE_AFTER) stopped = true
       counts.done++
+      if (gc && counts.done % GC_EVERY_ROWS === 0) gc()
       counts[o.status]++
       if (o.earlier) counts.earlier++
       else journal.record(o)
