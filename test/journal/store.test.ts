@@ -88,7 +88,7 @@ describe('gate helpers', () => {
     expect(isCertainFailure(new ApiError(500, {code: 'internal', message: 'x'}, {}))).toBe(false)
     expect(isCertainFailure(new ApiError(503, {code: 'service_unavailable', message: 'x'}, {}))).toBe(false)
     expect(isCertainFailure(new NetworkError('cut', 2))).toBe(false)
-    expect(isCertainFailure(new NetworkError('refused', 1, undefined, false))).toBe(true)
+    expect(isCertainFailure(new NetworkError('refused', 1, undefined, 'network_error', false))).toBe(true)
     expect(isCertainFailure(new PayError('other', 1))).toBe(false)
   })
 
