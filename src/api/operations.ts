@@ -54,6 +54,7 @@ On a terminal, missing values are asked for (the provider from the service's lis
       {key: 'account_name', help: 'Display name of the issued bank account'},
       DESCRIPTION,
     ],
+    confirm: {destination: ['body.mobile', 'body.provider', 'body.payment_rail']},
     view: 'collection',
     wait: {get: 'collections.get', path: {id: ['response.id']}, noun: 'collection', ...TX_STATES},
     examples: [
@@ -142,6 +143,7 @@ Check the name behind a destination first with \`pay verifications msisdn\` or \
       {key: 'account_name', help: 'Name on the destination bank account'},
       DESCRIPTION,
     ],
+    confirm: {destination: ['body.mobile', 'body.provider', 'body.bank_code', 'body.account_number', 'body.account_name']},
     view: 'payout',
     wait: {get: 'payouts.get', path: {merchant_reference: ['response.merchant_reference', 'body.merchant_reference']}, noun: 'payout', ...TX_STATES},
     examples: [
@@ -278,6 +280,7 @@ Every mandate of the merchant that shares the same upstream mandate is cancelled
       {...reference('this debit', 'Merchant reference for this debit')},
       {...PROVIDER, help: 'Mobile money provider code of the mandate'},
     ],
+    confirm: {destination: ['path.mandate_id', 'body.provider']},
     view: 'debit',
     wait: {get: 'debits.status', query: {mandate_id: ['path.mandate_id'], merchant_reference: ['body.merchant_reference']}, label: ['body.merchant_reference'], noun: 'debit', ...TX_STATES},
     examples: [
@@ -308,6 +311,7 @@ Every mandate of the merchant that shares the same upstream mandate is cancelled
     description: `Needs the subscriptions product: without it the service answers 403 forbidden (exit 3).
 Plan ids (PLN_…) are used by \`pay subscriptions create --plan\` and \`pay mandates create --plan\`.`,
     fields: [],
+    list: true,
     view: 'plans',
     examples: [
       {description: 'Table of plans', command: 'plans list'},
@@ -375,6 +379,7 @@ Paging parameters beyond per_page are not in the spec: we send page (1-based) an
       {key: 'page', in: 'query', helpValue: 'N', help: 'Page to show, 1-based (not with --all)', prompt: false},
     ],
     paging: {flag: 'all', help: 'Follow the pages to the end, streaming rows as they arrive', exclusive: ['page'], noun: 'collection'},
+    list: true,
     view: 'customer-collections',
     examples: [
       {description: 'The latest page', command: 'customers collections MC_ACME0001'},
@@ -420,6 +425,7 @@ On a terminal, when neither flag is given, you are asked which account.`,
     summary: 'List banks and their codes',
     description: 'Bank codes are used by `pay verifications bank-account --bank-code` and bank payouts.',
     fields: [],
+    list: true,
     view: 'banks',
     examples: [
       {description: 'Table of banks', command: 'metadata banks'},
@@ -433,6 +439,7 @@ On a terminal, when neither flag is given, you are asked which account.`,
     summary: 'List mobile money provider codes',
     description: 'The codes are what --provider takes.',
     fields: [],
+    list: true,
     view: 'providers',
     examples: [
       {description: 'Provider codes', command: 'metadata providers'},

@@ -40,3 +40,18 @@ export const waitFlags = {
   wait: Flags.boolean({description: 'Poll until the transaction ends: exit 0 when it succeeded (or is active), 8 when it failed or was cancelled, 9 on --wait-timeout'}),
   'wait-timeout': Flags.integer({description: 'Seconds --wait polls before giving up (exit 9)', default: 120, min: 1, max: 86_400}),
 }
+
+/** Every command whose answer is a list (OperationSpec.list). */
+export const listFlags = {
+  limit: Flags.integer({description: 'At most N items (follows the pages as far as needed where the service pages)', min: 1, helpValue: 'N'}),
+}
+
+/** --all on a list the service answers in one response: accepted so that scripts can pass it everywhere. */
+export const onePageAllFlag = {
+  all: Flags.boolean({description: 'Every item (the service answers this list in one response)'}),
+}
+
+/** Commands that move money (OperationSpec.confirm): asked first on a terminal against a live profile. */
+export const confirmFlags = {
+  yes: Flags.boolean({char: 'y', description: 'Do not ask before moving money with a live profile (scripts never get asked: no terminal)'}),
+}

@@ -81,6 +81,11 @@ export class Output {
     this.writer.document('', value === undefined ? null : value)
   }
 
+  /** Text to stdout exactly as given (a stream written in pieces: `pay api --paginate --slurp`). */
+  chunk(text: string): void {
+    this.stdout.write(text)
+  }
+
   private write(text: string): void {
     this.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
   }
@@ -88,6 +93,11 @@ export class Output {
   /** A message for people, on stderr (not under --quiet). */
   info(text: string): void {
     if (this.options.quiet) return
+    this.stderr.write(`${text}\n`)
+  }
+
+  /** A line people must see even under --quiet (what a confirmation question is about), on stderr. */
+  notice(text: string): void {
     this.stderr.write(`${text}\n`)
   }
 
