@@ -37,7 +37,7 @@ function jqMessage(err: unknown): string {
   const e = err as {stderr?: string; message?: string}
   const text = (e.stderr ?? e.message ?? String(err)).replace(/^undefined/, '')
   const lines = text.split('\n').filter((l) => l.startsWith('jq: error'))
-  return (lines.length > 0 ? lines.join('; ') : text.split('\n')[0]).replace(/^jq: error:?\s*/, '').trim()
+  return (lines.length > 0 ? lines.join('; ') : text.split('\n')[0]).replace(/^jq: error:?\s*(\(at inputString:\d+\):\s*)?/, '').trim()
 }
 
 /**
