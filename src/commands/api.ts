@@ -13,8 +13,7 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
     {description: 'A GET with a query', command: '<%= config.bin %> api GET "/v1/collections?merchant_reference=order-42"'},
     {description: 'A POST with fields (key=value is a string, key:=json a JSON value)', command: '<%= config.bin %> api POST /v1/collections -F amount=250.00 -F currency=KES -F merchant_reference=order-43 -F mobile=254700000001 -F provider=mpesa'},
     {description: 'A body from a file, with a chosen idempotency key', command: '<%= config.bin %> api POST /v1/payouts --data @payout.json --idempotency-key 5f1c2d3e-0000-4000-8000-000000000001'},
-    {description: "Every collection of a customer, one per line, across all pages", command: '<%= config.bin %> api GET "/v1/customers/MC_ACME0001/collections?per_page=100" --paginate'},
-    {description: 'The same as one JSON array', command: '<%= config.bin %> api GET /v1/customers/MC_ACME0001/collections --paginate --slurp'},
+    {description: 'Every collection of a customer across all pages, one per line (--slurp: one JSON array)', command: '<%= config.bin %> api GET "/v1/customers/MC_ACME0001/collections?per_page=100" --paginate'},
     {description: 'Just the ids of the failed ones', command: `<%= config.bin %> api GET /v1/customers/MC_ACME0001/collections --paginate --jq '.data[] | select(.status == "failed") | .id'`},
   ]
 
