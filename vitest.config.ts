@@ -1,6 +1,8 @@
 import {defineConfig} from 'vitest/config'
 
 export default defineConfig({
+  // jq-web's export is a promise, which vitest's CommonJS interop mistakes for a thenable module (see the file)
+  resolve: {alias: {'jq-web': new URL('./test/helpers/jq-web.mjs', import.meta.url).pathname}},
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['./test/helpers/global-setup.ts'],

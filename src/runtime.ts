@@ -7,6 +7,7 @@ import {ApiClient, type ClientOptions} from './client/api-client.js'
 import type {ApiContext} from './cli/api-context.js'
 import {resolveSettings, type SettingFlags} from './config/settings.js'
 import {createJournalGate} from './journal/index.js'
+import type {OutputOptions} from './output/options.js'
 import {Output} from './output/output.js'
 import {printable} from './output/printable.js'
 import {detectTerminal} from './output/terminal.js'
@@ -23,6 +24,9 @@ export {problemsOf} from './api/validate.js'
 export {readDataFlag, parseFieldFlags, mergeBody} from './cli/body-input.js'
 export {renderDryRun} from './output/dry-run.js'
 export {renderError} from './output/errors.js'
+export {JqCompileError} from './output/structured.js'
+export {outputOptions} from './output/options.js'
+export type {OutputOptions} from './output/options.js'
 
 export interface ApiContextFlags extends SettingFlags {
   json?: boolean
@@ -35,8 +39,10 @@ export interface ApiContextFlags extends SettingFlags {
 // what a command talks to the service with; defined beside the cli modules that take it (no import circle)
 export type {ApiContext} from './cli/api-context.js'
 
-export function createOutput(json: boolean): Output {
-  return new Output(detectTerminal(), json)
+/** The Output of a command: --json or the output flags' options; --no-input turns prompting off. */
+export function createOutput(mode: boolean | OutputOptions, noInput = false): Output {
+  const term = detectTerminal()
+  return new Output(noInput ? {...term, interactive: false} : term, mode)
 }
 
 /** `env` and `transport` are for running a command in-process (tests): the defaults are the process's. */

@@ -116,6 +116,13 @@ export interface OperationSpec {
   wait?: WaitSpec
   /** `--all`: follow the pages (query key `page`) to the end, streaming the list rows. */
   paging?: {flag: string; help: string; exclusive: readonly string[]; noun: string}
+  /** The answer is a list: `--limit` (and `--all`, which follows `paging` where the service pages). */
+  list?: boolean
+  /**
+   * Money moves: on a terminal, against a profile marked live, say what will happen (amount, currency, the
+   * destination read from these request values, reference) and ask; `--yes` skips.
+   */
+  confirm?: {destination: readonly ValueSource[]}
   /** `--open`: open this response field (a URL) in the browser. */
   open?: {flag: string; help: string; field: string}
   /** --data / -F for extra body fields (default: the endpoint has an object body). */

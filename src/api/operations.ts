@@ -54,13 +54,14 @@ On a terminal, missing values are asked for (the provider from the service's lis
       {key: 'account_name', help: 'Display name of the issued bank account'},
       DESCRIPTION,
     ],
+    confirm: {destination: ['body.mobile', 'body.provider', 'body.payment_rail']},
     view: 'collection',
     wait: {get: 'collections.get', path: {id: ['response.id']}, noun: 'collection', ...TX_STATES},
     examples: [
       {description: 'Charge an M-Pesa wallet and wait for the result', command: 'collections create --amount 1500.00 --currency KES --reference order-42 --mobile 254712345678 --provider mpesa --wait'},
       {description: 'Issue a bank account for a bank transfer', command: 'collections create --amount 25000 --currency KES --reference inv-2026-118 --rail bank_transfer --account-name "Acme Stores - INV 118"'},
       {description: 'Preview the request without sending it', command: 'collections create --amount 10 --currency kes --reference test-1 --mobile 254712345678 --provider mpesa --dry-run'},
-      {description: 'Script: only the collection id', command: 'collections create --amount 99.50 --currency KES --reference order-43 --mobile 254712345678 --provider mpesa --json | jq -r .id'},
+      {description: 'Script: only the collection id', command: 'collections create --amount 99.50 --currency KES --reference order-43 --mobile 254712345678 --provider mpesa --jq .id'},
     ],
   },
   'collections:get': {
@@ -78,7 +79,7 @@ On a terminal, missing values are asked for (the provider from the service's lis
     examples: [
       {description: 'By id', command: 'collections get CL_8K2M4Q7R1T'},
       {description: 'By your order reference, waiting for the outcome', command: 'collections get --reference order-42 --wait --wait-timeout 300'},
-      {description: 'Script: just the state', command: 'collections get --reference order-42 --json | jq -r .status'},
+      {description: 'Script: just the state', command: 'collections get --reference order-42 --jq .status'},
     ],
   },
   'checkout:create': {
@@ -107,7 +108,7 @@ On a terminal, missing values are asked for (the provider from the service's lis
       {description: 'A fixed-amount pay link, opened in the browser', command: 'checkout create --amount 2500.00 --currency KES --reference order-77 --success-url https://shop.example/paid --cancel-url https://shop.example/cart --open'},
       {description: 'The customer enters the amount (live mode only)', command: 'checkout create --amount-mode open --currency KES --reference donation-5 --success-url https://shop.example/thanks --cancel-url https://shop.example'},
       {description: 'Locked to an M-Pesa wallet, waiting until paid', command: 'checkout create --amount 150 --currency KES --reference order-78 --rail mobile_money --mobile 254712345678 --provider mpesa --success-url https://shop.example/ok --cancel-url https://shop.example/no --wait'},
-      {description: 'Script: just the link', command: 'checkout create --amount 10 --currency KES --reference order-79 --success-url https://shop.example/ok --cancel-url https://shop.example/no --json | jq -r .url'},
+      {description: 'Script: just the link', command: 'checkout create --amount 10 --currency KES --reference order-79 --success-url https://shop.example/ok --cancel-url https://shop.example/no --jq .url'},
     ],
   },
   'checkout:get': {
@@ -142,6 +143,7 @@ Check the name behind a destination first with \`pay verifications msisdn\` or \
       {key: 'account_name', help: 'Name on the destination bank account'},
       DESCRIPTION,
     ],
+    confirm: {destination: ['body.mobile', 'body.provider', 'body.bank_code', 'body.account_number', 'body.account_name']},
     view: 'payout',
     wait: {get: 'payouts.get', path: {merchant_reference: ['response.merchant_reference', 'body.merchant_reference']}, noun: 'payout', ...TX_STATES},
     examples: [
@@ -173,7 +175,7 @@ Shows what kind of transaction it is (collection, payout or checkout session), i
     view: 'transaction',
     examples: [
       {description: 'What happened to order 42?', command: 'transactions verify order-42'},
-      {description: 'Script: kind and state', command: "transactions verify payout-2026-03-31 --json | jq -r '.object + \" \" + .status'"},
+      {description: 'Script: kind and state', command: "transactions verify payout-2026-03-31 --jq '.object + \" \" + .status'"},
     ],
   },
   'verifications:msisdn': {
@@ -189,7 +191,7 @@ Use it before a payout to make sure the money goes to the right person. An upstr
     view: 'verification',
     examples: [
       {description: 'Check a wallet', command: 'verifications msisdn --mobile 254712345678'},
-      {description: 'With the provider, as JSON', command: 'verifications msisdn --mobile 254712345678 --provider mpesa --json | jq -r .status'},
+      {description: 'With the provider, as JSON', command: 'verifications msisdn --mobile 254712345678 --provider mpesa --jq .status'},
     ],
   },
   'verifications:bank-account': {
@@ -205,7 +207,7 @@ Bank codes come from \`pay metadata banks\`; on a terminal the bank is offered a
     view: 'verification',
     examples: [
       {description: 'Check an Equity Bank account', command: 'verifications bank-account --bank-code 68 --account-number 0123456789'},
-      {description: 'Script: the holder name', command: "verifications bank-account --bank-code 01 --account-number 1100223344 --json | jq -r '.profile.first_name + \" \" + .profile.last_name'"},
+      {description: 'Script: the holder name', command: "verifications bank-account --bank-code 01 --account-number 1100223344 --jq '.profile.first_name + \" \" + .profile.last_name'"},
     ],
   },
   'mandates:create': {
@@ -278,6 +280,7 @@ Every mandate of the merchant that shares the same upstream mandate is cancelled
       {...reference('this debit', 'Merchant reference for this debit')},
       {...PROVIDER, help: 'Mobile money provider code of the mandate'},
     ],
+    confirm: {destination: ['path.mandate_id', 'body.provider']},
     view: 'debit',
     wait: {get: 'debits.status', query: {mandate_id: ['path.mandate_id'], merchant_reference: ['body.merchant_reference']}, label: ['body.merchant_reference'], noun: 'debit', ...TX_STATES},
     examples: [
@@ -298,7 +301,7 @@ Every mandate of the merchant that shares the same upstream mandate is cancelled
     wait: self('debit', TX_STATES, ['query.merchant_reference']),
     examples: [
       {description: 'Show a debit', command: 'debits status --mandate MD_7H3K9P2W --reference gym-jane-2026-12'},
-      {description: 'Wait for it, as JSON', command: 'debits status --mandate MD_7H3K9P2W --reference gym-jane-2026-12 --wait --json | jq -r .status'},
+      {description: 'Wait for it, as JSON', command: 'debits status --mandate MD_7H3K9P2W --reference gym-jane-2026-12 --wait --jq .status'},
     ],
   },
   'plans:list': {
@@ -308,10 +311,11 @@ Every mandate of the merchant that shares the same upstream mandate is cancelled
     description: `Needs the subscriptions product: without it the service answers 403 forbidden (exit 3).
 Plan ids (PLN_…) are used by \`pay subscriptions create --plan\` and \`pay mandates create --plan\`.`,
     fields: [],
+    list: true,
     view: 'plans',
     examples: [
       {description: 'Table of plans', command: 'plans list'},
-      {description: 'Script: plan ids only', command: "plans list --json | jq -r '.data[].plan_id'"},
+      {description: 'Script: plan ids only', command: "plans list --jq '.data[].plan_id'"},
     ],
   },
   'subscriptions:create': {
@@ -359,7 +363,7 @@ On a terminal, a missing --plan is offered as a list from \`pay plans list\`.`,
     view: 'customer',
     examples: [
       {description: 'Show a customer', command: 'customers get MC_ACME0001'},
-      {description: 'Script: the email', command: 'customers get MC_ACME0001 --json | jq -r .email'},
+      {description: 'Script: the email', command: 'customers get MC_ACME0001 --jq .email'},
     ],
   },
   'customers:collections': {
@@ -367,7 +371,7 @@ On a terminal, a missing --plan is offered as a list from \`pay plans list\`.`,
     endpoint: 'customers.collections',
     summary: "List a customer's collections",
     description: `One page (--page, --per-page), or every page with --all.
---all follows the pages to the end and prints each page's rows as it arrives, so a long history never sits in memory; with --json it prints each page's body as the service sent it, one per line (JSON Lines).
+--all follows the pages to the end and prints each page's rows as it arrives, so a long history never sits in memory; with --json it prints each page's body as the service sent it, one per line (JSON Lines); -o ndjson, csv and tsv stream the rows. --limit N stops after N collections.
 Paging parameters beyond per_page are not in the spec: we send page (1-based) and per_page (docs/assumptions.md).`,
     fields: [
       ID('Customer', 'MC'),
@@ -375,11 +379,13 @@ Paging parameters beyond per_page are not in the spec: we send page (1-based) an
       {key: 'page', in: 'query', helpValue: 'N', help: 'Page to show, 1-based (not with --all)', prompt: false},
     ],
     paging: {flag: 'all', help: 'Follow the pages to the end, streaming rows as they arrive', exclusive: ['page'], noun: 'collection'},
+    list: true,
     view: 'customer-collections',
     examples: [
       {description: 'The latest page', command: 'customers collections MC_ACME0001'},
-      {description: 'Every collection, 100 per request, as CSV-ish text', command: 'customers collections MC_ACME0001 --all --per-page 100 | cut -f1-4'},
-      {description: 'Every collection as JSON, one object per row', command: "customers collections MC_ACME0001 --all --json | jq -c '.data[]'"},
+      {description: 'Every collection, 100 per request, into a spreadsheet (RFC 4180 CSV)', command: 'customers collections MC_ACME0001 --all --per-page 100 -o csv --fields id,status,amount,currency,merchant_reference,created_at > jane.csv'},
+      {description: 'Every collection as JSON, one object per line', command: 'customers collections MC_ACME0001 --all -o ndjson'},
+      {description: 'The 5 latest, ids of the failed ones only', command: "customers collections MC_ACME0001 --limit 5 --jq '.data[] | select(.status == \"failed\") | .id'"},
     ],
   },
   'virtual-accounts:create': {
@@ -396,7 +402,7 @@ On a terminal, when neither flag is given, you are asked which account.`,
     view: 'virtual-account',
     examples: [
       {description: 'Give Jane her own account to pay into', command: 'virtual-accounts create --customer MC_ACME0001'},
-      {description: "The merchant's standing account, as JSON", command: 'virtual-accounts create --merchant --json | jq -r .virtual_account.account_number'},
+      {description: "The merchant's standing account, as JSON", command: 'virtual-accounts create --merchant --jq .virtual_account.account_number'},
     ],
   },
   'virtual-accounts:get': {
@@ -411,7 +417,7 @@ On a terminal, when neither flag is given, you are asked which account.`,
     view: 'virtual-account',
     examples: [
       {description: "Jane's account", command: 'virtual-accounts get --customer MC_ACME0001'},
-      {description: "The merchant's account number", command: 'virtual-accounts get --merchant --json | jq -r .virtual_account.account_number'},
+      {description: "The merchant's account number", command: 'virtual-accounts get --merchant --jq .virtual_account.account_number'},
     ],
   },
   'metadata:banks': {
@@ -420,10 +426,11 @@ On a terminal, when neither flag is given, you are asked which account.`,
     summary: 'List banks and their codes',
     description: 'Bank codes are used by `pay verifications bank-account --bank-code` and bank payouts.',
     fields: [],
+    list: true,
     view: 'banks',
     examples: [
       {description: 'Table of banks', command: 'metadata banks'},
-      {description: 'Find a bank code', command: "metadata banks --json | jq -r '.data[] | select(.bank_name|test(\"Equity\")) | .bank_code'"},
+      {description: 'Find a bank code', command: "metadata banks --jq '.data[] | select(.bank_name|test(\"Equity\")) | .bank_code'"},
     ],
   },
   'metadata:providers': {
@@ -433,10 +440,11 @@ On a terminal, when neither flag is given, you are asked which account.`,
     summary: 'List mobile money provider codes',
     description: 'The codes are what --provider takes.',
     fields: [],
+    list: true,
     view: 'providers',
     examples: [
       {description: 'Provider codes', command: 'metadata providers'},
-      {description: 'As a plain list for a script', command: "metadata providers --json | jq -r '.data[].provider'"},
+      {description: 'As a plain list for a script', command: "metadata providers --jq '.data[].provider'"},
     ],
   },
   balance: {
@@ -448,7 +456,7 @@ On a terminal, when neither flag is given, you are asked which account.`,
     view: 'balance',
     examples: [
       {description: 'All wallets', command: 'balance'},
-      {description: 'One currency, as JSON for a script', command: 'balance --currency KES --json | jq -r .data[0].payout_wallet'},
+      {description: 'One currency, as JSON for a script', command: 'balance --currency KES --jq .data[0].payout_wallet'},
     ],
   },
   account: {

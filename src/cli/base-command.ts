@@ -6,7 +6,9 @@
  * service; SandboxCommand: the sandbox's control API.
  */
 import {Command, Errors, Flags} from '@oclif/core'
+import type {Input, ParserOutput} from '@oclif/core/interfaces'
 import type {ApiContext, ApiContextFlags, ControlClient, ControlEndpointId, ControlInput} from '../runtime.js'
+import {outputFlagsFromArgv, type OutputFlagValues, type OutputOptions} from '../output/options.js'
 import type {Output} from '../output/output.js'
 import {connectionFlags, globalFlags} from './flags.js'
 
@@ -23,14 +25,45 @@ export abstract class BaseCommand extends Command {
     return this.runtimeModule
   }
 
-  /** --json was given (read from argv so that it also holds for errors raised while parsing). */
+  /** The output flags: from the parsed flags once parsed, else read from argv (an error raised while parsing). */
+  private outputFlags?: OutputFlagValues & {'no-input'?: boolean}
+
+  /** --json or another structured format was asked for. */
   protected get jsonMode(): boolean {
-    return this.argv.includes('--json')
+    return this.outputInstance?.json ?? (this.outputFlags ?? outputFlagsFromArgv(this.argv)).json === true
   }
 
   protected async output(): Promise<Output> {
-    if (!this.outputInstance) this.outputInstance = (await this.runtime()).createOutput(this.jsonMode)
+    if (!this.outputInstance) {
+      const rt = await this.runtime()
+      const flags = this.outputFlags ?? outputFlagsFromArgv(this.argv)
+      const {options, problems} = rt.outputOptions(flags)
+      // problems with the output flags are reported by parse(); an error rendered before that uses what is valid
+      const usable: OutputOptions = problems.length > 0 ? {format: flags.json ? 'json' : 'table', quiet: flags.quiet} : options
+      this.outputInstance = rt.createOutput(usable, Boolean(this.outputFlags?.['no-input']))
+    }
     return this.outputInstance
+  }
+
+  /**
+   * oclif's parse, then the output flags: checked (a bad --fields or a --jq program that does not compile exits
+   * 2 here, before any request) and the Output built from them, with the libraries its format needs loaded.
+   */
+  protected override async parse<F extends Record<string, any>, B extends Record<string, any>, A extends Record<string, any>>(options?: Input<F, B, A>, argv?: string[]): Promise<ParserOutput<F, B, A>> {
+    const parsed = await super.parse(options, argv)
+    this.outputFlags = parsed.flags as OutputFlagValues
+    this.outputInstance = undefined
+    const rt = await this.runtime()
+    const {problems} = rt.outputOptions(this.outputFlags)
+    if (problems.length > 0) throw new rt.InputError(problems)
+    const out = await this.output()
+    try {
+      await out.prepare()
+    } catch (err) {
+      if (err instanceof rt.JqCompileError) throw rt.InputError.one('--jq', `does not compile: ${err.detail}`)
+      throw err
+    }
+    return parsed
   }
 
   protected get userAgent(): string {
@@ -42,6 +75,7 @@ export abstract class BaseCommand extends Command {
     if (err instanceof Errors.ExitError || (err.oclif?.exit === 0 && !('exitCode' in err))) throw err
     const rt = await this.runtime()
     const out = await this.output()
+    out.forError()
     if (typeof err.exitCode !== 'number' && err.oclif?.exit !== undefined) {
       // an oclif parse error: missing or unknown flag, bad flag value
       const message = err.message.replace(/\n\s*See more help with --help$/m, '').trim()

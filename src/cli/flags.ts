@@ -2,9 +2,16 @@
  * Flags shared by many commands. Light: only @oclif/core is imported here, so `--help` stays fast.
  */
 import {Flags} from '@oclif/core'
+import {FORMATS} from '../output/options.js'
 
 export const globalFlags = {
-  json: Flags.boolean({description: 'Print the service\'s JSON body on stdout and nothing else (errors as {"error":…})', helpGroup: 'GLOBAL'}),
+  json: Flags.boolean({description: 'Print the service\'s JSON body on stdout and nothing else (errors as {"error":…}); the same as -o json', helpGroup: 'GLOBAL'}),
+  output: Flags.string({char: 'o', description: 'Output format: table (default), json, ndjson (one object per line), csv (RFC 4180), tsv, yaml; lists stream in ndjson, csv and tsv', options: [...FORMATS], helpValue: 'FORMAT', helpGroup: 'GLOBAL'}),
+  fields: Flags.string({description: 'Only these fields, as dot paths (id,status,customer.name): the columns of a table, csv or tsv, the keys of json', helpValue: 'a,b.c', helpGroup: 'GLOBAL'}),
+  jq: Flags.string({description: 'Filter the JSON output with a jq program, in-process (strings print raw, like gh --jq); checked before anything is sent', helpValue: 'EXPR', helpGroup: 'GLOBAL'}),
+  'no-header': Flags.boolean({description: 'No header line in tables, csv and tsv', helpGroup: 'GLOBAL'}),
+  quiet: Flags.boolean({char: 'q', description: 'No progress or notices on stderr (errors are still shown)', helpGroup: 'GLOBAL'}),
+  'no-input': Flags.boolean({description: 'Never prompt, even on a terminal (also PAY_NO_INPUT=1 or CI)', helpGroup: 'GLOBAL'}),
   debug: Flags.boolean({description: 'Trace each request and response on stderr (secrets redacted)', helpGroup: 'GLOBAL'}),
 }
 
@@ -42,4 +49,19 @@ export const bodyFlags = {
 export const waitFlags = {
   wait: Flags.boolean({description: 'Poll until the transaction ends: exit 0 when it succeeded (or is active), 8 when it failed or was cancelled, 9 on --wait-timeout'}),
   'wait-timeout': Flags.integer({description: 'Seconds --wait polls before giving up (exit 9)', default: 120, min: 1, max: 86_400}),
+}
+
+/** Every command whose answer is a list (OperationSpec.list). */
+export const listFlags = {
+  limit: Flags.integer({description: 'At most N items (follows the pages as far as needed where the service pages)', min: 1, helpValue: 'N'}),
+}
+
+/** --all on a list the service answers in one response: accepted so that scripts can pass it everywhere. */
+export const onePageAllFlag = {
+  all: Flags.boolean({description: 'Every item (the service answers this list in one response)'}),
+}
+
+/** Commands that move money (OperationSpec.confirm): asked first on a terminal against a live profile. */
+export const confirmFlags = {
+  yes: Flags.boolean({char: 'y', description: 'Do not ask before moving money with a live profile (scripts never get asked: no terminal)'}),
 }

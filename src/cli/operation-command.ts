@@ -14,7 +14,7 @@ import {descriptionOf, examplesOf, factsOf, fieldHelp} from '../api/operation-he
 import {flagName} from '../api/operation-names.js'
 import {operations, type OperationId, type OperationSpec} from '../api/operations.js'
 import {ApiCommand} from './base-command.js'
-import {bodyFlags, bulkFlags, idempotencyFlags, waitFlags} from './flags.js'
+import {bodyFlags, bulkFlags, confirmFlags, idempotencyFlags, listFlags, onePageAllFlag, waitFlags} from './flags.js'
 
 /** The flags and arguments of an operation, in the order of its fields. */
 export function operationInputs(op: OperationSpec): {flags: FlagInput; args: Record<string, Arg<string | undefined>>} {
@@ -27,6 +27,8 @@ export function operationInputs(op: OperationSpec): {flags: FlagInput; args: Rec
   }
   for (const alt of op.alternatives ?? []) if (alt.help) flags[alt.flag] = Flags.boolean({description: alt.help})
   if (op.paging) flags[op.paging.flag] = Flags.boolean({description: op.paging.help})
+  if (op.list) Object.assign(flags, op.paging ? {} : onePageAllFlag, listFlags)
+  if (op.confirm) Object.assign(flags, confirmFlags)
   if (op.open) flags[op.open.flag] = Flags.boolean({description: op.open.help})
   if (op.wait) Object.assign(flags, waitFlags)
   const ids = [op.endpoint, ...(op.alternatives ?? []).map((a) => a.endpoint)]

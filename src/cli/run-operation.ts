@@ -20,6 +20,7 @@ import {ExitCode} from '../client/exit-codes.js'
 import {renderDryRun} from '../output/dry-run.js'
 import {listColumns, renderView, StreamTable} from '../output/views.js'
 import type {ApiContext} from './api-context.js'
+import {confirmMoneyMove} from './confirm.js'
 import {mergeBody, parseFieldFlags, readDataFlag} from './body-input.js'
 import {reportWait, waitFor, type PollSpec} from './wait.js'
 
@@ -280,20 +281,23 @@ export function gatherSpecOf(op: OperationSpec, choice: Selection, values: Given
 export async function runOperation(ctx: ApiContext, op: OperationSpec, values: Given): Promise<number> {
   const choice = await chooseEndpoint(ctx, op, values)
   const idempotencyKey = values['idempotency-key'] as string | undefined
-  const paging = op.paging && given(values, op.paging.flag) ? op.paging : undefined
+  const limit = typeof values.limit === 'number' ? values.limit : undefined
+  // --all, or --limit without --page: follow the pages (as far as the limit)
+  const paging = op.paging && (given(values, op.paging.flag) || (limit !== undefined && !given(values, 'page'))) ? op.paging : undefined
   const {input} = await gatherInput(ctx, {...gatherSpecOf(op, choice, values), extra: {data: values.data as string | undefined, field: values.field as string[] | undefined}})
   if (idempotencyKey !== undefined) input.idempotencyKey = idempotencyKey
-  if (paging) return allPages(ctx, op, choice.id, input, paging.noun)
+  if (paging) return allPages(ctx, op, choice.id, input, paging.noun, limit)
   const {client, out} = ctx
   const prepared = client.prepare(choice.id, input)
   if (values['dry-run']) {
     renderDryRun(out, prepared, {profileName: ctx.settings.profileName, fromProfile: ctx.settings.sources.clientId === 'profile'})
     return ExitCode.OK
   }
+  await confirmMoneyMove(ctx, op, input, values.yes === true)
   const res = await client.send(prepared)
   if (op.open && given(values, op.open.flag)) await openLink(ctx, (res.body as Record<string, unknown> | undefined)?.[op.open.field])
   if (!op.wait || !values.wait) {
-    renderView(out, op.view, res)
+    renderView(out, op.view, limit === undefined ? res : limited(res, limit))
     return ExitCode.OK
   }
   const poll = pollOf(op, choice.id, res, input)
@@ -309,18 +313,32 @@ async function openLink(ctx: ApiContext, url: unknown): Promise<void> {
   ctx.out.info(opened ? `Opened ${url} in the browser` : `No browser available here; open ${url} yourself`)
 }
 
-/** --all: every page from the first, each page's rows printed as they arrive (JSON Lines under --json). */
-async function allPages(ctx: ApiContext, op: OperationSpec, id: EndpointId, input: CallInput, noun: string): Promise<number> {
+/** A list answer cut to its first `limit` items (the text re-written to match). */
+function limited(res: Pick<ApiResponse, 'text' | 'body'>, limit: number): Pick<ApiResponse, 'text' | 'body'> {
+  const body = res.body as {data?: unknown[]} | undefined
+  if (!body || !Array.isArray(body.data) || body.data.length <= limit) return res
+  const cut = {...body, data: body.data.slice(0, limit)}
+  return {body: cut, text: JSON.stringify(cut)}
+}
+
+/**
+ * --all (or --limit): every page from the first, each page's rows printed as they arrive (under --json each
+ * page's body, one per line; -o ndjson/csv/tsv stream the rows), stopping after `limit` rows.
+ */
+async function allPages(ctx: ApiContext, op: OperationSpec, id: EndpointId, input: CallInput, noun: string, limit?: number): Promise<number> {
   const {client, out} = ctx
   const table = out.json ? undefined : new StreamTable(out, listColumns(op.view))
   let total: unknown
+  let rows = 0
   for (let page = 1; page <= 100_000; page++) {
-    const res = await client.call<{data?: Record<string, unknown>[]; has_more?: boolean; total?: number}>(id, {path: input.path, query: {...input.query, page: String(page)}})
+    const full = await client.call<{data?: Record<string, unknown>[]; has_more?: boolean; total?: number}>(id, {path: input.path, query: {...input.query, page: String(page)}})
+    const res = limit === undefined ? full : (limited(full, limit - rows) as typeof full)
     const data = res.body?.data ?? []
     total = res.body?.total
+    rows += data.length
     if (out.json) out.data(res.text.includes('\n') ? JSON.stringify(res.body) : res.text)
     else table!.push(data)
-    if (!res.body?.has_more || data.length === 0) break
+    if (!full.body?.has_more || data.length === 0 || (limit !== undefined && rows >= limit)) break
   }
   if (table) out.info(out.color('dim', `${table.rows} ${noun}(s)${typeof total === 'number' ? ` of ${total}` : ''}`, 'err'))
   return ExitCode.OK

@@ -21,6 +21,7 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     'client-secret': Flags.string({description: "API client secret, or - to read it from stdin; PAY_CLIENT_SECRET or stdin keep it out of argv (the process list and oclif's DEBUG=* show argv), or use the prompt"}),
     'account-ref': Flags.string({description: 'Sub-account ref (when sub-accounts are enabled)'}),
     'webhook-secret': Flags.string({description: 'Webhook signing secret, for `pay webhook listen`'}),
+    live: Flags.boolean({allowNo: true, description: 'Mark the profile live: money-moving commands ask before sending, on a terminal (asked when prompting)'}),
   }
 
   async run(): Promise<void> {
@@ -46,6 +47,10 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
       values.client_id ??= await input({message: 'Client id', validate: (v) => v.trim() !== '' || 'required'}, opts)
       values.client_secret ??= await password({message: 'Client secret', mask: '*', validate: (v) => v !== '' || 'required'}, opts)
       // the sub-account ref is asked for only when the service says this merchant needs one (below)
+      if (flags.live === undefined && name !== rt.SANDBOX_PROFILE) {
+        const {confirm} = await import('@inquirer/prompts')
+        flags.live = await confirm({message: 'Is this the live service? (money-moving commands will then ask before sending)', default: false}, opts)
+      }
     }
     const missing = []
     if (!values.base_url) missing.push({flag: '--base-url', rule: 'is required (or PAY_BASE_URL)'})
@@ -82,7 +87,7 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     }
     // only now, with the credentials proven, is anything written
     const store = await rt.ProfileStore.open()
-    store.save(name, values, {activate: true})
+    store.save(name, {...values, live: name === rt.SANDBOX_PROFILE ? undefined : flags.live}, {activate: true})
     if (out.json) {
       out.data(JSON.stringify({profile: name, base_url: values.base_url, client_id: values.client_id, account_ref: values.account_ref ?? null, account: account ?? null}))
       return

@@ -3,11 +3,12 @@ import type {Profile} from './profile-schema.js'
 import {SECRET_FIELDS} from './profile-schema.js'
 import {redactUrl} from '../client/redact.js'
 
-export function redactProfile(profile: Profile): Record<string, string | null> {
-  const view: Record<string, string | null> = {}
+export function redactProfile(profile: Profile): Record<string, string | boolean | null> {
+  const view: Record<string, string | boolean | null> = {}
   for (const key of ['base_url', 'client_id', 'client_secret', 'account_ref', 'webhook_secret'] as const) {
     const value = profile[key]
     view[key] = (SECRET_FIELDS as readonly string[]).includes(key) ? (value ? '[REDACTED] (set)' : null) : key === 'base_url' && value ? redactUrl(value) : (value ?? null)
   }
+  view.live = profile.live === true
   return view
 }

@@ -30,6 +30,8 @@ export interface Settings {
   webhookSecret?: string
   sources: Partial<Record<'baseUrl' | 'clientId' | 'clientSecret' | 'accountRef' | 'webhookSecret' | 'profileName', Source>>
   configDir: string
+  /** The profile is marked live (`pay profiles add --live`) and its base URL is the one used. */
+  live?: boolean
 }
 
 const FIELDS = [
@@ -96,5 +98,7 @@ export async function resolveSettings(given: SettingFlags, env: NodeJS.ProcessEn
     }
   }
   if (settings.baseUrl) settings.baseUrl = settings.baseUrl.replace(/\/+$/, '')
+  // live only where the profile's own base URL is used (a flag or PAY_BASE_URL points elsewhere)
+  settings.live = profile?.live === true && settings.sources.baseUrl === 'profile'
   return settings
 }

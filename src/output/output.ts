@@ -3,8 +3,10 @@
  * progress and logs go to stderr. With --json, stdout is exactly the service's body (or the error envelope).
  */
 import {paint, type ColorName} from './colors.js'
-import {flatten, listColumns, listRows} from './format.js'
+import {flatten, formatScalar, getPath, listColumns, listRows} from './format.js'
+import type {Format, OutputOptions} from './options.js'
 import {printableDeep} from './printable.js'
+import {loadLibraries, needsLibraries, StructuredWriter, type Libraries} from './structured.js'
 import {keyValueTable, listTable} from './table.js'
 import type {Terminal} from './terminal.js'
 
@@ -16,24 +18,91 @@ export interface RenderOptions {
 }
 
 export class Output {
+  /** What the output flags asked for (src/output/options.ts). */
+  options: OutputOptions
+  private libs?: Libraries
+  private writer?: StructuredWriter
+
   constructor(
     readonly term: Terminal,
-    readonly json: boolean,
+    /** --json, or the whole set of output options. */
+    mode: boolean | OutputOptions,
     private readonly stdout: NodeJS.WritableStream = process.stdout,
     private readonly stderr: NodeJS.WritableStream = process.stderr,
-  ) {}
+  ) {
+    this.options = typeof mode === 'boolean' ? {format: mode ? 'json' : 'table'} : mode
+  }
 
-  /** Raw data to stdout, newline-terminated. */
+  /**
+   * Structured output (json, ndjson, csv, tsv, yaml, or --jq): commands print JSON documents with data(), and
+   * this Output turns them into the chosen format. False: tables and lines for people.
+   */
+  get json(): boolean {
+    return this.options.format !== 'table'
+  }
+
+  get format(): Format {
+    return this.options.format
+  }
+
+  /** --fields, for the human views (columns of a list, rows of an object). */
+  get fields(): string[] | undefined {
+    return this.options.fields
+  }
+
+  /** Loads the libraries the options need (jq, csv, yaml) and compiles --jq: call before any request. */
+  async prepare(): Promise<void> {
+    if (!this.libs && needsLibraries(this.options)) this.libs = await loadLibraries(this.options)
+  }
+
+  /**
+   * From here on an error is being rendered: it is shown in full even under --quiet, and as the plain
+   * {"error":…} envelope (no --jq, no --fields) on stdout under json/ndjson/yaml; csv, tsv and a bare --jq (whose
+   * stdout a script reads as plain values) keep it on stderr.
+   */
+  forError(): void {
+    const {format: was, jqRaw} = this.options
+    const format: Format = was === 'csv' || was === 'tsv' || was === 'table' || jqRaw ? 'table' : 'json'
+    this.options = {format, noHeader: this.options.noHeader}
+    this.writer = undefined
+  }
+
+  /** Data to stdout, newline-terminated; under structured output, a JSON document run through the pipeline. */
   data(text: string): void {
+    if (!this.json) return this.write(text)
+    this.writer ??= new StructuredWriter(this.options, this.libs ?? {}, (t) => this.write(t), this.term.stdoutIsTTY)
+    this.writer.document(text)
+  }
+
+  /** A value (not text) as one structured document; for table output, call human() instead. */
+  value(value: unknown): void {
+    if (!this.json) return this.write(this.human(value))
+    this.writer ??= new StructuredWriter(this.options, this.libs ?? {}, (t) => this.write(t), this.term.stdoutIsTTY)
+    this.writer.document('', value === undefined ? null : value)
+  }
+
+  /** Text to stdout exactly as given (a stream written in pieces: `pay api --paginate --slurp`). */
+  chunk(text: string): void {
+    this.stdout.write(text)
+  }
+
+  private write(text: string): void {
     this.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
   }
 
-  /** A message for people, on stderr. */
+  /** A message for people, on stderr (not under --quiet). */
   info(text: string): void {
+    if (this.options.quiet) return
+    this.stderr.write(`${text}\n`)
+  }
+
+  /** A line people must see even under --quiet (what a confirmation question is about), on stderr. */
+  notice(text: string): void {
     this.stderr.write(`${text}\n`)
   }
 
   warn(text: string): void {
+    if (this.options.quiet) return
     this.stderr.write(`${paint(this.term.colorErr, 'yellow', 'warning:')} ${text}\n`)
   }
 
@@ -60,16 +129,22 @@ export class Output {
 
   human(raw: unknown, options: RenderOptions = {}): string {
     const body = printableDeep(raw)
-    if (Array.isArray(body)) return this.table(body as Record<string, unknown>[], options.columns)
+    const columns = this.fields ?? options.columns
+    if (Array.isArray(body)) return this.table(body as Record<string, unknown>[], columns)
     if (body && typeof body === 'object') {
       const obj = body as Record<string, unknown>
       if (Array.isArray(obj.data) && (obj.object === 'list' || options.columns)) {
-        const footer = typeof obj.total === 'number' ? `\n${obj.data.length} of ${obj.total}${obj.has_more ? ' (more: --all or --page)' : ''}` : ''
-        return this.table(obj.data as Record<string, unknown>[], options.columns) + footer
+        const footer = typeof obj.total === 'number' && !this.options.noHeader ? `\n${obj.data.length} of ${obj.total}${obj.has_more ? ' (more: --all or --page)' : ''}` : ''
+        return this.table(obj.data as Record<string, unknown>[], columns) + footer
       }
-      return keyValueTable(flatten(obj, this.term.color), this.term.stdoutIsTTY)
+      return keyValueTable(this.fields ? this.fieldRows(obj) : flatten(obj, this.term.color), this.term.stdoutIsTTY)
     }
     return body === undefined ? '' : String(body)
+  }
+
+  /** The rows of an object under --fields: each dot path and its value. */
+  fieldRows(obj: Record<string, unknown>): [string, string][] {
+    return (this.fields ?? []).map((f) => [f, formatScalar(f, getPath(obj, f), this.term.color)])
   }
 
   list(raw: Record<string, unknown>[], columns?: string[]): string {
@@ -80,6 +155,6 @@ export class Output {
   private table(items: Record<string, unknown>[], columns?: string[]): string {
     if (items.length === 0) return this.term.stdoutIsTTY ? '(none)' : ''
     const cols = listColumns(items, columns)
-    return listTable(cols, listRows(items, cols, this.term.color), this.term.stdoutIsTTY)
+    return listTable(cols, listRows(items, cols, this.term.color), this.term.stdoutIsTTY, !this.options.noHeader)
   }
 }

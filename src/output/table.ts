@@ -24,9 +24,9 @@ export function keyValueTable(rows: [string, string][], tty: boolean): string {
   return table.toString()
 }
 
-export function listTable(columns: string[], rows: string[][], tty: boolean): string {
-  if (!tty) return [columns, ...rows].map(tsvRow).join('\n')
-  const table = new Table({head: columns, style: {head: [], border: []}, chars: COMPACT})
+export function listTable(columns: string[], rows: string[][], tty: boolean, header = true): string {
+  if (!tty) return [...(header ? [columns] : []), ...rows].map(tsvRow).join('\n')
+  const table = new Table({head: header ? columns : [], style: {head: [], border: []}, chars: COMPACT})
   for (const r of rows) table.push(r)
   return table.toString()
 }

@@ -10,7 +10,7 @@ export interface Terminal {
   color: boolean
   /** Colour on stderr, same rule. */
   colorErr: boolean
-  /** Prompting allowed: stdin and stderr are TTYs and CI is not set. */
+  /** Prompting allowed: stdin and stderr are TTYs, and neither CI nor PAY_NO_INPUT is set (nor --no-input). */
   interactive: boolean
   columns: number
 }
@@ -21,14 +21,16 @@ export function detectTerminal(env: NodeJS.ProcessEnv = process.env): Terminal {
   const stdinIsTTY = Boolean(process.stdin.isTTY)
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== ''
   const force = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0'
-  const ci = env.CI !== undefined && env.CI !== '' && env.CI !== 'false' && env.CI !== '0'
+  const set = (v: string | undefined) => v !== undefined && v !== '' && v !== 'false' && v !== '0'
+  const ci = set(env.CI)
+  const noInput = set(env.PAY_NO_INPUT)
   return {
     stdoutIsTTY,
     stderrIsTTY,
     stdinIsTTY,
     color: !noColor && (force || stdoutIsTTY),
     colorErr: !noColor && (force || stderrIsTTY),
-    interactive: stdinIsTTY && stderrIsTTY && !ci,
+    interactive: stdinIsTTY && stderrIsTTY && !ci && !noInput,
     columns: process.stdout.columns || 100,
   }
 }

@@ -272,7 +272,8 @@ export function renderView(out: Output, view: ViewName, res: Pick<ApiResponse, '
     out.body(res.text, res.body, {columns})
     return
   }
-  const rows = viewRows(view, printableDeep(res.body), out.term.color)
+  const body = printableDeep(res.body)
+  const rows = out.fields ? out.fieldRows((body ?? {}) as Obj) : viewRows(view, body, out.term.color)
   out.data(keyValueTable(rows as [string, string][], out.term.stdoutIsTTY))
 }
 
@@ -284,11 +285,14 @@ export function renderView(out: Output, view: ViewName, res: Pick<ApiResponse, '
 export class StreamTable {
   private widths?: number[]
   private count = 0
+  private readonly columns: string[]
 
   constructor(
     private readonly out: Output,
-    private readonly columns: string[],
-  ) {}
+    columns: string[],
+  ) {
+    this.columns = out.fields ?? columns
+  }
 
   push(raw: Obj[]): void {
     const items = printableDeep(raw)
@@ -296,7 +300,9 @@ export class StreamTable {
     const rows = items.map((item) => this.columns.map((c) => str(getPath(item, c)) ?? ''))
     if (!this.widths) {
       this.widths = this.columns.map((c, i) => Math.min(40, Math.max(c.length, ...rows.map((r) => r[i].length))))
-      if (!tty) this.out.data(tsvRow(this.columns))
+      if (this.out.options.noHeader) {
+        // no header line (--no-header)
+      } else if (!tty) this.out.data(tsvRow(this.columns))
       else this.out.data(this.columns.map((c, i) => c.toUpperCase().padEnd(this.widths![i])).join('  ').trimEnd())
     }
     if (rows.length === 0) return

@@ -58,12 +58,13 @@ describe.skipIf(!hasScript)('on a terminal, missing input is asked for', () => {
       {expect: /Base URL/, send: `${BACKSPACE.repeat(8)}${h.sb.url}\r`},
       {expect: /Client id/, send: `${acme.clients[0].client_id}\r`},
       {expect: /Client secret/, send: `${secret}\r`},
+      {expect: /Is this the live service/, send: 'y\r'},
     ])
     expect(r.code, r.screen).toBe(0)
     expect(r.screen).not.toContain(secret) // masked while typed, never echoed
     expect(r.screen).toContain('Saved profile "pty"')
     const shown = json(await runCli(['profiles', 'show', 'pty', '--json'], {env: {PAY_CONFIG_DIR: dir}}))
-    expect(shown).toMatchObject({base_url: h.sb.url, client_id: acme.clients[0].client_id, client_secret: '[REDACTED] (set)'})
+    expect(shown).toMatchObject({base_url: h.sb.url, client_id: acme.clients[0].client_id, client_secret: '[REDACTED] (set)', live: true})
   })
 
   it('virtual-accounts create: asks whose account, then the customer id', async () => {

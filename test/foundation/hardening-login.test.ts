@@ -20,6 +20,7 @@ async function login(profile: string, merchant: string, more: Parameters<typeof 
     {expect: /Base URL/, send: `${BACKSPACE.repeat(8)}${h.sb.url}\r`},
     {expect: /Client id/, send: `${client.client_id}\r`},
     {expect: /Client secret/, send: `${client.client_secret}\r`},
+    {expect: /Is this the live service/, send: '\r'}, // no (issue 14: live profiles)
     ...more,
   ]
   return {dir, r: await runInPty(['login', '--profile', profile], {PAY_CONFIG_DIR: dir}, steps, 30_000)}

@@ -15,7 +15,10 @@ import {createApiContext, type ApiContextFlags} from '../../src/runtime.js'
 import {connectionFlags, globalFlags} from '../../src/cli/flags.js'
 import {operationInputs} from '../../src/cli/operation-command.js'
 import {runOperation} from '../../src/cli/run-operation.js'
+import {InputError} from '../../src/client/errors.js'
+import {outputOptions, type OutputOptions} from '../../src/output/options.js'
 import {renderError} from '../../src/output/errors.js'
+import {JqCompileError} from '../../src/output/structured.js'
 import {Output} from '../../src/output/output.js'
 import type {Terminal} from '../../src/output/terminal.js'
 import {ROOT, runCli, type CliResult, type RunOptions} from './cli.js'
@@ -31,7 +34,7 @@ export interface InProcessOptions {
 }
 
 /** An Output writing into strings. */
-export function memoryOutput(json: boolean, terminal: Partial<Terminal> = {}): {out: Output; stdout: () => string; stderr: () => string} {
+export function memoryOutput(json: boolean | OutputOptions, terminal: Partial<Terminal> = {}): {out: Output; stdout: () => string; stderr: () => string} {
   let stdout = ''
   let stderr = ''
   const sink = (add: (s: string) => void) =>
@@ -69,13 +72,20 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   try {
     const {flags, args} = operationInputs(op)
     const parsed = await Parser.parse(rest, {flags: {...globalFlags, ...connectionFlags, ...flags}, args, strict: true})
-    io = memoryOutput(Boolean(parsed.flags.json), options.terminal)
+    // the output flags as src/cli/base-command.ts's parse() applies them (checked, libraries loaded)
+    const wanted = outputOptions(parsed.flags)
+    if (wanted.problems.length > 0) throw new InputError(wanted.problems)
+    io = memoryOutput(wanted.options, parsed.flags['no-input'] ? {...options.terminal, interactive: false} : options.terminal)
+    await io.out.prepare().catch((err: unknown) => {
+      throw err instanceof JqCompileError ? InputError.one('--jq', `does not compile: ${err.detail}`) : err
+    })
     const ctx = await createApiContext(parsed.flags as ApiContextFlags, USER_AGENT, io.out, {...options.env}, options.transport)
     client = ctx.client
     const code = await runOperation(ctx, op, {...parsed.flags, ...parsed.args})
     return {code, stdout: io.stdout(), stderr: io.stderr()}
   } catch (err) {
     const e = err as Error & {exitCode?: number; oclif?: {exit?: number}}
+    io.out.forError()
     // an oclif parse error (unknown flag, bad value): exit 2, as src/cli/base-command.ts renders it
     const code = typeof e.exitCode !== 'number' && e.oclif?.exit !== undefined ? (io.out.errorLine(e.message), 2) : renderError(io.out, err, op.command)
     return {code, stdout: io.stdout(), stderr: io.stderr()}

@@ -8,6 +8,7 @@ export default class ProfilesAdd extends BaseCommand {
   static override examples = [
     {description: 'A profile for a sub-account', command: 'PAY_CLIENT_SECRET=… <%= config.bin %> profiles add shop2 --base-url https://api.example.com --client-id cli_123 --account-ref ACC_SHOP_2'},
     {description: 'Add and switch to it', command: '<%= config.bin %> profiles add staging --base-url https://staging.example.com --client-id cli_9 --use'},
+    {description: 'The live service: payouts, collections and debits ask before sending', command: 'PAY_CLIENT_SECRET=… <%= config.bin %> profiles add live --base-url https://api.example.com --client-id cli_live --live'},
   ]
 
   static override args = {name: Args.string({description: 'Profile name (letters, digits, . _ -)', required: true})}
@@ -19,6 +20,7 @@ export default class ProfilesAdd extends BaseCommand {
     'account-ref': Flags.string({description: 'Sub-account ref'}),
     'webhook-secret': Flags.string({description: 'Webhook signing secret (or PAY_WEBHOOK_SECRET)'}),
     use: Flags.boolean({description: 'Make it the active profile'}),
+    live: Flags.boolean({allowNo: true, description: 'The live service: money-moving commands ask before sending, on a terminal (--yes skips); --no-live clears it'}),
   }
 
   async run(): Promise<void> {
@@ -31,6 +33,7 @@ export default class ProfilesAdd extends BaseCommand {
       throw rt.InputError.one('NAME', (err as Error).message.replace(/^profile name "[^"]*" /, ''))
     }
     if (flags['base-url']) rt.checkBaseUrl(flags['base-url'])
+    if (flags.live && args.name === rt.SANDBOX_PROFILE) throw rt.InputError.one('--live', `cannot mark the "${rt.SANDBOX_PROFILE}" profile live (it is the local sandbox)`)
     const store = await rt.ProfileStore.open()
     const saved = store.save(
       args.name,
@@ -40,6 +43,7 @@ export default class ProfilesAdd extends BaseCommand {
         client_secret: (await rt.secretFlag(flags['client-secret'])) ?? process.env.PAY_CLIENT_SECRET,
         account_ref: flags['account-ref'],
         webhook_secret: flags['webhook-secret'] ?? process.env.PAY_WEBHOOK_SECRET,
+        live: flags.live,
       },
       {activate: flags.use},
     )

@@ -4,7 +4,7 @@ export default class ProfilesList extends BaseCommand {
   static override summary = 'List profiles; the active one is marked'
   static override examples = [
     {description: 'All profiles', command: '<%= config.bin %> profiles list'},
-    {description: 'Names only', command: "<%= config.bin %> profiles list --json | jq -r '.[].name'"},
+    {description: 'Names only', command: "<%= config.bin %> profiles list --jq '.[].name'"},
   ]
 
   async run(): Promise<void> {

@@ -28,6 +28,7 @@ export default class ProfilesShow extends BaseCommand {
       client_secret: secret(s.clientSecret),
       account_ref: s.accountRef ?? null,
       webhook_secret: secret(s.webhookSecret),
+      live: s.live === true,
       sources: s.sources,
       config_dir: s.configDir,
     }

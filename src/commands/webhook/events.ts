@@ -6,7 +6,7 @@ export default class WebhookEvents extends BaseCommand {
 
   static override examples = [
     {description: 'All event types', command: '<%= config.bin %> webhook events'},
-    {description: 'Only the names, for a script', command: "<%= config.bin %> webhook events --json | jq -r '.[].type'"},
+    {description: 'Only the names, for a script', command: "<%= config.bin %> webhook events --jq '.[].type'"},
   ]
 
   async run(): Promise<void> {

@@ -1,0 +1,48 @@
+/**
+ * Before money moves with a live profile: on a terminal, say what will happen (amount, currency, destination,
+ * reference) and ask. Never asked with --yes, off a terminal (scripts, CI, --no-input, PAY_NO_INPUT), or with a
+ * profile that is not marked live (`pay profiles add --live`); the sandbox profile is never live.
+ */
+import type {OperationSpec, ValueSource} from '../api/operation-types.js'
+import type {CallInput} from '../client/api-client.js'
+import {PayError} from '../client/errors.js'
+import {ExitCode} from '../client/exit-codes.js'
+import {printable} from '../output/printable.js'
+import type {ApiContext} from './api-context.js'
+
+function valueAt(source: ValueSource, input: CallInput): string | undefined {
+  const [where, key] = [source.slice(0, source.indexOf('.')), source.slice(source.indexOf('.') + 1)]
+  const from = where === 'body' ? input.body : where === 'path' ? input.path : where === 'query' ? input.query : undefined
+  const v = from && typeof from === 'object' && !Array.isArray(from) ? (from as Record<string, unknown>)[key] : undefined
+  return v === undefined || v === null ? undefined : String(v)
+}
+
+/** The lines shown before asking. */
+export function confirmationLines(op: OperationSpec, input: CallInput, profileName: string): string[] {
+  const body = (input.body && typeof input.body === 'object' ? input.body : {}) as Record<string, unknown>
+  const destination = (op.confirm?.destination ?? [])
+    .map((s) => [s.slice(s.indexOf('.') + 1), valueAt(s, input)] as const)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')
+  const lines = [
+    `LIVE profile "${profileName}": ${op.summary.split(':')[0].toLowerCase()}`,
+    `  amount       ${String(body.amount ?? '?')} ${String(body.currency ?? '')}`.trimEnd(),
+    `  destination  ${destination || '-'}`,
+    `  reference    ${String(body.merchant_reference ?? '-')}`,
+  ]
+  return lines.map((l) => printable(l))
+}
+
+export async function confirmMoneyMove(ctx: ApiContext, op: OperationSpec, input: CallInput, yes: boolean): Promise<void> {
+  if (!op.confirm || yes || !ctx.settings.live || !ctx.out.term.interactive) return
+  for (const line of confirmationLines(op, input, ctx.settings.profileName)) ctx.out.notice(line)
+  const {confirm} = await import('@inquirer/prompts')
+  let ok = false
+  try {
+    ok = await confirm({message: 'Send it?', default: false}, {output: process.stderr})
+  } catch (err) {
+    if ((err as Error).name !== 'ExitPromptError' && (err as Error).name !== 'AbortPromptError') throw err
+  }
+  if (!ok) throw new PayError('not confirmed: nothing was sent', ExitCode.USAGE, 'answer y to send, or pass --yes')
+}

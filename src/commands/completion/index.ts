@@ -1,0 +1,21 @@
+import {Args} from '@oclif/core'
+import {BaseCommand} from '../../cli/base-command.js'
+
+export default class Completion extends BaseCommand {
+  static override summary = 'Print the shell completion script for bash, zsh or fish'
+  static override description = `Completes commands, flags, fixed flag values (-o, …) and the values the service knows (--provider, --bank-code, --plan) or the profiles file has (--profile). Those lists come from a local cache kept 10 minutes: at most one request when it is stale, never one per keystroke.`
+
+  static override examples = [
+    {description: 'bash, for this shell', command: 'source <(<%= config.bin %> completion bash)'},
+    {description: 'zsh, for good (a directory of $fpath, before compinit)', command: '<%= config.bin %> completion zsh > "${fpath[1]}/_pay"'},
+    {description: 'fish, for good', command: '<%= config.bin %> completion fish > ~/.config/fish/completions/pay.fish'},
+  ]
+
+  static override args = {shell: Args.string({description: 'The shell', required: true, options: ['bash', 'zsh', 'fish']})}
+
+  async run(): Promise<void> {
+    const {args} = await this.parse(Completion)
+    const {completionScript} = await import('../../cli/completion.js')
+    ;(await this.output()).chunk(completionScript(args.shell as 'bash' | 'zsh' | 'fish', this.config.bin))
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * What only a process shows: `pay api --paginate` across all 47 of the seeded customer's collections (streamed
+ * items, one merged array with --slurp), --quiet, and the confirmation before money moves with a live profile:
+ * asked on a pseudo-terminal, skipped with --yes, never asked without a terminal.
+ */
+import {spawnSync} from 'node:child_process'
+import {describe, expect, it} from 'vitest'
+import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {byRef, runInPty, useSandbox} from '../commands/support.js'
+
+const h = useSandbox()
+const COLLECTIONS = '/v1/customers/MC_ACME0001/collections?per_page=10'
+const hasScript = spawnSync('script', ['--version']).status === 0
+
+describe('pay api --paginate', () => {
+  it('follows the pages: 47 collections, one per line; --slurp gives one array; --jq runs per page', async () => {
+    const lines = await h.pay(['api', 'GET', COLLECTIONS, '--paginate'])
+    expect(lines.code, lines.stderr).toBe(0)
+    const items = lines.stdout.trim().split('\n').map((l) => JSON.parse(l) as {id: string})
+    expect(items).toHaveLength(47)
+    expect(new Set(items.map((i) => i.id)).size).toBe(47)
+    expect(h.requests((e) => e.path === '/v1/customers/MC_ACME0001/collections' && e.query?.per_page === '10').length).toBeGreaterThanOrEqual(5)
+    const slurp = await h.pay(['api', 'GET', COLLECTIONS, '--paginate', '--slurp'])
+    expect((JSON.parse(slurp.stdout) as unknown[]).map((i) => (i as {id: string}).id)).toEqual(items.map((i) => i.id))
+    const csv = await h.pay(['api', 'GET', COLLECTIONS, '--paginate', '-o', 'csv', '--fields', 'id,amount'])
+    expect(csv.stdout.trim().split('\r\n')).toHaveLength(48)
+    const bad = await h.pay(['api', 'POST', '/v1/collections', '--paginate'])
+    expect(bad.code).toBe(2)
+    expect((await h.pay(['api', 'GET', COLLECTIONS, '--paginate', '--slurp', '--jq', '.'])).code).toBe(2)
+  })
+})
+
+describe('--quiet', () => {
+  it('drops notices on stderr, keeps errors', async () => {
+    const ok = await h.pay(['customers', 'collections', 'MC_ACME0001', '--all', '--quiet'])
+    expect(ok.code).toBe(0)
+    expect(ok.stderr).toBe('')
+    const bad = await h.pay(['customers', 'get', 'MC_NOPE', '--quiet'])
+    expect(bad.code).toBe(4)
+    expect(bad.stderr).toMatch(/not found/)
+  })
+})
+
+describe('live profiles: asked before money moves', () => {
+  async function liveProfile(): Promise<Record<string, string>> {
+    const dir = tempConfigDir()
+    const env = {PAY_CONFIG_DIR: dir, PAY_CLIENT_SECRET: h.env.PAY_CLIENT_SECRET}
+    const add = await runCli(['profiles', 'add', 'prod', '--base-url', h.env.PAY_BASE_URL, '--client-id', h.env.PAY_CLIENT_ID, '--live', '--use'], {env})
+    expect(add.code, add.stderr).toBe(0)
+    return {PAY_CONFIG_DIR: dir}
+  }
+  const payout = (ref: string, ...more: string[]) => ['payouts', 'create', '--amount', '120.00', '--currency', 'KES', '--reference', ref, '--mobile', '254712345678', '--provider', 'mpesa', ...more]
+
+  it('the sandbox profile cannot be marked live', async () => {
+    const r = await runCli(['profiles', 'add', 'sandbox', '--base-url', h.env.PAY_BASE_URL, '--live'], {env: {PAY_CONFIG_DIR: tempConfigDir()}})
+    expect(r.code).toBe(2)
+  })
+
+  it.skipIf(!hasScript)('on a terminal: shows amount, currency, destination, reference and asks; "no" sends nothing', async () => {
+    const env = await liveProfile()
+    const no = await runInPty(payout('live-no'), env, [{expect: /Send it\?/, send: 'n\r'}])
+    expect(no.screen).toMatch(/LIVE profile "prod"/)
+    expect(no.screen).toMatch(/amount\s+120\.00 KES/)
+    expect(no.screen).toMatch(/destination\s+mobile 254712345678, provider mpesa/)
+    expect(no.screen).toMatch(/reference\s+live-no/)
+    expect(no.code).toBe(2)
+    expect(h.requests(byRef('live-no'))).toHaveLength(0)
+    const yes = await runInPty(payout('live-yes'), env, [{expect: /Send it\?/, send: 'y\r'}])
+    expect(yes.code, yes.screen).toBe(0)
+    expect(h.requests(byRef('live-yes'))).toHaveLength(1)
+  })
+
+  it.skipIf(!hasScript)('--yes skips the question; --no-input and off a terminal it is never asked', async () => {
+    const env = await liveProfile()
+    const yes = await runInPty(payout('live-flag-yes', '--yes'), env, [])
+    expect(yes.code, yes.screen).toBe(0)
+    expect(yes.screen).not.toMatch(/Send it\?/)
+    const noInput = await runInPty(payout('live-no-input', '--no-input'), env, [])
+    expect(noInput.code, noInput.screen).toBe(0)
+    expect(noInput.screen).not.toMatch(/Send it\?/)
+    const piped = await runCli(payout('live-piped'), {env})
+    expect(piped.code, piped.stderr).toBe(0)
+    expect(piped.stderr).not.toMatch(/Send it\?/)
+    expect(h.requests(byRef('live-flag-yes'))).toHaveLength(1)
+    expect(h.requests(byRef('live-piped'))).toHaveLength(1)
+  })
+})
