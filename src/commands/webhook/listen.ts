@@ -106,6 +106,16 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
       if (err.code === 'EADDRINUSE') throw InputError.one('--port', `${flags.port} is already in use on ${flags.host}`)
       throw err
     })
+    // Ctrl-C is honoured from the first line people see on, also while the tunnel is still opening (a handler
+    // installed after "Listening on" left a moment in which Ctrl-C killed the process without its summary).
+    let stop!: () => void
+    const stopped = new Promise<void>((resolve) => (stop = resolve))
+    process.once('SIGINT', () => stop())
+    process.once('SIGTERM', () => stop())
+    // the reader of stdout went away (`… | head -3`): stop cleanly instead of dying on EPIPE
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') stop()
+    })
     out.info(`Listening on ${listener.url}${listener.path}`)
 
     const {chooseTunnel, openTunnel} = await import('../../webhooks/tunnels/registry.js')
@@ -134,15 +144,6 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
       else out.info(message)
     }
     const {watchHealth} = await import('../../webhooks/tunnels/health.js')
-    // Ctrl-C is honoured from here on, also while the tunnel is still opening.
-    let stop!: () => void
-    const stopped = new Promise<void>((resolve) => (stop = resolve))
-    process.once('SIGINT', () => stop())
-    process.once('SIGTERM', () => stop())
-    // the reader of stdout went away (`… | head -3`): stop cleanly instead of dying on EPIPE
-    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') stop()
-    })
     const printSummary = (reconnects: number) => {
       lines.flush()
       const stats = listener.stats
