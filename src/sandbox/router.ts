@@ -73,12 +73,20 @@ function resolveAccount(merchant: MerchantRec, ref: string | undefined): Merchan
   return account
 }
 
-export async function handleApi(rt: Runtime, req: SbRequest): Promise<SbResponse> {
+/** Answers a /v1 request: synchronously, unless injected latency or faults (--latency-ms, --fault-rate) make it wait. */
+export function handleApi(rt: Runtime, req: SbRequest): SbResponse | Promise<SbResponse> {
   const requestId = newRequestId()
+  if (!rt.faults.active) return answerApi(rt, req, requestId)
+  return rt.faults.before().then(
+    () => answerApi(rt, req, requestId),
+    (err: unknown) => errorResponse(err, requestId, {}, undefined, rt.core.baseUrl),
+  )
+}
+
+function answerApi(rt: Runtime, req: SbRequest, requestId: string): SbResponse {
   let rateHeaders: Record<string, string> = {}
   let logBody: unknown
   try {
-    if (rt.faults.active) await rt.faults.before()
     rt.faults.maybeBug()
     const m = match(req.method, req.path)
     if (!m) throw new ApiError(404, 'not_found', `no endpoint ${req.method} ${req.path}`)
