@@ -53,12 +53,13 @@ function validQuery(endpoint: Endpoint, query: Record<string, string>): Record<s
   return empty ?? (validate(endpoint.query!, query, 'query') as Record<string, string>)
 }
 
+// The exact common value is checked first: the patterns run only for other spellings.
 function isJson(value: string | undefined): boolean {
-  return value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim())
+  return value === 'application/json' || (value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim()))
 }
 
 function accepts(value: string | undefined): boolean {
-  return value !== undefined && /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i.test(value)
+  return value === 'application/json' || (value !== undefined && /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i.test(value))
 }
 
 function resolveAccount(merchant: MerchantRec, ref: string | undefined): MerchantRec['accounts'][number] {
@@ -135,7 +136,7 @@ function answerApi(rt: Runtime, req: SbRequest, requestId: string): SbResponse {
 
     const ctx: Ctx = {core, merchant, account, client, params, query, body: parsedBody}
     const result = handlers[endpoint.id as Exclude<EndpointId, 'auth.token'>](ctx)
-    const text = JSON.stringify(result.body)
+    const text = result.text ?? JSON.stringify(result.body)
     if (req.method === 'POST') {
       if (endpoint.idempotent && key) remember(core.state, merchant.id, key, print, result.status, text, core.now())
       core.changed()

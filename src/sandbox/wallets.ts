@@ -58,15 +58,14 @@ function release(w: WalletRec, now: number): void {
 }
 
 /** The last balance entry of each wallet, reused while its three amounts stay the same (no bigint work per read). */
-const lastEntry = new WeakMap<WalletRec, {key: string; entry: ReturnType<typeof computeEntry>}>()
+const lastEntry = new WeakMap<WalletRec, {released: string; held: string | undefined; payout: string; entry: ReturnType<typeof computeEntry>}>()
 
 export function balanceEntry(core: Core, w: WalletRec) {
   release(w, core.now())
-  const key = `${w.released}|${w.held ?? ''}|${w.payout_wallet}`
   const last = lastEntry.get(w)
-  if (last && last.key === key) return last.entry
+  if (last && last.released === w.released && last.held === w.held && last.payout === w.payout_wallet) return last.entry
   const entry = computeEntry(w)
-  lastEntry.set(w, {key, entry})
+  lastEntry.set(w, {released: w.released, held: w.held, payout: w.payout_wallet, entry})
   return entry
 }
 
