@@ -62,34 +62,6 @@ export function lookup(state: State, merchantId: number, key: string, print: str
   return rec
 }
 
-/**
- * A stored answer that holds the answer's JSON value (a fresh view the handler built and nobody changes: it
- * shares its strings with the record) rather than its text; the text is written again, byte for byte the same,
- * when the answer is replayed or the state saved. A view is a fraction of the size of its text, kept per key.
- */
-class StoredAnswer implements IdempotencyRec {
-  readonly #answer: unknown
-
-  constructor(
-    readonly fingerprint: string,
-    readonly status: number,
-    answer: unknown,
-    readonly created_at: number,
-  ) {
-    this.#answer = answer
-  }
-
-  get body(): string {
-    return JSON.stringify(this.#answer)
-  }
-
-  toJSON(): IdempotencyRec {
-    return {fingerprint: this.fingerprint, status: this.status, body: this.body, created_at: this.created_at}
-  }
-}
-
-/** Stores a 2xx answer for replay: its JSON value (a view no one changes), or its text when the handler gave one. */
-export function remember(state: State, merchantId: number, key: string, print: string, status: number, answer: unknown, now: number, text?: string): void {
-  state.idempotency[storeKey(merchantId, key)] =
-    text === undefined ? new StoredAnswer(print, status, answer, now) : {fingerprint: print, status, body: text, created_at: now}
+export function remember(state: State, merchantId: number, key: string, print: string, status: number, body: string, now: number): void {
+  state.idempotency[storeKey(merchantId, key)] = {fingerprint: print, status, body, created_at: now}
 }

@@ -138,7 +138,7 @@ function answerApi(rt: Runtime, req: SbRequest, requestId: string): SbResponse {
     const result = handlers[endpoint.id as Exclude<EndpointId, 'auth.token'>](ctx)
     const text = result.text ?? JSON.stringify(result.body)
     if (req.method === 'POST') {
-      if (endpoint.idempotent && key) remember(core.state, merchant.id, key, print, result.status, result.body, core.now(), result.text)
+      if (endpoint.idempotent && key) remember(core.state, merchant.id, key, print, result.status, text, core.now())
       core.changed()
       if (rt.faults.dropAfterCommit()) return {status: result.status, headers: {}, body: '', drop: true, logBody, requestId}
     }

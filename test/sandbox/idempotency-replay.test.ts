@@ -1,5 +1,5 @@
-// The stored answer of an Idempotency-Key is kept as the answer's view, not its text (less memory per key):
-// a replay must still be the first answer byte for byte, after the resource has moved on and after a --state reload.
+// Idempotent replay: the stored answer is the first answer byte for byte, after the resource has moved on and
+// after a --state reload (the state file keeps the answer as its text).
 import {randomUUID} from 'node:crypto'
 import {mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
