@@ -17,6 +17,8 @@ export interface Ctx {
 export interface Result {
   status: number
   body: unknown
+  /** JSON.stringify(body) when the handler already holds it (an answer reused while nothing changed). */
+  text?: string
 }
 
 export type Handler = (ctx: Ctx) => Result

@@ -30,6 +30,42 @@ export const MAX_EVENTS = 10_000
 /** setTimeout's largest delay. */
 const MAX_DELAY_MS = 2 ** 31 - 1
 
+/**
+ * An emitted event. Its JSON body (the bytes delivered and signed) is built from the resource view the first
+ * time it is read (a delivery, GET /_sandbox/events, a --state save), not for every event: most events of a
+ * load are never read. The view is a snapshot: resource modules build a fresh view per event and never change it.
+ */
+class SandboxEvent implements EventRec {
+  state: EventRec['state'] = 'pending'
+  deliveries: EventRec['deliveries'] = []
+  #data: Record<string, unknown> | undefined
+  #body: string | undefined
+
+  constructor(
+    readonly id: string,
+    readonly type: string,
+    readonly client_id: string,
+    readonly merchant_id: number,
+    readonly created_at: string,
+    data: Record<string, unknown>,
+  ) {
+    this.#data = data
+  }
+
+  get body(): string {
+    if (this.#body === undefined) {
+      this.#body = JSON.stringify(eventEnvelope(this.id, this.type, this.created_at, this.#data))
+      this.#data = undefined
+    }
+    return this.#body
+  }
+
+  toJSON(): EventRec {
+    const {id, type, client_id, merchant_id, created_at, body, state, deliveries} = this
+    return {id, type, client_id, merchant_id, created_at, body, state, deliveries}
+  }
+}
+
 export class Core {
   readonly clock: Clock
   readonly index = new Indexes()
@@ -108,17 +144,7 @@ export class Core {
     if (clientId === null) return undefined
     const client = this.state.clients[clientId]
     if (!client) return undefined
-    const envelope = eventEnvelope(newEventId(), type, this.iso(), data)
-    const event: EventRec = {
-      id: envelope.id,
-      type,
-      client_id: clientId,
-      merchant_id: client.merchant_id,
-      created_at: envelope.created_at,
-      body: JSON.stringify(envelope),
-      state: 'pending',
-      deliveries: [],
-    }
+    const event = new SandboxEvent(newEventId(), type, clientId, client.merchant_id, this.iso(), data)
     const events = this.state.events
     events.push(event)
     if (events.length > MAX_EVENTS + 1000) events.splice(0, events.length - MAX_EVENTS) // trimmed in batches

@@ -15,9 +15,34 @@ function sortedKeys(_key: string, value: unknown): unknown {
   return out
 }
 
-/** JSON with sorted keys, so whitespace and key order do not matter ("the same JSON body"). */
+/** True when every object in `value` already lists its keys in sorted order (an iterative walk, no recursion). */
+function keysInOrder(value: unknown): boolean {
+  const stack: unknown[] = [value]
+  while (stack.length > 0) {
+    const v = stack.pop()
+    if (v === null || typeof v !== 'object') continue
+    if (Array.isArray(v)) {
+      for (const x of v) if (x !== null && typeof x === 'object') stack.push(x)
+      continue
+    }
+    let prev: string | undefined
+    for (const k in v) {
+      if ((prev !== undefined && !(prev < k)) || k === '__proto__') return false // __proto__: as the sorted copy treats it
+      prev = k
+      const x = (v as Record<string, unknown>)[k]
+      if (x !== null && typeof x === 'object') stack.push(x)
+    }
+  }
+  return true
+}
+
+/**
+ * JSON with sorted keys, so whitespace and key order do not matter ("the same JSON body"). A body whose keys are
+ * already in order (what most clients send) is stringified as it is, without sorted copies of its objects.
+ */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, sortedKeys) ?? 'null'
+  if (value === undefined) return 'null'
+  return keysInOrder(value) ? JSON.stringify(value) : (JSON.stringify(value, sortedKeys) ?? 'null')
 }
 
 /** A fixed-size digest of the request (endpoint, path parameters, sub-account, canonical body): bounded memory per key. */

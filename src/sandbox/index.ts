@@ -96,7 +96,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   }
 
-  let handle: ((rt: Runtime, req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined
+  let handle: ((rt: Runtime, req: IncomingMessage, res: ServerResponse) => void) | undefined
   const ready = impl.then((m) => {
     core.setScheduling(m.scheduling)
     // events still undelivered when a --state file was saved are delivered again (at-least-once)
@@ -104,7 +104,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     handle = m.handle
   })
   const server = createServer({keepAlive: true, requestTimeout: 30_000, headersTimeout: 15_000}, (req, res) => {
-    if (handle) void handle(rt, req, res)
+    if (handle) handle(rt, req, res)
     else void ready.then(() => handle!(rt, req, res)).catch((err: Error) => (res.headersSent ? res.destroy() : res.writeHead(500).end(String(err.message))))
   })
   // A malformed request line or header never reaches a handler: node answers 400 and closes.

@@ -41,12 +41,28 @@ export function checkJsonShape(raw: Uint8Array): void {
   }
 }
 
-/** The parsed JSON body, or 400 invalid_parameter (too deep, too wide, or not JSON). Empty -> undefined. */
+const OPENING = ['{', '[']
+
+/** True when `text` holds at least `n` opening brackets ({ or [), inside strings or not. */
+function bracketsAtLeast(text: string, n: number): boolean {
+  let count = 0
+  for (const bracket of OPENING) {
+    for (let i = text.indexOf(bracket); i !== -1; i = text.indexOf(bracket, i + 1)) if (++count >= n) return true
+  }
+  return false
+}
+
+/**
+ * The parsed JSON body, or 400 invalid_parameter (too deep, too wide, or not JSON). Empty -> undefined.
+ * The byte scan runs only when it could fail: a body with at most MAX_JSON_DEPTH opening brackets cannot nest
+ * deeper, and one of at most MAX_JSON_VALUES bytes cannot hold more values (each value costs a byte).
+ */
 export function parseJsonBody(raw: Buffer): unknown {
   if (raw.length === 0) return undefined
-  checkJsonShape(raw)
+  const text = raw.toString('utf8')
+  if (raw.length > MAX_JSON_VALUES || bracketsAtLeast(text, MAX_JSON_DEPTH + 1)) checkJsonShape(raw)
   try {
-    return JSON.parse(raw.toString('utf8'))
+    return JSON.parse(text)
   } catch {
     throw invalidParameter('body', 'is not valid JSON')
   }

@@ -53,12 +53,13 @@ function validQuery(endpoint: Endpoint, query: Record<string, string>): Record<s
   return empty ?? (validate(endpoint.query!, query, 'query') as Record<string, string>)
 }
 
+// The exact common value is checked first: the patterns run only for other spellings.
 function isJson(value: string | undefined): boolean {
-  return value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim())
+  return value === 'application/json' || (value !== undefined && /^application\/json\s*(;|$)/i.test(value.trim()))
 }
 
 function accepts(value: string | undefined): boolean {
-  return value !== undefined && /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i.test(value)
+  return value === 'application/json' || (value !== undefined && /(^|,)\s*(application\/json|application\/\*|\*\/\*)\s*(;|,|$)/i.test(value))
 }
 
 function resolveAccount(merchant: MerchantRec, ref: string | undefined): MerchantRec['accounts'][number] {
@@ -73,12 +74,20 @@ function resolveAccount(merchant: MerchantRec, ref: string | undefined): Merchan
   return account
 }
 
-export async function handleApi(rt: Runtime, req: SbRequest): Promise<SbResponse> {
+/** Answers a /v1 request: synchronously, unless injected latency or faults (--latency-ms, --fault-rate) make it wait. */
+export function handleApi(rt: Runtime, req: SbRequest): SbResponse | Promise<SbResponse> {
   const requestId = newRequestId()
+  if (!rt.faults.active) return answerApi(rt, req, requestId)
+  return rt.faults.before().then(
+    () => answerApi(rt, req, requestId),
+    (err: unknown) => errorResponse(err, requestId, {}, undefined, rt.core.baseUrl),
+  )
+}
+
+function answerApi(rt: Runtime, req: SbRequest, requestId: string): SbResponse {
   let rateHeaders: Record<string, string> = {}
   let logBody: unknown
   try {
-    if (rt.faults.active) await rt.faults.before()
     rt.faults.maybeBug()
     const m = match(req.method, req.path)
     if (!m) throw new ApiError(404, 'not_found', `no endpoint ${req.method} ${req.path}`)
@@ -127,7 +136,7 @@ export async function handleApi(rt: Runtime, req: SbRequest): Promise<SbResponse
 
     const ctx: Ctx = {core, merchant, account, client, params, query, body: parsedBody}
     const result = handlers[endpoint.id as Exclude<EndpointId, 'auth.token'>](ctx)
-    const text = JSON.stringify(result.body)
+    const text = result.text ?? JSON.stringify(result.body)
     if (req.method === 'POST') {
       if (endpoint.idempotent && key) remember(core.state, merchant.id, key, print, result.status, text, core.now())
       core.changed()

@@ -20,24 +20,34 @@ import type {Runtime} from './runtime.js'
 const EMPTY: Buffer = Buffer.alloc(0)
 const TOO_LARGE = Symbol('too large')
 
-/** The body, or TOO_LARGE as soon as it passes MAX_BODY_BYTES (the rest is not kept). */
-function readBody(req: IncomingMessage): Promise<Buffer | typeof TOO_LARGE> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const onData = (c: Buffer) => {
-      size += c.length
-      if (size > MAX_BODY_BYTES) {
-        req.off('data', onData)
-        req.pause()
-        resolve(TOO_LARGE)
-        return
-      }
-      chunks.push(c)
+/**
+ * Reads the body and calls `done` with it, or with TOO_LARGE as soon as it passes MAX_BODY_BYTES (the rest is
+ * not kept). Listeners, not a promise: the common request is answered in the 'end' event, as node:http does.
+ */
+function readBody(req: IncomingMessage, done: (body: Buffer | typeof TOO_LARGE) => void, failed: (err: Error) => void): void {
+  let first: Buffer | undefined
+  let chunks: Buffer[] | undefined
+  let size = 0
+  const onData = (c: Buffer) => {
+    size += c.length
+    if (size > MAX_BODY_BYTES) {
+      req.off('data', onData)
+      req.pause()
+      done(TOO_LARGE)
+      return
     }
-    req.on('data', onData)
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)))
-    req.on('error', reject)
+    if (first === undefined) first = c
+    else (chunks ??= [first]).push(c)
+  }
+  req.on('data', onData)
+  let settled = false
+  req.on('end', () => {
+    if (size > MAX_BODY_BYTES) return
+    settled = true
+    done(chunks ? Buffer.concat(chunks) : (first ?? EMPTY))
+  })
+  req.on('error', (err) => {
+    if (!settled && size <= MAX_BODY_BYTES) failed(err) // an error once the body is in (or refused) changes nothing
   })
 }
 
@@ -51,7 +61,7 @@ function tooLarge(res: ServerResponse): void {
   res.writeHead(413, {'content-type': 'application/json; charset=utf-8', connection: 'close', 'x-request-id': requestId}).end(body, () => res.socket?.destroySoon())
 }
 
-async function dispatch(rt: Runtime, sb: SbRequest): Promise<SbResponse> {
+function dispatch(rt: Runtime, sb: SbRequest): SbResponse | Promise<SbResponse> {
   const p = sb.path
   if (p.startsWith('/v1/')) return handleApi(rt, sb)
   if (p.startsWith('/_sandbox/')) return handleControl(rt, sb)
@@ -62,10 +72,10 @@ async function dispatch(rt: Runtime, sb: SbRequest): Promise<SbResponse> {
 
 export {scheduling} from './resources/index.js'
 
-/** Answers one request; never rejects (a bug is answered 500 and logged). */
-export async function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/** Answers one request; never throws (a bug is answered 500 and logged). Synchronous unless a handler waits. */
+export function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
   try {
-    await serve(rt, req, res)
+    serve(rt, req, res)
   } catch (err) {
     internalError(res, err)
   }
@@ -83,22 +93,31 @@ export function internalError(res: ServerResponse, err: unknown): void {
   res.end(JSON.stringify({error: {code: 'internal_error', message: 'sandbox bug: the request could not be handled (see the sandbox output)', request_id: requestId}}))
 }
 
-async function serve(rt: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+function serve(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
   const started = performance.now()
+  const method = req.method ?? 'GET'
+  if (method === 'GET' || method === 'HEAD') {
+    answer(rt, req, res, method, EMPTY, started)
+    return
+  }
+  const onBody = (read: Buffer | typeof TOO_LARGE) => {
+    try {
+      if (read !== TOO_LARGE) answer(rt, req, res, method, read, started)
+      else {
+        tooLarge(res)
+        logRequest(rt, req, method, req.url ?? '/', {status: 413, headers: {}, body: ''}, EMPTY, started)
+      }
+    } catch (err) {
+      internalError(res, err)
+    }
+  }
+  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) onBody(TOO_LARGE)
+  else readBody(req, onBody, (err) => internalError(res, err))
+}
+
+function answer(rt: Runtime, req: IncomingMessage, res: ServerResponse, method: string, raw: Buffer, started: number): void {
   const url = req.url ?? '/'
   const q = url.indexOf('?')
-  const method = req.method ?? 'GET'
-  let raw = EMPTY
-  if (method !== 'GET' && method !== 'HEAD') {
-    const declared = Number(req.headers['content-length'])
-    const read = declared > MAX_BODY_BYTES ? TOO_LARGE : await readBody(req)
-    if (read === TOO_LARGE) {
-      tooLarge(res)
-      logRequest(rt, req, method, url, {status: 413, headers: {}, body: ''}, EMPTY, started)
-      return
-    }
-    raw = read
-  }
   const sb: SbRequest = {
     method,
     path: q === -1 ? url : url.slice(0, q),
@@ -107,12 +126,21 @@ async function serve(rt: Runtime, req: IncomingMessage, res: ServerResponse): Pr
     raw,
     ip: req.socket.remoteAddress ?? '',
   }
-  let out: SbResponse
+  let out: SbResponse | Promise<SbResponse>
   try {
-    out = await dispatch(rt, sb)
+    out = dispatch(rt, sb)
   } catch (err) {
     out = errorResponse(err, newRequestId(), {}, undefined, rt.core.baseUrl)
   }
+  if (out instanceof Promise) {
+    out
+      .catch((err: unknown) => errorResponse(err, newRequestId(), {}, undefined, rt.core.baseUrl))
+      .then((o) => send(rt, req, res, method, url, sb, o, started))
+      .catch((err: unknown) => internalError(res, err))
+  } else send(rt, req, res, method, url, sb, out, started)
+}
+
+function send(rt: Runtime, req: IncomingMessage, res: ServerResponse, method: string, url: string, sb: SbRequest, out: SbResponse, started: number): void {
   if (out.drop) req.socket.destroy()
   else {
     // a Content-Length (rather than chunked encoding): one write per answer
@@ -120,7 +148,7 @@ async function serve(rt: Runtime, req: IncomingMessage, res: ServerResponse): Pr
     res.writeHead(out.status, out.headers)
     res.end(method === 'HEAD' ? undefined : out.body)
   }
-  if (!sb.path.startsWith('/_sandbox/')) logRequest(rt, req, method, url, out, raw, started)
+  if (!sb.path.startsWith('/_sandbox/')) logRequest(rt, req, method, url, out, sb.raw, started)
 }
 
 function logRequest(rt: Runtime, req: IncomingMessage, method: string, url: string, out: SbResponse, raw: Buffer, started: number): void {
@@ -133,7 +161,7 @@ function logRequest(rt: Runtime, req: IncomingMessage, method: string, url: stri
     parsed: out.logBody,
     raw: out.logBody === undefined ? keptBody(raw) : undefined,
     status: out.drop ? 0 : out.status,
-    ...(out.drop ? {dropped: true} : {}),
+    dropped: out.drop ? true : undefined,
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
   })
 }

@@ -2,7 +2,7 @@
  * Wallet arithmetic in minor units (bigint) over decimal strings; never JS numbers.
  * T+1 hold: a succeeded credit is held for 24 h of sandbox clock, then counts in collection_wallet.
  */
-import {compareDecimal, fromMinor, toMinor} from '../api/money.js'
+import {MAX_FRACTION_DIGITS, compareDecimal, fromMinor, toMinor} from '../api/money.js'
 import type {Core} from './core.js'
 import {invalidParameter} from './errors.js'
 import type {MerchantRec, WalletRec} from './state.js'
@@ -58,15 +58,14 @@ function release(w: WalletRec, now: number): void {
 }
 
 /** The last balance entry of each wallet, reused while its three amounts stay the same (no bigint work per read). */
-const lastEntry = new WeakMap<WalletRec, {key: string; entry: ReturnType<typeof computeEntry>}>()
+const lastEntry = new WeakMap<WalletRec, {released: string; held: string | undefined; payout: string; entry: ReturnType<typeof computeEntry>}>()
 
 export function balanceEntry(core: Core, w: WalletRec) {
   release(w, core.now())
-  const key = `${w.released}|${w.held ?? ''}|${w.payout_wallet}`
   const last = lastEntry.get(w)
-  if (last && last.key === key) return last.entry
+  if (last && last.released === w.released && last.held === w.held && last.payout === w.payout_wallet) return last.entry
   const entry = computeEntry(w)
-  lastEntry.set(w, {key, entry})
+  lastEntry.set(w, {released: w.released, held: w.held, payout: w.payout_wallet, entry})
   return entry
 }
 
@@ -96,4 +95,6 @@ export function refundPayout(w: WalletRec, amount: string): void {
 }
 
 export const addDecimal = (a: string, b: string) => fromMinor(toMinor(a) + toMinor(b))
-export const normalise = (a: string) => fromMinor(toMinor(a))
+/** The canonical form of a decimal amount (what fromMinor writes); an amount already in it is returned as it is. */
+const CANONICAL_AMOUNT = new RegExp(`^(?:0|[1-9]\\d*)\\.\\d{${MAX_FRACTION_DIGITS}}$`)
+export const normalise = (a: string) => (CANONICAL_AMOUNT.test(a) ? a : fromMinor(toMinor(a)))

@@ -31,7 +31,8 @@ export class WebhookDelivery {
       this.flushing = undefined
       const events = this.batch
       this.batch = []
-      for (const e of events) void this.attempt(e, false)
+      // an event with nowhere to go (the common case of a load) is settled here, without an attempt's promise
+      for (const e of events) if (!this.closed && !this.undeliverable(e)) void this.attempt(e, false)
     })
   }
 
@@ -45,14 +46,17 @@ export class WebhookDelivery {
     this.timers.add(t)
   }
 
+  /** True (and a pending event marked no_endpoint) when the event's API client has no webhook URL now. */
+  private undeliverable(event: EventRec): boolean {
+    if (this.core.state.clients[event.client_id]?.webhook_url) return false
+    if (event.state === 'pending') event.state = 'no_endpoint'
+    return true
+  }
+
   private async attempt(event: EventRec, duplicate: boolean): Promise<void> {
-    if (this.closed) return
-    const client = this.core.state.clients[event.client_id]
-    const url = client?.webhook_url
-    if (!client || !url) {
-      if (event.state === 'pending') event.state = 'no_endpoint'
-      return
-    }
+    if (this.closed || this.undeliverable(event)) return
+    const client = this.core.state.clients[event.client_id]!
+    const url = client.webhook_url!
     const attempt = event.deliveries.length + 1
     let status: number | null = null
     let error: string | undefined

@@ -49,14 +49,23 @@ export function randomByte(): number {
   return pool[offset++]
 }
 
-/** `prefix` followed by `length` uniformly random upper-case alphanumerics (EVT_ + 24, REQ_ + 12, CL_ + 20). */
+const ALNUM_CODES = Buffer.from(ALNUM, 'latin1')
+let idBuf = Buffer.alloc(64)
+
+/**
+ * `prefix` followed by `length` uniformly random upper-case alphanumerics (EVT_ + 24, REQ_ + 12, CL_ + 20).
+ * Written into a buffer and decoded once: one flat string (appending character by character would leave a chain
+ * of concatenated strings behind every stored id).
+ */
 export function randomId(prefix: string, length: number): string {
-  let out = prefix
-  while (out.length < prefix.length + length) {
+  const size = prefix.length + length
+  if (idBuf.length < size) idBuf = Buffer.alloc(size)
+  let i = idBuf.write(prefix, 'latin1')
+  while (i < size) {
     const b = randomByte()
-    if (b < 252) out += ALNUM[b % 36] // 252 = 7 * 36: rejection keeps the draw uniform
+    if (b < 252) idBuf[i++] = ALNUM_CODES[b % 36] // 252 = 7 * 36: rejection keeps the draw uniform
   }
-  return out
+  return idBuf.toString('latin1', 0, size)
 }
 
 /** The one event-id helper (the sandbox and `pay webhook trigger` both use it). */

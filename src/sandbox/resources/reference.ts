@@ -1,5 +1,5 @@
 /** Metadata, balance, account context, verifications and the unified verify snapshot. */
-import type {Handler} from '../context.js'
+import type {Handler, Result} from '../context.js'
 import {newestByRef} from '../context.js'
 import {ApiError, notFound} from '../errors.js'
 import {nameFor} from '../outcomes.js'
@@ -19,10 +19,19 @@ export const listProviders: Handler = (ctx) => ({
   body: {object: 'list', data: ctx.core.state.mobile_providers.map((p) => ({object: 'mobile_provider', provider: p}))},
 })
 
+/** The last balance answer of each merchant (all wallets), reused with its JSON text while its entries stay the same. */
+const lastBalance = new WeakMap<object, {data: unknown[]; result: Result}>()
+
 export const getBalance: Handler = (ctx) => {
   const {core, merchant} = ctx
-  const wallets = ctx.query.currency ? [requireCurrency(core, merchant, ctx.query.currency)] : Object.values(core.state.wallets[merchant.id] ?? {})
-  return {status: 200, body: {object: 'balance', data: wallets.map((w) => balanceEntry(core, w))}}
+  if (ctx.query.currency) return {status: 200, body: {object: 'balance', data: [balanceEntry(core, requireCurrency(core, merchant, ctx.query.currency))]}}
+  const data = Object.values(core.state.wallets[merchant.id] ?? {}).map((w) => balanceEntry(core, w))
+  const last = lastBalance.get(merchant)
+  if (last && last.data.length === data.length && last.data.every((e, i) => e === data[i])) return last.result
+  const body = {object: 'balance', data}
+  const result: Result = {status: 200, body, text: JSON.stringify(body)}
+  lastBalance.set(merchant, {data, result})
+  return result
 }
 
 export const getAccount: Handler = (ctx) => ({
