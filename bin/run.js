@@ -3,9 +3,11 @@
 // `node -e 0`): `pay --version`; `pay [command words] --help` (and bare `pay`) served from dist/help-cache.json,
 // which scripts/build.mjs renders with oclif's own Help class right after the manifest, so it is never older
 // than the build; and a command word that no command, alias or topic starts with, which oclif would only answer
-// with the command_not_found hook's message (exit 2). Anything that does not match exactly, or any doubt (a theme file, a
-// changed package.json, OCLIF_COLUMNS, DEBUG, PAY_NO_FAST_PATH=1), falls through to oclif.
-// test/foundation/fast-path.test.ts proves the fast paths print byte for byte what oclif prints.
+// with the command_not_found hook's message (exit 2). And a direct path for the operation commands (directPath
+// below): their command line parsed from the build's table of their own flags and run without oclif. Anything
+// that does not match exactly, or any doubt (a theme file, a changed package.json, OCLIF_COLUMNS, DEBUG,
+// PAY_NO_FAST_PATH=1), falls through to oclif. test/foundation/fast-path*.test.ts prove they print byte for byte
+// what oclif prints.
 import {existsSync, fstatSync, readFileSync, statSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {arch, homedir, platform, release} from 'node:os'
@@ -118,16 +120,54 @@ function mayBeWsl() {
   return existsSync('/proc/sys/fs/binfmt_misc/WSLInterop') || existsSync('/run/WSL')
 }
 
-const fast = fastPath(process.argv.slice(2))
+/**
+ * The direct path: an operation command (balance, collections create, …) parsed by src/cli/direct-argv.ts from
+ * the flags the build read off the commands themselves (dist/direct-run.json), then run by the runtime's
+ * runOperationCommand, which oclif's command calls too. Anything it does not reproduce exactly goes to oclif.
+ */
+async function directPath(argv) {
+  const env = process.env
+  if (env.PAY_NO_FAST_PATH || env.OCLIF_COLUMNS || env.DEBUG || argv.length === 0 || argv[0].startsWith('-')) return false
+  let table
+  let pjson
+  try {
+    table = JSON.parse(readFileSync(join(root, 'dist', 'direct-run.json'), 'utf8'))
+    pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    // the table describes this package.json's oclif settings and this manifest, or it is not used
+    if (table.format !== 1 || table.oclif !== JSON.stringify(pjson.oclif) || statSync(join(root, 'oclif.manifest.json')).size !== table.manifestSize) return false
+  } catch {
+    return false
+  }
+  const {planDirect} = await import('../dist/cli/direct-argv.js')
+  const plan = planDirect(argv, table, env)
+  if (!plan) return false
+  await liftoffOnly()
+  const [rt, {operations}, {userAgentOf}] = await Promise.all([import('../dist/runtime.js'), import('../dist/api/operations.js'), import('../dist/cli/user-agent.js')])
+  // as oclif's command module does: a closed stdout (`pay … | head`) is not an error
+  process.stdout.on('error', (err) => {
+    if (err?.code !== 'EPIPE') throw err
+  })
+  process.exitCode = await rt.runOperationCommand(operations[plan.op], plan.flags, plan.args, {argv: plan.argv, id: plan.id, userAgent: userAgentOf(pjson.version)})
+  return true
+}
+
+/**
+ * undici (requests through a proxy, `pay webhook listen` forwarding) parses HTTP with llhttp compiled to
+ * WebAssembly. V8 compiles it at once with its baseline compiler (Liftoff) and then again, optimised, on a
+ * background thread, and Node waits for that background job before the process may exit: ~100 ms, for code that
+ * parses a few responses. Liftoff alone is plenty for a CLI. (The code caches are made under this flag.)
+ */
+async function liftoffOnly() {
+  ;(await import('node:v8')).default.setFlagsFromString('--liftoff-only')
+}
+
+const argv = process.argv.slice(2)
+const fast = fastPath(argv)
 if (typeof fast === 'object') {
   const {reportUnknownCommand} = await import('../dist/hooks/command-not-found.js')
-  process.exitCode = reportUnknownCommand(root, fast.unknownId, process.argv.slice(2))
-} else if (!fast) {
-  // undici (requests through a proxy, `pay webhook listen` forwarding) parses HTTP with llhttp compiled to
-  // WebAssembly. V8 compiles it at once with its baseline compiler (Liftoff) and then again, optimised, on a
-  // background thread, and Node waits for that background job before the process may exit: ~100 ms, for code
-  // that parses a few responses. Liftoff alone is plenty for a CLI. (The code caches are made under this flag.)
-  ;(await import('node:v8')).default.setFlagsFromString('--liftoff-only')
+  process.exitCode = reportUnknownCommand(root, fast.unknownId, argv)
+} else if (!fast && !(await directPath(argv))) {
+  await liftoffOnly()
   if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
   // This binary runs the build (dist/); bin/dev.js runs the sources. Left to itself, oclif transpiles src/ with
   // tsx whenever NODE_ENV is test or development (vitest sets test), which would load the sources and a second

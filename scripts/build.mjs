@@ -38,3 +38,5 @@ const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'))
 manifest.commands = Object.fromEntries(Object.entries(manifest.commands).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 writeFileSync(manifestFile, JSON.stringify(manifest, null, 2))
 run(process.execPath, [join(root, 'scripts', 'help-cache.mjs')])
+// then dist/direct-run.json: the flags of the operation commands, which bin/run.js runs without oclif
+run(process.execPath, [join(root, 'scripts', 'direct-table.mjs')])

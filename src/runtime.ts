@@ -11,6 +11,9 @@ import type {OutputOptions} from './output/options.js'
 import {Output} from './output/output.js'
 import {printable} from './output/printable.js'
 import {detectTerminal} from './output/terminal.js'
+import {runOperation, type Given} from './cli/run-operation.js'
+import {renderError} from './output/errors.js'
+import type {OperationSpec} from './api/operations.js'
 
 export {ApiClient} from './client/api-client.js'
 export type {ApiResponse, CallInput, PreparedRequest} from './client/api-client.js'
@@ -61,6 +64,27 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
     journal: createJournalGate(out, flags['force-new']),
   })
   return {client, out, settings}
+}
+
+/**
+ * An operation command once its command line is parsed, by oclif (src/cli/operation-command.ts) or by bin/run.js's
+ * direct path (src/cli/direct-argv.ts): the one place both run, so they behave alike by construction. As the base
+ * command does: the output (--json from argv), the context from the connection flags, runOperation, any failure
+ * rendered with its documented exit code, the client closed. Returns the exit code.
+ */
+export async function runOperationCommand(op: OperationSpec, flags: ApiContextFlags, args: Given, how: {argv: string[]; id: string; userAgent: string}): Promise<number> {
+  const out = createOutput(how.argv.includes('--json'))
+  let ctx: ApiContext | undefined
+  try {
+    ctx = await createApiContext(flags, how.userAgent, out)
+    const values: Given = {...flags, ...args}
+    // --from-file: the bulk engine (src/bulk/), loaded only then
+    return values['from-file'] === undefined ? await runOperation(ctx, op, values) : await (await import('./bulk/index.js')).runBulkOperation(ctx, op, values)
+  } catch (error) {
+    return renderError(out, error, how.id)
+  } finally {
+    await ctx?.client.close()
+  }
 }
 
 // resource commands: the operation specs' one path from flags to rendered output (src/cli/run-operation.ts)

@@ -11,6 +11,7 @@ import type {ApiContext, ApiContextFlags, ControlClient, ControlEndpointId, Cont
 import {outputFlagsFromArgv, type OutputFlagValues, type OutputOptions} from '../output/options.js'
 import type {Output} from '../output/output.js'
 import {connectionFlags, globalFlags} from './flags.js'
+import {userAgentOf} from './user-agent.js'
 
 type Runtime = typeof import('../runtime.js')
 
@@ -67,7 +68,7 @@ export abstract class BaseCommand extends Command {
   }
 
   protected get userAgent(): string {
-    return `pay/${this.config.version} node/${process.version} (${process.platform}-${process.arch})`
+    return userAgentOf(this.config.version)
   }
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {

@@ -60,10 +60,8 @@ export function operationCommand(id: OperationId) {
       // oclif's parse() spreads the class it is given, which drops inherited statics: name them here
       const parsed = await this.parse({flags, args, baseFlags: (this.constructor as typeof ApiCommand).baseFlags, strict: true})
       const rt = await this.runtime()
-      const ctx = await this.api(parsed.flags)
-      const values = {...parsed.flags, ...parsed.args}
-      // --from-file: the bulk engine (src/bulk/), loaded only then
-      process.exitCode = values['from-file'] === undefined ? await rt.runOperation(ctx, op, values) : await (await import('../bulk/index.js')).runBulkOperation(ctx, op, values)
+      // the same run as bin/run.js's direct path, which parses argv without oclif (src/cli/direct-argv.ts)
+      process.exitCode = await rt.runOperationCommand(op, parsed.flags, parsed.args, {argv: this.argv, id: this.id ?? '', userAgent: this.userAgent})
     }
   }
   return OperationCommand
