@@ -3,7 +3,6 @@
  * otherwise `open` on macOS, `start` on Windows, `xdg-open` on Linux with a display. Never waits for the
  * browser and never fails the command: the caller prints the URL either way.
  */
-import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
 import {delimiter, join} from 'node:path'
 
@@ -21,9 +20,11 @@ export function browserCommand(env: NodeJS.ProcessEnv = process.env, platform: N
 }
 
 /** Starts the browser on `url`; resolves true when a browser was started. */
-export function openBrowser(url: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+export async function openBrowser(url: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   const cmd = browserCommand(env)
-  if (!cmd) return Promise.resolve(false)
+  if (!cmd) return false
+  // loaded here, not with the runtime: node:child_process costs every command ~3.5 ms of start-up
+  const {spawn} = await import('node:child_process')
   return new Promise((resolve) => {
     try {
       const child = spawn(cmd[0], [...cmd.slice(1), url], {stdio: 'ignore', detached: true})
