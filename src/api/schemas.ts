@@ -4,7 +4,7 @@
  * so that a field the service adds later never breaks the CLI.
  * Choices where the spec says "not shown" are marked ASSUMPTION and listed in docs/assumptions.md.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 import {isDecimalAmount} from './money.js'
 import {UNSAFE_TEXT, UNSAFE_TEXT_RULE} from './text-rules.js'
 

@@ -1,5 +1,5 @@
 /** The shape of a stored profile and of the profiles file (validated with zod on every read). */
-import {z} from 'zod'
+import * as z from 'zod'
 
 export const profileSchema = z.object({
   base_url: z.url().optional(),
