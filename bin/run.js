@@ -142,12 +142,12 @@ async function directPath(argv) {
   const plan = planDirect(argv, table, env)
   if (!plan) return false
   await liftoffOnly()
-  const [rt, {operations}, {userAgentOf}] = await Promise.all([import('../dist/runtime.js'), import('../dist/api/operations.js'), import('../dist/cli/user-agent.js')])
+  const rt = await import('../dist/runtime.js')
   // as oclif's command module does: a closed stdout (`pay … | head`) is not an error
   process.stdout.on('error', (err) => {
     if (err?.code !== 'EPIPE') throw err
   })
-  process.exitCode = await rt.runOperationCommand(operations[plan.op], plan.flags, plan.args, {argv: plan.argv, id: plan.id, userAgent: userAgentOf(pjson.version)})
+  process.exitCode = await rt.runOperationCommand(rt.operations[plan.op], plan.flags, plan.args, {argv: plan.argv, id: plan.id, userAgent: rt.userAgentOf(pjson.version)})
   return true
 }
 

@@ -99,8 +99,11 @@ export {InputError} from './client/errors.js'
 export {ask} from './cli/prompts.js'
 // records of an operation: bulk rows (--from-file) and flow steps, with the command's rules and flag names
 export {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from './cli/operation-input.js'
-// (the specs themselves, src/api/operations.ts, are light: import them directly)
+// The specs (src/api/operations.ts) are light: commands import them directly. bin/run.js's direct path takes them
+// from here, with the User-Agent, so that it loads this one code-cached file and no further ES modules (~2.5 ms).
+export {operations} from './api/operations.js'
 export type {OperationId, OperationSpec} from './api/operations.js'
+export {userAgentOf} from './cli/user-agent.js'
 
 // stored profiles and the token cache (login, logout, profiles *, sandbox start); conf loads only to write
 export {ProfileStore, readProfiles, listProfiles, assertProfileName, profilesPath} from './config/profiles.js'
