@@ -20,11 +20,12 @@ import {outputOptions, type OutputOptions} from '../../src/output/options.js'
 import {renderError} from '../../src/output/errors.js'
 import {JqCompileError} from '../../src/output/structured.js'
 import {Output} from '../../src/output/output.js'
+import {userAgentOf} from '../../src/cli/user-agent.js'
 import type {Terminal} from '../../src/output/terminal.js'
 import {ROOT, runCli, type CliResult, type RunOptions} from './cli.js'
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {version: string}).version
-export const USER_AGENT = `pay/${VERSION} node/${process.version} (${process.platform}-${process.arch})`
+export const USER_AGENT = userAgentOf(VERSION)
 
 export interface InProcessOptions {
   /** The whole environment the command sees (nothing of process.env leaks in). */
