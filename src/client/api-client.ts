@@ -3,7 +3,6 @@
  * `pay api`, a raw method and path), builds the URL and headers, attaches the bearer token, the Idempotency-Key
  * and the sub-account header where they apply, retries what is safe to retry, and maps failures to PayErrors.
  */
-import {randomUUID} from 'node:crypto'
 import {setTimeout as sleepMs} from 'node:timers/promises'
 import {type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {TokenCache} from '../config/token-cache.js'
@@ -195,7 +194,7 @@ export class ApiClient {
     const problems = headerProblems(input)
     if (problems.length > 0) throw new InputError(problems)
     let idempotencyKey = input.idempotencyKey
-    if (!idempotencyKey && endpoint?.idempotent) idempotencyKey = randomUUID()
+    if (!idempotencyKey && endpoint?.idempotent) idempotencyKey = process.getBuiltinModule('node:crypto').randomUUID() // loaded only here: ~3.5 ms
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
     for (const [k, v] of Object.entries(input.headers ?? {})) headers[k.toLowerCase()] = v
 

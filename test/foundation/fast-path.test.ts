@@ -123,7 +123,8 @@ describe('fast paths of bin/run.js', () => {
   })
 
   it('anything else goes to oclif: unknown subjects, flags before --help, a user theme', async () => {
-    for (const args of [['nope', '--help'], ['balance', '--json', '--help'], ['balance'], ['-v']]) {
+    // (an operation command such as `pay balance` has a direct path of its own: fast-path-direct.test.ts)
+    for (const args of [['nope', '--help'], ['balance', '--json', '--help'], ['profiles', 'list'], ['-v']]) {
       const r = await run(args, {PAY_BASE_URL: 'http://127.0.0.1:9'})
       expect(r.oclifLoaded, `pay ${args.join(' ')}`).toBe(true)
     }
