@@ -106,6 +106,8 @@ async function startupBench(keepNodeVars) {
       {name: 'pay balance', args: () => [BIN, 'balance'], target: 2.5},
       {name: 'pay collections create', args: collection, target: 2.5},
       {name: 'pay balance (env credentials)', args: () => [BIN, 'balance'], env: envCredentials},
+      // the same command line through oclif instead of bin/run.js's direct path: what the direct path saves
+      {name: 'pay balance (through oclif)', args: () => [BIN, 'balance'], env: {...env, PAY_NO_FAST_PATH: '1'}},
     ]
     // Warm up: the token cache (one token request) and the OS file cache.
     for (const c of cases) await timeProcess(c.args(), c.env ?? env, c.code)
