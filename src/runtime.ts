@@ -3,6 +3,8 @@
  * `await import('../runtime.js')` inside run(), so `--help` and `--version` never load undici, zod, conf or
  * cli-table3. (The build may bundle this entry into one file to make loading it cheaper.)
  */
+// first: zod's settings must hold before any schema is built
+import './api/zod-config.js'
 import {ApiClient, type ClientOptions} from './client/api-client.js'
 import type {ApiContext} from './cli/api-context.js'
 import {resolveSettings, type SettingFlags} from './config/settings.js'
