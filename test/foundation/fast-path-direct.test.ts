@@ -4,24 +4,20 @@
  * what the same command line prints through oclif (PAY_NO_FAST_PATH=1), same stdout, stderr and exit code, and the
  * direct path really skips oclif where it should (and leaves to oclif what it should).
  */
-import {spawn} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
-import {BIN, ROOT, cleanEnv} from '../helpers/cli.js'
+import {probedRun, type ProbedRun} from './fast-path-run.js'
 
 let sb: Sandbox
 const dir = mkdtempSync(join(tmpdir(), 'pay-direct-'))
-const probe = join(dir, 'probe.cjs')
 const configDir = join(dir, 'config')
-writeFileSync(probe, "process.on('exit', () => { if (Object.keys(require.cache).some((k) => k.includes('@oclif/core') || k.includes('oclif.cjs'))) process.stderr.write('[oclif loaded]') })\n")
 
 beforeAll(async () => {
   sb = await startSandbox({port: 0, settleMs: 60_000})
   const m = sb.seed.merchants[0]
-  const {mkdirSync} = await import('node:fs')
   mkdirSync(configDir, {recursive: true, mode: 0o700})
   writeFileSync(join(configDir, 'profiles.json'), JSON.stringify({active: 'main', profiles: {main: {base_url: sb.url, client_id: m.client_id, client_secret: m.client_secret}}}), {mode: 0o600})
 }, 60_000)
@@ -31,25 +27,8 @@ afterAll(async () => {
   rmSync(dir, {recursive: true, force: true})
 })
 
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-  oclifLoaded: boolean
-}
-
-function run(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    // NODE_ENV as users have it (vitest sets test, under which oclif adds a development warning to parse errors)
-    const child = spawn(process.execPath, ['--require', probe, BIN, ...args], {cwd: ROOT, env: cleanEnv({PAY_CONFIG_DIR: configDir, NODE_ENV: undefined, ...env}), stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({code: code ?? -1, stdout, stderr: stderr.replace('[oclif loaded]', ''), oclifLoaded: stderr.includes('[oclif loaded]')}))
-  })
-}
+// NODE_ENV as users have it (vitest sets test, under which oclif adds a development warning to parse errors)
+const run = (args: string[], env: Record<string, string | undefined> = {}) => probedRun(args, {PAY_CONFIG_DIR: configDir, NODE_ENV: undefined, ...env})
 
 /** What differs between two runs of the same request by nature: ids, request ids, times, references. */
 function stable(text: string): string {
@@ -69,7 +48,7 @@ async function same(argv: (way: 'direct' | 'oclif') => string[], direct = true, 
   const what = `pay ${argv('direct').join(' ')}`
   expect(oclif.oclifLoaded, `oclif should serve: ${what}`).toBe(true)
   expect(fast.oclifLoaded, `${direct ? 'the direct path' : 'oclif'} should serve: ${what}\n${fast.stderr}`).toBe(!direct)
-  const view = (r: Run) => ({code: r.code, stdout: normalise ? stable(r.stdout) : r.stdout, stderr: normalise ? stable(r.stderr) : r.stderr})
+  const view = (r: ProbedRun) => ({code: r.code, stdout: normalise ? stable(r.stdout) : r.stdout, stderr: normalise ? stable(r.stderr) : r.stderr})
   expect(view(fast), what).toEqual(view(oclif))
 }
 

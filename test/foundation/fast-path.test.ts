@@ -11,7 +11,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {BIN, ROOT, cleanEnv} from '../helpers/cli.js'
+import {ROOT, cleanEnv} from '../helpers/cli.js'
+import {probedRun, type ProbedRun} from './fast-path-run.js'
 
 interface HelpCache {
   subjects: Record<string, {plain: string; color: string}>
@@ -21,29 +22,11 @@ interface HelpCache {
 const cache = JSON.parse(readFileSync(join(ROOT, 'dist', 'help-cache.json'), 'utf8')) as HelpCache
 const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {aliases?: string[]; hasDynamicHelp?: boolean}>}
 
-// Preloaded into every run: reports on stderr whether @oclif/core was loaded by the time the process exits.
+// an empty config dir: no profile, no theme
 const probeDir = mkdtempSync(join(tmpdir(), 'pay-fast-path-'))
-const probe = join(probeDir, 'probe.cjs')
-// (oclif is the build's bundle, dist/vendor/oclif.cjs, or the package when there is no bundle)
-writeFileSync(probe, "process.on('exit', () => { if (Object.keys(require.cache).some((k) => k.includes('@oclif/core') || k.includes('oclif.cjs'))) process.stderr.write('[oclif loaded]') })\n")
 
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-  oclifLoaded: boolean
-}
-
-function run(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--require', probe, BIN, ...args], {cwd: ROOT, env: cleanEnv({NO_COLOR: undefined, PAY_CONFIG_DIR: probeDir, ...env}), stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-    child.on('error', reject)
-    child.on('close', (code) => resolve({code: code ?? -1, stdout, stderr: stderr.replace('[oclif loaded]', ''), oclifLoaded: stderr.includes('[oclif loaded]')}))
-  })
+function run(args: string[], env: Record<string, string | undefined> = {}): Promise<ProbedRun> {
+  return probedRun(args, {NO_COLOR: undefined, PAY_CONFIG_DIR: probeDir, ...env})
 }
 
 /** Runs argv through the fast path and through oclif, and checks both print the same. */

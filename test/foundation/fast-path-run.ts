@@ -1,0 +1,34 @@
+/**
+ * Runs the built CLI with a preloaded probe that reports whether @oclif/core was loaded by the time the process
+ * exited, for the tests of bin/run.js's fast and direct paths (which must skip oclif, and print what it prints).
+ */
+import {spawn} from 'node:child_process'
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {BIN, ROOT, cleanEnv} from '../helpers/cli.js'
+
+const probeDir = mkdtempSync(join(tmpdir(), 'pay-probe-'))
+const probe = join(probeDir, 'probe.cjs')
+// (oclif is the build's bundle, dist/vendor/oclif.cjs, or the package when there is no bundle)
+writeFileSync(probe, "process.on('exit', () => { if (Object.keys(require.cache).some((k) => k.includes('@oclif/core') || k.includes('oclif.cjs'))) process.stderr.write('[oclif loaded]') })\n")
+
+export interface ProbedRun {
+  code: number
+  stdout: string
+  stderr: string
+  oclifLoaded: boolean
+}
+
+/** `pay …args` with cleanEnv(env) (test/helpers/cli.ts), stdin closed. */
+export function probedRun(args: string[], env: Record<string, string | undefined>): Promise<ProbedRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--require', probe, BIN, ...args], {cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => resolve({code: code ?? -1, stdout, stderr: stderr.replace('[oclif loaded]', ''), oclifLoaded: stderr.includes('[oclif loaded]')}))
+  })
+}
