@@ -2,9 +2,9 @@
 // as oclif's own definitions say them (the command classes loaded through oclif's Config, as bin/run.js would), for
 // bin/run.js's direct path (src/cli/direct-argv.ts), which runs those commands without loading @oclif/core.
 // A flag is described only when it is of a kind the direct path reproduces exactly (oclif's boolean, string and
-// integer flags, with char, multiple, options, default, env and the integer bounds); a command with any other flag
-// attribute, argument attribute, hook or plugin is left out, and oclif runs it. Run by scripts/build.mjs after the
-// manifest.
+// integer flags, with char, multiple, options, default, env, allowNo, exclusive, dependsOn and the integer bounds);
+// a command with any other flag attribute, argument attribute, hook or plugin is left out, and oclif runs it. Run
+// by scripts/build.mjs after the manifest.
 import {existsSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
@@ -35,7 +35,9 @@ function describeFlag(flag) {
       if (flag.type === 'boolean' ? text !== BOOLEAN_PARSE : text !== STRING_PARSE && text !== INTEGER_PARSE) return 'a parse function of its own'
       if (text === INTEGER_PARSE) out.integer = {min: flag.min, max: flag.max}
     } else if (key === 'char' && typeof value === 'string') out.char = value
-    else if (key === 'allowNo' && value === false) continue
+    else if (key === 'allowNo' && typeof value === 'boolean') {
+      if (value) out.allowNo = true
+    } else if ((key === 'exclusive' || key === 'dependsOn') && Array.isArray(value) && value.every((v) => typeof v === 'string')) out[key] = value
     else if (key === 'multiple' && flag.type === 'option') {
       if (value) out.multiple = true
     } else if (key === 'input' && Array.isArray(value) && value.length === 0) continue

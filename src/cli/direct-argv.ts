@@ -6,7 +6,8 @@
  * It follows oclif's parser (@oclif/core lib/parser/parse.js, lib/help/util.js) for what it accepts and answers
  * `undefined` for anything else: an unknown or repeated flag, a value that begins with `-`, `--`, a help or version
  * flag, a missing argument (oclif would read stdin for it), a value oclif would reject (not an integer, out of
- * range, not one of the options), a flag set from the environment. bin/run.js then runs oclif, so every message
+ * range, not one of the options), flags given together that exclude or lack each other, a flag set from the
+ * environment. bin/run.js then runs oclif, so every message
  * stays oclif's own. Light: no imports, so loading it costs nothing measurable.
  */
 
@@ -20,6 +21,11 @@ export interface DirectFlag {
   options?: string[]
   default?: string | number
   env?: string
+  /** `--no-<name>` sets a boolean false */
+  allowNo?: boolean
+  /** flags that may not be given with this one, or that must be (oclif answers either with an error) */
+  exclusive?: string[]
+  dependsOn?: string[]
 }
 
 export interface DirectCommand {
@@ -95,14 +101,20 @@ export function planDirect(argv: string[], table: DirectTable, env: Record<strin
     if (token.startsWith('-') && token !== '-') {
       const long = token.startsWith('--')
       const eq = long ? token.indexOf('=') : -1
-      const name = long ? token.slice(2, eq === -1 ? undefined : eq) : byChar.get(token[1])
+      let name = long ? token.slice(2, eq === -1 ? undefined : eq) : byChar.get(token[1])
+      let negated = false
+      if (long && name !== undefined && !Object.hasOwn(cmd.flags, name) && name.startsWith('no-') && cmd.flags[name.slice(3)]?.allowNo) {
+        name = name.slice(3)
+        negated = true
+      }
       const flag = name !== undefined && Object.hasOwn(cmd.flags, name) ? cmd.flags[name] : undefined
       if (!flag || name === undefined) return undefined
       if (flag.type === 'boolean') {
         if (eq !== -1 || (!long && token.length > 2)) return undefined
-        given.set(name, ['true'])
+        given.set(name, [negated ? 'false' : 'true']) // the last one wins, as in oclif
         continue
       }
+      if (negated) return undefined
       let value: string | undefined
       if (long) value = eq === -1 ? rest[++i] : token.slice(eq + 1)
       else value = token.length < 3 ? rest[++i] : token.slice(token[2] === '=' ? 3 : 2)
@@ -129,13 +141,14 @@ export function planDirect(argv: string[], table: DirectTable, env: Record<strin
   const flags: Record<string, unknown> = {}
   for (const [name, flag] of Object.entries(cmd.flags)) {
     const values = given.get(name)
+    if (values !== undefined && (flag.exclusive?.some((other) => given.has(other)) || flag.dependsOn?.some((other) => !given.has(other)))) return undefined
     if (values === undefined) {
       if (flag.env !== undefined && env[flag.env]) return undefined
       if (flag.default !== undefined) flags[name] = flag.default
       continue
     }
     if (flag.type === 'boolean') {
-      flags[name] = true
+      flags[name] = values[0] === 'true'
       continue
     }
     const parsed: Array<string | number> = []

@@ -102,6 +102,44 @@ describe('the direct path parses as oclif does', () => {
   })
 })
 
+describe('flag kinds the commands may gain (global output flags) parse as oclif parses them', () => {
+  // a command with such flags, described for the direct path and defined for oclif alike
+  const table2 = (): DirectTable => ({
+    ...table,
+    commands: {
+      balance: {
+        op: 'balance',
+        args: [],
+        flags: {
+          color: {type: 'boolean', allowNo: true},
+          output: {type: 'option', char: 'o', options: ['json', 'table']},
+          jq: {type: 'option', exclusive: ['output']},
+          fields: {type: 'option', dependsOn: ['output']},
+        },
+      },
+    },
+  })
+  const oclifFlags = () => ({
+    color: oclif.Flags.boolean({allowNo: true}),
+    output: oclif.Flags.string({char: 'o', options: ['json', 'table']}),
+    jq: oclif.Flags.string({exclusive: ['output']}),
+    fields: oclif.Flags.string({dependsOn: ['output']}),
+  })
+  // (oclif's Parser.parse checks exclusive and dependsOn too)
+  const parse = (argv: string[]) => oclif.Parser.parse(argv, {flags: oclifFlags(), args: {}, strict: true})
+
+  it.each([[['--color']], [['--no-color']], [['--color', '--no-color']], [['--no-color', '--color']], [['-o', 'json', '--fields', 'a,b']], [['--jq', '.data']]])('pay balance %j', async (argv) => {
+    const plan = planDirect(['balance', ...argv], table2(), {})
+    expect(plan).toBeDefined()
+    expect(plan!.flags).toEqual((await parse(argv)).flags)
+  })
+
+  it.each([[['--no-output']], [['--jq', '.x', '-o', 'json']], [['--fields', 'a']], [['-o', 'yaml']]])('pay balance %j goes to oclif, which rejects it', async (argv) => {
+    expect(planDirect(['balance', ...argv], table2(), {})).toBeUndefined()
+    await expect(parse(argv)).rejects.toThrow()
+  })
+})
+
 describe('the direct-run table', () => {
   it('covers every operation command (aliases go to oclif)', async () => {
     const operationIds = []
