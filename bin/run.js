@@ -142,7 +142,9 @@ async function directPath(argv) {
   const plan = planDirect(argv, table, env)
   if (!plan) return false
   await liftoffOnly()
-  const rt = await import('../dist/runtime.js')
+  // the runtime bundle through its loader, not its ES-module face (one module less to compile: ~1 ms)
+  const bundle = join(root, 'dist', 'runtime.cjs')
+  const rt = existsSync(bundle) ? (await import('../dist/vendor/cached-require.js')).cachedRequire(bundle) : await import('../dist/runtime.js')
   // as oclif's command module does: a closed stdout (`pay … | head`) is not an error
   process.stdout.on('error', (err) => {
     if (err?.code !== 'EPIPE') throw err
