@@ -60,7 +60,9 @@ for (const id of ids) {
   const cmd = config.findCommand(id)
   if (cmd && (cmd.strict === false || Object.keys(cmd.args ?? {}).length > 0)) withArgs.push(id)
 }
-const hooks = Object.keys(pjson.oclif.hooks ?? {}).length > 0 || (config.plugins?.size ?? 0) > 1
+// hooks that run around a found command (init, prerun, postrun, finally, preparse…) or plugins: everything through
+// oclif. command_not_found runs only for a command that does not exist, which the direct path never runs.
+const hooks = Object.keys(pjson.oclif.hooks ?? {}).some((name) => name !== 'command_not_found') || (config.plugins?.size ?? 0) > 1
 for (const id of hooks ? [] : [...config.commands].map((c) => c.id).sort()) {
   const entry = config.findCommand(id)
   if ([...(entry.aliases ?? []), ...(entry.hiddenAliases ?? [])].includes(id)) continue // an alias: oclif runs it

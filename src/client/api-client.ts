@@ -13,7 +13,7 @@ import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, backoffMs, cla
 import {ExitCode} from './exit-codes.js'
 import {Transport, checkBaseUrl, configuredProxy} from './transport.js'
 
-/** Milliseconds for --debug's timings (node:perf_hooks would add ~1.6 ms to every command's start). */
+/** Milliseconds for deadlines and --debug's timings (node:perf_hooks would add ~1.6 ms to every command's start). */
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6
 
 export interface ClientSettings {
