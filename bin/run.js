@@ -149,7 +149,10 @@ async function directPath(argv) {
   process.stdout.on('error', (err) => {
     if (err?.code !== 'EPIPE') throw err
   })
-  process.exitCode = await rt.runOperationCommand(rt.operations[plan.op], plan.flags, plan.args, {argv: plan.argv, id: plan.id, userAgent: rt.userAgentOf(pjson.version)})
+  const code = await rt.runOperationCommand(rt.operations[plan.op], plan.flags, plan.args, {id: plan.id, userAgent: rt.userAgentOf(pjson.version)})
+  // undefined: the output flags have a problem, which oclif's command reports
+  if (code === undefined) return false
+  process.exitCode = code
   return true
 }
 

@@ -9,7 +9,7 @@ import {ApiClient, type ClientOptions} from './client/api-client.js'
 import type {ApiContext} from './cli/api-context.js'
 import {resolveSettings, type SettingFlags} from './config/settings.js'
 import {createJournalGate} from './journal/index.js'
-import type {OutputOptions} from './output/options.js'
+import {outputOptions, type OutputFlagValues, type OutputOptions} from './output/options.js'
 import {Output} from './output/output.js'
 import {printable} from './output/printable.js'
 import {detectTerminal} from './output/terminal.js'
@@ -71,11 +71,26 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
 /**
  * An operation command once its command line is parsed, by oclif (src/cli/operation-command.ts) or by bin/run.js's
  * direct path (src/cli/direct-argv.ts): the one place both run, so they behave alike by construction. As the base
- * command does: the output (--json from argv), the context from the connection flags, runOperation, any failure
- * rendered with its documented exit code, the client closed. Returns the exit code.
+ * command does: the context from the connection flags, runOperation (or the bulk engine for --from-file), any
+ * failure rendered with its documented exit code, the client closed. Returns the exit code.
+ *
+ * oclif's command passes the Output its parse() built from the output flags (src/cli/base-command.ts). The direct
+ * path passes none: it is built here the same way, and when the output flags have a problem (a bad --fields, a
+ * --jq program that does not compile) this returns undefined and bin/run.js hands the command line to oclif,
+ * whose message it is.
  */
-export async function runOperationCommand(op: OperationSpec, flags: ApiContextFlags, args: Given, how: {argv: string[]; id: string; userAgent: string}): Promise<number> {
-  const out = createOutput(how.argv.includes('--json'))
+export async function runOperationCommand(op: OperationSpec, flags: ApiContextFlags & OutputFlagValues & {'no-input'?: boolean}, args: Given, how: {id: string; userAgent: string; out?: Output}): Promise<number | undefined> {
+  let out = how.out
+  if (!out) {
+    const {options, problems} = outputOptions(flags)
+    if (problems.length > 0) return undefined
+    out = createOutput(options, Boolean(flags['no-input']))
+    try {
+      await out.prepare()
+    } catch {
+      return undefined
+    }
+  }
   let ctx: ApiContext | undefined
   try {
     ctx = await createApiContext(flags, how.userAgent, out)
@@ -83,6 +98,7 @@ export async function runOperationCommand(op: OperationSpec, flags: ApiContextFl
     // --from-file: the bulk engine (src/bulk/), loaded only then
     return values['from-file'] === undefined ? await runOperation(ctx, op, values) : await (await import('./bulk/index.js')).runBulkOperation(ctx, op, values)
   } catch (error) {
+    out.forError()
     return renderError(out, error, how.id)
   } finally {
     await ctx?.client.close()
