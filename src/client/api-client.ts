@@ -193,12 +193,14 @@ export class ApiClient {
 
     const problems = headerProblems(input)
     if (problems.length > 0) throw new InputError(problems)
-    let idempotencyKey = input.idempotencyKey
+    // a key given as a header (`pay api -H 'Idempotency-Key: …'`, any case) is the key: journaled, printed, reused
+    const headerKey = Object.entries(input.headers ?? {}).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
+    let idempotencyKey = input.idempotencyKey ?? headerKey
     if (!idempotencyKey && endpoint?.idempotent) idempotencyKey = process.getBuiltinModule('node:crypto').randomUUID() // loaded only here: ~3.5 ms
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
-    for (const [k, v] of Object.entries(input.headers ?? {})) headers[k.toLowerCase()] = v
+    for (const [k, v] of Object.entries(input.headers ?? {})) if (k.toLowerCase() !== 'idempotency-key' || input.idempotencyKey === undefined) headers[k.toLowerCase()] = v
 
-    return {endpoint, method, url: url.toString(), headers, body, idempotencyKey, keyGiven: input.idempotencyKey !== undefined || input.headers?.['idempotency-key'] !== undefined, auth: rules.auth, safeToRepeat: method === 'GET' || method === 'HEAD' || idempotencyKey !== undefined}
+    return {endpoint, method, url: url.toString(), headers, body, idempotencyKey, keyGiven: input.idempotencyKey !== undefined || headerKey !== undefined, auth: rules.auth, safeToRepeat: method === 'GET' || method === 'HEAD' || idempotencyKey !== undefined}
   }
 
   /** Calls an endpoint of the table. */

@@ -53,3 +53,20 @@ describe('endpoint table', () => {
     expect(fillPath('/v1/payouts/{merchant_reference}', {merchant_reference: 'a/b c'})).toBe('/v1/payouts/a%2Fb%20c')
   })
 })
+
+describe('an Idempotency-Key given as a header (pay api -H)', () => {
+  it('is the key the request carries, journals and prints, in any case of the header name', async () => {
+    const {ApiClient} = await import('../../src/client/api-client.js')
+    const client = new ApiClient({settings: {baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's'}, userAgent: 'test'})
+    for (const name of ['Idempotency-Key', 'idempotency-key', 'IDEMPOTENCY-KEY']) {
+      const req = client.prepare('collections.create', {body: {amount: '1.00'}, headers: {[name]: 'key-from-header-1'}})
+      expect(req.idempotencyKey).toBe('key-from-header-1')
+      expect(req.headers['idempotency-key']).toBe('key-from-header-1')
+      expect(req.keyGiven).toBe(true)
+    }
+    // --idempotency-key wins over a header; no second, different key is sent
+    const both = client.prepare('collections.create', {body: {amount: '1.00'}, idempotencyKey: 'flag-key', headers: {'Idempotency-Key': 'header-key'}})
+    expect(both.idempotencyKey).toBe('flag-key')
+    expect(both.headers['idempotency-key']).toBe('flag-key')
+  })
+})
