@@ -4,14 +4,17 @@
  *   1. the input is hashed (stdin is spooled first);
  *   2. every row is read and validated with the single command's rules; any bad row: exit 2, each one listed
  *      (file:line, flag, rule), nothing sent;
- *   3. the run id is derived from the file's hash, the operation, the profile, base URL, client id, account ref
- *      and the defaults given as flags; each row's Idempotency-Key from the run id and the row number. Running the
- *      same command on the same file again is the same run: rows that succeeded are not sent again (their
- *      journaled result is reported), rows whose outcome is unknown are sent again with their key, rows that
- *      failed are reported again and sent again only with --retry-failed;
+ *   3. each row's Idempotency-Key is derived from the scope (method + URL, client id, account ref, --force-new's
+ *      salt), its exact body bytes and the occurrence of that body in the file (rowKey): an unchanged row keeps its
+ *      key whatever else changes in the file. The run id (file hash, operation, base URL, client id, account ref,
+ *      defaults) only names the journal of settled rows. Running the same command on the same file again is the
+ *      same run: rows that succeeded are not sent again (their journaled result is reported), rows whose outcome
+ *      is unknown are sent again with their key, rows that failed are reported again and sent again only with
+ *      --retry-failed; on an edited file every row is sent, and the service replays the unchanged ones;
  *   4. rows are sent --concurrency at a time under an adaptive rate (src/bulk/rate.ts); 5xx and cut connections
  *      are retried per row with backoff (the same key), then left "unknown" for the next run.
- * Memory is flat: rows are streamed in every pass; only the outcomes settled by earlier runs are held.
+ * Memory is nearly flat: rows are streamed in every pass; only the outcomes settled by earlier runs and a short
+ * hash per distinct body (the occurrence count) are held.
  */
 import {createHash, randomUUID} from 'node:crypto'
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -87,11 +90,32 @@ interface PollTarget {
   states?: {succeeded: readonly string[]; failed: readonly string[]}
 }
 
-/** A UUID-shaped key, the same for the same run and row. */
-export function rowKey(runId: string, row: number): string {
-  const h = createHash('sha256').update(`${runId}:${row}`).digest('hex')
+/** A UUID-shaped key from any text: the same text, the same key. */
+function uuidOf(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex')
   const variant = ((Number.parseInt(h[16], 16) & 3) | 8).toString(16)
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
+/**
+ * A row's Idempotency-Key: the scope (method and URL, so operation and base URL; client id, account ref, and the
+ * --force-new salt), the SHA-256 of the row's exact body bytes, and which occurrence of that same body in the file
+ * this row is (1st, 2nd, ...). Nothing else in the file counts: an unchanged row keeps its key when other rows are
+ * edited or the file is re-saved (CRLF, BOM), so the service replays its stored answer instead of moving money again.
+ */
+export function rowKey(scope: string, body: string, occurrence: number): string {
+  return uuidOf(`${scope}\n${createHash('sha256').update(body).digest('hex')}\n${occurrence}`)
+}
+
+/** Counts identical bodies as rows are read in file order: the occurrence index of rowKey. */
+export class Occurrences {
+  private readonly seen = new Map<string, number>()
+  next(body: string): number {
+    const h = createHash('sha256').update(body).digest('base64').slice(0, 22)
+    const n = (this.seen.get(h) ?? 0) + 1
+    this.seen.set(h, n)
+    return n
+  }
 }
 
 export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
@@ -107,15 +131,25 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   const input = await openInput(name, flags.format, spoolDir)
   try {
     const total = await validateAll(input, run)
+    // the run id names the journal of this file's runs (a quick lookup of settled rows); row keys do not depend on it
     const runId = createHash('sha256')
-      .update(JSON.stringify({v: 1, op: op.id, file: input.sha256, profile: settings.profileName, base: client.baseUrl(), client: settings.clientId ?? '', account: settings.accountRef ?? '', defaults: run.defaults, shared: run.shared, salt: flags['force-new'] ? randomUUID() : ''}))
+      .update(JSON.stringify({v: 2, op: op.id, file: input.sha256, base: client.baseUrl(), client: settings.clientId ?? '', account: settings.accountRef ?? '', defaults: run.defaults, shared: run.shared}))
       .digest('hex')
       .slice(0, 32)
     const journal = new RunJournal(store, runId)
-    const earlier = await journal.load()
+    const loaded = await journal.load()
+    // --force-new starts a new salt (recorded in the run's header); a plain re-run resumes the newest salt
+    const forced = flags['force-new'] === true
+    const salt = forced ? randomUUID() : loaded.salt
+    const earlier = forced ? new Map<number, RowOutcome>() : loaded.outcomes
+    const resume = salt === '' ? 'run the same command again' : 'run the same command again WITHOUT --force-new (it resumes this run; with it, every row is sent again as new)'
+    const occurrences = new Occurrences()
+    /** Must be called once per row, in file order (the occurrence index of identical bodies). */
     const requestOf = (r: InputRow): {endpoint: EndpointId; input: CallInput} => {
       const {endpoint, input} = op.request(recordOf(r, run), false) // every row passed the rules before anything was sent
-      return {endpoint, input: {...input, idempotencyKey: rowKey(runId, r.row)}}
+      const bare = client.prepare(endpoint, input)
+      const scope = JSON.stringify({v: 2, method: bare.method, url: bare.url, client: settings.clientId ?? '', account: settings.accountRef ?? '', salt})
+      return {endpoint, input: {...input, idempotencyKey: rowKey(scope, bare.body ?? '', occurrences.next(bare.body ?? ''))}}
     }
     const prepared = (r: InputRow) => {
       const {endpoint, input} = requestOf(r)
@@ -136,7 +170,8 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     }
 
     await client.token() // bad credentials fail the run here (exit 3), not on every row
-    journal.begin({t: 'run', run: runId, at: new Date().toISOString(), operation: op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: client.baseUrl()})
+    journal.begin({t: 'run', run: runId, at: new Date().toISOString(), operation: op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: client.baseUrl(), salt})
+    if (forced) out.info(out.color('dim', `new run (--force-new): every row is sent as a new request; to resume it, ${resume}`, 'err'))
     if (earlier.size > 0) out.info(out.color('dim', `resuming run ${runId}: ${earlier.size} of ${total} rows settled by an earlier run`, 'err'))
 
     const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
@@ -169,7 +204,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const onSignal = (signal: NodeJS.Signals) => {
       journal.endNow()
       progress.stop(counts)
-      out.errorLine(`interrupted (${signal}) after ${counts.done} of ${total} rows; run the same command again to resume: rows in flight are resent with their keys (run ${runId})`)
+      out.errorLine(`interrupted (${signal}) after ${counts.done} of ${total} rows; ${resume} to resume: rows in flight are resent with their keys (run ${runId})`)
       process.exit(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED)
     }
     process.on('SIGINT', onSignal)
@@ -182,12 +217,12 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
         if (next.done) return
         const r = next.value
         if (r instanceof RowSyntaxError) continue // cannot happen: validated
+        const {endpoint, input} = requestOf(r) // before any await: rows are taken in file order
         const settled = earlier.get(r.row)
-        if (settled && (settled.status === 'succeeded' || !flags['retry-failed'])) {
+        if (settled && settled.idempotency_key === input.idempotencyKey && (settled.status === 'succeeded' || !flags['retry-failed'])) {
           finish(settled)
           continue
         }
-        const {endpoint, input} = requestOf(r)
         const sent = await sendRow(ctx, client.prepare(endpoint, input), r, rate, retries)
         finish(run.wait && sent.response ? await waitRow(ctx, sent, run.wait.poll(endpoint, sent.response, input), run.wait.timeoutSec, rate) : sent.outcome)
       }
@@ -204,7 +239,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
 
     if (stopped) {
       out.errorLine(`stopped after ${counts.done} of ${total} rows: the last ${UNREACHABLE_AFTER} rows got no answer from ${client.baseUrl()} (network errors, after retries)`)
-      out.info(`  ${out.color('cyan', 'next:', 'err')} check the service, then run the same command again: it resumes, and rows whose outcome is unknown are resent with their keys`)
+      out.info(`  ${out.color('cyan', 'next:', 'err')} check the service, then ${resume}: it resumes, and rows whose outcome is unknown are resent with their keys`)
       return ExitCode.NETWORK
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1)
@@ -213,9 +248,9 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     if (totals.length > 0) out.info(`  money in succeeded rows: ${totals.join(', ')}`)
     if (counts.failed > 0) {
       out.info(`  failed rows${counts.failed > failedRows.length ? ` (first ${failedRows.length})` : ''}:\n${failedRows.join('\n')}`)
-      out.info(`  ${out.color('cyan', 'next:', 'err')} fix what the service refused, then run the same command again with --retry-failed`)
+      out.info(`  ${out.color('cyan', 'next:', 'err')} fix what the service refused, then ${resume} with --retry-failed (rows you did not edit keep their keys; an edited row is a new request)`)
     }
-    if (counts.unknown > 0) out.info(`  ${out.color('cyan', 'next:', 'err')} ${counts.unknown} row(s) with an unknown outcome: run the same command again; they are resent with their keys and never done twice`)
+    if (counts.unknown > 0) out.info(`  ${out.color('cyan', 'next:', 'err')} ${counts.unknown} row(s) with an unknown outcome: ${resume}; they are resent with their keys and never done twice`)
     out.info(out.color('dim', `  run ${runId}, journal ${journal.file}`, 'err'))
     return counts.failed > 0 || counts.unknown > 0 ? ExitCode.OTHER : ExitCode.OK
   } finally {
@@ -264,6 +299,7 @@ interface ErrorShape {
   error?: {code?: string; message?: string}
   body?: unknown
   message?: string
+  responseHeaders?: Record<string, string>
 }
 
 interface Sent {
@@ -295,7 +331,7 @@ async function waitRow(ctx: ApiContext, sent: Sent, spec: PollTarget, timeoutSec
       body = (await ctx.client.sendUnjournaled(ctx.client.prepare(spec.id, spec.input))).body
       rate.ok()
     } catch (err) {
-      if ((err as ErrorShape).status === 429) rate.throttle(retryAfterMs({}, (err as ErrorShape).body))
+      if ((err as ErrorShape).status === 429) rate.throttle(retryAfterMs((err as ErrorShape).responseHeaders ?? {}, (err as ErrorShape).body))
     } finally {
       rate.release()
     }
@@ -330,7 +366,7 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: InputRow, rate:
     }
     const status = typeof err?.status === 'number' ? err.status : undefined
     if (status === 429 && throttles++ < MAX_THROTTLES_PER_ROW) {
-      rate.throttle(retryAfterMs({}, err?.body))
+      rate.throttle(retryAfterMs(err?.responseHeaders ?? {}, err?.body))
       continue
     }
     const transient = status === undefined || status >= 500 || status === 408

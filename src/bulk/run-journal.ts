@@ -1,6 +1,6 @@
 /**
  * The journal of one bulk run: `journal/runs/<run id>.ndjson` next to the operation journal (same directory,
- * modes and retention). A header line, then one line per row outcome. Row keys are derived from the run id, so
+ * modes and retention). A header line, then one line per row outcome. Row keys are derived (from the row's body and scope, see rowKey), so
  * an outcome that is lost (the process killed before the buffer reached the disk) costs only a resend with the
  * same key, which the service answers with the first result: outcomes are therefore written in batches, fsync'd
  * every FLUSH_MS, instead of one fsync per row.
@@ -42,6 +42,8 @@ export interface RunHeader {
   file_sha256: string
   profile: string
   base_url: string
+  /** --force-new's salt of the row keys ('' for none). */
+  salt: string
 }
 
 export class RunJournal {
@@ -58,16 +60,26 @@ export class RunJournal {
     this.file = join(store.dir, 'runs', `${runId}.ndjson`)
   }
 
-  /** Outcomes of earlier runs that settle a row (succeeded, failed); the newest per row wins. */
-  async load(): Promise<Map<number, RowOutcome>> {
+  /**
+   * Outcomes of earlier runs that settle a row (succeeded, failed); the newest per row wins. Only those of the
+   * newest salt (--force-new) count, and that salt is returned: a plain re-run resumes the last forced run.
+   */
+  async load(): Promise<{salt: string; outcomes: Map<number, RowOutcome>}> {
     const done = new Map<number, RowOutcome>()
-    if (!this.store.open() || !existsSync(this.file)) return done
+    let salt = ''
+    if (!this.store.open() || !existsSync(this.file)) return {salt, outcomes: done}
     for await (const line of createInterface({input: createReadStream(this.file), crlfDelay: Infinity})) {
-      let rec: {t?: string} & Partial<RowOutcome>
+      let rec: {t?: string; salt?: unknown} & Partial<RowOutcome>
       try {
         rec = JSON.parse(line) as typeof rec
       } catch {
         continue // a torn last line
+      }
+      if (rec.t === 'run') {
+        const s = typeof rec.salt === 'string' ? rec.salt : ''
+        if (s !== salt) done.clear()
+        salt = s
+        continue
       }
       if (rec.t !== 'row' || typeof rec.row !== 'number') continue
       if (rec.status === 'succeeded' || rec.status === 'failed') {
@@ -75,7 +87,7 @@ export class RunJournal {
         done.set(rec.row, {...(outcome as RowOutcome), earlier: true})
       } else done.delete(rec.row)
     }
-    return done
+    return {salt, outcomes: done}
   }
 
   begin(header: RunHeader): void {

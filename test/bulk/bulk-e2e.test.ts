@@ -71,6 +71,8 @@ function payUntil(args: string[], killWhen?: () => boolean): Promise<CliResult &
   })
 }
 
+/** The collections with exactly this merchant reference. */
+const objects = (ref: string) => rowsIn(h.sb.state.collections, ref).filter((c) => c.merchant_reference === ref)
 const rowsIn = (records: Record<string, {merchant_reference: string}>, prefix: string) => Object.values(records).filter((c) => c.merchant_reference.startsWith(prefix))
 
 /** Every reference of the prefix exactly once in `records`, and each sent with one key only. */
@@ -155,6 +157,80 @@ describe('pay collections create --from-file', () => {
     expect(storm).toBeLessThan(60)
     expectExactlyOnce(h.sb.state.collections, 'bk-s-', 300)
     proxy.rule = () => 'pass'
+  })
+})
+
+describe('row keys survive edits of the file', () => {
+  it('one row edited, then the file re-saved with CRLF and a BOM, --currency in lower case: unchanged rows are never paid again', async () => {
+    const row = (i: number, amount = '4.00') => `${amount},bk-e-${i},254712345678,mpesa`
+    const header = 'amount,reference,mobile,provider'
+    const file = csv('edit.csv', header, 5, (i) => row(i))
+    ok(await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES'], env))
+    for (let i = 1; i <= 5; i++) expect(objects(`bk-e-${i}`)).toHaveLength(1)
+    const keyOf = (ref: string) => new Set(h.requests((e) => e.method === 'POST' && (e.body as {merchant_reference?: string})?.merchant_reference === ref).map((e) => e.headers['idempotency-key']))
+
+    // row 3's amount edited: a new file, a new run; row 3 is a new request, the others replay their answers
+    writeFileSync(file, [header, row(1), row(2), row(3, '6.50'), row(4), row(5)].join('\n') + '\n')
+    const edited = ok(await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES'], env))
+    expect(edited.stderr).toMatch(/5 succeeded/)
+    for (const i of [1, 2, 4, 5]) {
+      expect(objects(`bk-e-${i}`)).toHaveLength(1)
+      expect(keyOf(`bk-e-${i}`).size).toBe(1)
+    }
+    expect(objects('bk-e-3').map((c) => (c as unknown as {amount: string}).amount).sort()).toEqual(['4.00', '6.50'])
+    expect(keyOf('bk-e-3').size).toBe(2)
+
+    // the same rows re-saved with CRLF and a BOM, the currency flag in lower case: nothing new in the service
+    writeFileSync(file, '\uFEFF' + [header, row(1), row(2), row(3, '6.50'), row(4), row(5)].join('\r\n') + '\r\n')
+    ok(await h.pay(['collections', 'create', '--from-file', file, '--currency', 'kes'], env))
+    for (const i of [1, 2, 4, 5]) expect(objects(`bk-e-${i}`)).toHaveLength(1)
+    expect(objects('bk-e-3')).toHaveLength(2)
+    for (let i = 1; i <= 5; i++) expect(keyOf(`bk-e-${i}`).size).toBe(i === 3 ? 2 : 1)
+  })
+
+  it('two identical rows are two requests (1st and 2nd occurrence), and stay two on a re-run of an edited file', async () => {
+    const header = 'amount,reference,mobile,provider'
+    const file = csv('twins.csv', header, 2, () => '2.00,bk-t-1,254712345678,mpesa')
+    ok(await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES'], env))
+    expect(objects('bk-t-1')).toHaveLength(2)
+    writeFileSync(file, [header, '2.00,bk-t-1,254712345678,mpesa', '3.00,bk-t-2,254712345678,mpesa', '2.00,bk-t-1,254712345678,mpesa'].join('\n') + '\n')
+    ok(await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES'], env))
+    expect(objects('bk-t-1')).toHaveLength(2)
+    expect(objects('bk-t-2')).toHaveLength(1)
+  })
+
+  it('--force-new: a new run whose message names the command that resumes it (without --force-new); that plain re-run sends nothing', async () => {
+    const file = csv('forced.csv', 'amount,reference,mobile,provider', 3, (i) => `1.00,bk-f-${i},254712345678,mpesa`)
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES']
+    ok(await h.pay(args, env))
+    const forced = ok(await h.pay([...args, '--force-new'], env))
+    expect(forced.stderr).toMatch(/without --force-new/i)
+    for (let i = 1; i <= 3; i++) expect(objects(`bk-f-${i}`)).toHaveLength(2)
+    // the plain re-run resumes the forced run: nothing sent again
+    const before = h.requests().length
+    const again = ok(await h.pay(args, env))
+    expect(again.stderr).toMatch(/resuming run/)
+    expect(h.requests().length).toBe(before)
+    for (let i = 1; i <= 3; i++) expect(objects(`bk-f-${i}`)).toHaveLength(2)
+  })
+})
+
+describe('Retry-After', () => {
+  it('a 429 with the wait only in the Retry-After header is waited out before the row is sent again', async () => {
+    const file = csv('retry-after.csv', 'amount,reference,mobile,provider', 1, () => '1.00,bk-ra-1,254712345678,mpesa')
+    const at: number[] = []
+    proxy.rule = (r) => {
+      if (r.method !== 'POST' || refOf(r.body) !== 'bk-ra-1') return 'pass'
+      at.push(Date.now())
+      return at.length === 1 ? {status: 429, retryAfter: 3, headerOnly: true} : 'pass'
+    }
+    const r = await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES'], env)
+    proxy.rule = () => 'pass'
+    expect(r.code, r.stderr).toBe(0)
+    expect(at).toHaveLength(2)
+    // without the header the engine's own first pause is 1 s; the header asked for 3 s (a lower bound: load cannot shorten it)
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(2900)
+    expect(objects('bk-ra-1')).toHaveLength(1)
   })
 })
 

@@ -2,7 +2,7 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {rowKey} from '../../src/bulk/engine.js'
+import {Occurrences, rowKey} from '../../src/bulk/engine.js'
 import {RowSyntaxError, formatOf, openInput, readRows} from '../../src/bulk/input.js'
 import {specOperation} from '../../src/bulk/operation.js'
 import {operations} from '../../src/api/operations.js'
@@ -11,12 +11,18 @@ import {MoneyTotals} from '../../src/bulk/report.js'
 import {tempConfigDir} from '../helpers/cli.js'
 
 describe('row keys', () => {
-  it('are UUID-shaped, the same for the same run and row, different otherwise', () => {
-    const k = rowKey('run-a', 1)
+  it('are UUID-shaped, derived from scope, exact body bytes and occurrence only', () => {
+    const k = rowKey('scope-a', '{"amount":"1.00"}', 1)
     expect(k).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
-    expect(rowKey('run-a', 1)).toBe(k)
-    expect(rowKey('run-a', 2)).not.toBe(k)
-    expect(rowKey('run-b', 1)).not.toBe(k)
+    expect(rowKey('scope-a', '{"amount":"1.00"}', 1)).toBe(k)
+    expect(rowKey('scope-a', '{"amount":"1.00"}', 2)).not.toBe(k)
+    expect(rowKey('scope-a', '{"amount":"1.01"}', 1)).not.toBe(k)
+    expect(rowKey('scope-b', '{"amount":"1.00"}', 1)).not.toBe(k)
+  })
+
+  it('count identical bodies in file order: the 2nd identical body is a different occurrence', () => {
+    const o = new Occurrences()
+    expect([o.next('a'), o.next('b'), o.next('a'), o.next('a'), o.next('b')]).toEqual([1, 1, 2, 3, 2])
   })
 })
 

@@ -5,13 +5,14 @@
  *   'cut'   nothing: the connection is destroyed AFTER the service has answered (so it has committed);
  *   'hold'  nothing, ever (the service has answered; the client waits until it gives up or is killed);
  *   'drop'  the connection is destroyed and nothing is forwarded (the service never sees the request);
- *   {status, retryAfter} an answer made up here, without forwarding (a 429 storm).
+ *   {status, retryAfter} an answer made up here, without forwarding (a 429 storm); headerOnly: the wait is in
+ *           the Retry-After header only, not in the body.
  * Real sockets on 127.0.0.1 end to end: no mocked HTTP.
  */
 import {type IncomingMessage, type Server, type ServerResponse, createServer, request} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-export type FaultAction = 'pass' | 'cut' | 'hold' | 'drop' | {status: number; retryAfter?: number}
+export type FaultAction = 'pass' | 'cut' | 'hold' | 'drop' | {status: number; retryAfter?: number; headerOnly?: boolean}
 
 export interface FaultRequest {
   method: string
@@ -46,7 +47,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         return
       }
       if (typeof action === 'object') {
-        const payload = JSON.stringify({error: {code: 'rate_limited', message: 'injected by the fault proxy', retry_after: action.retryAfter ?? 1}})
+        const payload = JSON.stringify({error: {code: 'rate_limited', message: 'injected by the fault proxy', ...(action.headerOnly ? {} : {retry_after: action.retryAfter ?? 1})}})
         res.writeHead(action.status, {'content-type': 'application/json', ...(action.retryAfter !== undefined ? {'retry-after': String(action.retryAfter)} : {})})
         res.end(payload)
         return
