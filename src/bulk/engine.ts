@@ -82,6 +82,8 @@ export interface BulkRun {
   flags: BulkFlags
   /** --wait: the get request that reports a created row's state (and the terminal states), how long to poll. */
   wait?: {timeoutSec: number; poll: (endpoint: EndpointId, res: ApiResponse, input: CallInput) => PollTarget}
+  /** Asked once, after every row passed and before anything is sent (a live profile on a terminal; src/cli/confirm.ts). */
+  confirm?: (plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}) => Promise<void>
 }
 
 interface PollTarget {
@@ -130,7 +132,8 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   const spoolDir = store.open() ? store.dir : (await import('node:os')).tmpdir()
   const input = await openInput(name, flags.format, spoolDir)
   try {
-    const total = await validateAll(input, run)
+    const rowTotals = new MoneyTotals()
+    const total = await validateAll(input, run, rowTotals)
     // the run id names the journal of this file's runs (a quick lookup of settled rows); row keys do not depend on it
     const runId = createHash('sha256')
       .update(JSON.stringify({v: 2, op: op.id, file: input.sha256, base: client.baseUrl(), client: settings.clientId ?? '', account: settings.accountRef ?? '', defaults: run.defaults, shared: run.shared}))
@@ -169,6 +172,10 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       return ExitCode.OK
     }
 
+    if (run.confirm) {
+      const settled = [...earlier.values()].filter((o) => o.status === 'succeeded' || !flags['retry-failed']).length
+      await run.confirm({rows: total, toSend: total - settled, totals: rowTotals.toJSON(), file: input.name})
+    }
     await client.token() // bad credentials fail the run here (exit 3), not on every row
     journal.begin({t: 'run', run: runId, at: new Date().toISOString(), operation: op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: client.baseUrl(), salt})
     if (forced) out.info(out.color('dim', `new run (--force-new): every row is sent as a new request; to resume it, ${resume}`, 'err'))
@@ -264,7 +271,7 @@ function recordOf(r: InputRow, run: BulkRun): BulkRecord {
 }
 
 /** Pass 2: every row checked; exit 2 with each problem when any. Returns the number of rows. */
-async function validateAll(input: BulkInput, run: BulkRun): Promise<number> {
+async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals): Promise<number> {
   const problems: InputProblem[] = []
   let more = 0
   const reported = new Set<string>()
@@ -279,7 +286,10 @@ async function validateAll(input: BulkInput, run: BulkRun): Promise<number> {
       continue
     }
     rows++
-    for (const p of run.op.request(recordOf(r, run)).problems) {
+    const checked = run.op.request(recordOf(r, run))
+    const body = (checked.input.body ?? {}) as {amount?: unknown; currency?: unknown}
+    if (checked.problems.length === 0) totals.add(typeof body.amount === 'string' ? body.amount : null, typeof body.currency === 'string' ? body.currency : null)
+    for (const p of checked.problems) {
       // a column that is not an input is a problem of the header: listed once, with the first line showing it
       if (p.flag.startsWith('column "')) {
         if (reported.has(p.flag + p.rule)) continue

@@ -8,6 +8,7 @@ import {parseFieldFlags, readDataFlag} from '../cli/body-input.js'
 import {columnsOf} from '../cli/operation-input.js'
 import {pollOf, type Given} from '../cli/run-operation.js'
 import {type BulkFlags, runBulk} from './engine.js'
+import {confirmBulkRun} from '../cli/confirm.js'
 import {specOperation} from './operation.js'
 
 export {runBulk, rowKey, type BulkFlags} from './engine.js'
@@ -20,5 +21,6 @@ export async function runBulkOperation(ctx: ApiContext, op: OperationSpec, value
   const defaults: Record<string, string | undefined> = {}
   for (const [k, v] of Object.entries(values)) if (inputs.has(k) && typeof v === 'string') defaults[k] = v
   const wait = op.wait && values.wait ? {timeoutSec: Number(values['wait-timeout'] ?? 120), poll: (endpoint: Parameters<typeof pollOf>[1], res: Parameters<typeof pollOf>[2], input: Parameters<typeof pollOf>[3]) => pollOf(op, endpoint, res, input)} : undefined
-  return runBulk(ctx, {op: specOperation(op, {data, field}), defaults, shared: {data, field}, flags: values as BulkFlags, wait})
+  const confirm = (plan: Parameters<typeof confirmBulkRun>[2]) => confirmBulkRun(ctx, op, plan, values.yes === true)
+  return runBulk(ctx, {op: specOperation(op, {data, field}), defaults, shared: {data, field}, flags: values as BulkFlags, wait, confirm})
 }

@@ -36,7 +36,27 @@ export function confirmationLines(op: OperationSpec, input: CallInput, profileNa
 
 export async function confirmMoneyMove(ctx: ApiContext, op: OperationSpec, input: CallInput, yes: boolean): Promise<void> {
   if (!op.confirm || yes || !ctx.settings.live || !ctx.out.term.interactive) return
-  for (const line of confirmationLines(op, input, ctx.settings.profileName)) ctx.out.notice(line)
+  await ask(ctx, confirmationLines(op, input, ctx.settings.profileName))
+}
+
+/** The lines shown before a bulk run (--from-file) sends anything with a live profile. */
+export function bulkConfirmationLines(op: OperationSpec, plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}, profileName: string): string[] {
+  const totals = Object.entries(plan.totals).map(([c, a]) => `${a} ${c}`)
+  return [
+    `LIVE profile "${profileName}": ${op.summary.split(':')[0].toLowerCase()}, one request per row of ${plan.file}`,
+    `  rows         ${plan.rows} (${plan.toSend} to send; the others were settled by an earlier run)`,
+    `  amounts      ${totals.length > 0 ? totals.join(', ') : '-'} in all rows`,
+  ].map((l) => printable(l))
+}
+
+/** Before a bulk run with a live profile: asked once, after every row passed its rules. */
+export async function confirmBulkRun(ctx: ApiContext, op: OperationSpec, plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}, yes: boolean): Promise<void> {
+  if (!op.confirm || yes || !ctx.settings.live || !ctx.out.term.interactive) return
+  await ask(ctx, bulkConfirmationLines(op, plan, ctx.settings.profileName))
+}
+
+async function ask(ctx: ApiContext, lines: string[]): Promise<void> {
+  for (const line of lines) ctx.out.notice(line)
   const {confirm} = await import('@inquirer/prompts')
   let ok = false
   try {

@@ -4,6 +4,8 @@
  * asked on a pseudo-terminal, skipped with --yes, never asked without a terminal.
  */
 import {spawnSync} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {runCli, tempConfigDir} from '../helpers/cli.js'
 import {byRef, runInPty, useSandbox} from '../commands/support.js'
@@ -68,6 +70,24 @@ describe('live profiles: asked before money moves', () => {
     const yes = await runInPty(payout('live-yes'), env, [{expect: /Send it\?/, send: 'y\r'}])
     expect(yes.code, yes.screen).toBe(0)
     expect(h.requests(byRef('live-yes'))).toHaveLength(1)
+  })
+
+  it.skipIf(!hasScript)('a bulk run (--from-file) asks once, after every row passed, with the row count and totals; "no" sends nothing', async () => {
+    const env = await liveProfile()
+    const file = join(tempConfigDir(), 'payouts.csv')
+    writeFileSync(file, 'amount,reference,mobile\n100.00,live-bulk-1,254712345678\n20.50,live-bulk-2,254712345678\n')
+    const run = (...more: string[]) => ['payouts', 'create', '--from-file', file, '--currency', 'KES', '--provider', 'mpesa', ...more]
+    const no = await runInPty(run(), env, [{expect: /Send it\?/, send: 'n\r'}])
+    expect(no.screen).toMatch(/LIVE profile "prod"/)
+    expect(no.screen).toMatch(/rows\s+2 \(2 to send/)
+    expect(no.screen).toMatch(/amounts\s+120\.50 KES in all rows/)
+    expect(no.code).toBe(2)
+    expect(h.requests(byRef('live-bulk-1'))).toHaveLength(0)
+    const yes = await runInPty(run('--yes'), env, [])
+    expect(yes.code, yes.screen).toBe(0)
+    expect(yes.screen).not.toMatch(/Send it\?/)
+    expect(h.requests(byRef('live-bulk-1'))).toHaveLength(1)
+    expect(h.requests(byRef('live-bulk-2'))).toHaveLength(1)
   })
 
   it.skipIf(!hasScript)('--yes skips the question; --no-input and off a terminal it is never asked', async () => {
