@@ -239,11 +239,22 @@ export class ApiClient {
   /** Auth, retries with the same key and body bytes, one token refresh on 401. */
   private async exchange<T>(req: PreparedRequest): Promise<ApiResponse<T>> {
     const retries = req.retries ?? this.retries
-    let attempt = 0
-    let refreshedAfter401 = false
+    // whether any attempt so far may have reached the service: the error carries it (the last attempt alone does not decide)
+    const tried = {maybeSent: false}
+    try {
+      return await this.attempts<T>(req, retries, tried)
+    } catch (err) {
+      if (tried.maybeSent && err instanceof PayError) err.anyAttemptMaybeSent = true
+      throw err
+    }
+  }
+
+  private async attempts<T>(req: PreparedRequest, retries: number, tried: {maybeSent: boolean}): Promise<ApiResponse<T>> {
     // --timeout bounds each attempt (body included); all attempts and the waits between them share this deadline
     const deadline = nowMs() + this.requestBudgetMs()
     const withinDeadline = (wait: number) => nowMs() + wait < deadline
+    let attempt = 0
+    let refreshedAfter401 = false
     for (;;) {
       attempt++
       const headers = {...req.headers}
@@ -260,6 +271,8 @@ export class ApiClient {
         res = await this.transportFor().send({method: req.method, url: req.url, headers, body: req.body, timeoutMs})
       } catch (err) {
         const outcome = classifyNetworkError(err)
+        const maybeSent = outcome.kind === 'network' ? outcome.sent : outcome.kind !== 'tls'
+        if (maybeSent) tried.maybeSent = true
         const what = describeNetworkError(err, outcome, timeoutMs, req.url)
         this.trace(`<- ${what} after ${Math.round(nowMs() - started)} ms`)
         const wait = backoffMs(attempt)
@@ -270,7 +283,7 @@ export class ApiClient {
           continue
         }
         const stoppedBy = retryable ? `; stopped after ${attempt} attempt(s) at the overall deadline of ${Math.round((this.timeoutMs * DEADLINE_FACTOR) / 1000)} s (${DEADLINE_FACTOR} x --timeout)` : ''
-        throw new NetworkError(`${req.method} ${new URL(req.url).pathname} failed: ${what}${stoppedBy}`, attempt, networkHint(req, outcome, err), outcome.kind === 'tls' ? 'tls_error' : 'network_error', outcome.kind === 'network' ? outcome.sent : outcome.kind !== 'tls')
+        throw new NetworkError(`${req.method} ${new URL(req.url).pathname} failed: ${what}${stoppedBy}`, attempt, networkHint(req, outcome, err), outcome.kind === 'tls' ? 'tls_error' : 'network_error', maybeSent)
       }
       this.traceResponse(req, res, nowMs() - started)
 
@@ -282,6 +295,8 @@ export class ApiClient {
         attempt--
         continue
       }
+      // a 5xx or 408 may have been done before it failed; a 2xx is returned (or thrown as unusable: never settled)
+      if (res.status >= 500 || res.status === 408 || res.status < 400) tried.maybeSent = true
       if (res.status >= 400) {
         const outcome: AttemptOutcome = {kind: 'status', status: res.status}
         if (attempt <= retries && isRetryable(outcome, req.safeToRepeat)) {

@@ -19,6 +19,11 @@ export class PayError extends Error {
   idempotencyKey?: string
   /** The command that repeats the request with that key. */
   resumeCommand?: string
+  /**
+   * Set by the client core when ANY attempt of the request may have reached the service (a cut connection, a
+   * timeout, a 5xx), even if a later attempt certainly did not: the request's outcome is not known to be nothing.
+   */
+  anyAttemptMaybeSent?: boolean
 
   /** Marks this failure as one whose outcome is unknown (src/journal/gate.ts). */
   outcomeUnknown(key: string, command: string, hint: string): void {

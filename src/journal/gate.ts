@@ -3,9 +3,15 @@
  * table is journaled before it is sent, and its outcome after. It is also where a plain re-run is recognised:
  *
  *   same endpoint + URL + base URL + client id + account ref + body bytes as a journaled request, and
- *   - its outcome is unknown (cut connection, timeout, 5xx, interrupted, killed): the journaled key is reused;
- *   - it succeeded: the earlier answer is returned and nothing is sent (unless --force-new or --idempotency-key);
- *   - it failed for certain (a 4xx): a new key, as for any new request.
+ *   - it succeeded (the latest such request): the earlier answer is returned and nothing is sent (unless
+ *     --force-new or --idempotency-key);
+ *   - its outcome is unknown (cut connection, timeout, 5xx, interrupted, killed) and no later request with the SAME
+ *     key settled it: the journaled key is reused;
+ *   - it failed for certain: a new key, as for any new request.
+ *   A failure is certain only when nothing may have been done: every attempt certainly unsent or refused before
+ *   it was done (a 4xx) under a new key. Once a key's outcome is unknown (any attempt may have reached the
+ *   service), only an answer that decides that key settles it (2xx; 400, 409, 422): a later refused connection,
+ *   401, 403, 408, 429 or 5xx keeps it unknown (failureState).
  *   Same merchant reference with a different body, earlier outcome unknown: a new key, and a warning.
  *
  * Failures whose outcome is unknown, and SIGINT/SIGTERM while the request is in flight, name the key and the
@@ -14,7 +20,8 @@
 import type {ApiResponse, ClientSettings, JournalEntryHandle, PreparedRequest, RequestJournal} from '../client/api-client.js'
 import {ApiError, InterruptedError, NetworkError, PayError} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
-import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord} from './store.js'
+import {redactUrl} from '../client/redact.js'
+import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, unresolved} from './store.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -48,23 +55,33 @@ export class JournalGate implements RequestJournal {
     const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', settings.accountRef ?? ''].join('\n')
     const match = sha256(`${scope}\n${bodySha}`)
     const reference = referenceOf(req.body)
+    const shownBaseUrl = redactUrl(baseUrl)
     let request = req
     let replay: ApiResponse | undefined
+    // the key this request carries was journaled before with an unknown outcome: only an answer that decides it settles it
+    let keyWasUnknown = false
 
-    if (!req.keyGiven && this.store.open()) {
+    if (req.keyGiven && req.idempotencyKey && this.store.open()) {
       const entries = this.store.entries()
-      const earlier = findLast(entries, (e) => e.op.match === match)
-      const state = earlier ? earlier.outcome?.state ?? 'unknown' : undefined
-      if (earlier && state === 'succeeded' && earlier.outcome?.body !== undefined && !this.options.forceNew) {
+      const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
+      keyWasUnknown = given !== undefined && stateOf(given) === 'unknown'
+    } else if (!req.keyGiven && this.store.open()) {
+      const entries = this.store.entries()
+      const latest = findLast(entries, (e) => e.op.match === match)
+      const pending = findLast(entries, (e, i) => e.op.match === match && unresolved(entries, i))
+      if (latest && stateOf(latest) === 'succeeded' && latest.outcome?.body !== undefined && !this.options.forceNew) {
         this.options.notice(
-          `already done: this same request succeeded at ${earlier.outcome.at} (Idempotency-Key ${earlier.op.key}); showing that answer, nothing was sent. Add --force-new to send it again as a new request`,
+          `already done: this same request succeeded at ${latest.outcome.at} (Idempotency-Key ${latest.op.key}); showing that answer, nothing was sent. Add --force-new to send it again as a new request`,
         )
-        replay = replayOf(req, earlier)
-      } else if (earlier && state === 'unknown' && !this.options.forceNew) {
-        this.options.notice(`resuming: the same request was sent at ${earlier.op.at} and its outcome is unknown; reusing its Idempotency-Key ${earlier.op.key}`)
-        request = withKey(req, earlier.op.key)
+        replay = replayOf(req, latest)
+      } else if (pending && !this.options.forceNew) {
+        // an unknown outcome stays the answer until an entry with the SAME key settles it (a later failure under
+        // another key, or one that only looks certain, says nothing about it)
+        this.options.notice(`resuming: the same request was sent at ${pending.op.at} and its outcome is unknown; reusing its Idempotency-Key ${pending.op.key}`)
+        request = withKey(req, pending.op.key)
+        keyWasUnknown = true
       } else if (reference !== undefined) {
-        const other = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === baseUrl && (e.outcome?.state ?? 'unknown') === 'unknown')
+        const other = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl && stateOf(e) === 'unknown')
         if (other) {
           this.options.warn(
             `an earlier request with reference ${reference} (Idempotency-Key ${other.op.key}, ${other.op.at}) had a different body and its outcome is unknown; this one is a different request with a new key. Check the earlier one with \`pay transactions verify ${reference}\``,
@@ -77,7 +94,7 @@ export class JournalGate implements RequestJournal {
     const key = request.idempotencyKey ?? ''
     const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key)
     const op: OpRecord = {
-      t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: req.url, base_url: baseUrl,
+      t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: redactUrl(req.url), base_url: shownBaseUrl,
       client_id: settings.clientId, account_ref: settings.accountRef, body_sha256: bodySha, reference, command, pid: process.pid,
     }
     this.store.append(op)
@@ -104,7 +121,7 @@ export class JournalGate implements RequestJournal {
         outcome({state: 'succeeded', status: res.status, id, body: res.text})
       },
       failed(err) {
-        const certain = isCertainFailure(err)
+        const certain = failureState(err, keyWasUnknown) === 'failed'
         const code = err instanceof ApiError ? err.code : err instanceof NetworkError ? 'network_error' : 'error'
         const message = err instanceof Error ? err.message : String(err)
         outcome({state: certain ? 'failed' : 'unknown', status: err instanceof ApiError ? err.status : undefined, error: {code, message}})
@@ -123,15 +140,31 @@ export class JournalGate implements RequestJournal {
   }
 }
 
-/** A 4xx answer, or a connection that was never made: the request certainly did nothing. */
+/** A 4xx answer, or a connection that was never made: this one attempt certainly did nothing. */
 export function isCertainFailure(err: unknown): boolean {
   if (err instanceof ApiError) return err.status >= 400 && err.status < 500 && err.status !== 408
   if (err instanceof NetworkError) return !err.maybeSent
   return !(err instanceof PayError) || err.exitCode === ExitCode.USAGE || err.exitCode === ExitCode.AUTH
 }
 
-function findLast(entries: JournalEntry[], pred: (e: JournalEntry) => boolean): JournalEntry | undefined {
-  for (let i = entries.length - 1; i >= 0; i--) if (pred(entries[i])) return entries[i]
+/** Answers that decide the request under that key: a validation refusal, an idempotency mismatch or conflict. */
+const DECIDING_STATUS = new Set([400, 409, 422])
+
+/**
+ * What a failed request's outcome is. Only an answer that decides the key settles it as `failed`; when the key
+ * already had an unknown outcome, or any attempt of this run may have reached the service, anything else
+ * (connection refused, 401, 403, 408, 429, 5xx, a cut) keeps it `unknown`.
+ */
+export function failureState(err: unknown, keyWasUnknown = false): 'failed' | 'unknown' {
+  if (err instanceof ApiError && DECIDING_STATUS.has(err.status)) return 'failed'
+  if (keyWasUnknown || (err instanceof PayError && err.anyAttemptMaybeSent)) return 'unknown'
+  return isCertainFailure(err) ? 'failed' : 'unknown'
+}
+
+const stateOf = (e: JournalEntry) => e.outcome?.state ?? 'unknown'
+
+function findLast(entries: JournalEntry[], pred: (e: JournalEntry, i: number) => boolean): JournalEntry | undefined {
+  for (let i = entries.length - 1; i >= 0; i--) if (pred(entries[i], i)) return entries[i]
   return undefined
 }
 
@@ -163,7 +196,7 @@ export function referenceOf(body: string | undefined): string | undefined {
 
 const SECRET_FLAG = /secret|token|password/i
 
-/** `pay …` as run, secrets masked, with --idempotency-key KEY added when it was not given. */
+/** `pay …` as run, secrets masked (a password in --base-url too), with --idempotency-key KEY added when it was not given. */
 export function resumeCommand(argv: string[], key: string): string {
   const args: string[] = []
   let hasKey = false
@@ -171,6 +204,14 @@ export function resumeCommand(argv: string[], key: string): string {
     const a = argv[i]
     if (a === '--idempotency-key' || a.startsWith('--idempotency-key=')) hasKey = true
     if (a === '--force-new') continue
+    if (a.startsWith('--base-url=')) {
+      args.push(`--base-url=${redactUrl(a.slice('--base-url='.length))}`)
+      continue
+    }
+    if (a === '--base-url' && i + 1 < argv.length) {
+      args.push(a, redactUrl(argv[++i]))
+      continue
+    }
     const eq = a.indexOf('=')
     if (a.startsWith('--') && eq > 0 && SECRET_FLAG.test(a.slice(0, eq))) {
       args.push(`${a.slice(0, eq)}=***`)

@@ -100,12 +100,18 @@ export class JournalStore {
     try {
       mkdirSync(this.dir, {recursive: true, mode: CONFIG_DIR_MODE})
       mkdirSync(join(this.dir, 'runs'), {recursive: true, mode: CONFIG_DIR_MODE})
-      this.prune()
       this.ready = true
     } catch (err) {
       this.disable(err)
+      return false
     }
-    return this.ready === true
+    // pruning is housekeeping: another process pruning at once, or a file that cannot be removed, never turns the journal off
+    try {
+      this.prune()
+    } catch {
+      // left for the next run
+    }
+    return true
   }
 
   /** Appends one record to today's segment; `sync` fsyncs it before returning. */
@@ -144,10 +150,10 @@ export class JournalStore {
     }
   }
 
-  /** Every record of the retained segments, oldest first. */
-  records(): JournalRecord[] {
+  /** Every record of the segments, oldest first. */
+  records(names = this.segments()): JournalRecord[] {
     const out: JournalRecord[] = []
-    for (const name of this.segments()) {
+    for (const name of names) {
       let text: string
       try {
         text = readFileSync(join(this.dir, name), 'utf8')
@@ -168,10 +174,10 @@ export class JournalStore {
   }
 
   /** Operations with their latest outcome, oldest first. */
-  entries(): JournalEntry[] {
+  entries(records = this.records()): JournalEntry[] {
     const byKey = new Map<string, JournalEntry>()
     const order: JournalEntry[] = []
-    for (const r of this.records()) {
+    for (const r of records) {
       if (r.t === 'op') {
         const e = {op: r}
         byKey.set(r.key, e)
@@ -184,28 +190,55 @@ export class JournalStore {
     return order
   }
 
+  /** Every segment on disk (pruning removes those past the retention), oldest first. */
   private segments(): string[] {
-    let names: string[]
     try {
-      names = readdirSync(this.dir)
+      return readdirSync(this.dir).filter((n) => SEGMENT.test(n)).sort()
     } catch {
       return []
     }
-    const oldest = day(this.now() - this.retentionDays * DAY_MS)
-    return names.filter((n) => SEGMENT.test(n) && n.slice(0, 10) >= oldest).sort()
   }
 
+  /**
+   * Deletes segments and run files older than the retention. An operation whose outcome is still unknown is never
+   * dropped: its records are carried forward into today's segment first (and the old segment is kept when that
+   * write fails). Errors on single files (another process pruned them already) are ignored.
+   */
   private prune(): void {
     const cutoff = this.now() - this.retentionDays * DAY_MS
     const oldest = day(cutoff)
-    for (const name of readdirSync(this.dir)) {
-      const m = SEGMENT.exec(name)
-      if (m && m[1] < oldest) unlinkSync(join(this.dir, name))
-    }
+    const all = this.segments()
+    const old = all.filter((n) => n.slice(0, 10) < oldest)
+    if (old.length > 0 && this.carryForward(old, all)) for (const name of old) ignoreErrors(() => unlinkSync(join(this.dir, name)))
     const runs = join(this.dir, 'runs')
     for (const name of readdirSync(runs)) {
       const file = join(runs, name)
-      if (statSync(file).mtimeMs < cutoff) unlinkSync(file)
+      ignoreErrors(() => statSync(file).mtimeMs < cutoff && unlinkSync(file))
+    }
+  }
+
+  /** Appends the unresolved operations of `old` segments (with their latest outcome) to today's; false when it cannot. */
+  private carryForward(old: string[], all: string[]): boolean {
+    // segments sort by day, so the first operations of all are those of the old segments
+    const oldOps = this.records(old).filter((r) => r.t === 'op').length
+    const entries = this.entries(this.records(all))
+    const lines: string[] = []
+    for (let i = 0; i < oldOps; i++) {
+      if (!unresolved(entries, i)) continue
+      lines.push(JSON.stringify(entries[i].op))
+      if (entries[i].outcome) lines.push(JSON.stringify(entries[i].outcome))
+    }
+    if (lines.length === 0) return true
+    let fd: number | undefined
+    try {
+      fd = openSync(join(this.dir, `${day(this.now())}.ndjson`), 'a', SECRET_FILE_MODE)
+      writeSync(fd, `${lines.join('\n')}\n`)
+      fsyncSync(fd)
+      return true
+    } catch {
+      return false
+    } finally {
+      if (fd !== undefined) closeSync(fd)
     }
   }
 
@@ -214,6 +247,22 @@ export class JournalStore {
     this.ready = false
     const code = (err as {code?: string}).code ?? (err as Error).message
     this.options.warn?.(`the operation journal is off: cannot write ${this.dir} (${code}); a re-run cannot reuse the Idempotency-Key of a request whose outcome is unknown`)
+  }
+}
+
+/** entries[i]'s outcome is unknown (or never written) and no later entry with the same key settled it. */
+export function unresolved(entries: JournalEntry[], i: number): boolean {
+  const known = (e: JournalEntry) => e.outcome !== undefined && e.outcome.state !== 'unknown'
+  if (known(entries[i])) return false
+  for (let j = i + 1; j < entries.length; j++) if (entries[j].op.key === entries[i].op.key && known(entries[j])) return false
+  return true
+}
+
+function ignoreErrors(fn: () => unknown): void {
+  try {
+    fn()
+  } catch {
+    // ENOENT: another process removed it first; anything else: left for the next run
   }
 }
 

@@ -29,11 +29,11 @@ describe('JournalStore', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600)
   })
 
-  it('deletes segments and run files older than the retention', () => {
+  it('deletes segments and run files older than the retention (settled operations)', () => {
     const dir = tempConfigDir()
     const now = Date.parse('2026-05-20T12:00:00Z')
     mkdirSync(join(dir, 'journal', 'runs'), {recursive: true})
-    writeFileSync(join(dir, 'journal', '2026-05-01.ndjson'), JSON.stringify(op('old')) + '\n')
+    writeFileSync(join(dir, 'journal', '2026-05-01.ndjson'), JSON.stringify(op('old')) + '\n' + JSON.stringify({t: 'outcome', at: 'x', key: 'old', state: 'succeeded'}) + '\n')
     writeFileSync(join(dir, 'journal', '2026-05-15.ndjson'), JSON.stringify(op('kept')) + '\n')
     const store = new JournalStore(dir, {now: () => now, retentionDays: 7})
     expect(store.open()).toBe(true)

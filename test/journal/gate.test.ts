@@ -1,0 +1,164 @@
+/**
+ * The journal gate with the client core, in-process: a scripted transport answers each attempt (no network), the
+ * journal lives in a temporary state dir. What a failure records (unknown or failed), which key a re-run sends,
+ * what is redacted, and what pruning keeps.
+ */
+import {existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {ApiClient} from '../../src/client/api-client.js'
+import {PayError} from '../../src/client/errors.js'
+import {JournalGate} from '../../src/journal/gate.js'
+import {JournalStore} from '../../src/journal/store.js'
+import {tempConfigDir} from '../helpers/cli.js'
+
+type Answer = {status: number; text?: string; headers?: Record<string, string>} | 'refused' | 'cut'
+const TOKEN = JSON.stringify({access_token: 'a'.repeat(64), token_type: 'Bearer', expires_in: 3600})
+const BODY = {amount: '150.00', currency: 'KES', merchant_reference: 'gate-1', payment_method: 'mobile_money', mobile: '254712345678', provider: 'mpesa'}
+const apiError = (status: number, code: string, headers: Record<string, string> = {}): Answer => ({status, text: JSON.stringify({error: {code, message: code}}), headers})
+
+/** One run of `pay collections create`: each POST attempt takes the next answer; returns the keys sent and the error. */
+async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number} = {}) {
+  const keys: string[] = []
+  const notices: string[] = []
+  const transport = {
+    async send(r: {method: string; url: string; headers: Record<string, string>}) {
+      if (r.url.endsWith('/v1/oauth/token')) return {status: 200, headers: {}, text: TOKEN}
+      keys.push(r.headers['idempotency-key'])
+      const a = answers.shift() ?? 'refused'
+      if (a === 'refused' || a === 'cut') throw Object.assign(new Error(a), {code: a === 'refused' ? 'ECONNREFUSED' : 'ECONNRESET'})
+      return {status: a.status, headers: a.headers ?? {}, text: a.text ?? ''}
+    },
+    async close() {},
+  }
+  const store = new JournalStore(stateDir)
+  const journal = new JournalGate(store, {notice: (t) => notices.push(t), warn: (t) => notices.push(t), argv: options.argv ?? ['collections', 'create', '--reference', 'gate-1']})
+  const client = new ApiClient({
+    settings: {baseUrl: options.baseUrl ?? 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's'},
+    userAgent: 't', retries: options.retries ?? 3, sleep: async () => {}, transport, journal,
+  })
+  let error: PayError | undefined
+  try {
+    await client.call('collections.create', {body: BODY})
+  } catch (err) {
+    error = err as PayError
+  }
+  const entries = store.entries()
+  return {keys, error, notices, last: entries.at(-1)}
+}
+
+describe('a failure that only looks certain does not wipe out an unknown outcome', () => {
+  it('within one run: attempt 1 cut, attempts 2-4 refused: recorded unknown, the key printed, a re-run sends the same key', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, ['cut', 'refused', 'refused', 'refused'])
+    expect(first.keys).toHaveLength(4)
+    expect(new Set(first.keys).size).toBe(1)
+    expect(first.last?.outcome?.state).toBe('unknown')
+    expect(first.error?.idempotencyKey).toBe(first.keys[0])
+    expect(first.error?.resumeCommand).toContain(`--idempotency-key ${first.keys[0]}`)
+    const again = await run(dir, [apiError(503, 'unavailable')], {retries: 0})
+    expect(again.keys).toEqual([first.keys[0]])
+  })
+
+  it('across runs: refused, a long 429, 401 and 403 under the resumed key keep it unknown; only a deciding answer (400) settles it', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, ['cut'], {retries: 0})
+    const key = first.keys[0]
+    expect(first.last?.outcome?.state).toBe('unknown')
+    for (const answers of [['refused'], [apiError(429, 'rate_limited', {'retry-after': '3600'})], [apiError(401, 'unauthorized'), apiError(401, 'unauthorized')], [apiError(403, 'forbidden')]] as Answer[][]) {
+      const r = await run(dir, answers, {retries: 0})
+      expect(r.keys[0]).toBe(key)
+      expect(r.last?.outcome?.state).toBe('unknown')
+      expect(r.error?.idempotencyKey).toBe(key)
+    }
+    const decided = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0})
+    expect(decided.keys).toEqual([key])
+    expect(decided.last?.outcome?.state).toBe('failed')
+    expect(decided.error?.idempotencyKey).toBeUndefined()
+    const next = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0})
+    expect(next.keys[0]).not.toBe(key)
+  })
+
+  it('a fresh key refused before anything was sent, or refused with 401: failed, and a re-run gets a new key', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, ['refused', 'refused'], {retries: 1})
+    expect(first.last?.outcome?.state).toBe('failed')
+    expect(first.error?.idempotencyKey).toBeUndefined()
+    const second = await run(dir, [apiError(401, 'unauthorized'), apiError(401, 'unauthorized')], {retries: 0})
+    expect(second.keys[0]).not.toBe(first.keys[0])
+    expect(second.last?.outcome?.state).toBe('failed')
+  })
+
+  it('an earlier unknown entry stays authoritative unless a later entry with the SAME key settled it (journal of an older pay)', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, ['cut'], {retries: 0})
+    const store = new JournalStore(dir)
+    const {op} = first.last!
+    // a later run under ANOTHER key with the same request failed "for certain": says nothing about the first key
+    store.append({...op, key: 'other-key', at: new Date().toISOString()})
+    store.append({t: 'outcome', at: new Date().toISOString(), key: 'other-key', state: 'failed', status: 401})
+    const again = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0})
+    expect(again.keys).toEqual([op.key])
+  })
+})
+
+describe('a password in the base URL', () => {
+  it('is kept out of the journal (url, base_url, command) and out of the resume command', async () => {
+    const dir = tempConfigDir()
+    const base = 'http://user:hunter2pw@127.0.0.1:9'
+    const r = await run(dir, ['cut'], {retries: 0, baseUrl: base, argv: ['collections', 'create', '--base-url', base, '--base-url=' + base]})
+    expect(r.error?.resumeCommand).toBeDefined()
+    expect(r.error?.resumeCommand).not.toContain('hunter2pw')
+    expect(r.error?.hint).not.toContain('hunter2pw')
+    expect(r.error?.resumeCommand).toContain('--base-url')
+    const text = readdirSync(join(dir, 'journal')).filter((n) => n.endsWith('.ndjson')).map((n) => readFileSync(join(dir, 'journal', n), 'utf8')).join('')
+    expect(text).toContain('127.0.0.1:9')
+    expect(text).not.toContain('hunter2pw')
+    // the same request is still recognised (the match hash uses the full URL)
+    const again = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0, baseUrl: base})
+    expect(again.keys).toEqual(r.keys)
+  })
+})
+
+describe('pruning', () => {
+  const opRec = (key: string, at: string) => ({t: 'op', at, key, match: `m-${key}`, endpoint: 'collections.create', method: 'POST', url: 'http://x/v1/collections', base_url: 'http://x', body_sha256: 'h', pid: 1})
+
+  it('a file another process already removed does not turn the journal off', () => {
+    const dir = tempConfigDir()
+    mkdirSync(join(dir, 'journal', 'runs'), {recursive: true})
+    // stat of a dangling link fails with ENOENT, as for a run file another process pruned meanwhile
+    symlinkSync(join(dir, 'gone'), join(dir, 'journal', 'runs', 'gone.ndjson'))
+    const warnings: string[] = []
+    const store = new JournalStore(dir, {warn: (t) => warnings.push(t)})
+    expect(store.open()).toBe(true)
+    expect(store.enabled).toBe(true)
+    expect(warnings).toEqual([])
+  })
+
+  it('keeps operations whose outcome is still unknown past the retention (carried into today), drops settled ones', () => {
+    const dir = tempConfigDir()
+    const now = Date.parse('2026-05-20T12:00:00Z')
+    mkdirSync(join(dir, 'journal', 'runs'), {recursive: true})
+    const lines = [
+      opRec('unknown-1', '2026-05-01T10:00:00Z'),
+      {t: 'outcome', at: '2026-05-01T10:00:01Z', key: 'unknown-1', state: 'unknown'},
+      opRec('killed-1', '2026-05-01T11:00:00Z'),
+      opRec('done-1', '2026-05-01T12:00:00Z'),
+      {t: 'outcome', at: '2026-05-01T12:00:01Z', key: 'done-1', state: 'succeeded', status: 201},
+      opRec('settled-later', '2026-05-01T13:00:00Z'),
+    ]
+    writeFileSync(join(dir, 'journal', '2026-05-01.ndjson'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
+    writeFileSync(join(dir, 'journal', '2026-05-16.ndjson'), JSON.stringify({t: 'outcome', at: '2026-05-16T00:00:00Z', key: 'settled-later', state: 'failed', status: 400}) + '\n')
+    const store = new JournalStore(dir, {now: () => now, retentionDays: 7})
+    expect(store.open()).toBe(true)
+    expect(existsSync(join(dir, 'journal', '2026-05-01.ndjson'))).toBe(false)
+    const entries = store.entries()
+    expect(entries.map((e) => [e.op.key, e.outcome?.state])).toEqual([['unknown-1', 'unknown'], ['killed-1', undefined]])
+    expect(existsSync(join(dir, 'journal', '2026-05-20.ndjson'))).toBe(true)
+    // a second prune (next day) carries them again, once
+    const later = new JournalStore(dir, {now: () => now + 8 * 86_400_000, retentionDays: 7})
+    expect(later.entries().length).toBe(2)
+    later.open()
+    expect(later.entries().map((e) => e.op.key)).toEqual(['unknown-1', 'killed-1'])
+  })
+})
