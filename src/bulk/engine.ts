@@ -159,23 +159,21 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       return client.prepare(endpoint, input)
     }
 
+    // rows an earlier run settled (the plan of --dry-run and the live confirmation both show it)
+    const settled = [...earlier.values()].filter((o) => o.status === 'succeeded' || !flags['retry-failed']).length
     if (flags['dry-run']) {
       let first: PreparedRequest | undefined
       for await (const r of readRows(input)) if (!(r instanceof RowSyntaxError)) {
         first = prepared(r)
         break
       }
-      const settled = [...earlier.values()].filter((o) => o.status === 'succeeded' || !flags['retry-failed']).length
       const plan = {run: runId, operation: op.id, method: first?.method, url: first?.url, rows: total, settled_by_earlier_runs: settled, to_send: total - settled, first_idempotency_key: first?.idempotencyKey, journal: journal.file}
       out.data(out.json ? JSON.stringify(plan) : out.human(plan))
       out.info(`dry run: ${total} valid rows; nothing was sent`)
       return ExitCode.OK
     }
 
-    if (run.confirm) {
-      const settled = [...earlier.values()].filter((o) => o.status === 'succeeded' || !flags['retry-failed']).length
-      await run.confirm({rows: total, toSend: total - settled, totals: rowTotals.toJSON(), file: input.name})
-    }
+    await run.confirm?.({rows: total, toSend: total - settled, totals: rowTotals.toJSON(), file: input.name})
     await client.token() // bad credentials fail the run here (exit 3), not on every row
     journal.begin({t: 'run', run: runId, at: new Date().toISOString(), operation: op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: client.baseUrl(), salt})
     if (forced) out.info(out.color('dim', `new run (--force-new): every row is sent as a new request; to resume it, ${resume}`, 'err'))

@@ -34,9 +34,11 @@ export function confirmationLines(op: OperationSpec, input: CallInput, profileNa
   return lines.map((l) => printable(l))
 }
 
+/** Asked only for a money-moving operation, with a live profile, on a terminal that can prompt, without --yes. */
+const asks = (ctx: ApiContext, op: OperationSpec, yes: boolean): boolean => Boolean(op.confirm) && !yes && Boolean(ctx.settings.live) && ctx.out.term.interactive
+
 export async function confirmMoneyMove(ctx: ApiContext, op: OperationSpec, input: CallInput, yes: boolean): Promise<void> {
-  if (!op.confirm || yes || !ctx.settings.live || !ctx.out.term.interactive) return
-  await ask(ctx, confirmationLines(op, input, ctx.settings.profileName))
+  if (asks(ctx, op, yes)) await ask(ctx, confirmationLines(op, input, ctx.settings.profileName))
 }
 
 /** The lines shown before a bulk run (--from-file) sends anything with a live profile. */
@@ -51,8 +53,7 @@ export function bulkConfirmationLines(op: OperationSpec, plan: {rows: number; to
 
 /** Before a bulk run with a live profile: asked once, after every row passed its rules. */
 export async function confirmBulkRun(ctx: ApiContext, op: OperationSpec, plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}, yes: boolean): Promise<void> {
-  if (!op.confirm || yes || !ctx.settings.live || !ctx.out.term.interactive) return
-  await ask(ctx, bulkConfirmationLines(op, plan, ctx.settings.profileName))
+  if (asks(ctx, op, yes)) await ask(ctx, bulkConfirmationLines(op, plan, ctx.settings.profileName))
 }
 
 async function ask(ctx: ApiContext, lines: string[]): Promise<void> {
