@@ -34,7 +34,8 @@ export function compareDecimal(a: string, b: string): number {
 export function toMinor(value: string, digits = MAX_FRACTION_DIGITS): bigint {
   const negative = value.startsWith('-')
   const [i, f = ''] = (negative ? value.slice(1) : value).split('.')
-  const minor = BigInt(i || '0') * 10n ** BigInt(digits) + BigInt((f + '0'.repeat(digits)).slice(0, digits) || '0')
+  // one BigInt of the digits ("12.5" -> "1250"), not a BigInt power per call: a bulk run totals every row
+  const minor = BigInt(`${i || '0'}${f.padEnd(digits, '0').slice(0, digits)}`)
   return negative ? -minor : minor
 }
 

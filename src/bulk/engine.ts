@@ -26,11 +26,11 @@ import {classifyState, pollDelayMs, stateOf} from '../cli/wait.js'
 import {InputError, type InputProblem} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
 import {backoffMs, retryAfterMs} from '../client/retry-policy.js'
-import {referenceOf} from '../journal/gate.js'
 import {openJournalStore} from '../journal/index.js'
 import type {ApiContext} from '../cli/api-context.js'
 import {type BulkInput, type InputRow, RowSyntaxError, openInput, readRows} from './input.js'
-import type {BulkOperation, BulkRecord} from './operation.js'
+import type {BulkOperation, BulkRecord, BulkRequest} from './operation.js'
+import {RowSpool, type SpooledRow} from './spool.js'
 import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, ResultSink, progressReporter} from './report.js'
 import {type RowOutcome, RunJournal} from './run-journal.js'
@@ -40,20 +40,30 @@ export const DEFAULT_CONCURRENCY = 8
 const MAX_LISTED_PROBLEMS = 1000
 /** 429s one row may meet before it is left "unknown" (the run still ends). */
 const MAX_THROTTLES_PER_ROW = 50
-/** A full garbage collection every this many rows keeps the heap (and so the process's memory) flat. */
-const GC_EVERY_ROWS = 2000
+/** How often (rows) the engine looks at its memory, and how far above its size when sending began it lets it grow. */
+const MEMORY_CHECK_ROWS = 1000
+const MEMORY_HEADROOM_BYTES = 32 * 1024 * 1024
 
 /**
  * V8 lets its old space grow far beyond what is live when a process allocates fast for long (each row's request
- * and answer survive a few young collections while in flight): a 100,000-row run peaked at ~190 MiB with ~20 MiB
- * live. A full collection every GC_EVERY_ROWS rows (a few ms each) keeps the peak near the 1,000-row one.
+ * and answer survive a few young collections while in flight): a 100,000-row run peaked at ~180 MiB with ~20 MiB
+ * live. So when the process has grown MEMORY_HEADROOM_BYTES past its size when sending began, one full collection
+ * brings it back: the peak stays near the 1,000-row one. Only then: a forced collection also shrinks V8's young
+ * generation, and a run that forced one every 2,000 rows spent ~40% more CPU in the collections that followed.
  */
-function fullGc(): (() => void) | undefined {
+function memoryKeeper(): {check(): void} {
+  let gc: (() => void) | undefined
   try {
     setFlagsFromString('--expose-gc')
-    return runInNewContext('gc') as () => void
+    gc = runInNewContext('gc') as () => void
   } catch {
-    return undefined
+    return {check: () => undefined}
+  }
+  const limit = process.memoryUsage.rss() + MEMORY_HEADROOM_BYTES
+  return {
+    check: () => {
+      if (process.memoryUsage.rss() > limit) gc()
+    },
   }
 }
 
@@ -86,6 +96,41 @@ export interface BulkRun {
   confirm?: (plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}) => Promise<void>
 }
 
+/** Stands for the row's key while its request is first built: the key is derived from that request's bytes. */
+const KEY_PLACEHOLDER = 'derived-from-the-row'
+
+/**
+ * What the checking pass does with each good row, in file order: builds its request, derives its key (rowKey:
+ * scope, body bytes, occurrence of that body) and spools it. `templates` keeps one request per endpoint: a row's
+ * request is its endpoint's with the row's URL, body and key (the headers are the same for every row).
+ */
+function keyer(ctx: ApiContext, salt: string, spool: RowSpool, templates: Map<EndpointId, PreparedRequest>): (r: InputRow, req: BulkRequest) => void {
+  const {client, settings} = ctx
+  const occurrences = new Occurrences()
+  const scopes = new Map<string, string>()
+  return (r, {endpoint, input}) => {
+    const bare = client.prepare(endpoint, {...input, idempotencyKey: KEY_PLACEHOLDER})
+    if (!templates.has(endpoint)) templates.set(endpoint, bare)
+    const scopeId = `${bare.method} ${bare.url}`
+    let scope = scopes.get(scopeId)
+    if (scope === undefined) {
+      scope = JSON.stringify({v: 2, method: bare.method, url: bare.url, client: settings.clientId ?? '', account: settings.accountRef ?? '', salt})
+      if (scopes.size < 64) scopes.set(scopeId, scope) // one URL for a create; one per row for a path (mandates cancel)
+    }
+    const hash = bodyHash(bare.body ?? '')
+    const body = (input.body ?? {}) as {amount?: unknown; currency?: unknown; merchant_reference?: unknown}
+    spool.add({
+      row: r.row, line: r.line, endpoint, url: bare.url, body: bare.body, key: rowKeyOfHash(scope, hash, occurrences.next(hash)), path: input.path, query: input.query,
+      reference: typeof body.merchant_reference === 'string' ? body.merchant_reference : null, amount: typeof body.amount === 'string' ? body.amount : null, currency: typeof body.currency === 'string' ? body.currency : null,
+    })
+  }
+}
+
+/** The operation's input of a spooled row (what --wait's poll reads: path, query, body). */
+function callInputOf(r: SpooledRow): CallInput {
+  return {path: r.path, query: r.query, body: r.body === undefined ? undefined : (JSON.parse(r.body) as unknown)}
+}
+
 interface PollTarget {
   id: EndpointId
   input: CallInput
@@ -106,14 +151,23 @@ function uuidOf(text: string): string {
  * edited or the file is re-saved (CRLF, BOM), so the service replays its stored answer instead of moving money again.
  */
 export function rowKey(scope: string, body: string, occurrence: number): string {
-  return uuidOf(`${scope}\n${createHash('sha256').update(body).digest('hex')}\n${occurrence}`)
+  return rowKeyOfHash(scope, bodyHash(body), occurrence)
 }
 
-/** Counts identical bodies as rows are read in file order: the occurrence index of rowKey. */
+/** The SHA-256 (hex) of a row's body bytes: what rowKey and Occurrences both read, hashed once per row. */
+export function bodyHash(body: string): string {
+  return createHash('sha256').update(body).digest('hex')
+}
+
+function rowKeyOfHash(scope: string, hash: string, occurrence: number): string {
+  return uuidOf(`${scope}\n${hash}\n${occurrence}`)
+}
+
+/** Counts identical bodies (by bodyHash) as rows are read in file order: the occurrence index of rowKey. */
 export class Occurrences {
   private readonly seen = new Map<string, number>()
-  next(body: string): number {
-    const h = createHash('sha256').update(body).digest('base64').slice(0, 22)
+  next(hash: string): number {
+    const h = hash.slice(0, 32) // 128 bits are plenty to tell bodies apart, and half the memory per distinct body
     const n = (this.seen.get(h) ?? 0) + 1
     this.seen.set(h, n)
     return n
@@ -131,9 +185,21 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   const store = openJournalStore(out)
   const spoolDir = store.open() ? store.dir : (await import('node:os')).tmpdir()
   const input = await openInput(name, flags.format, spoolDir)
+  let spool: RowSpool | undefined
   try {
     const rowTotals = new MoneyTotals()
-    const total = await validateAll(input, run, rowTotals)
+    const checkStarted = Date.now()
+    // no usable base URL (or profile): the rows' own problems are listed first, then that one
+    let baseProblem: unknown
+    try {
+      client.baseUrl()
+    } catch (err) {
+      baseProblem = err
+    }
+    if (baseProblem !== undefined) {
+      await validateAll(input, run, rowTotals)
+      throw baseProblem
+    }
     // the run id names the journal of this file's runs (a quick lookup of settled rows); row keys do not depend on it
     const runId = createHash('sha256')
       .update(JSON.stringify({v: 2, op: op.id, file: input.sha256, base: client.baseUrl(), client: settings.clientId ?? '', account: settings.accountRef ?? '', defaults: run.defaults, shared: run.shared}))
@@ -146,25 +212,21 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const salt = forced ? randomUUID() : loaded.salt
     const earlier = forced ? new Map<number, RowOutcome>() : loaded.outcomes
     const resume = salt === '' ? 'run the same command again' : 'run the same command again WITHOUT --force-new (it resumes this run; with it, every row is sent again as new)'
-    const occurrences = new Occurrences()
-    /** Must be called once per row, in file order (the occurrence index of identical bodies). */
-    const requestOf = (r: InputRow): {endpoint: EndpointId; input: CallInput} => {
-      const {endpoint, input} = op.request(recordOf(r, run), false) // every row passed the rules before anything was sent
-      const bare = client.prepare(endpoint, input)
-      const scope = JSON.stringify({v: 2, method: bare.method, url: bare.url, client: settings.clientId ?? '', account: settings.accountRef ?? '', salt})
-      return {endpoint, input: {...input, idempotencyKey: rowKey(scope, bare.body ?? '', occurrences.next(bare.body ?? ''))}}
-    }
-    const prepared = (r: InputRow) => {
-      const {endpoint, input} = requestOf(r)
-      return client.prepare(endpoint, input)
-    }
+
+    // pass 1: every row checked; while all are good, each one's request is built, keyed and spooled for sending
+    spool = new RowSpool(spoolDir)
+    const templates = new Map<EndpointId, PreparedRequest>()
+    const total = await validateAll(input, run, rowTotals, keyer(ctx, salt, spool, templates))
+    spool.close()
+    const checkSeconds = ((Date.now() - checkStarted) / 1000).toFixed(1)
+    const requestOf = (s: SpooledRow): PreparedRequest => client.withIdempotencyKey({...templates.get(s.endpoint)!, url: s.url, body: s.body}, s.key)
 
     // rows an earlier run settled (the plan of --dry-run and the live confirmation both show it)
     const settled = [...earlier.values()].filter((o) => o.status === 'succeeded' || !flags['retry-failed']).length
     if (flags['dry-run']) {
       let first: PreparedRequest | undefined
-      for await (const r of readRows(input)) if (!(r instanceof RowSyntaxError)) {
-        first = prepared(r)
+      for await (const r of spool.rows()) {
+        first = requestOf(r)
         break
       }
       const plan = {run: runId, operation: op.id, method: first?.method, url: first?.url, rows: total, settled_by_earlier_runs: settled, to_send: total - settled, first_idempotency_key: first?.idempotencyKey, journal: journal.file}
@@ -189,14 +251,14 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const started = Date.now()
     const retries = flags.retries ?? 3
 
-    const gc = fullGc()
+    const memory = memoryKeeper()
     let unreachableStreak = 0
     let stopped = false
     const finish = (o: RowOutcome) => {
       unreachableStreak = o.status === 'unknown' && o.http_status === null && !o.earlier ? unreachableStreak + 1 : o.earlier ? unreachableStreak : 0
       if (unreachableStreak >= UNREACHABLE_AFTER) stopped = true
       counts.done++
-      if (gc && counts.done % GC_EVERY_ROWS === 0) gc()
+      if (counts.done % MEMORY_CHECK_ROWS === 0) memory.check()
       counts[o.status]++
       if (o.earlier) counts.earlier++
       else journal.record(o)
@@ -215,21 +277,19 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     process.on('SIGINT', onSignal)
     process.on('SIGTERM', onSignal)
 
-    const rows = readRows(input)
+    const rows = spool.rows()
     const worker = async () => {
       while (!stopped) {
         const next = await rows.next()
         if (next.done) return
         const r = next.value
-        if (r instanceof RowSyntaxError) continue // cannot happen: validated
-        const {endpoint, input} = requestOf(r) // before any await: rows are taken in file order
         const settled = earlier.get(r.row)
-        if (settled && settled.idempotency_key === input.idempotencyKey && (settled.status === 'succeeded' || !flags['retry-failed'])) {
+        if (settled && settled.idempotency_key === r.key && (settled.status === 'succeeded' || !flags['retry-failed'])) {
           finish(settled)
           continue
         }
-        const sent = await sendRow(ctx, client.prepare(endpoint, input), r, rate, retries)
-        finish(run.wait && sent.response ? await waitRow(ctx, sent, run.wait.poll(endpoint, sent.response, input), run.wait.timeoutSec, rate) : sent.outcome)
+        const sent = await sendRow(ctx, requestOf(r), r, rate, retries)
+        finish(run.wait && sent.response ? await waitRow(ctx, sent, run.wait.poll(r.endpoint, sent.response, callInputOf(r)), run.wait.timeoutSec, rate) : sent.outcome)
       }
     }
     try {
@@ -249,7 +309,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1)
     const totals = Object.entries(money.toJSON()).map(([c, a]) => `${a} ${c}`)
-    out.info(`${total} rows in ${seconds} s: ${counts.succeeded} succeeded${counts.earlier > 0 ? ` (${counts.earlier} settled by an earlier run)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${rate.throttled > 0 ? `; rate limited ${rate.throttled} time(s), slowed down` : ''}`)
+    out.info(`${total} rows in ${seconds} s (checked in ${checkSeconds} s before sending): ${counts.succeeded} succeeded${counts.earlier > 0 ? ` (${counts.earlier} settled by an earlier run)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${rate.throttled > 0 ? `; rate limited ${rate.throttled} time(s), slowed down` : ''}`)
     if (totals.length > 0) out.info(`  money in succeeded rows: ${totals.join(', ')}`)
     if (counts.failed > 0) {
       out.info(`  failed rows${counts.failed > failedRows.length ? ` (first ${failedRows.length})` : ''}:\n${failedRows.join('\n')}`)
@@ -259,6 +319,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     out.info(out.color('dim', `  run ${runId}, journal ${journal.file}`, 'err'))
     return counts.failed > 0 || counts.unknown > 0 ? ExitCode.OTHER : ExitCode.OK
   } finally {
+    spool?.dispose()
     input.dispose()
   }
 }
@@ -268,8 +329,11 @@ function recordOf(r: InputRow, run: BulkRun): BulkRecord {
   return {...run.defaults, ...r.values}
 }
 
-/** Pass 2: every row checked; exit 2 with each problem when any. Returns the number of rows. */
-async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals): Promise<number> {
+/**
+ * The checking pass: every row checked; exit 2 with each problem when any. Returns the number of rows. While no
+ * row has had a problem, `keep` gets each row's request (in file order), to derive its key and spool it.
+ */
+async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, keep?: (r: InputRow, req: BulkRequest) => void): Promise<number> {
   const problems: InputProblem[] = []
   let more = 0
   const reported = new Set<string>()
@@ -286,7 +350,10 @@ async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals):
     rows++
     const checked = run.op.request(recordOf(r, run))
     const body = (checked.input.body ?? {}) as {amount?: unknown; currency?: unknown}
-    if (checked.problems.length === 0) totals.add(typeof body.amount === 'string' ? body.amount : null, typeof body.currency === 'string' ? body.currency : null)
+    if (checked.problems.length === 0) {
+      totals.add(typeof body.amount === 'string' ? body.amount : null, typeof body.currency === 'string' ? body.currency : null)
+      if (problems.length === 0) keep?.(r, checked)
+    }
     for (const p of checked.problems) {
       // a column that is not an input is a problem of the header: listed once, with the first line showing it
       if (p.flag.startsWith('column "')) {
@@ -347,11 +414,10 @@ async function waitRow(ctx: ApiContext, sent: Sent, spec: PollTarget, timeoutSec
 }
 
 /** Sends one row until it succeeds, fails for certain, or its retries run out (unknown). */
-async function sendRow(ctx: ApiContext, req: PreparedRequest, r: InputRow, rate: AdaptiveRate, retries: number): Promise<Sent> {
-  const body = req.body ? (JSON.parse(req.body) as {amount?: unknown; currency?: unknown}) : {}
+async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number): Promise<Sent> {
   const base: RowOutcome = {
-    row: r.row, line: r.line, reference: referenceOf(req.body) ?? null, status: 'unknown', http_status: null, id: null, state: null, error_code: null, error_message: null,
-    idempotency_key: req.idempotencyKey ?? '', amount: typeof body.amount === 'string' ? body.amount : null, currency: typeof body.currency === 'string' ? body.currency : null,
+    row: r.row, line: r.line, reference: r.reference, status: 'unknown', http_status: null, id: null, state: null, error_code: null, error_message: null,
+    idempotency_key: r.key, amount: r.amount, currency: r.currency,
   }
   let attempt = 0
   let throttles = 0

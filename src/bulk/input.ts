@@ -10,6 +10,7 @@ import {createInterface} from 'node:readline'
 import {pipeline} from 'node:stream/promises'
 import {InputError} from '../client/errors.js'
 import {SECRET_FILE_MODE} from '../config/paths.js'
+import {SPOOL_PREFIXES} from '../journal/store.js'
 
 export type InputFormat = 'csv' | 'ndjson'
 
@@ -46,7 +47,7 @@ export async function openInput(name: string, format: string | undefined, spoolD
   const fmt = name === '-' && format === undefined ? 'csv' : formatOf(name, format)
   const hash = createHash('sha256')
   if (name === '-') {
-    const path = join(spoolDir, `stdin-${process.pid}-${Date.now()}.${fmt}`)
+    const path = join(spoolDir, `${SPOOL_PREFIXES.stdin}${process.pid}-${Date.now()}.${fmt}`)
     await pipeline(stdin, async function* (source) {
       for await (const chunk of source) {
         hash.update(chunk as Buffer)

@@ -42,7 +42,7 @@ export class ResultSink {
   }
 
   write(o: RowOutcome): void {
-    const line = JSON.stringify(o)
+    const line = this.out.json || (this.file && !this.csv) ? JSON.stringify(o) : ''
     if (this.out.json) this.out.data(line)
     if (this.csv) this.csv.write(RESULT_COLUMNS.map((c) => (c === 'earlier' ? (o.earlier ? 'true' : 'false') : o[c] ?? '')))
     else this.file?.write(`${line}\n`)
@@ -61,12 +61,14 @@ export class ResultSink {
   }
 }
 
+const AMOUNT = /^\d+(\.\d+)?$/
+
 /** Money moved by the rows that succeeded, per currency, as decimal strings (no floats). */
 export class MoneyTotals {
   private readonly minor = new Map<string, bigint>()
 
   add(amount: string | null, currency: string | null): void {
-    if (!amount || !currency || !/^\d+(\.\d+)?$/.test(amount)) return
+    if (!amount || !currency || !AMOUNT.test(amount)) return
     this.minor.set(currency, (this.minor.get(currency) ?? 0n) + toMinor(amount))
   }
 

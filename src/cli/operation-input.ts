@@ -12,9 +12,14 @@ import type {CallInput} from '../client/api-client.js'
 import {InputError} from '../client/errors.js'
 import {draftOf, gatherSpecOf, selectEndpoint, type Given} from './run-operation.js'
 
-/** The names a record may use for each input: flag name, field name, argument name (either case). */
+const namesCache = new WeakMap<OperationSpec, Map<string, string>>()
+
+/** The names a record may use for each input: flag name, field name, argument name (either case). Built once per operation. */
 function namesOf(op: OperationSpec): Map<string, string> {
+  const cached = namesCache.get(op)
+  if (cached) return cached
   const names = new Map<string, string>()
+  namesCache.set(op, names)
   for (const f of op.fields) {
     const canonical = flagName(f) ?? f.arg!
     for (const n of [canonical, f.key, f.arg, f.arg?.toUpperCase(), `--${canonical}`]) if (n) names.set(n, canonical)

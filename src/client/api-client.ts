@@ -110,6 +110,7 @@ export class ApiClient {
   private readonly retries: number
   private readonly timeoutMs: number
   private readonly sleep: (ms: number) => Promise<unknown>
+  private checkedBase?: {given: string; url: string}
 
   constructor(private readonly options: ClientOptions) {
     this.retries = options.retries ?? DEFAULT_RETRIES
@@ -144,13 +145,15 @@ export class ApiClient {
   /** The base URL, checked (absolute; https unless loopback). Exit 2 when missing or unsafe. */
   baseUrl(): string {
     const {baseUrl: base, profileName, profileFound, sources} = this.options.settings
+    if (base && this.checkedBase?.given === base) return this.checkedBase.url // a bulk run builds thousands of requests
     if (!base && profileName && profileFound === false && sources?.profileName === 'profile') {
       // profiles exist but the active one is gone (`pay profiles remove` of the active profile)
       throw new PayError('no active profile', ExitCode.USAGE, 'choose one with `pay profiles use NAME` (`pay profiles list` shows them), or pass --profile')
     }
     if (!base) throw InputError.one('--base-url', 'is not set (flag, PAY_BASE_URL or a profile)', 'run `pay login`, or `pay sandbox start` to try pay against the local sandbox')
     checkBaseUrl(base)
-    return base.replace(/\/+$/, '')
+    this.checkedBase = {given: base, url: base.replace(/\/+$/, '')}
+    return this.checkedBase.url
   }
 
   /** Builds the request for an endpoint of the table without sending it (used by --dry-run too). */
@@ -201,6 +204,13 @@ export class ApiClient {
     for (const [k, v] of Object.entries(input.headers ?? {})) if (k.toLowerCase() !== 'idempotency-key' || input.idempotencyKey === undefined) headers[k.toLowerCase()] = v
 
     return {endpoint, method, url: url.toString(), headers, body, idempotencyKey, keyGiven: input.idempotencyKey !== undefined || headerKey !== undefined, auth: rules.auth, safeToRepeat: method === 'GET' || method === 'HEAD' || idempotencyKey !== undefined}
+  }
+
+  /** The same request under another Idempotency-Key (a bulk row's key is derived from its request's bytes). */
+  withIdempotencyKey(req: PreparedRequest, key: string): PreparedRequest {
+    const problems = headerProblems({idempotencyKey: key})
+    if (problems.length > 0) throw new InputError(problems)
+    return {...req, headers: {...req.headers, 'idempotency-key': key}, idempotencyKey: key, keyGiven: true, safeToRepeat: true}
   }
 
   /** Calls an endpoint of the table. */
@@ -471,16 +481,15 @@ export function toApiError(status: number, text: string, body: unknown, attempts
  * must parse (docs/assumptions.md: "Success bodies").
  */
 function unusableBody(req: PreparedRequest, res: {status: number; headers: Record<string, string>; text: string}, body: unknown): {message: string; problems?: string[]} | undefined {
-  const what = `${req.method} ${new URL(req.url).pathname} answered HTTP ${res.status}`
+  const what = () => `${req.method} ${new URL(req.url).pathname} answered HTTP ${res.status}` // only for a failure: a bulk run checks thousands of answers
   const endpoint = req.endpoint
   if (!endpoint) {
     const labelledJson = /[/+]json\b/i.test(res.headers['content-type'] ?? '')
-    return labelledJson && res.text.trim() !== '' && body === undefined ? {message: `${what} with a body that is not valid JSON (cut short?)`} : undefined
+    return labelledJson && res.text.trim() !== '' && body === undefined ? {message: `${what()} with a body that is not valid JSON (cut short?)`} : undefined
   }
-  if (res.text.trim() === '') return {message: `${what} with an empty body`}
-  if (body === undefined) return {message: `${what} with a body that is not valid JSON (cut short?)`}
+  if (body === undefined) return {message: res.text.trim() === '' ? `${what()} with an empty body` : `${what()} with a body that is not valid JSON (cut short?)`}
   const parsed = endpoint.response.safeParse(body)
   if (parsed.success) return undefined
   const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`)
-  return {message: `${what} with a body that does not match the ${endpoint.id} response (${problems.join('; ')})`, problems}
+  return {message: `${what()} with a body that does not match the ${endpoint.id} response (${problems.join('; ')})`, problems}
 }

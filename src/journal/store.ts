@@ -16,6 +16,8 @@ import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
 export const DEFAULT_RETENTION_DAYS = 7
 const DAY_MS = 86_400_000
 const SEGMENT = /^(\d{4}-\d{2}-\d{2})\.ndjson$/
+/** Spool files bulk runs keep next to the journal while they run (stdin copied; rows ready to send): removed at the end, pruned with the journal when a run was killed. */
+export const SPOOL_PREFIXES = {stdin: 'stdin-', rows: 'rows-'} as const
 
 /** An idempotent request, written (and fsync'd) before it is sent. */
 export interface OpRecord {
@@ -211,8 +213,8 @@ export class JournalStore {
     const old = all.filter((n) => n.slice(0, 10) < oldest)
     if (old.length > 0 && this.carryForward(old, all)) for (const name of old) ignoreErrors(() => unlinkSync(join(this.dir, name)))
     const runs = join(this.dir, 'runs')
-    for (const name of readdirSync(runs)) {
-      const file = join(runs, name)
+    const spools = readdirSync(this.dir).filter((n) => Object.values(SPOOL_PREFIXES).some((p) => n.startsWith(p)))
+    for (const file of [...readdirSync(runs).map((n) => join(runs, n)), ...spools.map((n) => join(this.dir, n))]) {
       ignoreErrors(() => statSync(file).mtimeMs < cutoff && unlinkSync(file))
     }
   }

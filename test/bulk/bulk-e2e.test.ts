@@ -138,6 +138,27 @@ describe('pay collections create --from-file', () => {
     expect(h.requests().length).toBe(sentBefore)
   })
 
+  it('without a base URL the rows are still checked first: their problems, else the missing --base-url (exit 2)', async () => {
+    const bad = csv('nobase-bad.csv', 'amount,reference,mobile,provider', 2, (i) => (i === 1 ? `ten,nb-${i},254712345678,mpesa` : `10.00,nb-${i},254712345678,mpesa`))
+    const good = csv('nobase-good.csv', 'amount,reference,mobile,provider', 2, (i) => `10.00,nb-${i},254712345678,mpesa`)
+    const noBase = cleanEnv({PAY_CONFIG_DIR: tempConfigDir()})
+    const run = (file: string) => new Promise<CliResult>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'collections', 'create', '--from-file', file, '--currency', 'KES'], {cwd: ROOT, env: noBase, stdio: ['ignore', 'pipe', 'pipe']})
+      let stdout = ''
+      let stderr = ''
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+      child.on('close', (code) => resolve({code: code ?? -1, stdout, stderr}))
+    })
+    const r1 = await run(bad)
+    expect(r1.code, r1.stderr).toBe(2)
+    expect(r1.stderr).toMatch(/nobase-bad\.csv:2 --amount /)
+    expect(r1.stderr).not.toContain('--base-url')
+    const r2 = await run(good)
+    expect(r2.code, r2.stderr).toBe(2)
+    expect(r2.stderr).toMatch(/--base-url is not set/)
+  })
+
   it('a storm of 429s is absorbed: every row succeeds, and the retries stay few', async () => {
     const file = csv('storm.csv', 'amount,reference,mobile,provider', 300, (i) => `5.00,bk-s-${i},254712345678,mpesa`)
     let posts = 0

@@ -1,5 +1,5 @@
 /** The bulk engine's parts, in-process: keys, the adaptive rate, the field-list adapter, the readers, money totals. */
-import {writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {Occurrences, rowKey} from '../../src/bulk/engine.js'
@@ -8,6 +8,7 @@ import {specOperation} from '../../src/bulk/operation.js'
 import {operations} from '../../src/api/operations.js'
 import {AdaptiveRate} from '../../src/bulk/rate.js'
 import {MoneyTotals} from '../../src/bulk/report.js'
+import {RowSpool, type SpooledRow} from '../../src/bulk/spool.js'
 import {tempConfigDir} from '../helpers/cli.js'
 
 describe('row keys', () => {
@@ -103,4 +104,36 @@ it('money totals are exact decimal strings per currency', () => {
   m.add('1500', 'UGX')
   m.add(null, 'KES')
   expect(m.toJSON()).toEqual({KES: '1.20', UGX: '1500.00'})
+})
+
+describe('the spool of rows ready to send', () => {
+  it('gives back every row in order, exact body bytes included, from a 0600 file that dispose removes', async () => {
+    const dir = tempConfigDir()
+    const spool = new RowSpool(dir)
+    const rows: SpooledRow[] = []
+    // enough rows to cross several write and read chunks; bodies with quotes, newlines and non-ASCII
+    for (let i = 1; i <= 3000; i++) {
+      const body = JSON.stringify({amount: `${i}.00`, currency: 'KES', merchant_reference: `ref-${i}`, note: i % 7 === 0 ? 'line\nbreak "quoted" ünïcødé 😀' : 'x'.repeat(i % 50)})
+      rows.push({row: i, line: i + 1, endpoint: 'collections.create', url: 'http://127.0.0.1:1/v1/collections', body, key: `key-${i}`, reference: `ref-${i}`, amount: `${i}.00`, currency: 'KES'})
+    }
+    for (const r of rows) spool.add(r)
+    spool.close()
+    expect(spool.count).toBe(3000)
+    expect(statSync(spool.path).mode & 0o777).toBe(0o600)
+    const back: SpooledRow[] = []
+    for await (const r of spool.rows()) back.push(r)
+    expect(back).toEqual(rows)
+    expect(readFileSync(spool.path, 'utf8').split('\n').length).toBe(3001)
+    spool.dispose()
+    expect(existsSync(spool.path)).toBe(false)
+  })
+
+  it('an empty spool reads as no rows', async () => {
+    const spool = new RowSpool(tempConfigDir())
+    spool.close()
+    const back: SpooledRow[] = []
+    for await (const r of spool.rows()) back.push(r)
+    expect(back).toEqual([])
+    spool.dispose()
+  })
 })

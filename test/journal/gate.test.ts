@@ -3,7 +3,7 @@
  * journal lives in a temporary state dir. What a failure records (unknown or failed), which key a re-run sends,
  * what is redacted, and what pruning keeps.
  */
-import {existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/api-client.js'
@@ -133,6 +133,20 @@ describe('pruning', () => {
     expect(store.open()).toBe(true)
     expect(store.enabled).toBe(true)
     expect(warnings).toEqual([])
+  })
+
+  it('removes spool files a killed bulk run left behind, once they are older than the retention', () => {
+    const dir = tempConfigDir()
+    const journal = join(dir, 'journal')
+    mkdirSync(join(journal, 'runs'), {recursive: true})
+    const old = [join(journal, 'rows-123-1.ndjson'), join(journal, 'stdin-123-1.csv')]
+    const fresh = join(journal, 'rows-456-2.ndjson')
+    for (const f of [...old, fresh]) writeFileSync(f, 'x')
+    const eightDaysAgo = new Date(Date.now() - 8 * 86_400_000)
+    for (const f of old) utimesSync(f, eightDaysAgo, eightDaysAgo)
+    expect(new JournalStore(dir, {retentionDays: 7}).open()).toBe(true)
+    expect(old.filter((f) => existsSync(f))).toEqual([])
+    expect(existsSync(fresh)).toBe(true)
   })
 
   it('keeps operations whose outcome is still unknown past the retention (carried into today), drops settled ones', () => {
