@@ -273,6 +273,8 @@ export const localtunnelProvider: TunnelProvider = {
     const session = new LocaltunnelSession(options)
     const cancel = () => void session.close()
     options.signal?.addEventListener('abort', cancel, {once: true})
+    // stopped while the provider was still loading: the listener above never fires for a signal aborted before
+    if (options.signal?.aborted) cancel()
     try {
       session.url = await session.connect(options.subdomain)
     } catch (err) {
