@@ -8,7 +8,7 @@ import type {Config} from '@oclif/core'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
-import {beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {planDirect, type DirectTable} from '../../src/cli/direct-argv.js'
 import {ROOT} from '../helpers/cli.js'
 
@@ -16,9 +16,15 @@ const table = JSON.parse(readFileSync(join(ROOT, 'dist', 'direct-run.json'), 'ut
 let config: Config
 let oclif: typeof import('@oclif/core')
 
+// (the worker process serves other test files after this one: globalThis.oclif is put back as it was)
+const oclifGlobal = (globalThis as {oclif?: object}).oclif
+afterAll(() => {
+  ;(globalThis as {oclif?: object}).oclif = oclifGlobal
+})
+
 beforeAll(async () => {
   // the built commands through the build's oclif, as bin/run.js runs them when it does not take the direct path
-  ;(globalThis as {oclif?: object}).oclif = {...(globalThis as {oclif?: object}).oclif, enableAutoTranspile: false}
+  ;(globalThis as {oclif?: object}).oclif = {...oclifGlobal, enableAutoTranspile: false}
   oclif = (await import(pathToFileURL(join(ROOT, 'dist', 'vendor', 'oclif.js')).href)) as typeof import('@oclif/core')
   config = await oclif.Config.load(join(ROOT, 'bin', 'run.js'))
 }, 60_000)

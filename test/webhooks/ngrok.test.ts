@@ -1,5 +1,5 @@
 /** The ngrok provider with the @ngrok/ngrok module replaced by a fake: no traffic to ngrok. */
-import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
+import {afterAll, afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 
 const fake = vi.hoisted(() => ({
   config: undefined as Record<string, unknown> | undefined,
@@ -21,6 +21,10 @@ vi.mock('@ngrok/ngrok', () => ({
 }))
 
 const {openTunnel} = await import('../../src/webhooks/tunnels/registry.js')
+// the worker process serves other test files after this one (vitest.config.ts: isolate false): they get the real module
+afterAll(() => {
+  vi.doUnmock('@ngrok/ngrok')
+})
 
 describe('ngrok provider', () => {
   const saved = process.env.NGROK_AUTHTOKEN
