@@ -272,6 +272,8 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       journal.endNow()
       progress.stop(counts)
       out.errorLine(`interrupted (${signal}) after ${counts.done} of ${total} rows; ${resume} to resume: rows in flight are resent with their keys (run ${runId})`)
+      spool?.dispose()
+      input.dispose()
       process.exit(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED)
     }
     process.on('SIGINT', onSignal)

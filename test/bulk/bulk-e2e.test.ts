@@ -5,7 +5,7 @@
  */
 import {spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT, type CliResult, cleanEnv, tempConfigDir} from '../helpers/cli.js'
@@ -47,8 +47,8 @@ function csv(file: string, header: string, rows: number, line: (i: number) => st
   return path
 }
 
-/** Runs pay; `killWhen` is polled and the process SIGKILLed once it holds. */
-function payUntil(args: string[], killWhen?: () => boolean): Promise<CliResult & {killed: boolean}> {
+/** Runs pay; `killWhen` is polled and the process sent `signal` (SIGKILL) once it holds. */
+function payUntil(args: string[], killWhen?: () => boolean, signal: NodeJS.Signals = 'SIGKILL'): Promise<CliResult & {killed: boolean}> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv({...h.env, ...env}), stdio: ['ignore', 'pipe', 'pipe']})
     let stdout = ''
@@ -60,7 +60,7 @@ function payUntil(args: string[], killWhen?: () => boolean): Promise<CliResult &
       ? setInterval(() => {
         if (!killed && killWhen()) {
           killed = true
-          child.kill('SIGKILL')
+          child.kill(signal)
         }
       }, 20)
       : undefined
@@ -157,6 +157,25 @@ describe('pay collections create --from-file', () => {
     const r2 = await run(good)
     expect(r2.code, r2.stderr).toBe(2)
     expect(r2.stderr).toMatch(/--base-url is not set/)
+  })
+
+  it('Ctrl-C part-way: exit 130 naming how to resume, no spool file left behind; the plain re-run completes, once per row', async () => {
+    const file = csv('interrupted.csv', 'amount,reference,mobile,provider', 60, (i) => `10.00,bk-int-${i},254712345678,mpesa`)
+    // the first 20 rows are answered, then the service's answers are held: rows stay in flight until the signal
+    let passed = 0
+    proxy.rule = (r) => (r.method === 'POST' && refOf(r.body)?.startsWith('bk-int-') && ++passed > 20 ? 'hold' : 'pass')
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '4']
+    const first = await payUntil(args, () => rowsIn(h.sb.state.collections, 'bk-int-').length >= 24, 'SIGINT')
+    expect(first.killed).toBe(true)
+    expect(first.code, first.stderr).toBe(130)
+    expect(first.stderr).toMatch(/interrupted \(SIGINT\) after \d+ of 60 rows; run the same command again to resume/)
+    const journal = join(dir, 'state', 'journal')
+    expect(readdirSync(journal).filter((n) => n.startsWith('rows-') || n.startsWith('stdin-'))).toEqual([])
+    proxy.rule = () => 'pass'
+    const again = await payUntil(args)
+    expect(again.code, again.stderr.slice(-2000)).toBe(0)
+    expectExactlyOnce(h.sb.state.collections, 'bk-int-', 60)
+    expect(readdirSync(journal).filter((n) => n.startsWith('rows-'))).toEqual([])
   })
 
   it('a storm of 429s is absorbed: every row succeeds, and the retries stay few', async () => {
