@@ -17,6 +17,7 @@
  * hash per distinct body (the occurrence count) are held.
  */
 import {createHash, randomUUID} from 'node:crypto'
+import {rmSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {setFlagsFromString} from 'node:v8'
 import {runInNewContext} from 'node:vm'
@@ -25,6 +26,7 @@ import type {EndpointId} from '../api/endpoints.js'
 import {classifyState, pollDelayMs, stateOf} from '../cli/wait.js'
 import {InputError, type InputProblem} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
+import {redactUrl} from '../client/redact.js'
 import {backoffMs, retryAfterMs} from '../client/retry-policy.js'
 import {openJournalStore} from '../journal/index.js'
 import type {ApiContext} from '../cli/api-context.js'
@@ -59,10 +61,13 @@ function memoryKeeper(): {check(): void} {
   } catch {
     return {check: () => undefined}
   }
-  const limit = process.memoryUsage.rss() + MEMORY_HEADROOM_BYTES
+  let limit = process.memoryUsage.rss() + MEMORY_HEADROOM_BYTES
   return {
     check: () => {
-      if (process.memoryUsage.rss() > limit) gc()
+      if (process.memoryUsage.rss() <= limit) return
+      gc()
+      // what stays after a collection is live (or pages V8 keeps): the next one only when it grows as much again
+      limit = Math.max(limit, process.memoryUsage.rss() + MEMORY_HEADROOM_BYTES / 2)
     },
   }
 }
@@ -120,10 +125,19 @@ function keyer(ctx: ApiContext, salt: string, spool: RowSpool, templates: Map<En
     const hash = bodyHash(bare.body ?? '')
     const body = (input.body ?? {}) as {amount?: unknown; currency?: unknown; merchant_reference?: unknown}
     spool.add({
-      row: r.row, line: r.line, endpoint, url: bare.url, body: bare.body, key: rowKeyOfHash(scope, hash, occurrences.next(hash)), path: input.path, query: input.query,
+      row: r.row, line: r.line, endpoint, target: splitUrl(bare.url).target, body: bare.body, key: rowKeyOfHash(scope, hash, occurrences.next(hash)), path: input.path, query: input.query,
       reference: typeof body.merchant_reference === 'string' ? body.merchant_reference : null, amount: typeof body.amount === 'string' ? body.amount : null, currency: typeof body.currency === 'string' ? body.currency : null,
     })
   }
+}
+
+/**
+ * A URL as its scheme, user info and host (`origin`) and the rest (`target`: path and query). The spool keeps only
+ * the target: a password in the base URL never reaches the disk; the origin is the same for every row.
+ */
+export function splitUrl(url: string): {origin: string; target: string} {
+  const slash = url.indexOf('/', url.indexOf('//') + 2)
+  return slash < 0 ? {origin: url, target: '/'} : {origin: url.slice(0, slash), target: url.slice(slash)}
 }
 
 /** The operation's input of a spooled row (what --wait's poll reads: path, query, body). */
@@ -184,12 +198,28 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
 
   const store = openJournalStore(out)
   const spoolDir = store.open() ? store.dir : (await import('node:os')).tmpdir()
-  const input = await openInput(name, flags.format, spoolDir)
+  let input: BulkInput | undefined
+  let stdinSpool: string | undefined
   let spool: RowSpool | undefined
+  // Ctrl-C / SIGTERM at any point: say where the run stands, remove this run's spool files, exit 130 / 143
+  let interrupted = (signal: NodeJS.Signals) => out.errorLine(`interrupted (${signal}) before any row was sent`)
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupted(signal)
+    try {
+      spool?.dispose()
+      if (stdinSpool) rmSync(stdinSpool, {force: true})
+    } catch {
+      // exiting anyway; a file left behind is pruned with the journal
+    }
+    process.exit(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED)
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
   try {
+    input = await openInput(name, flags.format, spoolDir, process.stdin, (path) => (stdinSpool = path))
     const rowTotals = new MoneyTotals()
     const checkStarted = Date.now()
-    // no usable base URL (or profile): the rows' own problems are listed first, then that one
+    // no usable base URL (or profile): the rows' own problems are listed (exit 2); with none, that one is
     let baseProblem: unknown
     try {
       client.baseUrl()
@@ -219,7 +249,10 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const total = await validateAll(input, run, rowTotals, keyer(ctx, salt, spool, templates))
     spool.close()
     const checkSeconds = ((Date.now() - checkStarted) / 1000).toFixed(1)
-    const requestOf = (s: SpooledRow): PreparedRequest => client.withIdempotencyKey({...templates.get(s.endpoint)!, url: s.url, body: s.body}, s.key)
+    const requestOf = (s: SpooledRow): PreparedRequest => {
+      const template = templates.get(s.endpoint)!
+      return client.withIdempotencyKey({...template, url: splitUrl(template.url).origin + s.target, body: s.body}, s.key)
+    }
 
     // rows an earlier run settled (the plan of --dry-run and the live confirmation both show it)
     const settled = [...earlier.values()].filter((o) => o.status === 'succeeded' || !flags['retry-failed']).length
@@ -237,7 +270,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
 
     await run.confirm?.({rows: total, toSend: total - settled, totals: rowTotals.toJSON(), file: input.name})
     await client.token() // bad credentials fail the run here (exit 3), not on every row
-    journal.begin({t: 'run', run: runId, at: new Date().toISOString(), operation: op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: client.baseUrl(), salt})
+    journal.begin({t: 'run', run: runId, at: new Date().toISOString(), operation: op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt})
     if (forced) out.info(out.color('dim', `new run (--force-new): every row is sent as a new request; to resume it, ${resume}`, 'err'))
     if (earlier.size > 0) out.info(out.color('dim', `resuming run ${runId}: ${earlier.size} of ${total} rows settled by an earlier run`, 'err'))
 
@@ -268,16 +301,11 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       progress.update(counts)
     }
 
-    const onSignal = (signal: NodeJS.Signals) => {
+    interrupted = (signal) => {
       journal.endNow()
       progress.stop(counts)
       out.errorLine(`interrupted (${signal}) after ${counts.done} of ${total} rows; ${resume} to resume: rows in flight are resent with their keys (run ${runId})`)
-      spool?.dispose()
-      input.dispose()
-      process.exit(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED)
     }
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
 
     const rows = spool.rows()
     const worker = async () => {
@@ -297,8 +325,6 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     try {
       await Promise.all(Array.from({length: concurrency}, worker))
     } finally {
-      process.off('SIGINT', onSignal)
-      process.off('SIGTERM', onSignal)
       await journal.end()
       progress.stop(counts)
       await sink.close()
@@ -321,8 +347,10 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     out.info(out.color('dim', `  run ${runId}, journal ${journal.file}`, 'err'))
     return counts.failed > 0 || counts.unknown > 0 ? ExitCode.OTHER : ExitCode.OK
   } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
     spool?.dispose()
-    input.dispose()
+    input?.dispose()
   }
 }
 

@@ -43,17 +43,18 @@ export function formatOf(name: string, format: string | undefined): InputFormat 
 }
 
 /** Opens the input: hashes the file (copying stdin to `spoolDir` first). */
-export async function openInput(name: string, format: string | undefined, spoolDir: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<BulkInput> {
+export async function openInput(name: string, format: string | undefined, spoolDir: string, stdin: NodeJS.ReadableStream = process.stdin, onSpool?: (path: string) => void): Promise<BulkInput> {
   const fmt = name === '-' && format === undefined ? 'csv' : formatOf(name, format)
   const hash = createHash('sha256')
   if (name === '-') {
     const path = join(spoolDir, `${SPOOL_PREFIXES.stdin}${process.pid}-${Date.now()}.${fmt}`)
+    onSpool?.(path) // known before stdin ends: a Ctrl-C while it is read removes it
     await pipeline(stdin, async function* (source) {
       for await (const chunk of source) {
         hash.update(chunk as Buffer)
         yield chunk
       }
-    }, createWriteStream(path, {mode: SECRET_FILE_MODE}))
+    }, createWriteStream(path, {mode: SECRET_FILE_MODE, flags: 'wx'}))
     return {path, name, format: fmt, sha256: hash.digest('hex'), dispose: () => rmSync(path, {force: true})}
   }
   try {

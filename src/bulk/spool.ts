@@ -17,7 +17,8 @@ export interface SpooledRow {
   row: number
   line: number
   endpoint: EndpointId
-  url: string
+  /** Path and query (the base URL's origin, and any password in it, stay in memory: see splitUrl). */
+  target: string
   /** The exact body bytes the row's key was derived from. */
   body?: string
   /** Its derived Idempotency-Key. */
@@ -30,6 +31,7 @@ export interface SpooledRow {
 }
 
 const FLUSH_CHARS = 1 << 16
+let made = 0
 
 export class RowSpool {
   readonly path: string
@@ -38,8 +40,8 @@ export class RowSpool {
   count = 0
 
   constructor(dir: string) {
-    this.path = join(dir, `${SPOOL_PREFIXES.rows}${process.pid}-${Date.now()}.ndjson`)
-    this.fd = openSync(this.path, 'w', SECRET_FILE_MODE)
+    this.path = join(dir, `${SPOOL_PREFIXES.rows}${process.pid}-${Date.now()}-${++made}.ndjson`)
+    this.fd = openSync(this.path, 'wx', SECRET_FILE_MODE) // a new file: never through a link someone left in a shared temp directory
   }
 
   add(row: SpooledRow): void {

@@ -5,7 +5,7 @@
  */
 import {spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT, type CliResult, cleanEnv, tempConfigDir} from '../helpers/cli.js'
@@ -165,17 +165,64 @@ describe('pay collections create --from-file', () => {
     let passed = 0
     proxy.rule = (r) => (r.method === 'POST' && refOf(r.body)?.startsWith('bk-int-') && ++passed > 20 ? 'hold' : 'pass')
     const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '4']
+    const journal = join(dir, 'state', 'journal')
+    // spool files left by the SIGKILLed runs above (pruned with the journal later) are not this run's
+    const spools = () => readdirSync(journal).filter((n) => n.startsWith('rows-') || n.startsWith('stdin-'))
+    const leftBefore = spools()
     const first = await payUntil(args, () => rowsIn(h.sb.state.collections, 'bk-int-').length >= 24, 'SIGINT')
     expect(first.killed).toBe(true)
     expect(first.code, first.stderr).toBe(130)
     expect(first.stderr).toMatch(/interrupted \(SIGINT\) after \d+ of 60 rows; run the same command again to resume/)
-    const journal = join(dir, 'state', 'journal')
-    expect(readdirSync(journal).filter((n) => n.startsWith('rows-') || n.startsWith('stdin-'))).toEqual([])
+    expect(spools()).toEqual(leftBefore)
     proxy.rule = () => 'pass'
     const again = await payUntil(args)
     expect(again.code, again.stderr.slice(-2000)).toBe(0)
     expectExactlyOnce(h.sb.state.collections, 'bk-int-', 60)
-    expect(readdirSync(journal).filter((n) => n.startsWith('rows-'))).toEqual([])
+    expect(spools()).toEqual(leftBefore)
+  })
+
+  it('a password in the base URL never reaches the disk: not in the spool of a killed run, not in its run journal', async () => {
+    const file = csv('password.csv', 'amount,reference,mobile,provider', 120, (i) => `10.00,bk-pw-${i},254712345678,mpesa`)
+    let passed = 0
+    proxy.rule = (r) => (r.method === 'POST' && refOf(r.body)?.startsWith('bk-pw-') && ++passed > 30 ? 'hold' : 'pass')
+    const cfg = tempConfigDir()
+    const base = proxy.url.replace('http://', 'http://bulkuser:s3cretpw@')
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '4', '--base-url', base]
+    const saved = env
+    env = {...env, PAY_CONFIG_DIR: cfg}
+    try {
+      const r = await payUntil(args, () => rowsIn(h.sb.state.collections, 'bk-pw-').length >= 30)
+      expect(r.killed, r.stderr).toBe(true)
+    } finally {
+      env = saved
+      proxy.rule = () => 'pass'
+    }
+    const journal = join(cfg, 'state', 'journal')
+    const files = [...readdirSync(journal).filter((n) => n.endsWith('.ndjson')).map((n) => join(journal, n)), ...readdirSync(join(journal, 'runs')).map((n) => join(journal, 'runs', n))]
+    expect(files.some((f) => f.includes('rows-'))).toBe(true) // the killed run's spool, left for pruning
+    const text = files.map((f) => readFileSync(f, 'utf8')).join('')
+    expect(text).toContain('bk-pw-1')
+    expect(text).not.toContain('s3cretpw')
+  })
+
+  it('Ctrl-C before anything is sent (stdin still being read): exit 130, nothing sent, no spool file left', async () => {
+    const cfg = tempConfigDir()
+    const journal = join(cfg, 'state', 'journal')
+    const child = spawn(process.execPath, [BIN, 'collections', 'create', '--from-file', '-', '--currency', 'KES'], {cwd: ROOT, env: cleanEnv({...h.env, ...env, PAY_CONFIG_DIR: cfg}), stdio: ['pipe', 'pipe', 'pipe']})
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    child.stdin.write('amount,reference,mobile,provider\n10.00,bk-early-1,254712345678,mpesa\n') // and stdin stays open
+    const spooling = () => existsSync(journal) && readdirSync(journal).some((n) => n.startsWith('stdin-'))
+    for (let i = 0; i < 500 && !spooling(); i++) await new Promise((r) => setTimeout(r, 20))
+    expect(spooling()).toBe(true)
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('close', resolve)
+      child.kill('SIGINT')
+    })
+    expect(code, stderr).toBe(130)
+    expect(stderr).toMatch(/interrupted \(SIGINT\) before any row was sent/)
+    expect(readdirSync(journal).filter((n) => n.startsWith('stdin-') || n.startsWith('rows-'))).toEqual([])
+    expect(rowsIn(h.sb.state.collections, 'bk-early-')).toEqual([])
   })
 
   it('a storm of 429s is absorbed: every row succeeds, and the retries stay few', async () => {

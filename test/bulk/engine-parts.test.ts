@@ -2,7 +2,7 @@
 import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {Occurrences, rowKey} from '../../src/bulk/engine.js'
+import {Occurrences, bodyHash, rowKey, splitUrl} from '../../src/bulk/engine.js'
 import {RowSyntaxError, formatOf, openInput, readRows} from '../../src/bulk/input.js'
 import {specOperation} from '../../src/bulk/operation.js'
 import {operations} from '../../src/api/operations.js'
@@ -23,7 +23,10 @@ describe('row keys', () => {
 
   it('count identical bodies in file order: the 2nd identical body is a different occurrence', () => {
     const o = new Occurrences()
-    expect([o.next('a'), o.next('b'), o.next('a'), o.next('a'), o.next('b')]).toEqual([1, 1, 2, 3, 2])
+    const [a, b] = [bodyHash('{"amount":"1.00"}'), bodyHash('{"amount":"2.00"}')]
+    expect([o.next(a), o.next(b), o.next(a), o.next(a), o.next(b)]).toEqual([1, 1, 2, 3, 2])
+    // the key of the 2nd identical body is that of occurrence 2
+    expect(rowKey('s', '{"amount":"1.00"}', 2)).not.toBe(rowKey('s', '{"amount":"1.00"}', 1))
   })
 })
 
@@ -114,7 +117,7 @@ describe('the spool of rows ready to send', () => {
     // enough rows to cross several write and read chunks; bodies with quotes, newlines and non-ASCII
     for (let i = 1; i <= 3000; i++) {
       const body = JSON.stringify({amount: `${i}.00`, currency: 'KES', merchant_reference: `ref-${i}`, note: i % 7 === 0 ? 'line\nbreak "quoted" ünïcødé 😀' : 'x'.repeat(i % 50)})
-      rows.push({row: i, line: i + 1, endpoint: 'collections.create', url: 'http://127.0.0.1:1/v1/collections', body, key: `key-${i}`, reference: `ref-${i}`, amount: `${i}.00`, currency: 'KES'})
+      rows.push({row: i, line: i + 1, endpoint: 'collections.create', target: '/v1/collections', body, key: `key-${i}`, reference: `ref-${i}`, amount: `${i}.00`, currency: 'KES'})
     }
     for (const r of rows) spool.add(r)
     spool.close()
@@ -135,5 +138,12 @@ describe('the spool of rows ready to send', () => {
     for await (const r of spool.rows()) back.push(r)
     expect(back).toEqual([])
     spool.dispose()
+  })
+})
+
+describe('splitUrl', () => {
+  it('keeps the origin (user info included) apart from the path and query, which alone are spooled', () => {
+    expect(splitUrl('http://u:pw@127.0.0.1:4010/v1/mandates/MD_1/cancel?x=1')).toEqual({origin: 'http://u:pw@127.0.0.1:4010', target: '/v1/mandates/MD_1/cancel?x=1'})
+    expect(splitUrl('https://api.example.com/base/v1/collections')).toEqual({origin: 'https://api.example.com', target: '/base/v1/collections'})
   })
 })
