@@ -10,14 +10,17 @@
  *      defaults) only names the journal of settled rows. Running the same command on the same file again is the
  *      same run: rows that succeeded are not sent again (their journaled result is reported), rows whose outcome
  *      is unknown are sent again with their key, rows that failed are reported again and sent again only with
- *      --retry-failed; on an edited file every row is sent, and the service replays the unchanged ones;
+ *      --retry-failed; on an edited file every row is sent, and the service replays the unchanged ones. A plain
+ *      run of a content never run before takes the --force-new salt of the newest run of its lineage (the same
+ *      path and settings, whatever the content; see RunLineage), so an edit after a forced run keeps its keys;
  *   4. rows are sent --concurrency at a time under an adaptive rate (src/bulk/rate.ts); 5xx and cut connections
  *      are retried per row with backoff (the same key), then left "unknown" for the next run.
  * Memory is nearly flat: rows are streamed in every pass; only the outcomes settled by earlier runs and a short
  * hash per distinct body (the occurrence count) are held.
  */
 import {createHash, randomUUID} from 'node:crypto'
-import {rmSync} from 'node:fs'
+import {realpathSync, rmSync} from 'node:fs'
+import {resolve} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
 import {setFlagsFromString} from 'node:v8'
 import {runInNewContext} from 'node:vm'
@@ -35,7 +38,7 @@ import type {BulkOperation, BulkRecord, BulkRequest} from './operation.js'
 import {RowSpool, type SpooledRow} from './spool.js'
 import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, ResultSink, progressReporter} from './report.js'
-import {type RowOutcome, RunJournal} from './run-journal.js'
+import {type RowOutcome, RunJournal, RunLineage, resumedSalt} from './run-journal.js'
 
 export const DEFAULT_CONCURRENCY = 8
 /** Problems listed in full before the rest are only counted. */
@@ -230,16 +233,22 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       await validateAll(input, run, rowTotals)
       throw baseProblem
     }
-    // the run id names the journal of this file's runs (a quick lookup of settled rows); row keys do not depend on it
-    const runId = createHash('sha256')
-      .update(JSON.stringify({v: 2, op: op.id, file: input.sha256, base: client.baseUrl(), client: settings.clientId ?? '', account: settings.accountRef ?? '', defaults: run.defaults, shared: run.shared}))
-      .digest('hex')
-      .slice(0, 32)
+    // the run id names the journal of this file's runs (a quick lookup of settled rows); row keys do not depend on it.
+    // The lineage id: the same settings and the file's path instead of its content (stdin has none)
+    const identity = (v: number, of: Record<string, string>) =>
+      createHash('sha256')
+        .update(JSON.stringify({v, op: op.id, ...of, base: client.baseUrl(), client: settings.clientId ?? '', account: settings.accountRef ?? '', defaults: run.defaults, shared: run.shared}))
+        .digest('hex')
+        .slice(0, 32)
+    const runId = identity(2, {file: input.sha256})
     const journal = new RunJournal(store, runId)
+    const lineage = name === '-' ? undefined : new RunLineage(store, identity(1, {path: resolvedPath(input.path)}))
     const loaded = await journal.load()
-    // --force-new starts a new salt (recorded in the run's header); a plain re-run resumes the newest salt
+    // --force-new starts a new salt (recorded in the run's header and its lineage); a plain run resumes the newest
+    // salt of this content's runs, or for a content never run (an edited file) that of the newest run of its path
     const forced = flags['force-new'] === true
-    const salt = forced ? randomUUID() : loaded.salt
+    const resumed = resumedSalt(loaded, lineage?.newest())
+    const salt = forced ? randomUUID() : resumed.salt
     const earlier = forced ? new Map<number, RowOutcome>() : loaded.outcomes
     const resume = salt === '' ? 'run the same command again' : 'run the same command again WITHOUT --force-new (it resumes this run; with it, every row is sent again as new)'
 
@@ -270,8 +279,13 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
 
     await run.confirm?.({rows: total, toSend: total - settled, totals: rowTotals.toJSON(), file: input.name})
     await client.token() // bad credentials fail the run here (exit 3), not on every row
-    journal.begin({t: 'run', run: runId, at: new Date().toISOString(), operation: op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt})
+    const at = new Date().toISOString()
+    journal.begin({t: 'run', run: runId, at, operation: op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt})
+    lineage?.record({t: 'lineage', run: runId, at, salt})
     if (forced) out.info(out.color('dim', `new run (--force-new): every row is sent as a new request; to resume it, ${resume}`, 'err'))
+    else if (salt !== '' && resumed.run !== undefined) {
+      out.info(out.color('dim', `resuming the --force-new keys of run ${resumed.run} of ${input.name}, which has changed since: unchanged rows keep their keys, edited rows are new requests`, 'err'))
+    }
     if (earlier.size > 0) out.info(out.color('dim', `resuming run ${runId}: ${earlier.size} of ${total} rows settled by an earlier run`, 'err'))
 
     const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
@@ -351,6 +365,15 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     process.off('SIGTERM', onSignal)
     spool?.dispose()
     input?.dispose()
+  }
+}
+
+/** The file's absolute path, symbolic links resolved (what names its lineage); just absolute when it cannot be resolved. */
+function resolvedPath(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return resolve(path)
   }
 }
 

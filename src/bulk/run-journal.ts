@@ -5,7 +5,7 @@
  * same key, which the service answers with the first result: outcomes are therefore written in batches, fsync'd
  * every FLUSH_MS, instead of one fsync per row.
  */
-import {existsSync, createReadStream} from 'node:fs'
+import {existsSync, createReadStream, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import type {JournalStore} from '../journal/store.js'
@@ -62,12 +62,14 @@ export class RunJournal {
 
   /**
    * Outcomes of earlier runs that settle a row (succeeded, failed); the newest per row wins. Only those of the
-   * newest salt (--force-new) count, and that salt is returned: a plain re-run resumes the last forced run.
+   * newest salt (--force-new) count, and that salt is returned (`ran`: some run of this content began): a plain
+   * re-run resumes the last forced run (see resumedSalt for a content never run before, an edited file).
    */
-  async load(): Promise<{salt: string; outcomes: Map<number, RowOutcome>}> {
+  async load(): Promise<{salt: string; ran: boolean; outcomes: Map<number, RowOutcome>}> {
     const done = new Map<number, RowOutcome>()
     let salt = ''
-    if (!this.store.open() || !existsSync(this.file)) return {salt, outcomes: done}
+    let ran = false
+    if (!this.store.open() || !existsSync(this.file)) return {salt, ran, outcomes: done}
     for await (const line of createInterface({input: createReadStream(this.file), crlfDelay: Infinity})) {
       let rec: {t?: string; salt?: unknown} & Partial<RowOutcome>
       try {
@@ -79,6 +81,7 @@ export class RunJournal {
         const s = typeof rec.salt === 'string' ? rec.salt : ''
         if (s !== salt) done.clear()
         salt = s
+        ran = true
         continue
       }
       if (rec.t !== 'row' || typeof rec.row !== 'number') continue
@@ -87,7 +90,7 @@ export class RunJournal {
         done.set(rec.row, {...(outcome as RowOutcome), earlier: true})
       } else done.delete(rec.row)
     }
-    return {salt, outcomes: done}
+    return {salt, ran, outcomes: done}
   }
 
   begin(header: RunHeader): void {
@@ -125,4 +128,68 @@ export class RunJournal {
     this.buffer = ''
     if (text !== '') this.store.appendLine(this.file, text, true)
   }
+}
+
+/** One line of a lineage file: a run of the lineage and the salt of its row keys ('' for none). */
+export interface LineageRecord {
+  t: 'lineage'
+  run: string
+  at: string
+  salt: string
+}
+
+/**
+ * The runs of one input file, named by its absolute, resolved path, under the same settings (operation, base URL,
+ * client id, account ref, defaults, --data/-F), whatever the file's content: `journal/runs/lineage-<id>.ndjson`,
+ * one line per run (its run id, time and salt). A run journal is per content (the run id includes the file's
+ * hash), so editing the file starts a new one; the lineage carries --force-new's salt across the edit, so that a
+ * plain run of the edited file keeps the keys of the rows it did not change. Like the run files: each record one
+ * fsync'd write on an O_APPEND file (several processes at once), a torn line skipped, pruned after the retention
+ * (every run of the lineage touches it). Stdin (`-`) has no path, so no lineage.
+ */
+export class RunLineage {
+  readonly file: string
+
+  constructor(
+    private readonly store: JournalStore,
+    readonly id: string,
+  ) {
+    this.file = join(store.dir, 'runs', `lineage-${id}.ndjson`)
+  }
+
+  /** The newest run of the lineage (the last whole line), or undefined when none is recorded. */
+  newest(): LineageRecord | undefined {
+    let text: string
+    try {
+      if (!this.store.open()) return undefined
+      text = readFileSync(this.file, 'utf8')
+    } catch {
+      return undefined
+    }
+    let last: LineageRecord | undefined
+    for (const line of text.split('\n')) {
+      try {
+        const r = JSON.parse(line) as Partial<LineageRecord> | null
+        if (r?.t === 'lineage' && typeof r.run === 'string' && typeof r.at === 'string' && typeof r.salt === 'string') last = r as LineageRecord
+      } catch {
+        // an empty or torn line
+      }
+    }
+    return last
+  }
+
+  record(rec: LineageRecord): void {
+    this.store.appendLine(this.file, JSON.stringify(rec), true)
+  }
+}
+
+/**
+ * The salt a plain run resumes: a content run before resumes the newest salt of its own runs (its run journal),
+ * whatever ran since on other contents of the lineage (its settled rows are matched by key under that salt); a
+ * content never run before (a new or edited file) resumes the salt of the newest run of its lineage (`run` names
+ * it), so the rows it shares with that run keep their keys. Neither: '' (no salt).
+ */
+export function resumedSalt(own: {salt: string; ran: boolean}, lineage: LineageRecord | undefined): {salt: string; run?: string} {
+  if (own.ran || lineage === undefined) return {salt: own.salt}
+  return {salt: lineage.salt, run: lineage.run}
 }

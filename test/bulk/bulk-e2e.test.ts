@@ -302,6 +302,57 @@ describe('row keys survive edits of the file', () => {
   })
 })
 
+describe('--force-new across an edit of the file', () => {
+  it('a first run with --force-new killed with SIGKILL part-way, one row edited, a plain run: the forced keys are resumed, one object per unchanged row', async () => {
+    const header = 'amount,reference,mobile,provider'
+    const row = (i: number, amount = '3.00') => `${amount},bk-fl-${i},254712345678,mpesa`
+    const n = 60
+    const file = csv('forced-lineage.csv', header, n, (i) => row(i))
+    // the 5th request's answer is cut (retried with its key), then after 30 answers every answer is held: the
+    // service has committed those rows, the process never learns it
+    let posts = 0
+    proxy.rule = (r) => (r.method !== 'POST' || !refOf(r.body)?.startsWith('bk-fl-') ? 'pass' : ++posts === 5 ? 'cut' : posts > 30 ? 'hold' : 'pass')
+    const held = () => proxy.seen.filter((s) => s.action === 'hold' && refOf(s.req.body)?.startsWith('bk-fl-')).length
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '4']
+    const first = await payUntil([...args, '--force-new'], () => held() >= 4)
+    proxy.rule = () => 'pass'
+    expect(first.killed, first.stderr).toBe(true)
+    const sent = rowsIn(h.sb.state.collections, 'bk-fl-').length
+    expect(sent).toBeGreaterThanOrEqual(30)
+    expect(sent).toBeLessThan(n)
+    const keyOf = (ref: string) => new Set(h.requests((e) => e.method === 'POST' && (e.body as {merchant_reference?: string})?.merchant_reference === ref).map((e) => e.headers['idempotency-key']))
+
+    // row 2 (sent by the forced run) edited: a new file content, so a new run id; a plain run of it
+    expect(objects('bk-fl-2')).toHaveLength(1)
+    writeFileSync(file, [header, ...Array.from({length: n}, (_, k) => row(k + 1, k + 1 === 2 ? '9.75' : '3.00'))].join('\n') + '\n')
+    const again = await payUntil(args)
+    expect(again.code, again.stderr.slice(-2000)).toBe(0)
+    expect(again.stderr).toMatch(new RegExp(`${n} rows in .*: ${n} succeeded`))
+    for (let i = 1; i <= n; i++) {
+      if (i === 2) continue
+      expect(objects(`bk-fl-${i}`), `bk-fl-${i}`).toHaveLength(1)
+      expect(keyOf(`bk-fl-${i}`).size, `bk-fl-${i}`).toBe(1)
+    }
+    // the edited row is a new request (a new key), next to the forced run's
+    expect(objects('bk-fl-2').map((c) => (c as unknown as {amount: string}).amount).sort()).toEqual(['3.00', '9.75'])
+    expect(keyOf('bk-fl-2').size).toBe(2)
+    // and the run said whose keys it resumed
+    expect(again.stderr).toMatch(/resuming the --force-new keys of run [0-9a-f]{32} of .*forced-lineage\.csv, which has changed since/)
+
+    // the same file again: its own run journal settles every row, nothing is sent
+    const before = h.requests().length
+    ok(await payUntil(args))
+    expect(h.requests().length).toBe(before)
+
+    // edited once more (row 3): the plain run before recorded the forced salt in the lineage, so it carries on
+    writeFileSync(file, [header, ...Array.from({length: n}, (_, k) => row(k + 1, k + 1 === 2 ? '9.75' : k + 1 === 3 ? '4.25' : '3.00'))].join('\n') + '\n')
+    ok(await payUntil(args))
+    for (let i = 4; i <= n; i++) expect(objects(`bk-fl-${i}`), `bk-fl-${i}`).toHaveLength(1)
+    expect(objects('bk-fl-2')).toHaveLength(2)
+    expect(objects('bk-fl-3').map((c) => (c as unknown as {amount: string}).amount).sort()).toEqual(['3.00', '4.25'])
+  })
+})
+
 describe('Retry-After', () => {
   it('a 429 with the wait only in the Retry-After header is waited out before the row is sent again', async () => {
     const file = csv('retry-after.csv', 'amount,reference,mobile,provider', 1, () => '1.00,bk-ra-1,254712345678,mpesa')

@@ -1,5 +1,5 @@
 /** The bulk engine's parts, in-process: keys, the adaptive rate, the field-list adapter, the readers, money totals. */
-import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {Occurrences, bodyHash, rowKey, splitUrl} from '../../src/bulk/engine.js'
@@ -9,6 +9,8 @@ import {operations} from '../../src/api/operations.js'
 import {AdaptiveRate} from '../../src/bulk/rate.js'
 import {MoneyTotals} from '../../src/bulk/report.js'
 import {RowSpool, type SpooledRow} from '../../src/bulk/spool.js'
+import {RunJournal, RunLineage, resumedSalt} from '../../src/bulk/run-journal.js'
+import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
 
 describe('row keys', () => {
@@ -145,5 +147,57 @@ describe('splitUrl', () => {
   it('keeps the origin (user info included) apart from the path and query, which alone are spooled', () => {
     expect(splitUrl('http://u:pw@127.0.0.1:4010/v1/mandates/MD_1/cancel?x=1')).toEqual({origin: 'http://u:pw@127.0.0.1:4010', target: '/v1/mandates/MD_1/cancel?x=1'})
     expect(splitUrl('https://api.example.com/base/v1/collections')).toEqual({origin: 'https://api.example.com', target: '/base/v1/collections'})
+  })
+})
+
+describe('the lineage of a file: the salt of its newest run, across edits', () => {
+  const at = (day: number) => `2026-01-0${day}T00:00:00.000Z`
+
+  it('names the newest run (the last whole line); a torn or foreign line is skipped; lineages do not mix', () => {
+    const store = new JournalStore(tempConfigDir())
+    const a = new RunLineage(store, 'a'.repeat(32))
+    expect(a.newest()).toBeUndefined()
+    a.record({t: 'lineage', run: 'r1', at: at(1), salt: ''})
+    a.record({t: 'lineage', run: 'r2', at: at(2), salt: 'salt-2'})
+    appendFileSync(a.file, '{"t":"row","row":1}\n{"t":"lineage","run":"r3","at":"2026-01-03T0') // a crash mid-write
+    expect(a.newest()).toEqual({t: 'lineage', run: 'r2', at: at(2), salt: 'salt-2'})
+    expect(new RunLineage(store, 'b'.repeat(32)).newest()).toBeUndefined()
+    expect(statSync(a.file).mode & 0o777).toBe(0o600)
+  })
+
+  it("a content run before resumes its own newest salt; a content never run (an edited file) its lineage's", () => {
+    const lineage = {t: 'lineage' as const, run: 'r-lineage', at: at(2), salt: 'forced'}
+    expect(resumedSalt({salt: '', ran: false}, undefined)).toEqual({salt: ''})
+    expect(resumedSalt({salt: '', ran: false}, lineage)).toEqual({salt: 'forced', run: 'r-lineage'})
+    expect(resumedSalt({salt: '', ran: false}, {...lineage, salt: ''})).toEqual({salt: '', run: 'r-lineage'})
+    expect(resumedSalt({salt: 'own', ran: true}, undefined)).toEqual({salt: 'own'})
+    expect(resumedSalt({salt: 'own', ran: true}, lineage)).toEqual({salt: 'own'})
+    expect(resumedSalt({salt: '', ran: true}, lineage)).toEqual({salt: ''})
+  })
+
+  it("the run journal gives the newest header's salt, and whether any run of the content began", async () => {
+    const store = new JournalStore(tempConfigDir())
+    const journal = new RunJournal(store, 'c'.repeat(32))
+    expect(await journal.load()).toEqual({salt: '', ran: false, outcomes: new Map()})
+    const header = {t: 'run' as const, run: 'c'.repeat(32), operation: 'collections:create', file: 'x.csv', file_sha256: 'f', profile: 'p', base_url: 'http://127.0.0.1'}
+    journal.begin({...header, at: at(1), salt: 'one'})
+    journal.begin({...header, at: at(2), salt: ''})
+    await journal.end()
+    expect(await journal.load()).toMatchObject({salt: '', ran: true})
+  })
+
+  it('is pruned with the run files after the retention', () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(dir)
+    const old = new RunLineage(store, 'd'.repeat(32))
+    const recent = new RunLineage(store, 'e'.repeat(32))
+    old.record({t: 'lineage', run: 'r', at: at(1), salt: 's'})
+    recent.record({t: 'lineage', run: 'r', at: at(1), salt: 's'})
+    const eightDaysAgo = (Date.now() - 8 * 86_400_000) / 1000
+    utimesSync(old.file, eightDaysAgo, eightDaysAgo)
+    const next = new JournalStore(dir)
+    expect(next.open()).toBe(true)
+    expect(existsSync(old.file)).toBe(false)
+    expect(new RunLineage(next, 'e'.repeat(32)).newest()?.salt).toBe('s')
   })
 })
