@@ -3,7 +3,7 @@
  * id, coloured state, amount and currency, merchant reference), or one JSON object per line for scripts.
  */
 import {paint, paintState} from '../output/colors.js'
-import {printable} from '../output/printable.js'
+import {printableLine} from '../output/printable.js'
 import type {Delivery, ListenerStats} from './listener.js'
 
 function field(data: unknown, key: string): string | undefined {
@@ -30,44 +30,49 @@ function time(d: Date): string {
   return clockText
 }
 
-/** A field of the event's data, made printable (event fields come from the body, unverified when rejected). */
+/** A field of the event's data, made printable on one line (event fields come from the body, unverified when rejected). */
 function shown(data: unknown, key: string): string | undefined {
   const v = field(data, key)
-  return v === undefined ? undefined : printable(v)
+  return v === undefined ? undefined : printableLine(v)
 }
 
-/** One (or two) human lines for a delivery. Only the fields shown are made printable, not the whole event. */
+/**
+ * One human line for a delivery. Only the fields shown are made printable, not the whole event, and a field
+ * cannot break the line (a forged event id cannot print a line of its own). Built by concatenation: it runs for
+ * every delivery.
+ */
 export function formatDelivery(d: Delivery, color: boolean): string {
-  const parts = [paint(color, 'dim', time(d.time))]
   const event = d.event
+  let line = paint(color, 'dim', time(d.time))
   if (!d.verdict.ok) {
-    const ev = event ? ` ${printable(String(event.id))} ${printable(String(event.type))}` : ''
-    parts.push(paint(color, 'red', `REJECTED ${d.verdict.status} ${d.verdict.reason}`) + ev, `— ${d.verdict.detail}`)
-    return parts.join('  ')
+    const ev = event ? ` ${printableLine(String(event.id))} ${printableLine(String(event.type))}` : ''
+    return `${line}  ${paint(color, 'red', `REJECTED ${d.verdict.status} ${d.verdict.reason}`)}${ev}  — ${d.verdict.detail}`
   }
   const e = event!
   const data = e.data
-  const state = shown(data, 'status')
-  const amount = shown(data, 'amount')
-  const currency = shown(data, 'currency')
-  parts.push(printable(e.id), paint(color, 'bold', printable(e.type)))
+  line += `  ${printableLine(e.id)}  ${paint(color, 'bold', printableLine(e.type))}`
   const id = resourceId(data, e.type)
-  if (id) parts.push(printable(id))
-  if (state) parts.push(paintState(color, state))
-  if (amount) parts.push(`${amount}${currency ? ` ${currency}` : ''}`)
+  if (id) line += `  ${printableLine(id)}`
+  const state = shown(data, 'status')
+  if (state) line += `  ${paintState(color, state)}`
+  const amount = shown(data, 'amount')
+  if (amount) {
+    const currency = shown(data, 'currency')
+    line += currency ? `  ${amount} ${currency}` : `  ${amount}`
+  }
   const ref = shown(data, 'merchant_reference')
-  if (ref) parts.push(`ref ${ref}`)
-  if (d.duplicate) parts.push(paint(color, 'yellow', '(duplicate, not forwarded)'))
-  if (!d.verdict.verified) parts.push(paint(color, 'yellow', '(UNVERIFIED)'))
+  if (ref) line += `  ref ${ref}`
+  if (d.duplicate) line += `  ${paint(color, 'yellow', '(duplicate, not forwarded)')}`
+  if (!d.verdict.verified) line += `  ${paint(color, 'yellow', '(UNVERIFIED)')}`
   if (d.forward) {
     const f = d.forward
-    parts.push(
+    line += `  ${
       f.status !== undefined
         ? paint(color, f.status >= 200 && f.status < 300 ? 'green' : 'red', `→ app ${f.status} (${f.ms} ms)`)
-        : paint(color, 'red', `→ app ${f.error}: ${f.detail}`),
-    )
+        : paint(color, 'red', `→ app ${f.error}: ${f.detail}`)
+    }`
   }
-  return parts.join('  ')
+  return line
 }
 
 /** The --json line: {event, verdict, duplicate} plus time, filtered and forward. */
