@@ -3,15 +3,16 @@
 //   npm run build && node test/bench/webhook-listener.mjs
 // A load client POSTs N pre-signed, distinct events to (a) a bare node:http server that only reads the body
 // and (b) the REAL `pay webhook listen --tunnel none` process (bin/run.js: HMAC verification over the raw body,
-// JSON parse, duplicate check, and one printed line per event on stdout, read through a pipe). Each server runs
-// in its own process, without NODE_EXTRA_CA_CERTS/NODE_OPTIONS; rounds alternate bare/listener so a busy machine
-// slows both alike. The result is a RATIO (listener / bare) measured in this run, never a bare timing; it is
-// printed for people to read, not used as pass/fail. It fails only when the listener did not print every event
-// as verified (a correctness check).
+// JSON parse, duplicate check, and one printed line per event on stdout, through a pipe to a line counter in a
+// process of its own). Each server runs in its own process, without NODE_EXTRA_CA_CERTS/NODE_OPTIONS; rounds
+// alternate bare/listener so a busy machine slows both alike. The result is a RATIO (listener / bare) measured in
+// this run, never a bare timing, and also the ratio of the CPU time each server process used per event (Linux),
+// steadier on a shared machine; they are printed for people to read, not used as pass/fail. It fails only when
+// the listener did not print every event as verified (a correctness check).
 // Env: BENCH_WEBHOOK_N (events per round, default 2500), BENCH_WEBHOOK_ROUNDS (default 11), BENCH_WEBHOOK_CONC (default 32).
 import {fork, spawn} from 'node:child_process'
 import {createHmac} from 'node:crypto'
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {dirname, join} from 'node:path'
 import {performance} from 'node:perf_hooks'
@@ -22,17 +23,18 @@ const LISTENER = join(ROOT, 'dist', 'webhooks', 'listener.js')
 const BIN = join(ROOT, 'bin', 'run.js')
 const SECRET = 'whsec_bench_0123456789'
 
-/** `pay webhook listen --tunnel none` as a user runs it; `stats` counts the verified lines it printed. */
-function startListenProcess() {
+/**
+ * `pay webhook listen --tunnel none` as a user runs it, its stdout piped to a line counter in a process of its
+ * own (as `pay webhook listen | tee log` would be): reading the listener's output is not the load client's work,
+ * which the bare server's rounds do not have. `stats` counts the lines printed.
+ */
+async function startListenProcess() {
   const env = {}
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAY_') && !k.startsWith('NODE_')) env[k] = v
-  const child = spawn(process.execPath, [BIN, 'webhook', 'listen', '--tunnel', 'none', '--secret', SECRET], {env: {...env, NO_COLOR: '1'}, stdio: ['ignore', 'pipe', 'pipe']})
-  // Lines are counted on the raw bytes (the reader's cost is the bench's, not the listener's); the summary
-  // printed on exit says how many were verified and rejected.
-  let lines = 0
-  child.stdout.on('data', (chunk) => {
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++
-  })
+  const reader = await startServer('lines', ['pipe', 'inherit', 'inherit', 'ipc'])
+  const child = spawn(process.execPath, [BIN, 'webhook', 'listen', '--tunnel', 'none', '--secret', SECRET], {env: {...env, NO_COLOR: '1'}, stdio: ['ignore', reader.child.stdin, 'pipe']})
+  // the listener holds the pipe's writing end now; the reader sees its end when the listener exits
+  reader.child.stdin.destroy()
   let stderr = ''
   return new Promise((resolve, reject) => {
     child.stderr.setEncoding('utf8').on('data', (d) => {
@@ -42,15 +44,16 @@ function startListenProcess() {
         child.stderr.removeAllListeners('data')
         resolve({
           child,
+          reader: reader.child,
           port: Number(port),
-          stats: async () => ({verified: lines}),
+          stats: () => stats(reader.child),
           /** SIGINT; resolves with the summary's counts. */
           stop: () =>
             new Promise((r) => {
               let tail = ''
               child.stderr.removeAllListeners('data')
               child.stderr.on('data', (d) => (tail += d))
-              child.once('close', () => r({verified: Number(/verified\s+(\d+)/.exec(tail)?.[1] ?? -1), rejected: Number(/rejected\s+(\d+)/.exec(tail)?.[1] ?? -1), lines}))
+              child.once('close', () => r({verified: Number(/verified\s+(\d+)/.exec(tail)?.[1] ?? -1), rejected: Number(/rejected\s+(\d+)/.exec(tail)?.[1] ?? -1)}))
               child.kill('SIGINT')
             }),
         })
@@ -61,9 +64,9 @@ function startListenProcess() {
   })
 }
 
-function startServer(kind) {
+function startServer(kind, stdio = ['ignore', 'inherit', 'inherit', 'ipc']) {
   return new Promise((resolve, reject) => {
-    const child = fork(fileURLToPath(import.meta.url), ['--serve', kind], {stdio: ['ignore', 'inherit', 'inherit', 'ipc']})
+    const child = fork(fileURLToPath(import.meta.url), ['--serve', kind], {stdio})
     child.once('message', (m) => resolve({child, port: m.port}))
     child.once('error', reject)
     child.once('exit', (code) => reject(new Error(`${kind} server exited ${code}`)))
@@ -75,6 +78,16 @@ function stats(child) {
     child.once('message', (m) => resolve(m.stats))
     child.send('stats')
   })
+}
+
+/** User+system CPU seconds of a process so far (Linux /proc; 0 elsewhere, and the CPU line is not printed). */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100 // utime + stime, in USER_HZ (100 on Linux)
+  } catch {
+    return 0
+  }
 }
 
 let seq = 0
@@ -141,10 +154,15 @@ async function main() {
     const bareBefore = (await bare.stats()).verified
     const listenerBefore = (await listener.stats()).verified
     const rates = {bare: [], listener: []}
+    const cpu = {bare: 0, listener: 0}
+    const pids = {bare: bareServer.child.pid, listener: listener.child.pid}
     let failures = 0
     for (let r = 0; r < ROUNDS; r++) {
       for (const [name, srv] of r % 2 === 0 ? [['bare', bare], ['listener', listener]] : [['listener', listener], ['bare', bare]]) {
-        const res = await load(srv.port, makeDeliveries(N), CONC)
+        const deliveries = makeDeliveries(N)
+        const before = cpuSeconds(pids[name])
+        const res = await load(srv.port, deliveries, CONC)
+        cpu[name] += cpuSeconds(pids[name]) - before
         rates[name].push(res.perSecond)
         failures += res.failures
       }
@@ -166,6 +184,12 @@ async function main() {
     console.log(`  pay webhook listen --tunnel none       ${fmt(l)}   rounds: ${rates.listener.map((x) => Math.round(x)).join(', ')}`)
     console.log(`  (the whole process: verifies each event and prints one line per event to a pipe)`)
     console.log(`  ratio listen process / bare: ${paired.toFixed(2)}x (median of the ${ROUNDS} back-to-back pairs; of the medians: ${(l / b).toFixed(2)}x)   (1.00 = as fast as a server that does nothing; target >= 0.80)`)
+    // CPU time is less disturbed than throughput by other work on a shared machine (the load client and the
+    // servers also compete for the same cores there); the ratio of CPU per event says what the process costs
+    if (cpu.bare > 0 && cpu.listener > 0) {
+      const per = (s) => `${((s / (N * ROUNDS)) * 1e6).toFixed(1)} µs`
+      console.log(`  CPU per event (user+sys, all rounds): bare ${per(cpu.bare)}, listen process ${per(cpu.listener)}; ratio ${(cpu.bare / cpu.listener).toFixed(2)}x`)
+    }
     const expected = N * ROUNDS
     const all = expected + 3000 // with the warm-up
     if (failures > 0 || printed !== expected || summary.verified !== all || summary.rejected !== 0 || bareCount !== expected) {
@@ -176,6 +200,7 @@ async function main() {
     bareServer.child.removeAllListeners('exit')
     bareServer.child.disconnect()
     if (listener.child.exitCode === null) listener.child.kill('SIGKILL')
+    listener.reader.disconnect()
   }
 }
 
@@ -197,6 +222,14 @@ async function serve() {
     server.keepAliveTimeout = 65_000
     server.listen(0, '127.0.0.1', () => process.send({port: server.address().port}))
     process.on('message', (m) => m === 'stats' && process.send({stats: {verified: count}}))
+  } else if (kind === 'lines') {
+    // the listener's stdout: lines counted on the raw bytes
+    let count = 0
+    process.stdin.on('data', (chunk) => {
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) count++
+    })
+    process.on('message', (m) => m === 'stats' && process.send({stats: {verified: count}}))
+    process.nextTick(() => process.send({port: 0}))
   }
   process.on('disconnect', () => process.exit(0))
 }
