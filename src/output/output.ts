@@ -6,7 +6,7 @@ import {paint, type ColorName} from './colors.js'
 import {flatten, formatScalar, getPath, listColumns, listRows} from './format.js'
 import type {Format, OutputOptions} from './options.js'
 import {printableDeep} from './printable.js'
-import {loadLibraries, needsLibraries, StructuredWriter, type Libraries} from './structured.js'
+import {loadLibraries, needsLibraries, StructuredWriter, writtenAsIs, type Libraries} from './structured.js'
 import {keyValueTable, listTable} from './table.js'
 import type {Terminal} from './terminal.js'
 
@@ -39,6 +39,11 @@ export class Output {
    */
   get json(): boolean {
     return this.options.format !== 'table'
+  }
+
+  /** data() writes its text as it is (human output, or plain --json): lines may be written in batches with chunk(). */
+  get linesAsIs(): boolean {
+    return !this.json || writtenAsIs(this.options)
   }
 
   get format(): Format {

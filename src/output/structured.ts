@@ -133,6 +133,11 @@ function cell(item: unknown, column: string): string {
 }
 
 /** Writes documents in one structured format; keeps the state a stream needs (header written, columns). */
+/** JSON documents go to stdout exactly as given: plain --json, without --jq or --fields. */
+export function writtenAsIs(options: OutputOptions): boolean {
+  return options.format === 'json' && !options.jq && !options.fields
+}
+
 export class StructuredWriter {
   private columns?: string[]
   private docs = 0
@@ -148,7 +153,7 @@ export class StructuredWriter {
   /** One JSON document as text (exactly as received) or as a value already parsed. */
   document(text: string, parsed?: unknown): void {
     const {jq, fields, format} = this.options
-    if (format === 'json' && !jq && !fields) {
+    if (writtenAsIs(this.options)) {
       this.write(text === '' ? 'null' : text)
       return
     }

@@ -72,6 +72,8 @@ export interface ListenerOptions {
   headersTimeoutMs?: number
   requestTimeoutMs?: number
   maxConnections?: number
+  /** Accepted event ids remembered for the duplicate check (default SEEN_LIMIT). */
+  seenLimit?: number
 }
 
 export interface Verdict {
@@ -151,12 +153,14 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const secrets = options.secrets ?? []
   if (verify && secrets.length === 0) throw new Error('a webhook secret is required unless verification is off')
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const maxDigits = String(maxBody).length
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
   const verifyOptions = {toleranceSeconds: tolerance}
   const filter: EventFilter = eventFilter(options.events ?? [])
   const stats = emptyStats()
   /** Event ids answered 2xx (accepted), and those in flight (a duplicate waits for the first's outcome). */
   const seen = new Map<string, Outcome | Promise<Outcome>>()
+  const seenLimit = options.seenLimit ?? SEEN_LIMIT
   const forwarder = options.forwardTo ? await createForwarder(options.forwardTo, options.forwardTimeoutMs ?? 10_000) : undefined
 
   /**
@@ -167,8 +171,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const remember = (id: string, value: Outcome | Promise<Outcome>, fresh = false) => {
     if (!fresh) seen.delete(id)
     seen.set(id, value)
-    if (seen.size <= SEEN_LIMIT) return
-    let drop = SEEN_LIMIT / 10
+    if (seen.size <= seenLimit) return
+    let drop = Math.ceil(seenLimit / 10)
     for (const old of seen.keys()) {
       seen.delete(old)
       if (--drop === 0) break
@@ -229,7 +233,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       reject(res, 'method_not_allowed', `${req.method} is not allowed; deliveries are POSTs`, null, 0)
       return
     }
-    const declared = Number(req.headers['content-length'])
+    // a declared length with fewer digits than the limit is under it (no string-to-number conversion then)
+    const length = req.headers['content-length']
+    const declared = length !== undefined && length.length >= maxDigits ? Number(length) : 0
     if (Number.isFinite(declared) && declared > maxBody) {
       reject(res, 'body_too_large', `body of ${declared} bytes is over the limit of ${maxBody} bytes`, null, declared)
       req.resume()

@@ -116,7 +116,8 @@ export function urlChangedLines(was: string, now: string, color: boolean): strin
 /**
  * Delivery lines written together: a burst of deliveries costs one write to stdout (a pipe write is a blocking
  * system call on Linux, and wakes the reader), not one per line. Lines wait at most `delayMs`, or until
- * `maxBytes` are pending; flush() writes what is pending at once (before exit).
+ * `maxBytes` are pending; flush() writes what is pending at once (before exit). The text given to `write` ends with
+ * a newline.
  */
 export function lineBatch(write: (text: string) => void, delayMs = 15, maxBytes = 32 * 1024): {push(line: string): void; flush(): void} {
   let pending: string[] = []
@@ -126,6 +127,7 @@ export function lineBatch(write: (text: string) => void, delayMs = 15, maxBytes 
     if (timer) clearTimeout(timer)
     timer = undefined
     if (pending.length === 0) return
+    pending.push('') // the text ends with a newline: written as it is, not copied once more to add one
     const text = pending.join('\n')
     pending = []
     bytes = 0

@@ -24,7 +24,9 @@ interface PreparedKey {
   outer: Buffer
 }
 const prepared = new Map<string, PreparedKey>()
-let scratch = Buffer.allocUnsafe(BLOCK + 1024)
+let scratch = Buffer.alloc(BLOCK + 1024)
+/** Whose K ^ ipad block is at the start of `scratch`. */
+let scratchKey: PreparedKey | undefined
 
 function preparedKey(secret: string): PreparedKey {
   let key = prepared.get(secret)
@@ -37,7 +39,10 @@ function preparedKey(secret: string): PreparedKey {
     key.inner[i] = k ^ 0x36
     key.outer[i] = k ^ 0x5c
   }
-  if (prepared.size >= 32) prepared.clear()
+  if (prepared.size >= 32) {
+    prepared.clear()
+    scratchKey = undefined
+  }
   prepared.set(secret, key)
   return key
 }
@@ -52,12 +57,19 @@ function signInto(secret: string, timestamp: number, rawBody: Buffer | string, o
     return out
   }
   const key = preparedKey(secret)
-  if (scratch.length < size) scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2))
-  key.inner.copy(scratch, 0)
+  if (scratch.length < size) {
+    scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2))
+    scratchKey = undefined
+  }
+  // the key block stays in place from one delivery to the next (one secret, or the last one tried)
+  if (scratchKey !== key) {
+    scratch.set(key.inner, 0)
+    scratchKey = key
+  }
   scratch.write(prefix, BLOCK, 'binary')
-  body.copy(scratch, BLOCK + prefix.length)
+  scratch.set(body, BLOCK + prefix.length)
   // 'binary' (latin1) strings carry the digest bytes one to one, and cost less than digest Buffers
-  key.outer.write(hash('sha256', scratch.subarray(0, size), 'binary'), BLOCK, 'binary')
+  key.outer.write(hash('sha256', new Uint8Array(scratch.buffer, scratch.byteOffset, size), 'binary'), BLOCK, 'binary')
   out.write(hash('sha256', key.outer, 'binary'), 0, 'binary')
   return out
 }

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {printable, printableDeep} from '../../src/output/printable.js'
+import {printable, printableDeep, printableLine} from '../../src/output/printable.js'
 import {formatDelivery} from '../../src/webhooks/render.js'
 import {problemsOf} from '../../src/api/validate.js'
 import {collectionCreateRequest} from '../../src/api/schemas.js'
@@ -9,6 +9,11 @@ describe('human output never carries terminal control sequences from data', () =
     expect(printable('a\u001b]0;owned\u0007b')).toBe('a\\u001b]0;owned\\u0007b')
     expect(printable('line\nnext café')).toBe('line\nnext café')
     expect(printableDeep({k: ['\u009b2J']})).toEqual({k: ['\\u009b2J']})
+  })
+
+  it('printableLine: a line break or tab is escaped too (text shown inside one line of a log)', () => {
+    expect(printableLine('a\nb\tc\u001b')).toBe('a\\u000ab\\u0009c\\u001b')
+    expect(printableLine('order-42 café')).toBe('order-42 café')
   })
 
   it('a rejected webhook delivery prints its unverified id and type escaped', () => {

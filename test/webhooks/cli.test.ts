@@ -115,6 +115,41 @@ describe('pay webhook listen (built CLI)', () => {
     expect(r.stderr).toMatch(/rejected\s+1\s+\(invalid_json: 1\)/)
   })
 
+  it('--jq and -o yaml: every delivery is a document of its own, also when several arrive together', async () => {
+    for (const [args, check] of [
+      [['--jq', '.event.id'], (out: string, ids: string[]) => expect(out.trim().split('\n').sort()).toEqual([...ids].sort())],
+      [['-o', 'yaml'], (out: string, ids: string[]) => {
+        expect(out).not.toContain('{"time"')
+        for (const id of ids) expect(out).toContain(`  id: ${id}\n`)
+      }],
+    ] as const) {
+      const p = await listen(['--tunnel', 'none', '--secret', SECRET, ...args])
+      const events = Array.from({length: 6}, () => eventBody())
+      const signed = events.map(({body}) => ({body, headers: {'service-signature': opensslHeader([SECRET], nowSeconds(), body)}}))
+      // sent at once, so that their lines are written in one batch
+      const statuses = await Promise.all(signed.map(({body, headers}) => post(p.url, body, headers)))
+      expect(statuses.map((r) => r.status)).toEqual(events.map(() => 200))
+      const r = await stopped(p)
+      expect(r.code).toBe(0)
+      check(r.stdout, events.map((e) => e.id))
+    }
+  })
+
+  it('human output: a field of an unverified body cannot print a line of its own', async () => {
+    const p = await listen(['--tunnel', 'none', '--secret', SECRET])
+    const forged = '\n12:00:00  EVT_FORGED  collection.succeeded  CL_1  succeeded  9999.00 KES'
+    const body = JSON.stringify({id: `EVT_X${forged}`, object: 'event', type: `collection.succeeded${forged}`, data: {}})
+    expect((await post(p.url, body, {'service-signature': opensslHeader(['not-the-secret'], nowSeconds(), body)})).status).toBe(401)
+    const {body: good} = eventBody('collection.succeeded', {merchant_reference: `ref${forged}`})
+    expect((await post(p.url, good, {'service-signature': opensslHeader([SECRET], nowSeconds(), good)})).status).toBe(200)
+    const r = await stopped(p)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatch(/REJECTED 401 no_matching_signature EVT_X\\u000a12:00:00/)
+    expect(lines[1]).toContain('ref ref\\u000a12:00:00')
+    expect(lines.some((l) => l.startsWith('12:00:00'))).toBe(false)
+  })
+
   it('--no-verify warns at start and on every event', async () => {
     const p = await listen(['--tunnel', 'none', '--no-verify'])
     for (let i = 0; i < 2; i++) {

@@ -90,6 +90,19 @@ describe('webhook listener', () => {
     expect(deliveries.map((d) => d.duplicate)).toEqual([false, true])
   })
 
+  it('remembers the newest ids up to its limit: over it, the oldest tenth is forgotten at once', async () => {
+    const {l, url} = await listen({seenLimit: 20})
+    const events = Array.from({length: 21}, () => eventBody())
+    const send = async (body: string) => JSON.parse((await post(url, body, signed(body))).body)
+    for (const {body} of events) expect(await send(body)).toEqual({received: true})
+    // the 21st made it 21 ids: the oldest two went
+    expect(await send(events[2].body)).toEqual({received: true, duplicate: true})
+    expect(await send(events[20].body)).toEqual({received: true, duplicate: true})
+    expect(await send(events[0].body)).toEqual({received: true})
+    expect(await send(events[1].body)).toEqual({received: true})
+    expect(l.stats.duplicates).toBe(2)
+  })
+
   it('forwards the raw body and original headers, passes the app status back; a failed forward is retried, not a duplicate', async () => {
     const app = await startTestApp()
     open.push(app)

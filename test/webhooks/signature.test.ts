@@ -13,6 +13,20 @@ describe('signature scheme vs openssl', () => {
     expect(computeSignature('ключ-ü', T, Buffer.from(BODY))).toBe(opensslSign('ключ-ü', T, BODY))
   })
 
+  it('the HMAC made of two digests agrees with openssl for keys shorter than, as long as, and longer than a block, small and large bodies, secrets alternating', () => {
+    const secrets = ['k', 'x'.repeat(63), 'y'.repeat(64), 'z'.repeat(65), 'ключ'.repeat(20), 'whsec_'.padEnd(200, 'q')]
+    const bodies = [BODY, '', 'é'.repeat(3000), `{"pad":"${'p'.repeat(70 * 1024)}"}`] // the last one is over the reused buffer's limit
+    for (const body of bodies) {
+      for (const secret of [...secrets, ...secrets.slice().reverse()]) {
+        expect(computeSignature(secret, T, body), `${secret.length}-char secret, ${body.length}-char body`).toBe(opensslSign(secret, T, body))
+      }
+    }
+    // a header signed with one of several configured secrets, tried in turn
+    const header = opensslHeader([secrets[4]], T, BODY)
+    expect(verifySignature(header, BODY, secrets, {now: T}).ok).toBe(true)
+    expect(verifySignature(header, `${BODY} `, secrets, {now: T})).toMatchObject({ok: false, reason: 'no_matching_signature'})
+  })
+
   it('a fixed vector: key "k", t=1700000000, body {"a":1}', () => {
     // printf '%s' '1700000000.{"a":1}' | openssl dgst -sha256 -hmac k
     const expected = '1b6ad1bc9bf48c52ce01939866d5877c6cc4e87ddad27e16673cb8c4964394a3'

@@ -82,7 +82,8 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
 
     const {startListener} = await import('../../webhooks/listener.js')
     const {formatDelivery, deliveryJson, formatSummary, lineBatch, urlChangedLines} = await import('../../webhooks/render.js')
-    const lines = lineBatch((text) => out.data(text))
+    // lines written as they are go out in batches; under --jq, --fields or another format each delivery is a document of its own
+    const lines = out.linesAsIs ? lineBatch((text) => out.chunk(text)) : undefined
     const {createPingKey} = await import('../../webhooks/ping.js')
     const pingKey = createPingKey()
     const listener = await startListener({
@@ -99,7 +100,9 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
       forwardTimeoutMs: flags['forward-timeout'] * 1000,
       onDelivery: (d) => {
         if (d.filtered) return
-        lines.push(out.json ? deliveryJson(d) : formatDelivery(d, out.term.color))
+        const text = out.json ? deliveryJson(d) : formatDelivery(d, out.term.color)
+        if (lines) lines.push(text)
+        else out.data(text)
         if (d.verdict.ok && !d.verdict.verified) out.warn(`event ${d.event?.id} was NOT verified (--no-verify)`)
       },
     }).catch((err: Error & {code?: string}) => {
@@ -145,7 +148,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     }
     const {watchHealth} = await import('../../webhooks/tunnels/health.js')
     const printSummary = (reconnects: number) => {
-      lines.flush()
+      lines?.flush()
       const stats = listener.stats
       if (out.json) out.info(JSON.stringify({summary: {...stats, tunnel_reconnects: reconnects}}))
       else {
