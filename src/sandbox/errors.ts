@@ -1,4 +1,6 @@
 /** The spec's error envelope: `{"error":{"code","message","request_id","doc_url"?,"param"?,"retry_after"?}}`. */
+import {printable} from '../output/printable.js'
+
 /** Sections of docs/sandbox.md (served at /_sandbox/docs) that explain each kind of error. */
 const DOC_SECTIONS: Record<string, string> = {
   validation: 'rules-enforced',
@@ -32,7 +34,8 @@ export const unauthorized = (message: string) => new ApiError(401, 'invalid_clie
 
 /** The error envelope; `docBase` is the sandbox's base URL (doc_url points at its /_sandbox/docs page). */
 export function errorBody(err: ApiError, requestId: string, docBase = ''): Record<string, unknown> {
-  const error: Record<string, unknown> = {code: err.code, message: err.message, request_id: requestId}
+  // messages name what was asked for (an id from the path, a reference): control characters in it are escaped
+  const error: Record<string, unknown> = {code: err.code, message: printable(err.message), request_id: requestId}
   if (err.extra.param) error.param = err.extra.param
   if (err.extra.doc && docBase) error.doc_url = `${docBase}/_sandbox/docs#${DOC_SECTIONS[err.extra.doc] ?? err.extra.doc}`
   if (err.extra.retry_after !== undefined) error.retry_after = err.extra.retry_after
