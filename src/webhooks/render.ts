@@ -115,29 +115,27 @@ export function urlChangedLines(was: string, now: string, color: boolean): strin
 
 /**
  * Delivery lines written together: a burst of deliveries costs one write to stdout (a pipe write is a blocking
- * system call on Linux, and wakes the reader), not one per line. Lines wait at most `delayMs`, or until
- * `maxBytes` are pending; flush() writes what is pending at once (before exit). The text given to `write` ends with
- * a newline.
+ * system call on Linux, and wakes the reader), not one per line. Items wait at most `delayMs`, or until `maxItems`
+ * are pending; flush() writes what is pending at once (before exit). Items are made lines by `toLine` when they
+ * are written: formatting a batch in one go runs warmer than formatting between requests. The text given to
+ * `write` ends with a newline.
  */
-export function lineBatch(write: (text: string) => void, delayMs = 15, maxBytes = 32 * 1024): {push(line: string): void; flush(): void} {
-  let pending: string[] = []
-  let bytes = 0
+export function lineBatch<T>(toLine: (item: T) => string, write: (text: string) => void, delayMs = 15, maxItems = 256): {push(item: T): void; flush(): void} {
+  let pending: T[] = []
   let timer: NodeJS.Timeout | undefined
   const flush = () => {
     if (timer) clearTimeout(timer)
     timer = undefined
     if (pending.length === 0) return
-    pending.push('') // the text ends with a newline: written as it is, not copied once more to add one
-    const text = pending.join('\n')
+    const lines = pending.map(toLine)
     pending = []
-    bytes = 0
-    write(text)
+    lines.push('') // the text ends with a newline: written as it is, not copied once more to add one
+    write(lines.join('\n'))
   }
   return {
-    push(line) {
-      pending.push(line)
-      bytes += line.length + 1
-      if (bytes >= maxBytes) flush()
+    push(item) {
+      pending.push(item)
+      if (pending.length >= maxItems) flush()
       else timer ??= setTimeout(flush, delayMs)
     },
     flush,

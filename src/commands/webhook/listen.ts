@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {connectionFlags} from '../../cli/flags.js'
+import type {Delivery} from '../../webhooks/listener.js'
 import type {TunnelChoice} from '../../webhooks/tunnels/registry.js'
 import type {TunnelLogLevel} from '../../webhooks/tunnels/tunnel.js'
 
@@ -83,7 +84,8 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     const {startListener} = await import('../../webhooks/listener.js')
     const {formatDelivery, deliveryJson, formatSummary, lineBatch, urlChangedLines} = await import('../../webhooks/render.js')
     // lines written as they are go out in batches; under --jq, --fields or another format each delivery is a document of its own
-    const lines = out.linesAsIs ? lineBatch((text) => out.chunk(text)) : undefined
+    const line = (d: Delivery) => (out.json ? deliveryJson(d) : formatDelivery(d, out.term.color))
+    const lines = out.linesAsIs ? lineBatch(line, (text) => out.chunk(text)) : undefined
     const {createPingKey} = await import('../../webhooks/ping.js')
     const pingKey = createPingKey()
     const listener = await startListener({
@@ -100,9 +102,8 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
       forwardTimeoutMs: flags['forward-timeout'] * 1000,
       onDelivery: (d) => {
         if (d.filtered) return
-        const text = out.json ? deliveryJson(d) : formatDelivery(d, out.term.color)
-        if (lines) lines.push(text)
-        else out.data(text)
+        if (lines) lines.push(d)
+        else out.data(line(d))
         if (d.verdict.ok && !d.verdict.verified) out.warn(`event ${d.event?.id} was NOT verified (--no-verify)`)
       },
     }).catch((err: Error & {code?: string}) => {
