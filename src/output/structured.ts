@@ -152,7 +152,7 @@ export class StructuredWriter {
 
   /** One JSON document as text (exactly as received) or as a value already parsed. */
   document(text: string, parsed?: unknown): void {
-    const {jq, fields, format} = this.options
+    const {jq} = this.options
     if (writtenAsIs(this.options)) {
       this.write(text === '' ? 'null' : text)
       return

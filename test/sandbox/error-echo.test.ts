@@ -14,6 +14,7 @@ afterAll(async () => {
   await sb.close()
 })
 
+// eslint-disable-next-line no-control-regex -- finding raw control characters is the point
 const RAW = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/
 
 describe('sandbox error messages', () => {
