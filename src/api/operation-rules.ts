@@ -41,10 +41,15 @@ interface Def {
   entries?: Record<string, string>
 }
 interface Schema {
-  _zod: {def: Def}
+  _zod: {def: Def; innerType?: Schema}
 }
 
-const defOf = (schema: unknown): Def => (schema as Schema)._zod.def
+/** The definition of a schema, through z.lazy (src/api/schemas.ts builds its schemas on first use). */
+const defOf = (schema: unknown): Def => {
+  let s = schema as Schema
+  while (s._zod.def.type === 'lazy' && s._zod.innerType) s = s._zod.innerType
+  return s._zod.def
+}
 
 function messageOf(error: ((issue: unknown) => unknown) | undefined): string | undefined {
   const m = error?.({})
@@ -79,7 +84,8 @@ function fieldMessages(schema: Schema): {messages: string[]; optional: boolean; 
   return {messages, optional, options: def.type === 'enum' && def.entries ? Object.values(def.entries) : undefined}
 }
 
-function shapeOf(schema: z.ZodType | undefined): Record<string, Schema> | undefined {
+/** The fields of an object schema (through z.lazy and unwrapped of nothing else), or undefined. */
+export function shapeOf(schema: z.ZodType | undefined): Record<string, Schema> | undefined {
   if (!schema) return undefined
   const def = defOf(schema)
   return def.type === 'object' ? def.shape : undefined

@@ -15,7 +15,7 @@ import type {z} from 'zod'
 import {endpointList, endpoints, pathParams, type Endpoint} from '../../src/api/endpoints.js'
 import {descriptionOf, fieldHelp} from '../../src/api/operation-help.js'
 import {flagName} from '../../src/api/operation-names.js'
-import {generatedModule} from '../../src/api/operation-rules.js'
+import {generatedModule, shapeOf as shapeOfRules} from '../../src/api/operation-rules.js'
 import {operationList, type OperationSpec} from '../../src/api/operations.js'
 import {ROOT} from '../helpers/cli.js'
 
@@ -31,7 +31,8 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf
 const commands = Object.values(manifest.commands)
 
 type Shape = Record<string, z.ZodType>
-const shapeOf = (schema: z.ZodType | undefined): Shape => ((schema as unknown as {_zod?: {def: {shape?: Shape}}})?._zod?.def.shape ?? {})
+// the schemas are z.lazy (built on first use): the fields as src/api/operation-rules.ts sees them
+const shapeOf = (schema: z.ZodType | undefined): Shape => (shapeOfRules(schema) ?? {}) as unknown as Shape
 const isOptional = (schema: z.ZodType) => schema.safeParse(undefined).success
 
 it('src/api/operations.generated.ts is what the table and the schemas give (else: run this file with -u)', async () => {
