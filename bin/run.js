@@ -8,10 +8,12 @@
 // that does not match exactly, or any doubt (a theme file, a changed package.json, OCLIF_COLUMNS, DEBUG,
 // PAY_NO_FAST_PATH=1), falls through to oclif. test/foundation/fast-path*.test.ts prove they print byte for byte
 // what oclif prints.
-import {existsSync, fstatSync, readFileSync, statSync} from 'node:fs'
-import {createRequire} from 'node:module'
-import {arch, homedir, platform, release} from 'node:os'
-import {join} from 'node:path'
+// Node's modules as CommonJS (process.getBuiltinModule), not ES-module imports: importing one builds its ES-module
+// face, which reads every export (node:fs then loads its streams and promises): ~1.5 ms of every start.
+const {existsSync, fstatSync, readFileSync, statSync} = process.getBuiltinModule('node:fs')
+const {createRequire} = process.getBuiltinModule('node:module')
+const {arch, homedir, platform, release} = process.getBuiltinModule('node:os')
+const {join} = process.getBuiltinModule('node:path')
 
 const root = join(import.meta.dirname, '..')
 /** Help is rendered at this width everywhere (TTY or pipe), by oclif too, so the cache always matches. */
@@ -141,7 +143,7 @@ async function directPath(argv) {
   const {planDirect} = await import('../dist/cli/direct-argv.js')
   const plan = planDirect(argv, table, env)
   if (!plan) return false
-  await liftoffOnly()
+  liftoffOnly()
   // the runtime bundle through its loader, not its ES-module face (one module less to compile: ~1 ms)
   const bundle = join(root, 'dist', 'runtime.cjs')
   const rt = existsSync(bundle) ? (await import('../dist/vendor/cached-require.js')).cachedRequire(bundle) : await import('../dist/runtime.js')
@@ -162,8 +164,8 @@ async function directPath(argv) {
  * background thread, and Node waits for that background job before the process may exit: ~100 ms, for code that
  * parses a few responses. Liftoff alone is plenty for a CLI. (The code caches are made under this flag.)
  */
-async function liftoffOnly() {
-  ;(await import('node:v8')).default.setFlagsFromString('--liftoff-only')
+function liftoffOnly() {
+  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only')
 }
 
 const argv = process.argv.slice(2)
@@ -172,7 +174,7 @@ if (typeof fast === 'object') {
   const {reportUnknownCommand} = await import('../dist/hooks/command-not-found.js')
   process.exitCode = reportUnknownCommand(root, fast.unknownId, argv)
 } else if (!fast && !(await directPath(argv))) {
-  await liftoffOnly()
+  liftoffOnly()
   if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
   // This binary runs the build (dist/); bin/dev.js runs the sources. Left to itself, oclif transpiles src/ with
   // tsx whenever NODE_ENV is test or development (vitest sets test), which would load the sources and a second

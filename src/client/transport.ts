@@ -169,7 +169,9 @@ export class Transport {
   private async sendDirect(req: HttpRequest): Promise<HttpResponse> {
     const url = new URL(req.url)
     const https = url.protocol === 'https:'
-    const module = https ? (this.httpsModule ??= await import('node:https')) : (this.httpModule ??= await import('node:http'))
+    // loaded on first use, as CommonJS: import() would build its ES-module face (on Node 22+ that loads Node's own
+    // undici and node:http2, ~35 ms) and start the ESM loader
+    const module = https ? (this.httpsModule ??= process.getBuiltinModule('node:https')) : (this.httpModule ??= process.getBuiltinModule('node:http'))
     let agent = this.agents.get(url.protocol)
     if (!agent) {
       agent = new module.Agent({keepAlive: true, timeout: KEEP_ALIVE_MS})
