@@ -170,6 +170,7 @@ async function bundleRuntime(dist, loader, names) {
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',
+    minifyWhitespace: true,
   })
   routeDynamicImports(outfile, new RegExp(`\\bimport\\((["'])${DYNAMIC}`, 'g'), '__payImport($1')
   esmFace(entry, outfile, names, loader)

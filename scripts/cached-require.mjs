@@ -17,6 +17,7 @@ const {createRequire} = Module
 const {dirname} = process.getBuiltinModule('node:path')
 const {pathToFileURL} = process.getBuiltinModule('node:url')
 const vm = process.getBuiltinModule('node:vm')
+const {isAscii} = process.getBuiltinModule('node:buffer')
 
 const scripts = new Map()
 
@@ -35,7 +36,11 @@ export function cachedRequire(file) {
   } catch {
     // no cache yet: compiled as usual
   }
-  const wrapper = `(function (exports, require, module, __filename, __dirname, __payImport) {${readFileSync(file, 'utf8')}\n})`
+  // the bundles are ASCII (esbuild escapes the rest): read as latin1, which for ASCII is the same text, decoded in
+  // half the time of utf8 (~0.5 ms for runtime.cjs)
+  const bytes = readFileSync(file)
+  const text = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
+  const wrapper = `(function (exports, require, module, __filename, __dirname, __payImport) {${text}\n})`
   const script = new vm.Script(wrapper, {filename: file, cachedData})
   scripts.set(file, script)
   const mod = new Module(file, undefined)
