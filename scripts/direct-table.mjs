@@ -100,8 +100,11 @@ for (const id of hooks ? [] : [...config.commands].map((c) => c.id).sort()) {
 }
 
 const table = {
-  format: 1,
+  format: 2,
   oclif: JSON.stringify(pjson.oclif),
+  // oclif's help and version flags, with this package.json's additions (oclif's helpAddition, versionAddition)
+  helpFlags: ['--help', ...(pjson.oclif.additionalHelpFlags ?? [])],
+  versionFlags: ['--version', ...(pjson.oclif.additionalVersionFlags ?? [])],
   manifestSize: statSync(join(root, 'oclif.manifest.json')).size,
   usable: [...new Set(ids.flatMap((id) => id.split(':').map((_, i, a) => a.slice(0, i + 1).join(':'))))].sort(),
   withArgs: withArgs.sort(),

@@ -5,7 +5,7 @@
  *
  * It follows oclif's parser (@oclif/core lib/parser/parse.js, lib/help/util.js) for what it accepts and answers
  * `undefined` for anything else: an unknown or repeated flag, a value that begins with `-`, `--`, a help or version
- * flag, a missing argument (oclif would read stdin for it), a value oclif would reject (not an integer, out of
+ * flag (oclif's, with package.json's additionalHelpFlags/additionalVersionFlags, from the table), a missing argument (oclif would read stdin for it), a value oclif would reject (not an integer, out of
  * range, not one of the options), flags given together that exclude or lack each other, a flag set from the
  * environment. bin/run.js then runs oclif, so every message
  * stays oclif's own. Light: no imports, so loading it costs nothing measurable.
@@ -37,10 +37,13 @@ export interface DirectCommand {
 }
 
 export interface DirectTable {
-  format: 1
+  format: 2
   /** JSON of package.json's oclif section and the manifest's size, as the build saw them */
   oclif: string
   manifestSize: number
+  /** `--help` and `--version` with package.json's oclif.additionalHelpFlags / additionalVersionFlags */
+  helpFlags: string[]
+  versionFlags: string[]
   /** every command id and alias with each of its prefixes (oclif's collectUsableIds) */
   usable: string[]
   /** command ids (and aliases) that take arguments or are not strict: oclif stops reading id words after them */
@@ -57,8 +60,6 @@ export interface DirectPlan {
   /** argv after the command id (what oclif's Command sees as this.argv) */
   argv: string[]
 }
-
-const HELP_OR_VERSION = new Set(['--help', '-h', '--version'])
 
 /** oclif's command id for argv with topicSeparator ' ' (help/util.js collateSpacedCmdIDFromArgs). */
 function commandId(argv: string[], table: DirectTable): {id: string; rest: string[]} {
@@ -86,7 +87,8 @@ function integerOf(input: string, bounds: {min?: number; max?: number}): number 
 
 /** The parsed command line of an operation command, exactly as oclif would parse it, or undefined (ask oclif). */
 export function planDirect(argv: string[], table: DirectTable, env: Record<string, string | undefined> = {}): DirectPlan | undefined {
-  if (argv.length === 0 || argv.some((a) => HELP_OR_VERSION.has(a) || a === '--')) return undefined
+  // a help or version flag anywhere (oclif answers help wherever it is), as the table read them from package.json
+  if (argv.length === 0 || argv.some((a) => table.helpFlags.includes(a) || table.versionFlags.includes(a) || a === '--')) return undefined
   const {id, rest} = commandId(argv, table)
   const cmd = Object.hasOwn(table.commands, id) ? table.commands[id] : undefined
   if (!cmd) return undefined

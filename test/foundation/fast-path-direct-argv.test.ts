@@ -159,4 +159,14 @@ describe('the direct-run table', () => {
     expect(operationIds).toContain('collections:create')
     expect(Object.keys(table.commands).sort()).toEqual(operationIds.sort())
   })
+
+  it("declines oclif's help and version flags as package.json names them (additionalHelpFlags, additionalVersionFlags)", () => {
+    const {oclif: settings} = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {oclif: {additionalHelpFlags?: string[]; additionalVersionFlags?: string[]}}
+    expect(table.helpFlags).toEqual(['--help', ...(settings.additionalHelpFlags ?? [])])
+    expect(table.versionFlags).toEqual(['--version', ...(settings.additionalVersionFlags ?? [])])
+    // a short flag of the command is declined once package.json makes it a help or version flag
+    expect(planDirect(['balance', '-p', 'work', '-q'], table)).toBeDefined()
+    expect(planDirect(['balance', '-p', 'work'], {...table, helpFlags: [...table.helpFlags, '-p']})).toBeUndefined()
+    expect(planDirect(['balance', '-q'], {...table, versionFlags: [...table.versionFlags, '-q']})).toBeUndefined()
+  })
 })
