@@ -12,4 +12,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', {argsIgnorePattern: '^_', varsIgnorePattern: '^_'}],
     },
   },
+  // CommonJS files (bin/run.cjs, scripts/cached-require.cjs): CommonJS on purpose, for start-up
+  {
+    files: ['**/*.cjs'],
+    languageOptions: {sourceType: 'commonjs', globals: {require: 'readonly', module: 'readonly', exports: 'writable', __dirname: 'readonly', __filename: 'readonly'}},
+    rules: {'@typescript-eslint/no-require-imports': 'off'},
+  },
 )

@@ -2,7 +2,7 @@
 // as dist/ by renames, so that a test or a `pay` run going on meanwhile (several builds may run at once in one
 // work tree) never sees a half-written or missing dist/; then the bundles' V8 code caches
 // (scripts/code-cache.mjs); then the oclif manifest (commands are found from it, not by scanning at start-up);
-// then dist/help-cache.json (bin/run.js serves `--help` from it without loading oclif; scripts/help-cache.mjs).
+// then dist/help-cache.json (bin/run.cjs serves `--help` from it without loading oclif; scripts/help-cache.mjs).
 // PAY_NO_BUNDLE=1 builds plain tsc output (no bundles, no code caches).
 import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
@@ -38,5 +38,5 @@ const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'))
 manifest.commands = Object.fromEntries(Object.entries(manifest.commands).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 writeFileSync(manifestFile, JSON.stringify(manifest, null, 2))
 run(process.execPath, [join(root, 'scripts', 'help-cache.mjs')])
-// then dist/direct-run.json: the flags of the operation commands, which bin/run.js runs without oclif
+// then dist/direct-run.json: the flags of the operation commands, which bin/run.cjs runs without oclif
 run(process.execPath, [join(root, 'scripts', 'direct-table.mjs')])

@@ -1,11 +1,11 @@
 // Start-up bundles, made by scripts/build.mjs on tsc's output before it becomes dist/ (docs/architecture.md,
 // The build). Loading many small modules is what costs at start-up on Node 20 (resolution, file reads, compiling
 // each one), so the two things every command loads become one CommonJS file each, loaded with V8's code cache
-// (scripts/cached-require.mjs, copied to dist/vendor/cached-require.js; caches written by scripts/code-cache.mjs):
+// (scripts/cached-require.cjs, copied to dist/vendor/cached-require.cjs; caches written by scripts/code-cache.mjs):
 //
 // 1. dist/vendor/oclif.cjs: @oclif/core and its dependencies. dist/vendor/oclif.js is its ESM face, naming its
 //    exports (importing a .cjs from ESM makes Node scan it with its export lexer on every start: ~80 ms for
-//    700 KB). Every '@oclif/core' import in dist/ is rewritten to oclif.js and bin/run.js loads it too, so one
+//    700 KB). Every '@oclif/core' import in dist/ is rewritten to oclif.js and bin/run.cjs loads it too, so one
 //    copy of oclif is ever loaded (its instanceof checks hold). typescript, ts-node and tsx stay out
 //    (development only; a bundle with typescript in it was 3.9 MB and slower than no bundle).
 // 2. dist/runtime.cjs: the lazily imported runtime (src/runtime.ts) with everything it imports statically: zod
@@ -182,10 +182,12 @@ export async function bundle(dist = join(root, 'dist')) {
   const runtimeUrl = pathToFileURL(join(dist, 'runtime.js')).href
   if (readFileSync(join(dist, 'runtime.js'), 'utf8').includes('cachedRequire')) throw new Error(`${dist} is bundled already: run \`npm run build\``)
   const names = Object.keys(await import(runtimeUrl)).sort()
-  const loader = join(dist, 'vendor', 'cached-require.js')
+  const loader = join(dist, 'vendor', 'cached-require.cjs')
   await bundleOclif(dist, loader)
-  copyFileSync(join(root, 'scripts', 'cached-require.mjs'), loader)
+  copyFileSync(join(root, 'scripts', 'cached-require.cjs'), loader)
   const meta = await bundleRuntime(dist, loader, names)
+  // the direct path's argv parser (src/cli/direct-argv.ts, no imports) as CommonJS, which bin/run.cjs requires
+  await build({entryPoints: [join(dist, 'cli', 'direct-argv.js')], outfile: join(dist, 'cli', 'direct-argv.cjs'), format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning'})
   const rewritten = pointAtOclifBundle(dist)
   // The bundle must offer every export of src/runtime.ts (commands import them by name).
   const after = Object.keys(await import(`${runtimeUrl}?bundled`)).sort()

@@ -1,8 +1,8 @@
 // Writes the V8 code caches of the build's bundles for the running Node's V8 (dist/vendor/oclif.cjs.<v8>-<arch>.v8cache,
-// dist/runtime.cjs.<v8>-<arch>.v8cache; see scripts/cached-require.mjs; run it with another Node to add that
+// dist/runtime.cjs.<v8>-<arch>.v8cache; see scripts/cached-require.cjs; run it with another Node to add that
 // Node's caches beside them): loads each through cachedRequire in a fresh process, exercises what a command
 // uses (so the functions compiled then are in the cache too), saves. Then checks, in another process set up as
-// bin/run.js sets itself up, that V8 accepts them. `node scripts/code-cache.mjs <dist dir>`, run by the build.
+// bin/run.cjs sets itself up, that V8 accepts them. `node scripts/code-cache.mjs <dist dir>`, run by the build.
 import {execFileSync} from 'node:child_process'
 import {join, resolve} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
@@ -16,11 +16,11 @@ const runtimeFile = resolve(dist, 'runtime.cjs')
 if (mode !== 'write' && mode !== 'check') throw new Error(`unknown mode ${mode}: write or check`)
 
 {
-  // as bin/run.js does before it loads anything (V8 ignores a cache made under other flags)
+  // as bin/run.cjs does before it loads anything (V8 ignores a cache made under other flags)
   v8.setFlagsFromString('--liftoff-only')
-  const {cachedRequire, codeCacheRejected, writeCodeCache} = await import(pathToFileURL(join(dist, 'vendor', 'cached-require.js')).href)
+  const {cachedRequire, codeCacheRejected, writeCodeCache} = await import(pathToFileURL(join(dist, 'vendor', 'cached-require.cjs')).href)
   const oclif = cachedRequire(oclifFile)
-  const config = await oclif.Config.load(join(root, 'bin', 'run.js'))
+  const config = await oclif.Config.load(join(root, 'bin', 'run.cjs'))
   config.findCommand('balance')
   await oclif.Parser.parse(['--currency', 'KES', '--json'], {flags: {currency: oclif.Flags.string(), json: oclif.Flags.boolean(), retries: oclif.Flags.integer({default: 3})}, args: {}, strict: true})
   const rt = cachedRequire(runtimeFile)

@@ -9,7 +9,7 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const bin = join(root, 'bin', 'run.js')
+const bin = join(root, 'bin', 'run.cjs')
 const {startSandbox} = await import(join(root, 'dist', 'sandbox', 'index.js'))
 
 const bold = (s) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001B[1m${s}\u001B[22m` : s)

@@ -1,6 +1,6 @@
 // Writes dist/direct-run.json: for each operation command (src/cli/operation-command.ts), its flags and arguments
-// as oclif's own definitions say them (the command classes loaded through oclif's Config, as bin/run.js would), for
-// bin/run.js's direct path (src/cli/direct-argv.ts), which runs those commands without loading @oclif/core.
+// as oclif's own definitions say them (the command classes loaded through oclif's Config, as bin/run.cjs would), for
+// bin/run.cjs's direct path (src/cli/direct-argv.ts), which runs those commands without loading @oclif/core.
 // A flag is described only when it is of a kind the direct path reproduces exactly (oclif's boolean, string and
 // integer flags, with char, multiple, options, default, env, allowNo, exclusive, dependsOn and the integer bounds);
 // a command with any other flag attribute, argument attribute, hook or plugin is left out, and oclif runs it. Run
@@ -11,11 +11,11 @@ import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
-globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: false} // as bin/run.js sets it
+globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: false} // as bin/run.cjs sets it
 const bundled = join(root, 'dist', 'vendor', 'oclif.js')
 const {Args, Config, Flags} = existsSync(bundled) ? await import(pathToFileURL(bundled).href) : await import('@oclif/core')
 const {operations} = await import(pathToFileURL(join(root, 'dist', 'api', 'operations.js')).href)
-const config = await Config.load(join(root, 'bin', 'run.js'))
+const config = await Config.load(join(root, 'bin', 'run.cjs'))
 
 const source = (f) => String(f)
 const STRING_PARSE = source(Flags.string().parse)

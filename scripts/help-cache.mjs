@@ -1,6 +1,6 @@
 // Writes dist/help-cache.json: the help of bare `pay`, of every topic, command and alias, rendered by oclif's
 // own Help class exactly as `pay … --help` renders it (same Config, same argv, same width), once without and
-// once with colour. bin/run.js serves it without loading @oclif/core. Run by scripts/build.mjs after the manifest.
+// once with colour. bin/run.cjs serves it without loading @oclif/core. Run by scripts/build.mjs after the manifest.
 //
 // `node scripts/help-cache.mjs` writes the file; with `--render` it prints one rendering (colour as the
 // environment says) as JSON on stdout: the build runs that twice, with FORCE_COLOR=0 and FORCE_COLOR=3.
@@ -11,16 +11,16 @@ import {dirname, join, relative} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const HELP_COLUMNS = 80 // the same as bin/run.js
+const HELP_COLUMNS = 80 // the same as bin/run.cjs
 const USER_AGENT_MARK = '\u0000USER_AGENT\u0000'
 
 async function render() {
-  globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS, enableAutoTranspile: false} // as bin/run.js sets it
-  // the oclif that bin/run.js runs: the build's bundle (scripts/bundle.mjs) when there is one
+  globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS, enableAutoTranspile: false} // as bin/run.cjs sets it
+  // the oclif that bin/run.cjs runs: the build's bundle (scripts/bundle.mjs) when there is one
   const bundled = join(root, 'dist', 'vendor', 'oclif.js')
   const {Config, loadHelpClass} = existsSync(bundled) ? await import(pathToFileURL(bundled).href) : await import('@oclif/core')
-  // As bin/run.js → execute({dir}) → run(): Config.load from the bin file.
-  const config = await Config.load(join(root, 'bin', 'run.js'))
+  // As bin/run.cjs → execute({dir}) → run(): Config.load from the bin file.
+  const config = await Config.load(join(root, 'bin', 'run.cjs'))
   // command_not_found (src/hooks/command-not-found.ts) runs only when no command matched: it changes no help
   const helpHooks = Object.keys(config.pjson.oclif.hooks ?? {}).filter((name) => name !== 'command_not_found')
   if ((config.plugins?.size ?? 0) > 1 || helpHooks.length > 0) {
@@ -47,7 +47,7 @@ async function render() {
     }
     try {
       // A fresh Config per subject, as each `pay … --help` process has: Help mutates the commands it shows.
-      const fresh = await Config.load(join(root, 'bin', 'run.js'))
+      const fresh = await Config.load(join(root, 'bin', 'run.cjs'))
       const help = new Help(fresh, fresh.pjson.oclif.helpOptions ?? fresh.pjson.helpOptions)
       await help.showHelp([...words, '--help'])
     } finally {
@@ -91,7 +91,7 @@ if (process.argv.includes('--render')) {
     helpFlags: [...new Set([...(pjson.oclif.additionalHelpFlags ?? []), '--help'])],
     ansis: relative(root, ansis),
     supportsColor: relative(root, supportsColor),
-    // bin/run.js decides "no colour in a pipe" itself with supports-color 8's rule, and only for that major
+    // bin/run.cjs decides "no colour in a pipe" itself with supports-color 8's rule, and only for that major
     supportsColorMajor: Number(JSON.parse(readFileSync(join(dirname(supportsColor), 'package.json'), 'utf8')).version.split('.')[0]),
     userAgentMark: USER_AGENT_MARK,
     subjects,

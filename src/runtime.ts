@@ -69,14 +69,14 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
 }
 
 /**
- * An operation command once its command line is parsed, by oclif (src/cli/operation-command.ts) or by bin/run.js's
+ * An operation command once its command line is parsed, by oclif (src/cli/operation-command.ts) or by bin/run.cjs's
  * direct path (src/cli/direct-argv.ts): the one place both run, so they behave alike by construction. As the base
  * command does: the context from the connection flags, runOperation (or the bulk engine for --from-file), any
  * failure rendered with its documented exit code, the client closed. Returns the exit code.
  *
  * oclif's command passes the Output its parse() built from the output flags (src/cli/base-command.ts). The direct
  * path passes none: it is built here the same way, and when the output flags have a problem (a bad --fields, a
- * --jq program that does not compile) this returns undefined and bin/run.js hands the command line to oclif,
+ * --jq program that does not compile) this returns undefined and bin/run.cjs hands the command line to oclif,
  * whose message it is.
  */
 export async function runOperationCommand(op: OperationSpec, flags: ApiContextFlags & OutputFlagValues & {'no-input'?: boolean}, args: Given, how: {id: string; userAgent: string; out?: Output}): Promise<number | undefined> {
@@ -117,7 +117,7 @@ export {InputError} from './client/errors.js'
 export {ask} from './cli/prompts.js'
 // records of an operation: bulk rows (--from-file) and flow steps, with the command's rules and flag names
 export {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from './cli/operation-input.js'
-// The specs (src/api/operations.ts) are light: commands import them directly. bin/run.js's direct path takes them
+// The specs (src/api/operations.ts) are light: commands import them directly. bin/run.cjs's direct path takes them
 // from here, with the User-Agent, so that it loads this one code-cached file and no further ES modules (~2.5 ms).
 export {operations} from './api/operations.js'
 export type {OperationId, OperationSpec} from './api/operations.js'

@@ -1,5 +1,5 @@
 /**
- * The direct path of an operation command: bin/run.js parses argv with this, from a table the build wrote from the
+ * The direct path of an operation command: bin/run.cjs parses argv with this, from a table the build wrote from the
  * commands' own oclif flag definitions (scripts/direct-table.mjs → dist/direct-run.json), and hands the values to
  * runOperationCommand in the runtime without loading @oclif/core (~25 ms of every command).
  *
@@ -7,7 +7,7 @@
  * `undefined` for anything else: an unknown or repeated flag, a value that begins with `-`, `--`, a help or version
  * flag (oclif's, with package.json's additionalHelpFlags/additionalVersionFlags, from the table), a missing argument (oclif would read stdin for it), a value oclif would reject (not an integer, out of
  * range, not one of the options), flags given together that exclude or lack each other, a flag set from the
- * environment. bin/run.js then runs oclif, so every message
+ * environment. bin/run.cjs then runs oclif, so every message
  * stays oclif's own. Light: no imports, so loading it costs nothing measurable.
  */
 

@@ -60,7 +60,7 @@ export function operationCommand(id: OperationId) {
       // oclif's parse() spreads the class it is given, which drops inherited statics: name them here
       const parsed = await this.parse({flags, args, baseFlags: (this.constructor as typeof ApiCommand).baseFlags, strict: true})
       const rt = await this.runtime()
-      // the same run as bin/run.js's direct path, which parses argv without oclif (src/cli/direct-argv.ts)
+      // the same run as bin/run.cjs's direct path, which parses argv without oclif (src/cli/direct-argv.ts)
       process.exitCode = await rt.runOperationCommand(op, parsed.flags, parsed.args, {id: this.id ?? '', userAgent: this.userAgent, out: await this.output()})
     }
   }

@@ -1,7 +1,7 @@
 /**
  * An unknown command, named the way it was typed (space separated, not oclif's `sandbox:smoke`), with the closest
  * known commands suggested; exit 2, and under --json the error envelope. Used as oclif's `command_not_found` hook
- * and by bin/run.js's fast path (which answers an unknown first word without loading oclif): one message for both.
+ * and by bin/run.cjs's fast path (which answers an unknown first word without loading oclif): one message for both.
  * Light on purpose: node:fs only (the @oclif/core import is a type).
  */
 import {readFileSync} from 'node:fs'

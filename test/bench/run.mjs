@@ -7,7 +7,7 @@
 // measured in the same run, interleaved, so a loaded machine slows both sides alike; timings are shown alongside.
 // Exits 0 unless something crashed: the ratios are for people to read against their targets, not a gate.
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -15,7 +15,8 @@ import {performance} from 'node:perf_hooks'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const BIN = join(ROOT, 'bin', 'run.js')
+// what `pay` runs: package.json's bin
+const BIN = join(ROOT, JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).bin.pay)
 const N = Number(process.env.BENCH_N ?? 15)
 const only = process.argv.slice(2)
 const wants = (part) => only.length === 0 || only.includes(part)
@@ -114,7 +115,7 @@ async function startupBench(keepNodeVars) {
       {name: 'pay balance', args: () => [BIN, 'balance'], target: 2.5},
       {name: 'pay collections create', args: collection, target: 2.5},
       {name: 'pay balance (env credentials)', args: () => [BIN, 'balance'], env: envCredentials},
-      // the same command line through oclif instead of bin/run.js's direct path: what the direct path saves
+      // the same command line through oclif instead of bin/run.cjs's direct path: what the direct path saves
       {name: 'pay balance (through oclif)', args: () => [BIN, 'balance'], env: {...env, PAY_NO_FAST_PATH: '1'}},
     ]
     // Warm up: the token cache (one token request) and the OS file cache.

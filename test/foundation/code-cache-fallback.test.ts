@@ -1,5 +1,5 @@
 /**
- * The bundles' V8 code caches are per V8 version (scripts/cached-require.mjs): a build run by another Node (22 or
+ * The bundles' V8 code caches are per V8 version (scripts/cached-require.cjs): a build run by another Node (22 or
  * 24 after a build with 20, or the other way round) finds no cache of its own and compiles as usual, and a cache
  * V8 refuses (damaged, or made under other flags) is ignored: same output, exit 0, nothing on stderr. Runs on
  * every Node that .ci/run tests with. A copy of the package in a temporary directory, so dist/ is never touched.
@@ -17,15 +17,15 @@ const BUNDLES = [join('dist', 'vendor', 'oclif.cjs'), join('dist', 'runtime.cjs'
 let pkg: string
 
 function run(root: string, args: string[]) {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'run.js'), ...args], {cwd: root, env: cleanEnv(), encoding: 'utf8', timeout: 60_000})
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'run.cjs'), ...args], {cwd: root, env: cleanEnv(), encoding: 'utf8', timeout: 60_000})
   return {code: r.status, stdout: r.stdout, stderr: r.stderr}
 }
 
-/** For each bundle, as bin/run.js loads it: true = V8 refused a cache, false = used one, undefined = none read. */
+/** For each bundle, as bin/run.cjs loads it: true = V8 refused a cache, false = used one, undefined = none read. */
 function cacheVerdicts(root: string): (boolean | undefined)[] {
   const script = `
     require('node:v8').setFlagsFromString('--liftoff-only')
-    import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'vendor', 'cached-require.js')).href)}).then(({cachedRequire, codeCacheRejected}) => {
+    import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'vendor', 'cached-require.cjs')).href)}).then(({cachedRequire, codeCacheRejected}) => {
       const files = ${JSON.stringify(BUNDLES.map((b) => join(root, b)))}
       for (const f of files) cachedRequire(f)
       console.log(JSON.stringify(files.map((f) => codeCacheRejected(f) ?? null)))

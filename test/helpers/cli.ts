@@ -1,14 +1,15 @@
 /**
- * Runs the built CLI (bin/run.js → dist/) as a real process. Every end-to-end test goes through here.
+ * Runs the built CLI (package.json's bin, bin/run.cjs → dist/) as a real process. Every end-to-end test goes through here.
  */
 import {spawn} from 'node:child_process'
-import {mkdtempSync} from 'node:fs'
+import {mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-export const BIN = join(ROOT, 'bin', 'run.js')
+/** What `pay` runs: package.json's bin. */
+export const BIN = join(ROOT, (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {bin: {pay: string}}).bin.pay)
 
 export interface CliResult {
   code: number

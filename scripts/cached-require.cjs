@@ -8,7 +8,8 @@
 //
 // The bundles' dynamic import()s are rewritten by scripts/bundle.mjs to __payImport(), which this passes in:
 // Node 20's vm cannot run import() from a script restored from a code cache without an experimental flag.
-// Copied by scripts/bundle.mjs to dist/vendor/cached-require.js.
+// CommonJS, so that bin/run.cjs loads it without starting Node's ES-module loader (the ESM faces of the bundles
+// import it too). Copied by scripts/bundle.mjs to dist/vendor/cached-require.cjs.
 // Node's modules as CommonJS (process.getBuiltinModule): an ES-module import of one builds its ES-module face,
 // reading every export, which for node:fs loads its streams and promises (~1.5 ms of every start).
 const {readFileSync, renameSync, writeFileSync} = process.getBuiltinModule('node:fs')
@@ -22,12 +23,12 @@ const {isAscii} = process.getBuiltinModule('node:buffer')
 const scripts = new Map()
 
 /** Where the code cache of `file` for this V8 lives. */
-export function codeCachePath(file) {
+function codeCachePath(file) {
   return `${file}.${process.versions.v8}-${process.arch}.v8cache`
 }
 
 /** require(file) for a bundle of the build, through its code cache when there is one. */
-export function cachedRequire(file) {
+function cachedRequire(file) {
   const loaded = Module._cache[file]
   if (loaded) return loaded.exports
   let cachedData
@@ -60,7 +61,7 @@ export function cachedRequire(file) {
 }
 
 /** Saves the code cache of a file loaded by cachedRequire (the build calls this after exercising it). */
-export function writeCodeCache(file) {
+function writeCodeCache(file) {
   const script = scripts.get(file)
   if (!script) throw new Error(`${file} was not loaded through cachedRequire`)
   // aside, then renamed: a start going on meanwhile reads the old cache or the new one
@@ -70,6 +71,11 @@ export function writeCodeCache(file) {
 }
 
 /** True when V8 refused the saved cache of a file loaded by cachedRequire (other source, V8 or flags). */
-export function codeCacheRejected(file) {
+function codeCacheRejected(file) {
   return scripts.get(file)?.cachedDataRejected
 }
+
+exports.codeCachePath = codeCachePath
+exports.cachedRequire = cachedRequire
+exports.writeCodeCache = writeCodeCache
+exports.codeCacheRejected = codeCacheRejected

@@ -1,0 +1,195 @@
+#!/usr/bin/env node
+// The `pay` binary (package.json "bin"; bin/run.js runs it too). CommonJS: an ES-module entry would start Node's
+// ES-module loader, ~3 ms of every command (it is started only when something below import()s an ES module).
+// Three fast paths answer without loading @oclif/core (which alone costs more than a bare
+// `node -e 0`): `pay --version`; `pay [command words] --help` (and bare `pay`) served from dist/help-cache.json,
+// which scripts/build.mjs renders with oclif's own Help class right after the manifest, so it is never older
+// than the build; and a command word that no command, alias or topic starts with, which oclif would only answer
+// with the command_not_found hook's message (exit 2). And a direct path for the operation commands (directPath
+// below): their command line parsed from the build's table of their own flags and run without oclif. Anything
+// that does not match exactly, or any doubt (a theme file, a changed package.json, OCLIF_COLUMNS, DEBUG,
+// PAY_NO_FAST_PATH=1), falls through to oclif. test/foundation/fast-path*.test.ts prove they print byte for byte
+// what oclif prints.
+// Node's modules as CommonJS (process.getBuiltinModule): no ES-module face of them is built.
+const {existsSync, fstatSync, readFileSync, statSync} = process.getBuiltinModule('node:fs')
+const {createRequire} = process.getBuiltinModule('node:module')
+const {arch, homedir, platform, release} = process.getBuiltinModule('node:os')
+const {join} = process.getBuiltinModule('node:path')
+
+const root = join(__dirname, '..')
+/** Help is rendered at this width everywhere (TTY or pipe), by oclif too, so the cache always matches. */
+const HELP_COLUMNS = 80
+
+function fastPath(argv) {
+  const env = process.env
+  if (env.PAY_NO_FAST_PATH || env.OCLIF_COLUMNS || env.DEBUG) return false
+  let pjson
+  try {
+    pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  } catch {
+    return false
+  }
+  // The argv shapes served, with oclif's rules: a version flag first, or help flags last (or nothing at all).
+  const versionFlags = ['--version', ...(pjson.oclif?.additionalVersionFlags ?? [])]
+  const helpFlags = ['--help', ...(pjson.oclif?.additionalHelpFlags ?? [])]
+  const version = versionFlags.includes(argv[0])
+  const help = argv.length === 0 || helpFlags.includes(argv.at(-1))
+  // an unknown first word: no command file or topic directory by that name (one stat; the cache confirms below)
+  const unknown = !version && !help && /^[^-:=]/.test(argv[0]) && !argv.some((a) => helpFlags.includes(a) || versionFlags.includes(a))
+  if (!version && !help && !(unknown && !existsSync(join(root, 'dist', 'commands', argv[0])) && !existsSync(join(root, 'dist', 'commands', `${argv[0]}.js`)))) return false
+  let cache
+  try {
+    cache = JSON.parse(readFileSync(join(root, 'dist', 'help-cache.json'), 'utf8'))
+  } catch {
+    return false
+  }
+  // The cache describes this package.json's oclif settings and this manifest, or it is not used.
+  if (cache.format !== 1 || cache.columns !== HELP_COLUMNS || JSON.stringify(pjson.oclif) !== cache.oclif) return false
+  try {
+    if (statSync(join(root, 'oclif.manifest.json')).size !== cache.manifestSize) return false
+  } catch {
+    return false
+  }
+  const os = platform()
+  if (os !== 'linux' && os !== 'darwin') return false // oclif special-cases win32 and WSL; let it decide there
+  if (os === 'linux' && mayBeWsl()) return false
+  const userAgent = `${pjson.name}/${pjson.version} ${os}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}`
+
+  if (version) {
+    process.stdout.write(`${userAgent}\n`)
+    return true
+  }
+
+  let entry
+  let id
+  if (help) {
+    const subject = argv.slice(0, -1).join(' ')
+    if (argv.slice(0, -1).some((a) => a.startsWith('-') || a.includes(':'))) return false
+    entry = cache.subjects[subject]
+    if (entry === undefined) return false
+  } else {
+    // oclif's id for it: the words up to the first flag or key=value, joined with ':' (help/util.js)
+    if (Object.keys(cache.subjects).some((subject) => subject.split(' ')[0] === argv[0])) return false
+    const words = argv.findIndex((a) => a.startsWith('-') || a.includes('='))
+    id = (words === -1 ? argv : argv.slice(0, words)).join(':')
+    if (`Error: command ${id} not found`.length > HELP_COLUMNS - 6) return false // oclif would wrap it
+  }
+  // A user theme file (in oclif's config dir) changes help colours: let oclif read it.
+  const configDir = env.PAY_CONFIG_DIR || join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), cache.dirname)
+  if (existsSync(join(configDir, 'theme.json'))) return false
+  // Colour on or off exactly as oclif decides it: with the same supports-color and ansis modules. Except in the
+  // commonest case, output into a pipe or a file: without FORCE_COLOR or a --color… flag, supports-color says no
+  // colour for a stdout that is not a terminal (not a character device), and oclif's answer is plain; decided
+  // here without loading it (it loads node:tty: ~5 ms).
+  let color = false
+  let ansis
+  if (!(cache.supportsColorMajor === 8 && plainPipe(env))) {
+    try {
+      const require = createRequire(join(root, 'package.json'))
+      const supports = require(join(root, cache.supportsColor))
+      ansis = require(join(root, cache.ansis))
+      color = Boolean(supports.stdout) && Boolean(supports.stderr) && ansis.isSupported()
+    } catch {
+      return false
+    }
+  }
+  if (entry) {
+    const text = color ? entry.color : entry.plain
+    process.stdout.write(text.split(cache.userAgentMark).join(userAgent))
+    return true
+  }
+  // the message of the command_not_found hook (dist/hooks/command-not-found.js), which oclif would run
+  return {unknownId: id}
+}
+
+/** stdout is no terminal and nothing forces colour: supports-color 8 answers no colour for it. */
+function plainPipe(env) {
+  if ('FORCE_COLOR' in env || process.argv.some((a) => a.startsWith('--color'))) return false
+  try {
+    return !fstatSync(1).isCharacterDevice()
+  } catch {
+    return false
+  }
+}
+
+/** oclif names the platform `wsl` under WSL; any hint of it sends us to oclif. */
+function mayBeWsl() {
+  if (release().toLowerCase().includes('microsoft')) return true
+  try {
+    if (readFileSync('/proc/version', 'utf8').toLowerCase().includes('microsoft')) return true
+  } catch {
+    // no /proc: not WSL
+  }
+  return existsSync('/proc/sys/fs/binfmt_misc/WSLInterop') || existsSync('/run/WSL')
+}
+
+/**
+ * The direct path: an operation command (balance, collections create, …) parsed by src/cli/direct-argv.ts from
+ * the flags the build read off the commands themselves (dist/direct-run.json), then run by the runtime's
+ * runOperationCommand, which oclif's command calls too. Anything it does not reproduce exactly goes to oclif.
+ */
+async function directPath(argv) {
+  const env = process.env
+  if (env.PAY_NO_FAST_PATH || env.OCLIF_COLUMNS || env.DEBUG || argv.length === 0 || argv[0].startsWith('-')) return false
+  let table
+  let pjson
+  try {
+    table = JSON.parse(readFileSync(join(root, 'dist', 'direct-run.json'), 'utf8'))
+    pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    // the table describes this package.json's oclif settings and this manifest, or it is not used
+    if (table.format !== 2 || table.oclif !== JSON.stringify(pjson.oclif) || statSync(join(root, 'oclif.manifest.json')).size !== table.manifestSize) return false
+  } catch {
+    return false
+  }
+  // the parser as CommonJS (scripts/bundle.mjs), or as tsc wrote it in a build without bundles
+  const parser = join(root, 'dist', 'cli', 'direct-argv.cjs')
+  const {planDirect} = existsSync(parser) ? require(parser) : await import('../dist/cli/direct-argv.js')
+  const plan = planDirect(argv, table, env)
+  if (!plan) return false
+  liftoffOnly()
+  // the runtime bundle through its loader, not its ES-module face
+  const bundle = join(root, 'dist', 'runtime.cjs')
+  const rt = existsSync(bundle) ? require('../dist/vendor/cached-require.cjs').cachedRequire(bundle) : await import('../dist/runtime.js')
+  // as oclif's command module does: a closed stdout (`pay … | head`) is not an error
+  process.stdout.on('error', (err) => {
+    if (err?.code !== 'EPIPE') throw err
+  })
+  const code = await rt.runOperationCommand(rt.operations[plan.op], plan.flags, plan.args, {id: plan.id, userAgent: rt.userAgentOf(pjson.version)})
+  // undefined: the output flags have a problem, which oclif's command reports
+  if (code === undefined) return false
+  process.exitCode = code
+  return true
+}
+
+/**
+ * undici (requests through a proxy, `pay webhook listen` forwarding) parses HTTP with llhttp compiled to
+ * WebAssembly. V8 compiles it at once with its baseline compiler (Liftoff) and then again, optimised, on a
+ * background thread, and Node waits for that background job before the process may exit: ~100 ms, for code that
+ * parses a few responses. Liftoff alone is plenty for a CLI. (The code caches are made under this flag.)
+ */
+function liftoffOnly() {
+  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only')
+}
+
+async function main() {
+  const argv = process.argv.slice(2)
+  const fast = fastPath(argv)
+  if (typeof fast === 'object') {
+    const {reportUnknownCommand} = await import('../dist/hooks/command-not-found.js')
+    process.exitCode = reportUnknownCommand(root, fast.unknownId, argv)
+  } else if (!fast && !(await directPath(argv))) {
+    liftoffOnly()
+    if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
+    // This binary runs the build (dist/); bin/dev.js runs the sources. Left to itself, oclif transpiles src/ with
+    // tsx whenever NODE_ENV is test or development (vitest sets test), which would load the sources and a second
+    // copy of @oclif/core next to the bundle.
+    globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: false}
+    // the build's single-file @oclif/core (scripts/bundle.mjs), which dist/ imports too; the package otherwise
+    const bundled = join(root, 'dist', 'vendor', 'oclif.js')
+    const {execute} = existsSync(bundled) ? await import('../dist/vendor/oclif.js') : await import('@oclif/core')
+    await execute({dir: __filename})
+  }
+}
+
+// a failure here is a bug: Node reports it and exits 1
+main()
