@@ -48,8 +48,8 @@ function cachedRequire(file) {
   mod.filename = file
   mod.paths = Module._nodeModulePaths(dirname(file))
   Module._cache[file] = mod
-  const base = pathToFileURL(file)
-  const payImport = (specifier) => import(specifier.startsWith('./') || specifier.startsWith('../') ? new URL(specifier, base).href : specifier)
+  // (the file's URL made when first needed: pathToFileURL costs ~0.5 ms the first time)
+  const payImport = (specifier) => import(specifier.startsWith('./') || specifier.startsWith('../') ? new URL(specifier, pathToFileURL(file)).href : specifier)
   try {
     script.runInThisContext()(mod.exports, createRequire(file), mod, file, dirname(file), payImport)
   } catch (error) {

@@ -3,7 +3,6 @@
  * `key=value` always sends a string (so amounts stay decimal strings); `key:=json` sends a parsed JSON value;
  * dotted keys nest: `-F destination.bank_code=044`.
  */
-import {readFile} from 'node:fs/promises'
 import {InputError} from '../client/errors.js'
 
 export async function readDataFlag(data: string | undefined, stdin: NodeJS.ReadableStream = process.stdin): Promise<unknown> {
@@ -17,7 +16,7 @@ export async function readDataFlag(data: string | undefined, stdin: NodeJS.Reada
     source = '--data - (stdin)'
   } else if (data.startsWith('@')) {
     try {
-      text = await readFile(data.slice(1), 'utf8')
+      text = await process.getBuiltinModule('node:fs/promises').readFile(data.slice(1), 'utf8') // loaded only for @file
     } catch (err) {
       throw InputError.one('--data', `cannot read ${data.slice(1)}: ${(err as Error).message}`)
     }

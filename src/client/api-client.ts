@@ -3,7 +3,6 @@
  * `pay api`, a raw method and path), builds the URL and headers, attaches the bearer token, the Idempotency-Key
  * and the sub-account header where they apply, retries what is safe to retry, and maps failures to PayErrors.
  */
-import {setTimeout as sleepMs} from 'node:timers/promises'
 import {type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
@@ -115,7 +114,7 @@ export class ApiClient {
   constructor(private readonly options: ClientOptions) {
     this.retries = options.retries ?? DEFAULT_RETRIES
     this.timeoutMs = options.timeoutMs ?? 30_000
-    this.sleep = options.sleep ?? ((ms) => sleepMs(ms))
+    this.sleep = options.sleep ?? ((ms) => process.getBuiltinModule('node:timers/promises').setTimeout(ms)) // loaded on a retry
     const cache = options.tokenCacheDir ? new TokenCache(options.tokenCacheDir, options.warn ?? options.notice) : undefined
     this.tokens = new TokenProvider(
       {baseUrl: options.settings.baseUrl ?? '', clientId: options.settings.clientId, clientSecret: options.settings.clientSecret},

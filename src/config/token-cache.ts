@@ -14,7 +14,6 @@ import {sha256} from '@noble/hashes/sha2.js'
 import {bytesToHex, utf8ToBytes} from '@noble/hashes/utils.js'
 import {closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
-import {setTimeout as sleep} from 'node:timers/promises'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from './paths.js'
 
 export interface CachedToken {
@@ -249,7 +248,7 @@ export class TokenCache {
         }
         this.takeOverIfStale()
         if (!existsLock(this.lockFile)) continue
-        await sleep(25 + Math.random() * 25)
+        await process.getBuiltinModule('node:timers/promises').setTimeout(25 + Math.random() * 25) // loaded when waited on
       }
     }
     try {
