@@ -8,10 +8,8 @@
  * When the directory cannot be created or written (a read-only home, PAY_CONFIG_DIR naming a file), the cache
  * degrades to nothing: the caller keeps its token in memory for the process and is told once (`onUnwritable`).
  */
-// sha256 in JS for the cache key: loading node:crypto costs every command ~3.5 ms of start-up (a read needs no
-// more); randomUUID (writes, a stale lock) loads it when needed
-import {sha256} from '@noble/hashes/sha2.js'
-import {bytesToHex, utf8ToBytes} from '@noble/hashes/utils.js'
+// sha256 and randomUUID without node:crypto (~3.5 ms of start-up to load): src/client/digest.ts
+import {randomUUID, sha256Hex} from '../client/digest.js'
 import {closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from './paths.js'
@@ -25,14 +23,13 @@ export interface CachedToken {
 
 /** A cached token is reused until this long before it expires. */
 export const REFRESH_MARGIN_MS = 60_000
-const randomUUID = (): string => process.getBuiltinModule('node:crypto').randomUUID()
 
 /** A lock file without a readable holder record (an old version's, or one caught mid-write) is abandoned after this. */
 const LOCK_UNREADABLE_STALE_MS = 10_000
 
 export function cacheKey(baseUrl: string, clientId: string, clientSecret: string): string {
-  const secretHash = bytesToHex(sha256(utf8ToBytes(clientSecret)))
-  return bytesToHex(sha256(utf8ToBytes(`${baseUrl.replace(/\/+$/, '')}\n${clientId}\n${secretHash}`))).slice(0, 32)
+  const secretHash = sha256Hex(clientSecret)
+  return sha256Hex(`${baseUrl.replace(/\/+$/, '')}\n${clientId}\n${secretHash}`).slice(0, 32)
 }
 
 /** What the lock file records about its holder. */
