@@ -146,7 +146,6 @@ async function directPath(argv) {
   const {planDirect} = existsSync(parser) ? require(parser) : await import('../dist/cli/direct-argv.js')
   const plan = planDirect(argv, table, env)
   if (!plan) return false
-  liftoffOnly()
   // the runtime bundle through its loader, not its ES-module face
   const bundle = join(root, 'dist', 'runtime.cjs')
   const rt = existsSync(bundle) ? require('../dist/vendor/cached-require.cjs').cachedRequire(bundle) : await import('../dist/runtime.js')
@@ -161,16 +160,6 @@ async function directPath(argv) {
   return true
 }
 
-/**
- * undici (requests through a proxy, `pay webhook listen` forwarding) parses HTTP with llhttp compiled to
- * WebAssembly. V8 compiles it at once with its baseline compiler (Liftoff) and then again, optimised, on a
- * background thread, and Node waits for that background job before the process may exit: ~100 ms, for code that
- * parses a few responses. Liftoff alone is plenty for a CLI. (The code caches are made under this flag.)
- */
-function liftoffOnly() {
-  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only')
-}
-
 async function main() {
   const argv = process.argv.slice(2)
   const fast = fastPath(argv)
@@ -178,7 +167,7 @@ async function main() {
     const {reportUnknownCommand} = await import('../dist/hooks/command-not-found.js')
     process.exitCode = reportUnknownCommand(root, fast.unknownId, argv)
   } else if (!fast && !(await directPath(argv))) {
-    liftoffOnly()
+    // (no V8 flag is set at start-up: see loadUndici in src/client/transport.ts)
     if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
     // This binary runs the build (dist/); bin/dev.js runs the sources. Left to itself, oclif transpiles src/ with
     // tsx whenever NODE_ENV is test or development (vitest sets test), which would load the sources and a second

@@ -6,7 +6,6 @@
 import {execFileSync} from 'node:child_process'
 import {join, resolve} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
-import v8 from 'node:v8'
 
 const root = join(fileURLToPath(import.meta.url), '..', '..')
 const [dist = join(root, 'dist'), mode = 'write'] = process.argv.slice(2)
@@ -16,8 +15,7 @@ const runtimeFile = resolve(dist, 'runtime.cjs')
 if (mode !== 'write' && mode !== 'check') throw new Error(`unknown mode ${mode}: write or check`)
 
 {
-  // as bin/run.cjs does before it loads anything (V8 ignores a cache made under other flags)
-  v8.setFlagsFromString('--liftoff-only')
+  // under V8's default flags, as bin/run.cjs loads the bundles (V8 ignores a cache made under other flags)
   const {cachedRequire, codeCacheRejected, writeCodeCache} = await import(pathToFileURL(join(dist, 'vendor', 'cached-require.cjs')).href)
   const oclif = cachedRequire(oclifFile)
   const config = await oclif.Config.load(join(root, 'bin', 'run.cjs'))

@@ -91,12 +91,25 @@ export interface Exchange {
  * One request through an undici dispatcher and its whole body, within `timeoutMs`: the client core through a
  * proxy, and `webhook listen --forward-to`.
  */
+/**
+ * undici, with V8 set to compile WebAssembly with its baseline compiler only (Liftoff). undici parses HTTP with
+ * llhttp compiled to WebAssembly; V8 compiles it at once with Liftoff and then again, optimised, on a background
+ * thread, and Node waits for that job before the process may exit: ~100 ms, for code that parses a few responses.
+ * Set here, when undici is loaded, never at start-up: a V8 flag set at run time changes V8's flag hash, and every
+ * module of Node's own loaded after that misses Node's built-in code cache and is compiled from source (that cost
+ * each command ~5 ms of CPU). Every import of undici goes through here.
+ */
+export async function loadUndici(): Promise<typeof import('undici')> {
+  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only')
+  return import('undici')
+}
+
 export async function exchange(
   dispatcher: Dispatcher,
   url: string,
   options: {method: string; headers: Record<string, string> | string[]; body?: string | Buffer; timeoutMs: number},
 ): Promise<Exchange> {
-  const {request} = await import('undici')
+  const {request} = await loadUndici()
   return within(options.timeoutMs, async (signal) => {
     const res = await request(url, {
       method: options.method as Dispatcher.HttpMethod,
@@ -213,7 +226,7 @@ export class Transport {
 
   /** Through the proxy the environment names (undici's EnvHttpProxyAgent; NO_PROXY honoured). */
   private async sendThroughProxy(req: HttpRequest): Promise<HttpResponse> {
-    const {EnvHttpProxyAgent} = await import('undici')
+    const {EnvHttpProxyAgent} = await loadUndici()
     this.dispatcher ??= Promise.resolve(new EnvHttpProxyAgent({keepAliveTimeout: KEEP_ALIVE_MS, connect: {timeout: CONNECT_TIMEOUT_MS}}))
     const res = await exchange(await this.dispatcher, req.url, req)
     return {status: res.status, headers: res.headers, text: res.body.toString('utf8')}

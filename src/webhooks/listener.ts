@@ -468,8 +468,8 @@ interface Forwarder {
 
 /** Posts the raw body with the original headers (signature included) to the app. */
 async function createForwarder(target: string, timeoutMs: number): Promise<Forwarder> {
-  const {Agent} = await import('undici')
-  const {exchange} = await import('../client/transport.js')
+  const {exchange, loadUndici} = await import('../client/transport.js')
+  const {Agent} = await loadUndici()
   const {classifyNetworkError} = await import('../client/retry-policy.js')
   const agent = new Agent({keepAliveTimeout: 10_000, connect: {timeout: Math.min(timeoutMs, 5000)}})
   return {

@@ -24,7 +24,6 @@ function run(root: string, args: string[]) {
 /** For each bundle, as bin/run.cjs loads it: true = V8 refused a cache, false = used one, undefined = none read. */
 function cacheVerdicts(root: string): (boolean | undefined)[] {
   const script = `
-    require('node:v8').setFlagsFromString('--liftoff-only')
     import(${JSON.stringify(pathToFileURL(join(root, 'dist', 'vendor', 'cached-require.cjs')).href)}).then(({cachedRequire, codeCacheRejected}) => {
       const files = ${JSON.stringify(BUNDLES.map((b) => join(root, b)))}
       for (const f of files) cachedRequire(f)
