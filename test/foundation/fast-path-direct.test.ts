@@ -1,5 +1,5 @@
 /**
- * bin/run.js's direct path for operation commands (src/cli/direct-argv.ts → runOperationCommand, without oclif)
+ * bin/run.cjs's direct path for operation commands (src/cli/direct-argv.ts → runOperationCommand, without oclif)
  * against the sandbox, with a stored profile as users run pay: for each command line, the process prints exactly
  * what the same command line prints through oclif (PAY_NO_FAST_PATH=1), same stdout, stderr and exit code, and the
  * direct path really skips oclif where it should (and leaves to oclif what it should).
@@ -56,6 +56,23 @@ const fixed = (...argv: string[]) => () => argv
 const MOBILE = ['--currency', 'KES', '--mobile', '254700000001', '--provider', 'mpesa']
 let n = 0
 const createWith = (...extra: string[]) => (way: string) => ['collections', 'create', '--amount', '10.00', ...MOBILE, '--reference', `direct-${way}-${n++}`, ...extra]
+
+describe('what the direct path loads', () => {
+  // start-up costs that crept in before (docs/architecture.md, The build): an ES-module loader, a V8 flag set at
+  // run time (node:v8), node:crypto for a write's key, and Node's internal undici (Node 22+ loads it for an
+  // import() of node:http)
+  it('no ES-module loader, no node:v8, no node:crypto, no undici: for a read and a write', {timeout: 60_000}, async () => {
+    for (const argv of [['balance'], createWith()('direct')]) {
+      const r = await run(argv)
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.oclifLoaded).toBe(false)
+      expect(r.nodeModules).toContain('NativeModule http')
+      const unwanted = ['NativeModule internal/modules/esm/module_job', 'NativeModule v8', 'NativeModule crypto', 'NativeModule internal/deps/undici/undici']
+      if (process.platform === 'win32') unwanted.splice(2, 1) // no /dev/urandom: node:crypto makes the key
+      expect(r.nodeModules.filter((m) => unwanted.includes(m)), `pay ${argv.join(' ')}`).toEqual([])
+    }
+  })
+})
 
 describe('the direct path prints what oclif prints', () => {
   it('success, as a table and as --json', {timeout: 120_000}, async () => {
