@@ -164,7 +164,9 @@ async function main() {
   const argv = process.argv.slice(2)
   const fast = fastPath(argv)
   if (typeof fast === 'object') {
-    const {reportUnknownCommand} = await import('../dist/hooks/command-not-found.js')
+    // as CommonJS (scripts/bundle.mjs), or as tsc wrote it in a build without bundles
+    const hook = join(root, 'dist', 'hooks', 'command-not-found.cjs')
+    const {reportUnknownCommand} = existsSync(hook) ? require(hook) : await import('../dist/hooks/command-not-found.js')
     process.exitCode = reportUnknownCommand(root, fast.unknownId, argv)
   } else if (!fast && !(await directPath(argv))) {
     // (no V8 flag is set at start-up: see loadUndici in src/client/transport.ts)

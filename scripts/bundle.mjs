@@ -186,8 +186,11 @@ export async function bundle(dist = join(root, 'dist')) {
   await bundleOclif(dist, loader)
   copyFileSync(join(root, 'scripts', 'cached-require.cjs'), loader)
   const meta = await bundleRuntime(dist, loader, names)
-  // the direct path's argv parser (src/cli/direct-argv.ts, no imports) as CommonJS, which bin/run.cjs requires
-  await build({entryPoints: [join(dist, 'cli', 'direct-argv.js')], outfile: join(dist, 'cli', 'direct-argv.cjs'), format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning'})
+  // CommonJS copies of what bin/run.cjs runs before any bundle (no imports but Node's), so that it requires them
+  // without starting Node's ES-module loader: the direct path's argv parser, the unknown-command message
+  for (const file of [join('cli', 'direct-argv.js'), join('hooks', 'command-not-found.js')]) {
+    await build({entryPoints: [join(dist, file)], outfile: join(dist, file.replace(/\.js$/, '.cjs')), format: 'cjs', platform: 'node', target: 'node20', logLevel: 'warning'})
+  }
   const rewritten = pointAtOclifBundle(dist)
   // The bundle must offer every export of src/runtime.ts (commands import them by name).
   const after = Object.keys(await import(`${runtimeUrl}?bundled`)).sort()
