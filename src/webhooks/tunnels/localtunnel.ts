@@ -89,9 +89,12 @@ export async function requestTunnel(host: string, subdomain: string | undefined,
     let status: number
     let contentType: string
     let text: string
+    // the attempt's deadline, referenced until the attempt is over (read in `finally`): AbortSignal.any holds its
+    // sources weakly (Node 20), so a timeout signal made inline could be garbage-collected before it fired, and the
+    // handshake with a server that never answers then waited forever
+    const timeout = AbortSignal.timeout(remaining)
     try {
-      const attemptSignal = signal ? AbortSignal.any([signal, AbortSignal.timeout(remaining)]) : AbortSignal.timeout(remaining)
-      const res = await fetch(uri, {headers: {accept: 'application/json'}, signal: attemptSignal})
+      const res = await fetch(uri, {headers: {accept: 'application/json'}, signal: signal ? AbortSignal.any([signal, timeout]) : timeout})
       status = res.status
       contentType = res.headers.get('content-type') ?? 'no content type'
       text = await res.text()
@@ -99,6 +102,8 @@ export async function requestTunnel(host: string, subdomain: string | undefined,
       last = `GET ${uri}: ${describeFetchError(err, timeoutMs)}`
       if (!signal?.aborted && deadline - Date.now() > 0) await sleep(Math.min(1000, Math.max(0, deadline - Date.now())), signal)
       continue
+    } finally {
+      void timeout.aborted
     }
     if (status >= 500) {
       last = `GET ${uri} answered HTTP ${status}`
