@@ -41,10 +41,26 @@ async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<v
   for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn))
 }
 
-describe('fast paths of bin/run.js', () => {
+describe('fast paths of bin/run.cjs', () => {
   it('pay --version prints what oclif prints', async () => {
     await same(['--version'])
     await same(['--version', '--help'])
+  })
+
+  it('bin/run.js (for scripts that name it) runs bin/run.cjs, the bin of package.json', async () => {
+    const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {bin: {pay: string}}
+    expect(pjson.bin.pay).toBe('./bin/run.cjs')
+    const out = (file: string) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [join(ROOT, 'bin', file), '--version'], {cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit']})
+        let text = ''
+        child.stdout.setEncoding('utf8').on('data', (d: string) => (text += d))
+        child.on('error', reject)
+        child.on('close', () => resolve(text))
+      })
+    const viaCjs = await out('run.cjs')
+    expect(viaCjs).toMatch(/^pay-cli\/\S+ \S+ node-v/)
+    expect(await out('run.js')).toBe(viaCjs)
   })
 
   it('-h is a help flag too, answered the same as oclif answers it', async () => {
