@@ -60,11 +60,11 @@ export class JournalGate implements RequestJournal {
     let keyWasUnknown = false
 
     if (req.keyGiven && req.idempotencyKey && this.store.open()) {
-      const entries = this.store.entries()
+      const entries = this.store.entriesAbout([jsonText(req.idempotencyKey)])
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
       keyWasUnknown = given !== undefined && stateOf(given) === 'unknown'
     } else if (!req.keyGiven && this.store.open()) {
-      const entries = this.store.entries()
+      const entries = this.store.entriesAbout(reference === undefined ? [match] : [match, `"reference":${JSON.stringify(reference)}`])
       const latest = findLast(entries, (e) => e.op.match === match)
       const pending = findLast(entries, (e, i) => e.op.match === match && unresolved(entries, i))
       if (latest && stateOf(latest) === 'succeeded' && latest.outcome?.body !== undefined && !this.options.forceNew) {
@@ -97,7 +97,10 @@ export class JournalGate implements RequestJournal {
     }
     this.store.append(op)
 
-    const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o})
+    // Outcomes are written, not fsync'd: one lost with the machine reads as unknown, and the next run resends
+    // the same request under the same key, which the service answers once. The operation itself is fsync'd
+    // before it is sent (append's default): that record is what makes a re-run reuse the key.
+    const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o}, false)
     const unknownHint = `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${reference ? `; check with \`pay transactions verify ${reference}\`` : ''}`
     const onSignal = (signal: NodeJS.Signals) => {
       const code = signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED
@@ -160,6 +163,11 @@ export function failureState(err: unknown, keyWasUnknown = false): 'failed' | 'u
 }
 
 const stateOf = (e: JournalEntry) => e.outcome?.state ?? 'unknown'
+
+/** A string as it appears inside the JSON text of a record (escapes included), to find the lines that hold it. */
+function jsonText(value: string): string {
+  return JSON.stringify(value).slice(1, -1)
+}
 
 function findLast(entries: JournalEntry[], pred: (e: JournalEntry, i: number) => boolean): JournalEntry | undefined {
   for (let i = entries.length - 1; i >= 0; i--) if (pred(entries[i], i)) return entries[i]

@@ -8,13 +8,14 @@
  * When the directory cannot be created or written, the journal warns once and turns itself off: the command
  * still runs, only without the protection of the journal.
  */
-import {closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, writeSync} from 'node:fs'
+import {closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
 
 export const DEFAULT_RETENTION_DAYS = 7
 const DAY_MS = 86_400_000
+const PRUNE_EVERY_MS = 6 * 3_600_000
 const SEGMENT = /^(\d{4}-\d{2}-\d{2})\.ndjson$/
 /** Spool files bulk runs keep next to the journal while they run (stdin copied; rows ready to send): removed at the end, pruned with the journal when a run was killed. */
 export const SPOOL_PREFIXES = {stdin: 'stdin-', rows: 'rows-'} as const
@@ -176,6 +177,39 @@ export class JournalStore {
     return out
   }
 
+  /**
+   * What a request's lookup needs (src/journal/gate.ts), without parsing the whole journal: the operations whose
+   * record line contains one of `needles` (JSON text as it is written: a key, a match hash, `"reference":"…"`),
+   * every later operation under the same key, and their outcomes, oldest first. Other lines are skipped unparsed
+   * (a journal of a busy week holds thousands), so callers still check the fields they match on.
+   */
+  entriesAbout(needles: string[]): JournalEntry[] {
+    const keys = new Set<string>()
+    const out: JournalRecord[] = []
+    for (const name of this.segments()) {
+      let text: string
+      try {
+        text = readFileSync(join(this.dir, name), 'utf8')
+      } catch {
+        continue
+      }
+      for (const line of text.split('\n')) {
+        if (line === '') continue
+        const key = keyOfLine(line)
+        if (key !== undefined && !keys.has(key) && !needles.some((n) => line.includes(n))) continue
+        try {
+          const r = JSON.parse(line) as JournalRecord
+          if (!r || (r.t !== 'op' && r.t !== 'outcome') || typeof r.key !== 'string') continue
+          if (r.t === 'op') keys.add(r.key)
+          if (keys.has(r.key)) out.push(r)
+        } catch {
+          // a torn last line (a crash mid-write): skip it
+        }
+      }
+    }
+    return this.entries(out)
+  }
+
   /** Operations with their latest outcome, oldest first. */
   entries(records = this.records()): JournalEntry[] {
     const byKey = new Map<string, JournalEntry>()
@@ -208,6 +242,17 @@ export class JournalStore {
    * write fails). Errors on single files (another process pruned them already) are ignored.
    */
   private prune(): void {
+    // at most every PRUNE_EVERY_MS (a marker's time): listing and stat-ing every file is not every command's work
+    const marker = join(this.dir, '.pruned')
+    let since = -1
+    try {
+      since = this.now() - statSync(marker).mtimeMs
+    } catch {
+      // never pruned here
+    }
+    if (since >= 0 && since < PRUNE_EVERY_MS) return
+    closeSync(openSync(marker, 'w', SECRET_FILE_MODE))
+    utimesSync(marker, this.now() / 1000, this.now() / 1000)
     const cutoff = this.now() - this.retentionDays * DAY_MS
     const oldest = day(cutoff)
     const all = this.segments()
@@ -254,6 +299,18 @@ export class JournalStore {
 }
 
 /** entries[i]'s outcome is unknown (or never written) and no later entry with the same key settled it. */
+/**
+ * The key of a record line as written (`{"t":…,"at":…,"key":"…"`), without parsing it; undefined when it holds an
+ * escape (such a line is parsed: rare, and then its key decides).
+ */
+function keyOfLine(line: string): string | undefined {
+  const at = line.indexOf('"key":"')
+  if (at === -1) return undefined
+  const end = line.indexOf('"', at + 7)
+  const key = line.slice(at + 7, end)
+  return end === -1 || key.includes('\\') ? undefined : key
+}
+
 export function unresolved(entries: JournalEntry[], i: number): boolean {
   const known = (e: JournalEntry) => e.outcome !== undefined && e.outcome.state !== 'unknown'
   if (known(entries[i])) return false

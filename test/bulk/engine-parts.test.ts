@@ -195,7 +195,8 @@ describe('the lineage of a file: the salt of its newest run, across edits', () =
     recent.record({t: 'lineage', run: 'r', at: at(1), salt: 's'})
     const eightDaysAgo = (Date.now() - 8 * 86_400_000) / 1000
     utimesSync(old.file, eightDaysAgo, eightDaysAgo)
-    const next = new JournalStore(dir)
+    // the next pruning (stores prune at most every few hours)
+    const next = new JournalStore(dir, {now: () => Date.now() + 7 * 3_600_000})
     expect(next.open()).toBe(true)
     expect(existsSync(old.file)).toBe(false)
     expect(new RunLineage(next, 'e'.repeat(32)).newest()?.salt).toBe('s')

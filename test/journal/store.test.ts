@@ -1,12 +1,12 @@
 /** The journal's store and gate, in-process (no network): records, pruning, torn lines, several writers, resume commands. */
 import {spawn} from 'node:child_process'
-import {appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {appendFileSync, existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {ApiError, NetworkError, PayError} from '../../src/client/errors.js'
 import {isCertainFailure, referenceOf, resumeCommand} from '../../src/journal/gate.js'
-import {JournalStore, retentionDaysFrom} from '../../src/journal/store.js'
+import {type JournalEntry, JournalStore, retentionDaysFrom, unresolved} from '../../src/journal/store.js'
 import {ROOT, tempConfigDir} from '../helpers/cli.js'
 
 const op = (key: string, extra: Record<string, unknown> = {}) => ({
@@ -27,6 +27,59 @@ describe('JournalStore', () => {
     const entries = store.entries()
     expect(entries.map((e) => [e.op.key, e.outcome?.state])).toEqual([['k1', 'succeeded'], ['k2', undefined]])
     expect(statSync(file).mode & 0o777).toBe(0o600)
+  })
+
+  it('looks up without parsing everything: entriesAbout answers what the gate asks exactly as the whole journal does', () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(dir)
+    // keys reused by later operations (a resumed request), keys and references with quotes and backslashes,
+    // references that appear in other fields, outcomes before and after, torn lines
+    const keys = ['k-1', 'k-2', 'k "3"', 'k\\4', 'k-5', 'k-6']
+    const refs = ['r-1', 'r "q"', 'r\\b', 'k-2', 'r-5']
+    const states = ['succeeded', 'failed', 'unknown'] as const
+    for (let i = 0; i < 120; i++) {
+      const key = keys[(i * 7) % keys.length]
+      const reference = refs[(i * 5) % refs.length]
+      store.append(op(key, {match: `m-${i % 9}`, reference, command: `pay collections create --reference '${refs[(i + 1) % refs.length]}'`}))
+      if (i % 4 !== 3) store.append({t: 'outcome', at: `t${i}`, key, state: states[i % 3], body: i % 3 === 0 ? JSON.stringify({merchant_reference: reference}) : undefined})
+    }
+    appendFileSync(join(dir, 'journal', `${new Date().toISOString().slice(0, 10)}.ndjson`), '{"t":"op","key":"k-1","match":"m-1')
+    const all = store.entries()
+    const text = (v: string) => JSON.stringify(v).slice(1, -1)
+    const pick = (entries: JournalEntry[], pred: (e: JournalEntry) => boolean) =>
+      entries.map((e, i) => ({e, i})).filter(({e}) => pred(e)).map(({e, i}) => [e.op.key, e.op.match, e.op.reference, e.outcome?.state ?? null, e.outcome?.at ?? null, unresolved(entries, i)])
+    for (const key of keys) {
+      const some = store.entriesAbout([text(key)])
+      expect(pick(some, (e) => e.op.key === key)).toEqual(pick(all, (e) => e.op.key === key))
+    }
+    for (let m = 0; m < 9; m++) {
+      for (const reference of refs) {
+        const some = store.entriesAbout([`m-${m}`, `"reference":${JSON.stringify(reference)}`])
+        expect(pick(some, (e) => e.op.match === `m-${m}`)).toEqual(pick(all, (e) => e.op.match === `m-${m}`))
+        expect(pick(some, (e) => e.op.reference === reference)).toEqual(pick(all, (e) => e.op.reference === reference))
+      }
+    }
+    // and it parses only what may matter
+    expect(store.entriesAbout(['m-1']).length).toBeLessThan(all.length)
+  })
+
+  it('prunes at most every few hours: a command soon after the last pruning lists and stats nothing', () => {
+    const dir = tempConfigDir()
+    const now = Date.now()
+    expect(new JournalStore(dir, {now: () => now}).open()).toBe(true)
+    const stale = join(dir, 'journal', 'runs', 'stale.ndjson')
+    writeFileSync(stale, '{}\n')
+    const eightDaysAgo = new Date(now - 8 * 86_400_000)
+    utimesSync(stale, eightDaysAgo, eightDaysAgo)
+    expect(new JournalStore(dir, {now: () => now + 3_600_000}).open()).toBe(true)
+    expect(existsSync(stale)).toBe(true)
+    expect(new JournalStore(dir, {now: () => now + 7 * 3_600_000}).open()).toBe(true)
+    expect(existsSync(stale)).toBe(false)
+    // a clock set back (or a marker from the future) never stops pruning
+    writeFileSync(stale, '{}\n')
+    utimesSync(stale, eightDaysAgo, eightDaysAgo)
+    expect(new JournalStore(dir, {now: () => now - 3_600_000}).open()).toBe(true)
+    expect(existsSync(stale)).toBe(false)
   })
 
   it('deletes segments and run files older than the retention (settled operations)', () => {
