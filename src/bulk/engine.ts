@@ -26,6 +26,7 @@ import {setFlagsFromString} from 'node:v8'
 import {runInNewContext} from 'node:vm'
 import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client.js'
 import type {EndpointId} from '../api/endpoints.js'
+import {compileParsers} from '../api/zod-config.js'
 import {classifyState, pollDelayMs, stateOf} from '../cli/wait.js'
 import {InputError, type InputProblem} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
@@ -199,6 +200,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   if (flags['idempotency-key'] !== undefined) usage.push({flag: '--idempotency-key', rule: 'cannot be used with --from-file: each row gets its own key, derived from the file'})
   if (usage.length > 0) throw new InputError(usage)
 
+  compileParsers()
   const store = openJournalStore(out)
   const spoolDir = store.open() ? store.dir : (await import('node:os')).tmpdir()
   let input: BulkInput | undefined
