@@ -46,16 +46,18 @@ export const DEFAULT_CONCURRENCY = 8
 const MAX_LISTED_PROBLEMS = 1000
 /** 429s one row may meet before it is left "unknown" (the run still ends). */
 const MAX_THROTTLES_PER_ROW = 50
-/** How often (rows) the engine looks at its memory, and how far above its size when sending began it lets it grow. */
+/** How often (rows) the engine looks at its heap, and how far past what was live it lets it grow. */
 const MEMORY_CHECK_ROWS = 1000
 const MEMORY_HEADROOM_BYTES = 32 * 1024 * 1024
 
 /**
  * V8 lets its old space grow far beyond what is live when a process allocates fast for long (each row's request
  * and answer survive a few young collections while in flight): a 100,000-row run peaked at ~180 MiB with ~20 MiB
- * live. So when the process has grown MEMORY_HEADROOM_BYTES past its size when sending began, one full collection
- * brings it back: the peak stays near the 1,000-row one. Only then: a forced collection also shrinks V8's young
- * generation, and a run that forced one every 2,000 rows spent ~40% more CPU in the collections that followed.
+ * live. So, in the checking pass and while sending, when the heap has grown MEMORY_HEADROOM_BYTES past what was
+ * live (at the start, or after the last collection), one full collection brings it back: a 100,000-row run then
+ * peaks at ~130 MiB. Only then: a forced collection also shrinks V8's young generation, and a run that forced
+ * one every 2,000 rows spent ~40% more CPU in the collections that followed. (Judged on the heap, not the
+ * process's RSS: V8 keeps freed pages for a while, so a limit on RSS kept moving up.)
  */
 function memoryKeeper(): {check(): void} {
   let gc: (() => void) | undefined
@@ -65,13 +67,14 @@ function memoryKeeper(): {check(): void} {
   } catch {
     return {check: () => undefined}
   }
-  let limit = process.memoryUsage.rss() + MEMORY_HEADROOM_BYTES
+  const heap = () => process.memoryUsage().heapUsed
+  let limit = heap() + MEMORY_HEADROOM_BYTES
   return {
     check: () => {
-      if (process.memoryUsage.rss() <= limit) return
+      if (heap() <= limit) return
       gc()
-      // what stays after a collection is live (or pages V8 keeps): the next one only when it grows as much again
-      limit = Math.max(limit, process.memoryUsage.rss() + MEMORY_HEADROOM_BYTES / 2)
+      // what stays after a collection is live: the next one only when the heap grows as much again
+      limit = heap() + MEMORY_HEADROOM_BYTES
     },
   }
 }
@@ -257,7 +260,8 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     // pass 1: every row checked; while all are good, each one's request is built, keyed and spooled for sending
     spool = new RowSpool(spoolDir)
     const templates = new Map<EndpointId, PreparedRequest>()
-    const total = await validateAll(input, run, rowTotals, keyer(ctx, salt, spool, templates))
+    const memory = memoryKeeper()
+    const total = await validateAll(input, run, rowTotals, keyer(ctx, salt, spool, templates), memory)
     spool.close()
     const checkSeconds = ((Date.now() - checkStarted) / 1000).toFixed(1)
     const requestOf = (s: SpooledRow): PreparedRequest => {
@@ -300,7 +304,6 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const started = Date.now()
     const retries = flags.retries ?? 3
 
-    const memory = memoryKeeper()
     let unreachableStreak = 0
     let stopped = false
     const finish = (o: RowOutcome) => {
@@ -388,7 +391,7 @@ function recordOf(r: InputRow, run: BulkRun): BulkRecord {
  * The checking pass: every row checked; exit 2 with each problem when any. Returns the number of rows. While no
  * row has had a problem, `keep` gets each row's request (in file order), to derive its key and spool it.
  */
-async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, keep?: (r: InputRow, req: BulkRequest) => void): Promise<number> {
+async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, keep?: (r: InputRow, req: BulkRequest) => void, memory?: {check(): void}): Promise<number> {
   const problems: InputProblem[] = []
   let more = 0
   const reported = new Set<string>()
@@ -403,6 +406,7 @@ async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, 
       continue
     }
     rows++
+    if (memory && rows % MEMORY_CHECK_ROWS === 0) memory.check()
     const checked = run.op.request(recordOf(r, run))
     const body = (checked.input.body ?? {}) as {amount?: unknown; currency?: unknown}
     if (checked.problems.length === 0) {
