@@ -156,25 +156,7 @@ export class JournalStore {
 
   /** Every record of the segments, oldest first. */
   records(names = this.segments()): JournalRecord[] {
-    const out: JournalRecord[] = []
-    for (const name of names) {
-      let text: string
-      try {
-        text = readFileSync(join(this.dir, name), 'utf8')
-      } catch {
-        continue
-      }
-      for (const line of text.split('\n')) {
-        if (line === '') continue
-        try {
-          const r = JSON.parse(line) as JournalRecord
-          if (r && (r.t === 'op' || r.t === 'outcome') && typeof r.key === 'string') out.push(r)
-        } catch {
-          // a torn last line (a crash mid-write): skip it
-        }
-      }
-    }
-    return out
+    return this.parsed(names, () => true)
   }
 
   /**
@@ -185,8 +167,21 @@ export class JournalStore {
    */
   entriesAbout(needles: string[]): JournalEntry[] {
     const keys = new Set<string>()
+    const wanted = (line: string) => {
+      const key = keyOfLine(line)
+      return key === undefined || keys.has(key) || needles.some((n) => line.includes(n))
+    }
+    const records = this.parsed(this.segments(), wanted, (r) => {
+      if (r.t === 'op') keys.add(r.key)
+      return keys.has(r.key)
+    })
+    return this.entries(records)
+  }
+
+  /** The records of the segments whose line passes `wanted` and which pass `keep`, oldest first; torn lines skipped. */
+  private parsed(names: string[], wanted: (line: string) => boolean, keep: (r: JournalRecord) => boolean = () => true): JournalRecord[] {
     const out: JournalRecord[] = []
-    for (const name of this.segments()) {
+    for (const name of names) {
       let text: string
       try {
         text = readFileSync(join(this.dir, name), 'utf8')
@@ -194,20 +189,16 @@ export class JournalStore {
         continue
       }
       for (const line of text.split('\n')) {
-        if (line === '') continue
-        const key = keyOfLine(line)
-        if (key !== undefined && !keys.has(key) && !needles.some((n) => line.includes(n))) continue
+        if (line === '' || !wanted(line)) continue
         try {
           const r = JSON.parse(line) as JournalRecord
-          if (!r || (r.t !== 'op' && r.t !== 'outcome') || typeof r.key !== 'string') continue
-          if (r.t === 'op') keys.add(r.key)
-          if (keys.has(r.key)) out.push(r)
+          if (r && (r.t === 'op' || r.t === 'outcome') && typeof r.key === 'string' && keep(r)) out.push(r)
         } catch {
           // a torn last line (a crash mid-write): skip it
         }
       }
     }
-    return this.entries(out)
+    return out
   }
 
   /** Operations with their latest outcome, oldest first. */
