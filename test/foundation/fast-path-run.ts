@@ -36,3 +36,16 @@ export function probedRun(args: string[], env: Record<string, string | undefined
     child.on('close', (code) => resolve({code: code ?? -1, stdout, stderr: stderr.replace('[oclif loaded]', ''), oclifLoaded: stderr.includes('[oclif loaded]'), nodeModules: loaded ? (JSON.parse(loaded) as string[]) : []}))
   })
 }
+
+/** Node's own modules a bare `node empty.cjs` loads with the same probe: what a Node version loads by itself (Node 24's bootstrap loads the ES-module job, for one). */
+export function bareNodeModules(): Promise<string[]> {
+  const empty = join(probeDir, 'empty.cjs')
+  writeFileSync(empty, '')
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--require', probe, empty], {stdio: ['ignore', 'ignore', 'ignore', 'pipe']})
+    let loaded = ''
+    child.stdio[3]!.setEncoding('utf8').on('data', (d: string) => (loaded += d))
+    child.on('error', reject)
+    child.on('close', () => resolve(loaded ? (JSON.parse(loaded) as string[]) : []))
+  })
+}
