@@ -210,7 +210,7 @@ export class ApiClient {
   withIdempotencyKey(req: PreparedRequest, key: string): PreparedRequest {
     const problems = headerProblems({idempotencyKey: key})
     if (problems.length > 0) throw new InputError(problems)
-    return {...req, headers: {...req.headers, 'idempotency-key': key}, idempotencyKey: key, keyGiven: true, safeToRepeat: true}
+    return {...rekeyed(req, key), keyGiven: true, safeToRepeat: true}
   }
 
   /** Calls an endpoint of the table. */
@@ -413,6 +413,11 @@ function rulesForUnknownPath(method: string, pathname: string): {auth: boolean; 
   const family = (path: string) => path.split('/').slice(0, 3).join('/')
   const exempt = endpointList.some((e) => !e.accountRef && e.auth && e.method === method && family(e.path) === family(pathname))
   return {auth: true, accountRef: !exempt}
+}
+
+/** The request under another Idempotency-Key (the field and the header), nothing else changed. */
+export function rekeyed(req: PreparedRequest, key: string): PreparedRequest {
+  return {...req, idempotencyKey: key, headers: {...req.headers, 'idempotency-key': key}}
 }
 
 export function parseJson(text: string): unknown {

@@ -17,7 +17,7 @@
  * Failures whose outcome is unknown, and SIGINT/SIGTERM while the request is in flight, name the key and the
  * command that resumes it (stderr, and the --json error envelope).
  */
-import type {ApiResponse, ClientSettings, JournalEntryHandle, PreparedRequest, RequestJournal} from '../client/api-client.js'
+import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, rekeyed} from '../client/api-client.js'
 import {ApiError, InterruptedError, NetworkError, PayError} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
 import {redactUrl} from '../client/redact.js'
@@ -76,7 +76,7 @@ export class JournalGate implements RequestJournal {
         // an unknown outcome stays the answer until an entry with the SAME key settles it (a later failure under
         // another key, or one that only looks certain, says nothing about it)
         this.options.notice(`resuming: the same request was sent at ${pending.op.at} and its outcome is unknown; reusing its Idempotency-Key ${pending.op.key}`)
-        request = withKey(req, pending.op.key)
+        request = rekeyed(req, pending.op.key)
         keyWasUnknown = true
       } else if (reference !== undefined) {
         const other = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl && stateOf(e) === 'unknown')
@@ -174,10 +174,6 @@ function findLast(entries: JournalEntry[], pred: (e: JournalEntry, i: number) =>
   return undefined
 }
 
-function withKey(req: PreparedRequest, key: string): PreparedRequest {
-  return {...req, idempotencyKey: key, headers: {...req.headers, 'idempotency-key': key}}
-}
-
 function replayOf(req: PreparedRequest, e: JournalEntry): ApiResponse {
   const text = e.outcome?.body ?? ''
   let body: unknown
@@ -186,7 +182,7 @@ function replayOf(req: PreparedRequest, e: JournalEntry): ApiResponse {
   } catch {
     body = undefined
   }
-  return {status: e.outcome?.status ?? 200, headers: {}, body, text, attempts: 0, request: withKey(req, e.op.key), replayedAt: e.outcome?.at}
+  return {status: e.outcome?.status ?? 200, headers: {}, body, text, attempts: 0, request: rekeyed(req, e.op.key), replayedAt: e.outcome?.at}
 }
 
 /** merchant_reference of a JSON body, when it has one. */
