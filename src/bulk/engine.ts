@@ -59,19 +59,21 @@ const MEMORY_HEADROOM_BYTES = 32 * 1024 * 1024
  * one every 2,000 rows spent ~40% more CPU in the collections that followed. (Judged on the heap, not the
  * process's RSS: V8 keeps freed pages for a while, so a limit on RSS kept moving up.)
  */
-function memoryKeeper(): {check(): void} {
+function memoryKeeper(): {row(): void} {
   let gc: (() => void) | undefined
   try {
     setFlagsFromString('--expose-gc')
     gc = runInNewContext('gc') as () => void
   } catch {
-    return {check: () => undefined}
+    return {row: () => undefined}
   }
   const heap = () => process.memoryUsage().heapUsed
   let limit = heap() + MEMORY_HEADROOM_BYTES
+  let rows = 0
   return {
-    check: () => {
-      if (heap() <= limit) return
+    /** Called once per row (checked or sent): looks at the heap every MEMORY_CHECK_ROWS. */
+    row: () => {
+      if (++rows % MEMORY_CHECK_ROWS !== 0 || heap() <= limit) return
       gc()
       // what stays after a collection is live: the next one only when the heap grows as much again
       limit = heap() + MEMORY_HEADROOM_BYTES
@@ -108,6 +110,12 @@ export interface BulkRun {
   confirm?: (plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}) => Promise<void>
 }
 
+/** An endpoint's request as the first row built it, and its URL's origin: every row's request is it with the row's target, body and key. */
+interface Template {
+  request: PreparedRequest
+  origin: string
+}
+
 /** Stands for the row's key while its request is first built: the key is derived from that request's bytes. */
 const KEY_PLACEHOLDER = 'derived-from-the-row'
 
@@ -116,13 +124,13 @@ const KEY_PLACEHOLDER = 'derived-from-the-row'
  * scope, body bytes, occurrence of that body) and spools it. `templates` keeps one request per endpoint: a row's
  * request is its endpoint's with the row's URL, body and key (the headers are the same for every row).
  */
-function keyer(ctx: ApiContext, salt: string, spool: RowSpool, templates: Map<EndpointId, PreparedRequest>): (r: InputRow, req: BulkRequest) => void {
+function keyer(ctx: ApiContext, salt: string, spool: RowSpool, templates: Map<EndpointId, Template>): Keep {
   const {client, settings} = ctx
   const occurrences = new Occurrences()
   const scopes = new Map<string, string>()
-  return (r, {endpoint, input}) => {
+  return (r, {endpoint, input}, money) => {
     const bare = client.prepare(endpoint, {...input, idempotencyKey: KEY_PLACEHOLDER})
-    if (!templates.has(endpoint)) templates.set(endpoint, bare)
+    if (!templates.has(endpoint)) templates.set(endpoint, {request: bare, origin: splitUrl(bare.url).origin})
     const scopeId = `${bare.method} ${bare.url}`
     let scope = scopes.get(scopeId)
     if (scope === undefined) {
@@ -130,11 +138,7 @@ function keyer(ctx: ApiContext, salt: string, spool: RowSpool, templates: Map<En
       if (scopes.size < 64) scopes.set(scopeId, scope) // one URL for a create; one per row for a path (mandates cancel)
     }
     const hash = bodyHash(bare.body ?? '')
-    const body = (input.body ?? {}) as {amount?: unknown; currency?: unknown; merchant_reference?: unknown}
-    spool.add({
-      row: r.row, line: r.line, endpoint, target: splitUrl(bare.url).target, body: bare.body, key: rowKeyOfHash(scope, hash, occurrences.next(hash)), path: input.path, query: input.query,
-      reference: typeof body.merchant_reference === 'string' ? body.merchant_reference : null, amount: typeof body.amount === 'string' ? body.amount : null, currency: typeof body.currency === 'string' ? body.currency : null,
-    })
+    spool.add({row: r.row, line: r.line, endpoint, target: splitUrl(bare.url).target, body: bare.body, key: rowKeyOfHash(scope, hash, occurrences.next(hash)), path: input.path, query: input.query, ...money})
   }
 }
 
@@ -259,14 +263,14 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
 
     // pass 1: every row checked; while all are good, each one's request is built, keyed and spooled for sending
     spool = new RowSpool(spoolDir)
-    const templates = new Map<EndpointId, PreparedRequest>()
+    const templates = new Map<EndpointId, Template>()
     const memory = memoryKeeper()
     const total = await validateAll(input, run, rowTotals, keyer(ctx, salt, spool, templates), memory)
     spool.close()
     const checkSeconds = ((Date.now() - checkStarted) / 1000).toFixed(1)
     const requestOf = (s: SpooledRow): PreparedRequest => {
-      const template = templates.get(s.endpoint)!
-      return client.withIdempotencyKey({...template, url: splitUrl(template.url).origin + s.target, body: s.body}, s.key)
+      const {request, origin} = templates.get(s.endpoint)!
+      return client.withIdempotencyKey({...request, url: origin + s.target, body: s.body}, s.key)
     }
 
     // rows an earlier run settled (the plan of --dry-run and the live confirmation both show it)
@@ -310,7 +314,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       unreachableStreak = o.status === 'unknown' && o.http_status === null && !o.earlier ? unreachableStreak + 1 : o.earlier ? unreachableStreak : 0
       if (unreachableStreak >= UNREACHABLE_AFTER) stopped = true
       counts.done++
-      if (counts.done % MEMORY_CHECK_ROWS === 0) memory.check()
+      memory.row()
       counts[o.status]++
       if (o.earlier) counts.earlier++
       else journal.record(o)
@@ -387,11 +391,21 @@ function recordOf(r: InputRow, run: BulkRun): BulkRecord {
   return {...run.defaults, ...r.values}
 }
 
+/** What a row's body says of its money and reference (strings, else null): for the totals, the spool and the report. */
+function moneyOf(body: unknown): Pick<SpooledRow, 'reference' | 'amount' | 'currency'> {
+  const b = (body ?? {}) as {amount?: unknown; currency?: unknown; merchant_reference?: unknown}
+  const text = (v: unknown) => (typeof v === 'string' ? v : null)
+  return {reference: text(b.merchant_reference), amount: text(b.amount), currency: text(b.currency)}
+}
+
+/** What the checking pass hands on for each good row, in file order. */
+type Keep = (r: InputRow, req: BulkRequest, money: Pick<SpooledRow, 'reference' | 'amount' | 'currency'>) => void
+
 /**
  * The checking pass: every row checked; exit 2 with each problem when any. Returns the number of rows. While no
  * row has had a problem, `keep` gets each row's request (in file order), to derive its key and spool it.
  */
-async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, keep?: (r: InputRow, req: BulkRequest) => void, memory?: {check(): void}): Promise<number> {
+async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, keep?: Keep, memory?: {row(): void}): Promise<number> {
   const problems: InputProblem[] = []
   let more = 0
   const reported = new Set<string>()
@@ -406,12 +420,12 @@ async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, 
       continue
     }
     rows++
-    if (memory && rows % MEMORY_CHECK_ROWS === 0) memory.check()
+    memory?.row()
     const checked = run.op.request(recordOf(r, run))
-    const body = (checked.input.body ?? {}) as {amount?: unknown; currency?: unknown}
     if (checked.problems.length === 0) {
-      totals.add(typeof body.amount === 'string' ? body.amount : null, typeof body.currency === 'string' ? body.currency : null)
-      if (problems.length === 0) keep?.(r, checked)
+      const money = moneyOf(checked.input.body)
+      totals.add(money.amount, money.currency)
+      if (problems.length === 0) keep?.(r, checked, money)
     }
     for (const p of checked.problems) {
       // a column that is not an input is a problem of the header: listed once, with the first line showing it
