@@ -46,10 +46,10 @@ const FIELDS = [
  * `--client-secret -`: the secret is read from stdin (one trailing line break dropped), so that it never sits in
  * argv, which the process list and oclif's DEBUG=* show. Any other value is returned as given.
  */
-export async function secretFlag(value: string | undefined, flag = '--client-secret', stdin: NodeJS.ReadableStream = process.stdin): Promise<string | undefined> {
+export async function secretFlag(value: string | undefined, flag = '--client-secret', stdin?: NodeJS.ReadableStream): Promise<string | undefined> {
   if (value !== '-') return value
   const chunks: Buffer[] = []
-  for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))
+  for await (const chunk of stdin ?? process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))
   const secret = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
   if (secret === '') throw InputError.one(flag, '- reads the secret from stdin, which was empty')
   return secret

@@ -18,7 +18,8 @@ export interface Terminal {
 export function detectTerminal(env: NodeJS.ProcessEnv = process.env): Terminal {
   const stdoutIsTTY = Boolean(process.stdout.isTTY)
   const stderrIsTTY = Boolean(process.stderr.isTTY)
-  const stdinIsTTY = Boolean(process.stdin.isTTY)
+  // isatty, not process.stdin.isTTY: touching process.stdin builds a stream (about 2 ms of start-up for a /dev/null stdin)
+  const stdinIsTTY = process.getBuiltinModule('node:tty').isatty(0)
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== ''
   const force = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0'
   const set = (v: string | undefined) => v !== undefined && v !== '' && v !== 'false' && v !== '0'
