@@ -58,6 +58,8 @@ export interface JournalEntryHandle {
   request: PreparedRequest
   /** Set when the same request already succeeded: return this, send nothing. */
   replay?: ApiResponse
+  /** Settles once the journal's record of the request is on disk: no byte of the request is written before. */
+  durable?: Promise<void>
   succeeded(res: ApiResponse): void
   /** Records the failure; returns the error to throw (naming the key when the outcome is unknown). */
   failed(err: unknown): unknown
@@ -231,7 +233,7 @@ export class ApiClient {
     const entry = journal.begin(req, this.options.settings, this.baseUrl())
     if (entry.replay) return entry.replay as ApiResponse<T>
     try {
-      const res = await this.exchange<T>(entry.request)
+      const res = await this.exchange<T>(entry.request, entry.durable)
       entry.succeeded(res)
       return res
     } catch (err) {
@@ -246,20 +248,20 @@ export class ApiClient {
     return this.exchange<T>(req)
   }
 
-  /** Auth, retries with the same key and body bytes, one token refresh on 401. */
-  private async exchange<T>(req: PreparedRequest): Promise<ApiResponse<T>> {
+  /** Auth, retries with the same key and body bytes, one token refresh on 401; nothing is written before `ready` settles. */
+  private async exchange<T>(req: PreparedRequest, ready?: Promise<void>): Promise<ApiResponse<T>> {
     const retries = req.retries ?? this.retries
     // whether any attempt so far may have reached the service: the error carries it (the last attempt alone does not decide)
     const tried = {maybeSent: false}
     try {
-      return await this.attempts<T>(req, retries, tried)
+      return await this.attempts<T>(req, retries, tried, ready)
     } catch (err) {
       if (tried.maybeSent && err instanceof PayError) err.anyAttemptMaybeSent = true
       throw err
     }
   }
 
-  private async attempts<T>(req: PreparedRequest, retries: number, tried: {maybeSent: boolean}): Promise<ApiResponse<T>> {
+  private async attempts<T>(req: PreparedRequest, retries: number, tried: {maybeSent: boolean}, ready?: Promise<void>): Promise<ApiResponse<T>> {
     // --timeout bounds each attempt (body included); all attempts and the waits between them share this deadline
     const deadline = nowMs() + this.requestBudgetMs()
     const withinDeadline = (wait: number) => nowMs() + wait < deadline
@@ -278,7 +280,7 @@ export class ApiClient {
       const timeoutMs = Math.max(1, Math.min(this.timeoutMs, Math.round(deadline - started)))
       let res
       try {
-        res = await this.transportFor().send({method: req.method, url: req.url, headers, body: req.body, timeoutMs})
+        res = await this.transportFor().send({method: req.method, url: req.url, headers, body: req.body, timeoutMs, ready})
       } catch (err) {
         const outcome = classifyNetworkError(err)
         const maybeSent = outcome.kind === 'network' ? outcome.sent : outcome.kind !== 'tls'

@@ -27,6 +27,8 @@ export interface HttpRequest {
   headers: Record<string, string>
   body?: string
   timeoutMs: number
+  /** Nothing of the request is written before this settles (the journal's fsync); the connection is made meanwhile. It must not reject. */
+  ready?: Promise<void>
 }
 
 /** Validates a base URL: absolute http(s), and https unless the host is loopback. Exit 2 otherwise. */
@@ -220,7 +222,8 @@ export class Transport {
         connectTimer = setTimeout(() => out.destroy(failure(`could not connect within ${CONNECT_TIMEOUT_MS} ms`, CONNECT_TIMEOUT_CODE)), CONNECT_TIMEOUT_MS)
         socket.once(https ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer))
       })
-      out.end(req.body)
+      if (req.ready) void req.ready.then(() => settled || out.end(req.body))
+      else out.end(req.body)
     })
   }
 
@@ -228,6 +231,7 @@ export class Transport {
   private async sendThroughProxy(req: HttpRequest): Promise<HttpResponse> {
     const {EnvHttpProxyAgent} = await loadUndici()
     this.dispatcher ??= Promise.resolve(new EnvHttpProxyAgent({keepAliveTimeout: KEEP_ALIVE_MS, connect: {timeout: CONNECT_TIMEOUT_MS}}))
+    await req.ready
     const res = await exchange(await this.dispatcher, req.url, req)
     return {status: res.status, headers: res.headers, text: res.body.toString('utf8')}
   }

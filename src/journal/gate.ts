@@ -95,12 +95,11 @@ export class JournalGate implements RequestJournal {
       t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: redactUrl(req.url), base_url: shownBaseUrl,
       client_id: settings.clientId, account_ref: settings.accountRef, body_sha256: bodySha, reference, command, pid: process.pid,
     }
-    this.store.append(op)
-
-    // Outcomes are written, not fsync'd: one lost with the machine reads as unknown, and the next run resends
-    // the same request under the same key, which the service answers once. The operation itself is fsync'd
-    // before it is sent (append's default): that record is what makes a re-run reuse the key.
-    const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o}, false)
+    // The operation is fsync'd before a byte of the request is sent (the transport waits for `durable`): that record
+    // is what makes a re-run reuse the key. Outcomes are written, not fsync'd: one lost with the machine reads as
+    // unknown, and the next run resends the same request under the same key, which the service answers once.
+    const durable = this.store.appendDurable(op)
+    const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o})
     const unknownHint = `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${reference ? `; check with \`pay transactions verify ${reference}\`` : ''}`
     const onSignal = (signal: NodeJS.Signals) => {
       const code = signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED
@@ -116,6 +115,7 @@ export class JournalGate implements RequestJournal {
 
     return {
       request,
+      durable,
       succeeded(res) {
         const body = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
         const id = typeof body?.id === 'string' ? body.id : typeof body?.merchant_reference === 'string' ? body.merchant_reference : undefined

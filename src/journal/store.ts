@@ -8,7 +8,7 @@
  * When the directory cannot be created or written, the journal warns once and turns itself off: the command
  * still runs, only without the protection of the journal.
  */
-import {closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
+import {closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
@@ -117,25 +117,61 @@ export class JournalStore {
     return true
   }
 
-  /** Appends one record to today's segment; `sync` fsyncs it before returning. */
-  append(record: JournalRecord, sync = true): void {
+  /** Appends one record to today's segment, without fsync (an outcome: one lost with the machine reads as unknown). */
+  append(record: JournalRecord): void {
     if (!this.open()) return
-    this.appendLine(join(this.dir, `${day(this.now())}.ndjson`), JSON.stringify(record), sync)
+    this.appendLine(this.segmentFile(), JSON.stringify(record), false)
+  }
+
+  /**
+   * Appends one record to today's segment and fsyncs it on libuv's thread pool (an operation about to be sent).
+   * The promise settles once the record is on disk, or once the journal has turned itself off: the caller prepares
+   * its request meanwhile (loads node:http, connects) and writes no byte of it before then, so the fsync costs
+   * no time of its own. It never rejects.
+   */
+  appendDurable(record: JournalRecord): Promise<void> {
+    if (!this.open()) return Promise.resolve()
+    const fd = this.openAndWrite(this.segmentFile(), JSON.stringify(record))
+    if (fd === undefined) return Promise.resolve()
+    return new Promise((resolve) => {
+      fsync(fd, (err) => {
+        closeSync(fd)
+        if (err) this.disable(err)
+        resolve()
+      })
+    })
   }
 
   /** Appends lines to any file of the journal (bulk run files), in one write. */
   appendLine(file: string, text: string, sync: boolean): void {
     if (!this.open()) return
-    let fd: number | undefined
+    const fd = this.openAndWrite(file, text)
+    if (fd === undefined) return
     try {
-      fd = openSync(file, 'a', SECRET_FILE_MODE)
-      writeSync(fd, text.endsWith('\n') ? text : `${text}\n`)
       if (sync) fsyncSync(fd)
     } catch (err) {
       this.disable(err)
     } finally {
-      if (fd !== undefined) closeSync(fd)
+      closeSync(fd)
     }
+  }
+
+  /** Opens `file` for appending and writes `text` (one line break ensured) in one write: the open fd, or undefined (journal off). */
+  private openAndWrite(file: string, text: string): number | undefined {
+    let fd: number | undefined
+    try {
+      fd = openSync(file, 'a', SECRET_FILE_MODE)
+      writeSync(fd, text.endsWith('\n') ? text : `${text}\n`)
+      return fd
+    } catch (err) {
+      if (fd !== undefined) closeSync(fd)
+      this.disable(err)
+      return undefined
+    }
+  }
+
+  private segmentFile(): string {
+    return join(this.dir, `${day(this.now())}.ndjson`)
   }
 
   /** appendLine without blocking the event loop (bulk runs). */
@@ -270,7 +306,7 @@ export class JournalStore {
     if (lines.length === 0) return true
     let fd: number | undefined
     try {
-      fd = openSync(join(this.dir, `${day(this.now())}.ndjson`), 'a', SECRET_FILE_MODE)
+      fd = openSync(this.segmentFile(), 'a', SECRET_FILE_MODE)
       writeSync(fd, `${lines.join('\n')}\n`)
       fsyncSync(fd)
       return true

@@ -94,13 +94,13 @@ describe('JournalStore', () => {
     expect(store.entries().map((e) => e.op.key)).toEqual(['kept'])
   })
 
-  it('turns itself off with one warning when the state dir cannot be written', () => {
+  it('turns itself off with one warning when the state dir cannot be written', async () => {
     const dir = tempConfigDir()
     writeFileSync(join(dir, 'blocked'), 'a file, not a directory')
     const warnings: string[] = []
     const store = new JournalStore(join(dir, 'blocked'), {warn: (t) => warnings.push(t)})
     store.append(op('k'))
-    store.append(op('k2'))
+    await store.appendDurable(op('k2'))
     expect(store.enabled).toBe(false)
     expect(store.entries()).toEqual([])
     expect(warnings).toHaveLength(1)
@@ -111,7 +111,7 @@ describe('JournalStore', () => {
     const dir = tempConfigDir()
     const storeUrl = pathToFileURL(join(ROOT, 'dist', 'journal', 'store.js')).href
     const script = `const {JournalStore} = await import(${JSON.stringify(storeUrl)}); const s = new JournalStore(process.argv[1]);
-      for (let i = 0; i < 300; i++) s.append({t: 'op', at: 'now', key: process.pid + '-' + i, match: 'm', endpoint: 'e', method: 'POST', url: 'u', base_url: 'b', body_sha256: 'x'.repeat(2000), pid: process.pid}, i % 10 === 0)`
+      for (let i = 0; i < 300; i++) { const r = {t: 'op', at: 'now', key: process.pid + '-' + i, match: 'm', endpoint: 'e', method: 'POST', url: 'u', base_url: 'b', body_sha256: 'x'.repeat(2000), pid: process.pid}; if (i % 10 === 0) await s.appendDurable(r); else s.append(r) }`
     const run = () => new Promise<number>((resolve) => spawn(process.execPath, ['--input-type=module', '-e', script, dir], {stdio: 'inherit'}).on('close', (c) => resolve(c ?? -1)))
     expect(await Promise.all([run(), run(), run(), run()])).toEqual([0, 0, 0, 0])
     const text = readFileSync(join(dir, 'journal', `${new Date().toISOString().slice(0, 10)}.ndjson`), 'utf8')
