@@ -1,8 +1,8 @@
 // Build: TypeScript and the start-up bundles (scripts/bundle.mjs) into a fresh directory that is then swapped in
 // as dist/ by renames, so that a test or a `pay` run going on meanwhile (several builds may run at once in one
-// work tree) never sees a half-written or missing dist/; then the bundles' V8 code caches
-// (scripts/code-cache.mjs); then the oclif manifest (commands are found from it, not by scanning at start-up);
-// then dist/help-cache.json (bin/run.cjs serves `--help` from it without loading oclif; scripts/help-cache.mjs).
+// work tree) never sees a half-written or missing dist/; then the oclif manifest (commands are found from it, not
+// by scanning at start-up); then dist/help-cache.json (bin/run.cjs serves `--help` from it without loading oclif;
+// scripts/help-cache.mjs) and dist/direct-run.json; then the bundles' V8 code caches (scripts/code-cache.mjs).
 // PAY_NO_BUNDLE=1 builds plain tsc output (no bundles, no code caches).
 import {execFileSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
@@ -28,8 +28,6 @@ try {
   rmSync(fresh, {recursive: true, force: true})
   rmSync(old, {recursive: true, force: true})
 }
-// V8 records the file name in the code cache, so it is made where the bundles now live
-if (!process.env.PAY_NO_BUNDLE) run(process.execPath, [join(root, 'scripts', 'code-cache.mjs'), dist])
 run(bin('oclif'), ['manifest'])
 // oclif writes the commands in the order their modules finished loading, which varies from build to build; the
 // committed manifest is kept in id order so that a rebuild does not reorder it (oclif sorts them when it loads).
@@ -40,3 +38,6 @@ writeFileSync(manifestFile, JSON.stringify(manifest, null, 2))
 run(process.execPath, [join(root, 'scripts', 'help-cache.mjs')])
 // then dist/direct-run.json: the flags of the operation commands, which bin/run.cjs runs without oclif
 run(process.execPath, [join(root, 'scripts', 'direct-table.mjs')])
+// V8 records the file name in the code cache, so it is made where the bundles now live; last, because making it
+// runs commands as bin/run.cjs's direct path does, which reads dist/direct-run.json
+if (!process.env.PAY_NO_BUNDLE) run(process.execPath, [join(root, 'scripts', 'code-cache.mjs'), dist])
