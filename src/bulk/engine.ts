@@ -25,6 +25,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {setFlagsFromString} from 'node:v8'
 import {runInNewContext} from 'node:vm'
 import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client.js'
+import type {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
 import {compileParsers} from '../api/zod-config.js'
 import {classifyState, pollDelayMs, stateOf} from '../cli/wait.js'
@@ -307,6 +308,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const progress = await progressReporter(out, total)
     const started = Date.now()
     const retries = flags.retries ?? 3
+    const pool = await client.poolTransport(concurrency)
 
     let unreachableStreak = 0
     let stopped = false
@@ -341,7 +343,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
           finish(settled)
           continue
         }
-        const sent = await sendRow(ctx, requestOf(r), r, rate, retries)
+        const sent = await sendRow(ctx, requestOf(r), r, rate, retries, pool)
         finish(run.wait && sent.response ? await waitRow(ctx, sent, run.wait.poll(r.endpoint, sent.response, callInputOf(r)), run.wait.timeoutSec, rate) : sent.outcome)
       }
     }
@@ -351,6 +353,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       await journal.end()
       progress.stop(counts)
       await sink.close()
+      await pool?.close()
     }
 
     if (stopped) {
@@ -487,7 +490,7 @@ async function waitRow(ctx: ApiContext, sent: Sent, spec: PollTarget, timeoutSec
 }
 
 /** Sends one row until it succeeds, fails for certain, or its retries run out (unknown). */
-async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number): Promise<Sent> {
+async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number, via?: PoolTransport): Promise<Sent> {
   const base: RowOutcome = {
     row: r.row, line: r.line, reference: r.reference, status: 'unknown', http_status: null, id: null, state: null, error_code: null, error_message: null,
     idempotency_key: r.key, amount: r.amount, currency: r.currency,
@@ -499,7 +502,7 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     let res: ApiResponse | undefined
     let err: ErrorShape | undefined
     try {
-      res = await ctx.client.sendUnjournaled({...req, retries: 0})
+      res = await ctx.client.sendUnjournaled({...req, retries: 0}, via)
     } catch (e) {
       err = e as ErrorShape
     } finally {

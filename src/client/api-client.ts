@@ -11,7 +11,8 @@ import {redactBodyText, redactHeaders, redactUrl, redactValues} from './redact.j
 import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, backoffMs, classifyNetworkError, errorCode, isRetryable, retryAfterMs, DEADLINE_FACTOR} from './retry-policy.js'
 import {ExitCode} from './exit-codes.js'
 import {randomUUID} from './digest.js'
-import {Transport, checkBaseUrl, configuredProxy} from './transport.js'
+import {Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
+import type {PoolTransport} from './pool-transport.js'
 
 /** Milliseconds for deadlines and --debug's timings (node:perf_hooks would add ~1.6 ms to every command's start). */
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6
@@ -243,25 +244,42 @@ export class ApiClient {
     }
   }
 
-  /** Sends without the journal: for a caller that journals itself (the bulk engine, src/bulk/). */
-  async sendUnjournaled<T = unknown>(req: PreparedRequest): Promise<ApiResponse<T>> {
-    return this.exchange<T>(req)
+  /**
+   * Sends without the journal: for a caller that journals itself (the bulk engine, src/bulk/). `via`: the HTTP
+   * layer to use instead of the client's (the bulk engine's pool, see poolTransport); everything above it is the same.
+   */
+  async sendUnjournaled<T = unknown>(req: PreparedRequest, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
+    return this.exchange<T>(req, undefined, via)
   }
 
-  /** Auth, retries with the same key and body bytes, one token refresh on 401; nothing is written before `ready` settles. */
-  private async exchange<T>(req: PreparedRequest, ready?: Promise<void>): Promise<ApiResponse<T>> {
+  /**
+   * The HTTP layer for many requests at once (a bulk run): a pool of `connections` keep-alive connections
+   * (src/client/pool-transport.ts). Undefined where requests must take the client's own transport: a proxy in the
+   * environment (the plain transport honours it and NO_PROXY), or a transport given to the client (tests).
+   * The caller closes it.
+   */
+  async poolTransport(connections: number): Promise<PoolTransport | undefined> {
+    if (this.options.transport || proxyConfigured()) return undefined
+    return (await import('./pool-transport.js')).PoolTransport.open(connections)
+  }
+
+  /**
+   * Auth, retries with the same key and body bytes, one token refresh on 401; nothing is written before `ready`
+   * settles. `via`: the HTTP layer instead of the client's transport (sendUnjournaled).
+   */
+  private async exchange<T>(req: PreparedRequest, ready?: Promise<void>, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
     const retries = req.retries ?? this.retries
     // whether any attempt so far may have reached the service: the error carries it (the last attempt alone does not decide)
     const tried = {maybeSent: false}
     try {
-      return await this.attempts<T>(req, retries, tried, ready)
+      return await this.attempts<T>(req, retries, tried, via ?? this.transportFor(), ready)
     } catch (err) {
       if (tried.maybeSent && err instanceof PayError) err.anyAttemptMaybeSent = true
       throw err
     }
   }
 
-  private async attempts<T>(req: PreparedRequest, retries: number, tried: {maybeSent: boolean}, ready?: Promise<void>): Promise<ApiResponse<T>> {
+  private async attempts<T>(req: PreparedRequest, retries: number, tried: {maybeSent: boolean}, transport: Pick<Transport, 'send'>, ready?: Promise<void>): Promise<ApiResponse<T>> {
     // --timeout bounds each attempt (body included); all attempts and the waits between them share this deadline
     const deadline = nowMs() + this.requestBudgetMs()
     const withinDeadline = (wait: number) => nowMs() + wait < deadline
@@ -280,7 +298,7 @@ export class ApiClient {
       const timeoutMs = Math.max(1, Math.min(this.timeoutMs, Math.round(deadline - started)))
       let res
       try {
-        res = await this.transportFor().send({method: req.method, url: req.url, headers, body: req.body, timeoutMs, ready})
+        res = await transport.send({method: req.method, url: req.url, headers, body: req.body, timeoutMs, ready})
       } catch (err) {
         const outcome = classifyNetworkError(err)
         const maybeSent = outcome.kind === 'network' ? outcome.sent : outcome.kind !== 'tls'

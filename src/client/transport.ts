@@ -49,8 +49,8 @@ export function checkBaseUrl(baseUrl: string, flag = '--base-url'): URL {
   return url
 }
 
-const CONNECT_TIMEOUT_MS = 10_000
-const KEEP_ALIVE_MS = 10_000
+export const CONNECT_TIMEOUT_MS = 10_000
+export const KEEP_ALIVE_MS = 10_000
 
 /** An exchange (connect, headers and the whole body) did not finish within its time. */
 export class ExchangeTimeoutError extends Error {

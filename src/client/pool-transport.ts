@@ -1,0 +1,100 @@
+/**
+ * The HTTP layer of a bulk run (src/bulk/): one undici Pool per origin, `connections` keep-alive connections
+ * (the run's --concurrency), no pipelining, requests dispatched with a bare handler (no Readable per response, no
+ * AbortController). It does what src/client/transport.ts's direct path does, so the client core above it
+ * (retries, the 401 refresh, error classification, the response schema) is the same for every request:
+ *   - one timer bounds the whole exchange (connect, headers, the body's last byte): ExchangeTimeoutError;
+ *   - a connection not made within CONNECT_TIMEOUT_MS fails as "never sent" (undici's UND_ERR_CONNECT_TIMEOUT);
+ *   - failures carry undici's error codes, which src/client/retry-policy.ts classifies (the proxy path's too);
+ *   - nothing is written before the request's `ready` settles.
+ * Only used where the plain transport would go direct (no proxy in the environment, no transport injected by a
+ * test): see ApiClient.poolTransport. A 10,000-row run costs ~0.25 s less CPU than through node:http.
+ */
+import type {Dispatcher, Pool} from 'undici'
+import {type HttpRequest, type HttpResponse, CONNECT_TIMEOUT_MS, ExchangeTimeoutError, KEEP_ALIVE_MS, loadUndici} from './transport.js'
+
+export class PoolTransport {
+  private readonly pools = new Map<string, Pool>()
+
+  private constructor(
+    private readonly undici: typeof import('undici'),
+    private readonly connections: number,
+  ) {}
+
+  /** Loads undici (once per process; see loadUndici). */
+  static async open(connections: number): Promise<PoolTransport> {
+    return new PoolTransport(await loadUndici(), connections)
+  }
+
+  send(req: HttpRequest): Promise<HttpResponse> {
+    // origin and target: the URL was built by the client core (absolute, checked), so a plain split is enough
+    const slash = req.url.indexOf('/', req.url.indexOf('//') + 2)
+    const origin = slash < 0 ? req.url : req.url.slice(0, slash)
+    const path = slash < 0 ? '/' : req.url.slice(slash)
+    let pool = this.pools.get(origin)
+    if (!pool) {
+      pool = new this.undici.Pool(origin, {connections: this.connections, pipelining: 1, keepAliveTimeout: KEEP_ALIVE_MS, connect: {timeout: CONNECT_TIMEOUT_MS}})
+      this.pools.set(origin, pool)
+    }
+    const headers: string[] = []
+    for (const name in req.headers) headers.push(name, req.headers[name])
+    return new Promise<HttpResponse>((resolve, reject) => {
+      let settled = false
+      let abort: ((err: Error) => void) | undefined
+      let timeout: ExchangeTimeoutError | undefined
+      const settle = (err: Error | undefined, value?: HttpResponse) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        if (err) reject(err)
+        else resolve(value!)
+      }
+      const timer = setTimeout(() => {
+        timeout = new ExchangeTimeoutError(req.timeoutMs)
+        settle(timeout)
+        abort?.(timeout) // not yet written (waiting for a connection): onConnect aborts it before a byte is sent
+      }, req.timeoutMs)
+      let status = 0
+      let responseHeaders: Record<string, string> = {}
+      const chunks: Buffer[] = []
+      const handler: Dispatcher.DispatchHandler = {
+        onConnect: (abortRequest: (err?: Error) => void) => {
+          if (timeout) abortRequest(timeout)
+          else abort = abortRequest
+        },
+        onHeaders: (statusCode: number, raw: Buffer[]) => {
+          status = statusCode
+          responseHeaders = headerRecord(raw)
+          return true
+        },
+        onData: (chunk: Buffer) => {
+          chunks.push(chunk)
+          return true
+        },
+        onComplete: () => settle(undefined, {status, headers: responseHeaders, text: chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')}),
+        onError: (err: Error) => settle(err),
+      }
+      const dispatch = () => pool.dispatch({origin, path, method: req.method as Dispatcher.HttpMethod, headers, body: req.body, headersTimeout: 0, bodyTimeout: 0}, handler)
+      // nothing written before `ready` settles (a journaled request's fsync; a bulk run's rows have none)
+      if (req.ready) void req.ready.then(() => settled || dispatch())
+      else dispatch()
+    })
+  }
+
+  async close(): Promise<void> {
+    const pools = [...this.pools.values()]
+    this.pools.clear()
+    await Promise.all(pools.map((p) => p.close()))
+  }
+}
+
+/** undici's raw response headers (name, value, ...) as the transports give them: lower-case names, repeats joined with ", ". */
+function headerRecord(raw: Buffer[]): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toString('latin1').toLowerCase()
+    const value = raw[i + 1].toString('latin1')
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value
+  }
+  return headers
+}
