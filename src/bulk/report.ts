@@ -63,17 +63,42 @@ export class ResultSink {
 
 const AMOUNT = /^\d+(\.\d+)?$/
 
-/** Money moved by the rows that succeeded, per currency, as decimal strings (no floats). */
+/** Distinct (currency, amount) pairs counted before they are added up (memory stays bounded). */
+const PENDING_PAIRS = 4096
+
+/**
+ * Money moved by the rows that succeeded, per currency, as decimal strings (no floats). Each row's amount is only
+ * counted (currency -> amount -> rows: a bulk file repeats its amounts); the counts are turned into exact minor
+ * units (bigint) when PENDING_PAIRS distinct pairs are held and at the end: one decimal parse per distinct pair
+ * instead of one per row of both passes.
+ */
 export class MoneyTotals {
   private readonly minor = new Map<string, bigint>()
+  private readonly pending = new Map<string, Map<string, number>>()
+  private pairs = 0
 
   add(amount: string | null, currency: string | null): void {
-    if (!amount || !currency || !AMOUNT.test(amount)) return
-    this.minor.set(currency, (this.minor.get(currency) ?? 0n) + toMinor(amount))
+    if (!amount || !currency) return
+    let counts = this.pending.get(currency)
+    if (!counts) this.pending.set(currency, (counts = new Map()))
+    const rows = counts.get(amount)
+    counts.set(amount, (rows ?? 0) + 1)
+    if (rows === undefined && ++this.pairs >= PENDING_PAIRS) this.settle()
   }
 
   toJSON(): Record<string, string> {
+    this.settle()
     return Object.fromEntries([...this.minor.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, m]) => [c, fromMinor(m)]))
+  }
+
+  private settle(): void {
+    for (const [currency, counts] of this.pending) {
+      let sum = this.minor.get(currency)
+      for (const [amount, rows] of counts) if (AMOUNT.test(amount)) sum = (sum ?? 0n) + toMinor(amount) * BigInt(rows)
+      if (sum !== undefined) this.minor.set(currency, sum)
+    }
+    this.pending.clear()
+    this.pairs = 0
   }
 }
 

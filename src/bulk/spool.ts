@@ -44,8 +44,19 @@ export class RowSpool {
     this.fd = openSync(this.path, 'wx', SECRET_FILE_MODE) // a new file: never through a link someone left in a shared temp directory
   }
 
+  /**
+   * One line per row: the row without its body as JSON, then a tab and the body's bytes as they are (a JSON body
+   * has no raw line break, and JSON text outside strings has no raw tab): the body is neither escaped into a JSON
+   * string here nor unescaped when read back. A body with a line break, or no body, stays in the JSON.
+   */
   add(row: SpooledRow): void {
-    this.buffer += `${JSON.stringify(row)}\n`
+    const body = row.body
+    if (body === undefined || body.includes('\n')) this.buffer += `${JSON.stringify(row)}\n`
+    else {
+      row.body = undefined // left out of the JSON (no copy of the row), and put back
+      this.buffer += `${JSON.stringify(row)}\t${body}\n`
+      row.body = body
+    }
     this.count++
     if (this.buffer.length >= FLUSH_CHARS) this.flush()
   }
@@ -59,13 +70,18 @@ export class RowSpool {
 
   /** The rows in the order they were added. */
   async *rows(): AsyncGenerator<SpooledRow> {
+    for await (const chunk of this.chunks()) yield* chunk
+  }
+
+  /** The rows in the order they were added, as many at a time as one read of the file holds. */
+  async *chunks(): AsyncGenerator<SpooledRow[]> {
     let rest = ''
     for await (const chunk of createReadStream(this.path, {encoding: 'utf8', highWaterMark: FLUSH_CHARS})) {
       const lines = (rest + (chunk as string)).split('\n')
       rest = lines.pop() ?? ''
-      for (const line of lines) yield JSON.parse(line) as SpooledRow
+      yield lines.map(parseLine)
     }
-    if (rest !== '') yield JSON.parse(rest) as SpooledRow
+    if (rest !== '') yield [parseLine(rest)]
   }
 
   dispose(): void {
@@ -80,4 +96,13 @@ export class RowSpool {
     for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at)
     this.buffer = ''
   }
+}
+
+/** A line of the spool (see RowSpool.add). */
+function parseLine(line: string): SpooledRow {
+  const tab = line.indexOf('\t')
+  if (tab < 0) return JSON.parse(line) as SpooledRow
+  const row = JSON.parse(line.slice(0, tab)) as SpooledRow
+  row.body = line.slice(tab + 1)
+  return row
 }

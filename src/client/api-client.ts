@@ -213,7 +213,10 @@ export class ApiClient {
   withIdempotencyKey(req: PreparedRequest, key: string): PreparedRequest {
     const problems = headerProblems({idempotencyKey: key})
     if (problems.length > 0) throw new InputError(problems)
-    return {...rekeyed(req, key), keyGiven: true, safeToRepeat: true}
+    const keyed = rekeyed(req, key) // a fresh object: marked here rather than copied once more (a bulk run rekeys every row)
+    keyed.keyGiven = true
+    keyed.safeToRepeat = true
+    return keyed
   }
 
   /** Calls an endpoint of the table. */
@@ -248,7 +251,7 @@ export class ApiClient {
    * Sends without the journal: for a caller that journals itself (the bulk engine, src/bulk/). `via`: the HTTP
    * layer to use instead of the client's (the bulk engine's pool, see poolTransport); everything above it is the same.
    */
-  async sendUnjournaled<T = unknown>(req: PreparedRequest, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
+  sendUnjournaled<T = unknown>(req: PreparedRequest, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
     return this.exchange<T>(req, undefined, via)
   }
 
@@ -290,7 +293,7 @@ export class ApiClient {
       const headers = {...req.headers}
       let token: string | undefined
       if (req.auth) {
-        token = (await this.tokens.get()).access_token
+        token = (this.tokens.held() ?? (await this.tokens.get())).access_token
         headers.authorization = `Bearer ${token}`
       }
       this.traceRequest(req, headers, attempt)

@@ -44,10 +44,16 @@ export class TokenProvider {
 
   /** A usable token: this process's, the cache's, or a fresh one. */
   async get(): Promise<TokenInfo> {
-    if (this.current && this.current.expires_at - REFRESH_MARGIN_MS > Date.now()) return this.current
+    const valid = this.held()
+    if (valid) return valid
     const cached = this.cache?.get(this.key)
     if (cached) return (this.current = {...cached, cached: true})
     return this.refresh()
+  }
+
+  /** The token in memory while it is still good (no await: a bulk run asks once per row), else undefined. */
+  held(): TokenInfo | undefined {
+    return this.current && this.current.expires_at - REFRESH_MARGIN_MS > Date.now() ? this.current : undefined
   }
 
   /** Replaces `rejected` (a token the service answered 401 to) with a fresh one. */
