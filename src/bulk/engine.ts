@@ -25,7 +25,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {setFlagsFromString} from 'node:v8'
 import {runInNewContext} from 'node:vm'
 import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client.js'
-import type {PoolTransport} from '../client/pool-transport.js'
+import {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
 import {compileParsers} from '../api/zod-config.js'
 import {classifyState, pollDelayMs, stateOf} from '../cli/wait.js'
@@ -308,7 +308,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const progress = await progressReporter(out, total)
     const started = Date.now()
     const retries = flags.retries ?? 3
-    const pool = await client.poolTransport(concurrency)
+    const pool = client.poolable ? await PoolTransport.open(concurrency) : undefined
 
     let unreachableStreak = 0
     let stopped = false

@@ -12,7 +12,6 @@ import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, backoffMs, cla
 import {ExitCode} from './exit-codes.js'
 import {randomUUID} from './digest.js'
 import {Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
-import type {PoolTransport} from './pool-transport.js'
 
 /** Milliseconds for deadlines and --debug's timings (node:perf_hooks would add ~1.6 ms to every command's start). */
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6
@@ -249,21 +248,19 @@ export class ApiClient {
 
   /**
    * Sends without the journal: for a caller that journals itself (the bulk engine, src/bulk/). `via`: the HTTP
-   * layer to use instead of the client's (the bulk engine's pool, see poolTransport); everything above it is the same.
+   * layer to use instead of the client's (the bulk engine's pool, see poolable); everything above it is the same.
    */
   sendUnjournaled<T = unknown>(req: PreparedRequest, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
     return this.exchange<T>(req, undefined, via)
   }
 
   /**
-   * The HTTP layer for many requests at once (a bulk run): a pool of `connections` keep-alive connections
-   * (src/client/pool-transport.ts). Undefined where requests must take the client's own transport: a proxy in the
-   * environment (the plain transport honours it and NO_PROXY), or a transport given to the client (tests).
-   * The caller closes it.
+   * Whether many requests at once (a bulk run) may take a pool of connections of their own
+   * (src/client/pool-transport.ts) instead of the client's transport: not with a proxy in the environment (the
+   * plain transport honours it and NO_PROXY), nor with a transport given to the client (tests).
    */
-  async poolTransport(connections: number): Promise<PoolTransport | undefined> {
-    if (this.options.transport || proxyConfigured()) return undefined
-    return (await import('./pool-transport.js')).PoolTransport.open(connections)
+  get poolable(): boolean {
+    return !this.options.transport && !proxyConfigured()
   }
 
   /**

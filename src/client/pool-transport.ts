@@ -8,22 +8,22 @@
  *   - failures carry undici's error codes, which src/client/retry-policy.ts classifies (the proxy path's too);
  *   - nothing is written before the request's `ready` settles.
  * Only used where the plain transport would go direct (no proxy in the environment, no transport injected by a
- * test): see ApiClient.poolTransport. A 10,000-row run costs ~0.25 s less CPU than through node:http.
+ * test): see ApiClient.poolable. A 10,000-row run costs ~0.25 s less CPU than through node:http.
  */
 import type {Dispatcher, Pool} from 'undici'
-import {type HttpRequest, type HttpResponse, CONNECT_TIMEOUT_MS, ExchangeTimeoutError, KEEP_ALIVE_MS, loadUndici} from './transport.js'
+import {type HttpRequest, type HttpResponse, CONNECT_TIMEOUT_MS, ExchangeTimeoutError, KEEP_ALIVE_MS, loadUndiciPool} from './transport.js'
 
 export class PoolTransport {
   private readonly pools = new Map<string, Pool>()
 
   private constructor(
-    private readonly undici: typeof import('undici'),
+    private readonly Pool: typeof import('undici').Pool,
     private readonly connections: number,
   ) {}
 
-  /** Loads undici (once per process; see loadUndici). */
+  /** Loads undici's Pool (see loadUndiciPool). */
   static async open(connections: number): Promise<PoolTransport> {
-    return new PoolTransport(await loadUndici(), connections)
+    return new PoolTransport(await loadUndiciPool(), connections)
   }
 
   send(req: HttpRequest): Promise<HttpResponse> {
@@ -33,7 +33,7 @@ export class PoolTransport {
     const path = slash < 0 ? '/' : req.url.slice(slash)
     let pool = this.pools.get(origin)
     if (!pool) {
-      pool = new this.undici.Pool(origin, {connections: this.connections, pipelining: 1, keepAliveTimeout: KEEP_ALIVE_MS, connect: {timeout: CONNECT_TIMEOUT_MS}})
+      pool = new this.Pool(origin, {connections: this.connections, pipelining: 1, keepAliveTimeout: KEEP_ALIVE_MS, connect: {timeout: CONNECT_TIMEOUT_MS}})
       this.pools.set(origin, pool)
     }
     const headers: string[] = []

@@ -106,6 +106,20 @@ export async function loadUndici(): Promise<typeof import('undici')> {
   return import('undici')
 }
 
+/**
+ * undici's Pool alone (src/client/pool-transport.ts): its module and what it needs cost ~32 ms of CPU to load,
+ * all of undici (fetch, WebSocket, caches...) ~85. A path inside the package (undici has no "exports" map, and
+ * the file has been there since undici 6); the whole package should it ever move. Under loadUndici's V8 flag.
+ */
+export async function loadUndiciPool(): Promise<typeof import('undici').Pool> {
+  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only')
+  try {
+    return (await import('undici/lib/dispatcher/pool.js')).default
+  } catch {
+    return (await loadUndici()).Pool
+  }
+}
+
 export async function exchange(
   dispatcher: Dispatcher,
   url: string,
