@@ -79,15 +79,26 @@ export class RowSyntaxError extends Error {
 export async function* readRows(input: BulkInput): AsyncGenerator<InputRow | RowSyntaxError> {
   if (input.format === 'csv') {
     const {parse} = await import('csv-parse')
-    const parser = createReadStream(input.path).pipe(
-      parse({columns: (header: string[]) => header.map((h) => h.trim()), bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: false, skip_records_with_error: false}),
-    )
+    // records as arrays, the first one the header (trimmed like every field): csv-parse's objects (columns) cost
+    // a defineProperty per field, and the values object is built here anyway. A record whose length is not the
+    // header's is an error of csv-parse's all the same
+    const parser = createReadStream(input.path).pipe(parse({bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: false, skip_records_with_error: false}))
     let row = 0
+    let header: string[] | undefined
     try {
-      for await (const rec of parser as AsyncIterable<{record: Record<string, string>; info: {lines: number}}>) {
+      for await (const rec of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
+        const fields = rec.record
+        if (header === undefined) {
+          header = fields
+          continue
+        }
         row++
-        const values: Record<string, unknown> = {}
-        for (const [k, v] of Object.entries(rec.record)) if (v !== '') values[k] = v
+        // no prototype: a column named __proto__ is a column like any other (reported as not an input)
+        const values = Object.create(null) as Record<string, unknown>
+        for (let i = 0; i < fields.length; i++) {
+          if (fields[i] !== '') values[header[i]] = fields[i]
+          else if (header[i] in values) delete values[header[i]] // a repeated column: its last value counts, empty or not
+        }
         yield {row, line: rec.info.lines, values}
       }
     } catch (err) {
