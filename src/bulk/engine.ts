@@ -130,7 +130,8 @@ function keyer(ctx: ApiContext, salt: string, spool: RowSpool, templates: Map<En
   const occurrences = new Occurrences()
   const scopes = new Map<string, string>()
   return (r, {endpoint, input}, money) => {
-    const bare = client.prepare(endpoint, {...input, idempotencyKey: KEY_PLACEHOLDER})
+    input.idempotencyKey = KEY_PLACEHOLDER // the row's own input object (the operation built it for this row)
+    const bare = client.prepare(endpoint, input)
     if (!templates.has(endpoint)) templates.set(endpoint, {request: {...bare, retries: 0}, origin: splitUrl(bare.url).origin}) // sendRow retries rows itself
     const scopeId = `${bare.method} ${bare.url}`
     let scope = scopes.get(scopeId)
@@ -407,9 +408,13 @@ function resolvedPath(path: string): string {
   }
 }
 
-/** The row's record: the flags' defaults, then the row's own values (a row's value wins). */
-function recordOf(r: InputRow, run: BulkRun): BulkRecord {
-  return {...run.defaults, ...r.values}
+/**
+ * The row's record: the flags' defaults, then the row's own values (a row's value wins). Without a default (no
+ * flag given a value), the row's values as they are: the operation only reads its record.
+ */
+function recordsOf(run: BulkRun): (r: InputRow) => BulkRecord {
+  const given = Object.values(run.defaults).some((v) => v !== undefined)
+  return given ? (r) => ({...run.defaults, ...r.values}) : (r) => r.values
 }
 
 /** What a row's body says of its money and reference (strings, else null): for the totals, the spool and the report. */
@@ -435,6 +440,7 @@ async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, 
     else more++
   }
   let rows = 0
+  const recordOf = recordsOf(run)
   for await (const r of readRows(input)) {
     if (r instanceof RowSyntaxError) {
       add(r.line, '(row)', r.message)
@@ -442,7 +448,7 @@ async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, 
     }
     rows++
     memory?.row()
-    const checked = run.op.request(recordOf(r, run))
+    const checked = run.op.request(recordOf(r))
     if (checked.problems.length === 0) {
       const money = moneyOf(checked.input.body)
       totals.add(money.amount, money.currency)

@@ -93,11 +93,13 @@ export async function* readRows(input: BulkInput): AsyncGenerator<InputRow | Row
           continue
         }
         row++
-        // no prototype: a column named __proto__ is a column like any other (reported as not an input)
-        const values = Object.create(null) as Record<string, unknown>
+        const values: Record<string, unknown> = {}
         for (let i = 0; i < fields.length; i++) {
-          if (fields[i] !== '') values[header[i]] = fields[i]
-          else if (header[i] in values) delete values[header[i]] // a repeated column: its last value counts, empty or not
+          const name = header[i]
+          if (fields[i] === '') {
+            if (Object.hasOwn(values, name)) delete values[name] // a repeated column: its last value counts, empty or not
+          } else if (name === '__proto__') Object.defineProperty(values, name, {value: fields[i], enumerable: true, writable: true, configurable: true}) // a column like any other (reported as not an input), not the object's prototype
+          else values[name] = fields[i]
         }
         yield {row, line: rec.info.lines, values}
       }
