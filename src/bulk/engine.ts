@@ -35,7 +35,7 @@ import {redactUrl} from '../client/redact.js'
 import {backoffMs, retryAfterMs} from '../client/retry-policy.js'
 import {openJournalStore} from '../journal/index.js'
 import type {ApiContext} from '../cli/api-context.js'
-import {type BulkInput, type InputRow, RowSyntaxError, openInput, readRows} from './input.js'
+import {type BulkInput, type InputRow, RowSyntaxError, openInput, readRowChunks} from './input.js'
 import type {BulkOperation, BulkRecord, BulkRequest} from './operation.js'
 import {RowSpool, type SpooledRow} from './spool.js'
 import {AdaptiveRate} from './rate.js'
@@ -441,26 +441,28 @@ async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, 
   }
   let rows = 0
   const recordOf = recordsOf(run)
-  for await (const r of readRows(input)) {
-    if (r instanceof RowSyntaxError) {
-      add(r.line, '(row)', r.message)
-      continue
-    }
-    rows++
-    memory?.row()
-    const checked = run.op.request(recordOf(r))
-    if (checked.problems.length === 0) {
-      const money = moneyOf(checked.input.body)
-      totals.add(money.amount, money.currency)
-      if (problems.length === 0) keep?.(r, checked, money)
-    }
-    for (const p of checked.problems) {
-      // a column that is not an input is a problem of the header: listed once, with the first line showing it
-      if (p.flag.startsWith('column "')) {
-        if (reported.has(p.flag + p.rule)) continue
-        reported.add(p.flag + p.rule)
+  for await (const chunk of readRowChunks(input)) {
+    for (const r of chunk) {
+      if (r instanceof RowSyntaxError) {
+        add(r.line, '(row)', r.message)
+        continue
       }
-      add(r.line, p.flag, p.rule)
+      rows++
+      memory?.row()
+      const checked = run.op.request(recordOf(r))
+      if (checked.problems.length === 0) {
+        const money = moneyOf(checked.input.body)
+        totals.add(money.amount, money.currency)
+        if (problems.length === 0) keep?.(r, checked, money)
+      }
+      for (const p of checked.problems) {
+        // a column that is not an input is a problem of the header: listed once, with the first line showing it
+        if (p.flag.startsWith('column "')) {
+          if (reported.has(p.flag + p.rule)) continue
+          reported.add(p.flag + p.rule)
+        }
+        add(r.line, p.flag, p.rule)
+      }
     }
   }
   if (more > 0) problems.push({flag: `${input.name}`, rule: `has ${more} more problem(s) not listed`})

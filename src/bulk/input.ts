@@ -77,36 +77,16 @@ export class RowSyntaxError extends Error {
 
 /** The rows of the input, in file order. A syntax error is yielded as a RowSyntaxError, then reading goes on. */
 export async function* readRows(input: BulkInput): AsyncGenerator<InputRow | RowSyntaxError> {
+  for await (const chunk of readRowChunks(input)) yield* chunk
+}
+
+/**
+ * readRows a chunk at a time: the rows of one read of the file (CSV: one 64 KiB chunk), so that the checking pass
+ * loops over them without an await per row.
+ */
+export async function* readRowChunks(input: BulkInput): AsyncGenerator<(InputRow | RowSyntaxError)[]> {
   if (input.format === 'csv') {
-    const {parse} = await import('csv-parse')
-    // records as arrays, the first one the header (trimmed like every field): csv-parse's objects (columns) cost
-    // a defineProperty per field, and the values object is built here anyway. A record whose length is not the
-    // header's is an error of csv-parse's all the same
-    const parser = createReadStream(input.path).pipe(parse({bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: false, skip_records_with_error: false}))
-    let row = 0
-    let header: string[] | undefined
-    try {
-      for await (const rec of parser as AsyncIterable<{record: string[]; info: {lines: number}}>) {
-        const fields = rec.record
-        if (header === undefined) {
-          header = fields
-          continue
-        }
-        row++
-        const values: Record<string, unknown> = {}
-        for (let i = 0; i < fields.length; i++) {
-          const name = header[i]
-          if (fields[i] === '') {
-            if (Object.hasOwn(values, name)) delete values[name] // a repeated column: its last value counts, empty or not
-          } else if (name === '__proto__') Object.defineProperty(values, name, {value: fields[i], enumerable: true, writable: true, configurable: true}) // a column like any other (reported as not an input), not the object's prototype
-          else values[name] = fields[i]
-        }
-        yield {row, line: rec.info.lines, values}
-      }
-    } catch (err) {
-      const e = err as {lines?: number; message: string}
-      yield new RowSyntaxError(e.lines ?? 0, `is not valid CSV: ${e.message}`)
-    }
+    yield* csvRowChunks(input.path)
     return
   }
   const lines = createInterface({input: createReadStream(input.path), crlfDelay: Infinity})
@@ -119,16 +99,77 @@ export async function* readRows(input: BulkInput): AsyncGenerator<InputRow | Row
     try {
       value = JSON.parse(text)
     } catch {
-      yield new RowSyntaxError(line, 'is not valid JSON')
+      yield [new RowSyntaxError(line, 'is not valid JSON')]
       continue
     }
     if (!value || typeof value !== 'object' || Array.isArray(value)) {
-      yield new RowSyntaxError(line, 'must be a JSON object')
+      yield [new RowSyntaxError(line, 'must be a JSON object')]
       continue
     }
     row++
     const values: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) if (v !== null && v !== '') values[k] = v
-    yield {row, line, values}
+    yield [{row, line, values}]
   }
+}
+
+type CsvRecord = {record: string[]; info: {lines: number}}
+
+/**
+ * CSV through csv-parse's stream, written a file chunk at a time and its records read back at once (read() in a
+ * loop: no promise per record, as its async iterator makes). Records as arrays, the first one the header (trimmed
+ * like every field): csv-parse's objects (columns) cost a defineProperty per field, and the values object is built
+ * here anyway. A record whose length is not the header's is an error of csv-parse's all the same. An error (its
+ * line) ends the reading.
+ */
+async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntaxError)[]> {
+  const {parse} = await import('csv-parse')
+  const parser = parse({bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: false, skip_records_with_error: false})
+  parser.on('error', () => undefined) // read from parser.errored (set as soon as a write fails), or thrown by the iterator below
+  let row = 0
+  let header: string[] | undefined
+  const rowOf = (rec: CsvRecord): InputRow | undefined => {
+    const fields = rec.record
+    if (header === undefined) {
+      header = fields
+      return undefined
+    }
+    row++
+    const values: Record<string, unknown> = {}
+    for (let i = 0; i < fields.length; i++) {
+      const name = header[i]
+      if (fields[i] === '') {
+        if (Object.hasOwn(values, name)) delete values[name] // a repeated column: its last value counts, empty or not
+      } else if (name === '__proto__') Object.defineProperty(values, name, {value: fields[i], enumerable: true, writable: true, configurable: true}) // a column like any other (reported as not an input), not the object's prototype
+      else values[name] = fields[i]
+    }
+    return {row, line: rec.info.lines, values}
+  }
+  const failed = (err: unknown): RowSyntaxError => {
+    const e = err as {lines?: number; message: string}
+    return new RowSyntaxError(e.lines ?? 0, `is not valid CSV: ${e.message}`)
+  }
+  for await (const data of createReadStream(path)) {
+    parser.write(data)
+    const rows: (InputRow | RowSyntaxError)[] = []
+    for (let rec = parser.read() as CsvRecord | null; rec !== null; rec = parser.read() as CsvRecord | null) {
+      const r = rowOf(rec)
+      if (r) rows.push(r)
+    }
+    if (parser.errored) rows.push(failed(parser.errored))
+    if (rows.length > 0) yield rows
+    if (parser.errored) return
+  }
+  // the last record (no line break after it) and an error found only at the end (a quote never closed)
+  parser.end()
+  const rows: (InputRow | RowSyntaxError)[] = []
+  try {
+    for await (const rec of parser as AsyncIterable<CsvRecord>) {
+      const r = rowOf(rec)
+      if (r) rows.push(r)
+    }
+  } catch (err) {
+    rows.push(failed(err))
+  }
+  if (rows.length > 0) yield rows
 }

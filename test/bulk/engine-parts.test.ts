@@ -94,6 +94,28 @@ describe('readers', () => {
     expect(nd).toEqual([{row: 1, line: 1, values: {amount: '1.00'}}, 'line 2 is not valid JSON', 'line 3 must be a JSON object', {row: 2, line: 4, values: {amount: '2.00'}}])
   })
 
+  it('CSV: a record of the wrong length, a quote never closed, no line break at the end, CRLF, a repeated column, a column named __proto__', async () => {
+    const dir = tempConfigDir()
+    const read = async (name: string, text: string) => {
+      writeFileSync(join(dir, name), text)
+      const out = []
+      for await (const r of readRows(await openInput(join(dir, name), undefined, dir))) out.push(r instanceof RowSyntaxError ? `line ${r.line} ${r.message}` : r)
+      return out
+    }
+    expect(await read('short.csv', 'amount,reference\n1.00,a\n2.00\n3.00,c\n')).toEqual([{row: 1, line: 2, values: {amount: '1.00', reference: 'a'}}, expect.stringMatching(/^line 3 is not valid CSV: .*Invalid Record Length/)])
+    expect(await read('quote.csv', 'amount,reference\n1.00,a\n2.00,"b\n')).toEqual([{row: 1, line: 2, values: {amount: '1.00', reference: 'a'}}, expect.stringMatching(/^line \d+ is not valid CSV: .*Quote Not Closed/)])
+    expect(await read('crlf.csv', 'amount , reference\r\n 1.00 ,"a,b"\r\n2.00,b')).toEqual([{row: 1, line: 2, values: {amount: '1.00', reference: 'a,b'}}, {row: 2, line: 3, values: {amount: '2.00', reference: 'b'}}])
+    expect(await read('repeat.csv', 'amount,amount,reference\n1.00,2.00,a\n1.00,,b\n')).toEqual([{row: 1, line: 2, values: {amount: '2.00', reference: 'a'}}, {row: 2, line: 3, values: {reference: 'b'}}])
+    const [proto] = (await read('proto.csv', 'amount,__proto__\n1.00,x\n')) as {values: Record<string, unknown>}[]
+    expect(Object.keys(proto.values)).toEqual(['amount', '__proto__'])
+    expect(Object.getPrototypeOf(proto.values)).toBe(Object.prototype)
+    // many rows: several chunks of the file, every row once, in order, with its line
+    const many = ['amount,reference', ...Array.from({length: 20_000}, (_, i) => `${i + 1}.00,ref-${i + 1}`)].join('\n')
+    const rows = (await read('many.csv', many)) as {row: number; line: number; values: Record<string, unknown>}[]
+    expect(rows.length).toBe(20_000)
+    expect(rows.every((r, i) => r.row === i + 1 && r.line === i + 2 && r.values.reference === `ref-${i + 1}`)).toBe(true)
+  })
+
   it('the format from --format or the extension, else a clear error', () => {
     expect(formatOf('x.CSV', undefined)).toBe('csv')
     expect(formatOf('x.jsonl', undefined)).toBe('ndjson')
