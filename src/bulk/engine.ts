@@ -215,6 +215,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   let input: BulkInput | undefined
   let stdinSpool: string | undefined
   let spool: RowSpool | undefined
+  let pool: PoolTransport | undefined
   // Ctrl-C / SIGTERM at any point: say where the run stands, remove this run's spool files, exit 130 / 143
   let interrupted = (signal: NodeJS.Signals) => out.errorLine(`interrupted (${signal}) before any row was sent`)
   const onSignal = (signal: NodeJS.Signals) => {
@@ -290,7 +291,12 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     }
 
     await run.confirm?.({rows: total, toSend: total - settled, totals: rowTotals.toJSON(), file: input.name})
-    await client.token() // bad credentials fail the run here (exit 3), not on every row
+    // bad credentials fail the run here (exit 3), not on every row; the token is asked for while undici's Pool loads
+    const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
+    const tokenReady = client.token()
+    tokenReady.catch(() => undefined) // (awaited just below: no unhandled rejection meanwhile)
+    pool = client.poolable ? await PoolTransport.open(concurrency) : undefined
+    await tokenReady
     const at = new Date().toISOString()
     journal.begin({t: 'run', run: runId, at, operation: op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt})
     lineage?.record({t: 'lineage', run: runId, at, salt})
@@ -300,7 +306,6 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     }
     if (earlier.size > 0) out.info(out.color('dim', `resuming run ${runId}: ${earlier.size} of ${total} rows settled by an earlier run`, 'err'))
 
-    const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
     const rate = new AdaptiveRate(concurrency)
     const counts: Counts = {total, done: 0, succeeded: 0, failed: 0, unknown: 0, earlier: 0}
     const money = new MoneyTotals()
@@ -309,7 +314,6 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const progress = await progressReporter(out, total)
     const started = Date.now()
     const retries = flags.retries ?? 3
-    const pool = client.poolable ? await PoolTransport.open(concurrency) : undefined
 
     let unreachableStreak = 0
     let stopped = false
@@ -372,7 +376,6 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       await journal.end()
       progress.stop(counts)
       await sink.close()
-      await pool?.close()
     }
 
     if (stopped) {
@@ -394,6 +397,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
+    await pool?.close()
     spool?.dispose()
     input?.dispose()
   }

@@ -81,10 +81,14 @@ export class PoolTransport {
     })
   }
 
+  /**
+   * Closes the connections at once. After a run every request has settled; should the run stop on an error with
+   * requests in flight, they end as the process would end them (their rows are resent with their keys next time).
+   */
   async close(): Promise<void> {
     const pools = [...this.pools.values()]
     this.pools.clear()
-    await Promise.all(pools.map((p) => p.close()))
+    await Promise.all(pools.map((p) => p.destroy().catch(() => undefined)))
   }
 }
 
