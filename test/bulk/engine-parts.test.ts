@@ -130,7 +130,20 @@ it('money totals are exact decimal strings per currency', () => {
   m.add('0.20', 'KES')
   m.add('1500', 'UGX')
   m.add(null, 'KES')
+  m.add('not money', 'TZS')
   expect(m.toJSON()).toEqual({KES: '1.20', UGX: '1500.00'})
+  // many distinct amounts (the counts are added up along the way), and totals asked for twice
+  const many = new MoneyTotals()
+  let cents = 0n
+  for (let i = 1; i <= 20_000; i++) {
+    const amount = `${i % 9000}.${String(i % 100).padStart(2, '0')}`
+    many.add(amount, i % 2 ? 'KES' : 'UGX')
+    if (i % 2) cents += BigInt(i % 9000) * 100n + BigInt(i % 100)
+  }
+  expect(many.toJSON().KES).toBe(`${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`)
+  many.add('0.01', 'KES')
+  cents += 1n
+  expect(many.toJSON().KES).toBe(`${cents / 100n}.${String(cents % 100n).padStart(2, '0')}`)
 })
 
 describe('the spool of rows ready to send', () => {
@@ -139,8 +152,11 @@ describe('the spool of rows ready to send', () => {
     const spool = new RowSpool(dir)
     const rows: SpooledRow[] = []
     // enough rows to cross several write and read chunks; bodies with quotes, newlines and non-ASCII
+    // and the bodies that stay in the row's JSON: none, and one with a raw line break or tab (not JSON.stringify's)
     for (let i = 1; i <= 3000; i++) {
-      const body = JSON.stringify({amount: `${i}.00`, currency: 'KES', merchant_reference: `ref-${i}`, note: i % 7 === 0 ? 'line\nbreak "quoted" ünïcødé 😀' : 'x'.repeat(i % 50)})
+      let body: string | undefined = JSON.stringify({amount: `${i}.00`, currency: 'KES', merchant_reference: `ref-${i}`, note: i % 7 === 0 ? 'line\nbreak\t"quoted" ünïcødé 😀' : 'x'.repeat(i % 50)})
+      if (i % 11 === 0) body = undefined
+      if (i % 13 === 0) body = `{"raw":\n"line\tbreak"}`
       rows.push({row: i, line: i + 1, endpoint: 'collections.create', target: '/v1/collections', body, key: `key-${i}`, reference: `ref-${i}`, amount: `${i}.00`, currency: 'KES'})
     }
     for (const r of rows) spool.add(r)
@@ -150,6 +166,7 @@ describe('the spool of rows ready to send', () => {
     const back: SpooledRow[] = []
     for await (const r of spool.rows()) back.push(r)
     expect(back).toEqual(rows)
+    expect(back.filter((r) => r.body === undefined)).toHaveLength(rows.filter((r) => r.body === undefined).length)
     expect(readFileSync(spool.path, 'utf8').split('\n').length).toBe(3001)
     spool.dispose()
     expect(existsSync(spool.path)).toBe(false)
