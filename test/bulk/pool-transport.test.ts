@@ -51,6 +51,20 @@ describe('the pool transport', () => {
     expect(seen).toEqual([{method: 'POST', url: '/v1/collections?x=1', headers: expect.objectContaining({'idempotency-key': 'k-1', 'content-length': String(Buffer.byteLength(body))}), body}])
   })
 
+  it('writes nothing before the request is ready (a journaled request: its fsync)', async () => {
+    const seen: string[] = []
+    const base = await serve((_req, body, res) => (seen.push(body), res.writeHead(201).end('{}')))
+    const p = await pool()
+    let go: () => void = () => undefined
+    const ready = new Promise<void>((r) => (go = r))
+    const sending = p.send({method: 'POST', url: `${base}/v1/collections`, headers: {}, body: '{"a":1}', timeoutMs: 5000, ready})
+    await new Promise((r) => setTimeout(r, 100))
+    expect(seen).toEqual([])
+    go()
+    expect((await sending).status).toBe(201)
+    expect(seen).toEqual(['{"a":1}'])
+  })
+
   it('an answer that does not come within the time: a timeout (the client core retries it as one, same key)', async () => {
     const base = await serve(() => undefined) // never answers
     const p = await pool()
