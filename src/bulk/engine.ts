@@ -67,6 +67,11 @@ function memoryKeeper(): {row(): void} {
     gc = runInNewContext('gc') as () => void
   } catch {
     return {row: () => undefined}
+  } finally {
+    // V8's flags back as they were (the function stays): while a flag differs, every Node module loaded (the
+    // ES-module loader for csv-parse, net and the rest for undici's Pool) misses Node's code cache and is compiled
+    // from source, ~25 ms of a 10,000-row run's CPU (docs/architecture.md, "No V8 flag at start-up")
+    setFlagsFromString('--no-expose-gc')
   }
   const heap = () => process.memoryUsage().heapUsed
   let limit = heap() + MEMORY_HEADROOM_BYTES

@@ -109,15 +109,20 @@ export async function loadUndici(): Promise<typeof import('undici')> {
 /**
  * undici's Pool alone (src/client/pool-transport.ts): its module and what it needs cost ~32 ms of CPU to load,
  * all of undici (fetch, WebSocket, caches...) ~85. A path inside the package (undici has no "exports" map, and
- * the file has been there since undici 6); the whole package should it ever move. Under loadUndici's V8 flag.
+ * the file has been there since undici 6); the whole package should it ever move. Under loadUndici's V8 flag,
+ * set once the module is loaded.
  */
 export async function loadUndiciPool(): Promise<typeof import('undici').Pool> {
-  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only')
+  let Pool: typeof import('undici').Pool
   try {
-    return (await import('undici/lib/dispatcher/pool.js')).default
+    Pool = (await import('undici/lib/dispatcher/pool.js')).default
   } catch {
     return (await loadUndici()).Pool
   }
+  // set after the import: the Node modules undici loads still come from Node's code cache (see loadUndici; ~10 ms),
+  // and llhttp is compiled at the first connection, under the flag
+  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only')
+  return Pool
 }
 
 export async function exchange(
