@@ -73,6 +73,28 @@ describe('signature scheme vs openssl', () => {
     }
   })
 
+  it('the usual header read without a regular expression: same verdicts as the general parser, at every position of a wrong character', () => {
+    const sig = opensslSign(SECRET, T, BODY)
+    const header = `t=${T},v1=${sig}`
+    expect(parseSignatureHeader(header)).toEqual({timestamp: T, signatures: [sig]})
+    // a leading zero, and the largest timestamp allowed (12 digits); 13 digits is malformed
+    expect(parseSignatureHeader(`t=0${T},v1=${sig}`)).toEqual({timestamp: T, signatures: [sig]})
+    expect(parseSignatureHeader(`t=999999999999,v1=${sig}`)?.timestamp).toBe(999_999_999_999)
+    expect(parseSignatureHeader(`t=1999999999999,v1=${sig}`)).toBeUndefined()
+    expect(parseSignatureHeader(`t=,v1=${sig}`)).toBeUndefined()
+    // the general parser still takes what the usual form does not: spaces, another order
+    expect(verifySignature(` t=${T} , v1=${sig} `, BODY, SECRET, {now: T}).ok).toBe(true)
+    expect(verifySignature(`v1=${sig},t=${T}`, BODY, SECRET, {now: T}).ok).toBe(true)
+    for (const bad of [`t=${T},v1=${sig}0`, `t=${T},v1=${sig.slice(1)}`, `t=${T};v1=${sig}`, `T=${T},v1=${sig}`, `t=${T},v2=${sig}`, `t=${T},v1=${sig.slice(0, 63)}g`, `t=1${'x'.repeat(9)},v1=${sig}`]) {
+      expect(verifySignature(bad, BODY, SECRET, {now: T}), bad).toMatchObject({ok: false, reason: 'malformed_header'})
+    }
+    // one hex digit changed, first, middle or last: no match
+    for (const at of [0, 31, 63]) {
+      const changed = `${sig.slice(0, at)}${sig[at] === '0' ? '1' : '0'}${sig.slice(at + 1)}`
+      expect(verifySignature(`t=${T},v1=${changed}`, BODY, SECRET, {now: T}), `digit ${at}`).toMatchObject({ok: false, reason: 'no_matching_signature'})
+    }
+  })
+
   it('ignores unknown schemes beside v1 (a future v2 can be added)', () => {
     const header = `${opensslHeader([SECRET], T, BODY)},v0=deadbeef`
     expect(parseSignatureHeader(header)?.signatures).toHaveLength(1)
