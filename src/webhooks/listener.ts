@@ -144,8 +144,9 @@ export function emptyStats(): ListenerStats {
 
 /**
  * Every request is handled with callbacks, without a promise, until it is forwarded (the only step that waits
- * for something else): a delivery is one body read, one HMAC, one JSON.parse and one answer. Measured as a whole
- * process against a bare node:http server by test/bench/webhook-listener.mjs.
+ * for something else): a delivery is one body read, one HMAC, one JSON.parse and one answer, judged with the
+ * others read in the same turn of the event loop. Measured as a whole process against a bare node:http server by
+ * test/bench/webhook-listener.mjs.
  */
 export async function startListener(options: ListenerOptions): Promise<Listener> {
   const path = options.path ?? DEFAULT_PATH
@@ -242,12 +243,29 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       return
     }
     readBody(req, maxBody, (raw) => {
+      read.push({req, res, raw})
+      if (read.length === 1) setImmediate(judgeRead)
+    })
+  }
+
+  /**
+   * Deliveries whose bodies were read in the same turn of the event loop are judged together, once that turn's
+   * I/O is done (setImmediate: the same turn, no timer): when several arrive at once (concurrent or pipelined
+   * senders), their verifications, parses and answers run one after the other rather than each between the
+   * system calls of the others' reads and answers. Measured as a whole process (test/bench/webhook-listener.mjs,
+   * paired runs): about 1.7 µs of CPU per delivery less, and 0.76 → 0.83 of the bare server's throughput.
+   */
+  let read: {req: IncomingMessage; res: ServerResponse; raw: Body}[] = []
+  function judgeRead(): void {
+    const batch = read
+    read = []
+    for (const {req, res, raw} of batch) {
       try {
         judge(req, res, raw)
       } catch (err) {
         failed(res, err as Error)
       }
-    })
+    }
   }
 
   /** The body read: verified against the raw bytes, parsed once, checked for duplicates. */

@@ -158,6 +158,50 @@ describe('webhook listener', () => {
     expect(deliveries[0].verdict).toMatchObject({ok: true, verified: false})
   })
 
+  it('deliveries read in the same turn (pipelined in one write) are judged together: each its own verdict, in order, a repeated id within them a duplicate', async () => {
+    const {l, deliveries} = await listen()
+    const a = eventBody()
+    const b = eventBody()
+    const request = (body: string, headers: Record<string, string>) =>
+      `POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('')}\r\n${body}`
+    const sent = [
+      request(a.body, signed(a.body)),
+      request(b.body, signed(b.body, ['whsec_wrong'])),
+      request(a.body, signed(a.body)),
+      request('not json', signed('not json')),
+      request(b.body, signed(b.body)),
+    ]
+    const answers = await new Promise<string>((resolve, reject) => {
+      const s = connect(l.port, '127.0.0.1')
+      let got = ''
+      s.on('data', (d) => {
+        got += d.toString()
+        if ((got.match(/HTTP\/1\.1 /g) ?? []).length === sent.length) s.end()
+      })
+      s.on('close', () => resolve(got))
+      s.on('error', reject)
+      s.write(sent.join(''))
+    })
+    expect([...answers.matchAll(/HTTP\/1\.1 (\d+)/g)].map((m) => Number(m[1]))).toEqual([200, 401, 200, 400, 200])
+    expect([...answers.matchAll(/\r\n\r\n(\{[^\n]*?\})(?=HTTP|$)/g)].map((m) => m[1])).toEqual([
+      '{"received":true}',
+      '{"error":{"code":"no_matching_signature","message":"no v1 signature matches the body with the configured secret"}}',
+      '{"received":true,"duplicate":true}',
+      '{"error":{"code":"invalid_json","message":"the body is not JSON"}}',
+      '{"received":true}',
+    ])
+    expect(deliveries.map((d) => [d.event?.id ?? null, d.verdict.status, d.duplicate])).toEqual([
+      [a.id, 200, false],
+      [b.id, 401, false],
+      [a.id, 200, true],
+      [null, 400, false],
+      [b.id, 200, false],
+    ])
+    expect(l.stats).toMatchObject({received: 5, verified: 3, duplicates: 1})
+  })
+
   it('never crashes: garbage HTTP, a body cut short, a declared huge body; still serves afterwards', async () => {
     const {l, url} = await listen({maxBodyBytes: 1024})
     const raw = (text: string, end = true) =>
