@@ -253,7 +253,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
    * I/O is done (setImmediate: the same turn, no timer): when several arrive at once (concurrent or pipelined
    * senders), their verifications, parses and answers run one after the other rather than each between the
    * system calls of the others' reads and answers. Measured as a whole process (test/bench/webhook-listener.mjs,
-   * paired runs): about 1.7 µs of CPU per delivery less, and 0.76 → 0.83 of the bare server's throughput.
+   * paired runs) while other work loaded the machine: about 2 µs of CPU per delivery less, and 0.72-0.76 →
+   * 0.82-0.88 of the bare server's throughput; on a quiet machine, no difference.
    */
   let read: {req: IncomingMessage; res: ServerResponse; raw: Body}[] = []
   function judgeRead(): void {

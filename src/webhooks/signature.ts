@@ -15,8 +15,7 @@ export const DEFAULT_TOLERANCE_SECONDS = 300
  * costs more than hashing a delivery (the listener verifies every event). Bodies over SCRATCH_MAX go through
  * createHmac (no copy). Around the two digests nothing else calls into Node's C++ (no regular expression, no
  * Buffer write or hex decode, no timingSafeEqual): in the busy listener process each such call costs several
- * times what it costs in a loop on its own (about 1 µs of CPU per delivery less, paired runs of
- * test/bench/webhook-listener.mjs).
+ * times what it costs in a loop on its own (verifySignature alone: 1.63 → 1.49 µs per delivery).
  * Checked against openssl in test/webhooks/signature.test.ts.
  */
 const BLOCK = 64
