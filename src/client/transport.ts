@@ -27,7 +27,7 @@ export interface HttpRequest {
   headers: Record<string, string>
   body?: string
   timeoutMs: number
-  /** Nothing of the request is written before this settles (the journal's fsync); the connection is made meanwhile. It must not reject. */
+  /** Nothing of the request is sent, and its timer does not start, before this settles (the journal's fsync). */
   ready?: Promise<void>
 }
 
@@ -198,7 +198,8 @@ export class Transport {
   /**
    * One exchange through node:http(s). One timer bounds it whole (connect, headers, the body's last byte: what
    * `within` does for the proxy path, without an AbortController per request, which a bulk run of thousands of
-   * rows pays for); a connection not made within CONNECT_TIMEOUT_MS fails as "never sent".
+   * rows pays for); a connection not made within CONNECT_TIMEOUT_MS fails as "never sent". node:http is loaded
+   * while `ready` (the journal's fsync) settles; the request and its timer start after it, as on the proxy path.
    */
   private async sendDirect(req: HttpRequest): Promise<HttpResponse> {
     const url = new URL(req.url)
@@ -213,6 +214,7 @@ export class Transport {
     }
     const headers: Record<string, string | number> = {...req.headers}
     if (req.body !== undefined) headers['content-length'] = Buffer.byteLength(req.body)
+    await req.ready
     return new Promise<HttpResponse>((resolve, reject) => {
       let connectTimer: NodeJS.Timeout | undefined
       let settled = false
@@ -241,8 +243,7 @@ export class Transport {
         connectTimer = setTimeout(() => out.destroy(failure(`could not connect within ${CONNECT_TIMEOUT_MS} ms`, CONNECT_TIMEOUT_CODE)), CONNECT_TIMEOUT_MS)
         socket.once(https ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer))
       })
-      if (req.ready) void req.ready.then(() => settled || out.end(req.body))
-      else out.end(req.body)
+      out.end(req.body)
     })
   }
 

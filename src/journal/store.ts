@@ -2,8 +2,9 @@
  * The operation journal on disk: append-only NDJSON segments, one per UTC day (`journal/YYYY-MM-DD.ndjson`), in the
  * state dir (src/config/paths.ts stateDir). Files are 0600 in a 0700 directory. Every record is one line written
  * with one write(2) on a file opened O_APPEND, so several `pay` processes may append at once without tearing
- * lines; a reader skips a line it cannot parse (a crash mid-write). Records that must survive a crash (an
- * operation about to be sent, its outcome) are fsync'd. Segments older than the retention are deleted.
+ * lines; a reader skips a line it cannot parse (a crash mid-write). An operation about to be sent is fsync'd before
+ * any byte of it is sent; its outcome is only written (one lost with the machine reads as unknown, and a re-run
+ * resends under the same key). Segments older than the retention are deleted.
  *
  * When the directory cannot be created or written, the journal warns once and turns itself off: the command
  * still runs, only without the protection of the journal.
@@ -68,6 +69,8 @@ export interface JournalOptions {
   /** Told once when the journal cannot be written. */
   warn?: (text: string) => void
   now?: () => number
+  /** node:fs's fsync (tests hold it to see that nothing is sent before it completes). */
+  fsync?: typeof fsync
 }
 
 /** Retention in days from PAY_JOURNAL_RETENTION_DAYS (a positive integer), else the default. */
@@ -134,10 +137,15 @@ export class JournalStore {
     const fd = this.openAndWrite(this.segmentFile(), JSON.stringify(record))
     if (fd === undefined) return Promise.resolve()
     return new Promise((resolve) => {
-      fsync(fd, (err) => {
-        closeSync(fd)
-        if (err) this.disable(err)
-        resolve()
+      ;(this.options.fsync ?? fsync)(fd, (err) => {
+        try {
+          closeSync(fd)
+        } catch (closeErr) {
+          err ??= closeErr as NodeJS.ErrnoException
+        } finally {
+          if (err) this.disable(err)
+          resolve()
+        }
       })
     })
   }

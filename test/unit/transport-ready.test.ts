@@ -3,7 +3,7 @@
  * hands the transport the journal's fsync as `ready`, and the transport connects meanwhile but writes nothing
  * before it settles. A loopback server that records every byte it receives (no mock of HTTP).
  */
-import {readFileSync} from 'node:fs'
+import {fsync, readFileSync} from 'node:fs'
 import {createServer, type AddressInfo, type Socket} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
@@ -43,49 +43,58 @@ async function recordingServer(answer: string) {
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('no byte of a request before the journal has it on disk', () => {
-  it('the transport connects, then writes nothing until `ready` settles', async () => {
+  it('the transport opens nothing and sends nothing until `ready` settles, and its timer starts only then', async () => {
     const server = await recordingServer('{}')
     const transport = new Transport({})
     closers.push(() => transport.close())
     let release!: () => void
     const ready = new Promise<void>((resolve) => (release = resolve))
-    const answer = transport.send({method: 'POST', url: `${server.url}/v1/collections`, headers: {'content-type': 'application/json'}, body: '{"a":"1.00"}', timeoutMs: 30_000, ready})
-    await server.connection
-    await settle(150)
+    let connected = false
+    void server.connection.then(() => (connected = true))
+    // a timeout shorter than the wait: it bounds the exchange, not the journal's fsync
+    const answer = transport.send({method: 'POST', url: `${server.url}/v1/collections`, headers: {'content-type': 'application/json'}, body: '{"a":"1.00"}', timeoutMs: 5_000, ready})
+    await settle(300)
     expect(server.received()).toBe('')
+    expect(connected).toBe(false)
     release()
     const res = await answer
     expect(res.status).toBe(200)
     expect(server.received()).toMatch(/^POST \/v1\/collections HTTP\/1\.1\r\n[\s\S]*\r\n\r\n\{"a":"1\.00"\}$/)
   })
 
-  it('the client passes the journal fsync as `ready`: when it settles, the operation record is in the journal', async () => {
+  it('a create waits for the fsync of its journal record: held, the service gets nothing; released, the request carries the journaled key', async () => {
     const server = await recordingServer(JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', currency: 'KES', amount: '1.00', merchant_reference: 'ready-1'}))
     const dir = tempConfigDir()
-    const store = new JournalStore(dir)
-    const seen: string[] = []
-    const real = new Transport({})
-    closers.push(() => real.close())
-    const transport = {
-      async send(r: Parameters<Transport['send']>[0]) {
-        if (r.url.endsWith('/v1/oauth/token')) return {status: 200, headers: {}, text: JSON.stringify({access_token: 'a'.repeat(64), token_type: 'Bearer', expires_in: 3600})}
-        expect(r.ready).toBeInstanceOf(Promise)
-        await r.ready
-        seen.push(readFileSync(join(dir, 'journal', `${new Date().toISOString().slice(0, 10)}.ndjson`), 'utf8'))
-        return real.send(r)
-      },
-      close: async () => {},
-    }
+    const journalFile = join(dir, 'journal', `${new Date().toISOString().slice(0, 10)}.ndjson`)
+    let held: (() => void) | undefined
+    let atFsync = ''
+    // the real fsync, called only when the test lets it
+    const heldFsync = ((fd: number, done: (err: NodeJS.ErrnoException | null) => void) => {
+      atFsync = readFileSync(journalFile, 'utf8')
+      held = () => fsync(fd, done)
+    }) as typeof fsync
+    const store = new JournalStore(dir, {fsync: heldFsync})
+    const transport = new Transport({})
+    closers.push(() => transport.close())
+    const token = JSON.stringify({access_token: 'a'.repeat(64), token_type: 'Bearer', expires_in: 3600})
     const client = new ApiClient({
       settings: {baseUrl: server.url, clientId: 'c', clientSecret: 's'},
-      userAgent: 't', retries: 0, sleep: async () => {}, transport, journal: new JournalGate(store, {notice: () => {}, warn: () => {}, argv: ['collections', 'create']}),
+      userAgent: 't', retries: 0, sleep: async () => {},
+      // the token from here; the create through the real transport to the recording server
+      transport: {send: async (r) => (r.url.endsWith('/v1/oauth/token') ? {status: 200, headers: {}, text: token} : transport.send(r)), close: async () => {}},
+      journal: new JournalGate(store, {notice: () => {}, warn: () => {}, argv: ['collections', 'create']}),
     })
     const body = {amount: '1.00', currency: 'KES', merchant_reference: 'ready-1', payment_method: 'mobile_money', mobile: '254712345678', provider: 'mpesa'}
-    const res = await client.call('collections.create', {body})
-    expect(res.status).toBe(200)
-    expect(seen).toHaveLength(1)
-    const op = JSON.parse(seen[0].trimEnd().split('\n').at(-1)!)
+    const answer = client.call('collections.create', {body})
+    for (let i = 0; !held && i < 500; i++) await settle(10)
+    if (!held) throw new Error('the journal record was never fsync\'d')
+    const op = JSON.parse(atFsync.trimEnd().split('\n').at(-1)!)
     expect(op).toMatchObject({t: 'op', reference: 'ready-1', endpoint: 'collections.create'})
+    await settle(300)
+    expect(server.received()).toBe('')
+    held()
+    const res = await answer
+    expect(res.status).toBe(200)
     expect(server.received()).toContain(`idempotency-key: ${op.key}`)
   })
 })
