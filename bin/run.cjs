@@ -157,8 +157,9 @@ async function directPath(argv) {
   // undefined: the output flags have a problem, which oclif's command reports
   if (code === undefined) return false
   process.exitCode = code
-  // Done, and all written: exit now rather than after the kept-alive connection's teardown and V8's idle-time
-  // tasks (a young-generation GC), ~1 ms. Output still queued (a slow pipe) is drained by the normal exit.
+  // Done (the client closed), and all written: exit now rather than after the event loop's last turns, closing
+  // handles, and V8's idle-time tasks (a young-generation GC), ~1 ms. Output still queued (a slow pipe) is
+  // drained by the normal exit.
   if (!process.stdout.writableLength && !process.stderr.writableLength) process.exit(code)
   return true
 }

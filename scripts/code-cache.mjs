@@ -64,15 +64,19 @@ async function exerciseCommands(rt) {
   const table = JSON.parse(readFileSync(join(dist, 'direct-run.json'), 'utf8'))
   const aside = Object.entries(process.env).filter(([k]) => k.startsWith('PAY_') || /^(http_proxy|https_proxy|all_proxy|no_proxy)$/i.test(k))
   for (const [k] of aside) delete process.env[k]
-  const sandbox = await startSandbox({port: 0, quiet: true})
-  const dir = mkdtempSync(join(tmpdir(), 'pay-code-cache-'))
+  let sandbox
+  let dir
   try {
+    dir = mkdtempSync(join(tmpdir(), 'pay-code-cache-'))
+    sandbox = await startSandbox({port: 0, quiet: true})
     if (new URL(sandbox.url).hostname !== '127.0.0.1') throw new Error(`the sandbox is not on loopback: ${sandbox.url}`)
     const merchant = sandbox.seed.merchants[0]
     writeFileSync(join(dir, 'profiles.json'), JSON.stringify({active: 'cache', profiles: {cache: {base_url: sandbox.url, client_id: merchant.client_id, client_secret: merchant.client_secret}}}), {mode: 0o600})
     process.env.PAY_CONFIG_DIR = dir
     const create = (ref) => ['collections', 'create', '--amount', '10.00', '--currency', 'KES', '--mobile', '254700000001', '--provider', 'mpesa', '--reference', ref, '--base-url', sandbox.url]
-    for (const argv of [['balance'], create('code-cache-1'), ['balance', '--json'], [...create('code-cache-2'), '--json']]) {
+    // bounded: a sandbox that stopped answering costs the build seconds, not minutes
+    const bounded = (argv) => [...argv, '--timeout', '10', '--retries', '0']
+    for (const argv of [['balance'], create('code-cache-1'), ['balance', '--json'], [...create('code-cache-2'), '--json']].map(bounded)) {
       const plan = planDirect(argv, table, process.env)
       const sink = () => new Writable({write: (_chunk, _encoding, done) => done()})
       const out = new rt.Output(rt.detectTerminal(), Boolean(plan.flags.json), sink(), sink())
@@ -82,8 +86,8 @@ async function exerciseCommands(rt) {
   } finally {
     delete process.env.PAY_CONFIG_DIR
     for (const [k, v] of aside) process.env[k] = v
-    await sandbox.close()
-    rmSync(dir, {recursive: true, force: true})
+    if (dir) rmSync(dir, {recursive: true, force: true})
+    await sandbox?.close()
   }
 }
 
