@@ -486,6 +486,7 @@ interface ErrorShape {
   body?: unknown
   message?: string
   responseHeaders?: Record<string, string>
+  anyAttemptMaybeSent?: boolean
 }
 
 interface Sent {
@@ -524,6 +525,17 @@ async function waitRow(ctx: ApiContext, sent: Sent, spec: PollTarget, timeoutSec
   }
 }
 
+/**
+ * What a row's last failed attempt says: `failed` (for certain: nothing was created, an edited row or --force-new
+ * may be sent anew) only for a 4xx refusal other than 408/429 when no earlier attempt may have reached the
+ * service; anything else is `unknown` and is resent under the same key: no answer, 5xx, 408, 429, and a 1xx/2xx/3xx
+ * whose body cannot be used (the service may have created the object).
+ */
+export function rowFailureState(status: number | undefined, earlierMaybeSent: boolean): 'failed' | 'unknown' {
+  const refused = status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429
+  return refused && !earlierMaybeSent ? 'failed' : 'unknown'
+}
+
 /** Sends one row until it succeeds, fails for certain, or its retries run out (unknown). */
 async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number, via?: PoolTransport): Promise<Sent> {
   const base: RowOutcome = {
@@ -532,6 +544,8 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
   }
   let attempt = 0
   let throttles = 0
+  // whether an earlier attempt of this row may have reached the service (it then decides nothing for certain)
+  let maybeSent = false
   for (;;) {
     if (!rate.tryAcquire()) await rate.acquire()
     let res: ApiResponse | undefined
@@ -556,6 +570,7 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     }
     const transient = status === undefined || status >= 500 || status === 408
     if (transient && attempt < retries) {
+      maybeSent = true
       attempt++
       await sleep(backoffMs(attempt))
       continue
@@ -563,6 +578,6 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     rate.ok()
     const code = err?.error?.code ?? (status === undefined ? 'network_error' : `http_${status}`)
     const message = err?.error?.message ?? err?.message ?? String(err)
-    return {outcome: {...base, status: transient || status === 429 ? 'unknown' : 'failed', http_status: status ?? null, error_code: code, error_message: message}}
+    return {outcome: {...base, status: rowFailureState(status, maybeSent || err?.anyAttemptMaybeSent === true), http_status: status ?? null, error_code: code, error_message: message}}
   }
 }
