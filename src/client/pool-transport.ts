@@ -92,13 +92,23 @@ export class PoolTransport {
   }
 }
 
-/** undici's raw response headers (name, value, ...) as the transports give them: lower-case names, repeats joined with ", ". */
-function headerRecord(raw: Buffer[]): Record<string, string> {
+/** Headers a response carries once: a repeat is dropped (the first counts), as node:http does. */
+const SINGLE_HEADERS = new Set(['age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since', 'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after', 'server', 'user-agent'])
+
+/**
+ * undici's raw response headers (name, value, ...) as node:http gives them to the plain transport: lower-case
+ * names, a repeat of a single-value header (Retry-After, Content-Type, …) dropped, other repeats joined with ", ";
+ * any name (`constructor`, `__proto__`) an own key.
+ */
+export function headerRecord(raw: Buffer[]): Record<string, string> {
   const headers: Record<string, string> = {}
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toString('latin1').toLowerCase()
     const value = raw[i + 1].toString('latin1')
-    headers[name] = name in headers ? `${headers[name]}, ${value}` : value
+    if (!Object.hasOwn(headers, name)) {
+      if (name === '__proto__') Object.defineProperty(headers, name, {value, enumerable: true, writable: true, configurable: true})
+      else headers[name] = value
+    } else if (!SINGLE_HEADERS.has(name)) headers[name] = `${headers[name]}, ${value}`
   }
   return headers
 }
