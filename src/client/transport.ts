@@ -119,6 +119,8 @@ export async function loadUndiciPool(): Promise<typeof import('undici').Pool> {
   } catch {
     return (await loadUndici()).Pool
   }
+  // the file is undici's, not its interface: should an upgrade make it export something else, the whole package
+  if (typeof Pool !== 'function' || typeof Pool.prototype?.dispatch !== 'function') return (await loadUndici()).Pool
   // set after the import: the Node modules undici loads still come from Node's code cache (see loadUndici; ~10 ms),
   // and llhttp is compiled at the first connection, under the flag
   process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only')

@@ -126,3 +126,10 @@ describe('the pool transport', () => {
     }
   })
 })
+
+describe("undici's Pool loaded alone", () => {
+  it('is the Pool undici itself exports (a deep import of undici/lib/dispatcher/pool.js, the package as the fallback)', async () => {
+    const {loadUndiciPool} = await import('../../src/client/transport.js')
+    expect(await loadUndiciPool()).toBe((await import('undici')).Pool)
+  })
+})
