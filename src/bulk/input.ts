@@ -128,19 +128,22 @@ async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntax
   parser.on('error', () => undefined) // read from parser.errored (set as soon as a write fails), or thrown by the iterator below
   let row = 0
   let header: string[] | undefined
+  let headerError: RowSyntaxError | undefined
   const rowOf = (rec: CsvRecord): InputRow | undefined => {
     const fields = rec.record
     if (header === undefined) {
       header = fields
+      const twice = fields.find((name, i) => fields.indexOf(name) !== i)
+      // which of two values would count is no rule a spreadsheet shows: the file is refused (exit 2, nothing sent)
+      if (twice !== undefined) headerError = new RowSyntaxError(rec.info.lines, `has the column ${JSON.stringify(twice)} twice: keep one`)
       return undefined
     }
     row++
     const values: Record<string, unknown> = {}
     for (let i = 0; i < fields.length; i++) {
       const name = header[i]
-      if (fields[i] === '') {
-        if (Object.hasOwn(values, name)) delete values[name] // a repeated column: its last value counts, empty or not
-      } else if (name === '__proto__') Object.defineProperty(values, name, {value: fields[i], enumerable: true, writable: true, configurable: true}) // a column like any other (reported as not an input), not the object's prototype
+      if (fields[i] === '') continue
+      else if (name === '__proto__') Object.defineProperty(values, name, {value: fields[i], enumerable: true, writable: true, configurable: true}) // a column like any other (reported as not an input), not the object's prototype
       else values[name] = fields[i]
     }
     return {row, line: rec.info.lines, values}
@@ -154,6 +157,10 @@ async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntax
     const rows: (InputRow | RowSyntaxError)[] = []
     for (let rec = parser.read() as CsvRecord | null; rec !== null; rec = parser.read() as CsvRecord | null) {
       const r = rowOf(rec)
+      if (headerError) {
+        yield [headerError]
+        return
+      }
       if (r) rows.push(r)
     }
     if (parser.errored) rows.push(failed(parser.errored))
@@ -166,6 +173,10 @@ async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntax
   try {
     for await (const rec of parser as AsyncIterable<CsvRecord>) {
       const r = rowOf(rec)
+      if (headerError) {
+        yield [headerError]
+        return
+      }
       if (r) rows.push(r)
     }
   } catch (err) {

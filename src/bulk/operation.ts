@@ -7,7 +7,7 @@ import type {EndpointId} from '../api/endpoints.js'
 import type {OperationSpec} from '../api/operation-types.js'
 import type {FieldProblem} from '../api/validate.js'
 import type {CallInput} from '../client/api-client.js'
-import {columnsOf, valuesFromRecord} from '../cli/operation-input.js'
+import {columnProblems, columnsOf, valuesFromRecord} from '../cli/operation-input.js'
 import {draftOf, gatherSpecOf, selectEndpoint} from '../cli/run-operation.js'
 
 /** A row of the input file after defaults: column (flag name, field name or argument name) -> value. */
@@ -35,12 +35,13 @@ export function specOperation(op: OperationSpec, extra: {data?: unknown; field?:
     id: op.command,
     columns: columnsOf(op),
     request(record, check = true) {
-      const {values, unknown} = valuesFromRecord(op, record)
+      const columns = valuesFromRecord(op, record)
+      const {values} = columns
       const choice = selectEndpoint(op, values)
       const draft = draftOf(gatherSpecOf(op, choice, values), extra.data, extra.field ?? {})
       const input = draft.build()
       if (!check) return {endpoint: choice.id, input, problems: []}
-      const problems = [...unknown.map((k) => ({flag: `column "${k}"`, rule: `is not an input of \`pay ${op.command.replace(/:/g, ' ')}\``})), ...draft.check(input).problems]
+      const problems = [...columnProblems(op, columns, (k) => `column "${k}"`), ...draft.check(input).problems]
       // NDJSON values that are not strings are turned into strings by valuesFromRecord: an amount must stay exact
       for (const [k, v] of Object.entries(record)) if (typeof v === 'number') problems.push({flag: `column "${k}"`, rule: 'must be a string (quote numbers in NDJSON, so that amounts stay exact)'})
       return {endpoint: choice.id, input, problems}

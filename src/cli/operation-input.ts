@@ -34,20 +34,37 @@ export function columnsOf(op: OperationSpec): string[] {
 }
 
 /** The values of a record keyed as the command's flags are; empty cells count as not given. */
-export function valuesFromRecord(op: OperationSpec, record: Record<string, unknown>): {values: Given; unknown: string[]} {
+export function valuesFromRecord(op: OperationSpec, record: Record<string, unknown>): {values: Given; unknown: string[]; repeated: [string, string][]} {
   const names = namesOf(op)
   const values: Given = {}
   const unknown: string[] = []
+  const repeated: [string, string][] = []
+  let from: Map<string, string> | undefined
   for (const [key, raw] of Object.entries(record)) {
     const name = names.get(key.trim())
     if (!name) {
       unknown.push(key)
       continue
     }
+    // two columns for one input (reference and merchant_reference): which counts is no rule a file shows
+    const other = (from ??= new Map()).get(name)
+    if (other !== undefined) {
+      repeated.push([key, other])
+      continue
+    }
+    from.set(name, key)
     if (raw === undefined || raw === null || raw === '') continue
     values[name] = raw === true || raw === false ? raw : String(raw)
   }
-  return {values, unknown}
+  return {values, unknown, repeated}
+}
+
+/** The problems of a record's columns (from valuesFromRecord), each named by `label`. */
+export function columnProblems(op: OperationSpec, columns: {unknown: string[]; repeated: [string, string][]}, label = (k: string) => k): FieldProblem[] {
+  return [
+    ...columns.unknown.map((k) => ({flag: label(k), rule: `is not an input of \`pay ${op.command.replace(/:/g, ' ')}\``})),
+    ...columns.repeated.map(([k, other]) => ({flag: label(k), rule: `gives the same input as ${label(other)}: keep one of them`})),
+  ]
 }
 
 /** Every problem of a record, under flag names (unknown columns included); [] when it can be sent. */
@@ -57,11 +74,12 @@ export function validateRecord(op: OperationSpec, record: Record<string, unknown
 
 /** The request a record makes, and its problems. */
 export function requestFromRecord(op: OperationSpec, record: Record<string, unknown>): {endpoint: EndpointId; input: CallInput; problems: FieldProblem[]} {
-  const {values, unknown} = valuesFromRecord(op, record)
+  const columns = valuesFromRecord(op, record)
+  const {values} = columns
   const choice = selectEndpoint(op, values)
   const draft = draftOf(gatherSpecOf(op, choice, values))
   const input = draft.build()
-  const problems = [...unknown.map((k) => ({flag: k, rule: `is not an input of \`pay ${op.command.replace(/:/g, ' ')}\``})), ...draft.check(input).problems]
+  const problems = [...columnProblems(op, columns), ...draft.check(input).problems]
   return {endpoint: choice.id, input, problems}
 }
 

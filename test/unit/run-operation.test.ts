@@ -79,6 +79,10 @@ describe('records (bulk rows, flow steps)', () => {
     const {endpoint, input} = inputFromRecord(op, {amount: '10.00', currency: 'kes', merchant_reference: 'r-1', mobile: '254700000001', provider: 'mpesa'})
     expect(endpoint).toBe('collections.create')
     expect(input.body).toEqual({amount: '10.00', currency: 'KES', merchant_reference: 'r-1', mobile: '254700000001', provider: 'mpesa'})
+    // two columns for one input (a flag name and the spec's field name): both named, whichever order
+    const twice = valuesFromRecord(op, {amount: '1.00', reference: 'r-A', merchant_reference: 'r-B'})
+    expect(twice.repeated).toEqual([['merchant_reference', 'reference']])
+    expect(validateRecord(op, {amount: '1.00', currency: 'KES', mobile: '254700000001', provider: 'mpesa', merchant_reference: 'r-B', reference: ''})).toContainEqual({flag: 'reference', rule: 'gives the same input as merchant_reference: keep one of them'})
   })
 
   it('names every problem by flag, unknown columns included', () => {
