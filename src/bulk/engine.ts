@@ -295,6 +295,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       return ExitCode.OK
     }
 
+    const sink = await ResultSink.open(out, flags.results)
     await run.confirm?.({rows: total, toSend: total - settled, totals: rowTotals.toJSON(), file: input.name})
     // bad credentials fail the run here (exit 3), not on every row; the token is asked for while undici's Pool loads
     const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
@@ -315,7 +316,6 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const counts: Counts = {total, done: 0, succeeded: 0, failed: 0, unknown: 0, earlier: 0}
     const money = new MoneyTotals()
     const failedRows: string[] = []
-    const sink = await ResultSink.open(out, flags.results)
     const progress = await progressReporter(out, total)
     const started = Date.now()
     const retries = flags.retries ?? 3

@@ -3,7 +3,8 @@
  * stderr every few seconds otherwise; one result per row (stdout NDJSON under --json, and --results FILE as CSV
  * or NDJSON), in completion order; and the summary: counts by outcome, money by currency, time.
  */
-import {createWriteStream, type WriteStream} from 'node:fs'
+import {createWriteStream, openSync, type WriteStream} from 'node:fs'
+import {InputError} from '../client/errors.js'
 import {fromMinor, toMinor} from '../api/money.js'
 import type {Output} from '../output/output.js'
 import type {RowOutcome} from './run-journal.js'
@@ -30,7 +31,14 @@ export class ResultSink {
   static async open(out: Output, resultsFile: string | undefined): Promise<ResultSink> {
     const sink = new ResultSink(out)
     if (resultsFile) {
-      sink.file = createWriteStream(resultsFile, {mode: 0o600})
+      // opened here, before anything is sent: a path that cannot be written is bad input (exit 2), not a crash mid-run
+      let fd: number
+      try {
+        fd = openSync(resultsFile, 'w', 0o600)
+      } catch (err) {
+        throw InputError.one('--results', `cannot write ${resultsFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'give a path in a directory you can write to')
+      }
+      sink.file = createWriteStream('', {fd})
       if (/\.csv$/i.test(resultsFile)) {
         const {stringify} = await import('csv-stringify')
         const s = stringify({header: true, columns: [...RESULT_COLUMNS]})

@@ -138,6 +138,19 @@ describe('pay collections create --from-file', () => {
     expect(h.requests().length).toBe(sentBefore)
   })
 
+  it('a --results path that cannot be written, or two columns for one input: exit 2 before anything is sent (not a crash mid-run)', async () => {
+    const good = csv('results-unwritable.csv', 'amount,reference,mobile,provider', 2, (i) => `10.00,bk-res-${i},254712345678,mpesa`)
+    const twice = csv('twice.csv', 'amount,reference,mobile,provider,merchant_reference', 1, (i) => `10.00,bk-tw-${i},254712345678,mpesa,bk-tw-other`)
+    const sentBefore = h.requests().length
+    const r = await payUntil(['collections', 'create', '--from-file', good, '--currency', 'KES', '--results', '/proc/no-such-dir/results.csv'])
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr).toMatch(/--results cannot write \/proc\/no-such-dir\/results\.csv/)
+    const t = await payUntil(['collections', 'create', '--from-file', twice, '--currency', 'KES'])
+    expect(t.code, t.stderr).toBe(2)
+    expect(t.stderr).toMatch(/twice\.csv:2 column "merchant_reference" gives the same input as column "reference"/)
+    expect(h.requests().length).toBe(sentBefore)
+  })
+
   it('without a base URL the rows are still checked first: their problems, else the missing --base-url (exit 2)', async () => {
     const bad = csv('nobase-bad.csv', 'amount,reference,mobile,provider', 2, (i) => (i === 1 ? `ten,nb-${i},254712345678,mpesa` : `10.00,nb-${i},254712345678,mpesa`))
     const good = csv('nobase-good.csv', 'amount,reference,mobile,provider', 2, (i) => `10.00,nb-${i},254712345678,mpesa`)
