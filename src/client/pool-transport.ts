@@ -15,6 +15,7 @@ import {type HttpRequest, type HttpResponse, CONNECT_TIMEOUT_MS, ExchangeTimeout
 
 export class PoolTransport {
   private readonly pools = new Map<string, Pool>()
+  private closed = false
 
   private constructor(
     private readonly Pool: typeof import('undici').Pool,
@@ -27,6 +28,8 @@ export class PoolTransport {
   }
 
   send(req: HttpRequest): Promise<HttpResponse> {
+    // after close() (the run has ended, or stopped on an error): no new connection, and the row stays unknown
+    if (this.closed) return Promise.reject(new Error('the run has ended: the request was not sent'))
     // origin and target: the URL was built by the client core (absolute, checked), so a plain split is enough
     const slash = req.url.indexOf('/', req.url.indexOf('//') + 2)
     const origin = slash < 0 ? req.url : req.url.slice(0, slash)
@@ -86,6 +89,7 @@ export class PoolTransport {
    * requests in flight, they end as the process would end them (their rows are resent with their keys next time).
    */
   async close(): Promise<void> {
+    this.closed = true
     const pools = [...this.pools.values()]
     this.pools.clear()
     await Promise.all(pools.map((p) => p.destroy().catch(() => undefined)))

@@ -133,3 +133,12 @@ describe("undici's Pool loaded alone", () => {
     expect(await loadUndiciPool()).toBe((await import('undici')).Pool)
   })
 })
+
+describe('the pool transport once closed', () => {
+  it('opens no new pool: a later send fails at once (a worker still running after the run stopped)', async () => {
+    const {PoolTransport: P} = await import('../../src/client/pool-transport.js')
+    const t = await P.open(1)
+    await t.close()
+    await expect(t.send({method: 'POST', url: 'http://127.0.0.1:9/v1/collections', headers: {}, body: '{}', timeoutMs: 1000})).rejects.toThrow(/run has ended/)
+  })
+})
