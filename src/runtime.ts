@@ -63,7 +63,8 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
     debug: flags.debug ? (text) => out.info(out.color('dim', printable(text), 'err')) : undefined,
     notice: (text) => out.info(out.color('dim', printable(text), 'err')),
     warn: (text) => out.warn(printable(text)),
-    journal: createJournalGate(out, flags['force-new']),
+    // in the state dir of the environment the command was given (an in-process run's, not this process's)
+    journal: createJournalGate(out, flags['force-new'], env),
   })
   return {client, out, settings}
 }

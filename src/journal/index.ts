@@ -13,8 +13,8 @@ export function openJournalStore(out: Output, env: NodeJS.ProcessEnv = process.e
   return new JournalStore(stateDir(env), {retentionDays: retentionDaysFrom(env), warn: (text) => out.warn(text)})
 }
 
-export function createJournalGate(out: Output, forceNew = false): JournalGate {
-  return new JournalGate(openJournalStore(out), {
+export function createJournalGate(out: Output, forceNew = false, env: NodeJS.ProcessEnv = process.env): JournalGate {
+  return new JournalGate(openJournalStore(out, env), {
     forceNew,
     notice: (text) => out.info(out.color('dim', text, 'err')),
     warn: (text) => out.warn(text),

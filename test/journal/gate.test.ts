@@ -176,3 +176,20 @@ describe('pruning', () => {
     expect(later.entries().map((e) => e.op.key)).toEqual(['unknown-1', 'killed-1'])
   })
 })
+
+describe('the journal of a command run in-process', () => {
+  it('lives in the state dir of the environment the command was given, not of the process that runs it', async () => {
+    const {createApiContext, createOutput} = await import('../../src/runtime.js')
+    const dir = tempConfigDir()
+    const collection = JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', currency: 'KES', amount: '1.00', merchant_reference: 'env-1'})
+    const transport = {
+      send: async (r: {url: string}) => (r.url.endsWith('/v1/oauth/token') ? {status: 200, headers: {}, text: TOKEN} : {status: 201, headers: {}, text: collection}),
+      close: async () => {},
+    }
+    const env = {PAY_CONFIG_DIR: dir, PAY_BASE_URL: 'http://127.0.0.1:9', PAY_CLIENT_ID: 'c', PAY_CLIENT_SECRET: 's'}
+    const ctx = await createApiContext({}, 't', createOutput(true), env, transport)
+    await ctx.client.call('collections.create', {body: {...BODY, merchant_reference: 'env-1'}})
+    const entries = new JournalStore(join(dir, 'state')).entries()
+    expect(entries.map((e) => [e.op.reference, e.outcome?.state])).toEqual([['env-1', 'succeeded']])
+  })
+})
