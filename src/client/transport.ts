@@ -90,10 +90,6 @@ export interface Exchange {
 }
 
 /**
- * One request through an undici dispatcher and its whole body, within `timeoutMs`: the client core through a
- * proxy, and `webhook listen --forward-to`.
- */
-/**
  * undici, with V8 set to compile WebAssembly with its baseline compiler only (Liftoff). undici parses HTTP with
  * llhttp compiled to WebAssembly; V8 compiles it at once with Liftoff and then again, optimised, on a background
  * thread, and Node waits for that job before the process may exit: ~100 ms, for code that parses a few responses.
@@ -127,6 +123,10 @@ export async function loadUndiciPool(): Promise<typeof import('undici').Pool> {
   return Pool
 }
 
+/**
+ * One request through an undici dispatcher and its whole body, within `timeoutMs`: the client core through a
+ * proxy, and `webhook listen --forward-to`.
+ */
 export async function exchange(
   dispatcher: Dispatcher,
   url: string,
