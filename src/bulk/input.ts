@@ -143,7 +143,7 @@ async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntax
     for (let i = 0; i < fields.length; i++) {
       const name = header[i]
       if (fields[i] === '') continue
-      else if (name === '__proto__') Object.defineProperty(values, name, {value: fields[i], enumerable: true, writable: true, configurable: true}) // a column like any other (reported as not an input), not the object's prototype
+      if (name === '__proto__') Object.defineProperty(values, name, {value: fields[i], enumerable: true, writable: true, configurable: true}) // a column like any other (reported as not an input), not the object's prototype
       else values[name] = fields[i]
     }
     return {row, line: rec.info.lines, values}
