@@ -101,6 +101,9 @@ export type VerifyResult = {ok: true; timestamp: number} | {ok: false; reason: V
 /** Digits of a timestamp at most; a v1 signature's length (lowercase hex of 32 bytes). */
 const MAX_DIGITS = 12
 const HEX_LENGTH = 64
+/** The same two rules for the general parser (any order, spaces, several v1 entries). */
+const TIMESTAMP = new RegExp(`^[0-9]{1,${MAX_DIGITS}}$`)
+const SIGNATURE = new RegExp(`^[0-9a-f]{${HEX_LENGTH}}$`)
 
 /**
  * The usual header, `t=<1 to 12 digits>,v1=<64 lowercase hex>` and nothing else: its timestamp, read without a
@@ -135,10 +138,10 @@ export function parseSignatureHeader(value: string): ParsedSignature | undefined
     const key = part.slice(0, eq).trim()
     const val = part.slice(eq + 1).trim()
     if (key === 't') {
-      if (!/^[0-9]{1,12}$/.test(val) || timestamp !== undefined) return undefined
+      if (!TIMESTAMP.test(val) || timestamp !== undefined) return undefined
       timestamp = Number(val)
     } else if (key === 'v1') {
-      if (!/^[0-9a-f]{64}$/.test(val)) return undefined
+      if (!SIGNATURE.test(val)) return undefined
       signatures.push(val)
     }
     // unknown schemes (v0, v2…) are ignored so a future scheme can be added beside v1
