@@ -113,7 +113,30 @@ export async function* readRowChunks(input: BulkInput): AsyncGenerator<(InputRow
   }
 }
 
-type CsvRecord = {record: string[]; info: {lines: number}}
+/**
+ * csv-parse's stream, which also notes the line at which each record ends (csv-parse's `info.lines` as the record
+ * is pushed: the value its `info` option would give the record). The `info` option itself builds an object of
+ * about a dozen fields per record (and copies the record into another), the most costly part of reading a row.
+ */
+async function linedParser(): Promise<{parser: import('csv-parse').Parser; lineOfNext: () => number}> {
+  const {Parser} = await import('csv-parse')
+  const lines: number[] = []
+  let taken = 0
+  class LinedParser extends Parser {
+    override push(chunk: unknown, encoding?: BufferEncoding): boolean {
+      if (chunk !== null) lines.push(this.info.lines)
+      return super.push(chunk, encoding)
+    }
+  }
+  const parser = new LinedParser({bom: true, skip_empty_lines: true, trim: true, relax_column_count: false, skip_records_with_error: false})
+  /** The line of the record read() returned last (records are read in the order they were pushed). */
+  const lineOfNext = () => {
+    const line = lines[taken++]
+    if (taken === lines.length) lines.length = taken = 0
+    return line
+  }
+  return {parser, lineOfNext}
+}
 
 /**
  * CSV through csv-parse's stream, written a file chunk at a time and its records read back at once (read() in a
@@ -123,19 +146,18 @@ type CsvRecord = {record: string[]; info: {lines: number}}
  * line) ends the reading.
  */
 async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntaxError)[]> {
-  const {parse} = await import('csv-parse')
-  const parser = parse({bom: true, skip_empty_lines: true, trim: true, info: true, relax_column_count: false, skip_records_with_error: false})
+  const {parser, lineOfNext} = await linedParser()
   parser.on('error', () => undefined) // read from parser.errored (set as soon as a write fails), or thrown by the iterator below
   let row = 0
   let header: string[] | undefined
   let headerError: RowSyntaxError | undefined
-  const rowOf = (rec: CsvRecord): InputRow | undefined => {
-    const fields = rec.record
+  const rowOf = (fields: string[]): InputRow | undefined => {
+    const line = lineOfNext()
     if (header === undefined) {
       header = fields
       const twice = fields.find((name, i) => fields.indexOf(name) !== i)
       // which of two values would count is no rule a spreadsheet shows: the file is refused (exit 2, nothing sent)
-      if (twice !== undefined) headerError = new RowSyntaxError(rec.info.lines, `has the column ${JSON.stringify(twice)} twice: keep one`)
+      if (twice !== undefined) headerError = new RowSyntaxError(line, `has the column ${JSON.stringify(twice)} twice: keep one`)
       return undefined
     }
     row++
@@ -146,7 +168,7 @@ async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntax
       if (name === '__proto__') Object.defineProperty(values, name, {value: fields[i], enumerable: true, writable: true, configurable: true}) // a column like any other (reported as not an input), not the object's prototype
       else values[name] = fields[i]
     }
-    return {row, line: rec.info.lines, values}
+    return {row, line, values}
   }
   const failed = (err: unknown): RowSyntaxError => {
     const e = err as {lines?: number; message: string}
@@ -155,7 +177,7 @@ async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntax
   for await (const data of createReadStream(path)) {
     parser.write(data)
     const rows: (InputRow | RowSyntaxError)[] = []
-    for (let rec = parser.read() as CsvRecord | null; rec !== null; rec = parser.read() as CsvRecord | null) {
+    for (let rec = parser.read() as string[] | null; rec !== null; rec = parser.read() as string[] | null) {
       const r = rowOf(rec)
       if (headerError) {
         yield [headerError]
@@ -171,7 +193,7 @@ async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntax
   parser.end()
   const rows: (InputRow | RowSyntaxError)[] = []
   try {
-    for await (const rec of parser as AsyncIterable<CsvRecord>) {
+    for await (const rec of parser as AsyncIterable<string[]>) {
       const r = rowOf(rec)
       if (headerError) {
         yield [headerError]

@@ -107,6 +107,8 @@ describe('readers', () => {
     expect(await read('short.csv', 'amount,reference\n1.00,a\n2.00\n3.00,c\n')).toEqual([{row: 1, line: 2, values: {amount: '1.00', reference: 'a'}}, expect.stringMatching(/^line 3 is not valid CSV: .*Invalid Record Length/)])
     expect(await read('quote.csv', 'amount,reference\n1.00,a\n2.00,"b\n')).toEqual([{row: 1, line: 2, values: {amount: '1.00', reference: 'a'}}, expect.stringMatching(/^line \d+ is not valid CSV: .*Quote Not Closed/)])
     expect(await read('crlf.csv', 'amount , reference\r\n 1.00 ,"a,b"\r\n2.00,b')).toEqual([{row: 1, line: 2, values: {amount: '1.00', reference: 'a,b'}}, {row: 2, line: 3, values: {amount: '2.00', reference: 'b'}}])
+    // a quoted value over two lines: the row's line is where it ends
+    expect(await read('multiline.csv', 'amount,reference\n1.00,"a\nb"\n\n2.00,c\n')).toEqual([{row: 1, line: 3, values: {amount: '1.00', reference: 'a\nb'}}, {row: 2, line: 5, values: {amount: '2.00', reference: 'c'}}])
     // a repeated column: refused at its header line, before any row (which value counts is no rule a spreadsheet shows)
     expect(await read('repeat.csv', 'amount,amount,reference\n1.00,2.00,a\n1.00,,b\n')).toEqual(['line 1 has the column "amount" twice: keep one'])
     expect(await read('repeat-trimmed.csv', 'amount, reference ,reference\n1.00,a,b')).toEqual(['line 1 has the column "reference" twice: keep one'])
