@@ -41,9 +41,10 @@ export function specOperation(op: OperationSpec, extra: {data?: unknown; field?:
       const draft = draftOf(gatherSpecOf(op, choice, values), extra.data, extra.field ?? {})
       const input = draft.build()
       if (!check) return {endpoint: choice.id, input, problems: []}
-      const problems = [...columnProblems(op, columns, (k) => `column "${k}"`), ...draft.check(input).problems]
+      const fromColumns = columns.unknown.length + columns.repeated.length > 0 ? columnProblems(op, columns, (k) => `column "${k}"`) : []
+      const problems = fromColumns.length > 0 ? [...fromColumns, ...draft.check(input).problems] : draft.check(input).problems
       // NDJSON values that are not strings are turned into strings by valuesFromRecord: an amount must stay exact
-      for (const [k, v] of Object.entries(record)) if (typeof v === 'number') problems.push({flag: `column "${k}"`, rule: 'must be a string (quote numbers in NDJSON, so that amounts stay exact)'})
+      for (const k of Object.keys(record)) if (typeof record[k] === 'number') problems.push({flag: `column "${k}"`, rule: 'must be a string (quote numbers in NDJSON, so that amounts stay exact)'})
       return {endpoint: choice.id, input, problems}
     },
   }

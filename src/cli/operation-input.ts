@@ -40,7 +40,8 @@ export function valuesFromRecord(op: OperationSpec, record: Record<string, unkno
   const unknown: string[] = []
   const repeated: [string, string][] = []
   let from: Map<string, string> | undefined
-  for (const [key, raw] of Object.entries(record)) {
+  for (const key of Object.keys(record)) {
+    const raw = record[key]
     const name = names.get(key.trim())
     if (!name) {
       unknown.push(key)

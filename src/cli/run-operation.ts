@@ -77,9 +77,12 @@ export interface Draft {
 /** The pure part of gathering: no prompt, no file. `data` is the parsed --data, `extraFields` the parsed -F. */
 export function draftOf(spec: GatherSpec, data?: unknown, extraFields: Record<string, unknown> = {}): Draft {
   const endpoint = endpoints[spec.id] as (typeof endpoints)[EndpointId] & {body?: import('zod').ZodType; query?: import('zod').ZodType}
-  const values = new Map<InputField, string | undefined>(spec.fields.map((f) => [f, valueOf(f)]))
+  const values = new Map<InputField, string | undefined>()
   const names: Record<string, string> = {}
-  for (const f of spec.fields) if ((f.in ?? 'body') !== 'path') names[f.key] = f.flag
+  for (const f of spec.fields) {
+    values.set(f, valueOf(f))
+    if ((f.in ?? 'body') !== 'path') names[f.key] = f.flag
+  }
 
   const build = (): CallInput => {
     const input: CallInput = {}
@@ -222,16 +225,25 @@ async function chooseEndpoint(ctx: ApiContext, op: OperationSpec, values: Given)
   return selection
 }
 
+/** What inputFields gives every input of an operation whatever its value: built once per operation (a bulk run asks per row). */
+const fieldParts = new WeakMap<OperationSpec, {name: string; prompt: InputField['prompt']; spec: InputField['spec']}[]>()
+
 /** The request fields of an operation for one endpoint, with the values given. */
 export function inputFields(op: OperationSpec, id: EndpointId, values: Given, missingLabel?: string): InputField[] {
-  return op.fields
-    .filter((f) => f.for === undefined || f.for === id)
-    .map((f) => {
-      const raw = values[nameOf(f)]
-      const label = missingLabel && f.for === id && raw === undefined ? missingLabel : inputLabel(f)
-      const prompt = f.prompt === false ? false : typeof f.prompt === 'string' ? {message: f.prompt} : f.prompt
-      return {key: f.key, in: f.in, flag: label, value: raw === undefined ? undefined : String(raw), upper: f.upper, prompt, spec: {op, field: f}}
-    })
+  let parts = fieldParts.get(op)
+  if (!parts) {
+    parts = op.fields.map((f) => ({name: nameOf(f), prompt: f.prompt === false ? false : typeof f.prompt === 'string' ? {message: f.prompt} : f.prompt, spec: {op, field: f}}))
+    fieldParts.set(op, parts)
+  }
+  const fields: InputField[] = []
+  for (let i = 0; i < op.fields.length; i++) {
+    const f = op.fields[i]
+    if (f.for !== undefined && f.for !== id) continue
+    const raw = values[parts[i].name]
+    const label = missingLabel && f.for === id && raw === undefined ? missingLabel : inputLabel(f)
+    fields.push({key: f.key, in: f.in, flag: label, value: raw === undefined ? undefined : String(raw), upper: f.upper, prompt: parts[i].prompt, spec: parts[i].spec})
+  }
+  return fields
 }
 
 function pick(sources: readonly ValueSource[], res: ApiResponse, input: CallInput): string | undefined {
