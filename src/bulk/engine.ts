@@ -145,7 +145,7 @@ function keyer(ctx: ApiContext, salt: string, spool: RowSpool, templates: Map<En
       if (scopes.size < 64) scopes.set(scopeId, scope) // one URL for a create; one per row for a path (mandates cancel)
     }
     const hash = bodyHash(bare.body ?? '')
-    spool.add({row: r.row, line: r.line, endpoint, target: splitUrl(bare.url).target, body: bare.body, key: rowKeyOfHash(scope, hash, occurrences.next(hash)), path: input.path, query: input.query, ...money})
+    spool.add({row: r.row, line: r.line, endpoint, target: splitUrl(bare.url).target, body: bare.body, key: rowKeyOfHash(scope, hash, occurrences.next(hash)), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency})
   }
 }
 

@@ -195,6 +195,23 @@ describe('splitUrl', () => {
   })
 })
 
+describe("the client's URL of each row", () => {
+  it('is the URL parser\'s, whether kept from the row before or not: a query, another path, another base URL', async () => {
+    const {ApiClient} = await import('../../src/client/api-client.js')
+    const settings = {baseUrl: 'http://127.0.0.1:9/', clientId: 'c', clientSecret: 's'}
+    const client = new ApiClient({settings, userAgent: 'test'})
+    const url = (id: 'collections.create' | 'collections.getByReference' | 'mandates.cancel', input: object) => client.prepare(id, input).url
+    expect(url('collections.create', {body: {}})).toBe('http://127.0.0.1:9/v1/collections')
+    expect(url('collections.create', {body: {}})).toBe('http://127.0.0.1:9/v1/collections')
+    expect(url('collections.getByReference', {query: {merchant_reference: 'a b', other: undefined}})).toBe('http://127.0.0.1:9/v1/collections?merchant_reference=a+b')
+    expect(url('collections.getByReference', {query: {other: undefined}})).toBe('http://127.0.0.1:9/v1/collections')
+    expect(url('mandates.cancel', {path: {mandate_id: 'm 1'}})).toBe('http://127.0.0.1:9/v1/mandates/m%201/cancel')
+    expect(url('mandates.cancel', {path: {mandate_id: 'm2'}})).toBe('http://127.0.0.1:9/v1/mandates/m2/cancel')
+    settings.baseUrl = 'http://localhost:9'
+    expect(url('collections.create', {body: {}})).toBe('http://localhost:9/v1/collections')
+  })
+})
+
 describe('the lineage of a file: the salt of its newest run, across edits', () => {
   const at = (day: number) => `2026-01-0${day}T00:00:00.000Z`
 
