@@ -7,7 +7,7 @@ import {createHash} from 'node:crypto'
 import {createReadStream, createWriteStream, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
-import {pipeline} from 'node:stream/promises'
+import {finished, pipeline} from 'node:stream/promises'
 import {InputError} from '../client/errors.js'
 import {SECRET_FILE_MODE} from '../config/paths.js'
 import {SPOOL_PREFIXES} from '../journal/store.js'
@@ -114,45 +114,41 @@ export async function* readRowChunks(input: BulkInput): AsyncGenerator<(InputRow
 }
 
 /**
- * csv-parse's stream, which also notes the line at which each record ends (csv-parse's `info.lines` as the record
- * is pushed: the value its `info` option would give the record). The `info` option itself builds an object of
- * about a dozen fields per record (and copies the record into another), the most costly part of reading a row.
+ * csv-parse's stream, its records taken as it parses them: each one with the line where it ends (csv-parse's
+ * `info.lines` as the record is pushed, the value its `info` option would give the record), into `records` and
+ * `lines` instead of the stream's object-mode buffer. The `info` option builds an object of about a dozen fields per
+ * record (and another around the record), and reading records back one read() at a time cost as much as parsing
+ * them: those were most of the cost of reading a row. The stream's readable side only ends.
  */
-async function linedParser(): Promise<{parser: import('csv-parse').Parser; lineOfNext: () => number}> {
+async function recordParser(): Promise<{parser: import('csv-parse').Parser; records: string[][]; lines: number[]}> {
   const {Parser} = await import('csv-parse')
+  const records: string[][] = []
   const lines: number[] = []
-  let taken = 0
-  class LinedParser extends Parser {
+  class RecordParser extends Parser {
     override push(chunk: unknown, encoding?: BufferEncoding): boolean {
-      if (chunk !== null) lines.push(this.info.lines)
-      return super.push(chunk, encoding)
+      if (chunk === null) return super.push(chunk, encoding)
+      records.push(chunk as string[])
+      lines.push(this.info.lines)
+      return true
     }
   }
-  const parser = new LinedParser({bom: true, skip_empty_lines: true, trim: true, relax_column_count: false, skip_records_with_error: false})
-  /** The line of the record read() returned last (records are read in the order they were pushed). */
-  const lineOfNext = () => {
-    const line = lines[taken++]
-    if (taken === lines.length) lines.length = taken = 0
-    return line
-  }
-  return {parser, lineOfNext}
+  const parser = new RecordParser({bom: true, skip_empty_lines: true, trim: true, relax_column_count: false, skip_records_with_error: false})
+  return {parser, records, lines}
 }
 
 /**
- * CSV through csv-parse's stream, written a file chunk at a time and its records read back at once (read() in a
- * loop: no promise per record, as its async iterator makes). Records as arrays, the first one the header (trimmed
- * like every field): csv-parse's objects (columns) cost a defineProperty per field, and the values object is built
- * here anyway. A record whose length is not the header's is an error of csv-parse's all the same. An error (its
- * line) ends the reading.
+ * CSV through csv-parse's stream, written a file chunk at a time and the records of each chunk taken at once.
+ * Records as arrays, the first one the header (trimmed like every field): csv-parse's objects (columns) cost a
+ * defineProperty per field, and the values object is built here anyway. A record whose length is not the header's
+ * is an error of csv-parse's all the same. An error (its line) ends the reading.
  */
 async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntaxError)[]> {
-  const {parser, lineOfNext} = await linedParser()
-  parser.on('error', () => undefined) // read from parser.errored (set as soon as a write fails), or thrown by the iterator below
+  const {parser, records, lines} = await recordParser()
+  parser.on('error', () => undefined) // read from parser.errored (set as soon as a write fails), or thrown by finished() below
   let row = 0
   let header: string[] | undefined
   let headerError: RowSyntaxError | undefined
-  const rowOf = (fields: string[]): InputRow | undefined => {
-    const line = lineOfNext()
+  const rowOf = (fields: string[], line: number): InputRow | undefined => {
     if (header === undefined) {
       header = fields
       const twice = fields.find((name, i) => fields.indexOf(name) !== i)
@@ -170,39 +166,46 @@ async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntax
     }
     return {row, line, values}
   }
+  /** The rows of the records parsed so far (then forgotten); undefined when the header was refused. */
+  const taken = (): (InputRow | RowSyntaxError)[] | undefined => {
+    const rows: (InputRow | RowSyntaxError)[] = []
+    for (let i = 0; i < records.length; i++) {
+      const r = rowOf(records[i], lines[i])
+      if (headerError) return undefined
+      if (r) rows.push(r)
+    }
+    records.length = lines.length = 0
+    return rows
+  }
   const failed = (err: unknown): RowSyntaxError => {
     const e = err as {lines?: number; message: string}
     return new RowSyntaxError(e.lines ?? 0, `is not valid CSV: ${e.message}`)
   }
   for await (const data of createReadStream(path)) {
     parser.write(data)
-    const rows: (InputRow | RowSyntaxError)[] = []
-    for (let rec = parser.read() as string[] | null; rec !== null; rec = parser.read() as string[] | null) {
-      const r = rowOf(rec)
-      if (headerError) {
-        yield [headerError]
-        return
-      }
-      if (r) rows.push(r)
+    const rows = taken()
+    if (!rows) {
+      yield [headerError!]
+      return
     }
     if (parser.errored) rows.push(failed(parser.errored))
     if (rows.length > 0) yield rows
     if (parser.errored) return
   }
   // the last record (no line break after it) and an error found only at the end (a quote never closed)
+  let error: unknown
+  parser.resume() // the readable side holds nothing: let it end
   parser.end()
-  const rows: (InputRow | RowSyntaxError)[] = []
   try {
-    for await (const rec of parser as AsyncIterable<string[]>) {
-      const r = rowOf(rec)
-      if (headerError) {
-        yield [headerError]
-        return
-      }
-      if (r) rows.push(r)
-    }
+    await finished(parser)
   } catch (err) {
-    rows.push(failed(err))
+    error = err
   }
+  const rows = taken()
+  if (!rows) {
+    yield [headerError!]
+    return
+  }
+  if (error !== undefined) rows.push(failed(error))
   if (rows.length > 0) yield rows
 }
