@@ -88,6 +88,13 @@ describe('signature scheme vs openssl', () => {
     for (const bad of [`t=${T},v1=${sig}0`, `t=${T},v1=${sig.slice(1)}`, `t=${T};v1=${sig}`, `T=${T},v1=${sig}`, `t=${T},v2=${sig}`, `t=${T},v1=${sig.slice(0, 63)}g`, `t=1${'x'.repeat(9)},v1=${sig}`]) {
       expect(verifySignature(bad, BODY, SECRET, {now: T}), bad).toMatchObject({ok: false, reason: 'malformed_header'})
     }
+    // the usual form's signature is compared before it is checked to be hex: one that is not is still malformed,
+    // whatever else is wrong (a timestamp outside the tolerance, a second secret tried)
+    for (const tail of [`${sig.slice(0, 63)}g`, `G${sig.slice(1)}`, sig.toUpperCase(), `${sig.slice(0, 40)},v1=${sig.slice(45)}`]) {
+      for (const now of [T, T + 10_000]) {
+        expect(verifySignature(`t=${T},v1=${tail}`, BODY, [SECRET, 'other'], {now}), `${tail} ${now}`).toMatchObject({ok: false, reason: 'malformed_header'})
+      }
+    }
     // one hex digit changed, first, middle or last: no match
     for (const at of [0, 31, 63]) {
       const changed = `${sig.slice(0, at)}${sig[at] === '0' ? '1' : '0'}${sig.slice(at + 1)}`
