@@ -24,6 +24,21 @@ describe('human output never carries terminal control sequences from data', () =
     expect(line.includes(String.fromCharCode(27)) || line.includes(String.fromCharCode(7))).toBe(false)
     expect(line).toContain('EVT_\\u001b[2J')
   })
+
+  it('an accepted delivery: every field shown is escaped, with colour (field by field) and without (the whole line)', () => {
+    const bad = (name: string) => `${name}\u001b]0;x\u0007\n\u202e`
+    const data = {id: bad('CL_1'), status: bad('succeeded'), amount: bad('10.00'), currency: bad('KES'), merchant_reference: bad('order-42')}
+    const d = {time: new Date(), event: {id: bad('EVT_1'), object: 'event', type: bad('collection.succeeded'), created_at: '', data}, verdict: {ok: true, status: 200, verified: true}, duplicate: true} as never
+    for (const color of [false, true]) {
+      const line = formatDelivery(d, color)
+      // with colour, only the escape codes of the colours themselves (ESC [ ... m) are left
+      const left = color ? line.replaceAll(/\u001b\[[0-9;]*m/g, '') : line
+      expect(/[\u0000-\u001f\u007f-\u009f\u202e]/.test(left), `color ${color}: ${JSON.stringify(line)}`).toBe(false)
+      for (const name of ['EVT_1', 'collection.succeeded', 'CL_1', 'succeeded', '10.00', 'KES', 'order-42']) expect(left).toContain(`${name}\\u001b]0;x\\u0007\\u000a\\u202e`)
+      expect(left).toContain('(duplicate, not forwarded)')
+    }
+    expect(formatDelivery(d, true)).toContain('\u001b[')
+  })
 })
 
 describe('validation messages name the user\'s flags', () => {
