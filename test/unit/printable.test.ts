@@ -4,6 +4,11 @@ import {formatDelivery} from '../../src/webhooks/render.js'
 import {problemsOf} from '../../src/api/validate.js'
 import {collectionCreateRequest} from '../../src/api/schemas.js'
 
+// eslint-disable-next-line no-control-regex -- finding raw control characters is the point
+const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f\u202e]/
+// eslint-disable-next-line no-control-regex -- the colours' own escape codes
+const COLOUR_CODE = /\u001b\[[0-9;]*m/g
+
 describe('human output never carries terminal control sequences from data', () => {
   it('escapes ESC, BEL and C1 controls, keeps text and newlines', () => {
     expect(printable('a\u001b]0;owned\u0007b')).toBe('a\\u001b]0;owned\\u0007b')
@@ -32,8 +37,8 @@ describe('human output never carries terminal control sequences from data', () =
     for (const color of [false, true]) {
       const line = formatDelivery(d, color)
       // with colour, only the escape codes of the colours themselves (ESC [ ... m) are left
-      const left = color ? line.replaceAll(/\u001b\[[0-9;]*m/g, '') : line
-      expect(/[\u0000-\u001f\u007f-\u009f\u202e]/.test(left), `color ${color}: ${JSON.stringify(line)}`).toBe(false)
+      const left = color ? line.replaceAll(COLOUR_CODE, '') : line
+      expect(RAW_CONTROL.test(left), `color ${color}: ${JSON.stringify(line)}`).toBe(false)
       for (const name of ['EVT_1', 'collection.succeeded', 'CL_1', 'succeeded', '10.00', 'KES', 'order-42']) expect(left).toContain(`${name}\\u001b]0;x\\u0007\\u000a\\u202e`)
       expect(left).toContain('(duplicate, not forwarded)')
     }
