@@ -77,11 +77,25 @@ export function pathParams(template: string): string[] {
   return [...template.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1])
 }
 
-/** Fills a path template; every value is URI-encoded. Throws on a missing parameter. */
+/**
+ * Why a path parameter's value cannot be sent, or undefined. "." and ".." stay as they are when URI-encoded (and
+ * "%2e" is read as a dot too): a URL reads them as steps in the path, so `mandates cancel ..` would POST to
+ * /v1/cancel. The check of every command's input (src/cli/run-operation.ts) and fillPath both ask this.
+ */
+export function pathValueRule(value: string): string | undefined {
+  if (value.trim() === '') return 'must not be empty'
+  if (DOT_SEGMENTS.has(value)) return 'must not be "." or ".." (a URL reads it as a step in the path)'
+  return undefined
+}
+
+const DOT_SEGMENTS = new Set(['.', '..'])
+
+/** Fills a path template; every value is URI-encoded. Throws on a missing parameter or a dot segment (pathValueRule). */
 export function fillPath(template: string, params: Record<string, string> = {}): string {
   return template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
     const value = params[name]
     if (value === undefined || value === '') throw new Error(`missing path parameter ${name}`)
+    if (DOT_SEGMENTS.has(value)) throw new Error(`path parameter ${name} ${pathValueRule(value)}`)
     return encodeURIComponent(value)
   })
 }

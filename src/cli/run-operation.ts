@@ -10,7 +10,7 @@
  * test runs it in-process with its own Output and client, the way gh separates options from a run function.
  * Loaded only through src/runtime.ts (inside run()), so it may import zod schemas and the client freely.
  */
-import {endpoints, type EndpointId} from '../api/endpoints.js'
+import {endpoints, pathValueRule, type EndpointId} from '../api/endpoints.js'
 import {inputLabel, flagName} from '../api/operation-names.js'
 import type {FieldSpec, OperationSpec, PromptSpec, ValueSource} from '../api/operation-types.js'
 import {problemsOf, type FieldProblem} from '../api/validate.js'
@@ -118,7 +118,8 @@ export function draftOf(spec: GatherSpec, data?: unknown, extraFields: Record<st
     for (const f of spec.fields) {
       if ((f.in ?? 'body') !== 'path') continue
       const v = input.path?.[f.key]
-      if (v === undefined || v.trim() === '') add({flag: f.flag, rule: v === undefined ? REQUIRED : 'must not be empty'}, f)
+      const rule = v === undefined ? REQUIRED : pathValueRule(v)
+      if (rule) add({flag: f.flag, rule}, f)
     }
     return {problems, missing}
   }

@@ -148,6 +148,13 @@ describe('pay collections create --from-file', () => {
     const t = await payUntil(['collections', 'create', '--from-file', twice, '--currency', 'KES'])
     expect(t.code, t.stderr).toBe(2)
     expect(t.stderr).toMatch(/twice\.csv:2 column "merchant_reference" gives the same input as column "reference"/)
+    // a mandate id that is a dot segment would move the request to another path (/v1/mandates/../cancel is /v1/cancel)
+    const dots = csv('dots.csv', 'mandate_id,mobile,reason', 3, (i) => `${['MD_ok', '..', '.'][i - 1]},254712345678,bk-dots`)
+    const d = await payUntil(['mandates', 'cancel', '--from-file', dots])
+    expect(d.code, d.stderr).toBe(2)
+    expect(d.stderr).toMatch(/dots\.csv:3 MANDATE_ID must not be "\." or "\.\."/)
+    expect(d.stderr).toMatch(/dots\.csv:4 MANDATE_ID must not be "\." or "\.\."/)
+    expect(d.stderr).not.toMatch(/dots\.csv:2 /)
     expect(h.requests().length).toBe(sentBefore)
   })
 

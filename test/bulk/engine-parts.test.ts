@@ -209,6 +209,9 @@ describe("the client's URL of each row", () => {
     expect(url('mandates.cancel', {path: {mandate_id: 'm2'}})).toBe('http://127.0.0.1:9/v1/mandates/m2/cancel')
     settings.baseUrl = 'http://localhost:9'
     expect(url('collections.create', {body: {}})).toBe('http://localhost:9/v1/collections')
+    // a dot segment never reaches a URL (it would move the request: /v1/mandates/../cancel is /v1/cancel)
+    for (const id of ['.', '..']) expect(() => url('mandates.cancel', {path: {mandate_id: id}})).toThrow(/must not be "\." or "\.\."/)
+    expect(url('mandates.cancel', {path: {mandate_id: '...'}})).toBe('http://localhost:9/v1/mandates/.../cancel')
   })
 })
 

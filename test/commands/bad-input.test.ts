@@ -52,6 +52,9 @@ const CASES: [string, string[], string[]][] = [
   ['mandates: bad email', [...MD, '--plan', 'PLN_ACMEGOLD', '--customer-name', 'Jane', '--customer-email', 'jane-at-example'], ['--customer-email must be an email address']],
   ['mandates get: no reference', ['mandates', 'get'], ['--reference is required']],
   ['mandates cancel: nothing given', ['mandates', 'cancel'], ['MANDATE_ID is required', '--mobile is required', '--reason is required']],
+  // "." and ".." survive URI encoding and a URL resolves them: `mandates cancel ..` would POST to /v1/cancel
+  ['mandates cancel: .. as the id', ['mandates', 'cancel', '..', '--mobile', '254712345671', '--reason', 'r'], ['MANDATE_ID must not be "." or ".." (a URL reads it as a step in the path)']],
+  ['collections get: . as the id', ['collections', 'get', '.'], ['ID must not be "." or ".." (a URL reads it as a step in the path)']],
   ['debits: no mandate, separator in amount, currency not 3, reference over 255, provider over 64', ['debits', 'create', '--amount', '1,000', '--currency', 'KESH', '--reference', long(256), '--provider', long(65)], ['MANDATE_ID is required', `--amount ${AMOUNT_RULE}`, '--currency must be exactly 3 letters, such as KES', '--reference must be at most 255 characters', '--provider must be at most 64 characters']],
   ['debits status: nothing given', ['debits', 'status'], ['--mandate is required', '--reference is required']],
   ['subscriptions: nothing given', ['subscriptions', 'create'], ['--plan is required', '--reference is required', '--customer-name is required', '--customer-email is required', '--mobile is required', '--provider is required']],
