@@ -139,7 +139,10 @@ async function recordParser(): Promise<{parser: import('csv-parse').Parser; reco
       return true
     }
   }
-  const parser = new RecordParser({bom: true, skip_empty_lines: true, trim: true, relax_column_count: false, skip_records_with_error: false})
+  // Each of CRLF, LF and CR ends a record (csv-parse would take the first one it meets for the whole file): a
+  // file whose lines were saved by two editors is read as it shows, with the right line numbers, not as one record
+  // (CRLF header, LF rows) or with every line counted twice (LF header, CRLF rows). Inside quotes they stay.
+  const parser = new RecordParser({bom: true, skip_empty_lines: true, trim: true, relax_column_count: false, skip_records_with_error: false, record_delimiter: ['\r\n', '\n', '\r']})
   return {parser, records, lines}
 }
 

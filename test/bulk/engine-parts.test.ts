@@ -109,6 +109,13 @@ describe('readers', () => {
     expect(await read('crlf.csv', 'amount , reference\r\n 1.00 ,"a,b"\r\n2.00,b')).toEqual([{row: 1, line: 2, values: {amount: '1.00', reference: 'a,b'}}, {row: 2, line: 3, values: {amount: '2.00', reference: 'b'}}])
     // a quoted value over two lines: the row's line is where it ends
     expect(await read('multiline.csv', 'amount,reference\n1.00,"a\nb"\n\n2.00,c\n')).toEqual([{row: 1, line: 3, values: {amount: '1.00', reference: 'a\nb'}}, {row: 2, line: 5, values: {amount: '2.00', reference: 'c'}}])
+    // line endings mixed (a file saved by two editors): each of CRLF, LF and CR ends a row, and counts one line
+    const mixed = [{row: 1, line: 2, values: {amount: '1.00', reference: 'a'}}, {row: 2, line: 3, values: {amount: '2.00', reference: 'b'}}]
+    expect(await read('lf-then-crlf.csv', 'amount,reference\n1.00,a\r\n2.00,b\r\n')).toEqual(mixed)
+    expect(await read('crlf-then-lf.csv', 'amount,reference\r\n1.00,a\n2.00,b\n')).toEqual(mixed)
+    expect(await read('cr.csv', 'amount,reference\r1.00,a\r2.00,b')).toEqual(mixed)
+    // a CR or CRLF inside quotes stays in the value (csv-parse counts it as a line of its own: the line shown is then one too far)
+    expect(await read('quoted-cr.csv', 'amount,reference\n1.00,"a\rb"\n2.00,"c\r\nd"\n')).toEqual([{row: 1, line: expect.any(Number), values: {amount: '1.00', reference: 'a\rb'}}, {row: 2, line: expect.any(Number), values: {amount: '2.00', reference: 'c\r\nd'}}])
     // a repeated column: refused at its header line, before any row (which value counts is no rule a spreadsheet shows)
     expect(await read('repeat.csv', 'amount,amount,reference\n1.00,2.00,a\n1.00,,b\n')).toEqual(['line 1 has the column "amount" twice: keep one'])
     expect(await read('repeat-trimmed.csv', 'amount, reference ,reference\n1.00,a,b')).toEqual(['line 1 has the column "reference" twice: keep one'])
@@ -116,10 +123,12 @@ describe('readers', () => {
     expect(Object.keys(proto.values)).toEqual(['amount', '__proto__'])
     expect(Object.getPrototypeOf(proto.values)).toBe(Object.prototype)
     // many rows: several chunks of the file, every row once, in order, with its line
-    const many = ['amount,reference', ...Array.from({length: 20_000}, (_, i) => `${i + 1}.00,ref-${i + 1}`)].join('\n')
-    const rows = (await read('many.csv', many)) as {row: number; line: number; values: Record<string, unknown>}[]
-    expect(rows.length).toBe(20_000)
-    expect(rows.every((r, i) => r.row === i + 1 && r.line === i + 2 && r.values.reference === `ref-${i + 1}`)).toBe(true)
+    for (const eol of ['\n', '\r\n']) {
+      const many = ['amount,reference', ...Array.from({length: 20_000}, (_, i) => `${i + 1}.00,ref-${i + 1}`)].join(eol)
+      const rows = (await read('many.csv', many)) as {row: number; line: number; values: Record<string, unknown>}[]
+      expect(rows.length).toBe(20_000)
+      expect(rows.every((r, i) => r.row === i + 1 && r.line === i + 2 && r.values.reference === `ref-${i + 1}`)).toBe(true)
+    }
   })
 
   it('the format from --format or the extension, else a clear error', () => {
