@@ -62,6 +62,9 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
       clearTimeout(timer)
       resolve({code: code ?? -1, stdout, stderr})
     })
+    // a command that never reads its stdin may exit before this write lands (the direct path exits as soon as its
+    // output is drained): the pipe's EPIPE is no failure of the command, whose exit code and output are the result
+    child.stdin.on('error', () => undefined)
     child.stdin.end(options.input ?? '')
   })
 }
