@@ -7,8 +7,7 @@ import type {EndpointId} from '../api/endpoints.js'
 import type {OperationSpec} from '../api/operation-types.js'
 import type {FieldProblem} from '../api/validate.js'
 import type {CallInput} from '../client/api-client.js'
-import {columnProblems, columnsOf, valuesFromRecord} from '../cli/operation-input.js'
-import {draftOf, gatherSpecOf, selectEndpoint} from '../cli/run-operation.js'
+import {columnsOf, requestFromRecord} from '../cli/operation-input.js'
 
 /** A row of the input file after defaults: column (flag name, field name or argument name) -> value. */
 export type BulkRecord = Record<string, unknown>
@@ -35,17 +34,10 @@ export function specOperation(op: OperationSpec, extra: {data?: unknown; field?:
     id: op.command,
     columns: columnsOf(op),
     request(record, check = true) {
-      const columns = valuesFromRecord(op, record)
-      const {values} = columns
-      const choice = selectEndpoint(op, values)
-      const draft = draftOf(gatherSpecOf(op, choice, values), extra.data, extra.field ?? {})
-      const input = draft.build()
-      if (!check) return {endpoint: choice.id, input, problems: []}
-      const fromColumns = columns.unknown.length + columns.repeated.length > 0 ? columnProblems(op, columns, (k) => `column "${k}"`) : []
-      const problems = fromColumns.length > 0 ? [...fromColumns, ...draft.check(input).problems] : draft.check(input).problems
+      const request = requestFromRecord(op, record, {data: extra.data, field: extra.field, label: (k) => `column "${k}"`, check})
       // NDJSON values that are not strings are turned into strings by valuesFromRecord: an amount must stay exact
-      for (const k of Object.keys(record)) if (typeof record[k] === 'number') problems.push({flag: `column "${k}"`, rule: 'must be a string (quote numbers in NDJSON, so that amounts stay exact)'})
-      return {endpoint: choice.id, input, problems}
+      if (check) for (const k of Object.keys(record)) if (typeof record[k] === 'number') request.problems.push({flag: `column "${k}"`, rule: 'must be a string (quote numbers in NDJSON, so that amounts stay exact)'})
+      return request
     },
   }
 }

@@ -61,7 +61,7 @@ export function valuesFromRecord(op: OperationSpec, record: Record<string, unkno
 }
 
 /** The problems of a record's columns (from valuesFromRecord), each named by `label`. */
-export function columnProblems(op: OperationSpec, columns: {unknown: string[]; repeated: [string, string][]}, label = (k: string) => k): FieldProblem[] {
+function columnProblems(op: OperationSpec, columns: {unknown: string[]; repeated: [string, string][]}, label = (k: string) => k): FieldProblem[] {
   return [
     ...columns.unknown.map((k) => ({flag: label(k), rule: `is not an input of \`pay ${op.command.replace(/:/g, ' ')}\``})),
     ...columns.repeated.map(([k, other]) => ({flag: label(k), rule: `gives the same input as ${label(other)}: keep one of them`})),
@@ -73,14 +73,25 @@ export function validateRecord(op: OperationSpec, record: Record<string, unknown
   return requestFromRecord(op, record).problems
 }
 
-/** The request a record makes, and its problems. */
-export function requestFromRecord(op: OperationSpec, record: Record<string, unknown>): {endpoint: EndpointId; input: CallInput; problems: FieldProblem[]} {
+export interface RecordOptions {
+  /** The parsed --data and -F, into the body (a bulk run's flags). */
+  data?: unknown
+  field?: Record<string, unknown>
+  /** How a column is named in a problem (a bulk file: `column "x"`). */
+  label?: (key: string) => string
+  /** false: the rules are not checked (the record already passed them): problems is []. */
+  check?: boolean
+}
+
+/** The request a record makes, and its problems (the record's columns first, then the command's rules). */
+export function requestFromRecord(op: OperationSpec, record: Record<string, unknown>, options: RecordOptions = {}): {endpoint: EndpointId; input: CallInput; problems: FieldProblem[]} {
   const columns = valuesFromRecord(op, record)
-  const {values} = columns
-  const choice = selectEndpoint(op, values)
-  const draft = draftOf(gatherSpecOf(op, choice, values))
+  const choice = selectEndpoint(op, columns.values)
+  const draft = draftOf(gatherSpecOf(op, choice, columns.values), options.data, options.field ?? {})
   const input = draft.build()
-  const problems = [...columnProblems(op, columns), ...draft.check(input).problems]
+  if (options.check === false) return {endpoint: choice.id, input, problems: []}
+  const problems = draft.check(input).problems // a new list on every call
+  if (columns.unknown.length > 0 || columns.repeated.length > 0) problems.unshift(...columnProblems(op, columns, options.label))
   return {endpoint: choice.id, input, problems}
 }
 
