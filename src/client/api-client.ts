@@ -178,7 +178,13 @@ export class ApiClient {
     const query = {...Object.fromEntries(new URLSearchParams(search)), ...input.query}
     const req = this.build(method.toUpperCase(), pathname, {...input, query}, match?.endpoint)
     const base = new URL(this.baseUrl())
-    if (new URL(req.url).origin !== base.origin) throw InputError.one('PATH', `must stay on the base URL's origin ${base.origin}`)
+    const sent = new URL(req.url)
+    if (sent.origin !== base.origin) throw InputError.one('PATH', `must stay on the base URL's origin ${base.origin}`)
+    // the last guard: whatever the URL parser made of the path, what is sent is still under the base URL's /v1/
+    const prefix = `${base.pathname.replace(/\/+$/, '')}/v1/`
+    if (!options.allowAnyPath && !sent.pathname.startsWith(prefix)) {
+      throw InputError.one('PATH', `must stay under /v1/ once parsed (it would be sent as ${sent.pathname}; --allow-any-path to send it anyway)`)
+    }
     return req
   }
 
@@ -416,8 +422,16 @@ function headerProblems(input: CallInput): {flag: string; rule: string}[] {
   return problems
 }
 
+// eslint-disable-next-line no-control-regex
+const ASCII_CONTROL = /[\x00-\x1f\x7f]/
+
 /** `pay api`'s PATH rules (docs/assumptions.md: "pay api paths"). */
 function checkRawPath(given: string, pathname: string, allowAnyPath: boolean): void {
+  // the URL parser drops tabs and line breaks anywhere and control characters or spaces at the end, so
+  // `/v1/.\t./x` would pass the checks below and be sent as /x: such a path is never what was meant
+  if (ASCII_CONTROL.test(given) || /^\s|\s$/.test(given)) {
+    throw InputError.one('PATH', 'must not contain control characters (tab, line breaks, …) or begin or end with a space: %-encode them')
+  }
   if (/^[a-z][a-z0-9+.-]*:/i.test(given) || given.startsWith('//') || given.includes('\\')) {
     throw InputError.one('PATH', 'must be a path on the base URL such as /v1/balance, not a URL: the token is never sent to another host')
   }

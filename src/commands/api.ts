@@ -6,7 +6,7 @@ export default class Api extends ApiCommand {
   static override summary = 'Send a raw request through the same auth, headers and retries as every command'
   static override description = `Like curl, but with the profile's token, the sub-account header where it applies, an Idempotency-Key on the endpoints that need one, retries and redacted --debug traces. Paths the endpoint table does not know work too.
 The response body is printed (pretty on a terminal, exactly as received with --json). Failures exit with the documented codes.
-PATH must start with /v1/ and have no . or .. segments unless --allow-any-path; it is never a URL, so the token only goes to the base URL's origin.
+PATH must start with /v1/ and have no . or .. segments unless --allow-any-path; it is never a URL, so the token only goes to the base URL's origin. Control characters (tab, line breaks) are refused: %-encode them.
 A path the endpoint table knows must answer its documented JSON (else exit 7); any other path may answer anything, but a body labelled JSON must parse.`
 
   static override examples = [

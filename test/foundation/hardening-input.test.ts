@@ -89,6 +89,13 @@ describe('pay api paths', () => {
     await refused(['api', 'POST', '/v1/../_sandbox/reset'], 'PATH')
     await refused(['api', 'GET', '/v1/%2e%2e/_sandbox/requests'], 'PATH')
     await refused(['api', 'GET', '/_sandbox/requests'], 'PATH')
+    // the URL parser drops tabs and line breaks, and control characters or spaces at the end, before it resolves
+    // the dot segments: each of these would leave /v1/ (the first three become /_sandbox/reset)
+    await refused(['api', 'POST', '/v1/.\t./_sandbox/reset'], 'PATH')
+    await refused(['api', 'POST', '/v1/\n../_sandbox/reset'], 'PATH')
+    await refused(['api', 'POST', '/v1/.\r./_sandbox/reset'], 'PATH')
+    await refused(['api', 'POST', '/v1/.. '], 'PATH')
+    await refused(['api', 'POST', '/v1/..\x1f'], 'PATH')
     const r = await runCli(['api', 'GET', '/_sandbox/requests', '--allow-any-path'], {env: env()})
     expect(r.code).toBe(4) // the scripted server does not know it; it was sent
     expect(server.apiRequests().map((q) => q.path)).toEqual(['/_sandbox/requests'])
