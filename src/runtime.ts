@@ -60,8 +60,8 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
     retries: flags.retries,
     timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
     tokenCacheDir: settings.configDir,
-    debug: flags.debug ? (text) => out.info(out.color('dim', printable(text), 'err')) : undefined,
-    notice: (text) => out.info(out.color('dim', printable(text), 'err')),
+    debug: flags.debug ? (text) => out.trace(text) : undefined,
+    notice: (text) => out.trace(text),
     warn: (text) => out.warn(printable(text)),
     // in the state dir of the environment the command was given (an in-process run's, not this process's)
     journal: createJournalGate(out, flags['force-new'], env),

@@ -128,7 +128,7 @@ export abstract class SandboxCommand extends BaseCommand {
     if (!this.controlClient) {
       const rt = await this.runtime()
       const out = await this.output()
-      this.controlClient = new rt.ControlClient({url: flags.url, userAgent: this.userAgent, debug: flags.debug ? (text) => out.info(out.color('dim', text, 'err')) : undefined})
+      this.controlClient = new rt.ControlClient({url: flags.url, userAgent: this.userAgent, debug: flags.debug ? (text) => out.trace(text) : undefined})
     }
     return this.controlClient.call<T>(id, input)
   }

@@ -5,7 +5,7 @@
 import {paint, type ColorName} from './colors.js'
 import {flatten, formatScalar, getPath, listColumns, listRows} from './format.js'
 import type {Format, OutputOptions} from './options.js'
-import {printableDeep} from './printable.js'
+import {printable, printableDeep} from './printable.js'
 import {loadLibraries, needsLibraries, StructuredWriter, writtenAsIs, type Libraries} from './structured.js'
 import {keyValueTable, listTable} from './table.js'
 import type {Terminal} from './terminal.js'
@@ -99,6 +99,14 @@ export class Output {
   info(text: string): void {
     if (this.options.quiet) return
     this.stderr.write(`${text}\n`)
+  }
+
+  /**
+   * A --debug trace or a client's notice, dim on stderr (not under --quiet). Its text quotes the network (bodies,
+   * URLs), so it is made printable here, for every caller: the API client's and the sandbox control client's.
+   */
+  trace(text: string): void {
+    this.info(this.color('dim', printable(text), 'err'))
   }
 
   /** A line people must see even under --quiet (what a confirmation question is about), on stderr. */

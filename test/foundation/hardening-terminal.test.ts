@@ -84,4 +84,15 @@ describe('through the built CLI', () => {
     expect(r500.stderr).not.toMatch(RAW)
     expect(r500.stderr).toContain('\\u001b[2J')
   })
+
+  it('pay sandbox … --debug: the control API\'s body in the trace is printed escaped', async () => {
+    const event = {id: `EVT${HOSTILE}`, type: 'collection.succeeded', created_at: '2026-01-01T00:00:00Z', state: 'delivered', deliveries: []}
+    server.script('GET /_sandbox/events', {status: 200, body: {object: 'list', data: [event]}})
+    const r = await runCli(['sandbox', 'events', '--url', server.url, '--debug'], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(server.requests.map((q) => q.path)).toEqual(['/_sandbox/events'])
+    expect(r.stderr).toContain('<- 200 GET /_sandbox/events')
+    expect(r.stderr).not.toMatch(RAW)
+    expect(r.stderr).toContain('\\u001b]0;PWNED\\u0007')
+  })
 })

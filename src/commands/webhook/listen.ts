@@ -143,7 +143,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     let shownUrl: string | undefined
     const tunnelLog = (level: TunnelLogLevel, message: string) => {
       if (level === 'debug') {
-        if (flags.debug) out.info(out.color('dim', message, 'err'))
+        if (flags.debug) out.trace(message)
       } else if (level === 'warn') out.warn(message)
       else out.info(message)
     }
