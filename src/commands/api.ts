@@ -5,7 +5,7 @@ import {bodyFlags, idempotencyFlags} from '../cli/flags.js'
 export default class Api extends ApiCommand {
   static override summary = 'Send a raw request through the same auth, headers and retries as every command'
   static override description = `Like curl, but with the profile's token, the sub-account header where it applies, an Idempotency-Key on the endpoints that need one, retries and redacted --debug traces. Paths the endpoint table does not know work too.
-The response body is printed (pretty on a terminal, exactly as received with --json). Failures exit with the documented codes.
+The response body is printed (JSON pretty, exactly as received with --json). On a terminal, --json too, what is not printable is shown escaped (control characters, direction marks: \\uXXXX, so JSON stays the same JSON); piped, nothing is escaped: a text body, and JSON with --json, are written byte for byte, like curl. Failures exit with the documented codes.
 PATH must start with /v1/ and have no . or .. segments unless --allow-any-path; it is never a URL, so the token only goes to the base URL's origin. Control characters (tab, line breaks) are refused: %-encode them.
 A path the endpoint table knows must answer its documented JSON (else exit 7); any other path may answer anything, but a body labelled JSON must parse.`
 
@@ -55,7 +55,7 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
       return
     }
     if (flags.paginate) {
-      await paginate(client, out, args.path, {headers, slurp: Boolean(flags.slurp), allowAnyPath: flags['allow-any-path']})
+      await paginate(client, out, args.path, {headers, slurp: Boolean(flags.slurp), allowAnyPath: flags['allow-any-path'], shown: forStdout(rt, out)})
       return
     }
     // -i: the status line and headers of any answer, an error's too (on stderr, made printable)
@@ -69,21 +69,35 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
       throw err
     })
     include(res.status, res.headers)
-    if (out.json || res.body === undefined) out.data(res.text)
-    else out.data(JSON.stringify(res.body, null, 2))
+    const shown = forStdout(rt, out)
+    if (res.body === undefined) out.data(shown.text(res.text))
+    else out.data(shown.json(out.json ? res.text : JSON.stringify(res.body, null, 2)))
   }
 }
 
 type Runtime = typeof import('../runtime.js')
 type Client = InstanceType<Runtime['ApiClient']>
 type Out = InstanceType<Runtime['Output']>
+interface Shown {
+  text: (text: string) => string
+  json: (text: string) => string
+}
+
+/**
+ * What the body looks like on stdout. On a terminal it is made printable (a text body keeps its line breaks and
+ * tabs; JSON gets \uXXXX escapes, so it stays the same JSON); piped, it is written as it is (curl's bytes).
+ */
+function forStdout(rt: Runtime, out: Out): Shown {
+  if (!out.term.stdoutIsTTY) return {text: (t) => t, json: (t) => t}
+  return {text: rt.printable, json: rt.printableJson}
+}
 
 /**
  * --paginate: GET page 1, 2, … of the path (its other query parameters kept) while the answer says has_more,
  * writing each page's items as they arrive; an answer that is not a list is printed once. Memory holds one page.
  */
-async function paginate(client: Client, out: Out, path: string, options: {headers: Record<string, string>; slurp: boolean; allowAnyPath?: boolean}): Promise<void> {
-  const {headers, slurp, allowAnyPath} = options
+async function paginate(client: Client, out: Out, path: string, options: {headers: Record<string, string>; slurp: boolean; allowAnyPath?: boolean; shown: Shown}): Promise<void> {
+  const {headers, slurp, allowAnyPath, shown} = options
   const [base, query = ''] = path.split('?', 2)
   const params = new URLSearchParams(query)
   // without --jq, --fields or another format, items are written as they are (one per line, or one array)
@@ -97,14 +111,14 @@ async function paginate(client: Client, out: Out, path: string, options: {header
     const items = body && Array.isArray(body.data) ? body.data : undefined
     if (!items) {
       // not a list: the answer itself, once
-      if (slurp) out.chunk(`${JSON.stringify(res.body ?? null)}]\n`)
-      else if (plain) out.data(JSON.stringify(res.body ?? null))
-      else out.data(res.text)
+      if (slurp) out.chunk(`${shown.json(JSON.stringify(res.body ?? null))}]\n`)
+      else if (plain) out.data(shown.json(JSON.stringify(res.body ?? null)))
+      else out.data(res.body === undefined ? shown.text(res.text) : shown.json(res.text))
       return
     }
-    if (slurp) for (const item of items) out.chunk(`${written++ === 0 ? '\n' : ',\n'}${JSON.stringify(item)}`)
-    else if (plain) for (const item of items) out.data(JSON.stringify(item))
-    else out.data(JSON.stringify(body))
+    if (slurp) for (const item of items) out.chunk(`${written++ === 0 ? '\n' : ',\n'}${shown.json(JSON.stringify(item))}`)
+    else if (plain) for (const item of items) out.data(shown.json(JSON.stringify(item)))
+    else out.data(shown.json(JSON.stringify(body)))
     if (!body!.has_more || items.length === 0) break
   }
   if (slurp) out.chunk(written === 0 ? ']\n' : '\n]\n')

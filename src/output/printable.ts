@@ -2,7 +2,7 @@
  * Text from the service or from an unverified webhook may hold terminal control sequences (ESC, OSC, BEL…).
  * Everything from the network passes here before a terminal: tables, views, error messages, --debug traces.
  * Human output shows them escaped (`\u001b`) so that nobody can rewrite a terminal through a field value;
- * `--json` output is never touched.
+ * `--json` output is never touched, but for `pay api`'s body on a terminal (printableJson: the same JSON value).
  */
 import {FORMAT_CHARACTERS} from '../api/text-rules.js'
 
@@ -23,6 +23,15 @@ export function printable(text: string): string {
 /** printable(), and a line break or tab escaped as well: the text cannot start a line of its own. */
 export function printableLine(text: string): string {
   return ANY_LINE_CONTROL.test(text) ? text.replace(LINE_CONTROL, escaped) : text
+}
+
+/**
+ * JSON text for a terminal: the same JSON value, printable. What printable() escapes can stand raw in valid JSON
+ * only inside a string (DEL, C1, direction marks), where its `\uXXXX` escape is valid; a raw carriage return
+ * only as whitespace between tokens, so it is dropped. Tab and newline, JSON's own whitespace, stay.
+ */
+export function printableJson(text: string): string {
+  return printable(text.includes('\r') ? text.replaceAll('\r', '') : text)
 }
 
 /** A deep copy of a JSON value with every string made printable. */

@@ -3,17 +3,20 @@
  * the function tables use) before it reaches a terminal: error messages, codes, request ids, hints, --debug traces,
  * a 500's HTML body; and piped tab-separated output keeps one record per line.
  */
+import {spawnSync} from 'node:child_process'
 import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 import {ApiError, InvalidResponseError, NetworkError} from '../../src/client/errors.js'
 import {renderError} from '../../src/output/errors.js'
 import {Output} from '../../src/output/output.js'
-import {printable} from '../../src/output/printable.js'
+import {printable, printableJson} from '../../src/output/printable.js'
 import {StreamTable} from '../../src/output/views.js'
 import type {Terminal} from '../../src/output/terminal.js'
+import {runInPty} from '../commands/support.js'
 import {runCli, tempConfigDir} from '../helpers/cli.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
+const hasScript = spawnSync('script', ['--version']).status === 0
 const HOSTILE = '\u001b]0;PWNED\u0007\u001b[2J\u009b31m\u202eevil'
 // eslint-disable-next-line no-control-regex -- finding raw control characters is the point
 const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/
@@ -44,6 +47,17 @@ describe('errors are printable', () => {
     renderError(c.out, err)
     expect(c.stderr()).not.toMatch(RAW)
     expect(c.stderr()).toContain('\\u001b]0;PWNED\\u0007')
+  })
+})
+
+describe('pay api on a terminal', () => {
+  it('printableJson escapes what printable() does as \\uXXXX and the JSON value stays the same', () => {
+    const value = {note: HOSTILE, del: 'a\u007fb', lines: 'x\ny'}
+    for (const text of [JSON.stringify(value, null, 2), JSON.stringify(value).replace(',', ',\r\n')]) {
+      const shown = printableJson(text)
+      expect(shown).not.toMatch(RAW)
+      expect(JSON.parse(shown)).toEqual(value)
+    }
   })
 })
 
@@ -83,6 +97,47 @@ describe('through the built CLI', () => {
     expect(r500.code).toBe(7)
     expect(r500.stderr).not.toMatch(RAW)
     expect(r500.stderr).toContain('\\u001b[2J')
+  })
+
+  /** 200 with this content type and body, written as it is. */
+  const answer = (type: string, body: string) => ({
+    handle: (_req: unknown, res: import('node:http').ServerResponse) => {
+      res.writeHead(200, {'content-type': type})
+      res.end(body)
+    },
+  })
+  const TEXT = `line1 ${HOSTILE}\nline2\tcol`
+  const JSON_BODY = JSON.stringify({note: HOSTILE}) // ESC and BEL escaped by JSON itself, C1 and U+202E raw
+
+  it.skipIf(!hasScript)('pay api on a terminal: a text body and JSON (--json too) are shown escaped, JSON still JSON', async () => {
+    // the terminal turns \n into \r\n: only that CR is taken out before looking for raw control characters
+    const screen = async (args: string[]) => {
+      const r = await runInPty(['api', 'GET', '/v1/not-in-the-table', ...args], env(), [])
+      expect(r.code, r.screen).toBe(0)
+      return r.screen.replaceAll('\r\n', '\n')
+    }
+    server.script('GET /v1/not-in-the-table', answer('text/plain', TEXT))
+    const text = await screen([])
+    expect(text).not.toMatch(RAW)
+    expect(text).toContain('line1 \\u001b]0;PWNED\\u0007')
+    expect(text).toContain('\nline2\tcol')
+    for (const args of [[], ['--json']]) {
+      server.script('GET /v1/not-in-the-table', answer('application/json', JSON_BODY))
+      const shown = await screen(args)
+      expect(shown, args.join(' ')).not.toMatch(RAW)
+      expect(JSON.parse(shown)).toEqual({note: HOSTILE})
+    }
+  })
+
+  it('pay api piped: the body is written byte for byte (text, and JSON with --json)', async () => {
+    server.script('GET /v1/not-in-the-table', answer('text/plain', TEXT))
+    const text = await runCli(['api', 'GET', '/v1/not-in-the-table'], {env: env()})
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toBe(`${TEXT}\n`)
+    server.script('GET /v1/not-in-the-table', answer('application/json', JSON_BODY))
+    const json = await runCli(['api', 'GET', '/v1/not-in-the-table', '--json'], {env: env()})
+    expect(json.code, json.stderr).toBe(0)
+    expect(json.stdout).toBe(`${JSON_BODY}\n`)
   })
 
   it('pay sandbox … --debug: the control API\'s body in the trace is printed escaped', async () => {
