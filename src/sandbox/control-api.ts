@@ -15,7 +15,7 @@ import {approveMandate, debitView, finishDebit, mandateView} from './resources/m
 import {finishPayout, payoutView} from './resources/payouts.js'
 import type {Runtime} from './runtime.js'
 import {credentialsOf} from './seed.js'
-import type {CollectionRec} from './state.js'
+import type {ClientRec, CollectionRec} from './state.js'
 import {httpUrl, validate} from './validation.js'
 import {creditCollection, normalise, requireCurrency} from './wallets.js'
 import {newResourceId} from './ids.js'
@@ -127,6 +127,14 @@ function portalSession(rt: Runtime, body: any): SbResponse {
   return ok(checkoutView(core, rec), 201)
 }
 
+function apiClient(rt: Runtime, clientId: string): ClientRec {
+  const client = rt.core.state.clients[clientId]
+  if (!client) throw notFound(`API client ${clientId}`)
+  return client
+}
+
+const webhookEndpoint = (client: ClientRec) => ok({object: 'webhook_endpoint', client_id: client.client_id, url: client.webhook_url})
+
 const DOCS_FILE = fileURLToPath(new URL('../../docs/sandbox.md', import.meta.url))
 let docsText: Promise<string> | undefined
 
@@ -139,16 +147,17 @@ async function docs(): Promise<SbResponse> {
 const routes: Route[] = [
   ['GET', /^\/_sandbox\/docs$/, docs],
   ['GET', /^\/_sandbox\/seed$/, (rt) => ok(credentialsOf(rt.seed))],
+  // read, so that `pay webhook listen` removes the URL on exit only while it is still its own
+  ['GET', /^\/_sandbox\/clients\/([^/]+)\/webhook$/, (rt, m) => webhookEndpoint(apiClient(rt, m[0]))],
   [
     'PUT',
     /^\/_sandbox\/clients\/([^/]+)\/webhook$/,
     (rt, m, body) => {
-      const client = rt.core.state.clients[m[0]]
-      if (!client) throw notFound(`API client ${m[0]}`)
+      const client = apiClient(rt, m[0])
       const url = body?.url
       client.webhook_url = url === null ? null : httpUrl(url, 'url')
       rt.core.changed()
-      return ok({object: 'webhook_endpoint', client_id: client.client_id, url: client.webhook_url})
+      return webhookEndpoint(client)
     },
   ],
   ['POST', /^\/_sandbox\/transactions\/([^/]+)\/succeed$/, (rt, m) => transition(rt, m[0], 'succeeded')],

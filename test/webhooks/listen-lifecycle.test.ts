@@ -47,6 +47,20 @@ describe('pay webhook listen: tunnel choice and the sandbox registration', () =>
     expect(webhookUrl()).toBeNull()
   })
 
+  it('two listeners on the same profile: stopping the first leaves the second\'s URL registered; stopping the second removes it', async () => {
+    const a = await listen([], sandboxEnv())
+    const b = await listen([], sandboxEnv())
+    expect(b.url).not.toBe(a.url)
+    expect(webhookUrl()).toBe(b.url)
+    const ra = await stop(a)
+    expect(ra.code).toBe(0)
+    expect(webhookUrl()).toBe(b.url)
+    expect(ra.stderr).toContain(`Sandbox: webhook URL of client ${sb.seed.client_id} left as ${b.url}`)
+    const rb = await stop(b)
+    expect(rb.code).toBe(0)
+    expect(webhookUrl()).toBeNull()
+  })
+
   it('--tunnel auto elsewhere without NGROK_AUTHTOKEN: localtunnel, with the warning and the advice', async () => {
     const lt = await startLocaltunnelServer({urlStyle: 'port'})
     cleanup.push(lt)

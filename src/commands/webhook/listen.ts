@@ -7,7 +7,7 @@ import type {TunnelLogLevel} from '../../webhooks/tunnels/tunnel.js'
 
 export default class WebhookListen extends BaseCommand {
   static override summary = 'Receive webhook events locally, through a public tunnel, verified and readable'
-  static override description = `Starts an HTTP server on 127.0.0.1, opens a tunnel to it and prints the public URL to paste into the merchant portal. --tunnel auto (the default) opens no tunnel when the profile is a local sandbox's (the sandbox delivers on this machine), ngrok when NGROK_AUTHTOKEN is set (--domain for a reserved domain whose URL survives restarts), else localtunnel with a warning (its public server is often down and its URL changes when it reconnects). When the profile is a local sandbox's, the URL is set there for the profile's API client, set again when it changes, and removed on exit.
+  static override description = `Starts an HTTP server on 127.0.0.1, opens a tunnel to it and prints the public URL to paste into the merchant portal. --tunnel auto (the default) opens no tunnel when the profile is a local sandbox's (the sandbox delivers on this machine), ngrok when NGROK_AUTHTOKEN is set (--domain for a reserved domain whose URL survives restarts), else localtunnel with a warning (its public server is often down and its URL changes when it reconnects). When the profile is a local sandbox's, the URL is set there for the profile's API client, set again when it changes, and removed on exit (unless it has been changed since, e.g. by a second listener on the same profile).
 
 Every --health-interval seconds a signed ping goes through the public URL to the listener (answered, never shown or counted); when it fails twice in a row the tunnel is reconnected. A new public URL after a reconnect is announced loudly: it must be updated in the portal.
 
@@ -123,18 +123,21 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     out.info(`Listening on ${listener.url}${listener.path}`)
 
     const {chooseTunnel, openTunnel} = await import('../../webhooks/tunnels/registry.js')
-    const {isLoopbackUrl, setSandboxWebhook} = await import('../../webhooks/sandbox-link.js')
+    const {clearSandboxWebhookIfOurs, isLoopbackUrl, setSandboxWebhook} = await import('../../webhooks/sandbox-link.js')
+    const {printable} = await import('../../output/printable.js')
     const sandbox = Boolean(settings.baseUrl && isLoopbackUrl(settings.baseUrl))
     const chosen = chooseTunnel(flags.tunnel as TunnelChoice, {sandbox, ngrokToken: Boolean(process.env.NGROK_AUTHTOKEN), domain: flags.domain})
     if (chosen.reason) out.info(`Tunnel: ${chosen.provider} (--tunnel auto: ${chosen.reason})`)
     if (chosen.warning) out.warn(chosen.warning)
-    // The sandbox's webhook URL of this client: set once the URL is known, set again when it changes, removed on exit.
+    // The sandbox's webhook URL of this client: set once the URL is known, set again when it changes, removed on
+    // exit while it is still ours (another listener on the same profile may have registered its own since).
     let registered: string | undefined
     const link = async (publicUrl: string | null) => {
       if (!flags.register || !sandbox || !settings.clientId) return
       if (publicUrl === null && registered === undefined) return
-      const result = await setSandboxWebhook(settings.baseUrl!, settings.clientId, publicUrl)
+      const result = publicUrl === null ? await clearSandboxWebhookIfOurs(settings.baseUrl!, settings.clientId, registered!) : await setSandboxWebhook(settings.baseUrl!, settings.clientId, publicUrl)
       if (!result.ok) out.info(out.color('dim', `sandbox not updated: ${result.reason}`, 'err'))
+      else if ('kept' in result) out.info(`Sandbox: webhook URL of client ${settings.clientId} left as ${printable(String(result.kept))} (set since this listener registered ${registered})`)
       else if (publicUrl === null) out.info(`Sandbox: webhook URL of client ${settings.clientId} removed (was ${registered})`)
       else if (registered === undefined) out.info(`Sandbox: webhook URL of client ${settings.clientId} set to ${publicUrl}`)
       else out.warn(out.color('bold', `Sandbox: webhook URL of client ${settings.clientId} RE-REGISTERED to ${publicUrl} (was ${registered})`, 'err'))
