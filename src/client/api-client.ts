@@ -25,6 +25,8 @@ export interface ClientSettings {
   /** Where the settings came from (src/config/settings.ts), for the message when nothing is set. */
   profileName?: string
   profileFound?: boolean
+  /** How many profiles the profiles file holds, when it was read. */
+  profilesStored?: number
   sources?: {profileName?: string}
 }
 
@@ -147,10 +149,11 @@ export class ApiClient {
 
   /** The base URL, checked (absolute; https unless loopback). Exit 2 when missing or unsafe. */
   baseUrl(): string {
-    const {baseUrl: base, profileName, profileFound, sources} = this.options.settings
+    const {baseUrl: base, profileName, profileFound, profilesStored, sources} = this.options.settings
     if (base && this.checkedBase?.given === base) return this.checkedBase.url // a bulk run builds thousands of requests
     if (!base && profileName && profileFound === false && sources?.profileName === 'profile') {
-      // profiles exist but the active one is gone (`pay profiles remove` of the active profile)
+      // the profiles file is there but the active profile is gone (`pay profiles remove`): the last one, or one of several
+      if (profilesStored === 0) throw new PayError('no active profile: none is left', ExitCode.USAGE, 'create one with `pay login` (or `pay profiles add NAME`), or `pay sandbox start` to try pay against the local sandbox')
       throw new PayError('no active profile', ExitCode.USAGE, 'choose one with `pay profiles use NAME` (`pay profiles list` shows them), or pass --profile')
     }
     if (!base) throw InputError.one('--base-url', 'is not set (flag, PAY_BASE_URL or a profile)', 'run `pay login`, or `pay sandbox start` to try pay against the local sandbox')

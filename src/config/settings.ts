@@ -23,6 +23,8 @@ export interface Settings {
   profileName: string
   /** True when the named profile exists in the file. */
   profileFound: boolean
+  /** How many profiles the file holds, when it was read (0: all were removed). */
+  profilesStored?: number
   baseUrl?: string
   clientId?: string
   clientSecret?: string
@@ -81,7 +83,7 @@ export async function resolveSettings(given: SettingFlags, env: NodeJS.ProcessEn
     nameSource = 'default'
   }
 
-  const settings: Settings = {profileName, profileFound: profile !== undefined, sources: {profileName: nameSource}, configDir: dir}
+  const settings: Settings = {profileName, profileFound: profile !== undefined, profilesStored: stored && Object.keys(stored.profiles).length, sources: {profileName: nameSource}, configDir: dir}
   for (const [key, flag, envName, profileKey] of FIELDS) {
     const fromFlag = flags[flag]
     const fromEnv = env[envName]

@@ -46,6 +46,18 @@ describe('after `pay profiles remove` of the active profile', () => {
     expect(r.stderr).toContain('pay profiles use')
     expect(r.stderr).not.toMatch(/--base-url is not set/)
   })
+
+  it('after removing the last profile, says none is left and that `pay login` creates one, not to choose among none', async () => {
+    const e = {PAY_CONFIG_DIR: tempConfigDir()}
+    expect((await runCli(['profiles', 'add', 'only', '--base-url', server.url, '--client-id', TEST_CLIENT_ID], {env: e})).code).toBe(0)
+    expect((await runCli(['profiles', 'remove', 'only'], {env: e})).code).toBe(0)
+    const r = await runCli(['balance', '--json'], {env: e})
+    expect(r.code).toBe(2)
+    expect(json(r).error.message).toMatch(/no active profile/)
+    expect(r.stderr).toContain('pay login')
+    expect(r.stderr).not.toContain('pay profiles use')
+    expect(r.stderr).not.toContain('pay profiles list')
+  })
 })
 
 describe('an unknown command', () => {
