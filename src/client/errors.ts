@@ -3,6 +3,7 @@
  * envelope on stdout with --json) and exits with their code. Messages never contain secrets.
  */
 import {ExitCode, type ExitCodeValue, exitCodeForStatus} from './exit-codes.js'
+import {shellQuote} from './shell-quote.js'
 
 export class PayError extends Error {
   constructor(
@@ -171,6 +172,15 @@ export class WaitTimeoutError extends PayError {
   }
 }
 
+/**
+ * The reference in a 409's `…?merchant_reference=VALUE` (the sandbox's pending-mandate message ends with the URL to
+ * poll, the value %-encoded as in any URL): up to the next space, `&` or `#`, decoded as a query value is.
+ */
+function pendingReference(message: string): string | undefined {
+  const raw = /[?&]merchant_reference=([^\s&#]+)/.exec(message)?.[1]
+  return raw === undefined ? undefined : (new URLSearchParams(`v=${raw}`).get('v') ?? raw)
+}
+
 /** What to do next for a service error, where that is known. */
 export function hintFor(status: number, code: string | undefined, attempts: number, message = ''): string | undefined {
   if (status === 400 && /x-service-account-ref/i.test(message)) return 'this merchant has sub-accounts: pass --account-ref, set PAY_ACCOUNT_REF, or save account_ref in the profile'
@@ -181,8 +191,8 @@ export function hintFor(status: number, code: string | undefined, attempts: numb
   if (status === 409 && code === 'idempotency_key_mismatch') return 'an Idempotency-Key may only be reused with the same body; drop --idempotency-key to get a fresh one'
   if (status === 409) {
     // the pending request may carry another reference than this one (a mandate for the same number): name it
-    const pending = /merchant_reference=([^\s&;,)]+)/.exec(message)?.[1]
-    if (pending) return `an earlier request (reference ${pending}) is still pending: look it up with \`pay mandates get --reference ${pending}\` instead of creating another`
+    const pending = pendingReference(message)
+    if (pending) return `an earlier request (reference ${pending}) is still pending: look it up with \`pay mandates get --reference ${shellQuote(pending)}\` instead of creating another`
     return 'the service refused a conflicting request: an earlier one (perhaps under another reference) is still pending; look it up instead of creating another'
   }
   if (status === 429) return `retried ${Math.max(0, attempts - 1)} time(s); try again later or lower your request rate`

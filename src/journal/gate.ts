@@ -21,6 +21,7 @@ import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type Pre
 import {ApiError, InterruptedError, NetworkError, PayError} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
 import {redactUrl} from '../client/redact.js'
+import {shellQuote} from '../client/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256} from '../client/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, unresolved} from './store.js'
@@ -227,8 +228,4 @@ export function resumeCommand(argv: string[], key: string): string {
   }
   if (!hasKey && key) args.push('--idempotency-key', key)
   return ['pay', ...args].map(shellQuote).join(' ')
-}
-
-function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
 }

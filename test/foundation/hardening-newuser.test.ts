@@ -7,8 +7,10 @@ import {describe, expect, it} from 'vitest'
 import {hintFor} from '../../src/client/errors.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
+import {useSandbox} from '../commands/support.js'
 
 const server = useScriptedServer()
+const sb = useSandbox()
 const env = (extra: Record<string, string> = {}) => ({PAY_CONFIG_DIR: tempConfigDir(), PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET, ...extra})
 
 describe('the pending-mandate 409', () => {
@@ -19,6 +21,16 @@ describe('the pending-mandate 409', () => {
     expect(hint).toContain('pay mandates get --reference first-ref')
     // without a reference in the message it still does not claim it is the user's reference
     expect(hintFor(409, 'some_conflict', 1, 'conflict')).not.toMatch(/with this reference/)
+  })
+
+  it('reads the reference from the sandbox\'s own 409 whole and decoded (spaces, commas, &), quoted for the shell', async () => {
+    const args = ['mandates', 'create', '--mobile', '254712349998', '--provider', 'mpesa', '--currency', 'KES', '--amount', '400', '--frequency', 'WEEKLY', '--starts-at', '2026-12-07T08:00:00+03:00']
+    const reference = "order 7, part&2 (Bob's)"
+    expect((await sb.run([...args, '--reference', reference])).code).toBe(0) // a number ending in 8 awaits approval
+    const second = await sb.run([...args, '--reference', 'another-ref'])
+    expect(second.code, second.stderr).toBe(5)
+    expect(second.stderr).toContain(`(reference ${reference}) is still pending`)
+    expect(second.stderr).toContain(`pay mandates get --reference 'order 7, part&2 (Bob'\\''s)'`)
   })
 })
 

@@ -63,7 +63,7 @@ export function createMandateRecord(ctx: Ctx, input: NewMandate): MandateRec {
   const mandates = core.lookup('mandates', mobileKey(ctx.merchant.id, input.mobile))
   const pending = mandates.find((m) => m.status === 'processing')
   if (pending) {
-    throw new ApiError(409, 'mandate_pending_approval', `a mandate for ${input.mobile} is still awaiting the customer's approval; poll GET /v1/mandates?merchant_reference=${pending.merchant_reference}`, {doc: 'mandates'})
+    throw new ApiError(409, 'mandate_pending_approval', `a mandate for ${input.mobile} is still awaiting the customer's approval; poll GET /v1/mandates?merchant_reference=${encodeURIComponent(pending.merchant_reference)}`, {doc: 'mandates'})
   }
   const approved = mandates.find((m) => m.status === 'succeeded')
   const now = core.now()
