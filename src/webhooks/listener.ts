@@ -279,17 +279,28 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     const batch = read
     read = []
     const out: Held[] = (held = [])
-    for (const {req, res, raw} of batch) {
-      try {
-        judge(req, res, raw)
-      } catch (err) {
-        failed(res, err as Error)
+    try {
+      for (const {req, res, raw} of batch) {
+        try {
+          judge(req, res, raw)
+        } catch (err) {
+          failed(res, err as Error)
+        }
       }
+    } finally {
+      // whatever happened above, later answers are never held
+      held = undefined
     }
-    held = undefined
     for (const item of out) {
       if ('delivery' in item) emit(item.delivery)
-      else reply(item.res, item.status, item.body, item.close)
+      else {
+        try {
+          reply(item.res, item.status, item.body, item.close)
+        } catch (err) {
+          // as when the answer was sent from judge(): the next ones still go out
+          failed(item.res, err as Error)
+        }
+      }
     }
   }
 
