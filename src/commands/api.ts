@@ -84,12 +84,13 @@ interface Shown {
 }
 
 /**
- * What the body looks like on stdout. On a terminal it is made printable (a text body keeps its line breaks and
- * tabs; JSON gets \uXXXX escapes, so it stays the same JSON); piped, it is written as it is (curl's bytes).
+ * What the body looks like on stdout. On a terminal it is made printable (a text body keeps its line breaks, CRLF
+ * shown as one, and tabs; JSON gets \uXXXX escapes, so it stays the same JSON; under structured output the writer
+ * does that again, a no-op on this text); piped, it is written as it is (curl's bytes).
  */
 function forStdout(rt: Runtime, out: Out): Shown {
   if (!out.term.stdoutIsTTY) return {text: (t) => t, json: (t) => t}
-  return {text: rt.printable, json: rt.printableJson}
+  return {text: rt.printableText, json: rt.printableJson}
 }
 
 /**

@@ -2,7 +2,8 @@
  * Text from the service or from an unverified webhook may hold terminal control sequences (ESC, OSC, BEL…).
  * Everything from the network passes here before a terminal: tables, views, error messages, --debug traces.
  * Human output shows them escaped (`\u001b`) so that nobody can rewrite a terminal through a field value;
- * `--json` output is never touched, but for `pay api`'s body on a terminal (printableJson: the same JSON value).
+ * JSON on a terminal (`--json`, ndjson, --jq's output, `pay api`'s body) goes through printableJson: the same JSON value;
+ * piped, JSON is never touched.
  */
 import {FORMAT_CHARACTERS} from '../api/text-rules.js'
 
@@ -18,6 +19,15 @@ const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0
 
 export function printable(text: string): string {
   return ANY_CONTROL.test(text) ? text.replace(CONTROL, escaped) : text
+}
+
+/**
+ * A text body for a terminal: printable(), with each CRLF line end written as a newline (the terminal breaks the
+ * line either way; escaped, every line of a CRLF body ended in `\u000d`). A lone CR stays escaped: it would
+ * return the cursor and let the next characters overwrite the line.
+ */
+export function printableText(text: string): string {
+  return printable(text.includes('\r\n') ? text.replaceAll('\r\n', '\n') : text)
 }
 
 /** printable(), and a line break or tab escaped as well: the text cannot start a line of its own. */

@@ -7,7 +7,7 @@
  */
 import {getPath} from './format.js'
 import type {OutputOptions} from './options.js'
-import {printable, printableDeep} from './printable.js'
+import {printable, printableDeep, printableJson} from './printable.js'
 // tsv: the same escaping as piped tables (a tab or line break inside a value written as \t, \n)
 import {tsvRow} from './table.js'
 
@@ -150,11 +150,16 @@ export class StructuredWriter {
     private readonly tty = false,
   ) {}
 
+  /** JSON text as written: on a terminal through printableJson (the same JSON value), else as it is. */
+  private json(text: string): void {
+    this.write(this.tty ? printableJson(text) : text)
+  }
+
   /** One JSON document as text (exactly as received) or as a value already parsed. */
   document(text: string, parsed?: unknown): void {
     const {jq} = this.options
     if (writtenAsIs(this.options)) {
-      this.write(text === '' ? 'null' : text)
+      this.json(text === '' ? 'null' : text)
       return
     }
     let value: unknown
@@ -191,7 +196,7 @@ export class StructuredWriter {
     const v = this.options.fields ? projectFields(raw, this.options.fields) : raw
     switch (this.options.format) {
       case 'ndjson':
-        for (const item of itemsOf(v)) this.write(JSON.stringify(item))
+        for (const item of itemsOf(v)) this.json(JSON.stringify(item))
         return
       case 'csv':
       case 'tsv':
@@ -201,7 +206,7 @@ export class StructuredWriter {
         this.write(`${this.docs++ > 0 ? '---\n' : ''}${this.libs.yaml!(this.tty ? printableDeep(v) : v)}`)
         return
       default:
-        this.write(JSON.stringify(v))
+        this.json(JSON.stringify(v))
     }
   }
 

@@ -9,7 +9,7 @@ import {describe, expect, it} from 'vitest'
 import {ApiError, InvalidResponseError, NetworkError} from '../../src/client/errors.js'
 import {renderError} from '../../src/output/errors.js'
 import {Output} from '../../src/output/output.js'
-import {printable, printableJson} from '../../src/output/printable.js'
+import {printable, printableJson, printableText} from '../../src/output/printable.js'
 import {StreamTable} from '../../src/output/views.js'
 import type {Terminal} from '../../src/output/terminal.js'
 import {runInPty} from '../commands/support.js'
@@ -58,6 +58,11 @@ describe('pay api on a terminal', () => {
       expect(shown).not.toMatch(RAW)
       expect(JSON.parse(shown)).toEqual(value)
     }
+  })
+
+  it('printableText writes a CRLF line end as a newline; a lone CR stays escaped', () => {
+    expect(printableText('a,b\r\n1,2\r\n')).toBe('a,b\n1,2\n')
+    expect(printableText('x\ry\r\n')).toBe('x\\u000dy\n')
   })
 })
 
@@ -127,6 +132,26 @@ describe('through the built CLI', () => {
       expect(shown, args.join(' ')).not.toMatch(RAW)
       expect(JSON.parse(shown)).toEqual({note: HOSTILE})
     }
+  })
+
+  it.skipIf(!hasScript)('pay api on a terminal: JSON through --jq, --fields, -o ndjson and --paginate --jq is shown escaped too; a CRLF text body keeps plain line ends', async () => {
+    // the writer parses the body and writes it again (JSON.stringify leaves C1 controls and U+202E raw)
+    const note = '\u001b]0;PWNED\u0007\u009b31m\u202eevil'
+    for (const args of [['--json', '--jq', '.'], ['--json', '--fields', 'note'], ['-o', 'ndjson'], ['--paginate', '--json', '--jq', '.']]) {
+      server.script('GET /v1/not-in-the-table', answer('application/json', JSON.stringify({note})))
+      const r = await runInPty(['api', 'GET', '/v1/not-in-the-table', ...args], env(), [])
+      expect(r.code, r.screen).toBe(0)
+      const bytes = Buffer.from(r.screen)
+      expect(bytes.includes(0x1b), args.join(' ')).toBe(false)
+      expect(bytes.includes(Buffer.from([0xc2, 0x9b])), args.join(' ')).toBe(false)
+      expect(bytes.includes(Buffer.from([0xe2, 0x80, 0xae])), args.join(' ')).toBe(false)
+      expect(JSON.parse(r.screen), args.join(' ')).toEqual({note})
+    }
+    server.script('GET /v1/not-in-the-table', answer('text/csv', 'a,b\r\n1,2\r\n'))
+    const csv = await runInPty(['api', 'GET', '/v1/not-in-the-table'], env(), [])
+    expect(csv.code, csv.screen).toBe(0)
+    expect(csv.screen).not.toContain('\\u000d')
+    expect(csv.screen.replaceAll('\r\n', '\n')).toContain('a,b\n1,2\n')
   })
 
   it('pay api piped: the body is written byte for byte (text, and JSON with --json)', async () => {
