@@ -175,19 +175,12 @@ export class ApiClient {
    */
   prepareRaw(method: string, path: string, input: CallInput = {}, options: {allowAnyPath?: boolean} = {}): PreparedRequest {
     const clean = path.startsWith('/') ? path : `/${path}`
-    const [pathname, search] = splitQuery(clean)
+    const [pathname, search] = splitPath(clean)
     checkRawPath(path, pathname, options.allowAnyPath ?? false)
     const match = matchEndpoint(method, pathname)
     const query = {...Object.fromEntries(new URLSearchParams(search)), ...input.query}
     const req = this.build(method.toUpperCase(), pathname, {...input, query}, match?.endpoint)
-    const base = new URL(this.baseUrl())
-    const sent = new URL(req.url)
-    if (sent.origin !== base.origin) throw InputError.one('PATH', `must stay on the base URL's origin ${base.origin}`)
-    // the last guard: whatever the URL parser made of the path, what is sent is still under the base URL's /v1/
-    const prefix = `${base.pathname.replace(/\/+$/, '')}/v1/`
-    if (!options.allowAnyPath && !sent.pathname.startsWith(prefix)) {
-      throw InputError.one('PATH', `must stay under /v1/ once parsed (it would be sent as ${sent.pathname}; --allow-any-path to send it anyway)`)
-    }
+    checkSentUrl(new URL(this.baseUrl()), new URL(req.url), options.allowAnyPath ?? false)
     return req
   }
 
@@ -428,11 +421,15 @@ function headerProblems(input: CallInput): {flag: string; rule: string}[] {
 // eslint-disable-next-line no-control-regex
 const ASCII_CONTROL = /[\x00-\x1f\x7f]/
 
-/** `pay api`'s PATH rules (docs/assumptions.md: "pay api paths"). */
+/** Where `pay api` paths must stay, under the base URL, unless --allow-any-path. */
+const API_ROOT = '/v1/'
+
+/** `pay api`'s PATH rules (docs/assumptions.md: "pay api paths"); `pathname` is the path up to its `?` or `#`. */
 function checkRawPath(given: string, pathname: string, allowAnyPath: boolean): void {
-  // the URL parser drops tabs and line breaks anywhere and control characters or spaces at the end, so
-  // `/v1/.\t./x` would pass the checks below and be sent as /x: such a path is never what was meant
-  if (ASCII_CONTROL.test(given) || /^\s|\s$/.test(given)) {
+  // the URL parser drops tabs and line breaks anywhere and control characters or spaces at the end of what it
+  // parses (the pathname: the query is set apart), so `/v1/.\t./x` or `/v1/.. ?a=1` would pass the checks below
+  // and be sent as /x or /: such a path is never what was meant
+  if (ASCII_CONTROL.test(given) || /^\s/.test(given) || /\s$/.test(pathname)) {
     throw InputError.one('PATH', 'must not contain control characters (tab, line breaks, …) or begin or end with a space: %-encode them')
   }
   if (/^[a-z][a-z0-9+.-]*:/i.test(given) || given.startsWith('//') || given.includes('\\')) {
@@ -445,15 +442,31 @@ function checkRawPath(given: string, pathname: string, allowAnyPath: boolean): v
   } catch {
     throw InputError.one('PATH', 'has a malformed %-escape')
   }
-  if (decoded.split('/').some((segment) => segment === '.' || segment === '..')) {
-    throw InputError.one('PATH', 'must not contain . or .. segments (--allow-any-path to send it anyway)')
+  // a segment's `;params` stripped first: servers that read them resolve `..;` as `..`
+  if (decoded.split('/').some((segment) => ['.', '..'].includes(segment.split(';')[0]))) {
+    throw InputError.one('PATH', 'must not contain . or .. segments, with or without ;params (--allow-any-path to send it anyway)')
   }
-  if (!pathname.startsWith('/v1/')) throw InputError.one('PATH', 'must start with /v1/ (--allow-any-path to send another path with the token)')
+  if (!pathname.startsWith(API_ROOT)) throw InputError.one('PATH', `must start with ${API_ROOT} (--allow-any-path to send another path with the token)`)
 }
 
-function splitQuery(path: string): [string, string] {
-  const i = path.indexOf('?')
-  return i === -1 ? [path, ''] : [path.slice(0, i), path.slice(i + 1)]
+/**
+ * The last guard on the URL `pay api` built: it stays on the base URL's origin and, whatever the URL parser made of
+ * the path, unless `allowAnyPath` under the base URL's path + /v1/ (a base URL may have a path prefix).
+ */
+export function checkSentUrl(base: URL, sent: URL, allowAnyPath: boolean): void {
+  if (sent.origin !== base.origin) throw InputError.one('PATH', `must stay on the base URL's origin ${base.origin}`)
+  const prefix = `${base.pathname.replace(/\/+$/, '')}${API_ROOT}`
+  if (!allowAnyPath && !sent.pathname.startsWith(prefix)) {
+    throw InputError.one('PATH', `must stay under ${API_ROOT} once parsed (it would be sent as ${sent.pathname}; --allow-any-path to send it anyway)`)
+  }
+}
+
+/** A path's pathname and query as a URL parser splits them: the pathname ends at `?` or `#`, the query at `#`. */
+function splitPath(path: string): [string, string] {
+  const end = path.search(/[?#]/)
+  if (end === -1) return [path, '']
+  const fragment = path.indexOf('#', end)
+  return [path.slice(0, end), path[end] === '#' ? '' : path.slice(end + 1, fragment === -1 ? undefined : fragment)]
 }
 
 /**

@@ -5,17 +5,19 @@
  * text fields, non-http(s) checkout URLs, and `pay api` paths outside /v1/ or with dot segments.
  */
 import {describe, expect, it} from 'vitest'
+import {checkSentUrl} from '../../src/client/api-client.js'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
 const server = useScriptedServer()
 const env = () => ({PAY_CONFIG_DIR: tempConfigDir(), PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET})
 
-/** Runs pay and expects exit 2, the flag named in the error, and nothing sent (not even a token request). */
-async function refused(args: string[], flag: string): Promise<void> {
-  const r = await runCli([...args, '--json'], {env: env()})
+/** Runs pay and expects exit 2, the flag (and the rule, if given) named in the error, and nothing sent (not even a token request). */
+async function refused(args: string[], flag: string, rule = '', environment = env()): Promise<void> {
+  const r = await runCli([...args, '--json'], {env: environment})
   expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(2)
   expect(json(r).error.message, args.join(' ')).toContain(flag)
+  expect(json(r).error.message, args.join(' ')).toContain(rule)
   expect(server.requests, args.join(' ')).toHaveLength(0)
 }
 
@@ -96,9 +98,33 @@ describe('pay api paths', () => {
     await refused(['api', 'POST', '/v1/.\r./_sandbox/reset'], 'PATH')
     await refused(['api', 'POST', '/v1/.. '], 'PATH')
     await refused(['api', 'POST', '/v1/..\x1f'], 'PATH')
+    // the pathname ends at `#` and `?`: each of these is refused by the PATH rules themselves, not only by the last
+    // guard on the parsed URL (`/v1/..#` is sent as /, `/v1/.. ?a=1` as /?a=1)
+    await refused(['api', 'POST', '/v1/..#', '--dry-run'], 'PATH', 'must not contain . or .. segments')
+    await refused(['api', 'POST', '/v1/.. ?a=1', '--dry-run'], 'PATH', 'or begin or end with a space')
+    // `..;` is `..` to servers that strip a segment's ;params (sent as it is, it stays under /v1/ for the parser)
+    await refused(['api', 'POST', '/v1/..;/_sandbox/reset'], 'PATH', 'must not contain . or .. segments')
+    await refused(['api', 'POST', '/v1/..#'], 'PATH', 'must not contain . or .. segments', {...env(), PAY_BASE_URL: `${server.url}/prefix`})
     const r = await runCli(['api', 'GET', '/_sandbox/requests', '--allow-any-path'], {env: env()})
     expect(r.code).toBe(4) // the scripted server does not know it; it was sent
     expect(server.apiRequests().map((q) => q.path)).toEqual(['/_sandbox/requests'])
+  })
+
+  it('a base URL with a path prefix: PATH goes under it', async () => {
+    const r = await runCli(['api', 'GET', '/v1/balance#top', '--dry-run', '--json'], {env: {...env(), PAY_BASE_URL: `${server.url}/prefix`}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain(`${server.url}/prefix/v1/balance`)
+    expect(r.stdout).not.toContain('#top')
+    expect(server.requests).toHaveLength(0)
+  })
+
+  it('the last guard: the URL as built must stay on the origin and under the base URL\'s path + /v1/', () => {
+    const base = new URL('http://127.0.0.1:1/prefix')
+    expect(() => checkSentUrl(base, new URL('http://127.0.0.1:1/prefix/v1/balance'), false)).not.toThrow()
+    expect(() => checkSentUrl(base, new URL('http://127.0.0.1:1/v1/balance'), false)).toThrow(/must stay under \/v1\/ once parsed \(it would be sent as \/v1\/balance/)
+    expect(() => checkSentUrl(base, new URL('http://127.0.0.1:1/prefix/_sandbox/reset'), false)).toThrow(/once parsed/)
+    expect(() => checkSentUrl(base, new URL('http://127.0.0.1:1/prefix/_sandbox/reset'), true)).not.toThrow()
+    expect(() => checkSentUrl(base, new URL('http://127.0.0.1:2/prefix/v1/balance'), true)).toThrow(/origin/)
   })
 
   it('the token never leaves the base URL origin: absolute URLs and //host paths are refused, even with --allow-any-path', async () => {
