@@ -3,6 +3,7 @@
  * envelope on stdout with --json) and exits with their code. Messages never contain secrets.
  */
 import {ExitCode, type ExitCodeValue, exitCodeForStatus} from './exit-codes.js'
+import {printable} from '../output/printable.js'
 import {shellQuote} from './shell-quote.js'
 
 export class PayError extends Error {
@@ -174,11 +175,23 @@ export class WaitTimeoutError extends PayError {
 
 /**
  * The reference in a 409's `…?merchant_reference=VALUE` (the sandbox's pending-mandate message ends with the URL to
- * poll, the value %-encoded as in any URL): up to the next space, `&` or `#`, decoded as a query value is.
+ * poll, the value %-encoded as in any URL): the URL's query runs to the next space, less what ends the sentence
+ * around it (`.`, `,`, `;`, `:`, `!`, `?`, and a `)` without its `(`), and is read as a query (URLSearchParams, up
+ * to `#`). A reference that printable() would change (control characters, direction marks) is not named.
  */
 function pendingReference(message: string): string | undefined {
-  const raw = /[?&]merchant_reference=([^\s&#]+)/.exec(message)?.[1]
-  return raw === undefined ? undefined : (new URLSearchParams(`v=${raw}`).get('v') ?? raw)
+  for (const [, raw] of message.matchAll(/\?(\S+)/g)) {
+    let query = raw
+    for (;;) {
+      const last = query.at(-1)
+      if (last !== undefined && '.,;:!?'.includes(last)) query = query.slice(0, -1)
+      else if (last === ')' && query.split(')').length > query.split('(').length) query = query.slice(0, -1)
+      else break
+    }
+    const reference = new URLSearchParams(query.split('#')[0]).get('merchant_reference')
+    if (reference !== null) return reference !== '' && printable(reference) === reference ? reference : undefined
+  }
+  return undefined
 }
 
 /** What to do next for a service error, where that is known. */

@@ -19,6 +19,17 @@ describe('the pending-mandate 409', () => {
     const hint = hintFor(409, 'mandate_pending_approval', 1, message)!
     expect(hint).not.toMatch(/with this reference/)
     expect(hint).toContain('pay mandates get --reference first-ref')
+    // the URL inside a sentence: a closing parenthesis and the full stop after it are not part of the reference
+    const poll = (ref: string) => hintFor(409, 'mandate_pending_approval', 1, `a mandate is still awaiting approval (poll GET /v1/mandates?merchant_reference=${ref}).`)!
+    expect(poll('abc')).toContain('(reference abc) is still pending')
+    expect(poll('abc')).toContain('pay mandates get --reference abc`')
+    expect(poll('a%28b%29')).toContain('pay mandates get --reference \'a(b)\'`')
+    expect(hintFor(409, 'x', 1, 'poll GET /v1/mandates?mandate_id=MD_1&merchant_reference=order%207, then retry')).toContain("--reference 'order 7'`")
+    // a reference holding control characters or direction marks is not repeated: the generic hint
+    for (const ref of ['a%1B%5D0%3BX%07b', 'a%E2%80%AEb', 'a%C2%9Bb']) {
+      expect(poll(ref), ref).not.toContain('pay mandates get')
+      expect(poll(ref), ref).toContain('an earlier one (perhaps under another reference) is still pending')
+    }
     // without a reference in the message it still does not claim it is the user's reference
     expect(hintFor(409, 'some_conflict', 1, 'conflict')).not.toMatch(/with this reference/)
   })

@@ -18,6 +18,12 @@ import {requireProvider, settleAfter} from './common.js'
 import {activePlan, createSubscriptionRecord, subscriptionView} from './subscription-records.js'
 import {debitKey, mobileKey, upstreamKey} from '../indexes.js'
 
+/**
+ * A query value with every character but letters, digits, - _ ~ %-encoded (encodeURIComponent leaves . ! ' ( ) *),
+ * so that a reference ending in `.` or `)` stays whole where the message's sentence goes on after the URL.
+ */
+const queryValue = (value: string) => encodeURIComponent(value).replace(/[.!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+
 export function mandateView(m: MandateRec): Record<string, unknown> {
   return {
     object: 'mandate',
@@ -63,7 +69,7 @@ export function createMandateRecord(ctx: Ctx, input: NewMandate): MandateRec {
   const mandates = core.lookup('mandates', mobileKey(ctx.merchant.id, input.mobile))
   const pending = mandates.find((m) => m.status === 'processing')
   if (pending) {
-    throw new ApiError(409, 'mandate_pending_approval', `a mandate for ${input.mobile} is still awaiting the customer's approval; poll GET /v1/mandates?merchant_reference=${encodeURIComponent(pending.merchant_reference)}`, {doc: 'mandates'})
+    throw new ApiError(409, 'mandate_pending_approval', `a mandate for ${input.mobile} is still awaiting the customer's approval; poll GET /v1/mandates?merchant_reference=${queryValue(pending.merchant_reference)}`, {doc: 'mandates'})
   }
   const approved = mandates.find((m) => m.status === 'succeeded')
   const now = core.now()
