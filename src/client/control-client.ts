@@ -26,7 +26,6 @@ export const controlEndpoints = {
   'transactions.succeed': {method: 'POST', path: '/_sandbox/transactions/{id}/succeed'},
   'virtual-accounts.transfer': {method: 'POST', path: '/_sandbox/virtual-accounts/{account_number}/transfers'},
   'clients.webhook': {method: 'PUT', path: '/_sandbox/clients/{client_id}/webhook'},
-  'clients.webhook.get': {method: 'GET', path: '/_sandbox/clients/{client_id}/webhook'},
 } as const satisfies Record<string, {method: 'GET' | 'POST' | 'PUT'; path: string}>
 export type ControlEndpointId = keyof typeof controlEndpoints
 

@@ -147,17 +147,29 @@ async function docs(): Promise<SbResponse> {
 const routes: Route[] = [
   ['GET', /^\/_sandbox\/docs$/, docs],
   ['GET', /^\/_sandbox\/seed$/, (rt) => ok(credentialsOf(rt.seed))],
-  // read, so that `pay webhook listen` removes the URL on exit only while it is still its own
-  ['GET', /^\/_sandbox\/clients\/([^/]+)\/webhook$/, (rt, m) => webhookEndpoint(apiClient(rt, m[0]))],
   [
     'PUT',
     /^\/_sandbox\/clients\/([^/]+)\/webhook$/,
     (rt, m, body) => {
       const client = apiClient(rt, m[0])
       const url = body?.url
-      client.webhook_url = url === null ? null : httpUrl(url, 'url')
-      rt.core.changed()
-      return webhookEndpoint(client)
+      const next = url === null ? null : httpUrl(url, 'url')
+      if (body?.if_url === undefined) {
+        client.webhook_url = next
+        rt.core.changed()
+        return webhookEndpoint(client)
+      }
+      // conditional: set only while the URL is one of if_url (`pay webhook listen` on exit removes the URL only
+      // while it is one this listener set; in one request, so nothing registered meanwhile is lost)
+      const ifUrl: unknown = body.if_url
+      if (!Array.isArray(ifUrl) || !ifUrl.every((u) => typeof u === 'string')) throw invalidParameter('if_url', 'must be a list of URLs')
+      const previous = client.webhook_url
+      const updated = previous !== null && ifUrl.includes(previous)
+      if (updated) {
+        client.webhook_url = next
+        rt.core.changed()
+      }
+      return ok({object: 'webhook_endpoint', client_id: client.client_id, url: client.webhook_url, updated, previous_url: previous})
     },
   ],
   ['POST', /^\/_sandbox\/transactions\/([^/]+)\/succeed$/, (rt, m) => transition(rt, m[0], 'succeeded')],

@@ -1,7 +1,8 @@
 /**
  * When the profile points at a local sandbox (`pay sandbox`), `pay webhook listen` sets the webhook URL of
  * the profile's API client there (control API `PUT /_sandbox/clients/{client_id}/webhook`, body {"url"}),
- * sets it again when the tunnel's URL changes, and removes it ({"url": null}) when it stops, if it is still its own.
+ * sets it again when the tunnel's URL changes, and removes it when it stops, if it is still one this listener set:
+ * body {"url": null, "if_url": [every URL it tried to set]}, so the sandbox decides in one request.
  * Only loopback base URLs are tried, so nothing is ever sent to the real service by this.
  */
 import {isLoopbackUrl} from '../client/loopback.js'
@@ -11,29 +12,81 @@ import {redactUrl} from '../client/redact.js'
 export {isLoopbackUrl} from '../client/loopback.js'
 
 export type LinkResult = {ok: true} | {ok: false; reason: string}
-/** On exit: `kept` is the URL the client has now when it was not ours (another listener's, or set since). */
-export type UnlinkResult = {ok: true; kept?: string | null} | {ok: false; reason: string}
+/** On exit: `removed` the URL this listener had set; else `kept` the URL the client has now (null: none). */
+export type UnlinkResult = {ok: true; removed: string} | {ok: true; kept: string | null} | {ok: false; reason: string}
 
-/** `webhookUrl` null removes the client's webhook URL. Sent through the control client (src/client/control-client.ts). */
-export async function setSandboxWebhook(baseUrl: string, clientId: string, webhookUrl: string | null, timeoutMs = 3000): Promise<LinkResult> {
-  return withControl(baseUrl, clientId, timeoutMs, async (client) => {
-    await client.call('clients.webhook', {path: {client_id: clientId}, body: {url: webhookUrl}})
-    return {ok: true}
-  })
+/** The two calls a registration makes (src/client/control-client.ts for the sandbox; a test may wrap them). */
+export interface WebhookControl {
+  set(url: string): Promise<LinkResult>
+  /** Removes the URL only while it is one of `ours`. */
+  clearIf(ours: string[]): Promise<UnlinkResult>
 }
 
+/** The sandbox's control API for one API client. */
+export function sandboxWebhookControl(baseUrl: string, clientId: string, timeoutMs = 3000): WebhookControl {
+  const path = {client_id: clientId}
+  return {
+    set: (url) =>
+      withControl(baseUrl, clientId, timeoutMs, async (client) => {
+        await client.call('clients.webhook', {path, body: {url}})
+        return {ok: true}
+      }),
+    clearIf: (ours) =>
+      withControl(baseUrl, clientId, timeoutMs, async (client) => {
+        const r = await client.call<{url: string | null; updated: boolean; previous_url: string | null}>('clients.webhook', {path, body: {url: null, if_url: ours}})
+        return r.updated && r.previous_url !== null ? {ok: true, removed: r.previous_url} : {ok: true, kept: r.url}
+      }),
+  }
+}
+
+/** What a registration did, for the listener to say. */
+export type RegistrationEvent =
+  | {kind: 'set'; url: string}
+  | {kind: 'changed'; url: string; was: string}
+  | {kind: 'removed'; was: string}
+  | {kind: 'kept'; url: string | null}
+  | {kind: 'failed'; reason: string}
+
 /**
- * Removes the client's webhook URL only while it is still `ours`: a second listener on the same profile may have
- * registered its own since, and stopping the first must not take it away. (Read, then cleared: two requests, so a
- * registration landing between them, within milliseconds, is the one case still lost.)
+ * One listener's webhook URL in the sandbox. Calls run one after another (the clear on exit waits for a set still
+ * in flight), and every URL it tried to set is remembered: a set that failed here (a client-side timeout) may have
+ * been applied there, and the clear on exit must still take it away.
  */
-export async function clearSandboxWebhookIfOurs(baseUrl: string, clientId: string, ours: string, timeoutMs = 3000): Promise<UnlinkResult> {
-  return withControl(baseUrl, clientId, timeoutMs, async (client) => {
-    const now = await client.call<{url: string | null}>('clients.webhook.get', {path: {client_id: clientId}})
-    if (now.url !== ours) return {ok: true, kept: now.url}
-    await client.call('clients.webhook', {path: {client_id: clientId}, body: {url: null}})
-    return {ok: true}
-  })
+export class SandboxRegistration {
+  private confirmed?: string
+  private readonly tried = new Set<string>()
+  private queue: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly control: WebhookControl,
+    private readonly report: (event: RegistrationEvent) => void,
+  ) {}
+
+  set(url: string): Promise<void> {
+    return this.then(async () => {
+      this.tried.add(url)
+      const r = await this.control.set(url)
+      if (!r.ok) return this.report({kind: 'failed', reason: r.reason})
+      this.report(this.confirmed === undefined ? {kind: 'set', url} : {kind: 'changed', url, was: this.confirmed})
+      this.confirmed = url
+    })
+  }
+
+  /** Removes the URL while it is one this registration tried to set (nothing to do when it tried none). */
+  clear(): Promise<void> {
+    return this.then(async () => {
+      if (this.tried.size === 0) return
+      const r = await this.control.clearIf([...this.tried])
+      if (!r.ok) this.report({kind: 'failed', reason: r.reason})
+      else this.report('removed' in r ? {kind: 'removed', was: r.removed} : {kind: 'kept', url: r.kept})
+    })
+  }
+
+  private then(task: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(task)
+    this.queue = next.catch(() => {})
+    return next
+  }
 }
 
 /** Runs calls of the sandbox's control API for a client; any failure becomes a reason (one line, never thrown). */

@@ -5,10 +5,13 @@
  */
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
+import {type RegistrationEvent, SandboxRegistration, sandboxWebhookControl, type WebhookControl} from '../../src/webhooks/sandbox-link.js'
 import {startLocaltunnelServer} from '../helpers/localtunnel-server.js'
+import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 import {type ListenProcess, startListen, waitFor} from './support.js'
 
 let sb: Sandbox
+const server = useScriptedServer()
 const running: ListenProcess[] = []
 const cleanup: {close(): Promise<void>}[] = []
 beforeAll(async () => {
@@ -59,6 +62,80 @@ describe('pay webhook listen: tunnel choice and the sandbox registration', () =>
     const rb = await stop(b)
     expect(rb.code).toBe(0)
     expect(webhookUrl()).toBeNull()
+  })
+
+  it('a URL already removed when the listener stops is reported as removed already, not "left as null"', async () => {
+    const p = await listen([], sandboxEnv())
+    expect(webhookUrl()).toBe(p.url)
+    sb.state.clients[sb.seed.client_id].webhook_url = null
+    const r = await stop(p)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain(`Sandbox: webhook URL of client ${sb.seed.client_id} already removed`)
+    expect(r.stderr).not.toContain('left as null')
+  })
+
+  it('what answers on the sandbox\'s port is quoted printable in "sandbox not updated"', async () => {
+    const answer = {status: 400, body: {error: {code: 'invalid_parameter', message: 'no \u001b]0;PWNED\u0007 here', request_id: 'REQ_1'}}}
+    server.script(`PUT /_sandbox/clients/${TEST_CLIENT_ID}/webhook`, answer, answer)
+    const p = await listen([], {PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET, PAY_WEBHOOK_SECRET: 'whsec_test'})
+    const r = await stop(p)
+    expect(r.code).toBe(0)
+    expect(r.stderr).toContain('sandbox not updated: no \\u001b]0;PWNED\\u0007 here')
+    expect(r.stderr).not.toContain('\u001b')
+  })
+
+  describe('the registration on exit removes any URL this listener set, in one conditional request', () => {
+    const A = 'http://127.0.0.1:9/a'
+    const B = 'http://127.0.0.1:9/b'
+    const registration = (control: WebhookControl = sandboxWebhookControl(sb.url, sb.seed.client_id)) => {
+      const events: RegistrationEvent[] = []
+      return {reg: new SandboxRegistration(control, (e) => events.push(e)), events}
+    }
+    afterEach(() => {
+      sb.state.clients[sb.seed.client_id].webhook_url = null
+    })
+
+    it('the clear waits for a set still in flight (Ctrl-C during a reconnect) and removes what it set', async () => {
+      const {reg, events} = registration()
+      void reg.set(A)
+      await reg.clear()
+      expect(webhookUrl()).toBeNull()
+      expect(events).toEqual([{kind: 'set', url: A}, {kind: 'removed', was: A}])
+    })
+
+    it('a set whose answer was lost here (client-side timeout) but that the sandbox applied is removed too', async () => {
+      const real = sandboxWebhookControl(sb.url, sb.seed.client_id)
+      const lossy: WebhookControl = {
+        set: async (url) => (url === B ? real.set(url).then(() => ({ok: false, reason: 'timed out'})) : real.set(url)),
+        clearIf: (ours) => real.clearIf(ours),
+      }
+      const {reg, events} = registration(lossy)
+      await reg.set(A)
+      await reg.set(B)
+      expect(webhookUrl()).toBe(B)
+      await reg.clear()
+      expect(webhookUrl()).toBeNull()
+      expect(events).toEqual([{kind: 'set', url: A}, {kind: 'failed', reason: 'timed out'}, {kind: 'removed', was: B}])
+    })
+
+    it('a URL set since by someone else is kept, and a URL already removed is reported as such', async () => {
+      const other = registration()
+      const {reg, events} = registration()
+      await reg.set(A)
+      await other.reg.set(B)
+      await reg.clear()
+      expect(webhookUrl()).toBe(B)
+      await other.reg.clear()
+      await reg.clear()
+      expect(webhookUrl()).toBeNull()
+      expect(events).toEqual([{kind: 'set', url: A}, {kind: 'kept', url: B}, {kind: 'kept', url: null}])
+    })
+
+    it('the sandbox: if_url must be a list of URLs', async () => {
+      const r = await fetch(`${sb.url}/_sandbox/clients/${sb.seed.client_id}/webhook`, {method: 'PUT', headers: {'content-type': 'application/json'}, body: JSON.stringify({url: null, if_url: A})})
+      expect(r.status).toBe(400)
+      expect(((await r.json()) as {error: {message: string}}).error.message).toContain('if_url')
+    })
   })
 
   it('--tunnel auto elsewhere without NGROK_AUTHTOKEN: localtunnel, with the warning and the advice', async () => {

@@ -123,26 +123,28 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     out.info(`Listening on ${listener.url}${listener.path}`)
 
     const {chooseTunnel, openTunnel} = await import('../../webhooks/tunnels/registry.js')
-    const {clearSandboxWebhookIfOurs, isLoopbackUrl, setSandboxWebhook} = await import('../../webhooks/sandbox-link.js')
+    const {isLoopbackUrl, SandboxRegistration, sandboxWebhookControl} = await import('../../webhooks/sandbox-link.js')
     const {printable} = await import('../../output/printable.js')
     const sandbox = Boolean(settings.baseUrl && isLoopbackUrl(settings.baseUrl))
     const chosen = chooseTunnel(flags.tunnel as TunnelChoice, {sandbox, ngrokToken: Boolean(process.env.NGROK_AUTHTOKEN), domain: flags.domain})
     if (chosen.reason) out.info(`Tunnel: ${chosen.provider} (--tunnel auto: ${chosen.reason})`)
     if (chosen.warning) out.warn(chosen.warning)
     // The sandbox's webhook URL of this client: set once the URL is known, set again when it changes, removed on
-    // exit while it is still ours (another listener on the same profile may have registered its own since).
-    let registered: string | undefined
-    const link = async (publicUrl: string | null) => {
-      if (!flags.register || !sandbox || !settings.clientId) return
-      if (publicUrl === null && registered === undefined) return
-      const result = publicUrl === null ? await clearSandboxWebhookIfOurs(settings.baseUrl!, settings.clientId, registered!) : await setSandboxWebhook(settings.baseUrl!, settings.clientId, publicUrl)
-      if (!result.ok) out.info(out.color('dim', `sandbox not updated: ${result.reason}`, 'err'))
-      else if ('kept' in result) out.info(`Sandbox: webhook URL of client ${settings.clientId} left as ${printable(String(result.kept))} (set since this listener registered ${registered})`)
-      else if (publicUrl === null) out.info(`Sandbox: webhook URL of client ${settings.clientId} removed (was ${registered})`)
-      else if (registered === undefined) out.info(`Sandbox: webhook URL of client ${settings.clientId} set to ${publicUrl}`)
-      else out.warn(out.color('bold', `Sandbox: webhook URL of client ${settings.clientId} RE-REGISTERED to ${publicUrl} (was ${registered})`, 'err'))
-      if (result.ok) registered = publicUrl ?? undefined
-    }
+    // exit while it is one this listener set (another listener on the same profile may have registered its own since).
+    const client = settings.clientId
+    const registration =
+      flags.register && sandbox && client
+        ? new SandboxRegistration(sandboxWebhookControl(settings.baseUrl!, client), (e) => {
+            const what = `Sandbox: webhook URL of client ${client}`
+            // the reason may quote whatever answered on the sandbox's port: trace makes it printable
+            if (e.kind === 'failed') out.trace(`sandbox not updated: ${e.reason}`)
+            else if (e.kind === 'set') out.info(`${what} set to ${e.url}`)
+            else if (e.kind === 'changed') out.warn(out.color('bold', `${what} RE-REGISTERED to ${e.url} (was ${e.was})`, 'err'))
+            else if (e.kind === 'removed') out.info(`${what} removed (was ${printable(e.was)})`)
+            else if (e.url === null) out.info(`${what} already removed (by another listener or a command since)`)
+            else out.info(`${what} left as ${printable(e.url)} (set since by another listener or a command)`)
+          })
+        : undefined
     let shownUrl: string | undefined
     const tunnelLog = (level: TunnelLogLevel, message: string) => {
       if (level === 'debug') {
@@ -176,7 +178,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
           const now = `${url}${flags.path}`
           for (const line of urlChangedLines(shownUrl ?? '(none)', now, out.term.colorErr)) out.info(line)
           shownUrl = now
-          void link(now)
+          void registration?.set(now)
         },
         signal: cancelOpening.signal,
       })
@@ -198,7 +200,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     shownUrl = publicUrl
     if (chosen.provider === 'none') out.info(`No tunnel: reachable only from this machine at ${publicUrl}`)
     else out.info(`Public URL: ${out.color('bold', publicUrl, 'err')}   (${tunnel.provider}; paste it into the portal's webhook settings)`)
-    await link(publicUrl)
+    await registration?.set(publicUrl)
     if (flags['forward-to']) out.info(`Forwarding accepted events to ${flags['forward-to']}`)
     if (patterns.length > 0) out.info(`Showing and forwarding only: ${patterns.join(', ')}`)
     const health =
@@ -209,7 +211,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
 
     await stopped
     health?.stop()
-    await link(null)
+    await registration?.clear()
     await tunnel.close()
     await listener.close()
     printSummary(tunnel.reconnects)
