@@ -16,7 +16,8 @@ export function openJournalStore(out: Output, env: NodeJS.ProcessEnv = process.e
 export function createJournalGate(out: Output, forceNew = false, env: NodeJS.ProcessEnv = process.env): JournalGate {
   return new JournalGate(openJournalStore(out, env), {
     forceNew,
-    notice: (text) => out.info(out.color('dim', text, 'err')),
+    // dim on stderr, made printable: its text quotes the journal file (keys, times), which anything may have written
+    notice: (text) => out.trace(text),
     warn: (text) => out.warn(text),
     interrupted: (err) => renderError(out, err),
   })

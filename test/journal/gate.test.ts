@@ -8,7 +8,10 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/api-client.js'
 import {PayError} from '../../src/client/errors.js'
+import {PassThrough} from 'node:stream'
 import {JournalGate} from '../../src/journal/gate.js'
+import {createJournalGate} from '../../src/journal/index.js'
+import {Output} from '../../src/output/output.js'
 import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
 
@@ -191,5 +194,17 @@ describe('the journal of a command run in-process', () => {
     await ctx.client.call('collections.create', {body: {...BODY, merchant_reference: 'env-1'}})
     const entries = new JournalStore(join(dir, 'state')).entries()
     expect(entries.map((e) => [e.op.reference, e.outcome?.state])).toEqual([['env-1', 'succeeded']])
+  })
+})
+
+describe('the gate as pay wires it', () => {
+  it('its notices go through the one printable path (Output.trace)', () => {
+    const err = new PassThrough()
+    let text = ''
+    err.on('data', (d) => (text += d))
+    const term = {stdoutIsTTY: false, stderrIsTTY: true, stdinIsTTY: false, color: false, colorErr: false, interactive: false, columns: 100}
+    const gate = createJournalGate(new Output(term, false, new PassThrough(), err), false, {PAY_CONFIG_DIR: tempConfigDir()})
+    ;(gate as unknown as {options: {notice(t: string): void}}).options.notice('resuming: key \u001b]0;PWNED\u0007')
+    expect(text).toBe('resuming: key \\u001b]0;PWNED\\u0007\n')
   })
 })
