@@ -1,6 +1,7 @@
 /**
  * The output module every command renders through. stdout carries data only; people's messages, warnings,
- * progress and logs go to stderr. With --json, stdout is exactly the service's body (or the error envelope).
+ * progress and logs go to stderr. With --json, stdout is exactly the service's body (or the error envelope); on a
+ * terminal, the same JSON value made printable (src/output/structured.ts).
  */
 import {paint, type ColorName} from './colors.js'
 import {flatten, formatScalar, getPath, listColumns, listRows} from './format.js'
