@@ -232,7 +232,7 @@ async function sandboxBench() {
 }
 
 function webhookBench() {
-  console.log('\n== webhook listener (issue 5) ==')
+  console.log('\n== webhook listener (issues 5 and 12): the whole `pay webhook listen` process against a bare node:http server, same load ==')
   const dir = join(ROOT, 'test', 'bench')
   const scripts = readdirSync(dir).filter((f) => /^webhook-.*\.mjs$/.test(f)).sort()
   if (scripts.length === 0) {
