@@ -17,7 +17,7 @@ import {runOperation, type Given} from './cli/run-operation.js'
 import {renderError} from './output/errors.js'
 import type {OperationSpec} from './api/operations.js'
 
-export {ApiClient} from './client/api-client.js'
+export {ApiClient, splitPath} from './client/api-client.js'
 export type {ApiResponse, CallInput, PreparedRequest} from './client/api-client.js'
 export {resolveSettings, secretFlag} from './config/settings.js'
 export type {Settings} from './config/settings.js'

@@ -462,7 +462,7 @@ export function checkSentUrl(base: URL, sent: URL, allowAnyPath: boolean): void 
 }
 
 /** A path's pathname and query as a URL parser splits them: the pathname ends at `?` or `#`, the query at `#`. */
-function splitPath(path: string): [string, string] {
+export function splitPath(path: string): [string, string] {
   const end = path.search(/[?#]/)
   if (end === -1) return [path, '']
   const fragment = path.indexOf('#', end)

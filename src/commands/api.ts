@@ -55,7 +55,7 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
       return
     }
     if (flags.paginate) {
-      await paginate(client, out, args.path, {headers, slurp: Boolean(flags.slurp), allowAnyPath: flags['allow-any-path'], shown: forStdout(rt, out)})
+      await paginate(client, out, args.path, {headers, slurp: Boolean(flags.slurp), allowAnyPath: flags['allow-any-path'], shown: forStdout(rt, out), splitPath: rt.splitPath})
       return
     }
     // -i: the status line and headers of any answer, an error's too (on stderr, made printable)
@@ -94,12 +94,14 @@ function forStdout(rt: Runtime, out: Out): Shown {
 }
 
 /**
- * --paginate: GET page 1, 2, … of the path (its other query parameters kept) while the answer says has_more,
+ * --paginate: GET page 1, 2, … of the path (its other query parameters kept, a #fragment dropped) while the answer says has_more,
  * writing each page's items as they arrive; an answer that is not a list is printed once. Memory holds one page.
  */
-async function paginate(client: Client, out: Out, path: string, options: {headers: Record<string, string>; slurp: boolean; allowAnyPath?: boolean; shown: Shown}): Promise<void> {
+async function paginate(client: Client, out: Out, path: string, options: {headers: Record<string, string>; slurp: boolean; allowAnyPath?: boolean; shown: Shown; splitPath: Runtime['splitPath']}): Promise<void> {
   const {headers, slurp, allowAnyPath, shown} = options
-  const [base, query = ''] = path.split('?', 2)
+  // cut where the request itself is cut (at `?` or `#`; a fragment is never sent), else a `#` before the query
+  // would hide the page parameter and the first page would come back forever
+  const [base, query] = options.splitPath(path)
   const params = new URLSearchParams(query)
   // without --jq, --fields or another format, items are written as they are (one per line, or one array)
   const plain = !out.options.jq && !out.options.fields && ['table', 'json', 'ndjson'].includes(out.format)

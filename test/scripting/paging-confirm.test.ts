@@ -30,6 +30,25 @@ describe('pay api --paginate', () => {
     expect(bad.code).toBe(2)
     expect((await h.pay(['api', 'GET', COLLECTIONS, '--paginate', '--slurp', '--jq', '.'])).code).toBe(2)
   })
+
+  it('cuts the path where the request is cut: a #fragment is dropped, never read as part of the query', async () => {
+    // before: `#x?per_page=10` kept the page parameter behind the fragment, page 1 came back forever
+    const since = h.sb.requests.length
+    const frag = await runCli(['api', 'GET', '/v1/customers/MC_ACME0001/collections#x?per_page=10', '--paginate'], {env: h.env, timeoutMs: 10_000})
+    expect(frag.code, frag.stderr).toBe(0)
+    const ids = frag.stdout.trim().split('\n').map((l) => (JSON.parse(l) as {id: string}).id)
+    expect(new Set(ids).size).toBe(47)
+    const pages = h.sb.requests.slice(since).filter((e) => e.path === '/v1/customers/MC_ACME0001/collections')
+    expect(pages.map((e) => e.query)).toEqual(pages.map((_, i) => ({page: String(i + 1)})))
+    expect(pages.length).toBeLessThan(10)
+    // the query before a fragment is sent as without --paginate
+    const before = h.sb.requests.length
+    const ref = await h.pay(['api', 'GET', '/v1/customers/MC_ACME0001/collections?merchant_reference=a#b', '--paginate'])
+    expect(ref.code, ref.stderr).toBe(0)
+    const sent = h.sb.requests.slice(before).filter((e) => e.path === '/v1/customers/MC_ACME0001/collections')
+    expect(sent.map((e) => e.query?.merchant_reference)).toEqual(sent.map(() => 'a'))
+    expect(sent.length).toBeGreaterThan(0)
+  })
 })
 
 describe('--quiet', () => {
