@@ -3,7 +3,7 @@
  * id, coloured state, amount and currency, merchant reference), or one JSON object per line for scripts.
  */
 import {paint, paintState} from '../output/colors.js'
-import {printableLine} from '../output/printable.js'
+import {printableJson, printableLine} from '../output/printable.js'
 import type {Delivery, ListenerStats} from './listener.js'
 
 function field(data: unknown, key: string): string | undefined {
@@ -85,6 +85,16 @@ export function deliveryJson(d: Delivery): string {
     ...(d.filtered ? {filtered: true} : {}),
     ...(d.forward ? {forward: d.forward} : {}),
   })
+}
+
+/**
+ * The line `webhook listen` writes for a delivery: with --json its JSON, on a terminal made printable (\uXXXX
+ * escapes, so the same JSON; a sender's C1 controls or direction marks never reach the screen raw), piped as it is;
+ * else the human line (its fields made printable).
+ */
+export function deliveryLine(d: Delivery, how: {json: boolean; color: boolean; tty: boolean}): string {
+  if (!how.json) return formatDelivery(d, how.color)
+  return how.tty ? printableJson(deliveryJson(d)) : deliveryJson(d)
 }
 
 export function formatSummary(s: ListenerStats, forwarding: boolean): string {

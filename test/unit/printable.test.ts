@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {printable, printableDeep, printableLine} from '../../src/output/printable.js'
-import {formatDelivery} from '../../src/webhooks/render.js'
+import {deliveryJson, deliveryLine, formatDelivery} from '../../src/webhooks/render.js'
 import {problemsOf} from '../../src/api/validate.js'
 import {collectionCreateRequest} from '../../src/api/schemas.js'
 
@@ -43,6 +43,15 @@ describe('human output never carries terminal control sequences from data', () =
       expect(left).toContain('(duplicate, not forwarded)')
     }
     expect(formatDelivery(d, true)).toContain('\u001b[')
+  })
+
+  it('webhook listen --json: the line is printable JSON on a terminal, the JSON as it is when piped', () => {
+    const d = {time: new Date(), event: {id: 'e\u009b1m', object: 'event', type: 'x', created_at: '', data: {note: '\u009b31m\u202eevil\u001b[2J'}}, verdict: {ok: true, status: 200, verified: false}, duplicate: false} as never
+    const tty = deliveryLine(d, {json: true, color: false, tty: true})
+    expect(RAW_CONTROL.test(tty), tty).toBe(false)
+    expect(JSON.parse(tty)).toEqual(JSON.parse(deliveryJson(d)))
+    expect(deliveryLine(d, {json: true, color: false, tty: false})).toBe(deliveryJson(d))
+    expect(deliveryLine(d, {json: false, color: true, tty: true})).toBe(formatDelivery(d, true))
   })
 })
 

@@ -98,6 +98,21 @@ describe('pay webhook listen (built CLI)', () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET)
   })
 
+  it('--no-verify --json piped: the delivery JSON byte for byte; the warning names the sender\'s id made printable', async () => {
+    const p = await listen(['--tunnel', 'none', '--json', '--no-verify', '--no-register'])
+    const event = {id: 'e\u009b1m\n', object: 'event', type: 'collection.succeeded', created_at: '2026-01-01T00:00:00Z', data: {note: '\u009b31m\u202eevil'}}
+    expect((await post(p.url, JSON.stringify(event), {})).status).toBe(200)
+    const r = await stopped(p)
+    const line = r.stdout.trim().split('\n')
+    expect(line).toHaveLength(1)
+    // piped: the JSON as JSON.stringify wrote it, C1 and the direction mark unescaped
+    expect(line[0]).toContain('"note":"\u009b31m\u202eevil"')
+    expect(JSON.parse(line[0]).event).toEqual(event)
+    // eslint-disable-next-line no-control-regex -- finding raw control characters is the point
+    expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/)
+    expect(r.stderr).toContain('e\\u009b1m\\u000a')
+  })
+
   it('human output: one line per delivery with id, type, resource, state, amount, reference; duplicates marked', async () => {
     const p = await listen(['--tunnel', 'none', '--secret', SECRET])
     const {id, body} = eventBody('payout.failed', {id: 'PO_HUMAN1', merchant_reference: 'po-42', amount: '75.00'})

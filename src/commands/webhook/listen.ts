@@ -82,9 +82,11 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     if (!flags.verify) out.warn('signature verification is OFF (--no-verify): anyone who knows the URL can post events')
 
     const {startListener} = await import('../../webhooks/listener.js')
-    const {formatDelivery, deliveryJson, formatSummary, lineBatch, urlChangedLines} = await import('../../webhooks/render.js')
+    const {deliveryLine, formatSummary, lineBatch, urlChangedLines} = await import('../../webhooks/render.js')
+    const {printable, printableLine} = await import('../../output/printable.js')
     // lines written as they are go out in batches; under --jq, --fields or another format each delivery is a document of its own
-    const line = (d: Delivery) => (out.json ? deliveryJson(d) : formatDelivery(d, out.term.color))
+    const how = {json: out.json, color: out.term.color, tty: out.term.stdoutIsTTY}
+    const line = (d: Delivery) => deliveryLine(d, how)
     const lines = out.linesAsIs ? lineBatch(line, (text) => out.chunk(text)) : undefined
     const {createPingKey} = await import('../../webhooks/ping.js')
     const pingKey = createPingKey()
@@ -104,7 +106,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
         if (d.filtered) return
         if (lines) lines.push(d)
         else out.data(line(d))
-        if (d.verdict.ok && !d.verdict.verified) out.warn(`event ${d.event?.id} was NOT verified (--no-verify)`)
+        if (d.verdict.ok && !d.verdict.verified) out.warn(`event ${printableLine(String(d.event?.id))} was NOT verified (--no-verify)`)
       },
     }).catch((err: Error & {code?: string}) => {
       if (err.code === 'EADDRINUSE') throw InputError.one('--port', `${flags.port} is already in use on ${flags.host}`)
@@ -124,7 +126,6 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
 
     const {chooseTunnel, openTunnel} = await import('../../webhooks/tunnels/registry.js')
     const {isLoopbackUrl, SandboxRegistration, sandboxWebhookControl} = await import('../../webhooks/sandbox-link.js')
-    const {printable} = await import('../../output/printable.js')
     const sandbox = Boolean(settings.baseUrl && isLoopbackUrl(settings.baseUrl))
     const chosen = chooseTunnel(flags.tunnel as TunnelChoice, {sandbox, ngrokToken: Boolean(process.env.NGROK_AUTHTOKEN), domain: flags.domain})
     if (chosen.reason) out.info(`Tunnel: ${chosen.provider} (--tunnel auto: ${chosen.reason})`)
