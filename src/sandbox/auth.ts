@@ -6,9 +6,10 @@ import type {Core} from './core.js'
 import {ApiError} from './errors.js'
 import {newAccessToken} from './ids.js'
 import type {ClientRec, TokenRec} from './state.js'
+import {entry} from './state.js'
 
 export function issueToken(core: Core, body: {client_id: string; client_secret: string}): Record<string, unknown> {
-  const client = core.state.clients[body.client_id]
+  const client = entry(core.state.clients, body.client_id)
   if (!client || client.client_secret !== body.client_secret) {
     throw new ApiError(401, 'invalid_client', 'client authentication failed: unknown client_id or wrong client_secret', {doc: 'authentication'})
   }
@@ -35,10 +36,10 @@ export function authenticate(core: Core, header: string | undefined): {token: To
   if (!header) throw invalidToken('missing Authorization: Bearer <ACCESS_TOKEN> header')
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
   if (!m) throw invalidToken('the Authorization header must be "Bearer <ACCESS_TOKEN>"')
-  const token = core.state.tokens[m[1]]
+  const token = entry(core.state.tokens, m[1])
   if (!token) throw invalidToken('invalid access token')
   if (token.expires_at <= core.now()) throw invalidToken('the access token has expired; request a new one')
-  const client = core.state.clients[token.client_id]
+  const client = entry(core.state.clients, token.client_id)
   if (!client || !client.enabled) throw invalidToken('the API client of this token is disabled')
   return {token, client}
 }

@@ -20,6 +20,7 @@ import {httpUrl, validate} from './validation.js'
 import {creditCollection, normalise, requireCurrency} from './wallets.js'
 import {newResourceId} from './ids.js'
 import {decodePathSegment, parseJsonBody} from './json-body.js'
+import {entry} from './state.js'
 
 /** Bounds of the control API's numeric inputs (docs/sandbox.md, "Limits"); out of range is 400 invalid_parameter. */
 export const CONTROL_LIMITS = {
@@ -69,7 +70,7 @@ function transition(rt: Runtime, id: string, outcome: 'succeeded' | 'failed'): S
 
 function transfer(rt: Runtime, accountNumber: string, body: any): SbResponse {
   const {core} = rt
-  const va = core.state.virtual_accounts[accountNumber]
+  const va = entry(core.state.virtual_accounts, accountNumber)
   if (!va) throw notFound(`virtual account ${accountNumber}`)
   const amount = body?.amount
   if (typeof amount !== 'string' || !isDecimalAmount(amount)) throw invalidParameter('amount', 'must be a positive decimal string such as "100.00"')
@@ -85,7 +86,7 @@ function transfer(rt: Runtime, accountNumber: string, body: any): SbResponse {
     return ok({object: 'transfer', account_number: accountNumber, amount: normalise(amount), checkout_session: checkoutView(core, session)})
   }
   // Static account (customer or merchant): a new succeeded bank-transfer collection.
-  const currency = typeof body.currency === 'string' ? body.currency : Object.keys(core.state.wallets[va.merchant_id] ?? {KES: 1})[0]
+  const currency = typeof body.currency === 'string' ? body.currency : Object.keys(entry(core.state.wallets, va.merchant_id) ?? {KES: 1})[0]
   requireCurrency(core, core.merchant(va.merchant_id), currency)
   const rec: CollectionRec = {
     id: newResourceId('CL_'),
@@ -112,7 +113,7 @@ function portalSession(rt: Runtime, body: any): SbResponse {
   const {core} = rt
   const merchantKey = body?.merchant ?? body?.merchant_id
   const merchant =
-    Object.values(core.state.merchants).find((m) => m.key === merchantKey || m.id === Number(merchantKey) || (body?.client_id && core.state.clients[body.client_id]?.merchant_id === m.id)) ??
+    Object.values(core.state.merchants).find((m) => m.key === merchantKey || m.id === Number(merchantKey) || (body?.client_id && entry(core.state.clients, body.client_id)?.merchant_id === m.id)) ??
     Object.values(core.state.merchants)[0]
   const fields = {...(body ?? {})}
   delete fields.merchant
@@ -128,7 +129,7 @@ function portalSession(rt: Runtime, body: any): SbResponse {
 }
 
 function apiClient(rt: Runtime, clientId: string): ClientRec {
-  const client = rt.core.state.clients[clientId]
+  const client = entry(rt.core.state.clients, clientId)
   if (!client) throw notFound(`API client ${clientId}`)
   return client
 }

@@ -13,6 +13,7 @@ import {Indexes, type Kind, type Records, idOf} from './indexes.js'
 import type {ResolvedOptions} from './options.js'
 import type {ClientRec, EventRec, MerchantRec, State} from './state.js'
 import {TimerQueue} from './timer-queue.js'
+import {entry} from './state.js'
 
 /** Settles one record whose due time came (must check the record still waits for it). */
 export type DueHandler = (core: Core, id: string, now: number) => void
@@ -119,7 +120,7 @@ export class Core {
   }
 
   client(id: string | null): ClientRec | undefined {
-    return id === null ? undefined : this.state.clients[id]
+    return id === null ? undefined : entry(this.state.clients, id)
   }
 
   /** Stores a new record and lists it in the indexes. */
@@ -142,7 +143,7 @@ export class Core {
   /** Records an event for the API client that created the resource; portal-created resources (client null) emit none. */
   emit(clientId: string | null, type: string, data: Record<string, unknown>): EventRec | undefined {
     if (clientId === null) return undefined
-    const client = this.state.clients[clientId]
+    const client = entry(this.state.clients, clientId)
     if (!client) return undefined
     const event = new SandboxEvent(newEventId(), type, clientId, client.merchant_id, this.iso(), data)
     const events = this.state.events

@@ -6,6 +6,7 @@
 import {hash} from 'node:crypto'
 import {ApiError} from './errors.js'
 import type {IdempotencyRec, State} from './state.js'
+import {entry} from './state.js'
 
 /** Sorts the keys of each object JSON.stringify visits (no recursion of ours; depth is capped by json-body.ts). */
 function sortedKeys(_key: string, value: unknown): unknown {
@@ -54,7 +55,7 @@ const storeKey = (merchantId: number, key: string) => `${merchantId}:${key}`
 
 /** The stored answer to replay, undefined for a new key; throws 409 on a mismatch. */
 export function lookup(state: State, merchantId: number, key: string, print: string): IdempotencyRec | undefined {
-  const rec = state.idempotency[storeKey(merchantId, key)]
+  const rec = entry(state.idempotency, storeKey(merchantId, key))
   if (!rec) return undefined
   if (rec.fingerprint !== print) {
     throw new ApiError(409, 'idempotency_key_mismatch', 'this Idempotency-Key was already used with a different request body; use a new key for a new request', {doc: 'idempotency'})

@@ -18,6 +18,7 @@ import type {Runtime} from './runtime.js'
 import {type Seed, type SeedCredentials, credentialsOf, defaultSeed} from './seed.js'
 import {type EventRec, type State, stateFromSeed} from './state.js'
 import {WebhookDelivery} from './webhooks-delivery.js'
+import {entry} from './state.js'
 
 export type {SandboxOptions, RateLimits} from './options.js'
 export {DEFAULT_RATE_LIMITS} from './options.js'
@@ -142,7 +143,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return core.state
     },
     setWebhookUrl(clientId, target) {
-      const client = core.state.clients[clientId]
+      const client = entry(core.state.clients, clientId)
       if (!client) throw new Error(`no API client ${clientId}`)
       client.webhook_url = target
       core.changed()

@@ -13,6 +13,7 @@ import {issueVirtualAccount} from './resources/virtual-accounts.js'
 import type {Runtime} from './runtime.js'
 import type {CheckoutRec, MerchantRec} from './state.js'
 import {checkTestingCap} from './wallets.js'
+import {entry} from './state.js'
 
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
 
@@ -106,7 +107,7 @@ function done(s: CheckoutRec): SbResponse {
 export function handlePayPage(rt: Runtime, req: SbRequest): SbResponse {
   const m = /^\/pay\/([^/]+)(\/cancel)?\/?$/.exec(req.path)
   const id = m ? safeDecode(m[1]) : undefined
-  const s = id === undefined ? undefined : rt.core.state.checkouts[id]
+  const s = id === undefined ? undefined : entry(rt.core.state.checkouts, id)
   if (!m || !s) return page('Not found', '<h1>Payment link not found</h1>', 404)
   rt.core.tick() // expiry
   if (m[2]) return backToShop(s.cancel_url, s)

@@ -316,3 +316,11 @@ export function stateFromSeed(seed: Seed, now: number): State {
   }
   return state
 }
+
+/**
+ * The record a map holds under an id, its own keys only: an id from a request (`__proto__`, `constructor`,
+ * `toString`) finds nothing, never Object.prototype or one of its members.
+ */
+export function entry<T>(map: Record<string, T>, id: string | number | null | undefined): T | undefined {
+  return id !== null && id !== undefined && Object.hasOwn(map, id) ? map[id] : undefined
+}

@@ -6,18 +6,20 @@ import {MAX_FRACTION_DIGITS, compareDecimal, fromMinor, toMinor} from '../api/mo
 import type {Core} from './core.js'
 import {invalidParameter} from './errors.js'
 import type {MerchantRec, WalletRec} from './state.js'
+import {entry} from './state.js'
 
 export const HOLD_MS = 24 * 3600 * 1000
 
 export function wallet(core: Core, merchantId: number, currency: string): WalletRec | undefined {
-  return core.state.wallets[merchantId]?.[currency]
+  const wallets = entry(core.state.wallets, merchantId)
+  return wallets && entry(wallets, currency)
 }
 
 /** A currency the merchant holds a wallet in, else 400 naming `param`. */
 export function requireCurrency(core: Core, merchant: MerchantRec, currency: string, param = 'currency'): WalletRec {
   const w = wallet(core, merchant.id, currency)
   if (!w) {
-    const have = Object.keys(core.state.wallets[merchant.id] ?? {}).join(', ')
+    const have = Object.keys(entry(core.state.wallets, merchant.id) ?? {}).join(', ')
     throw invalidParameter(param, `currency ${currency} is not enabled for this merchant (enabled: ${have})`)
   }
   return w
@@ -26,7 +28,7 @@ export function requireCurrency(core: Core, merchant: MerchantRec, currency: str
 /** Money-in while the merchant is in Testing mode must not exceed the per-currency cap. */
 export function checkTestingCap(core: Core, merchant: MerchantRec, currency: string, amount: string, param = 'amount'): void {
   if (!merchant.testing) return
-  const cap = core.state.testing_caps[currency]
+  const cap = entry(core.state.testing_caps, currency)
   if (cap !== undefined && compareDecimal(amount, cap) > 0) {
     throw invalidParameter(param, `exceeds the Testing mode maximum of ${currency} ${cap}; go live to lift the cap`)
   }

@@ -8,6 +8,7 @@ import {Agent, type IncomingMessage, request} from 'node:http'
 import {deliveryHeaders} from '../webhooks/delivery-headers.js'
 import type {Core} from './core.js'
 import type {EventRec} from './state.js'
+import {entry} from './state.js'
 
 export class WebhookDelivery {
   private readonly timers = new Set<NodeJS.Timeout>()
@@ -48,14 +49,14 @@ export class WebhookDelivery {
 
   /** True (and a pending event marked no_endpoint) when the event's API client has no webhook URL now. */
   private undeliverable(event: EventRec): boolean {
-    if (this.core.state.clients[event.client_id]?.webhook_url) return false
+    if (entry(this.core.state.clients, event.client_id)?.webhook_url) return false
     if (event.state === 'pending') event.state = 'no_endpoint'
     return true
   }
 
   private async attempt(event: EventRec, duplicate: boolean): Promise<void> {
     if (this.closed || this.undeliverable(event)) return
-    const client = this.core.state.clients[event.client_id]!
+    const client = entry(this.core.state.clients, event.client_id)!
     const url = client.webhook_url!
     const attempt = event.deliveries.length + 1
     let status: number | null = null

@@ -141,6 +141,20 @@ describe('the control API bounds its inputs', () => {
     expectError(await anon.post('/_sandbox/portal/checkout-sessions', {merchant: 'acme', ...checkoutBody({success_url: 'javascript:x'})}), 400, 'invalid_parameter', 'success_url')
   })
 
+  it('ids named like Object.prototype members (__proto__, constructor, …) find nothing and change no prototype', async () => {
+    for (const id of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expectError(await anon.call('PUT', `/_sandbox/clients/${id}/webhook`, {body: {url: 'http://127.0.0.1:9/h'}}), 404, 'not_found')
+      expect((await anon.get(`/_sandbox/clients/${id}/webhook`)).status).toBe(404)
+      for (const path of [`/v1/customers/${id}`, `/v1/collections/${id}`, `/v1/checkout/sessions/${id}`]) expect((await acme.get(path)).status, path).toBe(404)
+      expect((await raw('GET', '/v1/balance', undefined, {authorization: `Bearer ${id}`})).status).toBe(401)
+      const token = await raw('POST', '/v1/oauth/token', JSON.stringify({grant_type: 'client_credentials', client_id: id, client_secret: 'x'}))
+      expect(token.status, token.text).toBeLessThan(500)
+      expect(token.status, token.text).toBeGreaterThanOrEqual(400)
+    }
+    expect(({} as {webhook_url?: unknown}).webhook_url).toBeUndefined()
+    await alive()
+  })
+
   it('a wallet credit in a currency the merchant has no wallet in is 400', async () => {
     expectError(await anon.post('/_sandbox/wallets/acme/credit', {amount: '10.00', currency: 'XXX'}), 400, 'invalid_parameter', 'currency')
     expectError(await anon.post('/_sandbox/wallets/acme/credit', {amount: '10.00', currency: {}}), 400, 'invalid_parameter', 'currency')

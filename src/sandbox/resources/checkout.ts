@@ -11,6 +11,7 @@ import type {CheckoutRec, MerchantRec, TxStatus} from '../state.js'
 import {checkTestingCap, creditCollection, normalise, requireCurrency} from '../wallets.js'
 import {requireProvider} from './common.js'
 import {httpUrl} from '../validation.js'
+import {entry} from '../state.js'
 
 export const CHECKOUT_TTL_MS = 24 * 3600 * 1000
 
@@ -88,7 +89,7 @@ export const createCheckout: Handler = (ctx) => {
 }
 
 export const getCheckout: Handler = (ctx) => {
-  const rec = own(ctx, ctx.core.state.checkouts[ctx.params.id], `checkout session ${ctx.params.id}`)
+  const rec = own(ctx, entry(ctx.core.state.checkouts, ctx.params.id), `checkout session ${ctx.params.id}`)
   return {status: 200, body: checkoutView(ctx.core, rec)}
 }
 
@@ -104,6 +105,6 @@ export function finishCheckout(core: Core, rec: CheckoutRec, status: Exclude<TxS
 
 /** Due handler: a session not paid before expires_at fails. */
 export function expireCheckout(core: Core, id: string, now: number): void {
-  const rec = core.state.checkouts[id]
+  const rec = entry(core.state.checkouts, id)
   if (rec && rec.status === 'processing' && Date.parse(rec.expires_at) <= now) finishCheckout(core, rec, 'failed')
 }

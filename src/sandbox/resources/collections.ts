@@ -14,6 +14,7 @@ import type {CollectionRec, TxStatus} from '../state.js'
 import {checkTestingCap, creditCollection, normalise, requireCurrency} from '../wallets.js'
 import {requireProvider, settleAfter} from './common.js'
 import {issueVirtualAccount, vaView} from './virtual-accounts.js'
+import {entry} from '../state.js'
 
 export function collectionView(core: Core, c: CollectionRec): Record<string, unknown> {
   const view: Record<string, unknown> = {
@@ -30,7 +31,7 @@ export function collectionView(core: Core, c: CollectionRec): Record<string, unk
   if (c.customer_id !== undefined) view.customer_id = c.customer_id
   if (c.description !== undefined) view.description = c.description
   if (c.va_number) {
-    const va = core.state.virtual_accounts[c.va_number]
+    const va = entry(core.state.virtual_accounts, c.va_number)
     if (va) view.virtual_account = vaView(va)
   }
   view.status_detail = c.status_detail
@@ -78,7 +79,7 @@ export const createCollection: Handler = (ctx) => {
 }
 
 export const getCollection: Handler = (ctx) => {
-  const rec = own(ctx, ctx.core.state.collections[ctx.params.id], `collection ${ctx.params.id}`)
+  const rec = own(ctx, entry(ctx.core.state.collections, ctx.params.id), `collection ${ctx.params.id}`)
   return {status: 200, body: collectionView(ctx.core, rec)}
 }
 
@@ -102,7 +103,7 @@ export function finishCollection(core: Core, rec: CollectionRec, status: Exclude
 
 /** Due handler: settles one collection whose settle_at has come. */
 export function settleCollection(core: Core, id: string, now: number): void {
-  const rec = core.state.collections[id]
+  const rec = entry(core.state.collections, id)
   if (!rec || rec.status !== 'processing' || rec.settle_at === null || rec.settle_at > now) return
   if (outcomeOf(rec.mobile) === 'fail') finishCollection(core, rec, 'failed', 'the customer declined or the wallet has insufficient funds')
   else finishCollection(core, rec, 'succeeded')

@@ -12,9 +12,10 @@ import type {CustomerRec, VirtualAccountRec} from '../state.js'
 import {collectionView} from './collections.js'
 import {requireProduct} from './common.js'
 import {STATIC_VA_CAP, issueVirtualAccount, vaView} from './virtual-accounts.js'
+import {entry} from '../state.js'
 
 function customerOf(ctx: Ctx): CustomerRec {
-  return own(ctx, ctx.core.state.customers[ctx.params.id], `customer ${ctx.params.id}`)
+  return own(ctx, entry(ctx.core.state.customers, ctx.params.id), `customer ${ctx.params.id}`)
 }
 
 export function customerView(c: CustomerRec) {

@@ -17,6 +17,7 @@ import {creditCollection, normalise, requireCurrency} from '../wallets.js'
 import {requireProvider, settleAfter} from './common.js'
 import {activePlan, createSubscriptionRecord, subscriptionView} from './subscription-records.js'
 import {debitKey, mobileKey, upstreamKey} from '../indexes.js'
+import {entry} from '../state.js'
 
 /**
  * A query value with every character but letters, digits, - _ ~ %-encoded (encodeURIComponent leaves . ! ' ( ) *),
@@ -128,7 +129,7 @@ export const getMandate: Handler = (ctx) => {
 
 export const cancelMandate: Handler = (ctx) => {
   const {core} = ctx
-  const rec = own(ctx, core.state.mandates[ctx.params.mandate_id], `mandate ${ctx.params.mandate_id}`)
+  const rec = own(ctx, entry(core.state.mandates, ctx.params.mandate_id), `mandate ${ctx.params.mandate_id}`)
   if (rec.mobile !== ctx.body.mobile) throw invalidParameter('mobile', 'does not match the mobile number of the mandate')
   const wasCancelled = rec.status === 'cancelled'
   if (!wasCancelled) cancelUpstream(core, rec.merchant_id, rec.upstream_id)
@@ -142,7 +143,7 @@ export function cancelUpstream(core: Core, merchantId: number, upstreamId: strin
     m.cancelled_at = core.iso()
     m.approve_at = null
     core.emit(m.client_id, 'mandate.cancelled', mandateView(m))
-    const sub = m.subscription_id ? core.state.subscriptions[m.subscription_id] : undefined
+    const sub = m.subscription_id ? entry(core.state.subscriptions, m.subscription_id) : undefined
     if (sub && (sub.status === 'active' || sub.status === 'pending_approval')) {
       sub.status = 'cancelled'
       core.emit(sub.client_id, 'subscription.cancelled', subscriptionView(sub))
@@ -164,9 +165,9 @@ export function approveMandate(core: Core, rec: MandateRec): boolean {
 
 /** API-enrolled subscriptions are charged the plan amount once, on approval. */
 export function chargeSubscription(core: Core, mandate: MandateRec): void {
-  const sub = mandate.subscription_id ? core.state.subscriptions[mandate.subscription_id] : undefined
+  const sub = mandate.subscription_id ? entry(core.state.subscriptions, mandate.subscription_id) : undefined
   if (!sub || sub.status !== 'pending_approval') return
-  const plan = core.state.plans[sub.plan_id]
+  const plan = entry(core.state.plans, sub.plan_id)
   createDebitRecord(core, mandate, {amount: plan?.amount ?? mandate.amount, currency: plan?.currency ?? mandate.currency, merchant_reference: `${sub.merchant_reference}-charge-1`, provider: mandate.provider}, sub.subscription_id)
 }
 
@@ -195,7 +196,7 @@ function createDebitRecord(core: Core, mandate: MandateRec, input: {amount: stri
 
 export const createDebit: Handler = (ctx) => {
   const {core, body} = ctx
-  const mandate = own(ctx, core.state.mandates[ctx.params.mandate_id], `mandate ${ctx.params.mandate_id}`)
+  const mandate = own(ctx, entry(core.state.mandates, ctx.params.mandate_id), `mandate ${ctx.params.mandate_id}`)
   if (mandate.status !== 'succeeded') {
     throw validationError('mandate_id', `mandate ${mandate.id} is ${mandate.status === 'processing' ? 'still awaiting approval' : 'cancelled'}; debits need an approved mandate`)
   }
@@ -221,7 +222,7 @@ export function finishDebit(core: Core, rec: DebitRec, status: Exclude<TxStatus,
   rec.settle_at = null
   if (status === 'succeeded') creditCollection(core, rec.merchant_id, rec.currency, rec.amount)
   core.emit(rec.client_id, `mandate_debit.${status}`, debitView(rec))
-  const sub = rec.subscription_id ? core.state.subscriptions[rec.subscription_id] : undefined
+  const sub = rec.subscription_id ? entry(core.state.subscriptions, rec.subscription_id) : undefined
   if (sub && sub.status === 'pending_approval') {
     if (status === 'succeeded') {
       sub.status = 'active'
@@ -239,15 +240,15 @@ export function finishDebit(core: Core, rec: DebitRec, status: Exclude<TxStatus,
 
 /** Due handler: approves one mandate whose approve_at has come. */
 export function approveDueMandate(core: Core, id: string, now: number): void {
-  const m = core.state.mandates[id]
+  const m = entry(core.state.mandates, id)
   if (m && m.status === 'processing' && m.approve_at !== null && m.approve_at <= now) approveMandate(core, m)
 }
 
 /** Due handler: settles one debit whose settle_at has come. */
 export function settleDebit(core: Core, id: string, now: number): void {
-  const d = core.state.debits[id]
+  const d = entry(core.state.debits, id)
   if (!d || d.status !== 'processing' || d.settle_at === null || d.settle_at > now) return
-  const mandate = core.state.mandates[d.mandate_id]
+  const mandate = entry(core.state.mandates, d.mandate_id)
   if (outcomeOf(mandate?.mobile) === 'fail') finishDebit(core, d, 'failed', 'the customer wallet has insufficient funds')
   else finishDebit(core, d, 'succeeded')
 }

@@ -13,6 +13,7 @@ import {outcomeOf} from '../outcomes.js'
 import type {PayoutRec, TxStatus} from '../state.js'
 import {debitPayout, normalise, refundPayout, requireCurrency, wallet} from '../wallets.js'
 import {requireBank, requireProvider, settleAfter} from './common.js'
+import {entry} from '../state.js'
 
 export const PAYOUT_FEES = {mobile_money: '10.00', bank_transfer: '30.00'} as const
 
@@ -103,7 +104,7 @@ export function finishPayout(core: Core, rec: PayoutRec, status: Exclude<TxStatu
 
 /** Due handler: settles one payout whose settle_at has come. */
 export function settlePayout(core: Core, id: string, now: number): void {
-  const rec = core.state.payouts[id]
+  const rec = entry(core.state.payouts, id)
   if (!rec || rec.status !== 'processing' || rec.settle_at === null || rec.settle_at > now) return
   const outcome = outcomeOf(rec.payment_rail === 'mobile_money' ? rec.mobile : rec.account_number)
   if (outcome === 'fail') finishPayout(core, rec, 'failed', 'the recipient account rejected the transfer')

@@ -8,6 +8,7 @@ import {bankOf} from './common.js'
 import {checkoutView} from './checkout.js'
 import {collectionView} from './collections.js'
 import {payoutView} from './payouts.js'
+import {entry} from '../state.js'
 
 export const listBanks: Handler = (ctx) => ({
   status: 200,
@@ -25,7 +26,7 @@ const lastBalance = new WeakMap<object, {data: unknown[]; result: Result}>()
 export const getBalance: Handler = (ctx) => {
   const {core, merchant} = ctx
   if (ctx.query.currency) return {status: 200, body: {object: 'balance', data: [balanceEntry(core, requireCurrency(core, merchant, ctx.query.currency))]}}
-  const data = Object.values(core.state.wallets[merchant.id] ?? {}).map((w) => balanceEntry(core, w))
+  const data = Object.values(entry(core.state.wallets, merchant.id) ?? {}).map((w) => balanceEntry(core, w))
   const last = lastBalance.get(merchant)
   if (last && last.data.length === data.length && last.data.every((e, i) => e === data[i])) return last.result
   const body = {object: 'balance', data}

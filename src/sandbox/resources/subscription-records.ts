@@ -6,6 +6,7 @@ import type {Ctx} from '../context.js'
 import {validationError} from '../errors.js'
 import {newResourceId} from '../ids.js'
 import type {MandateRec, PlanRec, SubscriptionRec} from '../state.js'
+import {entry} from '../state.js'
 
 export function subscriptionView(s: SubscriptionRec): Record<string, unknown> {
   return {
@@ -30,7 +31,7 @@ export function planView(p: PlanRec) {
 }
 
 export function activePlan(ctx: Ctx, planId: string) {
-  const plan = ctx.core.state.plans[planId]
+  const plan = entry(ctx.core.state.plans, planId)
   if (!plan || plan.merchant_id !== ctx.merchant.id) throw validationError('plan_id', `no subscription plan ${planId}`)
   if (!plan.active) throw validationError('plan_id', `subscription plan ${planId} is not active`)
   return plan

@@ -2,6 +2,7 @@
 import type {Core} from '../core.js'
 import {randomDigits} from '../ids.js'
 import type {VirtualAccountRec} from '../state.js'
+import {entry} from '../state.js'
 
 export const STATIC_VA_CAP = 1000
 const DYNAMIC_TTL_MS = 24 * 3600 * 1000
@@ -12,7 +13,7 @@ export function issueVirtualAccount(
 ): VirtualAccountRec {
   const bank = core.state.banks[0]
   let number = '90' + randomDigits(8)
-  while (core.state.virtual_accounts[number]) number = '90' + randomDigits(8)
+  while (entry(core.state.virtual_accounts, number)) number = '90' + randomDigits(8)
   const va: VirtualAccountRec = {
     merchant_id: args.merchant_id,
     account_id: args.account_id,
