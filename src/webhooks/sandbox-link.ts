@@ -56,6 +56,10 @@ export class SandboxRegistration {
   private confirmed?: string
   private readonly tried = new Set<string>()
   private queue: Promise<void> = Promise.resolve()
+  /** Tasks queued or running: with none, a task starts at once (a set called before a clear is in flight by then). */
+  private pending = 0
+  /** Set by clear(): the listener is stopping, so no URL is set any more (a tunnel reconnecting late cannot register a dead URL). */
+  private cleared = false
 
   constructor(
     private readonly control: WebhookControl,
@@ -63,7 +67,10 @@ export class SandboxRegistration {
   ) {}
 
   set(url: string): Promise<void> {
+    if (this.cleared) return Promise.resolve()
     return this.then(async () => {
+      // queued behind a set that hung and not started when clear() came: never sent, so nothing to remove
+      if (this.cleared) return
       this.tried.add(url)
       const r = await this.control.set(url)
       if (!r.ok) return this.report({kind: 'failed', reason: r.reason})
@@ -72,8 +79,9 @@ export class SandboxRegistration {
     })
   }
 
-  /** Removes the URL while it is one this registration tried to set (nothing to do when it tried none). */
+  /** Removes the URL while it is one this registration tried to set (nothing to do when it tried none); no set after it does anything. */
   clear(): Promise<void> {
+    this.cleared = true
     return this.then(async () => {
       if (this.tried.size === 0) return
       const r = await this.control.clearIf([...this.tried])
@@ -83,7 +91,14 @@ export class SandboxRegistration {
   }
 
   private then(task: () => Promise<void>): Promise<void> {
-    const next = this.queue.then(task)
+    const run = async () => {
+      try {
+        await task()
+      } finally {
+        this.pending--
+      }
+    }
+    const next = this.pending++ === 0 ? run() : this.queue.then(run)
     this.queue = next.catch(() => {})
     return next
   }

@@ -131,6 +131,40 @@ describe('pay webhook listen: tunnel choice and the sandbox registration', () =>
       expect(events).toEqual([{kind: 'set', url: A}, {kind: 'kept', url: B}, {kind: 'kept', url: null}])
     })
 
+    it('after clear(), a set does nothing (a tunnel reconnecting while the listener stops registers no dead URL)', async () => {
+      const real = sandboxWebhookControl(sb.url, sb.seed.client_id)
+      const sent: string[] = []
+      const counted: WebhookControl = {set: (url) => (sent.push(url), real.set(url)), clearIf: (ours) => real.clearIf(ours)}
+      const {reg, events} = registration(counted)
+      await reg.set(A)
+      await reg.clear()
+      await reg.set(B)
+      expect(sent).toEqual([A])
+      expect(webhookUrl()).toBeNull()
+      expect(events).toEqual([{kind: 'set', url: A}, {kind: 'removed', was: A}])
+    })
+
+    it('sets queued behind a hung one when clear() comes are never sent: the exit waits for the one in flight only', async () => {
+      const sent: string[] = []
+      const cleared: string[][] = []
+      let release!: () => void
+      const hung = new Promise<void>((resolve) => (release = resolve))
+      const slow: WebhookControl = {
+        set: async (url) => (sent.push(url), await hung, {ok: false, reason: 'timed out'}),
+        clearIf: async (ours) => (cleared.push(ours), {ok: true, removed: ours[0]}),
+      }
+      const {reg, events} = registration(slow)
+      void reg.set(A)
+      void reg.set(B)
+      void reg.set('http://127.0.0.1:9/c')
+      const done = reg.clear()
+      release()
+      await done
+      expect(sent).toEqual([A])
+      expect(cleared).toEqual([[A]])
+      expect(events).toEqual([{kind: 'failed', reason: 'timed out'}, {kind: 'removed', was: A}])
+    })
+
     it('the sandbox: if_url must be a list of URLs', async () => {
       const r = await fetch(`${sb.url}/_sandbox/clients/${sb.seed.client_id}/webhook`, {method: 'PUT', headers: {'content-type': 'application/json'}, body: JSON.stringify({url: null, if_url: A})})
       expect(r.status).toBe(400)
