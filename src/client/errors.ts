@@ -3,8 +3,8 @@
  * envelope on stdout with --json) and exits with their code. Messages never contain secrets.
  */
 import {ExitCode, type ExitCodeValue, exitCodeForStatus} from './exit-codes.js'
-import {printable} from '../output/printable.js'
 import {shellQuote} from './shell-quote.js'
+import {UNSAFE_TEXT} from '../api/text-rules.js'
 
 export class PayError extends Error {
   constructor(
@@ -177,7 +177,9 @@ export class WaitTimeoutError extends PayError {
  * The reference in a 409's `…?merchant_reference=VALUE` (the sandbox's pending-mandate message ends with the URL to
  * poll, the value %-encoded as in any URL): the URL's query runs to the next space, less what ends the sentence
  * around it (`.`, `,`, `;`, `:`, `!`, `?`, and a `)` without its `(`), and is read as a query (URLSearchParams, up
- * to `#`). A reference that printable() would change (control characters, direction marks) is not named.
+ * to `#`). A reference the CLI's own reference rule refuses (UNSAFE_TEXT: control characters, tab and line breaks
+ * included, direction marks) is not named, nor one starting with `-`, which oclif may read as a flag after
+ * --reference (`--json`, even as `--reference=--json`).
  */
 function pendingReference(message: string): string | undefined {
   for (const [, raw] of message.matchAll(/\?(\S+)/g)) {
@@ -189,7 +191,7 @@ function pendingReference(message: string): string | undefined {
       else break
     }
     const reference = new URLSearchParams(query.split('#')[0]).get('merchant_reference')
-    if (reference !== null) return reference !== '' && printable(reference) === reference ? reference : undefined
+    if (reference !== null) return reference !== '' && !UNSAFE_TEXT.test(reference) && !reference.startsWith('-') ? reference : undefined
   }
   return undefined
 }

@@ -26,7 +26,9 @@ describe('the pending-mandate 409', () => {
     expect(poll('a%28b%29')).toContain('pay mandates get --reference \'a(b)\'`')
     expect(hintFor(409, 'x', 1, 'poll GET /v1/mandates?mandate_id=MD_1&merchant_reference=order%207, then retry')).toContain("--reference 'order 7'`")
     // a reference holding control characters or direction marks is not repeated: the generic hint
-    for (const ref of ['a%1B%5D0%3BX%07b', 'a%E2%80%AEb', 'a%C2%9Bb']) {
+    // tab and line breaks too (the reference rule of the CLI refuses them), and a leading `-`, which oclif would
+    // read as a flag after --reference (`pay mandates get --reference --json` fails)
+    for (const ref of ['a%1B%5D0%3BX%07b', 'a%E2%80%AEb', 'a%C2%9Bb', 'a%0Ab', 'a%09b', 'a%0Db', '--json', '-x']) {
       expect(poll(ref), ref).not.toContain('pay mandates get')
       expect(poll(ref), ref).toContain('an earlier one (perhaps under another reference) is still pending')
     }
