@@ -10,7 +10,7 @@ import {ApiClient} from '../../src/client/api-client.js'
 import {PayError} from '../../src/client/errors.js'
 import {PassThrough} from 'node:stream'
 import {JournalGate} from '../../src/journal/gate.js'
-import {createJournalGate} from '../../src/journal/index.js'
+import {createJournalGate, openJournalStore} from '../../src/journal/index.js'
 import {Output} from '../../src/output/output.js'
 import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
@@ -21,7 +21,7 @@ const BODY = {amount: '150.00', currency: 'KES', merchant_reference: 'gate-1', p
 const apiError = (status: number, code: string, headers: Record<string, string> = {}): Answer => ({status, text: JSON.stringify({error: {code, message: code}}), headers})
 
 /** One run of `pay collections create`: each POST attempt takes the next answer; returns the keys sent and the error. */
-async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number} = {}) {
+async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number; body?: Record<string, string>} = {}) {
   const keys: string[] = []
   const notices: string[] = []
   const transport = {
@@ -42,7 +42,7 @@ async function run(stateDir: string, answers: Answer[], options: {baseUrl?: stri
   })
   let error: PayError | undefined
   try {
-    await client.call('collections.create', {body: BODY})
+    await client.call('collections.create', {body: options.body ?? BODY})
   } catch (err) {
     error = err as PayError
   }
@@ -206,5 +206,30 @@ describe('the gate as pay wires it', () => {
     const gate = createJournalGate(new Output(term, false, new PassThrough(), err), false, {PAY_CONFIG_DIR: tempConfigDir()})
     ;(gate as unknown as {options: {notice(t: string): void}}).options.notice('resuming: key \u001b]0;PWNED\u0007')
     expect(text).toBe('resuming: key \\u001b]0;PWNED\\u0007\n')
+  })
+
+  it('its warnings and the journal store\'s are made printable too (they quote keys and times from the file)', () => {
+    const err = new PassThrough()
+    let text = ''
+    err.on('data', (d) => (text += d))
+    const term = {stdoutIsTTY: false, stderrIsTTY: true, stdinIsTTY: false, color: false, colorErr: false, interactive: false, columns: 100}
+    const out = new Output(term, false, new PassThrough(), err)
+    const env = {PAY_CONFIG_DIR: tempConfigDir()}
+    ;(createJournalGate(out, false, env) as unknown as {options: {warn(t: string): void}}).options.warn('key \u001b]0;PWNED\u0007 at \u009b2J')
+    ;(openJournalStore(out, env) as unknown as {options: {warn(t: string): void}}).options.warn('cannot write \u001b[2J')
+    expect(text).toBe('warning: key \\u001b]0;PWNED\\u0007 at \\u009b2J\nwarning: cannot write \\u001b[2J\n')
+  })
+})
+
+describe('the reference in a suggested `pay transactions verify` is quoted for the shell', () => {
+  it('in the unknown-outcome hint and in the warning about an earlier request with another body', async () => {
+    const dir = tempConfigDir()
+    const reference = "a b;$(x)'"
+    const first = await run(dir, ['cut'], {retries: 0, body: {...BODY, merchant_reference: reference, amount: '1.00'}})
+    expect(first.last?.outcome?.state).toBe('unknown')
+    const quoted = `pay transactions verify 'a b;$(x)'\\'''\``
+    expect(JSON.stringify(first.error)).toContain(JSON.stringify(quoted).slice(1, -1))
+    const second = await run(dir, [{status: 201, text: '{}'}], {retries: 0, body: {...BODY, merchant_reference: reference}})
+    expect(second.notices.join('\n')).toContain(quoted)
   })
 })
