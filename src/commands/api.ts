@@ -55,7 +55,7 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
       return
     }
     if (flags.paginate) {
-      await paginate(client, out, args.path, {headers, slurp: Boolean(flags.slurp), allowAnyPath: flags['allow-any-path'], shown: forStdout(rt, out), splitPath: rt.splitPath})
+      await paginate(client, out, args.path, {headers, slurp: Boolean(flags.slurp), allowAnyPath: flags['allow-any-path'], shown: rt.forStdout(out.term.stdoutIsTTY), splitPath: rt.splitPath})
       return
     }
     // -i: the status line and headers of any answer, an error's too (on stderr, made printable)
@@ -69,7 +69,7 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
       throw err
     })
     include(res.status, res.headers)
-    const shown = forStdout(rt, out)
+    const shown = rt.forStdout(out.term.stdoutIsTTY)
     if (res.body === undefined) out.data(shown.text(res.text))
     else out.data(shown.json(out.json ? res.text : JSON.stringify(res.body, null, 2)))
   }
@@ -78,20 +78,7 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
 type Runtime = typeof import('../runtime.js')
 type Client = InstanceType<Runtime['ApiClient']>
 type Out = InstanceType<Runtime['Output']>
-interface Shown {
-  text: (text: string) => string
-  json: (text: string) => string
-}
-
-/**
- * What the body looks like on stdout. On a terminal it is made printable (a text body keeps its line breaks, CRLF
- * shown as one, and tabs; JSON gets \uXXXX escapes, so it stays the same JSON; under structured output the writer
- * does that again, a no-op on this text); piped, it is written as it is (curl's bytes).
- */
-function forStdout(rt: Runtime, out: Out): Shown {
-  if (!out.term.stdoutIsTTY) return {text: (t) => t, json: (t) => t}
-  return {text: rt.printableText, json: rt.printableJson}
-}
+type Shown = ReturnType<Runtime['forStdout']>
 
 /**
  * --paginate: GET page 1, 2, … of the path (its other query parameters kept, a #fragment dropped) while the answer says has_more,

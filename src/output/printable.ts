@@ -44,6 +44,18 @@ export function printableJson(text: string): string {
   return printable(text.includes('\r') ? text.replaceAll('\r', '') : text)
 }
 
+/** Text and JSON as they are: what is written to stdout when it is piped. */
+const asIs = (text: string) => text
+
+/**
+ * How text from the network is shown as data on stdout: on a terminal made printable (a text body keeps its line
+ * breaks, CRLF shown as one, and tabs; JSON gets \uXXXX escapes, so it stays the same JSON; under structured output
+ * the writer does that again, a no-op on this text); piped, written as it is (curl's bytes).
+ */
+export function forStdout(stdoutIsTTY: boolean): {text: (text: string) => string; json: (text: string) => string} {
+  return stdoutIsTTY ? {text: printableText, json: printableJson} : {text: asIs, json: asIs}
+}
+
 /** A deep copy of a JSON value with every string made printable. */
 export function printableDeep<T>(value: T): T {
   if (typeof value === 'string') return printable(value) as T

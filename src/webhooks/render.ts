@@ -3,7 +3,7 @@
  * id, coloured state, amount and currency, merchant reference), or one JSON object per line for scripts.
  */
 import {paint, paintState} from '../output/colors.js'
-import {printableJson, printableLine} from '../output/printable.js'
+import {forStdout, printableLine} from '../output/printable.js'
 import type {Delivery, ListenerStats} from './listener.js'
 
 function field(data: unknown, key: string): string | undefined {
@@ -94,7 +94,7 @@ export function deliveryJson(d: Delivery): string {
  */
 export function deliveryLine(d: Delivery, how: {json: boolean; color: boolean; tty: boolean}): string {
   if (!how.json) return formatDelivery(d, how.color)
-  return how.tty ? printableJson(deliveryJson(d)) : deliveryJson(d)
+  return forStdout(how.tty).json(deliveryJson(d))
 }
 
 export function formatSummary(s: ListenerStats, forwarding: boolean): string {

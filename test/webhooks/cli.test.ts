@@ -3,13 +3,17 @@
  * real localtunnel client to the loopback test server, forwarding to a test app), trigger, verify, events.
  * Loopback only.
  */
+import {spawnSync} from 'node:child_process'
 import {mkdtempSync, writeFileSync} from 'node:fs'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/webhooks/events.js'
 import {json, runCli} from '../helpers/cli.js'
 import {closedPort, startLocaltunnelServer} from '../helpers/localtunnel-server.js'
+import {runInPty} from '../commands/support.js'
 import {eventBody, nowSeconds, opensslHeader, opensslSign, post, startListen, startTestApp, type ListenProcess, waitFor} from './support.js'
 
 const SECRET = 'whsec_cli_test_9d1'
@@ -239,6 +243,35 @@ describe('pay webhook listen (built CLI)', () => {
 describe('pay webhook trigger', () => {
   // every type of the spec is covered in-process by samples.test.ts; here one of each resource, as processes
   const TYPES = ['checkout_session.failed', 'mandate_debit.succeeded', 'subscription.charge_failed']
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)('the receiver\'s answer is shown printable on a terminal (text and --json), byte for byte when piped', async () => {
+    const hostile = 'line1 \u001b]0;PWNED\u0007\u001b[2J\u009b31m\u202eevil\nline2'
+    let answer = {type: 'text/plain', body: hostile}
+    const server = createServer((req, res) => {
+      req.resume().on('end', () => {
+        res.writeHead(200, {'content-type': answer.type})
+        res.end(answer.body)
+      })
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
+    cleanup.push({close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())))})
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
+    const args = ['webhook', 'trigger', 'collection.succeeded', '--to', url, '--secret', SECRET]
+    for (const [extra, type, body] of [[[], 'text/plain', hostile], [['--json'], 'application/json', JSON.stringify({note: hostile})]] as const) {
+      answer = {type, body}
+      const r = await runInPty([...args, ...extra], {}, [])
+      expect(r.code, r.screen).toBe(0)
+      const bytes = Buffer.from(r.screen)
+      expect(bytes.includes(0x1b), r.screen).toBe(false)
+      expect(bytes.includes(Buffer.from([0xc2, 0x9b])), r.screen).toBe(false)
+      expect(bytes.includes(Buffer.from([0xe2, 0x80, 0xae])), r.screen).toBe(false)
+      expect(r.screen).toContain('\\u001b]0;PWNED\\u0007')
+    }
+    answer = {type: 'text/plain', body: hostile}
+    const piped = await runCli(args)
+    expect(piped.code, piped.stderr).toBe(0)
+    expect(piped.stdout).toBe(`HTTP 200\n${hostile}\n`)
+  })
+
   it('sends samples signed so that openssl agrees, and prints the receiver status and body', async () => {
     const app = await startTestApp()
     cleanup.push(app)

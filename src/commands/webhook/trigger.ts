@@ -94,8 +94,10 @@ Exit 0 when the receiver answers 2xx, 1 for any other status, 7 when it cannot b
       }
       out.data(JSON.stringify({event, status, body: parsed}))
     } else {
+      // the receiver's answer is network text: printable on a terminal, as it is when piped
+      const {forStdout} = await import('../../output/printable.js')
       const ok = status >= 200 && status < 300
-      out.data(`${out.color(ok ? 'green' : 'red', `HTTP ${status}`)}${text ? `\n${text}` : ''}`)
+      out.data(`${out.color(ok ? 'green' : 'red', `HTTP ${status}`)}${text ? `\n${forStdout(out.term.stdoutIsTTY).text(text)}` : ''}`)
     }
     if (status < 200 || status >= 300) process.exitCode = 1
   }
