@@ -102,6 +102,26 @@ describe('pay webhook listen (built CLI)', () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET)
   })
 
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)('--json on a terminal: the delivery JSON and the NOT verified warning are shown printable', async () => {
+    const port = await closedPort()
+    const url = `http://127.0.0.1:${port}/webhooks`
+    const event = {id: 'e\u001b]0;PWNED\u0007\u009b1m', object: 'event', type: 'collection.succeeded', created_at: '2026-01-01T00:00:00Z', data: {note: '\u009b31m\u202eevil'}}
+    const run = runInPty(['webhook', 'listen', '--json', '--tunnel', 'none', '--port', String(port), '--secret', 'whsec_x', '--no-verify', '--no-register'], {}, [{expect: /"note"/, send: '\u0003'}])
+    // post until the listener is up (refused before), once
+    for (let posted = false; !posted; ) {
+      posted = await post(url, JSON.stringify(event), {}).then((r) => r.status === 200, () => false)
+      if (!posted) await new Promise((r) => setTimeout(r, 50))
+    }
+    const r = await run
+    const bytes = Buffer.from(r.screen)
+    expect(bytes.includes(0x1b), r.screen).toBe(false)
+    expect(bytes.includes(Buffer.from([0xc2, 0x9b])), r.screen).toBe(false)
+    expect(bytes.includes(Buffer.from([0xe2, 0x80, 0xae])), r.screen).toBe(false)
+    const line = r.screen.split(/\r?\n/).find((l) => l.includes('"note"'))!
+    expect(JSON.parse(line).event).toEqual(event)
+    expect(r.screen).toContain('event e\\u001b]0;PWNED\\u0007\\u009b1m was NOT verified')
+  })
+
   it('--no-verify --json piped: the delivery JSON byte for byte; the warning names the sender\'s id made printable', async () => {
     const p = await listen(['--tunnel', 'none', '--json', '--no-verify', '--no-register'])
     const event = {id: 'e\u009b1m\n', object: 'event', type: 'collection.succeeded', created_at: '2026-01-01T00:00:00Z', data: {note: '\u009b31m\u202eevil'}}
