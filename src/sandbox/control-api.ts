@@ -49,20 +49,26 @@ const ok = (body: unknown, status = 200) => jsonResponse(status, body)
 function transition(rt: Runtime, id: string, outcome: 'succeeded' | 'failed'): SbResponse {
   const {core} = rt
   const s = core.state
+  const reason = outcome === 'failed' ? 'forced through the sandbox control API' : null
   let changed: boolean
   let view: unknown
-  if (s.collections[id]) {
-    changed = finishCollection(core, s.collections[id], outcome, outcome === 'failed' ? 'forced through the sandbox control API' : null)
-    view = collectionView(core, s.collections[id])
-  } else if (s.checkouts[id]) {
-    changed = finishCheckout(core, s.checkouts[id], outcome)
-    view = checkoutView(core, s.checkouts[id])
-  } else if (s.payouts[id]) {
-    changed = finishPayout(core, s.payouts[id], outcome, outcome === 'failed' ? 'forced through the sandbox control API' : null)
-    view = payoutView(s.payouts[id])
-  } else if (s.debits[id]) {
-    changed = finishDebit(core, s.debits[id], outcome, outcome === 'failed' ? 'forced through the sandbox control API' : null)
-    view = debitView(s.debits[id])
+  // the id comes from the path: own keys only (entry), so __proto__ or constructor is not a transaction
+  const collection = entry(s.collections, id)
+  const checkout = collection ? undefined : entry(s.checkouts, id)
+  const payout = collection || checkout ? undefined : entry(s.payouts, id)
+  const debit = collection || checkout || payout ? undefined : entry(s.debits, id)
+  if (collection) {
+    changed = finishCollection(core, collection, outcome, reason)
+    view = collectionView(core, collection)
+  } else if (checkout) {
+    changed = finishCheckout(core, checkout, outcome)
+    view = checkoutView(core, checkout)
+  } else if (payout) {
+    changed = finishPayout(core, payout, outcome, reason)
+    view = payoutView(payout)
+  } else if (debit) {
+    changed = finishDebit(core, debit, outcome, reason)
+    view = debitView(debit)
   } else throw notFound(`transaction ${id}`)
   if (!changed) throw new ApiError(409, 'invalid_state', `transaction ${id} is no longer processing`)
   return ok(view)
@@ -179,7 +185,7 @@ const routes: Route[] = [
     'POST',
     /^\/_sandbox\/mandates\/([^/]+)\/approve$/,
     (rt, m) => {
-      const rec = rt.core.state.mandates[m[0]]
+      const rec = entry(rt.core.state.mandates, m[0])
       if (!rec) throw notFound(`mandate ${m[0]}`)
       if (!approveMandate(rt.core, rec)) throw new ApiError(409, 'invalid_state', `mandate ${rec.id} is ${rec.status}, not awaiting approval`)
       return ok(mandateView(rec))
@@ -252,7 +258,7 @@ const routes: Route[] = [
       if (!merchant) throw notFound(`merchant ${m[0]}`)
       if (typeof body?.testing === 'boolean') merchant.testing = body.testing
       for (const [k, v] of Object.entries(body?.products ?? {})) {
-        if (k in merchant.products && typeof v === 'boolean') merchant.products[k as keyof typeof merchant.products] = v
+        if (Object.hasOwn(merchant.products, k) && typeof v === 'boolean') merchant.products[k as keyof typeof merchant.products] = v
       }
       rt.core.changed()
       return ok({object: 'merchant', ...merchant})

@@ -30,7 +30,7 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 export function parseQuery(qs: string): Record<string, string> {
   const out: Record<string, string> = {}
   if (!qs) return out
-  for (const [k, v] of new URLSearchParams(qs)) if (!(k in out)) out[k] = v
+  for (const [k, v] of new URLSearchParams(qs)) if (!Object.hasOwn(out, k)) out[k] = v
   return out
 }
 

@@ -146,12 +146,21 @@ describe('the control API bounds its inputs', () => {
       expectError(await anon.call('PUT', `/_sandbox/clients/${id}/webhook`, {body: {url: 'http://127.0.0.1:9/h'}}), 404, 'not_found')
       expect((await anon.get(`/_sandbox/clients/${id}/webhook`)).status).toBe(404)
       for (const path of [`/v1/customers/${id}`, `/v1/collections/${id}`, `/v1/checkout/sessions/${id}`]) expect((await acme.get(path)).status, path).toBe(404)
+      // the control API's own lookups by a path id: no transaction, no mandate
+      for (const path of [`/_sandbox/transactions/${id}/succeed`, `/_sandbox/transactions/${id}/fail`, `/_sandbox/mandates/${id}/approve`]) {
+        expectError(await anon.post(path, {}), 404, 'not_found')
+      }
       expect((await raw('GET', '/v1/balance', undefined, {authorization: `Bearer ${id}`})).status).toBe(401)
       const token = await raw('POST', '/v1/oauth/token', JSON.stringify({grant_type: 'client_credentials', client_id: id, client_secret: 'x'}))
       expect(token.status, token.text).toBeLessThan(500)
       expect(token.status, token.text).toBeGreaterThanOrEqual(400)
     }
     expect(({} as {webhook_url?: unknown}).webhook_url).toBeUndefined()
+    // a merchant's products take only the products it has: not an Object.prototype member named in the body
+    const merchant = await anon.call('PUT', '/_sandbox/merchants/acme', {body: {products: {constructor: true, hasOwnProperty: false}}})
+    expect(merchant.status).toBe(200)
+    expect(Object.keys(merchant.body.products)).not.toContain('constructor')
+    expect(Object.keys(merchant.body.products)).not.toContain('hasOwnProperty')
     await alive()
   })
 
