@@ -2,3 +2,8 @@
 export function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`
 }
+
+/** A command's positional argument: shellQuote()d, and after `--` when it begins with `-` (else read as a flag). */
+export function shellArgument(s: string): string {
+  return s.startsWith('-') ? `-- ${shellQuote(s)}` : shellQuote(s)
+}

@@ -21,7 +21,7 @@ import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type Pre
 import {ApiError, InterruptedError, NetworkError, PayError} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
 import {redactUrl} from '../client/redact.js'
-import {shellQuote} from '../client/shell-quote.js'
+import {shellArgument, shellQuote} from '../client/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256} from '../client/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, unresolved} from './store.js'
@@ -83,7 +83,7 @@ export class JournalGate implements RequestJournal {
         const other = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl && stateOf(e) === 'unknown')
         if (other) {
           this.options.warn(
-            `an earlier request with reference ${reference} (Idempotency-Key ${other.op.key}, ${other.op.at}) had a different body and its outcome is unknown; this one is a different request with a new key. Check the earlier one with \`pay transactions verify ${shellQuote(reference)}\``,
+            `an earlier request with reference ${reference} (Idempotency-Key ${other.op.key}, ${other.op.at}) had a different body and its outcome is unknown; this one is a different request with a new key. Check the earlier one with \`pay transactions verify ${shellArgument(reference)}\``,
           )
         }
       }
@@ -101,7 +101,7 @@ export class JournalGate implements RequestJournal {
     // unknown, and the next run resends the same request under the same key, which the service answers once.
     const durable = this.store.appendDurable(op)
     const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o})
-    const unknownHint = `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${reference ? `; check with \`pay transactions verify ${shellQuote(reference)}\`` : ''}`
+    const unknownHint = `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${reference ? `; check with \`pay transactions verify ${shellArgument(reference)}\`` : ''}`
     const onSignal = (signal: NodeJS.Signals) => {
       const code = signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED
       const err = new InterruptedError(`interrupted (${signal}) while ${req.method} ${new URL(req.url).pathname} was in flight`, code)

@@ -232,4 +232,11 @@ describe('the reference in a suggested `pay transactions verify` is quoted for t
     const second = await run(dir, [{status: 201, text: '{}'}], {retries: 0, body: {...BODY, merchant_reference: reference}})
     expect(second.notices.join('\n')).toContain(quoted)
   })
+
+  it('a reference that begins with - comes after --, so that the command reads it as the reference, not a flag', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, ['cut'], {retries: 0, body: {...BODY, merchant_reference: '-abc', amount: '1.00'}})
+    expect(first.last?.outcome?.state).toBe('unknown')
+    expect(JSON.stringify(first.error)).toContain('pay transactions verify -- -abc`')
+  })
 })
