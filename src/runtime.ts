@@ -130,7 +130,7 @@ export {configDir} from './config/paths.js'
 export {redactProfile} from './config/profile-view.js'
 export {TokenCache, cacheKey} from './config/token-cache.js'
 export {PayError, NetworkError} from './client/errors.js'
-export {forStdout, printable, printableJson, printableText} from './output/printable.js'
+export {forStdout, printable} from './output/printable.js'
 export {checkBaseUrl, isLoopbackHost} from './client/transport.js'
 // the sandbox's control API (pay sandbox <control>)
 export {ControlClient, SANDBOX_PROFILE} from './client/control-client.js'

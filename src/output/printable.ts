@@ -50,7 +50,7 @@ const asIs = (text: string) => text
 /**
  * How text from the network is shown as data on stdout: on a terminal made printable (a text body keeps its line
  * breaks, CRLF shown as one, and tabs; JSON gets \uXXXX escapes, so it stays the same JSON; under structured output
- * the writer does that again, a no-op on this text); piped, written as it is (curl's bytes).
+ * the writer does that again, a no-op on this text); piped, written as it is, byte for byte.
  */
 export function forStdout(stdoutIsTTY: boolean): {text: (text: string) => string; json: (text: string) => string} {
   return stdoutIsTTY ? {text: printableText, json: printableJson} : {text: asIs, json: asIs}
