@@ -15,7 +15,7 @@ import {approveMandate, debitView, finishDebit, mandateView} from './resources/m
 import {finishPayout, payoutView} from './resources/payouts.js'
 import type {Runtime} from './runtime.js'
 import {credentialsOf} from './seed.js'
-import type {ClientRec, CollectionRec} from './state.js'
+import type {CollectionRec} from './state.js'
 import {httpUrl, validate} from './validation.js'
 import {creditCollection, normalise, requireCurrency} from './wallets.js'
 import {newResourceId} from './ids.js'
@@ -50,28 +50,20 @@ function transition(rt: Runtime, id: string, outcome: 'succeeded' | 'failed'): S
   const {core} = rt
   const s = core.state
   const reason = outcome === 'failed' ? 'forced through the sandbox control API' : null
-  let changed: boolean
-  let view: unknown
+  const done = (changed: boolean, view: () => unknown) => {
+    if (!changed) throw new ApiError(409, 'invalid_state', `transaction ${id} is no longer processing`)
+    return ok(view())
+  }
   // the id comes from the path: own keys only (entry), so __proto__ or constructor is not a transaction
   const collection = entry(s.collections, id)
-  const checkout = collection ? undefined : entry(s.checkouts, id)
-  const payout = collection || checkout ? undefined : entry(s.payouts, id)
-  const debit = collection || checkout || payout ? undefined : entry(s.debits, id)
-  if (collection) {
-    changed = finishCollection(core, collection, outcome, reason)
-    view = collectionView(core, collection)
-  } else if (checkout) {
-    changed = finishCheckout(core, checkout, outcome)
-    view = checkoutView(core, checkout)
-  } else if (payout) {
-    changed = finishPayout(core, payout, outcome, reason)
-    view = payoutView(payout)
-  } else if (debit) {
-    changed = finishDebit(core, debit, outcome, reason)
-    view = debitView(debit)
-  } else throw notFound(`transaction ${id}`)
-  if (!changed) throw new ApiError(409, 'invalid_state', `transaction ${id} is no longer processing`)
-  return ok(view)
+  if (collection) return done(finishCollection(core, collection, outcome, reason), () => collectionView(core, collection))
+  const checkout = entry(s.checkouts, id)
+  if (checkout) return done(finishCheckout(core, checkout, outcome), () => checkoutView(core, checkout))
+  const payout = entry(s.payouts, id)
+  if (payout) return done(finishPayout(core, payout, outcome, reason), () => payoutView(payout))
+  const debit = entry(s.debits, id)
+  if (debit) return done(finishDebit(core, debit, outcome, reason), () => debitView(debit))
+  throw notFound(`transaction ${id}`)
 }
 
 function transfer(rt: Runtime, accountNumber: string, body: any): SbResponse {
@@ -134,14 +126,6 @@ function portalSession(rt: Runtime, body: any): SbResponse {
   return ok(checkoutView(core, rec), 201)
 }
 
-function apiClient(rt: Runtime, clientId: string): ClientRec {
-  const client = entry(rt.core.state.clients, clientId)
-  if (!client) throw notFound(`API client ${clientId}`)
-  return client
-}
-
-const webhookEndpoint = (client: ClientRec) => ok({object: 'webhook_endpoint', client_id: client.client_id, url: client.webhook_url})
-
 const DOCS_FILE = fileURLToPath(new URL('../../docs/sandbox.md', import.meta.url))
 let docsText: Promise<string> | undefined
 
@@ -158,13 +142,14 @@ const routes: Route[] = [
     'PUT',
     /^\/_sandbox\/clients\/([^/]+)\/webhook$/,
     (rt, m, body) => {
-      const client = apiClient(rt, m[0])
+      const client = entry(rt.core.state.clients, m[0])
+      if (!client) throw notFound(`API client ${m[0]}`)
       const url = body?.url
       const next = url === null ? null : httpUrl(url, 'url')
       if (body?.if_url === undefined) {
         client.webhook_url = next
         rt.core.changed()
-        return webhookEndpoint(client)
+        return ok({object: 'webhook_endpoint', client_id: client.client_id, url: client.webhook_url})
       }
       // conditional: set only while the URL is one of if_url (`pay webhook listen` on exit removes the URL only
       // while it is one this listener set; in one request, so nothing registered meanwhile is lost)
