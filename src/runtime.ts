@@ -11,7 +11,6 @@ import {resolveSettings, type SettingFlags} from './config/settings.js'
 import {createJournalGate} from './journal/index.js'
 import {outputOptions, type OutputFlagValues, type OutputOptions} from './output/options.js'
 import {Output} from './output/output.js'
-import {printable} from './output/printable.js'
 import {detectTerminal} from './output/terminal.js'
 import {runOperation, type Given} from './cli/run-operation.js'
 import {renderError} from './output/errors.js'
@@ -62,7 +61,7 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
     tokenCacheDir: settings.configDir,
     debug: flags.debug ? (text) => out.trace(text) : undefined,
     notice: (text) => out.trace(text),
-    warn: (text) => out.warn(printable(text)),
+    warn: (text) => out.warnQuoting(text),
     // in the state dir of the environment the command was given (an in-process run's, not this process's)
     journal: createJournalGate(out, flags['force-new'], env),
   })

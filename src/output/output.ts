@@ -110,6 +110,11 @@ export class Output {
     this.info(this.color('dim', printable(text), 'err'))
   }
 
+  /** A warning whose text quotes the network or a file anything may have written (a journal's keys): made printable. */
+  warnQuoting(text: string): void {
+    this.warn(printable(text))
+  }
+
   /** A line people must see even under --quiet (what a confirmation question is about), on stderr. */
   notice(text: string): void {
     this.stderr.write(`${text}\n`)

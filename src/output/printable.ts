@@ -46,6 +46,8 @@ export function printableJson(text: string): string {
 
 /** Text and JSON as they are: what is written to stdout when it is piped. */
 const asIs = (text: string) => text
+const ON_TERMINAL = {text: printableText, json: printableJson}
+const PIPED = {text: asIs, json: asIs}
 
 /**
  * How text from the network is shown as data on stdout: on a terminal made printable (a text body keeps its line
@@ -53,7 +55,7 @@ const asIs = (text: string) => text
  * the writer does that again, a no-op on this text); piped, written as it is, byte for byte.
  */
 export function forStdout(stdoutIsTTY: boolean): {text: (text: string) => string; json: (text: string) => string} {
-  return stdoutIsTTY ? {text: printableText, json: printableJson} : {text: asIs, json: asIs}
+  return stdoutIsTTY ? ON_TERMINAL : PIPED
 }
 
 /** A deep copy of a JSON value with every string made printable. */

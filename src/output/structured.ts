@@ -7,7 +7,7 @@
  */
 import {getPath} from './format.js'
 import type {OutputOptions} from './options.js'
-import {printable, printableDeep, printableJson} from './printable.js'
+import {forStdout, printable, printableDeep} from './printable.js'
 // tsv: the same escaping as piped tables (a tab or line break inside a value written as \t, \n)
 import {tsvRow} from './table.js'
 
@@ -150,9 +150,9 @@ export class StructuredWriter {
     private readonly tty = false,
   ) {}
 
-  /** JSON text as written: on a terminal through printableJson (the same JSON value), else as it is. */
+  /** JSON text as written: on a terminal made printable (the same JSON value), else as it is (forStdout). */
   private json(text: string): void {
-    this.write(this.tty ? printableJson(text) : text)
+    this.write(forStdout(this.tty).json(text))
   }
 
   /** One JSON document as text (exactly as received) or as a value already parsed. */
