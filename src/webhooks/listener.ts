@@ -14,7 +14,7 @@ import type {AddressInfo, Socket} from 'node:net'
 import {type WebhookEvent} from './events.js'
 import {eventFilter, type EventFilter} from './filter.js'
 import {PING_HEADER, type PingKey} from './ping.js'
-import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifySignature} from './signature.js'
+import {DEFAULT_SCHEME, DEFAULT_TOLERANCE_SECONDS, type Scheme, SIGNATURE_HEADER, schemeId, TIMESTAMP_HEADER, verifySignature} from './signature.js'
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 export const DEFAULT_PATH = '/webhooks'
@@ -57,6 +57,8 @@ export interface ListenerOptions {
   secrets?: string[]
   /** false = accept unsigned deliveries (--no-verify); each delivery is then marked unverified. */
   verify?: boolean
+  /** The one signature scheme accepted (the profile's webhook_signature); by default every recognised one. */
+  pinnedScheme?: Scheme
   toleranceSeconds?: number
   maxBodyBytes?: number
   /** Glob patterns on the event type; others are answered 200 and counted as filtered. */
@@ -82,6 +84,8 @@ export interface Verdict {
   status: number
   /** true when the signature was checked and matched; false under --no-verify or when rejected. */
   verified: boolean
+  /** The signature scheme that matched (src/webhooks/signature.ts: schemeId), when verified. */
+  scheme?: string
   reason?: RejectReason
   detail?: string
 }
@@ -131,8 +135,16 @@ const SEEN_LIMIT = 100_000
 const RECEIVED = JSON.stringify({received: true})
 const RECEIVED_HEADERS = {'content-type': 'application/json', 'content-length': String(Buffer.byteLength(RECEIVED))}
 const SIGNATURE = SIGNATURE_HEADER.toLowerCase()
-/** The verdict of every verified, accepted delivery (shared: read-only). */
-const ACCEPTED: Verdict = Object.freeze({ok: true, status: 200, verified: true})
+const TIMESTAMP = TIMESTAMP_HEADER.toLowerCase()
+/** The verdict of every verified, accepted delivery, one per scheme that matched (shared: read-only). */
+const ACCEPTED_AS = new Map<string, Verdict>()
+function acceptedAs(scheme: Scheme): Verdict {
+  const id = schemeId(scheme)
+  let verdict = ACCEPTED_AS.get(id)
+  if (!verdict) ACCEPTED_AS.set(id, (verdict = Object.freeze({ok: true, status: 200, verified: true, scheme: id})))
+  return verdict
+}
+const ACCEPTED = acceptedAs(DEFAULT_SCHEME)
 const ACCEPTED_UNVERIFIED: Verdict = Object.freeze({ok: true, status: 200, verified: false})
 
 type Outcome = 'accepted' | 'failed'
@@ -156,7 +168,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const maxDigits = String(maxBody).length
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
-  const verifyOptions = {toleranceSeconds: tolerance}
+  const verifyOptions = {toleranceSeconds: tolerance, pinned: options.pinnedScheme}
   const filter: EventFilter = eventFilter(options.events ?? [])
   const stats = emptyStats()
   /** Event ids answered 2xx (accepted), and those in flight (a duplicate waits for the first's outcome). */
@@ -323,13 +335,17 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     } catch {
       // judged after the signature
     }
+    let verdict = ACCEPTED_UNVERIFIED
     if (verify) {
       const signature = req.headers[SIGNATURE]
-      const result = verifySignature(Array.isArray(signature) ? signature.join(',') : signature, raw, secrets, options.now ? {toleranceSeconds: tolerance, now: options.now()} : verifyOptions)
+      const stamp = req.headers[TIMESTAMP]
+      const withStamp = stamp === undefined ? verifyOptions : {...verifyOptions, timestampHeader: Array.isArray(stamp) ? stamp.join(',') : stamp}
+      const result = verifySignature(Array.isArray(signature) ? signature.join(',') : signature, raw, secrets, options.now ? {...withStamp, now: options.now()} : withStamp)
       if (!result.ok) {
         reject(res, result.reason, result.detail, event, raw.length)
         return
       }
+      verdict = result.scheme === DEFAULT_SCHEME ? ACCEPTED : acceptedAs(result.scheme)
     }
     if (!jsonOk) {
       reject(res, 'invalid_json', 'the body is not JSON', null, raw.length)
@@ -341,7 +357,6 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
     if (verify) stats.verified++
     else stats.unverified++
-    const verdict = verify ? ACCEPTED : ACCEPTED_UNVERIFIED
     const previous = seen.get(event.id)
     if (previous === undefined) accept(req, res, raw, event, verdict)
     else if (typeof previous === 'string') (previous === 'accepted' ? duplicate : accept)(req, res, raw, event, verdict)

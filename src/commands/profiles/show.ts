@@ -28,6 +28,7 @@ export default class ProfilesShow extends BaseCommand {
       client_secret: secret(s.clientSecret),
       account_ref: s.accountRef ?? null,
       webhook_secret: secret(s.webhookSecret),
+      ...(s.webhookSignature ? {webhook_signature: s.webhookSignature} : {}),
       live: s.live === true,
       sources: s.sources,
       config_dir: s.configDir,
