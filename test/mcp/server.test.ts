@@ -2,8 +2,11 @@
  * What `pay mcp` lists, decided from the settings and its two flags (the process over stdio is in
  * test/e2e/mcp.test.ts), and the client configuration --print-config prints.
  */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import type {Settings} from '../../src/config/settings.js'
+import {resolveSettings, type Settings} from '../../src/config/settings.js'
+import {tempConfigDir} from '../helpers/cli.js'
 import {clientConfig} from '../../src/mcp/config.js'
 import {instructionsOf, isLive, policyOf} from '../../src/mcp/server.js'
 
@@ -29,6 +32,18 @@ describe('which tools pay mcp lists', () => {
     expect(text).toContain('--allow-money')
     expect(text).toContain('--allow-live-money')
     expect(text).toContain('Money tools are not listed now')
+  })
+})
+
+describe('the profile setting', () => {
+  it('mcp_allow_money in a stored profile lets pay mcp list the money tools without the flag', async () => {
+    const dir = tempConfigDir()
+    writeFileSync(join(dir, 'profiles.json'), JSON.stringify({active: 'sb', profiles: {sb: {base_url: 'http://127.0.0.1:4010', client_id: 'c', client_secret: 's', mcp_allow_money: true}, other: {base_url: 'http://127.0.0.1:4010'}}}), {mode: 0o600})
+    const sb = await resolveSettings({}, {PAY_CONFIG_DIR: dir})
+    expect(sb.mcpAllowMoney).toBe(true)
+    expect(policyOf(sb, {allowMoney: false, allowLiveMoney: false}).moneyListed).toBe(true)
+    const other = await resolveSettings({profile: 'other'}, {PAY_CONFIG_DIR: dir})
+    expect(policyOf(other, {allowMoney: false, allowLiveMoney: false}).moneyListed).toBe(false)
   })
 })
 
