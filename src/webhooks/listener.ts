@@ -23,14 +23,14 @@ export const DEFAULT_PATH = '/webhooks'
 /** A request's headers must arrive within this time, its whole body within REQUEST_TIMEOUT (answered 408, closed). */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
-/** Open connections served at most; over it, stale ones are closed, and a request that still finds no place is answered 503. */
+/** Requests in progress at most; one over it is answered 503 with Retry-After. */
 export const DEFAULT_MAX_CONNECTIONS = 256
 /** What a 503 over the cap asks the sender to wait. */
 export const RETRY_AFTER_SECONDS = 1
-/** A connection that has not sent its headers this long after it connected may be closed to make room. */
+/** Over the open-socket bound, a connection that has not sent its headers this long after it connected may be closed. */
 const HEADERS_GRACE_MS = 3000
-/** Open connections at most, as a multiple of the cap: beyond it new connections are closed at once. */
-const OVERFLOW_FACTOR = 8
+/** Open sockets at most, as a multiple of the cap: over it, stale ones are closed, or else the new one. */
+export const OVERFLOW_FACTOR = 8
 /** The largest answer of the --forward-to app read and passed back; a longer one is answered 502. */
 export const MAX_FORWARD_ANSWER_BYTES = 1024 * 1024
 
@@ -39,8 +39,6 @@ interface Connection {
   last?: ServerResponse
   /** performance.now() when it connected. */
   since: number
-  /** Counted in the cap (served); else its request is answered 503 unless a place is free by then. */
-  admitted: boolean
 }
 
 export type RejectReason =
@@ -90,6 +88,7 @@ export interface ListenerOptions {
   pingKey?: PingKey
   headersTimeoutMs?: number
   requestTimeoutMs?: number
+  /** Requests in progress at most (DEFAULT_MAX_CONNECTIONS); open sockets at most OVERFLOW_FACTOR times it. */
   maxConnections?: number
   /** Accepted event ids remembered for the duplicate check (default SEEN_LIMIT). */
   seenLimit?: number
@@ -134,7 +133,7 @@ export interface ListenerStats {
   forwarded: number
   forward_failed: number
   not_found: number
-  /** Requests answered 503 over the connection cap (the sender retries them). */
+  /** Requests answered 503 over the cap on requests in progress (the sender retries them). */
   busy: number
 }
 
@@ -438,40 +437,30 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   }
 
   /**
-   * Sockets in the order they connected, each with the answer to its latest request: a connection is busy while
-   * that answer is unfinished (answers on a connection finish in order), idle or still sending headers otherwise.
-   * At most maxConnections are admitted (served); a connection over the cap is never reset: its request is answered
-   * 503 with Retry-After and Connection: close, after its body was read (closing a socket with unread bytes sends
-   * a reset), unless a place was freed meanwhile. Places are freed by shedding stale connections: idle ones, and
-   * ones still sending their headers HEADERS_GRACE_MS after they connected (a sender writes its headers at once;
-   * slow or stuck senders must not crowd out deliveries). Beyond OVERFLOW_FACTOR times the cap, new connections
-   * are closed at once (the last resort against a flood of sockets).
+   * The cap is on requests in progress (bodies being read, judged or forwarded): at most maxConnections at once.
+   * A request over it is never reset: it is read to its end (closing a socket with unread bytes sends a reset),
+   * dropped, and answered 503 with Retry-After and Connection: close, so the sender retries it. Connections that
+   * have sent no complete request yet hold no place: a slow or stuck sender cannot crowd out deliveries (and is
+   * closed by the headers timeout). Open sockets are bounded too, at OVERFLOW_FACTOR times the cap: over it, stale
+   * ones are closed, oldest first (idle ones, and ones still sending their headers HEADERS_GRACE_MS after they
+   * connected), and when none is stale the new connection is closed at once (the last resort against a flood).
    */
   const sockets = new Map<Socket, Connection>()
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS
-  let admitted = 0
+  const maxSockets = maxConnections * OVERFLOW_FACTOR
+  let busy = 0
   let sweeper: NodeJS.Timeout | undefined
-  const admit = (st: Connection) => {
-    st.admitted = true
-    admitted++
-  }
-  const drop = (socket: Socket) => {
-    const st = sockets.get(socket)
-    if (!st) return
-    sockets.delete(socket)
-    if (st.admitted) admitted--
-  }
-  /** Closes stale connections, oldest first, while more than the cap are open. */
+  /** Closes stale connections, oldest first, while more than maxSockets are open. */
   const shed = () => {
     const now = performance.now()
     for (const [old, st] of sockets) {
-      if (sockets.size <= maxConnections) break
+      if (sockets.size <= maxSockets) break
       if (st.last ? st.last.writableFinished : now - st.since >= HEADERS_GRACE_MS) {
-        drop(old)
+        sockets.delete(old)
         old.destroy()
       }
     }
-    if (sockets.size <= maxConnections && sweeper) {
+    if (sockets.size <= maxSockets && sweeper) {
       clearInterval(sweeper)
       sweeper = undefined
     }
@@ -480,36 +469,28 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     stats.busy++
     const answer = () => {
       if (res.headersSent || res.destroyed) return
-      const text = JSON.stringify({error: {code: 'listener_busy', message: `over ${maxConnections} open connections; retry after ${RETRY_AFTER_SECONDS} s`}})
+      const text = JSON.stringify({error: {code: 'listener_busy', message: `over ${maxConnections} requests in progress; retry after ${RETRY_AFTER_SECONDS} s`}})
       res.writeHead(503, {'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close'})
       res.end(text)
     }
-    // the body is read (and dropped) before the answer, up to the size limit: then the socket is closed anyway
+    // the body is read and dropped before the answer, up to the size limit (then the socket is closed anyway)
     let size = 0
     req.on('data', (chunk: Buffer) => {
       size += chunk.length
-      if (size > maxBody) {
-        req.removeAllListeners('data')
-        answer()
-      }
+      if (size > maxBody) answer()
     })
     req.on('end', answer)
-    req.on('error', () => {})
   }
   // connectionsCheckingInterval: how often Node enforces the timeouts below (default every 30 s)
   const server: Server = createServer({connectionsCheckingInterval: 1000}, (req, res) => {
     const state = sockets.get(req.socket)
-    if (state) {
-      state.last = res
-      if (!state.admitted) {
-        if (admitted >= maxConnections) shed()
-        if (admitted < maxConnections) admit(state)
-        else {
-          overCapacity(req, res)
-          return
-        }
-      }
+    if (state) state.last = res
+    if (busy >= maxConnections) {
+      overCapacity(req, res)
+      return
     }
+    busy++
+    res.once('close', () => busy--)
     try {
       handle(req, res)
     } catch (err) {
@@ -517,16 +498,15 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
   })
   server.on('connection', (socket: Socket) => {
-    if (sockets.size >= maxConnections * OVERFLOW_FACTOR) {
+    sockets.set(socket, {since: performance.now()})
+    socket.once('close', () => sockets.delete(socket))
+    if (sockets.size <= maxSockets) return
+    shed()
+    if (sockets.size > maxSockets) {
+      sockets.delete(socket)
       socket.destroy()
-      return
+      sweeper ??= setInterval(shed, HEADERS_GRACE_MS / 2).unref()
     }
-    const st: Connection = {since: performance.now(), admitted: false}
-    sockets.set(socket, st)
-    socket.once('close', () => drop(socket))
-    if (admitted >= maxConnections) shed()
-    if (admitted < maxConnections) admit(st)
-    if (sockets.size > maxConnections) sweeper ??= setInterval(shed, HEADERS_GRACE_MS / 2).unref()
   })
   // A malformed HTTP request, or headers / a request over its time limit: answer and close, never crash.
   // The socket is destroyed once the answer is flushed: end() alone would leave it half-open for as long as

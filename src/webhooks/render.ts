@@ -121,7 +121,7 @@ export function formatSummary(s: ListenerStats, forwarding: boolean): string {
   ]
   if (forwarding) lines.push(`forwarded   ${s.forwarded}`, `forward failures ${s.forward_failed}`)
   if (s.not_found) lines.push(`other paths ${s.not_found} (answered 404)`)
-  if (s.busy) lines.push(`over the connection cap ${s.busy} (answered 503, Retry-After)`)
+  if (s.busy) lines.push(`over the cap    ${s.busy} (answered 503, Retry-After)`)
   return lines.join('\n')
 }
 
