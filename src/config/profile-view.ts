@@ -11,5 +11,6 @@ export function redactProfile(profile: Profile): Record<string, string | boolean
   }
   if (profile.webhook_signature) view.webhook_signature = profile.webhook_signature
   view.live = profile.live === true
+  if (profile.mcp_allow_money === true) view.mcp_allow_money = true
   return view
 }

@@ -22,6 +22,7 @@ export default class ProfilesAdd extends BaseCommand {
     'webhook-signature': Flags.string({description: 'Pin the webhook signature format once the service\'s is known (e.g. inline-hex-sha256; see pay webhook verify --explain)'}),
     use: Flags.boolean({description: 'Make it the active profile'}),
     live: Flags.boolean({allowNo: true, description: 'The live service: money-moving commands ask before sending, on a terminal (--yes skips); --no-live clears it'}),
+    'mcp-allow-money': Flags.boolean({allowNo: true, description: '`pay mcp` lists its money tools without --allow-money (a live service still needs --allow-live-money); --no-mcp-allow-money clears it'}),
   }
 
   async run(): Promise<void> {
@@ -51,6 +52,7 @@ export default class ProfilesAdd extends BaseCommand {
         webhook_secret: flags['webhook-secret'] ?? process.env.PAY_WEBHOOK_SECRET,
         webhook_signature: flags['webhook-signature'],
         live: flags.live,
+        mcp_allow_money: flags['mcp-allow-money'],
       },
       {activate: flags.use},
     )
