@@ -12,7 +12,9 @@
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
+import {createHash} from 'node:crypto'
 import {type WebhookEvent} from './events.js'
+import {EVENT_ID_HEADER, EVENT_TYPE_HEADER} from './delivery-headers.js'
 import {depthProblem} from '../output/json-shape.js'
 import {eventFilter, type EventFilter} from './filter.js'
 import {PING_HEADER, type PingKey} from './ping.js'
@@ -125,6 +127,11 @@ export interface Delivery {
   filtered: boolean
   forward?: ForwardResult
   bytes: number
+  /**
+   * The body is a JSON object but not the event shape pay assumes (string `id` and `type`, docs/assumptions.md):
+   * then `event.data` holds the body as sent, and its id and type come from the delivery headers (or a digest).
+   */
+  otherShape?: boolean
 }
 
 export interface ListenerStats {
@@ -245,6 +252,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   }
 
   const emit = (d: Delivery) => {
+    if (d.event && OTHER_SHAPE.has(d.event)) d.otherShape = true
     if (held) {
       held.push({delivery: d})
       return
@@ -348,6 +356,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       return
     }
     let event: WebhookEvent | null = null
+    /** A JSON object of another shape than the assumed event. */
+    let other: Record<string, unknown> | undefined
     let jsonOk = false
     // nested deeper than any event: never parsed, so nothing after (the render, --json, --jq) walks it
     const text = raw.toString('utf8')
@@ -357,6 +367,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         const parsed: unknown = JSON.parse(text)
         jsonOk = true
         if (isEvent(parsed)) event = parsed
+        else if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) other = parsed as Record<string, unknown>
       } catch {
         // judged after the signature
       }
@@ -377,8 +388,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       reject(res, 'invalid_json', tooDeep ? `the body ${tooDeep}` : 'the body is not JSON', null, raw.length)
       return
     }
+    if (!event && other) event = otherEvent(other, req, raw)
     if (!event) {
-      reject(res, 'invalid_event', 'the body is not an event: it needs string "id" and "type" fields', null, raw.length)
+      reject(res, 'invalid_event', 'the body is not an event: it must be a JSON object', null, raw.length)
       return
     }
     if (verify) stats.verified++
@@ -564,6 +576,24 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     },
   }
 }
+
+/**
+ * The event pay makes of a signed JSON object of another shape (the payload shape is "not shown"): the body as its
+ * data, its id from Service-Event-Id (else a digest of the body, so a redelivery is still a duplicate), its type from
+ * Service-Event-Type (else "unknown"). Marked, so the line and --json say so.
+ */
+function otherEvent(body: Record<string, unknown>, req: IncomingMessage, raw: Buffer): WebhookEvent {
+  const header = (name: string) => {
+    const v = req.headers[name]
+    return typeof v === 'string' && v !== '' ? v : undefined
+  }
+  const id = header(EVENT_ID_HEADER.toLowerCase()) ?? `sha256:${createHash('sha256').update(raw).digest('hex').slice(0, 24)}`
+  const event = {id, object: 'event', type: header(EVENT_TYPE_HEADER.toLowerCase()) ?? 'unknown', created_at: '', data: body} as WebhookEvent
+  OTHER_SHAPE.add(event)
+  return event
+}
+/** The events made by otherEvent (their deliveries are marked otherShape). */
+const OTHER_SHAPE = new WeakSet<WebhookEvent>()
 
 function isEvent(value: unknown): value is WebhookEvent {
   return !!value && typeof value === 'object' && !Array.isArray(value) && typeof (value as {id?: unknown}).id === 'string' && typeof (value as {type?: unknown}).type === 'string'

@@ -3,6 +3,7 @@ import {connect} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {type Delivery, type Listener, startListener} from '../../src/webhooks/listener.js'
 import {parseSchemeId, SCHEME_IDS, sign, TIMESTAMP_HEADER} from '../../src/webhooks/signature.js'
+import {deliveryLine} from '../../src/webhooks/render.js'
 import {eventBody, nowSeconds, opensslHeader, post, startTestApp} from './support.js'
 
 const SECRET = 'whsec_listener_test'
@@ -267,6 +268,33 @@ describe('webhook listener: signature variants of a service whose format is not 
     const other = await post(url, body, headersOf('inline-hex-sha256', body))
     expect(other.status).toBe(400)
     expect(JSON.parse(other.body).error.message).toMatch(/pinned format header-base64-sha512/)
+  })
+})
+
+describe('webhook listener: an event payload of another shape (the shape is not shown)', () => {
+  it('a signed JSON object without id/type is accepted, shown generically (line and --json), deduplicated by Service-Event-Id or its digest', async () => {
+    const {l, deliveries, url} = await listen()
+    const body = JSON.stringify({event: 'payment.completed', payload: {ref: 'order-9', amount: '10.00', currency: 'GHS'}})
+    const res = await post(url, body, {...signed(body), 'service-event-id': 'evt-77', 'service-event-type': 'payment.completed'})
+    expect(res.status).toBe(200)
+    const d = deliveries.at(-1)!
+    expect(d).toMatchObject({otherShape: true, event: {id: 'evt-77', type: 'payment.completed', data: JSON.parse(body)}, verdict: {ok: true, verified: true}})
+    const line = deliveryLine(d, {json: false, color: false, tty: false})
+    expect(line).toContain('evt-77  payment.completed  (payload of another shape)  event=payment.completed payload.ref=order-9 payload.amount=10.00 payload.currency=GHS')
+    const json = JSON.parse(deliveryLine(d, {json: true, color: false, tty: false}))
+    expect(json).toMatchObject({other_shape: true, event: {data: JSON.parse(body)}})
+    // the same delivery again: a duplicate by its header id
+    const again = await post(url, body, {...signed(body), 'service-event-id': 'evt-77'})
+    expect(JSON.parse(again.body)).toEqual({received: true, duplicate: true})
+
+    // no id header: the body's digest is its id, so a redelivery is still a duplicate
+    const bare = JSON.stringify({kind: 'payout', state: 'done'})
+    expect((await post(url, bare, signed(bare))).status).toBe(200)
+    expect(deliveries.at(-1)!.event!.id).toMatch(/^sha256:[0-9a-f]{24}$/)
+    expect(JSON.parse((await post(url, bare, signed(bare))).body)).toEqual({received: true, duplicate: true})
+    expect(l.stats.duplicates).toBe(2)
+    // unsigned or wrongly signed, it is still rejected: tolerance of the shape never weakens the signature
+    expect((await post(url, bare, signed(bare, ['whsec_wrong']))).status).toBe(401)
   })
 })
 
