@@ -99,6 +99,20 @@ const OTHER_SHAPES: {what: string; route: string; argv: string[]; body: unknown;
     shows: ['status_detail.code', 'insufficient_funds', 'CL_2'],
   },
   {
+    what: 'customer collections: the page as a string, with a cursor',
+    route: 'GET /v1/customers/MC_1/collections',
+    argv: ['customers', 'collections', 'MC_1'],
+    body: {object: 'list', customer_id: 'MC_1', data: [{id: 'CL_5', object: 'collection', status: 'succeeded', currency: 'KES', amount: '2.00', merchant_reference: 'c-5'}], has_more: false, total: 1, page: '1', next_cursor: null},
+    shows: ['CL_5', 'page', 'data:'],
+  },
+  {
+    what: 'debit create: other field names',
+    route: 'POST /v1/mandates/MD_1/debits',
+    argv: ['debits', 'create', 'MD_1', '--amount', '3.00', '--currency', 'KES', '--reference', 'db-3', '--provider', 'mpesa'],
+    body: {debit: {reference: 'db-3', state: 'queued'}},
+    shows: ['debit.reference', 'queued'],
+  },
+  {
     what: 'banks: the kind of an item as an object',
     route: 'GET /v1/metadata/banks',
     argv: ['metadata', 'banks'],
