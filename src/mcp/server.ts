@@ -102,16 +102,20 @@ function inputErrorResult(tool: ToolSpec, problems: ArgumentProblem[]): CallTool
   return errorResult({code: 'invalid_input', message, problems, sent: false}, [`Nothing was sent. See the input schema of ${tool.name}.`])
 }
 
-/** The body (or bodies: one per page) the operation printed, as one object. */
-function structuredOf(stdout: string): Record<string, unknown> {
-  const docs = stdout
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as unknown)
-  if (docs.length === 1) return docs[0] !== null && typeof docs[0] === 'object' && !Array.isArray(docs[0]) ? (docs[0] as Record<string, unknown>) : {value: docs[0]}
-  // --all: one body per page; their rows together
-  const data = docs.flatMap((d) => ((d as {data?: unknown[]})?.data ?? []) as unknown[])
-  return {data, pages: docs.length}
+/** The body (or bodies: one per page, one per line) the operation printed, as one object. */
+export function structuredOf(stdout: string): Record<string, unknown> {
+  const asObject = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {value: v})
+  try {
+    // one body, as the service sent it (which may span lines)
+    return asObject(JSON.parse(stdout))
+  } catch {
+    // --all: one body per page, one per line; their rows together
+    const docs = stdout
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as {data?: unknown[]})
+    return {data: docs.flatMap((d) => d?.data ?? []), pages: docs.length}
+  }
 }
 
 export class PayMcp {
