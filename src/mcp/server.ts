@@ -178,13 +178,17 @@ export class PayMcp {
     let replayedAt: string | undefined
     let key: string | undefined
     // sees each journaled request of this call: the key it carries, and whether the journal answered it
+    const seen = (entry: rt.JournalEntryHandle): rt.JournalEntryHandle => {
+      // a replay carries the key of the request that succeeded
+      key = entry.replay?.request.idempotencyKey ?? entry.request.idempotencyKey
+      if (entry.replay) replayedAt = entry.replay.replayedAt ?? 'earlier'
+      return entry
+    }
     const wrap = (gate: rt.RequestJournal): rt.RequestJournal => ({
-      begin(req, settings, baseUrl) {
-        const entry = gate.begin(req, settings, baseUrl)
-        // a replay carries the key of the request that succeeded
-        key = entry.replay?.request.idempotencyKey ?? entry.request.idempotencyKey
-        if (entry.replay) replayedAt = entry.replay.replayedAt ?? 'earlier'
-        return entry
+      // the gate's begin may answer at once or with a promise (a journal that waits for another process's send)
+      begin(...args: Parameters<rt.RequestJournal['begin']>): ReturnType<rt.RequestJournal['begin']> {
+        const entry: unknown = gate.begin(...args)
+        return (entry instanceof Promise ? entry.then(seen) : seen(entry as rt.JournalEntryHandle)) as ReturnType<rt.RequestJournal['begin']>
       },
     })
     const connection = connectionArgv(this.options.flags)
