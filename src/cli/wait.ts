@@ -115,7 +115,7 @@ export interface LaterFlags {
  * command calls that endpoint.
  */
 export function laterCommand(poll: Pick<PollSpec, 'id' | 'input'>, flags: LaterFlags = {}): string | undefined {
-  const op = operationList.find((o) => o.endpoint === poll.id || o.alternatives?.some((a) => a.endpoint === poll.id))
+  const op = operationList.find((o) => o.wait && (o.endpoint === poll.id || o.alternatives?.some((a) => a.endpoint === poll.id)))
   if (!op) return undefined
   const words = ['pay', ...op.command.split(':')]
   const positional: string[] = []

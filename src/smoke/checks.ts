@@ -105,6 +105,7 @@ export async function runSmoke(ctx: ApiContext, options: SmokeOptions = {}): Pro
   // A merchant with sub-accounts and no ref set: said once, at the account context, and the steps that need the
   // header are skipped rather than failed one by one with the same error (metadata and balance never need it).
   if (needsAccountRef(account, settings.accountRef)) {
+    account.exit_code = ExitCode.USAGE // a setting to give, as a missing flag is
     account.detail = `${account.detail}: this merchant has sub-accounts; set PAY_ACCOUNT_REF or --account-ref (or the profile's account_ref) to one of its account refs once, and run again`
     const skipped = [...PRODUCT_PROBES.map((p) => `product: ${p.name}`), ...(options.money ? MONEY_STEPS : [])]
     for (const name of skipped) add({suite: 'smoke', name, outcome: 'skipped', ms: 0, detail: 'needs a sub-account ref (see account context)'})
