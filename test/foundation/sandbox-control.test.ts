@@ -47,9 +47,11 @@ describe('sandbox control commands: exit codes and --json errors', () => {
   it('approving a mandate twice: exit 5, and the hint says nothing changed (not "an earlier one is still pending")', async () => {
     const acme = await acmeClient(sb)
     const body = {mobile: '254712340028', provider: 'mpesa', currency: 'KES', amount: '10.00', frequency: 'MONTHLY', starts_at: '2026-12-01T09:00:00Z', merchant_reference: 'ctl-approve-twice'}
-    const created = (await acme.post('/v1/mandates', body)).body
-    expect((await pay(['approve', created.mandate_id, '--url', sb.url])).code).toBe(0)
-    const again = await pay(['approve', created.mandate_id, '--url', sb.url])
+    expect((await acme.post('/v1/mandates', body)).status).toBe(201)
+    // the create answer has no mandate id: the lookup by reference has it
+    const id = (await acme.get('/v1/mandates?merchant_reference=ctl-approve-twice')).body.mandate_id
+    expect((await pay(['approve', id, '--url', sb.url])).code).toBe(0)
+    const again = await pay(['approve', id, '--url', sb.url])
     expect(again.code).toBe(5)
     expect(again.stderr).toMatch(/not awaiting approval/)
     expect(again.stderr).toMatch(/next: nothing was changed: it is no longer waiting for this/)
