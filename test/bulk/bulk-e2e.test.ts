@@ -436,7 +436,7 @@ describe('--wait', () => {
 })
 
 describe('pay payouts create --from-file', () => {
-  it('a payout run's summary names the total of its succeeded rows, not "money in"', async () => {
+  it('a payout run summary names the total of its succeeded rows, not "money in"', async () => {
     const file = csv('payouts-summary.csv', 'amount,reference,mobile,provider', 2, (i) => `5.00,bk-ps-${i},254712345670,mpesa`)
     const r = await payUntil(['payouts', 'create', '--from-file', file, '--currency', 'KES'])
     expect(r.code, r.stderr).toBe(0)
