@@ -33,13 +33,10 @@ export function shownLength(text: string): number {
 /** The narrowest a column is cut to: two characters and the ellipsis. */
 const MIN_CUT = 3
 
-/**
- * Column widths that fit `available` characters: the widest columns are cut first, all to one cap, so that narrow
- * columns (ids, states) stay whole; a column is never cut below MIN_CUT (nor below its own width).
- */
-export function fitWidths(natural: number[], available: number): number[] {
-  const total = (cap: number) => natural.reduce((sum, w) => sum + Math.min(w, Math.max(cap, Math.min(w, MIN_CUT))), 0)
-  if (total(Infinity) <= available) return natural
+/** The widths with the columns `cut` capped at the widest cap that fits `available` (never below MIN_CUT). */
+function capped(natural: number[], available: number, cut: (i: number) => boolean): number[] {
+  const widths = (cap: number) => natural.map((w, i) => (cut(i) ? Math.min(w, Math.max(cap, Math.min(w, MIN_CUT))) : w))
+  const total = (cap: number) => widths(cap).reduce((a, b) => a + b, 0)
   let low = 0
   let high = Math.max(...natural)
   while (low < high) {
@@ -47,7 +44,23 @@ export function fitWidths(natural: number[], available: number): number[] {
     if (total(mid) <= available) low = mid
     else high = mid - 1
   }
-  return natural.map((w) => Math.min(w, Math.max(low, Math.min(w, MIN_CUT))))
+  return widths(low)
+}
+
+/**
+ * Column widths that fit `available` characters: the widest columns are cut first, all to one cap, so that narrow
+ * ones (states, amounts) stay whole; the columns marked `keep` (ids) only when cutting every other one to MIN_CUT
+ * is not enough. A column is never cut below MIN_CUT (nor below its own width).
+ */
+export function fitWidths(natural: number[], available: number, keep: boolean[] = []): number[] {
+  if (natural.reduce((a, b) => a + b, 0) <= available) return natural
+  const others = capped(natural, available, (i) => !keep[i])
+  return others.reduce((a, b) => a + b, 0) <= available ? others : capped(natural, available, () => true)
+}
+
+/** The columns a cut table keeps whole as long as it can: ids (`id`, `mandate_id`, …), what people copy. */
+export function keptWhole(columns: string[]): boolean[] {
+  return columns.map((c) => /(^|_)id$/i.test(c))
 }
 
 /** A cell cut to `width` characters with an ellipsis (plain text). */
@@ -65,7 +78,7 @@ export function listTable(columns: string[], rows: string[][], tty: boolean, hea
   if (width !== undefined) {
     // each column: its text, a space either side and one border; and the last border
     const natural = columns.map((c, i) => Math.max(header ? c.length : 0, ...rows.map((r) => Math.max(...(r[i] ?? '').split('\n').map(shownLength)))))
-    const fitted = fitWidths(natural, width - 1 - columns.length * 3)
+    const fitted = fitWidths(natural, width - 1 - columns.length * 3, keptWhole(columns))
     if (fitted.some((w, i) => w < natural[i])) options.colWidths = fitted.map((w) => w + 2)
   }
   const table = new Table(options)

@@ -11,7 +11,7 @@ import {paintState} from './colors.js'
 import {printableDeep} from './printable.js'
 import {flatten, getPath} from './format.js'
 import type {Output} from './output.js'
-import {cut, fitWidths, keyValueTable, listTable, tsvRow} from './table.js'
+import {cut, fitWidths, keptWhole, keyValueTable, listTable, tsvRow} from './table.js'
 
 export type {ViewName} from '../api/operation-types.js'
 
@@ -302,7 +302,7 @@ export class StreamTable {
       const natural = this.columns.map((c, i) => Math.min(40, Math.max(c.length, ...rows.map((r) => r[i].length))))
       // on a terminal (not -o wide) the lines fit its width: two spaces between columns, the widest cut first
       const width = this.out.tableWidth
-      this.widths = width === undefined ? natural : fitWidths(natural, width - 2 * (natural.length - 1))
+      this.widths = width === undefined ? natural : fitWidths(natural, width - 2 * (natural.length - 1), keptWhole(this.columns))
       if (this.out.options.noHeader) {
         // no header line (--no-header)
       } else if (!tty) this.out.data(tsvRow(this.columns))

@@ -132,7 +132,7 @@ describe('pay collections create --from-file', () => {
     expect(r.stderr).toMatch(/bad\.csv:4 --mobile /)
     expect(r.stderr).toMatch(/bad\.csv:6 --amount /)
     expect(r.stderr).toMatch(/bad\.csv:6 --mobile /)
-    expect(r.stderr).toMatch(/bad\.csv:7 column "colour" is not an input of `pay collections create`/)
+    expect(r.stderr).toMatch(/bad\.csv:1 column "colour" is not an input of `pay collections create`/) // the header's line
     expect(r.stderr).not.toMatch(/bad\.csv:(2|5) /)
     expect(r.stderr).toContain('nothing was sent')
     expect(h.requests().length).toBe(sentBefore)

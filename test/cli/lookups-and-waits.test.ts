@@ -30,7 +30,7 @@ describe('lookups by merchant reference', () => {
   it('mandates get md-1, subscriptions get REF, payouts get --reference REF: the same request either way', async () => {
     // a number ending in 8: the mandate waits for approval, so both lookups see the same state
     ok(await h.run(['mandates', 'create', '--mobile', '254712340038', '--provider', 'mpesa', '--currency', 'KES', '--amount', '10', '--frequency', 'MONTHLY', '--starts-at', '2026-12-01T09:00:00Z', '--reference', 'md-1']))
-    ok(await h.run(['payouts', 'create', '--amount', '5', '--currency', 'KES', '--reference', 'po-lookup-1', '--mobile', '254712340011', '--provider', 'mpesa']))
+    ok(await h.run(['payouts', 'create', '--amount', '5', '--currency', 'KES', '--reference', 'po-lookup-1', '--mobile', '254712340038', '--provider', 'mpesa']))
     const [a, b] = await Promise.all([h.run(['mandates', 'get', 'md-1', '--json']), h.run(['mandates', 'get', '--reference', 'md-1', '--json'])])
     expect(json(ok(a))).toEqual(json(ok(b)))
     const [c, d] = await Promise.all([h.run(['payouts', 'get', 'po-lookup-1', '--json']), h.run(['payouts', 'get', '-r', 'po-lookup-1', '--json'])])

@@ -28,6 +28,9 @@ describe('tables and the terminal width', () => {
     expect(fitWidths([10, 20, 30], 45)).toEqual([10, 17, 17])
     expect(fitWidths([2, 50], 10)).toEqual([2, 8])
     expect(fitWidths([40, 40], 2)).toEqual([3, 3])
+    // ids are kept whole while cutting the others is enough
+    expect(fitWidths([23, 30, 30], 40, [true, false, false])).toEqual([23, 8, 8])
+    expect(fitWidths([23, 30], 10, [true, false])).toEqual([5, 5]) // not enough: the id is cut too
   })
 
   it('a list on a 100-column terminal fits it, cut values end with …; -o wide keeps them whole; a pipe is tab-separated and whole', () => {
@@ -36,6 +39,7 @@ describe('tables and the terminal width', () => {
     expect(widest(fitted)).toBeLessThanOrEqual(100)
     expect(fitted).toContain('…')
     expect(fitted).toContain('201') // narrow columns stay whole
+    for (const r of rows) expect(fitted).toContain(r.id) // and ids, as long as cutting the others is enough
 
     const wide = memoryOutput(outputOptions({output: 'wide'}).options, {stdoutIsTTY: true, columns: 100})
     const full = wide.out.list(rows, columns)
