@@ -23,8 +23,8 @@ The journal lives in the state dir ($XDG_STATE_HOME/pay/journal, or $PAY_CONFIG_
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Journal)
     const out = await this.output()
-    const {openJournalStore, entryView, detailView} = await import('../journal/view.js')
-    const entries = openJournalStore(out).entries().reverse()
+    const {journalEntries, entryView, detailView} = await import('../journal/view.js')
+    const entries = journalEntries(out)
     if (args.key !== undefined) {
       const found = entries.find((e) => e.op.key === args.key) ?? entries.find((e) => e.op.reference === args.key)
       const {PayError} = await import('../client/errors.js')

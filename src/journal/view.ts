@@ -1,7 +1,14 @@
 /** The journal as `pay journal list|show` print it. */
+import type {Output} from '../output/output.js'
+import {openJournalStore} from './index.js'
 import type {JournalEntry} from './store.js'
 
 export {openJournalStore} from './index.js'
+
+/** Every journaled request, newest first: what `pay journal` lists, and what `pay find` reads for its timeline. */
+export function journalEntries(out: Output, env: NodeJS.ProcessEnv = process.env): JournalEntry[] {
+  return openJournalStore(out, env).entries().reverse()
+}
 
 export type EntryView = {
   at: string
