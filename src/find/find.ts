@@ -211,8 +211,9 @@ class Lookups {
         asks.push({kind, lookup: what, ...referenceLookup(kind, reference)})
       } else for (const mandate of mandates) asks.push({kind, lookup: `debit of mandate ${mandate} by reference`, ...referenceLookup(kind, reference, mandate)})
     }
+    const asked = asks.map((a) => this.get(a.lookup, a.endpoint, a.input))
     if (mandates.length === 0) this.tried.push({lookup: 'debit by reference', request: null, result: 'not asked: a debit is looked up with its mandate id, and none is known (no debit of this reference in the journal; give --mandate MD_…)'})
-    const answers = await Promise.all(asks.map((a) => this.get(a.lookup, a.endpoint, a.input)))
+    const answers = await Promise.all(asked)
     const found: Match[] = []
     answers.forEach((answer, i) => {
       if (!answer) return
