@@ -3,6 +3,8 @@
  * each id prefix, by reference for each kind, by pay-page URL, a reference two kinds carry, not found; and the
  * built CLI once for its exit code.
  */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {runFind, type FindResult} from '../../src/find/find.js'
 import {parseQuery} from '../../src/find/query.js'
@@ -143,6 +145,19 @@ describe('pay find', () => {
     const cl = await find('CL_NOSUCHCOLLECTION0000', {json: false})
     expect(cl.code).toBe(4)
     expect(cl.stderr).toContain('collection by id (GET /v1/collections/CL_NOSUCHCOLLECTION0000): not found')
+  })
+
+  it('a reference created by a bulk run: found, and the timeline holds what `pay journal` holds for it', async () => {
+    const file = join(h.env.PAY_CONFIG_DIR, 'find-bulk.csv')
+    writeFileSync(file, 'reference,amount,mobile,provider\nfind-bulk-1,12.00,254712345671,mpesa\nfind-bulk-2,13.00,254712345671,mpesa\n')
+    ok(await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES']))
+    const r = await found('find-bulk-1')
+    expect(r.matches).toMatchObject([{kind: 'collection', merchant_reference: 'find-bulk-1', amount: '12.00'}])
+    // the journal as `pay journal` reads it (the one read function): its entries for the reference are the timeline's
+    const journal = json<{reference: string | null; idempotency_key: string}[]>(ok(await h.pay(['journal', '--json', '--limit', '1000'])))
+    const keys = journal.filter((e) => e.reference === 'find-bulk-1').map((e) => e.idempotency_key)
+    expect(r.timeline.filter((t) => t.source === 'journal').map((t) => t.idempotency_key).sort()).toEqual(keys.sort())
+    expect(r.timeline.filter((t) => t.source === 'journal').every((t) => t.match === r.matches[0].label)).toBe(true)
   })
 
   it('the built CLI: exit 0 and JSON on stdout; exit 4 with the error envelope', async () => {
