@@ -14,7 +14,7 @@ import type {ApiClient, ClientOptions} from '../../src/client/api-client.js'
 import {createApiContext, type ApiContextFlags} from '../../src/runtime.js'
 import {connectionFlags, globalFlags} from '../../src/cli/flags.js'
 import {operationInputs} from '../../src/cli/operation-command.js'
-import {runOperation} from '../../src/cli/run-operation.js'
+import {givenValues, runOperation} from '../../src/cli/run-operation.js'
 import {InputError} from '../../src/client/errors.js'
 import {outputOptions, type OutputOptions} from '../../src/output/options.js'
 import {renderError} from '../../src/output/errors.js'
@@ -82,7 +82,7 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
     })
     const ctx = await createApiContext(parsed.flags as ApiContextFlags, USER_AGENT, io.out, {...options.env}, options.transport)
     client = ctx.client
-    const code = await runOperation(ctx, op, {...parsed.flags, ...parsed.args})
+    const code = await runOperation(ctx, op, givenValues(parsed.flags, parsed.args))
     return {code, stdout: io.stdout(), stderr: io.stderr()}
   } catch (err) {
     const e = err as Error & {exitCode?: number; oclif?: {exit?: number}}
