@@ -61,7 +61,7 @@ export const onePageAllFlag = {
   all: Flags.boolean({description: 'Every item (the service answers this list in one response)'}),
 }
 
-/** Commands that move money (OperationSpec.confirm): asked first on a terminal against a live profile. */
+/** Commands that can move money: with a live profile, asked first where a person is present, else refused without --yes (src/cli/confirm.ts). */
 export const confirmFlags = {
-  yes: Flags.boolean({char: 'y', description: 'Do not ask before moving money with a live profile (scripts never get asked: no terminal)'}),
+  yes: Flags.boolean({char: 'y', description: 'Move money with a live profile without a question (needed where no one can be asked: CI, --no-input, no terminal)'}),
 }
