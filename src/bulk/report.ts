@@ -7,6 +7,7 @@ import {createWriteStream, openSync, type WriteStream} from 'node:fs'
 import {InputError} from '../client/errors.js'
 import {fromMinor, toMinor} from '../api/money.js'
 import type {Output} from '../output/output.js'
+import {neutralized} from '../output/table.js'
 import type {RowOutcome} from './run-journal.js'
 
 export const RESULT_COLUMNS = ['row', 'line', 'reference', 'status', 'http_status', 'id', 'state', 'error_code', 'error_message', 'idempotency_key', 'amount', 'currency', 'earlier'] as const
@@ -52,7 +53,10 @@ export class ResultSink {
   write(o: RowOutcome): void {
     const line = this.out.json || (this.file && !this.csv) ? JSON.stringify(o) : ''
     if (this.out.json) this.out.data(line)
-    if (this.csv) this.csv.write(RESULT_COLUMNS.map((c) => (c === 'earlier' ? (o.earlier ? 'true' : 'false') : o[c] ?? '')))
+    if (this.csv) {
+      const cells = RESULT_COLUMNS.map((c) => (c === 'earlier' ? (o.earlier ? 'true' : 'false') : String(o[c] ?? '')))
+      this.csv.write(this.out.options.rawCsv ? cells : cells.map(neutralized))
+    }
     else this.file?.write(`${line}\n`)
   }
 

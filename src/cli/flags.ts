@@ -10,6 +10,7 @@ export const globalFlags = {
   fields: Flags.string({description: 'Only these fields, as dot paths (id,status,customer.name): the columns of a table, csv or tsv, the keys of json', helpValue: 'a,b.c', helpGroup: 'GLOBAL'}),
   jq: Flags.string({description: 'Filter the JSON output with a jq program, in-process (strings print raw, like gh --jq); checked before anything is sent', helpValue: 'EXPR', helpGroup: 'GLOBAL'}),
   'no-header': Flags.boolean({description: 'No header line in tables, csv and tsv', helpGroup: 'GLOBAL'}),
+  'raw-csv': Flags.boolean({description: "Write csv and tsv cells as they are: by default a cell starting with = + - @ is prefixed with ' so a spreadsheet never runs it as a formula", helpGroup: 'GLOBAL'}),
   quiet: Flags.boolean({char: 'q', description: 'No progress or notices on stderr (errors are still shown)', helpGroup: 'GLOBAL'}),
   'no-input': Flags.boolean({description: 'Never prompt, even on a terminal (also PAY_NO_INPUT=1 or CI)', helpGroup: 'GLOBAL'}),
   debug: Flags.boolean({description: 'Trace each request and response on stderr (secrets redacted)', helpGroup: 'GLOBAL'}),

@@ -16,6 +16,8 @@ export interface OutputOptions {
   jqRaw?: boolean
   noHeader?: boolean
   quiet?: boolean
+  /** --raw-csv: CSV and TSV cells written as they are, without the formula-cell neutralisation. */
+  rawCsv?: boolean
 }
 
 export interface OutputFlagValues {
@@ -25,6 +27,7 @@ export interface OutputFlagValues {
   jq?: string
   'no-header'?: boolean
   quiet?: boolean
+  'raw-csv'?: boolean
 }
 
 /** A problem with the output flags themselves (checked before anything is sent). */
@@ -56,7 +59,7 @@ export function outputOptions(flags: OutputFlagValues): {options: OutputOptions;
   const jq = flags.jq?.trim() ? flags.jq : undefined
   const jqRaw = jq !== undefined && flags.output === undefined && !flags.json
   if (jq !== undefined && format === 'table') format = 'json'
-  return {options: {format, fields, jq, jqRaw, noHeader: flags['no-header'], quiet: flags.quiet}, problems}
+  return {options: {format, fields, jq, jqRaw, noHeader: flags['no-header'], quiet: flags.quiet, rawCsv: flags['raw-csv']}, problems}
 }
 
 /** The output flags read straight from argv (for an error raised while parsing): best effort, never throws. */
