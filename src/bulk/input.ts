@@ -31,6 +31,8 @@ export interface BulkInput {
   name: string
   format: InputFormat
   sha256: string
+  /** CSV: the line of the header, once read (a column's problem is the header's). */
+  headerLine?: number
   /** Removes the spool file of stdin. */
   dispose(): void
 }
@@ -71,6 +73,8 @@ export class RowSyntaxError extends Error {
   constructor(
     readonly line: number,
     message: string,
+    /** What the line holds, for the message: `(row)`, or `(header)` for the CSV's first line. */
+    readonly what = '(row)',
   ) {
     super(message)
   }
@@ -87,7 +91,7 @@ export async function* readRows(input: BulkInput): AsyncGenerator<InputRow | Row
  */
 export async function* readRowChunks(input: BulkInput): AsyncGenerator<(InputRow | RowSyntaxError)[]> {
   if (input.format === 'csv') {
-    yield* csvRowChunks(input.path)
+    yield* csvRowChunks(input)
     return
   }
   const lines = createInterface({input: createReadStream(input.path), crlfDelay: Infinity})
@@ -212,7 +216,8 @@ async function recordParser(): Promise<{parser: import('csv-parse').Parser; reco
  * defineProperty per field, and the values object is built here anyway. A record whose length is not the header's
  * is an error of csv-parse's all the same. An error (its line) ends the reading.
  */
-async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntaxError)[]> {
+async function* csvRowChunks(input: BulkInput): AsyncGenerator<(InputRow | RowSyntaxError)[]> {
+  const {path} = input
   const {parser, records, lines} = await recordParser()
   parser.on('error', () => undefined) // read from parser.errored (set as soon as a write fails), or thrown by finished() below
   let row = 0
@@ -221,9 +226,10 @@ async function* csvRowChunks(path: string): AsyncGenerator<(InputRow | RowSyntax
   const rowOf = (fields: string[], line: number): InputRow | undefined => {
     if (header === undefined) {
       header = fields
+      input.headerLine = line
       const twice = fields.find((name, i) => fields.indexOf(name) !== i)
       // which of two values would count is no rule a spreadsheet shows: the file is refused (exit 2, nothing sent)
-      if (twice !== undefined) headerError = new RowSyntaxError(line, `has the column ${JSON.stringify(twice)} twice: keep one`)
+      if (twice !== undefined) headerError = new RowSyntaxError(line, `has the column ${JSON.stringify(twice)} twice: keep one`, '(header)')
       return undefined
     }
     row++

@@ -2,13 +2,13 @@
  * Flags shared by many commands. Light: only @oclif/core is imported here, so `--help` stays fast.
  */
 import {Flags} from '@oclif/core'
-import {FORMATS} from '../output/options.js'
+import {OUTPUT_CHOICES} from '../output/options.js'
 
 export const globalFlags = {
   json: Flags.boolean({description: 'Print the service\'s JSON body on stdout and nothing else (errors as {"error":…}); the same as -o json', helpGroup: 'GLOBAL'}),
-  output: Flags.string({char: 'o', description: 'Output format: table (default), json, ndjson (one object per line), csv (RFC 4180), tsv, yaml; lists stream in ndjson, csv and tsv', options: [...FORMATS], helpValue: 'FORMAT', helpGroup: 'GLOBAL'}),
+  output: Flags.string({char: 'o', description: 'Output format: table (default; on a terminal, cut to its width with …), wide (a table with every value whole), json, ndjson (one object per line), csv (RFC 4180), tsv, yaml; lists stream in ndjson, csv and tsv', options: [...OUTPUT_CHOICES], helpValue: 'FORMAT', helpGroup: 'GLOBAL'}),
   fields: Flags.string({description: 'Only these fields, as dot paths (id,status,customer.name): the columns of a table, csv or tsv, the keys of json', helpValue: 'a,b.c', helpGroup: 'GLOBAL'}),
-  jq: Flags.string({description: 'Filter the JSON output with a jq program, in-process (strings print raw, like gh --jq); checked before anything is sent', helpValue: 'EXPR', helpGroup: 'GLOBAL'}),
+  jq: Flags.string({description: 'Filter the JSON output with a jq program, in-process (a string result prints raw, with or without --json, like gh --jq); checked before anything is sent', helpValue: 'EXPR', helpGroup: 'GLOBAL'}),
   'no-header': Flags.boolean({description: 'No header line in tables, csv and tsv', helpGroup: 'GLOBAL'}),
   'raw-csv': Flags.boolean({description: "Write csv and tsv cells as they are: by default a cell starting with = + - @ is prefixed with ' so a spreadsheet never runs it as a formula", helpGroup: 'GLOBAL'}),
   quiet: Flags.boolean({char: 'q', description: 'No progress or notices on stderr (errors are still shown)', helpGroup: 'GLOBAL'}),

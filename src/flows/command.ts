@@ -41,7 +41,7 @@ export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFl
       ctx = await rt.createApiContext(flags, userAgent, out)
     }
     await confirmFlowMoney(ctx, flows, Boolean(flags.yes))
-    const steps = await runFlows(ctx, flows, {onStep: (s) => printStep(out, s)})
+    const steps = await runFlows(ctx, flows, {userAgent, onStep: (s) => printStep(out, s)})
     const report = reportOf(steps)
     printSummary(out, report, `pay flow run (${flows.length} flow${flows.length === 1 ? '' : 's'})`, {flows: flows.map((f) => ({name: f.name, file: f.file}))})
     return writeJUnitAfter(out, flags.junit, 'pay flow run', steps, report.exit_code)

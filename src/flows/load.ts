@@ -15,6 +15,7 @@ import {isSecretName} from '../client/redact.js'
 import {depthProblem} from '../output/json-shape.js'
 import {requestFromRecord, valuesFromRecord} from '../cli/operation-input.js'
 import {commandOperation, waitOperation} from './poll.js'
+import {sandboxStepProblems} from './sandbox-steps.js'
 import {EXIT_CLASSES, type Flow, type FlowStep, flowSchema} from './schema.js'
 import {type Scope, hasReference, referencesIn, resolve} from './template.js'
 
@@ -34,9 +35,10 @@ function issuePath(path: PropertyKey[]): string {
 /** Checks one step's inputs against the endpoint; problems at fields that hold a step reference wait for the run. */
 export function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['env'], secrets: ReadonlySet<string> = new Set()): {field: string; rule: string}[] {
   const problems: {field: string; rule: string}[] = []
+  if (step.sandbox !== undefined || step.target !== undefined) return [...sandboxStepProblems(step), ...referenceProblems(step, earlier, env, secrets)]
   if (step.command !== undefined || step.inputs !== undefined) return commandProblems(step, earlier, env, secrets)
   if (step.call === undefined) {
-    problems.push({field: 'call', rule: 'is required: an endpoint id such as collections.create (or `command` with `inputs`)'})
+    problems.push({field: 'call', rule: 'is required: an endpoint id such as collections.create (or `command` with `inputs`, or `sandbox` with `target`)'})
     return problems
   }
   if (!Object.hasOwn(endpoints, step.call) || step.call === 'auth.token') {

@@ -16,10 +16,14 @@ import {StepFailure, type StepResult, timed} from '../smoke/report.js'
 import {pollOf} from '../cli/run-operation.js'
 import {requestFromRecord} from '../cli/operation-input.js'
 import {commandOperation, waitOperation} from './poll.js'
+import {assertSandboxFor, controlCallOf} from './sandbox-steps.js'
+import {ControlClient, isSandbox} from '../client/control-client.js'
 import {DEFAULT_WAIT_SECONDS, EXIT_CLASSES, type Flow, type FlowExpect, type FlowStep} from './schema.js'
 import {ReferenceError, type Scope, dig, resolve} from './template.js'
 
 export interface FlowRunOptions {
+  /** The User-Agent of sandbox control calls (sandbox steps). */
+  userAgent?: string
   env?: Scope['env']
   /** Unique part of this run, `${run.id}` (default: random). */
   runId?: string
@@ -45,6 +49,11 @@ function resolved<T>(value: T, scope: Scope): T {
     if (err instanceof ReferenceError) throw new StepFailure('unresolved_reference', err.message, ExitCode.USAGE)
     throw err
   }
+}
+
+const requestParts = (step: FlowStep, scope: Scope): [EndpointId, CallInput] => {
+  const {id, input} = requestOf(step, scope)
+  return [id, input]
 }
 
 /** The endpoint and request input of a step with every reference resolved, checked again now that all is known. */
@@ -121,10 +130,23 @@ export function differences(expect: FlowExpect | undefined, answer: Answer, scop
   return diffs
 }
 
-async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope): Promise<StepResult> {
+/** A sandbox step (./sandbox-steps.ts): its control call at the flow's base URL, answered like a request. */
+async function control(ctx: ApiContext, step: FlowStep, scope: Scope, userAgent: string): Promise<Answer> {
+  const {endpoint, input, what} = controlCallOf(step.sandbox!, String(resolved(step.target, scope)))
+  const client = new ControlClient({url: ctx.client.baseUrl(), userAgent})
+  try {
+    return {status: 200, body: await client.call(endpoint, input), exit: ExitCode.OK, what}
+  } catch (err) {
+    if (isPayError(err) && err.status !== undefined) return {status: err.status, body: (err as {body?: unknown}).body, exit: err.exitCode, what: err.message}
+    throw err
+  } finally {
+    await client.close()
+  }
+}
+
+async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope, userAgent: string): Promise<StepResult> {
   return timed(flow.name, step.name ?? step.id, async () => {
-    const {id, input} = requestOf(step, scope)
-    const answer = await send(ctx, step, id, input)
+    const answer = step.sandbox !== undefined ? await control(ctx, step, scope, userAgent) : await send(ctx, step, ...requestParts(step, scope))
     const diffs = differences(step.expect, answer, scope)
     if (diffs.length > 0) {
       const exit = answer.exit !== ExitCode.OK && step.expect?.exit === undefined && step.expect?.status === undefined ? answer.exit : ExitCode.OTHER
@@ -146,6 +168,9 @@ export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunO
     options.onStep?.(shown)
   }
   const runId = options.runId ?? randomUUID().slice(0, 8)
+  const userAgent = options.userAgent ?? 'pay'
+  // sandbox steps run against a pay sandbox only: refused (exit 2) before any step is sent otherwise
+  await assertSandboxFor(flows, ctx.client.baseUrl(), () => isSandbox(ctx.client.baseUrl(), userAgent))
   for (const flow of flows) {
     const scope: Scope = {steps: {}, env: options.env ?? process.env, run: {id: runId}}
     hidden = flow.secrets.map((name) => scope.env[name] ?? '').filter((v) => v.length >= 4)
@@ -156,7 +181,7 @@ export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunO
         add({suite: flow.name, name: step.name ?? step.id, outcome: 'skipped', ms: 0, detail: 'an earlier step failed'})
         continue
       }
-      const result = await runStep(ctx, flow, step, scope)
+      const result = await runStep(ctx, flow, step, scope, userAgent)
       add(result)
       failed = result.outcome === 'failed'
     }

@@ -12,12 +12,14 @@
  *       expect: {status: 201, exit: ok, fields: {status: succeeded, "virtual_account.bank_name": …}}
  *
  * A step names either an endpoint with `call` and its inputs by where they go in the request (path / query / body),
- * or a resource command with `command: collections create` and `inputs` named like its flags and arguments
+ * a sandbox control with `sandbox: approve|succeed|fail|advance` and its `target` (./sandbox-steps.ts; refused
+ * against anything but a sandbox), or a resource command with `command: collections create` and `inputs` named like its flags and arguments
  * (`{amount: "10.00", reference: order-1, mobile: …}`), mapped onto the endpoint through the operation spec
  * (src/api/operations.ts) exactly as the command line is, rules and flag names included.
  */
 import {z} from 'zod'
 import {ExitCode} from '../client/exit-codes.js'
+import {SANDBOX_ACTION_NAMES} from './sandbox-steps.js'
 
 /** Exit-code classes a step may `expect` by name (README: Exit codes): ok, other, usage, auth, not_found… */
 export const EXIT_CLASSES: Record<string, number> = Object.fromEntries(Object.entries(ExitCode).map(([k, v]) => [k.toLowerCase(), v]))
@@ -46,6 +48,9 @@ export const stepSchema = z.strictObject({
   idempotency_key: z.string().min(1).max(255).optional(),
   wait: z.union([z.boolean(), z.strictObject({timeout: z.number().int().min(1).max(86_400).optional()})]).optional(),
   expect: expectSchema.optional(),
+  // a sandbox control step (./sandbox-steps.ts): what to do, and to what
+  sandbox: z.enum(SANDBOX_ACTION_NAMES).optional(),
+  target: scalar.optional(),
 })
 
 export const flowSchema = z.strictObject({

@@ -185,7 +185,13 @@ export class StructuredWriter {
         if (result !== '') this.write(this.tty ? printable(result) : result)
         return
       }
-      for (const line of result.split('\n')) if (line.trim() !== '') this.value(JSON.parse(line))
+      for (const line of result.split('\n')) {
+        if (line.trim() === '') continue
+        const v: unknown = JSON.parse(line)
+        // one rule for a string that --jq picks: raw, as a bare --jq prints it (gh's --json --jq does the same)
+        if (typeof v === 'string' && this.options.format === 'json') this.write(this.tty ? printable(v) : v)
+        else this.value(v)
+      }
       return
     }
     this.value(value)

@@ -197,7 +197,7 @@ describe('expectations', () => {
 
 describe('the shipped flows', () => {
   it('are the main journeys', () => {
-    expect(shipped.map((f) => f.slice(FLOWS_DIR.length + 1)).sort()).toEqual(['collect-and-verify.yaml', 'mandate-and-debit.yaml', 'pay-link.yaml', 'payout.yaml', 'subscription-enrolment.yaml'])
+    expect(shipped.map((f) => f.slice(FLOWS_DIR.length + 1)).sort()).toEqual(['collect-and-verify.yaml', 'mandate-and-debit.yaml', 'pay-link.yaml', 'payout.yaml', 'sandbox-approval.yaml', 'subscription-enrolment.yaml'])
   })
 
   it('every one passes against the sandbox (in-process)', async () => {

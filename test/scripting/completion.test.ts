@@ -34,6 +34,18 @@ describe('candidates (src/cli/completion.ts)', () => {
     expect(profileOf(['balance', '--profile', 'live', '--currency', ''])).toBe('live')
   })
 
+  it('an argument with choices: pay webhook trigger <TAB> offers the event types, after flags too; -o wide is offered', () => {
+    const all = complete(surface, ['webhook', 'trigger', ''])
+    expect(all).toEqual({words: expect.arrayContaining(['collection.succeeded', 'payout.failed', 'subscription.charge_failed'])})
+    expect((all as {words: string[]}).words).toHaveLength(20)
+    expect(complete(surface, ['webhook', 'trigger', 'payout.'])).toEqual({words: ['payout.processing', 'payout.succeeded', 'payout.failed']})
+    expect(complete(surface, ['webhook', 'trigger', '--to', 'http://x', 'mandate.s'])).toEqual({words: ['mandate.succeeded']})
+    // its one argument given: nothing more to offer; an argument without choices: nothing (ids, files)
+    expect(complete(surface, ['webhook', 'trigger', 'payout.failed', ''])).toEqual({words: []})
+    expect(complete(surface, ['collections', 'get', ''])).toEqual({words: []})
+    expect(complete(surface, ['customers', 'get', '-o', 'w'])).toEqual({words: ['wide']})
+  })
+
   it('pay commands --json describes the same surface: types, required, choices, list sources, examples', async () => {
     const r = await runCli(['commands', '--json'], {env: {}})
     const all = JSON.parse(r.stdout) as CommandSurface[]
@@ -42,7 +54,7 @@ describe('candidates (src/cli/completion.ts)', () => {
     expect(flag('amount')).toMatchObject({type: 'string', required: true})
     expect(flag('provider')).toMatchObject({values: 'providers', required: false})
     expect(flag('retries')).toMatchObject({type: 'integer', default: 3, global: true})
-    expect(flag('output').choices).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml'])
+    expect(flag('output').choices).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml', 'wide'])
     expect(flag('yes')).toMatchObject({type: 'boolean', char: 'y'})
     expect(payout.examples[0].command).toMatch(/^pay payouts create /)
     expect(all.some((c) => c.id === 'completion:complete')).toBe(false) // hidden

@@ -88,6 +88,17 @@ describe('--jq (gh-style examples from the README)', () => {
     expect(tsv.stdout).toMatch(/^PLN_\w+\t[\d.]+\n/)
   })
 
+  it('one rule for strings: raw with or without --json (and -o json); other values as JSON; an error envelope under --json', async () => {
+    const runs = await Promise.all([[], ['--json'], ['-o', 'json']].map((extra) => h.run(['customers', 'get', JANE, ...extra, '--jq', '.email'])))
+    for (const r of runs) expect(r.stdout).toBe('jane@example.com\n')
+    const [obj, yaml] = await Promise.all([h.run(['customers', 'get', JANE, '--json', '--jq', '{email}']), h.run(['customers', 'get', JANE, '-o', 'yaml', '--jq', '.email'])])
+    expect(JSON.parse(obj.stdout)).toEqual({email: 'jane@example.com'})
+    expect(yaml.stdout).toBe('jane@example.com\n')
+    const missing = await h.run(['customers', 'get', 'MC_NOSUCH', '--json', '--jq', '.email'])
+    expect(missing.code).toBe(4)
+    expect(JSON.parse(missing.stdout)).toMatchObject({error: {code: 'not_found'}})
+  })
+
   it('--jq with -o: jq first, then the format', async () => {
     const c = await h.run(['customers', 'collections', JANE, '--per-page', '2', '--jq', '[.data[] | {id, amount}]', '-o', 'csv'])
     expect(c.stdout.split('\r\n')[0]).toBe('id,amount')

@@ -81,6 +81,23 @@ describe('runSmoke (in-process, against the sandbox)', () => {
     const report = await runSmoke(ctx, {money: {amount: '10.00', currency: 'KES', mobile: '254712345679', provider: 'mpesa', waitTimeoutSec: 30}, runId: 'money2'})
     expect(report.exit_code).toBe(8)
     expect(report.steps.find((s) => s.name === 'money: collection')!.detail).toMatch(/ended failed/)
+    // nothing to look up: skipped, not a second failure
+    expect(report.steps.find((s) => s.name === 'money: lookup by reference')).toMatchObject({outcome: 'skipped', detail: expect.stringMatching(/collection did not succeed/)})
+    expect(report.steps.filter((s) => s.outcome === 'failed').map((s) => s.name)).toEqual(['money: collection'])
+  })
+
+  it('merchant B without a sub-account ref: said once at the account context, the steps that need it skipped', async () => {
+    const {ctx} = context(GLOBEX)
+    const report = await runSmoke(ctx, {money: {amount: '10.00', currency: 'KES', mobile: '254712345670', provider: 'mpesa', waitTimeoutSec: 30}, runId: 'noref'})
+    const failed = report.steps.filter((s) => s.outcome === 'failed')
+    expect(failed.map((s) => s.name)).toEqual(['account context'])
+    expect(failed[0].detail).toMatch(/set PAY_ACCOUNT_REF or --account-ref .* once/)
+    expect(report.exit_code).toBe(2)
+    // metadata and balance never need the header: run; the rest skipped, naming why
+    expect(report.steps.filter((s) => s.outcome === 'passed').map((s) => s.name)).toEqual(['token (fresh)', 'metadata: banks', 'metadata: mobile providers', 'balance'])
+    const skipped = report.steps.filter((s) => s.outcome === 'skipped')
+    expect(skipped.map((s) => s.name)).toEqual(expect.arrayContaining(['product: collections', 'money: collection', 'money: lookup by reference']))
+    for (const s of skipped) expect(s.detail).toBe('needs a sub-account ref (see account context)')
   })
 
   it('a wrong secret fails the token step with exit 3 and skips the rest', async () => {
