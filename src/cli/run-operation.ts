@@ -56,6 +56,21 @@ export interface GatherSpec {
   problems?: FieldProblem[]
 }
 
+/**
+ * The parsed flags and arguments as one set of values. An argument that was not given leaves the flag of the same
+ * name alone (a lookup's REFERENCE and --reference, src/api/operation-names.ts referenceLookup); both given with
+ * different values is a usage error, nothing sent.
+ */
+export function givenValues(flags: Given, args: Given): Given {
+  const values: Given = {...flags}
+  for (const [name, value] of Object.entries(args)) {
+    if (value === undefined) continue
+    if (values[name] !== undefined && values[name] !== value) throw InputError.one(`--${name}`, `and the argument ${name.toUpperCase()} name different values: give one of them`)
+    values[name] = value
+  }
+  return values
+}
+
 const REQUIRED = 'is required'
 
 function valueOf(field: InputField): string | undefined {
@@ -316,7 +331,7 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
   const poll = pollOf(op, choice.id, res, input)
   const waited = await waitFor(ctx, {...poll, timeoutSec: Number(values['wait-timeout'] ?? 120), first: res})
   renderView(out, poll.view ?? op.view, waited.res)
-  return reportWait(out, waited)
+  return reportWait(out, waited, {profile: values.profile as string | undefined, 'account-ref': values['account-ref'] as string | undefined})
 }
 
 async function openLink(ctx: ApiContext, url: unknown): Promise<void> {

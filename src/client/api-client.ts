@@ -29,6 +29,8 @@ export interface ClientSettings {
   /** How many profiles the profiles file holds, when it was read. */
   profilesStored?: number
   sources?: {profileName?: string}
+  /** A profile named by --profile or PAY_PROFILE that the file does not hold, and the names it does hold. */
+  missingProfile?: {name: string; known: string[]}
 }
 
 export interface ClientOptions {
@@ -157,6 +159,13 @@ export class ApiClient {
   baseUrl(): string {
     const {baseUrl: base, profileName, profileFound, profilesStored, sources} = this.options.settings
     if (base && this.checkedBase?.given === base) return this.checkedBase.url // a bulk run builds thousands of requests
+    const {missingProfile} = this.options.settings
+    if (missingProfile) {
+      const {name, known} = missingProfile
+      const given = sources?.profileName === 'env' ? 'PAY_PROFILE' : '--profile'
+      const hint = known.length > 0 ? `the profiles are: ${known.join(', ')} (\`pay profiles list\`); or create "${name}" with \`pay login --profile ${name}\`` : `none is stored yet: create one with \`pay login --profile ${name}\`, or \`pay sandbox start\` to try pay against the local sandbox`
+      throw new PayError(`no profile named "${name}" (${given})`, ExitCode.USAGE, hint)
+    }
     if (!base && profileName && profileFound === false && sources?.profileName === 'profile') {
       // the profiles file is there but the active profile is gone (`pay profiles remove`): the last one, or one of several
       if (profilesStored === 0) throw new PayError('no active profile: none is left', ExitCode.USAGE, 'create one with `pay login` (or `pay profiles add NAME`), or `pay sandbox start` to try pay against the local sandbox')
@@ -382,7 +391,13 @@ export class ApiClient {
 
   private secrets(): (string | undefined)[] {
     const s = this.options.settings
-    return [s.clientSecret, s.webhookSecret]
+    return [s.clientSecret, s.webhookSecret, ...this.moreSecrets]
+  }
+
+  private readonly moreSecrets: string[] = []
+  /** Values the traces and errors must redact besides the credentials (a flow's declared `secrets:`). */
+  redactAlso(values: readonly string[]): void {
+    this.moreSecrets.push(...values)
   }
 
   private trace(text: string): void {

@@ -5,7 +5,8 @@ export default class Smoke extends ApiCommand {
   static override summary = 'Prove this machine can do business with the service (CI smoke check)'
   static override description = `Runs, without prompting, and reports each step with its time and outcome: a fresh token (never the cache), the account context (and the sub-account ref when one is set), metadata, balance, and the read endpoint of each product; a product that answers 403 is reported "not enabled", not failed.
 With --contract it checks the shapes instead: every read-only endpoint once, listing per endpoint the fields missing, extra, of other types or other shapes compared with what pay assumes where the interface is silent (docs/assumptions.md); exit 0 while every rule the interface states holds, 7 when one is broken.
-With --money it also runs a small real flow: a collection waited to its end, a pay link, a lookup by reference. Against anything but the local sandbox (a loopback base URL) --money needs --yes.
+With --money it also runs a small real flow: a collection waited to its end, a pay link, a lookup by reference (skipped when the collection did not succeed). Against anything but the local sandbox (a loopback base URL) --money needs --yes.
+A merchant with sub-accounts needs a sub-account ref: without one, the account context step says to set PAY_ACCOUNT_REF or --account-ref (exit 2) and the steps that need it are skipped.
 On a terminal a checklist; off one, one tab-separated line per step (ok, FAIL, not-enabled, skipped); --json one object with every step; --junit FILE writes JUnit XML for CI. Exit 0 when healthy, else the exit code of the first failed step (3 for credentials).`
 
   static override flags = {

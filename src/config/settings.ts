@@ -36,6 +36,8 @@ export interface Settings {
   webhookSignature?: string
   sources: Partial<Record<'baseUrl' | 'clientId' | 'clientSecret' | 'accountRef' | 'webhookSecret' | 'webhookSignature' | 'profileName', Source>>
   configDir: string
+  /** --profile or PAY_PROFILE names a profile the file does not hold, and one of the connection settings was to come from it. */
+  missingProfile?: {name: string; known: string[]}
   /** The profile is marked live (`pay profiles add --live`) and its base URL is the one used. */
   live?: boolean
   /** The profile lets `pay mcp` list its money tools (`pay profiles add --mcp-allow-money`). */
@@ -109,6 +111,10 @@ export async function resolveSettings(given: SettingFlags, env: NodeJS.ProcessEn
       settings.sources[key] = 'profile'
     }
   }
+  // a profile asked for by name that is not there, while the connection still needs something from a profile
+  const named = nameSource === 'flag' || nameSource === 'env'
+  const needsProfile = (['baseUrl', 'clientId', 'clientSecret'] as const).some((key) => settings.sources[key] !== 'flag' && settings.sources[key] !== 'env')
+  if (named && !profile && needsProfile) settings.missingProfile = {name: profileName, known: Object.keys(stored?.profiles ?? {}).sort()}
   if (settings.baseUrl) settings.baseUrl = settings.baseUrl.replace(/\/+$/, '')
   // live only where the profile's own base URL is used (a flag or PAY_BASE_URL points elsewhere)
   settings.live = profile?.live === true && settings.sources.baseUrl === 'profile'

@@ -51,6 +51,11 @@ export class Output {
     return this.options.format
   }
 
+  /** The width a table on the terminal fits (its columns), or undefined: piped, or -o wide. */
+  get tableWidth(): number | undefined {
+    return this.term.stdoutIsTTY && !this.options.wide ? this.term.columns : undefined
+  }
+
   /** --fields, for the human views (columns of a list, rows of an object). */
   get fields(): string[] | undefined {
     return this.options.fields
@@ -196,7 +201,7 @@ export class Output {
   private table(items: Record<string, unknown>[], columns?: string[]): string {
     if (items.length === 0) return this.term.stdoutIsTTY ? '(none)' : ''
     const cols = listColumns(items, columns)
-    return listTable(cols, listRows(items, cols, this.term.color), this.term.stdoutIsTTY, !this.options.noHeader)
+    return listTable(cols, listRows(items, cols, this.term.color), this.term.stdoutIsTTY, !this.options.noHeader, this.tableWidth)
   }
 }
 
