@@ -4,7 +4,7 @@ import {connectionFlags} from '../../cli/flags.js'
 
 export default class ProfilesShow extends BaseCommand {
   static override summary = 'Show the settings in effect (secrets redacted) and where each comes from'
-  static override description = 'Without NAME, shows what an API command would use now: flag > environment > profile, with the source of each value. Secrets are never printed, only whether they are set.'
+  static override description = 'Without NAME, shows what an API command would use now: flag > environment > profile, with the source of each value. Secrets are never printed, only whether they are set; `sources` says where each lives (flag, env, profile: the 0600 profiles file, keyring: the OS keyring).'
   static override examples = [
     {description: 'What would `pay balance` use?', command: '<%= config.bin %> profiles show'},
     {description: 'A named profile', command: '<%= config.bin %> profiles show sandbox --json'},
@@ -19,15 +19,16 @@ export default class ProfilesShow extends BaseCommand {
     const rt = await this.runtime()
     const s = await rt.resolveSettings({...flags, profile: args.name ?? flags.profile})
     if (args.name && !s.profileFound) throw new rt.PayError(`no profile named "${args.name}"`, 4)
-    const secret = (v?: string) => (v ? '[REDACTED] (set)' : null)
+    // where each secret lives: the flag, the environment, the profiles file or the OS keyring (never its value)
+    const secret = (key: 'clientSecret' | 'webhookSecret') => rt.secretView(s.sources[key] === 'profile' ? 'file' : s.sources[key] === 'default' ? undefined : s.sources[key])
     const view = {
       profile: s.profileName,
       profile_found: s.profileFound,
       base_url: s.baseUrl ?? null,
       client_id: s.clientId ?? null,
-      client_secret: secret(s.clientSecret),
+      client_secret: secret('clientSecret'),
       account_ref: s.accountRef ?? null,
-      webhook_secret: secret(s.webhookSecret),
+      webhook_secret: secret('webhookSecret'),
       live: s.live === true,
       sources: s.sources,
       config_dir: s.configDir,

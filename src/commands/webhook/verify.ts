@@ -30,7 +30,7 @@ The body must be the exact bytes received: a re-formatted JSON, or a newline add
     const {verifySignature, parseSignatureHeader} = await import('../../webhooks/signature.js')
 
     const settings = await rt.resolveSettings({profile: flags.profile})
-    const secrets = flags.secret?.length ? flags.secret : settings.webhookSecret ? [settings.webhookSecret] : []
+    const secrets = await rt.webhookSecrets(flags.secret, settings)
     if (secrets.length === 0) throw InputError.one('--secret', 'is required (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)')
     const header = flags.signature.replace(/^\s*service-signature\s*:\s*/i, '').trim()
 

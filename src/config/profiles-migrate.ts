@@ -1,0 +1,41 @@
+/**
+ * `pay profiles migrate`: moves the secrets of stored profiles to the OS keyring (or back to the file), so profiles
+ * saved before the keyring existed, or on a machine without one, can be moved once one is there.
+ */
+import {PayError} from '../client/errors.js'
+import {ExitCode} from '../client/exit-codes.js'
+import {SECRET_FIELDS, type Profile, type SecretField} from './profile-schema.js'
+import type {ProfileStore} from './profiles.js'
+import {keyringAccount, readKeyringSecret} from './secret-store.js'
+
+export interface MigrateOptions {
+  /** Profiles to move; all when empty. */
+  names: string[]
+  to: 'keyring' | 'file'
+  env?: NodeJS.ProcessEnv
+}
+
+export interface MigratedProfile {
+  profile: string
+  /** The secrets moved (already where they were asked to be: none). */
+  moved: SecretField[]
+  store: 'keyring' | 'file'
+}
+
+export async function migrateProfiles(store: ProfileStore, options: MigrateOptions): Promise<MigratedProfile[]> {
+  const all = store.list()
+  for (const name of options.names) if (!all.some((p) => p.name === name)) throw new PayError(`no profile named "${name}"`, ExitCode.NOT_FOUND, 'pay profiles list shows them')
+  const chosen = options.names.length > 0 ? all.filter((p) => options.names.includes(p.name)) : all
+  const results: MigratedProfile[] = []
+  for (const {name, profile} of chosen) {
+    const moving = SECRET_FIELDS.filter((f) => (options.to === 'keyring' ? profile[f] !== undefined : profile.keyring?.fields.includes(f)))
+    if (moving.length > 0) {
+      const values: Profile = {}
+      for (const field of moving) values[field] = options.to === 'keyring' ? profile[field] : await readKeyringSecret(keyringAccount(profile.keyring!.id, field), field.replace('_', ' '), name)
+      // to the keyring or not at all: a forced store fails rather than fall back to the file it is leaving
+      await store.saveWithSecrets(name, values, {file: options.to === 'file'}, {...(options.env ?? process.env), PAY_SECRET_STORE: 'keyring'})
+    }
+    results.push({profile: name, moved: moving, store: options.to})
+  }
+  return results
+}
