@@ -3,6 +3,7 @@
  * saved before the keyring existed, or on a machine without one, can be moved once one is there.
  */
 import {PayError} from '../client/errors.js'
+import type {Output} from '../output/output.js'
 import {ExitCode} from '../client/exit-codes.js'
 import {SECRET_FIELDS, type Profile, type SecretField} from './profile-schema.js'
 import type {ProfileStore} from './profiles.js'
@@ -37,5 +38,14 @@ export async function migrateProfiles(store: ProfileStore, options: MigrateOptio
     }
     results.push({profile: name, moved: moving, store: options.to})
   }
+  return results
+}
+
+/** The command: moves the secrets and says what moved (JSON: the list). */
+export async function runProfilesMigrate(store: ProfileStore, options: MigrateOptions, out: Output): Promise<MigratedProfile[]> {
+  const results = await migrateProfiles(store, options)
+  if (out.json) out.data(JSON.stringify(results))
+  else if (results.length === 0) out.info('No profiles to migrate.')
+  else for (const r of results) out.info(r.moved.length > 0 ? `Profile "${r.profile}": ${r.moved.join(' and ')} moved to the ${r.store === 'keyring' ? 'OS keyring' : 'profiles file'}` : `Profile "${r.profile}": nothing to move`)
   return results
 }
