@@ -15,6 +15,8 @@ export function redactProfile(profile: Profile): Record<string, string | boolean
     if (key === 'client_secret' || key === 'webhook_secret') view[key] = secretView(profile.keyring?.fields.includes(key) ? 'keyring' : value ? 'file' : undefined)
     else view[key] = key === 'base_url' && value ? redactUrl(value) : (value ?? null)
   }
+  if (profile.webhook_signature) view.webhook_signature = profile.webhook_signature
   view.live = profile.live === true
+  if (profile.mcp_allow_money === true) view.mcp_allow_money = true
   return view
 }
