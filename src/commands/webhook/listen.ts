@@ -18,12 +18,12 @@ With --forward-to, the raw body and the original headers (signature included) ar
 The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one the command refuses to start unless --no-verify is given. With --json, stdout carries one JSON object per delivery ({time, event, verdict, duplicate, forward}) and everything else goes to stderr. Ctrl-C closes the tunnel and prints a summary.`
 
   static override examples = [
-    {description: 'Listen (tunnel chosen by --tunnel auto) and forward to your app', command: '<%= config.bin %> webhook listen --forward-to http://localhost:3000/webhooks'},
+    {description: 'Listen (tunnel chosen by --tunnel auto: none for the local sandbox) and forward to your app; runs until Ctrl-C', command: '<%= config.bin %> webhook listen --forward-to http://localhost:3000/webhooks'},
     {description: 'Through ngrok with a reserved domain: the URL in the portal stays valid across restarts', command: 'NGROK_AUTHTOKEN=... <%= config.bin %> webhook listen --domain shop-dev.ngrok.app'},
     {description: 'Only payment outcomes, as JSON lines for jq', command: "<%= config.bin %> webhook listen --events 'collection.*,payout.failed' --json | jq -c '{type: .event.type, ok: .verdict.ok}'"},
     {description: 'Local only, fixed port, secret from the environment', command: 'PAY_WEBHOOK_SECRET=whsec_... <%= config.bin %> webhook listen --tunnel none --port 4242'},
     {description: 'Through your own localtunnel server', command: '<%= config.bin %> webhook listen --tunnel-host https://tunnel.example.com --subdomain shop-dev'},
-    {description: 'Through ngrok (needs NGROK_AUTHTOKEN), against the sandbox profile', command: '<%= config.bin %> webhook listen --tunnel ngrok --profile sandbox'},
+    {description: 'Through ngrok, against the sandbox profile (needs NGROK_AUTHTOKEN: without it, exits 2 saying so)', command: '<%= config.bin %> webhook listen --tunnel ngrok --profile sandbox'},
   ]
 
   static override flags = {
