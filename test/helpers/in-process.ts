@@ -99,3 +99,25 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
 export function pay(args: string[], options: RunOptions & {env: Record<string, string | undefined>}): Promise<CliResult> {
   return isOperation(args) && options.input === undefined ? runInProcess(args, {env: {NO_COLOR: '1', ...options.env}}) : runCli(args, options)
 }
+
+/**
+ * A command's run function in-process (`pay find`, `pay reconcile`: the commands that are not operation specs): an
+ * ApiContext on an in-memory Output, as its oclif class builds one after parsing, and any failure rendered with its
+ * exit code as the base command's catch does.
+ */
+export async function runWithContext(run: (ctx: Awaited<ReturnType<typeof createApiContext>>) => Promise<number>, options: InProcessOptions & {json?: boolean | OutputOptions; flags?: ApiContextFlags} = {}): Promise<CliResult> {
+  const io = memoryOutput(options.json ?? false, options.terminal)
+  let client: ApiClient | undefined
+  try {
+    await io.out.prepare()
+    const ctx = await createApiContext(options.flags ?? {}, USER_AGENT, io.out, {...options.env}, options.transport)
+    client = ctx.client
+    const code = await run(ctx)
+    return {code, stdout: io.stdout(), stderr: io.stderr()}
+  } catch (err) {
+    io.out.forError()
+    return {code: renderError(io.out, err), stdout: io.stdout(), stderr: io.stderr()}
+  } finally {
+    await client?.close()
+  }
+}
