@@ -5,7 +5,7 @@ export default class Token extends ApiCommand {
   static override description = `Prints a bearer token for the active credentials: the cached one while it has more than 60 s to live, otherwise a fresh one from POST /v1/oauth/token. Treat the output as a secret.
 With --json it prints {access_token, token_type, expires_at, cached}: pay's own object, not the service's body (a cached token has none), the one exception to the --json rule.`
   static override examples = [
-    {description: 'Call the service with curl (the service wants a JSON Content-Type on every authenticated request)', command: 'curl -H "Authorization: Bearer $(<%= config.bin %> token)" -H "Content-Type: application/json" "$PAY_BASE_URL/v1/balance"'},
+    {description: 'Call the service with curl (the service wants a JSON Content-Type on every authenticated request)', command: '$ curl -H "Authorization: Bearer $(<%= config.bin %> token)" -H "Content-Type: application/json" "$PAY_BASE_URL/v1/balance"'},
     {description: 'Token and expiry as JSON', command: '<%= config.bin %> token --json'},
   ]
 

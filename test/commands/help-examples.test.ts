@@ -36,7 +36,8 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf
 const examples: Example[] = Object.entries(manifest.commands as Record<string, {examples?: (string | {description?: string; command: string})[]}>).flatMap(([id, cmd]) =>
   (cmd.examples ?? []).map((e) => {
     const {description = '', command} = typeof e === 'string' ? {command: e} : e
-    return {id, description, line: command.replace(/<%=\s*config\.bin\s*%>/g, 'pay').replace(/<%=\s*command\.id\s*%>/g, id.replace(/:/g, ' '))}
+    // (a line that is not pay's is written with its own prompt, `$ curl …`, which is not part of the command)
+    return {id, description, line: command.replace(/^\$ /, '').replace(/<%=\s*config\.bin\s*%>/g, 'pay').replace(/<%=\s*command\.id\s*%>/g, id.replace(/:/g, ' '))}
   }),
 )
 
@@ -188,6 +189,10 @@ beforeAll(async () => {
     pay('collections create --amount 5 --currency KES --reference cl-stays --mobile 254712345678 --provider mpesa').then((cl) => (ids.CL_8W7MS7ZAC2H8YDXQ62V7 = cl.id)),
     pay('virtual-accounts create --merchant').then((va) => (ids['9012345678'] = va.virtual_account.account_number)),
     pay('virtual-accounts create --customer MC_ACME0001'),
+    // what the reconcile examples' files expect (references no other example uses, so no run of theirs races them)
+    pay('payouts create --amount 100.00 --currency KES --reference po-reconcile-1 --mobile 254712345670 --provider mpesa --wait'),
+    pay('payouts create --amount 200.00 --currency KES --reference po-reconcile-2 --mobile 254712345670 --provider mpesa --wait'),
+    pay('collections create --amount 250.00 --currency KES --reference col-reconcile-1 --mobile 254712345670 --provider mpesa --wait'),
   ])
 
   // what only the user knows, filled in: ids the service issued, secrets (…), a receiver for webhooks, the service URL
@@ -215,6 +220,9 @@ beforeAll(async () => {
   symlinkSync(join(ROOT, 'flows'), join(work, 'flows'))
   writeFileSync(join(work, 'payout.json'), JSON.stringify({amount: '300.00', currency: 'KES', merchant_reference: 'api-payout-1', mobile: '254712345670', provider: 'mpesa'}))
   writeFileSync(join(work, 'delivery.json'), delivery)
+  writeFileSync(join(work, 'payouts-2026-11-25.csv'), 'reference,amount,currency\npo-reconcile-1,100.00,KES\npo-reconcile-2,200.00,KES\n')
+  writeFileSync(join(work, 'created.csv'), 'reference,amount,currency\ncol-reconcile-1,250.00,KES\n')
+  writeFileSync(join(work, 'expected.ndjson'), '{"reference":"po-reconcile-1","amount":"100.00","currency":"KES"}\n')
   shellEnv = {HOME: join(work, 'home'), BODY: delivery, SIG: signatureHeader(client.webhook_secret, delivery), NGROK_AUTHTOKEN: '', PAY_BASE_URL: sb.url}
 }, 120_000)
 
