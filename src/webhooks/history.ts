@@ -7,14 +7,14 @@
  * (`<start ms>-<pid>-<random>.log`). Each process appends only to segments of its own, so two listeners (and a
  * replay) never write to the same file. A record is one line of JSON (its metadata), followed, for a delivery,
  * by the raw body bytes (exactly `len` of them) and a newline: the body is stored as received, never re-encoded.
- * The listener's records are written in one writev per batch and made durable with one fdatasync per batch
- * (group commit) before any answer of that batch is sent (HistoryWriter.afterCommit). A reader stops at a record
+ * The listener's records are written in one writev per batch before any answer of that batch is sent, and
+ * fdatasync'd right behind (or, with sync 'answer', before the answers: HistoryWriter). A reader stops at a record
  * it cannot read whole (the tail a kill -9 cut: never answered), and indexes everything it reads in memory.
  * Bounds: segments older than the maximum age, and the oldest segments while the whole store is over its size,
  * are deleted, whole; never the segment another live process is writing. No secret is ever stored: the headers
  * are kept as received with secret-named headers redacted, and the webhook secret is not a header.
  */
-import {closeSync, fdatasync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writevSync} from 'node:fs'
+import {closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writevSync} from 'node:fs'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE, stateDir} from '../config/paths.js'
 import {isSecretHeader, redactHeader} from '../client/redact.js'
@@ -27,6 +27,9 @@ export const MAX_SIZE_ENV = 'PAY_WEBHOOK_HISTORY_MAX_SIZE'
 const SEGMENT = /^(\d{13,})-(\d+)-[0-9a-z]+\.log$/
 const PRUNE_EVERY_MS = 10 * 60_000
 const NL = Buffer.from('\n')
+
+export type SyncMode = 'answer' | 'background' | 'none'
+export const SYNC_MODES: SyncMode[] = ['answer', 'background', 'none']
 
 export type HistoryVerdict = 'accepted' | 'duplicate' | 'rejected'
 
@@ -98,17 +101,26 @@ const okStatus = (status: number | undefined) => status !== undefined && status 
 export interface WriterOptions extends HistoryBounds {
   /** Told once when the store cannot be written (the listener carries on without it). */
   warn?: (text: string) => void
-  /** false: records are written before the answer, without fdatasync (they survive the process, not the machine). */
-  sync?: boolean
+  /**
+   * When a batch counts as kept: 'answer' (default): written and fdatasync'd before its answers go out;
+   * 'background': written before its answers (it survives the process), fdatasync'd right after, without
+   * waiting (a machine crash may lose the last few milliseconds); 'none': written only (tests).
+   */
+  sync?: SyncMode
   now?: () => number
   /** node:fs's fdatasync (tests hold it to see that no answer goes out before it completes). */
   fdatasync?: typeof fdatasync
 }
 
 /**
- * The writer of one process. Records are appended to memory and written together: `afterCommit(cb)` calls `cb`
- * once every record appended before it is on disk (written and fdatasync'd). While one batch is being synced,
- * new records gather for the next one (group commit): one fdatasync per batch, however many deliveries it holds.
+ * The writer of one process. Records are appended to memory and written together, with one writev(2) (in the
+ * page cache from then on: they survive the process, a kill -9 included); `afterCommit(cb)` calls `cb` once every
+ * record appended before it is kept as the sync mode says:
+ * - 'background' (the default): written at once, then `cb`; an fdatasync runs right behind, one at a time (a
+ *   machine crash may lose what was answered in the last few milliseconds, never a listener crash).
+ * - 'answer': written and fdatasync'd before `cb`. While one batch is being synced, new records gather for the
+ *   next one (group commit): one fdatasync per batch, however many deliveries it holds.
+ * docs/webhooks.md has the measured cost of each.
  */
 export class HistoryWriter {
   readonly dir: string
@@ -117,11 +129,12 @@ export class HistoryWriter {
   private seq = 0
   private bufs: Buffer[] = []
   private waiting: (() => void)[] = []
-  /** Callbacks of the batch being synced (undefined: none in flight). */
+  /** 'answer' mode: callbacks of the batch being synced (undefined: none in flight). */
   private syncing?: (() => void)[]
   private scheduled = false
   private off = false
   private lastPrune = 0
+  private readonly mode: SyncMode
   private readonly maxAgeMs: number
   private readonly maxBytes: number
   private readonly segmentBytes: number
@@ -135,6 +148,7 @@ export class HistoryWriter {
     private readonly options: WriterOptions = {},
   ) {
     this.dir = dir
+    this.mode = options.sync ?? 'background'
     this.maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES
     // eight segments or more in a full store: pruning a whole one frees at most an eighth
@@ -162,7 +176,7 @@ export class HistoryWriter {
     return !this.off
   }
 
-  /** True while records wait to be made durable (an answer must then wait for afterCommit). */
+  /** True while records wait to be kept (an answer must then wait for afterCommit). */
   get pending(): boolean {
     return !this.off && (this.bufs.length > 0 || this.syncing !== undefined)
   }
@@ -186,9 +200,13 @@ export class HistoryWriter {
     this.schedule()
   }
 
-  /** Calls `cb` once every record appended so far is durable (at once when none waits). */
+  /** Calls `cb` once every record appended so far is kept (at once when none waits). */
   afterCommit(cb: () => void): void {
     if (!this.pending) return cb()
+    if (this.mode !== 'answer') {
+      this.writeOut()
+      return cb()
+    }
     // nothing new since the batch in flight: that batch's sync covers everything appended so far
     if (this.bufs.length === 0 && this.syncing) this.syncing.push(cb)
     else {
@@ -202,6 +220,7 @@ export class HistoryWriter {
     await new Promise<void>((resolve) => this.afterCommit(resolve))
     if (this.fd !== undefined) {
       try {
+        if (this.mode !== 'answer') fdatasyncSync(this.fd)
         closeSync(this.fd)
       } catch {
         // closing is best effort
@@ -211,40 +230,79 @@ export class HistoryWriter {
     this.off = true
   }
 
+  /** Records appended without an afterCommit (an attempt's) are written at the end of the turn. */
   private schedule(): void {
     if (this.scheduled || this.syncing) return
     this.scheduled = true
     setImmediate(() => this.flush())
   }
 
+  /** Writes what was appended, in one writev; false when the history has turned itself off. */
+  private writeOut(): boolean {
+    if (this.off) return false
+    if (this.bufs.length === 0) return true
+    const bufs = this.bufs
+    this.bufs = []
+    if (this.fd === undefined && !this.open()) return false
+    let total = 0
+    for (const b of bufs) total += b.length
+    try {
+      const written = writevSync(this.fd!, bufs)
+      if (written !== total) throw new Error(`short write (${written} of ${total} bytes)`)
+      this.size += written
+    } catch (err) {
+      this.disable(err)
+      return false
+    }
+    if (this.mode === 'background') this.syncBehind()
+    if (this.mode !== 'answer') this.housekeeping()
+    return true
+  }
+
   private flush(): void {
     this.scheduled = false
-    if (this.off) return this.release(this.waiting.splice(0))
-    const bufs = this.bufs
+    if (this.mode !== 'answer') {
+      this.writeOut()
+      return this.release(this.waiting.splice(0))
+    }
     const callbacks = (this.syncing = this.waiting)
-    this.bufs = []
     this.waiting = []
-    if (this.fd === undefined && !this.open()) {
+    if (!this.writeOut()) {
       this.syncing = undefined
       return this.release(callbacks)
     }
-    const fd = this.fd!
-    try {
-      if (bufs.length > 0) this.size += writevSync(fd, bufs)
-    } catch (err) {
-      this.syncing = undefined
-      this.disable(err)
-      return this.release(callbacks)
-    }
-    const done = (err: Error | null) => {
+    ;(this.options.fdatasync ?? fdatasync)(this.fd!, (err) => {
       this.syncing = undefined
       if (err) this.disable(err)
-      else if (this.size >= this.segmentBytes || this.now() - this.lastPrune > PRUNE_EVERY_MS) this.rotate()
+      else this.housekeeping()
       this.release(callbacks)
       if (this.bufs.length > 0 || this.waiting.length > 0) this.schedule()
+    })
+  }
+
+  /** A new segment once this one is full; pruning every PRUNE_EVERY_MS. */
+  private housekeeping(): void {
+    if (this.size >= this.segmentBytes || this.now() - this.lastPrune > PRUNE_EVERY_MS) this.rotate()
+  }
+
+  /** 'background': one fdatasync at a time behind the answers; another after it when more was written meanwhile. */
+  private behind = false
+  private behindAgain = false
+  private syncBehind(): void {
+    if (this.behind) {
+      this.behindAgain = true
+      return
     }
-    if (this.options.sync === false) done(null)
-    else (this.options.fdatasync ?? fdatasync)(fd, done)
+    this.behind = true
+    ;(this.options.fdatasync ?? fdatasync)(this.fd!, (err) => {
+      this.behind = false
+      // EBADF: the segment was closed (and synced then) meanwhile
+      if (err && (err as NodeJS.ErrnoException).code !== 'EBADF') this.disable(err)
+      if (this.behindAgain && this.fd !== undefined) {
+        this.behindAgain = false
+        this.syncBehind()
+      }
+    })
   }
 
   private release(callbacks: (() => void)[]): void {
@@ -260,6 +318,7 @@ export class HistoryWriter {
   private rotate(): void {
     try {
       if (this.size >= this.segmentBytes) {
+        if (this.mode !== 'answer') fdatasyncSync(this.fd!)
         closeSync(this.fd!)
         this.fd = undefined
         this.newSegment()

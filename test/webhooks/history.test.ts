@@ -58,10 +58,27 @@ describe('the listener keeps every delivery', () => {
     }
   })
 
-  it('an answer waits until its delivery is on disk (fdatasync held)', async () => {
+  it('by default, a delivery is written before it is answered, and fdatasynced right behind', async () => {
+    const dir = tempDir()
+    const synced: number[] = []
+    const history = new HistoryWriter(dir, {fdatasync: ((fd: number, cb: (err: Error | null) => void) => {
+      synced.push(fd)
+      setImmediate(() => cb(null))
+    }) as never})
+    listener = await startListener({secrets: [SECRET], history})
+    for (let i = 0; i < 5; i++) {
+      const e = eventBody()
+      expect((await post(`${listener.url}${listener.path}`, e.body, signed(e.body))).status).toBe(200)
+      // on the answer, the delivery is already in the file (a kill -9 now would not lose it)
+      expect(readHistory(dir)[0].event_id).toBe(e.id)
+    }
+    expect(synced.length).toBeGreaterThanOrEqual(1)
+  })
+
+  it('--history-sync answer: an answer waits until its delivery is fdatasync\'d (held here)', async () => {
     const dir = tempDir()
     const held: (() => void)[] = []
-    const history = new HistoryWriter(dir, {fdatasync: ((fd: number, cb: (err: Error | null) => void) => held.push(() => cb(null))) as never})
+    const history = new HistoryWriter(dir, {sync: 'answer', fdatasync: ((fd: number, cb: (err: Error | null) => void) => held.push(() => cb(null))) as never})
     listener = await startListener({secrets: [SECRET], history})
     const e = eventBody()
     let answered = false

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {connectionFlags} from '../../cli/flags.js'
+import type {SyncMode} from '../../webhooks/history.js'
 import type {Delivery} from '../../webhooks/listener.js'
 import type {TunnelChoice} from '../../webhooks/tunnels/registry.js'
 import type {TunnelLogLevel} from '../../webhooks/tunnels/tunnel.js'
@@ -43,6 +44,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     route: Flags.string({description: "Forward by type: GLOB=URL ('payout.*=http://localhost:4000/p'); repeat; each event goes to every matching route, and the worst status is answered", multiple: true}),
     history: Flags.boolean({description: 'Keep every delivery and forward attempt in the local history (`pay webhook history`); --no-history keeps nothing', default: true, allowNo: true}),
     'history-max-age': Flags.string({description: 'Delete kept deliveries older than this (12h, 7d, 2w; env PAY_WEBHOOK_HISTORY_MAX_AGE; default 7d)'}),
+    'history-sync': Flags.string({description: "When a delivery counts as kept: background (written before the answer, fdatasync'd right after) or answer (fdatasync'd before the answer: slower)", options: ['background', 'answer'], default: 'background'}),
     'history-max-size': Flags.string({description: 'Keep the history under this size, oldest deleted first (64MiB; env PAY_WEBHOOK_HISTORY_MAX_SIZE; default 256MiB)'}),
     'forward-timeout': Flags.integer({description: 'Seconds to wait for the --forward-to app (then 504)', default: 10, min: 1}),
     tunnel: Flags.string({description: 'Tunnel to the internet; auto: none against a local sandbox, ngrok when NGROK_AUTHTOKEN is set, else localtunnel', options: ['auto', 'localtunnel', 'ngrok', 'none'], default: 'auto'}),
@@ -93,7 +95,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
 
     const {startListener} = await import('../../webhooks/listener.js')
     const {HistoryWriter, historyDir} = await import('../../webhooks/history.js')
-    const history = bounds ? new HistoryWriter(historyDir(), {...bounds, warn: (text) => out.warnQuoting(text)}) : undefined
+    const history = bounds ? new HistoryWriter(historyDir(), {...bounds, sync: flags['history-sync'] as SyncMode, warn: (text) => out.warnQuoting(text)}) : undefined
     const {deliveryLine, formatSummary, lineBatch, urlChangedLines} = await import('../../webhooks/render.js')
     const {printable, printableLine} = await import('../../output/printable.js')
     // lines written as they are go out in batches; under --jq, --fields or another format each delivery is a document of its own
