@@ -1,5 +1,5 @@
 /**
- * The local webhook history of `pay webhook listen` (docs/webhooks.md): every delivery that reached the listener
+ * The local webhook history of `pay webhook listen` (docs/assumptions.md, Webhooks): every delivery that reached the listener
  * (accepted, duplicate or rejected) with its raw body bytes, its headers, when, the verdict and its reason, and
  * every forward or replay attempt with its URL, status, time and duration.
  *
@@ -120,7 +120,7 @@ export interface WriterOptions extends HistoryBounds {
  *   machine crash may lose what was answered in the last few milliseconds, never a listener crash).
  * - 'answer': written and fdatasync'd before `cb`. While one batch is being synced, new records gather for the
  *   next one (group commit): one fdatasync per batch, however many deliveries it holds.
- * docs/webhooks.md has the measured cost of each.
+ * docs/assumptions.md (Webhooks) has the measured cost of each.
  */
 export class HistoryWriter {
   readonly dir: string
