@@ -53,3 +53,12 @@ export function parseSince(text: string, now = Date.now()): number | undefined {
   const at = Date.parse(text.trim())
   return Number.isFinite(at) ? at : undefined
 }
+
+/** Whether a flag value is an absolute http:// or https:// URL (--forward-to, --route, --to, --tunnel-host). */
+export function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol)
+  } catch {
+    return false
+  }
+}

@@ -7,11 +7,10 @@ import {ExitCode} from '../client/exit-codes.js'
 import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
 import {deliveryHeaders} from './delivery-headers.js'
-import {eventFilter, parsePatterns, parseSince} from './filter.js'
+import {eventFilter, isHttpUrl, parseDuration, parsePatterns, parseSince, parseSize} from './filter.js'
 import {failedEvents, forwardState, historyDir, HistoryWriter, readHistory, type ForwardState, type HistoryBounds, type HistoryVerdict, type StoredDelivery, MAX_AGE_ENV, MAX_SIZE_ENV, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_BYTES} from './history.js'
 import type {ForwardRoute} from './listener.js'
 import {SIGNATURE_HEADER} from './signature.js'
-import {parseDuration, parseSize} from './filter.js'
 
 /** The header a replayed delivery carries, so that an app can tell it from the service's own. */
 export const REPLAY_HEADER = 'Service-Delivery-Replay'
@@ -246,13 +245,7 @@ function replayHeaders(d: StoredDelivery, options: ReplayOptions): string[] {
  * the results as data. Exit code 1 when any replay was not answered 2xx.
  */
 export async function runWebhookReplay(options: ReplayOptions, out: Output): Promise<{exitCode: number; results: ReplayResult[]}> {
-  let url: URL | undefined
-  try {
-    url = new URL(options.to)
-  } catch {
-    url = undefined
-  }
-  if (!url || !['http:', 'https:'].includes(url.protocol)) throw InputError.one('--to', 'must be an http:// or https:// URL')
+  if (!isHttpUrl(options.to)) throw InputError.one('--to', 'must be an http:// or https:// URL')
   if (options.secrets.length === 0) {
     throw InputError.one('--secret', 'is required to sign the replays (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)', "copy the webhook secret your app verifies with; it is never stored in the history")
   }
@@ -308,13 +301,7 @@ export function parseRoutes(values: string[], problems: {flag: string; rule: str
     const eq = value.indexOf('=')
     const pattern = eq > 0 ? value.slice(0, eq).trim() : ''
     const url = eq > 0 ? value.slice(eq + 1).trim() : ''
-    let ok = false
-    try {
-      ok = pattern !== '' && ['http:', 'https:'].includes(new URL(url).protocol)
-    } catch {
-      ok = false
-    }
-    if (!ok) problems.push({flag: '--route', rule: `must be GLOB=URL with an http:// or https:// URL, e.g. 'payout.*=http://localhost:4000/p' (got ${JSON.stringify(value)})`})
+    if (pattern === '' || !isHttpUrl(url)) problems.push({flag: '--route', rule: `must be GLOB=URL with an http:// or https:// URL, e.g. 'payout.*=http://localhost:4000/p' (got ${JSON.stringify(value)})`})
     else routes.push({pattern, url})
   }
   return routes

@@ -5,26 +5,12 @@
 import type {ControlEndpointId, ControlInput} from '../client/control-client.js'
 import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
+import type {EventRec} from '../sandbox/state.js'
 
 export type ControlCall = (id: ControlEndpointId, input?: ControlInput) => Promise<any>
 
-interface SandboxAttempt {
-  attempt: number
-  at: string
-  url: string
-  status: number | null
-  error?: string
-  duplicate?: boolean
-  resend?: boolean
-}
-
-interface SandboxEvent {
-  id: string
-  type: string
-  client_id: string
-  state: string
-  deliveries: SandboxAttempt[]
-}
+/** An event as the control API shows it (src/sandbox/control-api.ts: eventView). */
+type SandboxEvent = Pick<EventRec, 'id' | 'type' | 'client_id' | 'state' | 'deliveries'>
 
 const COLUMNS = ['at', 'event_id', 'type', 'attempt', 'status', 'kind', 'url', 'error']
 

@@ -60,7 +60,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     const {flags} = await this.parse(WebhookListen)
     const out = await this.output()
     const {InputError} = await import('../../client/errors.js')
-    const {parsePatterns, unknownPatterns, parseSize} = await import('../../webhooks/filter.js')
+    const {isHttpUrl, parsePatterns, unknownPatterns, parseSize} = await import('../../webhooks/filter.js')
     const {historyBounds, parseRoutes} = await import('../../webhooks/history-commands.js')
 
     const problems: {flag: string; rule: string}[] = []
@@ -68,14 +68,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     const maxBody = parseSize(flags['max-body'])
     if (maxBody === undefined) problems.push({flag: '--max-body', rule: 'must be a size such as 1048576, 512KiB or 1MiB'})
     for (const [flag, value] of [['--forward-to', flags['forward-to']], ['--tunnel-host', flags['tunnel-host']]] as const) {
-      if (value === undefined) continue
-      let ok = false
-      try {
-        ok = ['http:', 'https:'].includes(new URL(value).protocol)
-      } catch {
-        ok = false
-      }
-      if (!ok) problems.push({flag, rule: 'must be an http:// or https:// URL'})
+      if (value !== undefined && !isHttpUrl(value)) problems.push({flag, rule: 'must be an http:// or https:// URL'})
     }
     const patterns = parsePatterns(flags.events)
     const routes = parseRoutes(flags.route ?? [], problems)
