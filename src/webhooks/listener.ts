@@ -6,24 +6,43 @@
  *
  * Answers: 200 accepted (or duplicate, or filtered out); 400 missing/malformed signature header, body not
  * JSON or not an event; 401 no matching signature or timestamp outside tolerance; 413 body over maxBodyBytes;
- * 404 other paths; 405 other methods; with forwardTo, the app's status and body, 502 when the app is
- * unreachable, 504 when it does not answer in time.
+ * 404 other paths; 405 other methods; 503 with Retry-After over the connection cap; with forwardTo, the app's
+ * status and body, 502 when the app is unreachable or its answer is over MAX_FORWARD_ANSWER_BYTES, 504 when it
+ * does not answer in time. A body nested deeper than MAX_JSON_DEPTH is never parsed (invalid_json).
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
+import {createHash} from 'node:crypto'
 import {type WebhookEvent} from './events.js'
+import {EVENT_ID_HEADER, EVENT_TYPE_HEADER} from './delivery-headers.js'
+import {depthProblem} from '../output/json-shape.js'
 import {eventFilter, type EventFilter} from './filter.js'
 import type {HistoryWriter} from './history.js'
 import {PING_HEADER, type PingKey} from './ping.js'
-import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifySignature} from './signature.js'
+import {DEFAULT_SCHEME, DEFAULT_TOLERANCE_SECONDS, type Scheme, SIGNATURE_HEADER, schemeId, TIMESTAMP_HEADER, verifySignature} from './signature.js'
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 export const DEFAULT_PATH = '/webhooks'
 /** A request's headers must arrive within this time, its whole body within REQUEST_TIMEOUT (answered 408, closed). */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
-/** Open connections at most; over it, the oldest connection without a request in progress is closed. */
+/** Requests in progress at most; one over it is answered 503 with Retry-After. */
 export const DEFAULT_MAX_CONNECTIONS = 256
+/** What a 503 over the cap asks the sender to wait. */
+export const RETRY_AFTER_SECONDS = 1
+/** Over the open-socket bound, a connection that has not sent its headers this long after it connected may be closed. */
+const HEADERS_GRACE_MS = 3000
+/** Open sockets at most, as a multiple of the cap: over it, stale ones are closed, or else the new one. */
+export const OVERFLOW_FACTOR = 8
+/** The largest answer of the --forward-to app read and passed back; a longer one is answered 502. */
+export const MAX_FORWARD_ANSWER_BYTES = 1024 * 1024
+
+interface Connection {
+  /** The answer to its latest request. */
+  last?: ServerResponse
+  /** performance.now() when it connected. */
+  since: number
+}
 
 export type RejectReason =
   | 'missing_header'
@@ -58,6 +77,8 @@ export interface ListenerOptions {
   secrets?: string[]
   /** false = accept unsigned deliveries (--no-verify); each delivery is then marked unverified. */
   verify?: boolean
+  /** The one signature scheme accepted (the profile's webhook_signature); by default every recognised one. */
+  pinnedScheme?: Scheme
   toleranceSeconds?: number
   maxBodyBytes?: number
   /** Glob patterns on the event type; others are answered 200 and counted as filtered. */
@@ -76,6 +97,7 @@ export interface ListenerOptions {
   pingKey?: PingKey
   headersTimeoutMs?: number
   requestTimeoutMs?: number
+  /** Requests in progress at most (DEFAULT_MAX_CONNECTIONS); open sockets at most OVERFLOW_FACTOR times it. */
   maxConnections?: number
   /** Accepted event ids remembered for the duplicate check (default SEEN_LIMIT). */
   seenLimit?: number
@@ -93,13 +115,16 @@ export interface Verdict {
   status: number
   /** true when the signature was checked and matched; false under --no-verify or when rejected. */
   verified: boolean
+  /** The signature scheme that matched (src/webhooks/signature.ts: schemeId), when verified. */
+  scheme?: string
   reason?: RejectReason
   detail?: string
 }
 
 export interface ForwardResult {
   status?: number
-  error?: 'unreachable' | 'timeout'
+  /** too_large: the app's answer was longer than MAX_FORWARD_ANSWER_BYTES (answered 502). */
+  error?: 'unreachable' | 'timeout' | 'too_large'
   detail?: string
   ms: number
 }
@@ -117,6 +142,11 @@ export interface Delivery {
   bytes: number
   /** Its id in the history, when kept. */
   id?: string
+  /**
+   * The body is a JSON object but not the event shape pay assumes (string `id` and `type`, docs/assumptions.md):
+   * then `event.data` holds the body as sent, and its id and type come from the delivery headers (or a digest).
+   */
+  otherShape?: boolean
 }
 
 export interface ListenerStats {
@@ -129,6 +159,8 @@ export interface ListenerStats {
   forwarded: number
   forward_failed: number
   not_found: number
+  /** Requests answered 503 over the cap on requests in progress (the sender retries them). */
+  busy: number
 }
 
 export interface Listener {
@@ -146,8 +178,16 @@ const SEEN_LIMIT = 100_000
 const RECEIVED = JSON.stringify({received: true})
 const RECEIVED_HEADERS = {'content-type': 'application/json', 'content-length': String(Buffer.byteLength(RECEIVED))}
 const SIGNATURE = SIGNATURE_HEADER.toLowerCase()
-/** The verdict of every verified, accepted delivery (shared: read-only). */
-const ACCEPTED: Verdict = Object.freeze({ok: true, status: 200, verified: true})
+const TIMESTAMP = TIMESTAMP_HEADER.toLowerCase()
+/** The verdict of every verified, accepted delivery, one per scheme that matched (shared: read-only). */
+const ACCEPTED_AS = new Map<string, Verdict>()
+function acceptedAs(scheme: Scheme): Verdict {
+  const id = schemeId(scheme)
+  let verdict = ACCEPTED_AS.get(id)
+  if (!verdict) ACCEPTED_AS.set(id, (verdict = Object.freeze({ok: true, status: 200, verified: true, scheme: id})))
+  return verdict
+}
+const ACCEPTED = acceptedAs(DEFAULT_SCHEME)
 const ACCEPTED_UNVERIFIED: Verdict = Object.freeze({ok: true, status: 200, verified: false})
 const EMPTY = Buffer.alloc(0)
 
@@ -155,7 +195,7 @@ type Outcome = 'accepted' | 'failed'
 type Body = Buffer | 'too_large' | 'aborted'
 
 export function emptyStats(): ListenerStats {
-  return {received: 0, verified: 0, unverified: 0, rejected: {}, duplicates: 0, filtered: 0, forwarded: 0, forward_failed: 0, not_found: 0}
+  return {received: 0, verified: 0, unverified: 0, rejected: {}, duplicates: 0, filtered: 0, forwarded: 0, forward_failed: 0, not_found: 0, busy: 0}
 }
 
 /**
@@ -172,7 +212,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const maxDigits = String(maxBody).length
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
-  const verifyOptions = {toleranceSeconds: tolerance}
+  const verifyOptions = {toleranceSeconds: tolerance, pinned: options.pinnedScheme}
   const filter: EventFilter = eventFilter(options.events ?? [])
   const stats = emptyStats()
   /** Event ids answered 2xx (accepted), and those in flight (a duplicate waits for the first's outcome). */
@@ -262,6 +302,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   }
 
   const emit = (d: Delivery) => {
+    if (d.event && OTHER_SHAPE.has(d.event)) d.otherShape = true
     if (held) {
       held.push({delivery: d})
       return
@@ -370,33 +411,45 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       return
     }
     let event: WebhookEvent | null = null
+    /** A JSON object of another shape than the assumed event. */
+    let other: Record<string, unknown> | undefined
     let jsonOk = false
-    try {
-      const parsed: unknown = JSON.parse(raw.toString('utf8'))
-      jsonOk = true
-      if (isEvent(parsed)) event = parsed
-    } catch {
-      // judged after the signature
+    // nested deeper than any event: never parsed, so nothing after (the render, --json, --jq) walks it
+    const text = raw.toString('utf8')
+    const tooDeep = depthProblem(text)
+    if (!tooDeep) {
+      try {
+        const parsed: unknown = JSON.parse(text)
+        jsonOk = true
+        if (isEvent(parsed)) event = parsed
+        else if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) other = parsed as Record<string, unknown>
+      } catch {
+        // judged after the signature
+      }
     }
+    let verdict = ACCEPTED_UNVERIFIED
     if (verify) {
       const signature = req.headers[SIGNATURE]
-      const result = verifySignature(Array.isArray(signature) ? signature.join(',') : signature, raw, secrets, options.now ? {toleranceSeconds: tolerance, now: options.now()} : verifyOptions)
+      const stamp = req.headers[TIMESTAMP]
+      const withStamp = stamp === undefined ? verifyOptions : {...verifyOptions, timestampHeader: Array.isArray(stamp) ? stamp.join(',') : stamp}
+      const result = verifySignature(Array.isArray(signature) ? signature.join(',') : signature, raw, secrets, options.now ? {...withStamp, now: options.now()} : withStamp)
       if (!result.ok) {
         reject(req, res, result.reason, result.detail, event, raw.length, raw)
         return
       }
+      verdict = result.scheme === DEFAULT_SCHEME ? ACCEPTED : acceptedAs(result.scheme)
     }
     if (!jsonOk) {
-      reject(req, res, 'invalid_json', 'the body is not JSON', null, raw.length, raw)
+      reject(req, res, 'invalid_json', tooDeep ? `the body ${tooDeep}` : 'the body is not JSON', null, raw.length, raw)
       return
     }
+    if (!event && other) event = otherEvent(other, req, raw)
     if (!event) {
-      reject(req, res, 'invalid_event', 'the body is not an event: it needs string "id" and "type" fields', null, raw.length, raw)
+      reject(req, res, 'invalid_event', 'the body is not an event: it must be a JSON object', null, raw.length, raw)
       return
     }
     if (verify) stats.verified++
     else stats.unverified++
-    const verdict = verify ? ACCEPTED : ACCEPTED_UNVERIFIED
     const previous = seen.get(event.id)
     if (previous === undefined) accept(req, res, raw, event, verdict)
     else if (typeof previous === 'string') (previous === 'accepted' ? duplicate : accept)(req, res, raw, event, verdict)
@@ -470,7 +523,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       else pass()
     } else {
       const status = result.error === 'timeout' ? 504 : 502
-      reply(res, status, {error: {code: result.error === 'timeout' ? 'forward_timeout' : 'forward_unreachable', message: result.detail}})
+      reply(res, status, {error: {code: `forward_${result.error}`, message: result.detail}})
     }
     emit({
       time: new Date(),
@@ -486,15 +539,60 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   }
 
   /**
-   * Sockets in the order they connected, each with the answer to its latest request: a connection is busy while
-   * that answer is unfinished (answers on a connection finish in order), idle or still sending headers otherwise.
+   * The cap is on requests in progress (bodies being read, judged or forwarded): at most maxConnections at once.
+   * A request over it is never reset: it is read to its end (closing a socket with unread bytes sends a reset),
+   * dropped, and answered 503 with Retry-After and Connection: close, so the sender retries it. Connections that
+   * have sent no complete request yet hold no place: a slow or stuck sender cannot crowd out deliveries (and is
+   * closed by the headers timeout). Open sockets are bounded too, at OVERFLOW_FACTOR times the cap: over it, stale
+   * ones are closed, oldest first (idle ones, and ones still sending their headers HEADERS_GRACE_MS after they
+   * connected), and when none is stale the new connection is closed at once (the last resort against a flood).
    */
-  const sockets = new Map<Socket, {last?: ServerResponse}>()
+  const sockets = new Map<Socket, Connection>()
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+  const maxSockets = maxConnections * OVERFLOW_FACTOR
+  let busy = 0
+  let sweeper: NodeJS.Timeout | undefined
+  /** Closes stale connections, oldest first, while more than maxSockets are open. */
+  const shed = () => {
+    const now = performance.now()
+    for (const [old, st] of sockets) {
+      if (sockets.size <= maxSockets) break
+      if (st.last ? st.last.writableFinished : now - st.since >= HEADERS_GRACE_MS) {
+        sockets.delete(old)
+        old.destroy()
+      }
+    }
+    if (sockets.size <= maxSockets && sweeper) {
+      clearInterval(sweeper)
+      sweeper = undefined
+    }
+  }
+  const overCapacity = (req: IncomingMessage, res: ServerResponse) => {
+    stats.busy++
+    const answer = () => {
+      if (res.headersSent || res.destroyed) return
+      const text = JSON.stringify({error: {code: 'listener_busy', message: `over ${maxConnections} requests in progress; retry after ${RETRY_AFTER_SECONDS} s`}})
+      res.writeHead(503, {'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close'})
+      res.end(text)
+    }
+    // the body is read and dropped before the answer, up to the size limit (then the socket is closed anyway)
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBody) answer()
+    })
+    req.on('end', answer)
+  }
   // connectionsCheckingInterval: how often Node enforces the timeouts below (default every 30 s)
   const server: Server = createServer({connectionsCheckingInterval: 1000}, (req, res) => {
     const state = sockets.get(req.socket)
     if (state) state.last = res
+    if (busy >= maxConnections) {
+      overCapacity(req, res)
+      return
+    }
+    busy++
+    res.once('close', () => busy--)
     try {
       handle(req, res)
     } catch (err) {
@@ -502,16 +600,14 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
   })
   server.on('connection', (socket: Socket) => {
-    sockets.set(socket, {})
+    sockets.set(socket, {since: performance.now()})
     socket.once('close', () => sockets.delete(socket))
-    if (sockets.size <= maxConnections) return
-    // Over the cap: close the oldest connection that is idle or still sending its headers, so that slow or
-    // stuck senders cannot crowd out deliveries.
-    for (const [old, st] of sockets) {
-      if (old !== socket && (st.last === undefined || st.last.writableFinished)) {
-        old.destroy()
-        return
-      }
+    if (sockets.size <= maxSockets) return
+    shed()
+    if (sockets.size > maxSockets) {
+      sockets.delete(socket)
+      socket.destroy()
+      sweeper ??= setInterval(shed, HEADERS_GRACE_MS / 2).unref()
     }
   })
   // A malformed HTTP request, or headers / a request over its time limit: answer and close, never crash.
@@ -546,6 +642,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     path,
     stats,
     async close() {
+      if (sweeper) clearInterval(sweeper)
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeAllConnections()
@@ -555,6 +652,24 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     },
   }
 }
+
+/**
+ * The event pay makes of a signed JSON object of another shape (the payload shape is "not shown"): the body as its
+ * data, its id from Service-Event-Id (else a digest of the body, so a redelivery is still a duplicate), its type from
+ * Service-Event-Type (else "unknown"). Marked, so the line and --json say so.
+ */
+function otherEvent(body: Record<string, unknown>, req: IncomingMessage, raw: Buffer): WebhookEvent {
+  const header = (name: string) => {
+    const v = req.headers[name]
+    return typeof v === 'string' && v !== '' ? v : undefined
+  }
+  const id = header(EVENT_ID_HEADER.toLowerCase()) ?? `sha256:${createHash('sha256').update(raw).digest('hex').slice(0, 24)}`
+  const event = {id, object: 'event', type: header(EVENT_TYPE_HEADER.toLowerCase()) ?? 'unknown', created_at: '', data: body} as WebhookEvent
+  OTHER_SHAPE.add(event)
+  return event
+}
+/** The events made by otherEvent (their deliveries are marked otherShape). */
+const OTHER_SHAPE = new WeakSet<WebhookEvent>()
 
 function isEvent(value: unknown): value is WebhookEvent {
   return !!value && typeof value === 'object' && !Array.isArray(value) && typeof (value as {id?: unknown}).id === 'string' && typeof (value as {type?: unknown}).type === 'string'
@@ -593,7 +708,7 @@ function readBody(req: IncomingMessage, max: number, done: (body: Body) => void)
 
 export interface SendResult {
   response?: {status: number; headers: Record<string, string>; body: Buffer}
-  error?: 'unreachable' | 'timeout'
+  error?: ForwardResult['error']
   detail?: string
   ms: number
 }
@@ -619,12 +734,15 @@ export async function createForwarder(target: string, timeoutMs: number, via = '
       const started = performance.now()
       try {
         // the whole exchange, body included, within --forward-timeout
-        const res = await exchange(agent, target, {method: 'POST', headers: headers.flat(), body, timeoutMs})
+        const res = await exchange(agent, target, {method: 'POST', headers: headers.flat(), body, timeoutMs, maxBodyBytes: MAX_FORWARD_ANSWER_BYTES})
         const out: Record<string, string> = {}
         for (const name of ['content-type', 'content-encoding']) if (res.headers[name]) out[name] = res.headers[name]
         return {response: {status: res.status, headers: out, body: res.body}, ms: Math.round(performance.now() - started)}
       } catch (err) {
         const e = err as {code?: string; message?: string}
+        if (e.code === 'ERR_BODY_TOO_LARGE') {
+          return {error: 'too_large', detail: `${target} answered more than ${MAX_FORWARD_ANSWER_BYTES} bytes (not passed back)`, ms: Math.round(performance.now() - started)}
+        }
         const timeout = classifyNetworkError(err).kind === 'timeout'
         return {
           error: timeout ? 'timeout' : 'unreachable',

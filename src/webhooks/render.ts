@@ -51,17 +51,8 @@ export function formatDelivery(d: Delivery, color: boolean): string {
   const e = event!
   const data = e.data
   line += `  ${printableLine(e.id)}  ${paint(color, 'bold', printableLine(e.type))}`
-  const id = resourceId(data, e.type)
-  if (id) line += `  ${printableLine(id)}`
-  const state = shown(data, 'status')
-  if (state) line += `  ${paintState(color, state)}`
-  const amount = shown(data, 'amount')
-  if (amount) {
-    const currency = shown(data, 'currency')
-    line += currency ? `  ${amount} ${currency}` : `  ${amount}`
-  }
-  const ref = shown(data, 'merchant_reference')
-  if (ref) line += `  ref ${ref}`
+  if (d.otherShape) line += `  ${paint(color, 'yellow', '(payload of another shape)')}  ${otherFields(data)}`
+  else line += knownFields(data, e.type, color)
   if (d.duplicate) line += `  ${paint(color, 'yellow', '(duplicate, not forwarded)')}`
   if (!d.verdict.verified) line += `  ${paint(color, 'yellow', '(UNVERIFIED)')}`
   if (d.forward) {
@@ -75,6 +66,38 @@ export function formatDelivery(d: Delivery, color: boolean): string {
   return line
 }
 
+/** The resource's id, state, amount and reference, from an event of the assumed shape. */
+function knownFields(data: Record<string, unknown>, type: string, color: boolean): string {
+  let line = ''
+  const id = resourceId(data, type)
+  if (id) line += `  ${printableLine(id)}`
+  const state = shown(data, 'status')
+  if (state) line += `  ${paintState(color, state)}`
+  const amount = shown(data, 'amount')
+  if (amount) {
+    const currency = shown(data, 'currency')
+    line += currency ? `  ${amount} ${currency}` : `  ${amount}`
+  }
+  const ref = shown(data, 'merchant_reference')
+  if (ref) line += `  ref ${ref}`
+  return line
+}
+
+/** A payload of another shape, generically: its first scalar fields as key=value, nested keys joined by dots. */
+function otherFields(body: Record<string, unknown>, max = 8): string {
+  const pairs: string[] = []
+  const walk = (obj: Record<string, unknown>, prefix: string) => {
+    for (const [k, v] of Object.entries(obj)) {
+      if (pairs.length >= max) return
+      const name = prefix ? `${prefix}.${k}` : k
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, name)
+      else pairs.push(`${printableLine(name)}=${printableLine(Array.isArray(v) ? `[${v.length}]` : String(v))}`)
+    }
+  }
+  walk(body, '')
+  return pairs.join(' ')
+}
+
 /** The --json line: {event, verdict, duplicate} plus time, filtered and forward. */
 export function deliveryJson(d: Delivery): string {
   return JSON.stringify({
@@ -82,6 +105,7 @@ export function deliveryJson(d: Delivery): string {
     event: d.event,
     verdict: d.verdict,
     duplicate: d.duplicate,
+    ...(d.otherShape ? {other_shape: true} : {}),
     ...(d.filtered ? {filtered: true} : {}),
     ...(d.forward ? {forward: d.forward} : {}),
   })
@@ -93,8 +117,21 @@ export function deliveryJson(d: Delivery): string {
  * else the human line (its fields made printable).
  */
 export function deliveryLine(d: Delivery, how: {json: boolean; color: boolean; tty: boolean}): string {
-  if (!how.json) return formatDelivery(d, how.color)
-  return forStdout(how.tty).json(deliveryJson(d))
+  try {
+    if (!how.json) return formatDelivery(d, how.color)
+    return forStdout(how.tty).json(deliveryJson(d))
+  } catch {
+    // Guarded per delivery: whatever a body holds, the listener never dies of showing it. Deliveries are bounded
+    // in depth before they are parsed (src/output/json-shape.ts), so this is the last line of defence only.
+    return unshowable(d, how)
+  }
+}
+
+/** The line of a delivery that could not be shown: its verdict (the listener's own words) without the event. */
+function unshowable(d: Delivery, how: {json: boolean; color: boolean}): string {
+  const {ok, status, verified, reason} = d.verdict
+  if (how.json) return JSON.stringify({time: d.time.toISOString(), event: null, verdict: {ok, status, verified, reason}, duplicate: d.duplicate, unshowable: true})
+  return `${paint(how.color, 'dim', time(d.time))}  ${paint(how.color, ok ? 'yellow' : 'red', `${ok ? 'ACCEPTED' : `REJECTED ${status} ${reason}`} (the event could not be shown)`)}`
 }
 
 export function formatSummary(s: ListenerStats, forwarding: boolean): string {
@@ -108,6 +145,7 @@ export function formatSummary(s: ListenerStats, forwarding: boolean): string {
   ]
   if (forwarding) lines.push(`forwarded   ${s.forwarded}`, `forward failures ${s.forward_failed}`)
   if (s.not_found) lines.push(`other paths ${s.not_found} (answered 404)`)
+  if (s.busy) lines.push(`over the cap    ${s.busy} (answered 503, Retry-After)`)
   return lines.join('\n')
 }
 
