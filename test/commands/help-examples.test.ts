@@ -19,6 +19,7 @@ import {createServer, type Server} from 'node:http'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startSandbox, type Sandbox} from '../../src/sandbox/index.js'
+import {historyDir, HistoryWriter} from '../../src/webhooks/history.js'
 import {signatureHeader} from '../../src/webhooks/signature.js'
 import {BIN, ROOT, type CliResult, cleanEnv, runCli, tempConfigDir} from '../helpers/cli.js'
 import {isOperation, runInProcess} from '../helpers/in-process.js'
@@ -205,6 +206,19 @@ beforeAll(async () => {
     pay('collections create --amount 250.00 --currency KES --reference col-reconcile-1 --mobile 254712345670 --provider mpesa --wait'),
   ])
 
+  // events the sandbox sent to its client's webhook URL, kept by a `pay webhook listen` of this machine (the
+  // history of `pay webhook show/replay`), and delivered to the receiver (`pay sandbox deliveries/resend`)
+  sb.setWebhookUrl(client.client_id, hook)
+  const [first, second] = sb.events
+  const history = new HistoryWriter(historyDir({PAY_CONFIG_DIR: template}))
+  history.open()
+  for (const e of [first, second]) {
+    history.delivery({event_id: e.id, type: e.type, verdict: 'accepted', status: 200, verified: true}, ['Content-Type', 'application/json', 'Service-Signature', signatureHeader(client.webhook_secret, e.body)], Buffer.from(e.body))
+  }
+  await history.close()
+  ids.EVT_8F2K1P0Q9R3S7T5U4V6W2X1Y = first.id
+  ids.EVT_3D9J2M5N8B1V4C7X0Z6L2K1H = second.id
+
   // what only the user knows, filled in: ids the service issued, secrets (…), a receiver for webhooks, the service URL
   placeholders = [
     ...Object.entries(ids),
@@ -218,6 +232,8 @@ beforeAll(async () => {
     ['--client-id cli_123', `--client-id ${client.client_id}`],
     ['http://127.0.0.1:4242/webhooks', hook],
     ['https://shop.example.com/hooks', hook],
+    ['http://localhost:3000/webhooks', hook],
+    ['http://localhost:4000/payouts', hook],
     ['--port 4242', '--port 0'],
     // the README's
     ['http://localhost:3000/webhooks', hook],
