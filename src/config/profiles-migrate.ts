@@ -8,6 +8,7 @@ import {ExitCode} from '../client/exit-codes.js'
 import {SECRET_FIELDS, type Profile, type SecretField} from './profile-schema.js'
 import type {ProfileStore} from './profiles.js'
 import {keyringAccount, readKeyringSecret} from './secret-store.js'
+import {SANDBOX_PROFILE} from '../client/control-client.js'
 
 export interface MigrateOptions {
   /** Profiles to move; all when empty. */
@@ -26,7 +27,8 @@ export interface MigratedProfile {
 export async function migrateProfiles(store: ProfileStore, options: MigrateOptions): Promise<MigratedProfile[]> {
   const all = store.list()
   for (const name of options.names) if (!all.some((p) => p.name === name)) throw new PayError(`no profile named "${name}"`, ExitCode.NOT_FOUND, 'pay profiles list shows them')
-  const chosen = options.names.length > 0 ? all.filter((p) => options.names.includes(p.name)) : all
+  // the sandbox profile's seed credentials are public: they stay in the file (as `pay sandbox start` saves them)
+  const chosen = (options.names.length > 0 ? all.filter((p) => options.names.includes(p.name)) : all).filter((p) => p.name !== SANDBOX_PROFILE || options.to === 'file')
   const results: MigratedProfile[] = []
   for (const {name, profile} of chosen) {
     const moving = SECRET_FIELDS.filter((f) => (options.to === 'keyring' ? profile[f] !== undefined : profile.keyring?.fields.includes(f)))

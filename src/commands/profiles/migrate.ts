@@ -13,7 +13,7 @@ export default class ProfilesMigrate extends BaseCommand {
   }
 
   static override examples = [
-    {description: 'Every profile', command: '<%= config.bin %> profiles migrate'},
+    {description: 'Every profile into the OS keyring (where none can be used, as in CI, it exits 1 and changes nothing)', command: '<%= config.bin %> profiles migrate'},
     {description: 'One profile, back to the file', command: '<%= config.bin %> profiles migrate staging --to file'},
   ]
 
