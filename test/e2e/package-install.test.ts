@@ -4,9 +4,10 @@
  * sandbox start/stop, a collection with --wait, completion, a shipped flow), run from a temporary directory, so
  * the repository is on no path the installed pay sees. Dependencies come from npm's cache (`npm ci` filled it) or
  * the registry. Once per CI run: .ci/run sets PAY_TEST_PACKAGE=0 for its repeat runs on other Nodes, which test
- * the same files.
+ * the same files. Its long steps run asynchronously: a worker blocked for a minute misses vitest's own RPC deadline.
  */
-import {execFileSync} from 'node:child_process'
+import {execFile, execFileSync} from 'node:child_process'
+import {promisify} from 'node:util'
 import {existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -14,41 +15,42 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ROOT, cleanEnv} from '../helpers/cli.js'
 
 const SMOKE = join(ROOT, 'scripts', 'install-smoke.sh')
+const run = promisify(execFile)
 
 describe.skipIf(process.env.PAY_TEST_PACKAGE === '0')('the installed package', () => {
   let work: string
   let tarball: string
 
-  beforeAll(() => {
+  beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'pay-package-'))
-    const name = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], {cwd: ROOT, encoding: 'utf8'}).trim().split('\n').at(-1)!
+    const name = (await run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], {cwd: ROOT, encoding: 'utf8'})).stdout.trim().split('\n').at(-1)!
     tarball = join(work, name)
   }, 120_000)
   afterAll(() => rmSync(work, {recursive: true, force: true}))
 
   /** Runs the smoke script from an empty directory with `env`; returns its output, throws (with it) on failure. */
-  function smoke(pay: string, flows: string, env: NodeJS.ProcessEnv): string {
+  async function smoke(pay: string, flows: string, env: NodeJS.ProcessEnv): Promise<string> {
     const cwd = mkdtempSync(join(work, 'cwd-'))
-    return execFileSync('sh', [SMOKE, pay, flows], {cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000})
+    return (await run('sh', [SMOKE, pay, flows], {cwd, env, encoding: 'utf8', timeout: 120_000})).stdout
   }
 
-  it('npm pack installs with production dependencies only and passes the smoke script', () => {
+  it('npm pack installs with production dependencies only and passes the smoke script', async () => {
     const prefix = join(work, 'prefix')
-    execFileSync('npm', ['install', '--global', '--prefix', prefix, '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], {stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000})
+    await run('npm', ['install', '--global', '--prefix', prefix, '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball], {timeout: 180_000})
     const app = join(prefix, 'lib', 'node_modules', 'pay-cli')
     expect(existsSync(join(app, 'dist', 'runtime.cjs'))).toBe(true)
     // nothing of the repository's dev tooling came along
     for (const absent of ['src', 'scripts', 'test', join('node_modules', 'vitest'), join('node_modules', 'typescript')]) expect(existsSync(join(app, absent)), absent).toBe(false)
-    expect(smoke(join(prefix, 'bin', 'pay'), join(app, 'flows'), cleanEnv({NODE_PATH: undefined}))).toContain('install smoke passed')
+    expect(await smoke(join(prefix, 'bin', 'pay'), join(app, 'flows'), cleanEnv({NODE_PATH: undefined}))).toContain('install smoke passed')
   }, 300_000)
 
-  it('the standalone tarball runs with no Node on PATH and passes the smoke script', () => {
+  it('the standalone tarball runs with no Node on PATH and passes the smoke script', async () => {
     const out = join(work, 'standalone')
     mkdirSync(out)
-    const file = execFileSync(process.execPath, [join(ROOT, 'scripts', 'pack-standalone.mjs'), '--tarball', tarball, '--out', out], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000}).trim()
+    const file = (await run(process.execPath, [join(ROOT, 'scripts', 'pack-standalone.mjs'), '--tarball', tarball, '--out', out], {encoding: 'utf8', timeout: 240_000})).stdout.trim()
     const unpacked = join(work, 'unpacked')
     mkdirSync(unpacked)
-    execFileSync('tar', ['-xzf', file, '-C', unpacked])
+    await run('tar', ['-xzf', file, '-C', unpacked])
     // a PATH of the shell tools the smoke script uses, and no node
     const bin = join(work, 'no-node-bin')
     mkdirSync(bin)
@@ -58,7 +60,7 @@ describe.skipIf(process.env.PAY_TEST_PACKAGE === '0')('the installed package', (
     }
     expect(() => execFileSync('sh', ['-c', 'command -v node'], {env: {PATH: bin}})).toThrow()
     const pay = join(unpacked, 'pay', 'bin', 'pay')
-    const output = smoke(pay, join(unpacked, 'pay', 'lib', 'node_modules', 'pay-cli', 'flows'), {PATH: bin, HOME: work, LANG: 'C.UTF-8'})
+    const output = await smoke(pay, join(unpacked, 'pay', 'lib', 'node_modules', 'pay-cli', 'flows'), {PATH: bin, HOME: work, LANG: 'C.UTF-8'})
     expect(output).toContain('install smoke passed')
   }, 400_000)
 })
