@@ -8,10 +8,8 @@
  *   - its outcome is unknown (cut connection, timeout, 5xx, interrupted, killed) and no later request with the SAME
  *     key settled it: the journaled key is reused;
  *   - it failed for certain: a new key, as for any new request.
- *   A failure is certain only when nothing may have been done: every attempt certainly unsent or refused before
- *   it was done (a 4xx) under a new key. Once a key's outcome is unknown (any attempt may have reached the
- *   service), only an answer that decides that key settles it (2xx; 400, 409, 422): a later refused connection,
- *   401, 403, 408, 429 or 5xx keeps it unknown (failureState).
+ *   Whether a failure is certain (refused) or unknown is the request policy's verdict (src/client/request-policy.ts),
+ *   told that the key's earlier outcome was unknown when it was: this module keeps no rule of its own.
  *   Same merchant reference with a different body, earlier outcome unknown: a new key, and a warning.
  *
  * Failures whose outcome is unknown, and SIGINT/SIGTERM while the request is in flight, name the key and the
@@ -19,11 +17,12 @@
  */
 import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, rekeyed} from '../client/api-client.js'
 import {ApiError, InterruptedError, NetworkError, PayError} from '../client/errors.js'
+import {classOfError} from '../client/request-policy.js'
 import {ExitCode} from '../client/exit-codes.js'
 import {redactUrl} from '../client/redact.js'
 import {shellArgument, shellQuote} from '../client/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
-import {sha256Hex as sha256} from '../client/digest.js'
+import {sha256Hex as sha256, uuidOfHex} from '../client/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, unresolved} from './store.js'
 
 export interface GateOptions {
@@ -59,12 +58,17 @@ export class JournalGate implements RequestJournal {
     let replay: ApiResponse | undefined
     // the key this request carries was journaled before with an unknown outcome: only an answer that decides it settles it
     let keyWasUnknown = false
+    const journalOn = this.store.open()
+    // the journal is off (no state dir): the key is derived from the request, so that the same command run again
+    // (with the journal still off) resumes it; --force-new and a given key as ever
+    const derived = !journalOn && !req.keyGiven && !this.options.forceNew
+    if (derived) request = rekeyed(req, uuidOfHex(match))
 
-    if (req.keyGiven && req.idempotencyKey && this.store.open()) {
+    if (req.keyGiven && req.idempotencyKey && journalOn) {
       const entries = this.store.entriesAbout([jsonText(req.idempotencyKey)])
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
       keyWasUnknown = given !== undefined && stateOf(given) === 'unknown'
-    } else if (!req.keyGiven && this.store.open()) {
+    } else if (!req.keyGiven && journalOn) {
       const entries = this.store.entriesAbout(reference === undefined ? [match] : [match, `"reference":${JSON.stringify(reference)}`])
       const latest = findLast(entries, (e) => e.op.match === match)
       const pending = findLast(entries, (e, i) => e.op.match === match && unresolved(entries, i))
@@ -96,12 +100,18 @@ export class JournalGate implements RequestJournal {
       t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: redactUrl(req.url), base_url: shownBaseUrl,
       client_id: settings.clientId, account_ref: settings.accountRef, body_sha256: bodySha, reference, command, pid: process.pid,
     }
-    // The operation is fsync'd before a byte of the request is sent (the transport waits for `durable`): that record
-    // is what makes a re-run reuse the key. Outcomes are written, not fsync'd: one lost with the machine reads as
-    // unknown, and the next run resends the same request under the same key, which the service answers once.
-    const durable = this.store.appendDurable(op)
+    // The operation is written whole and fsync'd before a byte of the request is sent (the transport waits for
+    // `durable`): that record is what makes a re-run reuse the key. When it cannot be written (a full disk), this
+    // throws JournalWriteError and nothing is sent; when the fsync fails, `durable` rejects and nothing is sent.
+    // Outcomes are written, not fsync'd: one lost with the machine reads as unknown, and the next run resends the
+    // same request under the same key, which the service answers once.
+    const durable = journalOn ? this.store.appendDurable(op) : undefined
     const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o})
-    const unknownHint = `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${reference ? `; check with \`pay transactions verify ${shellArgument(reference)}\`` : ''}`
+    const verify = reference ? `; check with \`pay transactions verify ${shellArgument(reference)}\`` : ''
+    // the key is named as the journal's only when the journal holds it
+    const unknownHint = journalOn
+      ? `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${verify}`
+      : `the outcome is unknown and the journal is off, so pay cannot look this request up: pass \`--idempotency-key ${key}\` when you run it again (\`${command}\`)${derived ? '; the same command without it derives the same key while the journal stays off' : ''}${verify}`
     const onSignal = (signal: NodeJS.Signals) => {
       const code = signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED
       const err = new InterruptedError(`interrupted (${signal}) while ${req.method} ${new URL(req.url).pathname} was in flight`, code)
@@ -117,13 +127,15 @@ export class JournalGate implements RequestJournal {
     return {
       request,
       durable,
+      earlierMaybeSent: keyWasUnknown,
       succeeded(res) {
         const body = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
         const id = typeof body?.id === 'string' ? body.id : typeof body?.merchant_reference === 'string' ? body.merchant_reference : undefined
         outcome({state: 'succeeded', status: res.status, id, body: res.text})
       },
       failed(err) {
-        const certain = failureState(err, keyWasUnknown) === 'failed'
+        // the request policy's class (src/client/request-policy.ts): refused is the only certain failure
+        const certain = classOfError(err, keyWasUnknown) === 'refused'
         const code = err instanceof ApiError ? err.code : err instanceof NetworkError ? 'network_error' : 'error'
         const message = err instanceof Error ? err.message : String(err)
         outcome({state: certain ? 'failed' : 'unknown', status: err instanceof ApiError ? err.status : undefined, error: {code, message}})
@@ -140,27 +152,6 @@ export class JournalGate implements RequestJournal {
   private iso(): string {
     return new Date(this.now()).toISOString()
   }
-}
-
-/** A 4xx answer, or a connection that was never made: this one attempt certainly did nothing. */
-export function isCertainFailure(err: unknown): boolean {
-  if (err instanceof ApiError) return err.status >= 400 && err.status < 500 && err.status !== 408
-  if (err instanceof NetworkError) return !err.maybeSent
-  return !(err instanceof PayError) || err.exitCode === ExitCode.USAGE || err.exitCode === ExitCode.AUTH
-}
-
-/** Answers that decide the request under that key: a validation refusal, an idempotency mismatch or conflict. */
-const DECIDING_STATUS = new Set([400, 409, 422])
-
-/**
- * What a failed request's outcome is. Only an answer that decides the key settles it as `failed`; when the key
- * already had an unknown outcome, or any attempt of this run may have reached the service, anything else
- * (connection refused, 401, 403, 408, 429, 5xx, a cut) keeps it `unknown`.
- */
-export function failureState(err: unknown, keyWasUnknown = false): 'failed' | 'unknown' {
-  if (err instanceof ApiError && DECIDING_STATUS.has(err.status)) return 'failed'
-  if (keyWasUnknown || (err instanceof PayError && err.anyAttemptMaybeSent)) return 'unknown'
-  return isCertainFailure(err) ? 'failed' : 'unknown'
 }
 
 const stateOf = (e: JournalEntry) => e.outcome?.state ?? 'unknown'

@@ -2,17 +2,22 @@
  * The operation journal on disk: append-only NDJSON segments, one per UTC day (`journal/YYYY-MM-DD.ndjson`), in the
  * state dir (src/config/paths.ts stateDir). Files are 0600 in a 0700 directory. Every record is one line written
  * with one write(2) on a file opened O_APPEND, so several `pay` processes may append at once without tearing
- * lines; a reader skips a line it cannot parse (a crash mid-write). An operation about to be sent is fsync'd before
- * any byte of it is sent; its outcome is only written (one lost with the machine reads as unknown, and a re-run
- * resends under the same key). Segments older than the retention are deleted.
+ * lines. A record is either wholly readable or absent: each write starts with a line break, so a torn last line
+ * (a crash mid-write) or a tail of NUL bytes (a crash after the file grew, before its data reached the disk) ends
+ * there and never swallows the next record; a reader skips a line it cannot parse and ignores NULs around one.
+ * An operation about to be sent is written whole (a short write is a failure) and fsync'd before any byte of it is
+ * sent, or it is not sent at all (JournalWriteError); its outcome is only written (one lost with the machine reads
+ * as unknown, and a re-run resends under the same key). Segments older than the retention are deleted.
  *
- * When the directory cannot be created or written, the journal warns once and turns itself off: the command
- * still runs, only without the protection of the journal.
+ * When the directory cannot be created, the journal warns once and turns itself off: the command still runs, with
+ * a key derived from its request (src/journal/gate.ts), so that the same command run again resumes it.
  */
 import {closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
+import {PayError} from '../client/errors.js'
+import {ExitCode} from '../client/exit-codes.js'
 
 export const DEFAULT_RETENTION_DAYS = 7
 const DAY_MS = 86_400_000
@@ -66,6 +71,8 @@ export interface JournalEntry {
 
 export interface JournalOptions {
   retentionDays?: number
+  /** node:fs's writeSync (tests make it fail, or write short, as a full disk does). */
+  write?: typeof writeSync
   /** Told once when the journal cannot be written. */
   warn?: (text: string) => void
   now?: () => number
@@ -128,26 +135,34 @@ export class JournalStore {
 
   /**
    * Appends one record to today's segment and fsyncs it on libuv's thread pool (an operation about to be sent).
-   * The promise settles once the record is on disk, or once the journal has turned itself off: the caller prepares
-   * its request meanwhile (loads node:http, connects) and writes no byte of it before then, so the fsync costs
-   * no time of its own. It never rejects.
+   * The write itself is synchronous: when it fails or writes short, JournalWriteError is thrown and the caller sends
+   * nothing. The promise settles once the record is on disk: the caller prepares its request meanwhile (loads
+   * node:http, connects) and writes no byte of it before then, so the fsync costs no time of its own; it rejects
+   * (JournalWriteError) when the fsync fails. Call it only while open() is true.
    */
   appendDurable(record: JournalRecord): Promise<void> {
-    if (!this.open()) return Promise.resolve()
-    const fd = this.openAndWrite(this.segmentFile(), JSON.stringify(record))
-    if (fd === undefined) return Promise.resolve()
-    return new Promise((resolve) => {
+    const file = this.segmentFile()
+    let fd: number | undefined
+    try {
+      fd = openSync(file, 'a', SECRET_FILE_MODE)
+      this.writeWhole(fd, JSON.stringify(record))
+    } catch (err) {
+      if (fd !== undefined) ignoreErrors(() => closeSync(fd!))
+      throw new JournalWriteError(file, err)
+    }
+    const durable = new Promise<void>((resolve, reject) => {
       ;(this.options.fsync ?? fsync)(fd, (err) => {
         try {
           closeSync(fd)
         } catch (closeErr) {
           err ??= closeErr as NodeJS.ErrnoException
-        } finally {
-          if (err) this.disable(err)
-          resolve()
         }
+        if (err) reject(new JournalWriteError(file, err))
+        else resolve()
       })
     })
+    durable.catch(() => undefined) // awaited by the transport later, after other awaits: never "unhandled" meanwhile
+    return durable
   }
 
   /** Appends lines to any file of the journal (bulk run files), in one write. */
@@ -164,18 +179,29 @@ export class JournalStore {
     }
   }
 
-  /** Opens `file` for appending and writes `text` (one line break ensured) in one write: the open fd, or undefined (journal off). */
+  /** Opens `file` for appending and writes `text` whole (writeWhole) in one write: the open fd, or undefined (journal off). */
   private openAndWrite(file: string, text: string): number | undefined {
     let fd: number | undefined
     try {
       fd = openSync(file, 'a', SECRET_FILE_MODE)
-      writeSync(fd, text.endsWith('\n') ? text : `${text}\n`)
+      this.writeWhole(fd, text)
       return fd
     } catch (err) {
       if (fd !== undefined) closeSync(fd)
       this.disable(err)
       return undefined
     }
+  }
+
+  /**
+   * One write(2) of `text` as whole lines: a line break before (it ends a torn or NUL-padded tail another write
+   * left) and after. Throws when the write fails or is short (a full disk): what was written is then a torn line,
+   * which readers skip and the next write's first line break ends.
+   */
+  private writeWhole(fd: number, text: string): void {
+    const data = Buffer.from(`\n${text}${text.endsWith('\n') ? '' : '\n'}`)
+    const written = (this.options.write ?? writeSync)(fd, data)
+    if (written !== data.length) throw Object.assign(new Error(`wrote ${written} of ${data.length} bytes`), {code: 'ENOSPC'})
   }
 
   private segmentFile(): string {
@@ -189,7 +215,9 @@ export class JournalStore {
     try {
       // node:fs/promises loaded on the first write, not with every command (~0.7 ms)
       handle = await process.getBuiltinModule('node:fs/promises').open(file, 'a', SECRET_FILE_MODE)
-      await handle.write(text)
+      const data = Buffer.from(`\n${text}`) // a leading line break, as writeWhole: a torn tail never swallows these lines
+      const {bytesWritten} = await handle.write(data)
+      if (bytesWritten !== data.length) throw Object.assign(new Error(`wrote ${bytesWritten} of ${data.length} bytes`), {code: 'ENOSPC'})
       await handle.sync()
     } catch (err) {
       this.disable(err)
@@ -234,12 +262,8 @@ export class JournalStore {
       }
       for (const line of text.split('\n')) {
         if (line === '' || !wanted(line)) continue
-        try {
-          const r = JSON.parse(line) as JournalRecord
-          if (r && (r.t === 'op' || r.t === 'outcome') && typeof r.key === 'string' && keep(r)) out.push(r)
-        } catch {
-          // a torn last line (a crash mid-write): skip it
-        }
+        const r = parseRecord(line)
+        if (r && (r.t === 'op' || r.t === 'outcome') && typeof r.key === 'string' && keep(r)) out.push(r)
       }
     }
     return out
@@ -315,7 +339,7 @@ export class JournalStore {
     let fd: number | undefined
     try {
       fd = openSync(this.segmentFile(), 'a', SECRET_FILE_MODE)
-      writeSync(fd, `${lines.join('\n')}\n`)
+      this.writeWhole(fd, lines.join('\n'))
       fsyncSync(fd)
       return true
     } catch {
@@ -330,6 +354,39 @@ export class JournalStore {
     this.ready = false
     const code = (err as {code?: string}).code ?? (err as Error).message
     this.options.warn?.(`the operation journal is off: cannot write ${this.dir} (${code}); a re-run cannot reuse the Idempotency-Key of a request whose outcome is unknown`)
+  }
+}
+
+/**
+ * The request record of an operation could not be written whole and made durable: the request is not sent (exit 1,
+ * the reason and the file named).
+ */
+export class JournalWriteError extends PayError {
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    const code = (cause as {code?: string} | undefined)?.code ?? (cause instanceof Error ? cause.message : String(cause))
+    super(
+      `the operation journal could not record this request before sending it (${code}: ${file}): nothing was sent`,
+      ExitCode.OTHER,
+      'free space on that disk (or fix its permissions), then run the same command again; or pass --idempotency-key KEY with a key of your own and keep it',
+    )
+    this.name = 'JournalWriteError'
+  }
+}
+
+/** One record line, or undefined when it is torn; NULs around it (a NUL-padded tail before it was written) ignored. */
+export function parseRecord(line: string): JournalRecord | undefined {
+  try {
+    return JSON.parse(line) as JournalRecord
+  } catch {
+    if (!line.includes('\0')) return undefined // a torn line (a crash mid-write)
+    try {
+      return JSON.parse(line.replace(/^\0+|\0+$/g, '')) as JournalRecord
+    } catch {
+      return undefined
+    }
   }
 }
 

@@ -524,7 +524,7 @@ interface Forwarder {
 async function createForwarder(target: string, timeoutMs: number): Promise<Forwarder> {
   const {exchange, loadUndici} = await import('../client/transport.js')
   const {Agent} = await loadUndici()
-  const {classifyNetworkError} = await import('../client/retry-policy.js')
+  const {classifyNetworkError} = await import('../client/request-policy.js')
   const agent = new Agent({keepAliveTimeout: 10_000, connect: {timeout: Math.min(timeoutMs, 5000)}})
   return {
     async send(body, rawHeaders) {

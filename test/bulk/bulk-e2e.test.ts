@@ -104,15 +104,16 @@ describe('pay collections create --from-file', () => {
     const again = await payUntil([...args, '--json', '--results', results])
     expect(again.code, again.stderr.slice(-2000)).toBe(0)
     expect(again.stderr).toMatch(/resuming run [0-9a-f]{32}/)
-    expect(again.stderr).toMatch(/3000 rows in .*: 3000 succeeded/)
+    expect(again.stderr).toMatch(/3000 rows in .*: 0 succeeded, 3000 processing, 0 failed, 0 unknown/)
     expectExactlyOnce(h.sb.state.collections, 'bk-c-', 3000)
 
     const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as {row: number; status: string; id: string})
     expect(lines).toHaveLength(3000)
     expect(new Set(lines.map((l) => l.row)).size).toBe(3000)
-    expect(lines.every((l) => l.status === 'succeeded' && /^CL_/.test(l.id))).toBe(true)
+    // accepted, and processing as far as pay saw (nothing says succeeded before the collection did)
+    expect(lines.every((l) => l.status === 'processing' && /^CL_/.test(l.id))).toBe(true)
     const csvOut = readFileSync(results, 'utf8').trim().split('\n')
-    expect(csvOut[0]).toBe('row,line,reference,status,http_status,id,state,error_code,error_message,idempotency_key,amount,currency,earlier')
+    expect(csvOut[0]).toBe('row,line,reference,status,outcome,http_status,id,state,state_at,error_code,error_message,idempotency_key,amount,currency,earlier')
     expect(csvOut).toHaveLength(3001)
 
     // a third run sends nothing
@@ -257,7 +258,7 @@ describe('pay collections create --from-file', () => {
     }
     const r = await payUntil(['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '16'])
     expect(r.code, r.stderr.slice(-2000)).toBe(0)
-    expect(r.stderr).toMatch(/300 succeeded, 0 failed, 0 unknown; rate limited \d+ time/)
+    expect(r.stderr).toMatch(/0 succeeded, 300 processing, 0 failed, 0 unknown; rate limited \d+ time/)
     const storm = proxy.seen.filter((s) => typeof s.action === 'object').length
     expect(storm).toBeGreaterThan(0)
     // one pause per Retry-After, fewer senders after each: far from every sender retrying at once every time
@@ -279,7 +280,7 @@ describe('row keys survive edits of the file', () => {
     // row 3's amount edited: a new file, a new run; row 3 is a new request, the others replay their answers
     writeFileSync(file, [header, row(1), row(2), row(3, '6.50'), row(4), row(5)].join('\n') + '\n')
     const edited = ok(await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES'], env))
-    expect(edited.stderr).toMatch(/5 succeeded/)
+    expect(edited.stderr).toMatch(/0 succeeded, 5 processing, 0 failed, 0 unknown/)
     for (const i of [1, 2, 4, 5]) {
       expect(objects(`bk-e-${i}`)).toHaveLength(1)
       expect(keyOf(`bk-e-${i}`).size).toBe(1)
@@ -347,7 +348,7 @@ describe('--force-new across an edit of the file', () => {
     writeFileSync(file, [header, ...Array.from({length: n}, (_, k) => row(k + 1, k + 1 === 2 ? '9.75' : '3.00'))].join('\n') + '\n')
     const again = await payUntil(args)
     expect(again.code, again.stderr.slice(-2000)).toBe(0)
-    expect(again.stderr).toMatch(new RegExp(`${n} rows in .*: ${n} succeeded`))
+    expect(again.stderr).toMatch(new RegExp(`${n} rows in .*: 0 succeeded, ${n} processing, 0 failed, 0 unknown`))
     for (let i = 1; i <= n; i++) {
       if (i === 2) continue
       expect(objects(`bk-fl-${i}`), `bk-fl-${i}`).toHaveLength(1)
@@ -427,7 +428,7 @@ describe('--wait', () => {
       const failing = Number(row.reference.split('-').pop()) % 4 === 0
       expect(row, JSON.stringify(row)).toMatchObject(failing ? {status: 'failed', state: 'failed', error_code: 'transaction_failed'} : {status: 'succeeded', state: 'succeeded'})
     }
-    expect(r.stderr).toMatch(/9 succeeded, 3 failed/)
+    expect(r.stderr).toMatch(/9 succeeded, 0 processing, 3 failed/)
   })
 })
 

@@ -4,8 +4,7 @@ import {appendFileSync, existsSync, mkdirSync, readFileSync, statSync, utimesSyn
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {ApiError, NetworkError, PayError} from '../../src/client/errors.js'
-import {isCertainFailure, referenceOf, resumeCommand} from '../../src/journal/gate.js'
+import {referenceOf, resumeCommand} from '../../src/journal/gate.js'
 import {type JournalEntry, JournalStore, retentionDaysFrom, unresolved} from '../../src/journal/store.js'
 import {ROOT, tempConfigDir} from '../helpers/cli.js'
 
@@ -133,16 +132,6 @@ describe('gate helpers', () => {
       "pay collections create --reference 'a b' --client-secret '***' --idempotency-key K",
     )
     expect(resumeCommand(['api', 'POST', '/v1/payouts', '--idempotency-key', 'K2', '--webhook-secret=abc'], 'K2')).toBe("pay api POST /v1/payouts --idempotency-key K2 '--webhook-secret=***'")
-  })
-
-  it('what counts as a certain failure (a re-run gets a new key) and what is unknown (it reuses the key)', () => {
-    expect(isCertainFailure(new ApiError(400, {code: 'invalid_parameter', message: 'x'}, {}))).toBe(true)
-    expect(isCertainFailure(new ApiError(409, {code: 'conflict', message: 'x'}, {}))).toBe(true)
-    expect(isCertainFailure(new ApiError(500, {code: 'internal', message: 'x'}, {}))).toBe(false)
-    expect(isCertainFailure(new ApiError(503, {code: 'service_unavailable', message: 'x'}, {}))).toBe(false)
-    expect(isCertainFailure(new NetworkError('cut', 2))).toBe(false)
-    expect(isCertainFailure(new NetworkError('refused', 1, undefined, 'network_error', false))).toBe(true)
-    expect(isCertainFailure(new PayError('other', 1))).toBe(false)
   })
 
   it('reads the merchant reference of a body', () => {

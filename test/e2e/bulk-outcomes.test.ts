@@ -1,0 +1,81 @@
+/**
+ * What a bulk run says about money is true: the built CLI against the sandbox (its default settle time), on the
+ * journey of a payout that is accepted, then fails, across plain, --wait and --retry-failed re-runs. Each row's
+ * verdict is the request's outcome (accepted / refused / unknown) read with the resource's latest known state.
+ */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {tempConfigDir} from '../helpers/cli.js'
+import {byRef, useSandbox} from '../commands/support.js'
+
+const h = useSandbox({settleMs: 1500})
+
+type Row = Record<string, unknown> & {status: string; outcome: string; state: string | null}
+const rows = (stdout: string): Row[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row)
+
+describe('a bulk payout that is accepted and then fails', () => {
+  it('is reported processing, then failed by --wait (exit 1), and --retry-failed never turns it into succeeded', async () => {
+    const dir = tempConfigDir()
+    const env = {PAY_CONFIG_DIR: dir}
+    const file = join(dir, 'rw.csv')
+    writeFileSync(file, 'amount,reference,mobile,provider\n12.00,rw-1,254700000409,mpesa\n')
+    const args = ['payouts', 'create', '--from-file', file, '--currency', 'KES']
+
+    const first = await h.pay([...args, '--json'], env)
+    expect(first.code, first.stderr).toBe(0)
+    const [sent] = rows(first.stdout)
+    expect(sent).toMatchObject({status: 'processing', outcome: 'accepted', state: 'processing', earlier: false})
+    expect(first.stderr).toMatch(/0 succeeded, 1 processing, 0 failed/)
+    expect(first.stderr).toContain('money processing: 12.00 KES')
+    expect(first.stderr).not.toMatch(/money succeeded/)
+
+    await new Promise((r) => setTimeout(r, 3000))
+    const waited = await h.pay([...args, '--wait', '--json'], env)
+    expect(waited.code, waited.stderr).toBe(1)
+    const [polled] = rows(waited.stdout)
+    expect(polled).toMatchObject({status: 'failed', outcome: 'accepted', state: 'failed', earlier: true, error_code: 'transaction_failed'})
+    expect(Object.keys(polled)).toEqual(Object.keys(sent))
+    expect(waited.stderr).toContain('money failed: 12.00 KES')
+    expect((await h.pay(['payouts', 'get', 'rw-1', '--json'], env)).stdout).toContain('"status":"failed"')
+
+    const retried = await h.pay([...args, '--retry-failed', '--json'], env)
+    expect(retried.code, retried.stderr).toBe(1)
+    expect(rows(retried.stdout)[0]).toMatchObject({status: 'failed', state: 'failed'})
+    expect(retried.stderr).toMatch(/0 succeeded, 0 processing, 1 failed/)
+    expect(retried.stderr).toContain('--retry-failed does not send them again')
+
+    const again = await h.pay([...args, '--wait'], env)
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(/0 succeeded, 0 processing, 1 failed/)
+    // one payout upstream, whatever ran after
+    expect(h.requests((e) => e.method === 'POST' && byRef('rw-1')(e))).toHaveLength(1)
+  })
+
+  it('with the same file: the CSV --results of a first run and of a re-run have the same columns', async () => {
+    const dir = tempConfigDir()
+    const env = {PAY_CONFIG_DIR: dir}
+    const file = join(dir, 'ok.csv')
+    writeFileSync(file, 'amount,reference,mobile,provider\n5.00,rw-ok-1,254700000001,mpesa\n')
+    const out1 = join(dir, 'r1.csv')
+    const out2 = join(dir, 'r2.csv')
+    expect((await h.pay(['payouts', 'create', '--from-file', file, '--currency', 'KES', '--results', out1], env)).code).toBe(0)
+    expect((await h.pay(['payouts', 'create', '--from-file', file, '--currency', 'KES', '--results', out2], env)).code).toBe(0)
+    const {readFileSync} = await import('node:fs')
+    const header = (p: string) => readFileSync(p, 'utf8').split('\n')[0]
+    expect(header(out1)).toBe('row,line,reference,status,outcome,http_status,id,state,state_at,error_code,error_message,idempotency_key,amount,currency,earlier')
+    expect(header(out2)).toBe(header(out1))
+  })
+})
+
+describe('a reference is a promise within one file', () => {
+  it('two rows with one reference and different bodies: exit 2 naming both lines, nothing sent', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'dup.csv')
+    writeFileSync(file, 'amount,reference,mobile,provider\n10.00,dup-1,254700000001,mpesa\n7.00,dup-2,254700000001,mpesa\n11.00,dup-1,254700000001,mpesa\n')
+    const r = await h.pay(['payouts', 'create', '--from-file', file, '--currency', 'KES'], {PAY_CONFIG_DIR: dir})
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr).toMatch(/dup\.csv:4 reference dup-1 is also on line 2 with another body/)
+    expect(h.requests((e) => e.method === 'POST' && (byRef('dup-1')(e) || byRef('dup-2')(e)))).toHaveLength(0)
+  })
+})
