@@ -14,6 +14,7 @@ import {endpoints, pathValueRule, type EndpointId} from '../api/endpoints.js'
 import {inputLabel, flagName} from '../api/operation-names.js'
 import type {FieldSpec, OperationSpec, PromptSpec, ValueSource} from '../api/operation-types.js'
 import {problemsOf, type FieldProblem} from '../api/validate.js'
+import {withCanonicalAmounts} from '../api/money.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {InputError} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
@@ -96,7 +97,8 @@ export function draftOf(spec: GatherSpec, data?: unknown, extraFields: Record<st
       else (input.path ??= {})[f.key] = v
     }
     if (spec.fixedBody !== undefined && endpoint.body) input.body = spec.fixedBody
-    else if (endpoint.body) input.body = mergeBody(body, data, extraFields) ?? {}
+    // amounts in their one spelling on the wire (src/api/money.ts): one amount, one body, one key
+    else if (endpoint.body) input.body = withCanonicalAmounts(mergeBody(body, data, extraFields) ?? {})
     return input
   }
 

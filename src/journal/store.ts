@@ -138,10 +138,11 @@ export class JournalStore {
    * The write itself is synchronous: when it fails or writes short, JournalWriteError is thrown and the caller sends
    * nothing. The promise settles once the record is on disk: the caller prepares its request meanwhile (loads
    * node:http, connects) and writes no byte of it before then, so the fsync costs no time of its own; it rejects
-   * (JournalWriteError) when the fsync fails. Call it only while open() is true.
+   * (JournalWriteError) when the fsync fails. With the journal off it throws: the gate does not call it then.
    */
   appendDurable(record: JournalRecord): Promise<void> {
     const file = this.segmentFile()
+    if (!this.open()) throw new JournalWriteError(file, {code: 'the journal is off'})
     let fd: number | undefined
     try {
       fd = openSync(file, 'a', SECRET_FILE_MODE)

@@ -323,6 +323,32 @@ describe('row keys survive edits of the file', () => {
   })
 })
 
+describe('one spelling of money on the wire', () => {
+  it('killed after 392 of 400 rows, the file re-saved by a spreadsheet (1200.00 -> 1200, 350.50 -> 350.5, CRLF): the re-run pays no row again', async () => {
+    const amounts = ['1200.00', '350.50', '75.00', '12.30']
+    const resaved = ['1200', '350.5', '75', '12.3']
+    const row = (i: number, spelt: string[]) => `${spelt[i % 4]},bk-ss-${i},2547${String(20_000_000 + i)},mpesa`
+    const file = csv('spreadsheet.csv', 'amount,reference,mobile,provider', 400, (i) => row(i, amounts))
+    // the service never sees rows after the 392nd in the first run; the run is killed while it tries the 393rd
+    const past392 = (r: {method: string; body: string}) => r.method === 'POST' && Number(refOf(r.body)?.replace('bk-ss-', '') ?? 0) > 392
+    proxy.rule = (r) => (past392(r) ? 'drop' : 'pass')
+    const killed = await payUntil(['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '1'], () => rowsIn(h.sb.state.collections, 'bk-ss-').length >= 392 && proxy.seen.some((s) => past392(s.req)))
+    expect(killed.killed, killed.stderr).toBe(true)
+    expect(rowsIn(h.sb.state.collections, 'bk-ss-')).toHaveLength(392)
+
+    proxy.rule = () => 'pass'
+    const lines = ['amount,reference,mobile,provider']
+    for (let i = 1; i <= 400; i++) lines.push(row(i, resaved))
+    writeFileSync(file, lines.join('\r\n') + '\r\n')
+    const again = await payUntil(['collections', 'create', '--from-file', file, '--currency', 'KES', '--json'])
+    expect(again.code, again.stderr.slice(-2000)).toBe(0)
+    expectExactlyOnce(h.sb.state.collections, 'bk-ss-', 400)
+    // every amount went out in the one spelling, whatever the file said
+    const sent = h.requests((e) => e.method === 'POST' && String((e.body as {merchant_reference?: string})?.merchant_reference).startsWith('bk-ss-'))
+    expect(new Set(sent.map((e) => (e.body as {amount: string}).amount))).toEqual(new Set(amounts))
+  })
+})
+
 describe('--force-new across an edit of the file', () => {
   it('a first run with --force-new killed with SIGKILL part-way, one row edited, a plain run: the forced keys are resumed, one object per unchanged row', async () => {
     const header = 'amount,reference,mobile,provider'

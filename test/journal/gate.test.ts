@@ -105,6 +105,52 @@ describe('a failure that only looks certain does not wipe out an unknown outcome
   })
 })
 
+describe('the request record must be durable before anything is sent', () => {
+  const answering = () => {
+    const sent: string[] = []
+    const transport = {
+      async send(r: {url: string; headers: Record<string, string>; ready?: Promise<void>}) {
+        if (r.url.endsWith('/v1/oauth/token')) return {status: 200, headers: {}, text: TOKEN}
+        await r.ready
+        sent.push(r.headers['idempotency-key'])
+        return {status: 201, headers: {}, text: JSON.stringify({...BODY, id: 'CL_1', object: 'collection', status: 'processing', created_at: new Date().toISOString()})}
+      },
+      async close() {},
+    }
+    return {sent, transport}
+  }
+  const clientWith = (store: JournalStore, transport: ReturnType<typeof answering>['transport']) =>
+    new ApiClient({settings: {baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's'}, userAgent: 't', retries: 3, sleep: async () => {}, transport, journal: new JournalGate(store, {notice: () => {}, warn: () => {}})})
+
+  for (const [what, write] of [
+    ['a short write (a full disk)', (_fd: number, data: Buffer) => data.length - 7],
+    ['a failed write (ENOSPC)', () => {
+      throw Object.assign(new Error('no space left on device'), {code: 'ENOSPC'})
+    }],
+  ] as [string, (fd: number, data: Buffer) => number][]) {
+    it(`${what}: nothing is sent, the error names the reason (exit 1), and no outcome is unknown`, async () => {
+      const dir = tempConfigDir()
+      const {sent, transport} = answering()
+      const store = new JournalStore(dir, {write: write as never})
+      const err = await clientWith(store, transport).call('collections.create', {body: BODY}).catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(PayError)
+      expect((err as PayError).message).toMatch(/ENOSPC.*nothing was sent/)
+      expect((err as PayError).exitCode).toBe(1)
+      expect((err as PayError).idempotencyKey).toBeUndefined()
+      expect(sent).toEqual([])
+    })
+  }
+
+  it('an fsync that fails: nothing is sent', async () => {
+    const dir = tempConfigDir()
+    const {sent, transport} = answering()
+    const store = new JournalStore(dir, {fsync: ((_fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => cb(Object.assign(new Error('EIO'), {code: 'EIO'}))) as never})
+    const err = await clientWith(store, transport).call('collections.create', {body: BODY}).catch((e: unknown) => e)
+    expect((err as PayError).message).toMatch(/EIO.*nothing was sent/)
+    expect(sent).toEqual([])
+  })
+})
+
 describe('a password in the base URL', () => {
   it('is kept out of the journal (url, base_url, command) and out of the resume command', async () => {
     const dir = tempConfigDir()

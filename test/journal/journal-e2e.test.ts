@@ -3,7 +3,7 @@
  * connection (or never answers) AFTER the service has committed. Checked in the sandbox's state and request log.
  */
 import {spawn} from 'node:child_process'
-import {statSync, writeFileSync} from 'node:fs'
+import {mkdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT, cleanEnv, json, tempConfigDir} from '../helpers/cli.js'
@@ -114,6 +114,67 @@ describe('a create whose answer is cut after the service committed', () => {
     const r = ok(await h.pay(collect('jr-col-3'), {...env, PAY_CONFIG_DIR: dir}))
     expect(r.stderr.match(/operation journal is off/g)).toHaveLength(1)
     expect(collectionsWith('jr-col-3')).toHaveLength(1)
+  })
+})
+
+/** Today's segment of the journal of a config dir (its state dir made, as pay makes it). */
+function segmentOf(configDir: string): string {
+  const dir = join(configDir, 'state', 'journal')
+  mkdirSync(join(dir, 'runs'), {recursive: true, mode: 0o700})
+  return join(dir, `${new Date().toISOString().slice(0, 10)}.ndjson`)
+}
+
+/** A cut answer, then a plain re-run: one collection upstream, one key sent, the same id printed at the end. */
+async function cutThenRerun(ref: string, configDir: string): Promise<{first: {code: number; stderr: string}; key: string}> {
+  cutRef(ref)
+  const first = await h.pay(collect(ref), {...env, PAY_CONFIG_DIR: configDir})
+  expect(first.code, first.stderr).toBe(7)
+  expect(collectionsWith(ref)).toHaveLength(1)
+  proxy.rule = () => 'pass'
+  const again = ok(await h.pay(collect(ref, ['--json']), {...env, PAY_CONFIG_DIR: configDir}))
+  expect(json(again).id).toBe(collectionsWith(ref)[0].id)
+  expect(collectionsWith(ref)).toHaveLength(1)
+  expect(keysSent(ref).size).toBe(1)
+  return {first, key: [...keysSent(ref)][0]}
+}
+
+describe('a journal that cannot lose a record', () => {
+  it('a torn last line (a crash mid-write) does not swallow the next record: cut answer, plain re-run, one object', async () => {
+    const dir = tempConfigDir()
+    writeFileSync(segmentOf(dir), '{"t":"op","at":"2026-01-01T00:00:00.000Z","key":"torn-', {mode: 0o600})
+    const {first, key} = await cutThenRerun('jr-torn-1', dir)
+    expect(first.stderr).toContain(`reuses Idempotency-Key ${key} from the journal`)
+  })
+
+  it('a NUL-padded tail (a crash after the file grew) does not swallow the next record: one object', async () => {
+    const dir = tempConfigDir()
+    const earlier = JSON.stringify({t: 'op', at: new Date().toISOString(), key: 'nul-earlier', match: 'm', endpoint: 'collections.create', method: 'POST', url: 'http://x/v1/collections', base_url: 'http://x', body_sha256: 'h', pid: 1})
+    writeFileSync(segmentOf(dir), `${earlier}${'\0'.repeat(512)}`, {mode: 0o600})
+    await cutThenRerun('jr-nul-1', dir)
+    // the record before the NULs is read too
+    const list = ok(await h.pay(['journal', '--json', '--limit', '100'], {...env, PAY_CONFIG_DIR: dir}))
+    expect(json<{idempotency_key: string}[]>(list).map((e) => e.idempotency_key)).toContain('nul-earlier')
+  })
+
+  it('the request record cannot be written (the segment unwritable, as a full disk): nothing is sent, exit 1 with the reason; then a cut answer and a plain re-run: one object', async () => {
+    const dir = tempConfigDir()
+    const segment = segmentOf(dir)
+    mkdirSync(segment) // a directory where the segment should be: every write of a record fails
+    const refused = await h.pay(collect('jr-full-1'), {...env, PAY_CONFIG_DIR: dir})
+    expect(refused.code, refused.stderr).toBe(1)
+    expect(refused.stderr).toMatch(/could not record this request before sending it .*nothing was sent/)
+    expect(h.requests((e) => e.method === 'POST' && (e.body as {merchant_reference?: string})?.merchant_reference === 'jr-full-1')).toHaveLength(0)
+    rmSync(segment, {recursive: true})
+    await cutThenRerun('jr-full-1', dir)
+  })
+
+  it('an unwritable state dir: the hint says to pass the key (the journal holds none); a plain re-run derives the same key: one object', async () => {
+    const dir = tempConfigDir()
+    writeFileSync(join(dir, 'state'), 'not a directory')
+    const {first, key} = await cutThenRerun('jr-off-1', dir)
+    expect(first.stderr).toMatch(/operation journal is off/)
+    expect(first.stderr).toContain(`pass \`--idempotency-key ${key}\` when you run it again`)
+    expect(first.stderr).not.toContain('from the journal')
   })
 })
 

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
 import {referenceOf, resumeCommand} from '../../src/journal/gate.js'
-import {type JournalEntry, JournalStore, retentionDaysFrom, unresolved} from '../../src/journal/store.js'
+import {type JournalEntry, JournalStore, JournalWriteError, retentionDaysFrom, unresolved} from '../../src/journal/store.js'
 import {ROOT, tempConfigDir} from '../helpers/cli.js'
 
 const op = (key: string, extra: Record<string, unknown> = {}) => ({
@@ -99,7 +99,8 @@ describe('JournalStore', () => {
     const warnings: string[] = []
     const store = new JournalStore(join(dir, 'blocked'), {warn: (t) => warnings.push(t)})
     store.append(op('k'))
-    await store.appendDurable(op('k2'))
+    // a request's record that cannot be written is a failure (its request is not sent), not a silent skip
+    expect(() => store.appendDurable(op('k2'))).toThrow(JournalWriteError)
     expect(store.enabled).toBe(false)
     expect(store.entries()).toEqual([])
     expect(warnings).toHaveLength(1)
@@ -114,7 +115,8 @@ describe('JournalStore', () => {
     const run = () => new Promise<number>((resolve) => spawn(process.execPath, ['--input-type=module', '-e', script, dir], {stdio: 'inherit'}).on('close', (c) => resolve(c ?? -1)))
     expect(await Promise.all([run(), run(), run(), run()])).toEqual([0, 0, 0, 0])
     const text = readFileSync(join(dir, 'journal', `${new Date().toISOString().slice(0, 10)}.ndjson`), 'utf8')
-    const lines = text.trimEnd().split('\n')
+    // each record is one write that starts and ends with a line break: whole lines, blank ones between
+    const lines = text.split('\n').filter((l) => l !== '')
     expect(lines).toHaveLength(1200)
     for (const l of lines) expect(() => JSON.parse(l)).not.toThrow()
   })
