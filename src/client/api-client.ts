@@ -106,8 +106,12 @@ export interface ApiResponse<T = unknown> {
   text: string
   attempts: number
   request: PreparedRequest
-  /** Set when nothing was sent: the journal's answer to the same request, which succeeded at this time. */
+  /** Set when nothing was sent: the journal's answer to the same request, which the service accepted at this time. */
   replayedAt?: string
+  /** With replayedAt: when the state in `body` was seen (a later lookup's, else the answer's). */
+  stateSeenAt?: string
+  /** With replayedAt: records a newer state of the resource (and the body that showed it) in the journal. */
+  noteState?: (state: string, body: string) => void
 }
 
 export class ApiClient {

@@ -5,12 +5,12 @@ export default class Journal extends BaseCommand {
   static override args = {key: Args.string({description: 'Show one request: its Idempotency-Key or merchant reference (the newest with it)'})}
   static override flags = {
     limit: Flags.integer({description: 'List at most this many (newest first)', default: 20, min: 1}),
-    outcome: Flags.string({description: 'List only requests with this outcome', options: ['succeeded', 'failed', 'unknown']}),
+    outcome: Flags.string({description: 'List only requests with this outcome (what the request came to)', options: ['accepted', 'refused', 'unknown']}),
   }
 
   static override summary = 'The operation journal: recent idempotent requests and their outcome, or one of them'
-  static override description = `Every idempotent request (creates, payouts, cancels) is journaled on this machine before it is sent, with its Idempotency-Key, and its outcome when known: succeeded, failed, or unknown (the answer was lost, the process was interrupted or killed).
-A plain re-run of a command whose outcome is unknown reuses its key; a re-run of one that succeeded prints the earlier answer and sends nothing (--force-new sends it again).
+  static override description = `Every idempotent request (creates, payouts, cancels) is journaled on this machine before it is sent, with its Idempotency-Key, and its outcome when known: accepted (with the id), refused, or unknown (the answer was lost, the process was interrupted or killed). Apart from that, the resource's latest known state (processing, succeeded, failed, …) and when it was seen.
+A plain re-run of a command whose outcome is unknown reuses its key; a re-run of one that was accepted prints the earlier answer, looks the resource up when its state had not ended, and sends nothing (--force-new sends it again).
 With KEY: what was sent, the outcome and the command that resumes it; under --json with the earlier answer as \`response\`.
 The journal lives in the state dir ($XDG_STATE_HOME/pay/journal, or $PAY_CONFIG_DIR/state/journal) and keeps 7 days (PAY_JOURNAL_RETENTION_DAYS).`
 
@@ -36,6 +36,6 @@ The journal lives in the state dir ($XDG_STATE_HOME/pay/journal, or $PAY_CONFIG_
     const rows = entries.map(entryView).filter((e) => !flags.outcome || e.outcome === flags.outcome).slice(0, flags.limit)
     if (out.json) out.data(JSON.stringify(rows))
     else if (rows.length === 0) out.info('The journal is empty: no idempotent request was sent from this machine in the retention period.')
-    else out.data(out.list(rows, ['at', 'endpoint', 'reference', 'outcome', 'status', 'id', 'idempotency_key']))
+    else out.data(out.list(rows, ['at', 'endpoint', 'reference', 'outcome', 'id', 'state', 'idempotency_key']))
   }
 }

@@ -23,7 +23,7 @@ import {redactUrl} from '../client/redact.js'
 import {shellArgument, shellQuote} from '../client/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../client/digest.js'
-import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, unresolved} from './store.js'
+import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -64,19 +64,21 @@ export class JournalGate implements RequestJournal {
     const derived = !journalOn && !req.keyGiven && !this.options.forceNew
     if (derived) request = rekeyed(req, uuidOfHex(match))
 
+    const referenceNeedle = reference === undefined ? [] : [`"reference":${JSON.stringify(reference)}`]
     if (req.keyGiven && req.idempotencyKey && journalOn) {
-      const entries = this.store.entriesAbout([jsonText(req.idempotencyKey)])
+      const entries = this.store.entriesAbout([jsonText(req.idempotencyKey), ...referenceNeedle])
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
-      keyWasUnknown = given !== undefined && stateOf(given) === 'unknown'
+      keyWasUnknown = given !== undefined && requestOf(given) === 'unknown'
+      if (!given) this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl)
     } else if (!req.keyGiven && journalOn) {
-      const entries = this.store.entriesAbout(reference === undefined ? [match] : [match, `"reference":${JSON.stringify(reference)}`])
+      const entries = this.store.entriesAbout([match, ...referenceNeedle])
       const latest = findLast(entries, (e) => e.op.match === match)
       const pending = findLast(entries, (e, i) => e.op.match === match && unresolved(entries, i))
-      if (latest && stateOf(latest) === 'succeeded' && latest.outcome?.body !== undefined && !this.options.forceNew) {
+      if (latest && requestOf(latest) === 'accepted' && latest.outcome?.body !== undefined && !this.options.forceNew) {
         this.options.notice(
-          `already done: this same request succeeded at ${latest.outcome.at} (Idempotency-Key ${latest.op.key}); showing that answer, nothing was sent. Add --force-new to send it again as a new request`,
+          `already sent: this same request was accepted at ${latest.outcome.at}${latest.outcome.id ? ` as ${latest.outcome.id}` : ''} (Idempotency-Key ${latest.op.key}); nothing was sent now. Add --force-new to send it again as a new request`,
         )
-        replay = replayOf(req, latest)
+        replay = this.replayOf(req, latest)
       } else if (pending && !this.options.forceNew) {
         // an unknown outcome stays the answer until an entry with the SAME key settles it (a later failure under
         // another key, or one that only looks certain, says nothing about it)
@@ -84,7 +86,8 @@ export class JournalGate implements RequestJournal {
         request = rekeyed(req, pending.op.key)
         keyWasUnknown = true
       } else if (reference !== undefined) {
-        const other = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl && stateOf(e) === 'unknown')
+        this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl)
+        const other = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl && requestOf(e) === 'unknown')
         if (other) {
           this.options.warn(
             `an earlier request with reference ${reference} (Idempotency-Key ${other.op.key}, ${other.op.at}) had a different body and its outcome is unknown; this one is a different request with a new key. Check the earlier one with \`pay transactions verify ${shellArgument(reference)}\``,
@@ -116,7 +119,7 @@ export class JournalGate implements RequestJournal {
       const code = signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED
       const err = new InterruptedError(`interrupted (${signal}) while ${req.method} ${new URL(req.url).pathname} was in flight`, code)
       err.outcomeUnknown(key, command, unknownHint)
-      outcome({state: 'unknown', error: {code: 'interrupted', message: err.message}})
+      outcome({request: 'unknown', error: {code: 'interrupted', message: err.message}})
       if (this.options.interrupted) this.options.interrupted(err)
       else process.stderr.write(`${err.message}\n${unknownHint}\n`)
       process.exit(code)
@@ -131,14 +134,15 @@ export class JournalGate implements RequestJournal {
       succeeded(res) {
         const body = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
         const id = typeof body?.id === 'string' ? body.id : typeof body?.merchant_reference === 'string' ? body.merchant_reference : undefined
-        outcome({state: 'succeeded', status: res.status, id, body: res.text})
+        const state = (res.body as {status?: unknown} | undefined)?.status
+        outcome({request: 'accepted', status: res.status, id, ...(typeof state === 'string' ? {resource_state: state} : {}), body: res.text})
       },
       failed(err) {
         // the request policy's class (src/client/request-policy.ts): refused is the only certain failure
         const certain = classOfError(err, keyWasUnknown) === 'refused'
         const code = err instanceof ApiError ? err.code : err instanceof NetworkError ? 'network_error' : 'error'
         const message = err instanceof Error ? err.message : String(err)
-        outcome({state: certain ? 'failed' : 'unknown', status: err instanceof ApiError ? err.status : undefined, error: {code, message}})
+        outcome({request: certain ? 'refused' : 'unknown', status: err instanceof ApiError ? err.status : undefined, error: {code, message}})
         if (!certain && err instanceof PayError) err.outcomeUnknown(key, command, unknownHint)
         return err
       },
@@ -149,12 +153,52 @@ export class JournalGate implements RequestJournal {
     }
   }
 
+  /**
+   * A reference is a promise: an accepted request of the same kind (endpoint, base URL, client id, account ref) with
+   * this reference and another body is never followed by a second one without --force-new (exit 5).
+   */
+  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, settings: ClientSettings, shownBaseUrl: string): void {
+    if (reference === undefined || this.options.forceNew) return
+    const earlier = findLast(
+      entries,
+      (e) =>
+        e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl &&
+        (e.op.client_id ?? '') === (settings.clientId ?? '') && (e.op.account_ref ?? '') === (settings.accountRef ?? '') && requestOf(e) === 'accepted',
+    )
+    if (!earlier) return
+    const seen = latestState(earlier)
+    const err = new PayError(
+      `reference ${reference} already names another request: ${earlier.op.endpoint} accepted at ${earlier.outcome!.at}${earlier.outcome!.id ? ` as ${earlier.outcome!.id}` : ''} with a different body (Idempotency-Key ${earlier.op.key})${seen ? `, state ${seen.state} as seen at ${seen.at}` : ''}; nothing was sent`,
+      ExitCode.CONFLICT,
+      `look it up with \`pay transactions verify ${shellArgument(reference)}\`; to send this one as well, on purpose, add --force-new, or give it another reference`,
+    )
+    throw err
+  }
+
+  /** The journaled answer of an accepted request, its latest known body (a later lookup's), and a way to note a newer state. */
+  private replayOf(req: PreparedRequest, e: JournalEntry): ApiResponse {
+    const seen = latestState(e)
+    const text = seen?.body ?? e.outcome?.body ?? ''
+    let body: unknown
+    try {
+      body = text === '' ? undefined : JSON.parse(text)
+    } catch {
+      body = undefined
+    }
+    const key = e.op.key
+    return {
+      status: e.outcome?.status ?? 200, headers: {}, body, text, attempts: 0, request: rekeyed(req, key), replayedAt: e.outcome?.at, stateSeenAt: seen?.at,
+      noteState: (state, seenBody) => this.store.append({t: 'state', at: this.iso(), key, state, body: seenBody}),
+    }
+  }
+
   private iso(): string {
     return new Date(this.now()).toISOString()
   }
 }
 
-const stateOf = (e: JournalEntry) => e.outcome?.state ?? 'unknown'
+/** What an entry's request came to (no outcome recorded: unknown). */
+const requestOf = (e: JournalEntry) => e.outcome?.request ?? 'unknown'
 
 /** A string as it appears inside the JSON text of a record (escapes included), to find the lines that hold it. */
 function jsonText(value: string): string {
@@ -164,17 +208,6 @@ function jsonText(value: string): string {
 function findLast(entries: JournalEntry[], pred: (e: JournalEntry, i: number) => boolean): JournalEntry | undefined {
   for (let i = entries.length - 1; i >= 0; i--) if (pred(entries[i], i)) return entries[i]
   return undefined
-}
-
-function replayOf(req: PreparedRequest, e: JournalEntry): ApiResponse {
-  const text = e.outcome?.body ?? ''
-  let body: unknown
-  try {
-    body = text === '' ? undefined : JSON.parse(text)
-  } catch {
-    body = undefined
-  }
-  return {status: e.outcome?.status ?? 200, headers: {}, body, text, attempts: 0, request: rekeyed(req, e.op.key), replayedAt: e.outcome?.at}
 }
 
 /** merchant_reference of a JSON body, when it has one. */

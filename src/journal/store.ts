@@ -46,27 +46,52 @@ export interface OpRecord {
   pid: number
 }
 
-export type OutcomeState = 'succeeded' | 'failed' | 'unknown'
+/** What a request came to: the request policy's class (src/client/request-policy.ts). */
+export type RequestOutcome = 'accepted' | 'refused' | 'unknown'
 
-/** What became of an operation, when known. */
+/**
+ * What became of an operation's request, when known. Two facts, never one word: `request` is what the request came
+ * to; `resource_state` the state of the resource it made, as the answer showed it (later lookups: StateRecord).
+ */
 export interface OutcomeRecord {
   t: 'outcome'
   at: string
   key: string
-  state: OutcomeState
+  request: RequestOutcome
   status?: number
   id?: string
+  /** The resource's state in the answer (processing, succeeded, failed, …), when it has one. */
+  resource_state?: string
   error?: {code: string; message: string}
-  /** The answer's body exactly as received (succeeded only): a re-run prints it instead of sending again. */
+  /** The answer's body exactly as received (accepted only): a re-run prints it instead of sending again. */
+  body?: string
+  /** Written by pay before the two facts were kept apart (succeeded / failed / unknown); read as `request`. */
+  state?: 'succeeded' | 'failed' | 'unknown'
+}
+
+/** A later look at the resource an accepted request made (a re-run's lookup): its state then, and the body seen. */
+export interface StateRecord {
+  t: 'state'
+  at: string
+  key: string
+  state: string
   body?: string
 }
 
-export type JournalRecord = OpRecord | OutcomeRecord
+export type JournalRecord = OpRecord | OutcomeRecord | StateRecord
 
-/** One operation with its latest outcome (none: the process ended before it knew, e.g. killed). */
+/** One operation with its latest outcome (none: the process ended before it knew, e.g. killed) and latest look. */
 export interface JournalEntry {
   op: OpRecord
   outcome?: OutcomeRecord
+  seen?: StateRecord
+}
+
+/** The resource's latest known state of an entry, and when it was seen (a later lookup, else the answer). */
+export function latestState(e: JournalEntry): {state: string; at: string; body?: string} | undefined {
+  if (e.seen) return {state: e.seen.state, at: e.seen.at, body: e.seen.body}
+  if (e.outcome?.resource_state !== undefined) return {state: e.outcome.resource_state, at: e.outcome.at, body: e.outcome.body}
+  return undefined
 }
 
 export interface JournalOptions {
@@ -264,7 +289,7 @@ export class JournalStore {
       for (const line of text.split('\n')) {
         if (line === '' || !wanted(line)) continue
         const r = parseRecord(line)
-        if (r && (r.t === 'op' || r.t === 'outcome') && typeof r.key === 'string' && keep(r)) out.push(r)
+        if (r && (r.t === 'op' || r.t === 'outcome' || r.t === 'state') && typeof r.key === 'string' && keep(r)) out.push(r)
       }
     }
     return out
@@ -281,7 +306,8 @@ export class JournalStore {
         order.push(e)
       } else {
         const e = byKey.get(r.key)
-        if (e) e.outcome = r
+        if (e && r.t === 'outcome') e.outcome = r
+        else if (e && r.t === 'state') e.seen = r
       }
     }
     return order
@@ -377,18 +403,24 @@ export class JournalWriteError extends PayError {
   }
 }
 
-/** One record line, or undefined when it is torn; NULs around it (a NUL-padded tail before it was written) ignored. */
+/**
+ * One record line, or undefined when it is torn; NULs around it (a NUL-padded tail before it was written) ignored.
+ * An outcome written before the two facts were kept apart reads as its request's outcome (succeeded: accepted).
+ */
 export function parseRecord(line: string): JournalRecord | undefined {
+  let r: JournalRecord | undefined
   try {
-    return JSON.parse(line) as JournalRecord
+    r = JSON.parse(line) as JournalRecord
   } catch {
     if (!line.includes('\0')) return undefined // a torn line (a crash mid-write)
     try {
-      return JSON.parse(line.replace(/^\0+|\0+$/g, '')) as JournalRecord
+      r = JSON.parse(line.replace(/^\0+|\0+$/g, '')) as JournalRecord
     } catch {
       return undefined
     }
   }
+  if (r && r.t === 'outcome' && r.request === undefined) r.request = r.state === 'succeeded' ? 'accepted' : r.state === 'failed' ? 'refused' : 'unknown'
+  return r ?? undefined
 }
 
 /** entries[i]'s outcome is unknown (or never written) and no later entry with the same key settled it. */
@@ -405,7 +437,7 @@ function keyOfLine(line: string): string | undefined {
 }
 
 export function unresolved(entries: JournalEntry[], i: number): boolean {
-  const known = (e: JournalEntry) => e.outcome !== undefined && e.outcome.state !== 'unknown'
+  const known = (e: JournalEntry) => e.outcome !== undefined && e.outcome.request !== 'unknown'
   if (known(entries[i])) return false
   for (let j = i + 1; j < entries.length; j++) if (entries[j].op.key === entries[i].op.key && known(entries[j])) return false
   return true

@@ -1,5 +1,5 @@
 /** The journal as `pay journal list|show` print it. */
-import type {JournalEntry} from './store.js'
+import {type JournalEntry, type RequestOutcome, latestState} from './store.js'
 
 export {openJournalStore} from './index.js'
 
@@ -9,11 +9,14 @@ export type EntryView = {
   method: string
   reference: string | null
   idempotency_key: string
-  /** succeeded, failed, or unknown (no outcome recorded: the answer was lost or the process ended first). */
-  outcome: 'succeeded' | 'failed' | 'unknown'
+  /** What the request came to: accepted, refused, or unknown (no outcome recorded: the answer was lost or the process ended first). */
+  outcome: RequestOutcome
   outcome_at: string | null
   status: number | null
   id: string | null
+  /** The resource's latest known state (processing, succeeded, failed, …), and when pay saw it: a fact apart from `outcome`. */
+  state: string | null
+  state_at: string | null
   error: {code: string; message: string} | null
   base_url: string
   client_id: string | null
@@ -21,16 +24,19 @@ export type EntryView = {
 }
 
 export function entryView(e: JournalEntry): EntryView {
+  const seen = latestState(e)
   return {
     at: e.op.at,
     endpoint: e.op.endpoint,
     method: e.op.method,
     reference: e.op.reference ?? null,
     idempotency_key: e.op.key,
-    outcome: e.outcome?.state ?? 'unknown',
+    outcome: e.outcome?.request ?? 'unknown',
     outcome_at: e.outcome?.at ?? null,
     status: e.outcome?.status ?? null,
     id: e.outcome?.id ?? null,
+    state: seen?.state ?? null,
+    state_at: seen?.at ?? null,
     error: e.outcome?.error ?? null,
     base_url: e.op.base_url,
     client_id: e.op.client_id ?? null,
@@ -41,11 +47,12 @@ export function entryView(e: JournalEntry): EntryView {
 /** One entry in full: what was sent, the outcome, the resume command and the earlier answer (parsed). */
 export function detailView(e: JournalEntry): EntryView & {url: string; body_sha256: string; resume_command: string | null; response: unknown} {
   let response: unknown = null
-  if (e.outcome?.body !== undefined) {
+  const body = latestState(e)?.body ?? e.outcome?.body
+  if (body !== undefined) {
     try {
-      response = JSON.parse(e.outcome.body)
+      response = JSON.parse(body)
     } catch {
-      response = e.outcome.body
+      response = body
     }
   }
   return {...entryView(e), url: e.op.url, body_sha256: e.op.body_sha256, resume_command: e.op.command ?? null, response}

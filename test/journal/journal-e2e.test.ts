@@ -55,13 +55,15 @@ describe('a create whose answer is cut after the service committed', () => {
     // after a known success: the earlier answer, nothing sent
     const sentBefore = h.requests().length
     const third = ok(await h.pay(collect('jr-col-1'), env))
-    expect(third.stderr).toMatch(/already done: .*nothing was sent.*--force-new/)
+    expect(third.stderr).toMatch(/already sent: .*accepted at .* as CL_.*nothing was sent now.*--force-new/)
     expect(third.stdout).toContain(created.id)
-    expect(h.requests().length).toBe(sentBefore)
+    // nothing sent: at most the one lookup of the collection's state (it had not ended when the answer came)
+    expect(h.requests().slice(sentBefore).filter((e) => e.method !== 'GET')).toHaveLength(0)
+    expect(h.requests().slice(sentBefore).length).toBeLessThanOrEqual(1)
 
     // --force-new sends it again as a new request (the service refuses the reference a second time or makes a new one)
     const forced = await h.pay(collect('jr-col-1', ['--force-new']), env)
-    expect(forced.stderr).not.toContain('already done')
+    expect(forced.stderr).not.toContain('already sent')
     expect(keysSent('jr-col-1').size).toBe(2)
   })
 
@@ -94,9 +96,9 @@ describe('a create whose answer is cut after the service committed', () => {
     const list = ok(await h.pay(['journal', '--json', '--limit', '100'], env))
     const rows = json<{reference: string; outcome: string; idempotency_key: string; endpoint: string}[]>(list)
     const po = rows.find((r) => r.reference === 'jr-po-1')
-    expect(po).toMatchObject({outcome: 'succeeded', endpoint: 'payouts.create'})
+    expect(po).toMatchObject({outcome: 'accepted', endpoint: 'payouts.create', state: 'processing'})
     const show = ok(await h.pay(['journal', 'jr-po-1', '--json'], env))
-    expect(json(show)).toMatchObject({idempotency_key: po!.idempotency_key, outcome: 'succeeded', response: {merchant_reference: 'jr-po-1'}})
+    expect(json(show)).toMatchObject({idempotency_key: po!.idempotency_key, outcome: 'accepted', response: {merchant_reference: 'jr-po-1'}})
     const human = ok(await h.pay(['journal', '--outcome', 'unknown'], env))
     expect(human.stdout).toContain('jr-col-2')
   })
@@ -137,6 +139,53 @@ async function cutThenRerun(ref: string, configDir: string): Promise<{first: {co
   expect(keysSent(ref).size).toBe(1)
   return {first, key: [...keysSent(ref)][0]}
 }
+
+describe('two facts: what the request came to, and the state of what it made', () => {
+  const payout = (ref: string, amount: string, extra: string[] = []) => ['payouts', 'create', '--amount', amount, '--currency', 'KES', '--reference', ref, '--mobile', '254700000409', '--provider', 'mpesa', ...extra]
+  const sentFor = (ref: string) => h.requests((e) => (e.body as {merchant_reference?: string} | undefined)?.merchant_reference === ref || e.path.endsWith(`/${ref}`))
+
+  it('a re-run after an accepted payout that later failed: one GET, no money moves, "accepted … as PO_…; state now: failed"', async () => {
+    proxy.rule = () => 'pass'
+    const first = ok(await h.pay(payout('jr-2f-1', '12.00', ['--json']), env))
+    expect(json(first).status).toBe('processing')
+    await new Promise((r) => setTimeout(r, 1500)) // the sandbox settles it (failed, for this number)
+    const before = sentFor('jr-2f-1').length
+    const again = ok(await h.pay(payout('jr-2f-1', '12.00', ['--json']), env))
+    expect(again.stderr).toMatch(new RegExp(`accepted \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC as ${json(first).id}; state now: failed`))
+    expect(again.stderr).not.toMatch(/succeeded/)
+    expect(json(again).status).toBe('failed')
+    const later = sentFor('jr-2f-1').slice(before)
+    expect(later.map((e) => e.method)).toEqual(['GET'])
+    // the journal keeps both facts; a third run needs no lookup (failed does not change any more)
+    const shown = json(ok(await h.pay(['journal', 'jr-2f-1', '--json'], env)))
+    expect(shown).toMatchObject({outcome: 'accepted', state: 'failed'})
+    const third = ok(await h.pay(payout('jr-2f-1', '12.00'), env))
+    expect(third.stderr).toMatch(/state: failed \(seen .*does not change any more\)/)
+    expect(sentFor('jr-2f-1').length).toBe(before + 1)
+  })
+
+  it('a reference is a promise: the same --reference with another amount after an accepted payout is exit 5, nothing sent; --force-new sends it on purpose', async () => {
+    proxy.rule = () => 'pass'
+    const first = ok(await h.pay(payout('refund-981', '300', ['--json']), env))
+    const refused = await h.pay(payout('refund-981', '301'), env)
+    expect(refused.code, refused.stderr).toBe(5)
+    expect(refused.stderr).toContain(`reference refund-981 already names another request: payouts.create accepted at`)
+    expect(refused.stderr).toContain(json(first).id)
+    expect(refused.stderr).toContain('--force-new')
+    expect(payoutsWith('refund-981')).toHaveLength(1)
+    ok(await h.pay(payout('refund-981', '301', ['--force-new']), env))
+    expect(payoutsWith('refund-981')).toHaveLength(2)
+  })
+
+  it('one spelling of money: --amount 150 then 150.00 is the same request (sent once, the second run sends nothing)', async () => {
+    proxy.rule = () => 'pass'
+    ok(await h.pay(collect('jr-amt-1').map((a) => (a === '150.00' ? '150' : a)), env))
+    const second = ok(await h.pay(collect('jr-amt-1'), env))
+    expect(second.stderr).toContain('already sent')
+    expect(collectionsWith('jr-amt-1')).toHaveLength(1)
+    expect(collectionsWith('jr-amt-1')[0].amount).toBe('150.00')
+  })
+})
 
 describe('a journal that cannot lose a record', () => {
   it('a torn last line (a crash mid-write) does not swallow the next record: cut answer, plain re-run, one object', async () => {

@@ -24,7 +24,7 @@ describe('JournalStore', () => {
     const file = join(dir, 'journal', `${new Date().toISOString().slice(0, 10)}.ndjson`)
     appendFileSync(file, '{"t":"op","key":"torn')
     const entries = store.entries()
-    expect(entries.map((e) => [e.op.key, e.outcome?.state])).toEqual([['k1', 'succeeded'], ['k2', undefined]])
+    expect(entries.map((e) => [e.op.key, e.outcome?.request])).toEqual([['k1', 'accepted'], ['k2', undefined]])
     expect(statSync(file).mode & 0o777).toBe(0o600)
   })
 
@@ -46,7 +46,7 @@ describe('JournalStore', () => {
     const all = store.entries()
     const text = (v: string) => JSON.stringify(v).slice(1, -1)
     const pick = (entries: JournalEntry[], pred: (e: JournalEntry) => boolean) =>
-      entries.map((e, i) => ({e, i})).filter(({e}) => pred(e)).map(({e, i}) => [e.op.key, e.op.match, e.op.reference, e.outcome?.state ?? null, e.outcome?.at ?? null, unresolved(entries, i)])
+      entries.map((e, i) => ({e, i})).filter(({e}) => pred(e)).map(({e, i}) => [e.op.key, e.op.match, e.op.reference, e.outcome?.request ?? null, e.outcome?.at ?? null, unresolved(entries, i)])
     for (const key of keys) {
       const some = store.entriesAbout([text(key)])
       expect(pick(some, (e) => e.op.key === key)).toEqual(pick(all, (e) => e.op.key === key))
