@@ -86,6 +86,9 @@ function memoryKeeper(): {row(): void} {
   }
 }
 
+/** How long a bulk run may hold its file's lock while its process lives (a killed run's lock is taken over at once). */
+const RUN_LEASE_MS = 24 * 3_600_000
+
 /** Rows in a row left "unknown" by network errors after their retries: the service is unreachable, stop. */
 const UNREACHABLE_AFTER = 24
 
@@ -227,6 +230,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   let stdinSpool: string | undefined
   let spool: RowSpool | undefined
   let pool: PoolTransport | undefined
+  let releaseRun: (() => void) | undefined
   // Ctrl-C / SIGTERM at any point: say where the run stands, remove this run's spool files, exit 130 / 143
   let interrupted = (signal: NodeJS.Signals) => out.errorLine(`interrupted (${signal}) before any row was sent`)
   const onSignal = (signal: NodeJS.Signals) => {
@@ -265,6 +269,12 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
         .slice(0, 32)
     const runId = identity(2, {file: input.sha256})
     const journal = new RunJournal(store, runId)
+    // one run of a file at a time: a second one waits for the first to end, then resumes from its outcomes
+    if (!flags['dry-run']) {
+      releaseRun = await store.holdSender(`run-${runId}`, RUN_LEASE_MS, (pid) =>
+        out.info(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is running this same file; this run resumes from its outcomes once it ends (no row is sent twice)`),
+      )
+    }
     const lineage = name === '-' ? undefined : new RunLineage(store, identity(1, {path: resolvedPath(input.path)}))
     const ended = (state: string | null) => classifyState(state ?? undefined, run.states)
     const loaded = await journal.load(ended)
@@ -427,6 +437,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     await pool?.close()
     spool?.dispose()
     input?.dispose()
+    releaseRun?.()
   }
 }
 

@@ -38,6 +38,9 @@ export interface GateOptions {
   now?: () => number
 }
 
+/** Beyond twice the request's budget, how long a sender may hold its lock before a waiter takes it over. */
+const LEASE_MARGIN_MS = 15_000
+
 export class JournalGate implements RequestJournal {
   private readonly now: () => number
 
@@ -48,10 +51,41 @@ export class JournalGate implements RequestJournal {
     this.now = options.now ?? Date.now
   }
 
-  begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string): JournalEntryHandle {
+  /**
+   * One sender per request: the same request (its match hash; a given key: that key) is sent by one process at a
+   * time. A second process waits for the first's lock, then looks the journal up as a re-run does, so it reports
+   * the first's outcome (the same id) or resumes its key; nothing is sent twice. `budgetMs`: the longest the
+   * request may take (all attempts), from which the lock's lease is made.
+   */
+  async begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs = 60_000): Promise<JournalEntryHandle> {
     const bodySha = sha256(req.body ?? '')
     const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', settings.accountRef ?? ''].join('\n')
     const match = sha256(`${scope}\n${bodySha}`)
+    const lockName = req.keyGiven && req.idempotencyKey ? sha256(`key\n${req.idempotencyKey}`) : match
+    const release = await this.store.holdSender(lockName.slice(0, 40), 2 * budgetMs + LEASE_MARGIN_MS, (pid) =>
+      this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is sending this same request; its outcome is this one's (nothing is sent twice)`),
+    )
+    let entry: JournalEntryHandle
+    try {
+      entry = this.entryFor(req, settings, baseUrl, bodySha, match)
+    } catch (err) {
+      release?.()
+      throw err
+    }
+    if (!release) return entry
+    if (entry.replay) {
+      release()
+      return entry
+    }
+    const end = entry.end
+    entry.end = () => {
+      end()
+      release()
+    }
+    return entry
+  }
+
+  private entryFor(req: PreparedRequest, settings: ClientSettings, baseUrl: string, bodySha: string, match: string): JournalEntryHandle {
     const reference = referenceOf(req.body)
     const shownBaseUrl = redactUrl(baseUrl)
     let request = req

@@ -16,10 +16,13 @@ import {closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirS
 import type {FileHandle} from 'node:fs/promises'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
+import {HolderLock} from '../config/holder-lock.js'
 import {PayError} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
 
 export const DEFAULT_RETENTION_DAYS = 7
+/** How often a process waiting for another's lock on the same request looks again. */
+const SENDER_POLL_MS = 25
 const DAY_MS = 86_400_000
 const PRUNE_EVERY_MS = 6 * 3_600_000
 const SEGMENT = /^(\d{4}-\d{2}-\d{2})\.ndjson$/
@@ -138,6 +141,7 @@ export class JournalStore {
     try {
       mkdirSync(this.dir, {recursive: true, mode: CONFIG_DIR_MODE})
       mkdirSync(join(this.dir, 'runs'), {recursive: true, mode: CONFIG_DIR_MODE})
+      mkdirSync(join(this.dir, 'locks'), {recursive: true, mode: CONFIG_DIR_MODE})
       this.ready = true
     } catch (err) {
       this.disable(err)
@@ -189,6 +193,31 @@ export class JournalStore {
     })
     durable.catch(() => undefined) // awaited by the transport later, after other awaits: never "unhandled" meanwhile
     return durable
+  }
+
+  /**
+   * One sender per request: holds `locks/<name>.lock` (a HolderLock: pid, start time, `holdMs`) and resolves with
+   * its release. While another live process holds it, waits (telling `waiting` once, with the holder's pid); a lock
+   * whose holder died (kill -9) or ran past its time is taken over. Undefined when the journal is off or the lock
+   * cannot be made: the caller goes on without it.
+   */
+  async holdSender(name: string, holdMs: number, waiting: (pid: number | undefined) => void): Promise<(() => void) | undefined> {
+    if (!this.open()) return undefined
+    const lock = new HolderLock(join(this.dir, 'locks', `${name}.lock`))
+    let told = false
+    for (;;) {
+      try {
+        const mine = lock.lock(holdMs)
+        return () => lock.unlock(mine)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
+      }
+      lock.takeOverIfStale()
+      if (!lock.exists()) continue
+      if (!told) waiting(lock.holderPid())
+      told = true
+      await process.getBuiltinModule('node:timers/promises').setTimeout(SENDER_POLL_MS)
+    }
   }
 
   /** Appends lines to any file of the journal (bulk run files), in one write. */
@@ -345,8 +374,9 @@ export class JournalStore {
     const old = all.filter((n) => n.slice(0, 10) < oldest)
     if (old.length > 0 && this.carryForward(old, all)) for (const name of old) ignoreErrors(() => unlinkSync(join(this.dir, name)))
     const runs = join(this.dir, 'runs')
+    const locks = join(this.dir, 'locks')
     const spools = readdirSync(this.dir).filter((n) => Object.values(SPOOL_PREFIXES).some((p) => n.startsWith(p)))
-    for (const file of [...readdirSync(runs).map((n) => join(runs, n)), ...spools.map((n) => join(this.dir, n))]) {
+    for (const file of [...readdirSync(runs).map((n) => join(runs, n)), ...readdirSync(locks).map((n) => join(locks, n)), ...spools.map((n) => join(this.dir, n))]) {
       ignoreErrors(() => statSync(file).mtimeMs < cutoff && unlinkSync(file))
     }
   }

@@ -79,3 +79,20 @@ describe('a reference is a promise within one file', () => {
     expect(h.requests((e) => e.method === 'POST' && (byRef('dup-1')(e) || byRef('dup-2')(e)))).toHaveLength(0)
   })
 })
+
+describe('one run of a file at a time', () => {
+  it('two bulk runs of one file started together: every row sent once, both report the same ids', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'twice.csv')
+    const lines = ['amount,reference,mobile,provider']
+    for (let i = 1; i <= 40; i++) lines.push(`${i}.00,tw-${i},2547${String(30_000_000 + i)},mpesa`)
+    writeFileSync(file, lines.join('\n') + '\n')
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--json']
+    const [a, b] = await Promise.all([h.pay(args, {PAY_CONFIG_DIR: dir}), h.pay(args, {PAY_CONFIG_DIR: dir})])
+    expect(a.code, a.stderr).toBe(0)
+    expect(b.code, b.stderr).toBe(0)
+    const idsOf = (stdout: string) => new Map(rows(stdout).map((r) => [r.row, r.id]))
+    expect(idsOf(a.stdout)).toEqual(idsOf(b.stdout))
+    for (let i = 1; i <= 40; i++) expect(h.requests((e) => e.method === 'POST' && byRef(`tw-${i}`)(e))).toHaveLength(1)
+  })
+})

@@ -187,6 +187,44 @@ describe('two facts: what the request came to, and the state of what it made', (
   })
 })
 
+describe('one sender per request', () => {
+  it('20 pairs of identical `pay collections create` started together: 20 collections upstream, and both of each pair print the same id', async () => {
+    const dir = tempConfigDir()
+    const ids: [string, string][] = []
+    for (let batch = 0; batch < 4; batch++) {
+      const pairs = Array.from({length: 5}, (_, i) => `jr-pair-${batch * 5 + i + 1}`)
+      const runs = await Promise.all(pairs.flatMap((ref) => [h.pay(collect(ref, ['--json']), {PAY_CONFIG_DIR: dir}), h.pay(collect(ref, ['--json']), {PAY_CONFIG_DIR: dir})]))
+      for (let i = 0; i < pairs.length; i++) {
+        const [a, b] = [runs[2 * i], runs[2 * i + 1]]
+        expect(a.code, a.stderr).toBe(0)
+        expect(b.code, b.stderr).toBe(0)
+        // one of the two sent it; the other waited for it and reports its answer
+        expect([a, b].filter((r) => r.stderr.includes('already sent'))).toHaveLength(1)
+        ids.push([json(a).id, json(b).id])
+      }
+    }
+    for (const [a, b] of ids) expect(a).toBe(b)
+    for (let i = 1; i <= 20; i++) {
+      expect(collectionsWith(`jr-pair-${i}`)).toHaveLength(1)
+      // the sandbox's request log: one create per pair (the other process sent none)
+      expect(h.requests((e) => e.method === 'POST' && (e.body as {merchant_reference?: string})?.merchant_reference === `jr-pair-${i}`)).toHaveLength(1)
+    }
+  })
+
+  it('a sender killed with SIGKILL while its request is in flight leaves its lock: the next run takes it over and resumes the key', async () => {
+    proxy.rule = (r) => (r.method === 'POST' && refOf(r.body) === 'jr-lock-1' ? 'hold' : 'pass')
+    const killed = await interrupt(collect('jr-lock-1'), 'jr-lock-1', 'SIGKILL')
+    expect(killed.code).toBe(null)
+    proxy.rule = () => 'pass'
+    const started = Date.now()
+    const again = ok(await h.pay(collect('jr-lock-1', ['--json']), env))
+    expect(Date.now() - started).toBeLessThan(20_000) // taken over at once, not waited out
+    expect(json(again).id).toBe(collectionsWith('jr-lock-1')[0].id)
+    expect(collectionsWith('jr-lock-1')).toHaveLength(1)
+    expect(keysSent('jr-lock-1').size).toBe(1)
+  })
+})
+
 describe('a journal that cannot lose a record', () => {
   it('a torn last line (a crash mid-write) does not swallow the next record: cut answer, plain re-run, one object', async () => {
     const dir = tempConfigDir()
