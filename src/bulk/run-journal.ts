@@ -5,7 +5,7 @@
  * same key, which the service answers with the first result: outcomes are therefore written in batches, fsync'd
  * every FLUSH_MS, instead of one fsync per row.
  */
-import {existsSync, createReadStream, readFileSync} from 'node:fs'
+import {existsSync, createReadStream, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import type {RequestClass} from '../client/request-policy.js'
@@ -59,6 +59,79 @@ export function rowOutcome(o: Omit<RowOutcome, 'status'>, ended: 'succeeded' | '
     state: o.state, state_at: o.state_at, error_code: o.error_code, error_message: o.error_message, idempotency_key: o.idempotency_key, amount: o.amount,
     currency: o.currency, earlier: o.earlier,
   }
+}
+
+/** A row record of a run journal as a row outcome of an earlier run (its verdict derived again), or undefined. */
+function rowOfRecord(rec: {t?: string; again?: unknown} & Partial<RowOutcome>, ended: (state: string | null) => 'succeeded' | 'failed' | undefined): (RowOutcome & {again: boolean}) | undefined {
+  if (rec.t !== 'row' || typeof rec.row !== 'number' || typeof rec.idempotency_key !== 'string') return undefined
+  const text = (v: unknown) => (typeof v === 'string' ? v : null)
+  const outcome = outcomeOfRecord(rec)
+  const state = text(rec.state)
+  const again = rec.again === true || (rec.outcome === undefined && outcome === 'unknown')
+  const o = rowOutcome(
+    {
+      row: rec.row, line: typeof rec.line === 'number' ? rec.line : 0, reference: text(rec.reference), outcome, http_status: typeof rec.http_status === 'number' ? rec.http_status : null,
+      id: text(rec.id), state, state_at: text(rec.state_at), error_code: text(rec.error_code), error_message: text(rec.error_message), idempotency_key: rec.idempotency_key,
+      amount: text(rec.amount), currency: text(rec.currency), earlier: true,
+    },
+    ended(state),
+    again,
+  )
+  return {...o, again}
+}
+
+/** One run file as `pay journal` reads it: its last header, each row's latest record, and whether its last run ended. */
+export interface RunFileView {
+  run: string
+  header: RunHeader
+  rows: RowOutcome[]
+  /** False when the last run of the file began and never ended (killed, interrupted): its unrecorded rows are unknown. */
+  finished: boolean
+}
+
+/** Every bulk run file of the journal, for `pay journal` (src/journal/view.ts): synchronous, whole files. */
+export function readRuns(store: JournalStore): RunFileView[] {
+  if (!store.open()) return []
+  const dir = join(store.dir, 'runs')
+  let names: string[]
+  try {
+    names = readdirSync(dir).filter((n) => /^[0-9a-f]{32}\.ndjson$/.test(n))
+  } catch {
+    return []
+  }
+  const views: RunFileView[] = []
+  for (const name of names) {
+    let text: string
+    try {
+      text = readFileSync(join(dir, name), 'utf8')
+    } catch {
+      continue
+    }
+    let header: RunHeader | undefined
+    let finished = true
+    const rows = new Map<number, RowOutcome>()
+    for (const line of text.split('\n')) {
+      let rec: ({t?: string; again?: unknown} & Partial<RowOutcome> & Partial<RunHeader>) | null
+      try {
+        rec = JSON.parse(line.replace(/^\0+|\0+$/g, '')) as typeof rec
+      } catch {
+        continue
+      }
+      if (rec?.t === 'run') {
+        header = rec as RunHeader
+        finished = false
+      } else if (rec?.t === 'end') finished = true
+      else if (rec) {
+        const o = rowOfRecord(rec, () => undefined)
+        if (o) {
+          const {again: _again, ...row} = o
+          rows.set(o.row, row)
+        }
+      }
+    }
+    if (header) views.push({run: name.slice(0, 32), header, rows: [...rows.values()], finished})
+  }
+  return views
 }
 
 /**
@@ -126,21 +199,8 @@ export class RunJournal {
         ran = true
         continue
       }
-      if (rec.t !== 'row' || typeof rec.row !== 'number' || typeof rec.idempotency_key !== 'string') continue
-      const text = (v: unknown) => (typeof v === 'string' ? v : null)
-      const outcome = outcomeOfRecord(rec)
-      const state = text(rec.state)
-      const again = rec.again === true || (rec.outcome === undefined && outcome === 'unknown')
-      const o = rowOutcome(
-        {
-          row: rec.row, line: typeof rec.line === 'number' ? rec.line : 0, reference: text(rec.reference), outcome, http_status: typeof rec.http_status === 'number' ? rec.http_status : null,
-          id: text(rec.id), state, state_at: text(rec.state_at), error_code: text(rec.error_code), error_message: text(rec.error_message), idempotency_key: rec.idempotency_key,
-          amount: text(rec.amount), currency: text(rec.currency), earlier: true,
-        },
-        ended(state),
-        again,
-      )
-      done.set(rec.row, {...o, again})
+      const o = rowOfRecord(rec, ended)
+      if (o) done.set(o.row, o)
     }
     return {salt, ran, outcomes: done}
   }
@@ -167,10 +227,11 @@ export class RunJournal {
     this.writing = this.writing.then(() => this.store.appendLineAsync(this.file, text))
   }
 
-  /** Flushes what is left and waits for the disk. */
+  /** Flushes what is left, marks the run ended (a run without its end record was cut) and waits for the disk. */
   async end(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
+    this.buffer += `${JSON.stringify({t: 'end', at: new Date().toISOString()})}\n`
     this.flush()
     await this.writing
   }

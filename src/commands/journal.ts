@@ -8,9 +8,10 @@ export default class Journal extends BaseCommand {
     outcome: Flags.string({description: 'List only requests with this outcome (what the request came to)', options: ['accepted', 'refused', 'unknown']}),
   }
 
-  static override summary = 'The operation journal: recent idempotent requests and their outcome, or one of them'
+  static override summary = 'The operation journal: recent idempotent requests (bulk rows too) and their outcome, or one of them'
   static override description = `Every idempotent request (creates, payouts, cancels) is journaled on this machine before it is sent, with its Idempotency-Key, and its outcome when known: accepted (with the id), refused, or unknown (the answer was lost, the process was interrupted or killed). Apart from that, the resource's latest known state (processing, succeeded, failed, …) and when it was seen.
 A plain re-run of a command whose outcome is unknown reuses its key; a re-run of one that was accepted prints the earlier answer, looks the resource up when its state had not ended, and sends nothing (--force-new sends it again).
+Rows of --from-file runs are listed too (with their run and line), and a run that was cut (killed, interrupted) is listed as unknown until a run of the same file ends.
 With KEY: what was sent, the outcome and the command that resumes it; under --json with the earlier answer as \`response\`.
 The journal lives in the state dir ($XDG_STATE_HOME/pay/journal, or $PAY_CONFIG_DIR/state/journal) and keeps 7 days (PAY_JOURNAL_RETENTION_DAYS).`
 
@@ -23,17 +24,17 @@ The journal lives in the state dir ($XDG_STATE_HOME/pay/journal, or $PAY_CONFIG_
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Journal)
     const out = await this.output()
-    const {openJournalStore, entryView, detailView} = await import('../journal/view.js')
-    const entries = openJournalStore(out).entries().reverse()
+    const {openJournalStore, journalViews, detailView} = await import('../journal/view.js')
+    const entries = journalViews(openJournalStore(out))
     if (args.key !== undefined) {
-      const found = entries.find((e) => e.op.key === args.key) ?? entries.find((e) => e.op.reference === args.key)
+      const found = entries.find((e) => e.view.idempotency_key === args.key) ?? entries.find((e) => e.view.reference === args.key)
       const {PayError} = await import('../client/errors.js')
       if (!found) throw new PayError(`no journaled request with key or reference "${args.key}"`, 4, 'see `pay journal`')
-      const view = detailView(found)
+      const view = found.entry ? detailView(found.entry) : found.view
       out.data(out.json ? JSON.stringify(view) : out.human({...view, response: undefined}))
       return
     }
-    const rows = entries.map(entryView).filter((e) => !flags.outcome || e.outcome === flags.outcome).slice(0, flags.limit)
+    const rows = entries.map((e) => e.view).filter((e) => !flags.outcome || e.outcome === flags.outcome).slice(0, flags.limit)
     if (out.json) out.data(JSON.stringify(rows))
     else if (rows.length === 0) out.info('The journal is empty: no idempotent request was sent from this machine in the retention period.')
     else out.data(out.list(rows, ['at', 'endpoint', 'reference', 'outcome', 'id', 'state', 'idempotency_key']))

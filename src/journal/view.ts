@@ -1,5 +1,10 @@
-/** The journal as `pay journal list|show` print it. */
-import {type JournalEntry, type RequestOutcome, latestState} from './store.js'
+/**
+ * The journal as `pay journal` prints it: the operation journal's requests and every bulk run's rows (by reference
+ * and key, with their run), newest first. `journalViews` is THE read of both: anything that shows the journal
+ * (a timeline, a lookup) reads it through here.
+ */
+import {type JournalEntry, type JournalStore, type RequestOutcome, latestState} from './store.js'
+import {type RunFileView, readRuns} from '../bulk/run-journal.js'
 
 export {openJournalStore} from './index.js'
 
@@ -21,6 +26,10 @@ export type EntryView = {
   base_url: string
   client_id: string | null
   account_ref: string | null
+  /** A bulk row: its run (journal/runs/<run>.ndjson) and the line of its file; a cut run: the run alone. */
+  run?: string
+  line?: number
+  file?: string
 }
 
 export function entryView(e: JournalEntry): EntryView {
@@ -56,4 +65,38 @@ export function detailView(e: JournalEntry): EntryView & {url: string; body_sha2
     }
   }
   return {...entryView(e), url: e.op.url, body_sha256: e.op.body_sha256, resume_command: e.op.command ?? null, response}
+}
+
+/** A bulk row as a journal entry (what `pay journal` lists); its time is its run's start. */
+function rowView(r: RunFileView, row: RunFileView['rows'][number]): EntryView {
+  return {
+    at: r.header.at, endpoint: r.header.operation, method: 'POST', reference: row.reference, idempotency_key: row.idempotency_key, outcome: row.outcome,
+    outcome_at: null, status: row.http_status, id: row.id, state: row.state, state_at: row.state_at,
+    error: row.error_code === null ? null : {code: row.error_code, message: row.error_message ?? ''}, base_url: r.header.base_url, client_id: null, account_ref: null,
+    run: r.run, line: row.line, file: r.header.file,
+  }
+}
+
+/**
+ * A run that began and never ended (killed, interrupted): its rows without a record may have been sent, so the run
+ * itself is listed as unknown, until a run of the same file ends.
+ */
+function cutRunView(r: RunFileView): EntryView {
+  return {
+    at: r.header.at, endpoint: r.header.operation, method: 'POST', reference: null, idempotency_key: `run ${r.run}`, outcome: 'unknown', outcome_at: null, status: null, id: null,
+    state: null, state_at: null,
+    error: {code: 'run_cut', message: `the run of ${r.header.file} was cut after ${r.rows.length} recorded row(s): rows without a record may have been sent; run the same command again to resume it (rows are resent with their keys)`},
+    base_url: r.header.base_url, client_id: null, account_ref: null, run: r.run, file: r.header.file,
+  }
+}
+
+/** Every request of the journal, single commands and bulk rows (and cut runs), newest first; `entry` for the former. */
+export function journalViews(store: JournalStore): {view: EntryView; entry?: JournalEntry}[] {
+  const all: {view: EntryView; entry?: JournalEntry}[] = store.entries().map((entry) => ({view: entryView(entry), entry}))
+  for (const r of readRuns(store)) {
+    for (const row of r.rows) all.push({view: rowView(r, row)})
+    if (!r.finished) all.push({view: cutRunView(r)})
+  }
+  // stable: a run's rows keep their order; the newest run or request first
+  return all.map((v, i) => ({v, i})).sort((a, b) => (a.v.view.at === b.v.view.at ? b.i - a.i : a.v.view.at < b.v.view.at ? 1 : -1)).map(({v}) => v)
 }

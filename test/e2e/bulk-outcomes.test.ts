@@ -3,10 +3,11 @@
  * journey of a payout that is accepted, then fails, across plain, --wait and --retry-failed re-runs. Each row's
  * verdict is the request's outcome (accepted / refused / unknown) read with the resource's latest known state.
  */
+import {spawn} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {tempConfigDir} from '../helpers/cli.js'
+import {BIN, ROOT, cleanEnv, tempConfigDir} from '../helpers/cli.js'
 import {byRef, useSandbox} from '../commands/support.js'
 
 const h = useSandbox({settleMs: 1500})
@@ -50,6 +51,12 @@ describe('a bulk payout that is accepted and then fails', () => {
     expect(again.stderr).toMatch(/0 succeeded, 0 processing, 1 failed/)
     // one payout upstream, whatever ran after
     expect(h.requests((e) => e.method === 'POST' && byRef('rw-1')(e))).toHaveLength(1)
+    // pay journal sees the row, by reference and by key, with both facts and its run
+    const byReference = await h.pay(['journal', 'rw-1', '--json'], env)
+    expect(byReference.code, byReference.stderr).toBe(0)
+    expect(JSON.parse(byReference.stdout)).toMatchObject({reference: 'rw-1', outcome: 'accepted', state: 'failed', id: sent.id, idempotency_key: sent.idempotency_key, line: 2})
+    const byKey = await h.pay(['journal', String(sent.idempotency_key), '--json'], env)
+    expect(JSON.parse(byKey.stdout)).toMatchObject({reference: 'rw-1', run: expect.stringMatching(/^[0-9a-f]{32}$/)})
   })
 
   it('with the same file: the CSV --results of a first run and of a re-run have the same columns', async () => {
@@ -94,5 +101,36 @@ describe('one run of a file at a time', () => {
     const idsOf = (stdout: string) => new Map(rows(stdout).map((r) => [r.row, r.id]))
     expect(idsOf(a.stdout)).toEqual(idsOf(b.stdout))
     for (let i = 1; i <= 40; i++) expect(h.requests((e) => e.method === 'POST' && byRef(`tw-${i}`)(e))).toHaveLength(1)
+  })
+})
+
+describe('pay journal sees bulk runs', () => {
+  it('a run killed with SIGKILL is listed by --outcome unknown until the same command ends it', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'killed.csv')
+    const lines = ['amount,reference,mobile,provider']
+    for (let i = 1; i <= 400; i++) lines.push(`${i}.00,kj-${i},2547${String(40_000_000 + i)},mpesa`)
+    writeFileSync(file, lines.join('\n') + '\n')
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '1']
+    const made = () => Object.values(h.sb.state.collections).filter((c) => c.merchant_reference.startsWith('kj-')).length
+    await new Promise<void>((resolve) => {
+      const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv({...h.env, PAY_CONFIG_DIR: dir}), stdio: 'ignore'})
+      const poll = setInterval(() => made() >= 30 && child.kill('SIGKILL'), 10)
+      child.on('close', () => {
+        clearInterval(poll)
+        resolve()
+      })
+    })
+    expect(made()).toBeLessThan(400)
+    const unknown = await h.pay(['journal', '--outcome', 'unknown', '--json'], {PAY_CONFIG_DIR: dir})
+    const listed = JSON.parse(unknown.stdout) as {error: {code: string} | null; run?: string; file?: string}[]
+    expect(listed.some((e) => e.error?.code === 'run_cut' && e.file === file), unknown.stdout).toBe(true)
+    const again = await h.pay(args, {PAY_CONFIG_DIR: dir})
+    expect(again.code, again.stderr).toBe(0)
+    expect(made()).toBe(400)
+    const after = JSON.parse((await h.pay(['journal', '--outcome', 'unknown', '--json'], {PAY_CONFIG_DIR: dir})).stdout) as {error: {code: string} | null}[]
+    expect(after.filter((e) => e.error?.code === 'run_cut')).toEqual([])
+    const row = JSON.parse((await h.pay(['journal', 'kj-400', '--json'], {PAY_CONFIG_DIR: dir})).stdout)
+    expect(row).toMatchObject({reference: 'kj-400', outcome: 'accepted', endpoint: 'collections:create'})
   })
 })
