@@ -15,6 +15,16 @@ const h = useSandbox({settleMs: 1500})
 type Row = Record<string, unknown> & {status: string; outcome: string; state: string | null}
 const rows = (stdout: string): Row[] => stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row)
 
+/** A fresh config dir and a CSV of `n` collection rows (references PREFIX-1…), 1.00, 2.00, … */
+function collectionsFile(name: string, prefix: string, n: number, mobileBase: number): {dir: string; file: string} {
+  const dir = tempConfigDir()
+  const file = join(dir, name)
+  const lines = ['amount,reference,mobile,provider']
+  for (let i = 1; i <= n; i++) lines.push(`${i}.00,${prefix}-${i},2547${String(mobileBase + i)},mpesa`)
+  writeFileSync(file, lines.join('\n') + '\n')
+  return {dir, file}
+}
+
 describe('a bulk payout that is accepted and then fails', () => {
   it('is reported processing, then failed by --wait (exit 1), and --retry-failed never turns it into succeeded', async () => {
     const dir = tempConfigDir()
@@ -89,11 +99,7 @@ describe('a reference is a promise within one file', () => {
 
 describe('one run of a file at a time', () => {
   it('two bulk runs of one file started together: every row sent once, both report the same ids', async () => {
-    const dir = tempConfigDir()
-    const file = join(dir, 'twice.csv')
-    const lines = ['amount,reference,mobile,provider']
-    for (let i = 1; i <= 40; i++) lines.push(`${i}.00,tw-${i},2547${String(30_000_000 + i)},mpesa`)
-    writeFileSync(file, lines.join('\n') + '\n')
+    const {dir, file} = collectionsFile('twice.csv', 'tw', 40, 30_000_000)
     const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--json']
     const [a, b] = await Promise.all([h.pay(args, {PAY_CONFIG_DIR: dir}), h.pay(args, {PAY_CONFIG_DIR: dir})])
     expect(a.code, a.stderr).toBe(0)
@@ -106,11 +112,7 @@ describe('one run of a file at a time', () => {
 
 describe('pay journal sees bulk runs', () => {
   it('a run killed with SIGKILL is listed by --outcome unknown until the same command ends it', async () => {
-    const dir = tempConfigDir()
-    const file = join(dir, 'killed.csv')
-    const lines = ['amount,reference,mobile,provider']
-    for (let i = 1; i <= 400; i++) lines.push(`${i}.00,kj-${i},2547${String(40_000_000 + i)},mpesa`)
-    writeFileSync(file, lines.join('\n') + '\n')
+    const {dir, file} = collectionsFile('killed.csv', 'kj', 400, 40_000_000)
     const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '1']
     const made = () => Object.values(h.sb.state.collections).filter((c) => c.merchant_reference.startsWith('kj-')).length
     await new Promise<void>((resolve) => {
