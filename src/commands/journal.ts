@@ -5,7 +5,8 @@ export default class Journal extends BaseCommand {
   static override args = {key: Args.string({description: 'Show one request: its Idempotency-Key or merchant reference (the newest with it)'})}
   static override flags = {
     limit: Flags.integer({description: 'List at most this many (newest first)', default: 20, min: 1}),
-    outcome: Flags.string({description: 'List only requests with this outcome (what the request came to)', options: ['accepted', 'refused', 'unknown']}),
+    // succeeded and failed: the names before the request's outcome was kept apart from the resource's state (scripts)
+    outcome: Flags.string({description: 'List only requests with this outcome (what the request came to; succeeded and failed: old names of accepted and refused)', options: ['accepted', 'refused', 'unknown', 'succeeded', 'failed']}),
   }
 
   static override summary = 'The operation journal: recent idempotent requests (bulk rows too) and their outcome, or one of them'
@@ -34,7 +35,8 @@ The journal lives in the state dir ($XDG_STATE_HOME/pay/journal, or $PAY_CONFIG_
       out.data(out.json ? JSON.stringify(view) : out.human({...view, response: undefined}))
       return
     }
-    const rows = entries.map((e) => e.view).filter((e) => !flags.outcome || e.outcome === flags.outcome).slice(0, flags.limit)
+    const wanted = flags.outcome === 'succeeded' ? 'accepted' : flags.outcome === 'failed' ? 'refused' : flags.outcome
+    const rows = entries.map((e) => e.view).filter((e) => !wanted || e.outcome === wanted).slice(0, flags.limit)
     if (out.json) out.data(JSON.stringify(rows))
     else if (rows.length === 0) out.info('The journal is empty: no idempotent request was sent from this machine in the retention period.')
     else out.data(out.list(rows, ['at', 'endpoint', 'reference', 'outcome', 'id', 'state', 'idempotency_key']))
