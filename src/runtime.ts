@@ -5,20 +5,20 @@
  */
 // first: zod's settings must hold before any schema is built
 import './api/zod-config.js'
-import {ApiClient, type ClientOptions} from './client/api-client.js'
+import {ApiClient, type ClientOptions, type RequestJournal} from './client/api-client.js'
 import type {ApiContext} from './cli/api-context.js'
 import {resolveSettings, type SettingFlags} from './config/settings.js'
-import {createJournalGate} from './journal/index.js'
+import {createJournalGate, type JournalUse} from './journal/index.js'
 import {outputOptions, type OutputFlagValues, type OutputOptions} from './output/options.js'
 import {Output} from './output/output.js'
 import {detectTerminal} from './output/terminal.js'
-import {runOperation, type Given} from './cli/run-operation.js'
+import {givenValues, runOperation, type Given} from './cli/run-operation.js'
 import {renderError} from './output/errors.js'
 import type {OperationSpec} from './api/operations.js'
 
 export {ApiClient, splitPath} from './client/api-client.js'
-export type {ApiResponse, CallInput, PreparedRequest} from './client/api-client.js'
-export {resolveSettings, secretFlag} from './config/settings.js'
+export type {ApiResponse, CallInput, PreparedRequest, RequestJournal, JournalEntryHandle} from './client/api-client.js'
+export {resolveSettings, secretFlag, SETTING_ENV} from './config/settings.js'
 export type {Settings} from './config/settings.js'
 export {Output} from './output/output.js'
 export {detectTerminal} from './output/terminal.js'
@@ -46,11 +46,23 @@ export type {ApiContext} from './cli/api-context.js'
 /** The Output of a command: --json or the output flags' options; --no-input turns prompting off. */
 export function createOutput(mode: boolean | OutputOptions, noInput = false): Output {
   const term = detectTerminal()
-  return new Output(noInput ? {...term, interactive: false} : term, mode)
+  return new Output(noInput ? {...term, interactive: false, noInput: true} : term, mode)
 }
 
-/** `env` and `transport` are for running a command in-process (tests): the defaults are the process's. */
-export async function createApiContext(flags: ApiContextFlags, userAgent: string, out = createOutput(Boolean(flags.json)), env: NodeJS.ProcessEnv = process.env, transport?: ClientOptions['transport']): Promise<ApiContext> {
+/**
+ * `env` and `transport` are for running a command in-process (tests): the defaults are the process's. `journal`:
+ * for a caller other than the command line (`pay mcp`), the origin and resume argv the journal records, and a
+ * wrapper that sees each journaled request (whether its answer is a replay, which key it carries).
+ */
+export async function createApiContext(
+  flags: ApiContextFlags,
+  userAgent: string,
+  out = createOutput(Boolean(flags.json)),
+  env: NodeJS.ProcessEnv = process.env,
+  transport?: ClientOptions['transport'],
+  journal: JournalUse & {wrap?: (gate: RequestJournal) => RequestJournal} = {},
+): Promise<ApiContext> {
+  const {wrap = (gate: RequestJournal) => gate, ...use} = journal
   const settings = await resolveSettings(flags, env)
   const client = new ApiClient({
     settings,
@@ -63,7 +75,7 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
     notice: (text) => out.trace(text),
     warn: (text) => out.warnQuoting(text),
     // in the state dir of the environment the command was given (an in-process run's, not this process's)
-    journal: createJournalGate(out, flags['force-new'], env),
+    journal: wrap(createJournalGate(out, flags['force-new'], env, use)),
   })
   return {client, out, settings}
 }
@@ -94,7 +106,7 @@ export async function runOperationCommand(op: OperationSpec, flags: ApiContextFl
   let ctx: ApiContext | undefined
   try {
     ctx = await createApiContext(flags, how.userAgent, out)
-    const values: Given = {...flags, ...args}
+    const values = givenValues(flags as Given, args)
     // --from-file: the bulk engine (src/bulk/), loaded only then
     return values['from-file'] === undefined ? await runOperation(ctx, op, values) : await (await import('./bulk/index.js')).runBulkOperation(ctx, op, values)
   } catch (error) {
@@ -131,6 +143,8 @@ export {TokenCache, cacheKey} from './config/token-cache.js'
 export {PayError, NetworkError} from './client/errors.js'
 export {forStdout, printable} from './output/printable.js'
 export {checkBaseUrl, isLoopbackHost} from './client/transport.js'
+// the operation journal as `pay journal` and `pay mcp`'s journal tool show it
+export {queryJournal} from './journal/view.js'
 // the sandbox's control API (pay sandbox <control>)
 export {ControlClient, SANDBOX_PROFILE} from './client/control-client.js'
 export type {ControlEndpointId, ControlInput} from './client/control-client.js'

@@ -357,6 +357,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       if (o.status === 'failed' && o.outcome === 'accepted') acceptedThenFailed++
       if (o.status === 'failed' && failedRows.length < 20) failedRows.push(`  line ${o.line}${o.reference ? ` (${o.reference})` : ''}: ${o.error_code ?? ''} ${o.error_message ?? ''}`.trimEnd())
       sink.write(o)
+      if (sink.failed) stopped = true // the outcomes are journaled: the run ends cleanly, resumable
       progress.update(counts)
     }
 
@@ -411,6 +412,11 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       await sink.close()
     }
 
+    if (sink.failed) {
+      out.errorLine(`stopped after ${counts.done} of ${total} rows: --results ${flags.results} could not be written (${(sink.failed as NodeJS.ErrnoException).code ?? sink.failed.message}); every row's outcome is in the journal`)
+      out.info(`  ${out.color('cyan', 'next:', 'err')} free the space (or choose another --results), then ${resume}: it resumes, and no row is sent twice`)
+      return ExitCode.NETWORK
+    }
     if (stopped) {
       out.errorLine(`stopped after ${counts.done} of ${total} rows: the last ${UNREACHABLE_AFTER} rows got no answer from ${client.baseUrl()} (network errors, after retries)`)
       out.info(`  ${out.color('cyan', 'next:', 'err')} check the service, then ${resume}: it resumes, and rows whose outcome is unknown are resent with their keys`)
@@ -486,7 +492,7 @@ async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, 
   for await (const chunk of readRowChunks(input)) {
     for (const r of chunk) {
       if (r instanceof RowSyntaxError) {
-        add(r.line, '(row)', r.message)
+        add(r.line, r.what, r.message)
         continue
       }
       rows++
@@ -499,12 +505,14 @@ async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, 
         if (problem) add(r.line, problem.flag, problem.rule)
       }
       for (const p of checked.problems) {
-        // a column that is not an input is a problem of the header: listed once, with the first line showing it
-        if (p.flag.startsWith('column "')) {
+        // a column that is not an input is a problem of the header: listed once, at the CSV's header line (a JSON
+        // Lines file has none: the first line showing it)
+        const column = p.flag.startsWith('column "')
+        if (column) {
           if (reported.has(p.flag + p.rule)) continue
           reported.add(p.flag + p.rule)
         }
-        add(r.line, p.flag, p.rule)
+        add(column ? (input.headerLine ?? r.line) : r.line, p.flag, p.rule)
       }
     }
   }
@@ -619,9 +627,10 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
 /** The money lines of the summary: per currency, what succeeded, what is still processing and what failed. */
 function moneyLines(money: Record<'succeeded' | 'processing' | 'failed', MoneyTotals>): string[] {
   const lines: string[] = []
+  const rows = {succeeded: 'the succeeded rows', processing: 'the rows still processing', failed: 'the failed rows'} as const
   for (const kind of ['succeeded', 'processing', 'failed'] as const) {
     const totals = Object.entries(money[kind].toJSON()).map(([c, a]) => `${a} ${c}`)
-    if (totals.length > 0) lines.push(`money ${kind}: ${totals.join(', ')}`)
+    if (totals.length > 0) lines.push(`total amount of ${rows[kind]}: ${totals.join(', ')}`)
   }
   return lines
 }

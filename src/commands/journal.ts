@@ -13,8 +13,9 @@ export default class Journal extends BaseCommand {
   static override description = `Every idempotent request (creates, payouts, cancels) is journaled on this machine before it is sent, with its Idempotency-Key, and its outcome when known: accepted (with the id), refused, or unknown (the answer was lost, the process was interrupted or killed). Apart from that, the resource's latest known state (processing, succeeded, failed, …) and when it was seen.
 A plain re-run of a command whose outcome is unknown reuses its key; a re-run of one that was accepted prints the earlier answer, looks the resource up when its state had not ended, and sends nothing (--force-new sends it again).
 Rows of --from-file runs are listed too (with their run and line), and a run that was cut (killed, interrupted) is listed as unknown until a run of the same file ends.
+Each request says where it came from: origin cli (the command line) or mcp (a tool call of \`pay mcp\`).
 With KEY: what was sent, the outcome and the command that resumes it; under --json with the earlier answer as \`response\`.
-The journal lives in the state dir ($XDG_STATE_HOME/pay/journal, or $PAY_CONFIG_DIR/state/journal) and keeps 7 days (PAY_JOURNAL_RETENTION_DAYS).`
+The journal lives in the state dir ($PAY_CONFIG_DIR/state/journal when PAY_CONFIG_DIR is set, else $XDG_STATE_HOME/pay/journal, by default ~/.local/state/pay/journal) and keeps 7 days (PAY_JOURNAL_RETENTION_DAYS).`
 
   static override examples = [
     {description: 'What happened lately', command: '<%= config.bin %> journal'},
@@ -25,20 +26,15 @@ The journal lives in the state dir ($XDG_STATE_HOME/pay/journal, or $PAY_CONFIG_
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Journal)
     const out = await this.output()
-    const {openJournalStore, journalViews, detailView} = await import('../journal/view.js')
-    const entries = journalViews(openJournalStore(out))
-    if (args.key !== undefined) {
-      const found = entries.find((e) => e.view.idempotency_key === args.key) ?? entries.find((e) => e.view.reference === args.key)
+    const {queryJournal, JOURNAL_COLUMNS} = await import('../journal/view.js')
+    const result = queryJournal(out, {key: args.key, limit: flags.limit, outcome: flags.outcome as 'accepted' | 'refused' | 'unknown' | 'succeeded' | 'failed' | undefined})
+    if (!result.found) {
       const {PayError} = await import('../client/errors.js')
-      if (!found) throw new PayError(`no journaled request with key or reference "${args.key}"`, 4, 'see `pay journal`')
-      const view = found.entry ? detailView(found.entry) : found.view
-      out.data(out.json ? JSON.stringify(view) : out.human({...view, response: undefined}))
-      return
+      throw new PayError(`no journaled request with key or reference "${args.key}"`, 4, 'see `pay journal`')
     }
-    const wanted = flags.outcome === 'succeeded' ? 'accepted' : flags.outcome === 'failed' ? 'refused' : flags.outcome
-    const rows = entries.map((e) => e.view).filter((e) => !wanted || e.outcome === wanted).slice(0, flags.limit)
-    if (out.json) out.data(JSON.stringify(rows))
-    else if (rows.length === 0) out.info('The journal is empty: no idempotent request was sent from this machine in the retention period.')
-    else out.data(out.list(rows, ['at', 'endpoint', 'reference', 'outcome', 'id', 'state', 'idempotency_key']))
+    if ('entry' in result) out.data(out.json ? JSON.stringify(result.entry) : out.human({...result.entry, response: undefined}))
+    else if (out.json) out.data(JSON.stringify(result.rows))
+    else if (result.rows.length === 0) out.info('The journal is empty: no idempotent request was sent from this machine in the retention period.')
+    else out.data(out.list(result.rows, JOURNAL_COLUMNS))
   }
 }

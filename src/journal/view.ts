@@ -1,12 +1,19 @@
 /**
  * The journal as `pay journal` prints it: the operation journal's requests and every bulk run's rows (by reference
- * and key, with their run), newest first. `journalViews` is THE read of both: anything that shows the journal
- * (a timeline, a lookup) reads it through here.
+ * and key, with their run), newest first. `journalViews` is THE read of both for `pay journal` and `pay mcp`
+ * (queryJournal); `journalEntries` the operation journal's requests alone (`pay find`'s timeline).
  */
+import type {Output} from '../output/output.js'
+import {openJournalStore} from './index.js'
 import {type JournalEntry, type JournalStore, type RequestOutcome, latestState} from './store.js'
 import {type RunFileView, readRuns} from '../bulk/run-journal.js'
 
 export {openJournalStore} from './index.js'
+
+/** Every journaled request of the operation journal, newest first (`pay find`'s timeline), from the state dir of `env`. */
+export function journalEntries(out: Output, env: NodeJS.ProcessEnv = process.env): JournalEntry[] {
+  return openJournalStore(out, env).entries().reverse()
+}
 
 export type EntryView = {
   at: string
@@ -30,6 +37,8 @@ export type EntryView = {
   run?: string
   line?: number
   file?: string
+  /** cli (the command line), or mcp (a tool call of `pay mcp`). */
+  origin: string
 }
 
 export function entryView(e: JournalEntry): EntryView {
@@ -50,6 +59,7 @@ export function entryView(e: JournalEntry): EntryView {
     base_url: e.op.base_url,
     client_id: e.op.client_id ?? null,
     account_ref: e.op.account_ref ?? null,
+    origin: e.op.origin ?? 'cli',
   }
 }
 
@@ -73,7 +83,7 @@ function rowView(r: RunFileView, row: RunFileView['rows'][number]): EntryView {
     at: r.header.at, endpoint: r.header.operation, method: 'POST', reference: row.reference, idempotency_key: row.idempotency_key, outcome: row.outcome,
     outcome_at: null, status: row.http_status, id: row.id, state: row.state, state_at: row.state_at,
     error: row.error_code === null ? null : {code: row.error_code, message: row.error_message ?? ''}, base_url: r.header.base_url, client_id: null, account_ref: null,
-    run: r.run, line: row.line, file: r.header.file,
+    run: r.run, line: row.line, file: r.header.file, origin: 'cli',
   }
 }
 
@@ -86,7 +96,7 @@ function cutRunView(r: RunFileView): EntryView {
     at: r.header.at, endpoint: r.header.operation, method: 'POST', reference: null, idempotency_key: `run ${r.run}`, outcome: 'unknown', outcome_at: null, status: null, id: null,
     state: null, state_at: null,
     error: {code: 'run_cut', message: `the run of ${r.header.file} was cut after ${r.rows.length} recorded row(s): rows without a record may have been sent; run the same command again to resume it (rows are resent with their keys)`},
-    base_url: r.header.base_url, client_id: null, account_ref: null, run: r.run, file: r.header.file,
+    base_url: r.header.base_url, client_id: null, account_ref: null, run: r.run, file: r.header.file, origin: 'cli',
   }
 }
 
@@ -99,4 +109,29 @@ export function journalViews(store: JournalStore): {view: EntryView; entry?: Jou
   }
   // stable: a run's rows keep their order; the newest run or request first
   return all.map((v, i) => ({v, i})).sort((a, b) => (a.v.view.at === b.v.view.at ? b.i - a.i : a.v.view.at < b.v.view.at ? 1 : -1)).map(({v}) => v)
+}
+
+export interface JournalQuery {
+  /** One request: its Idempotency-Key or merchant reference (the newest with it). */
+  key?: string
+  limit: number
+  /** What the request came to; succeeded and failed: the old names of accepted and refused. */
+  outcome?: RequestOutcome | 'succeeded' | 'failed'
+}
+
+/** The columns of the human list. */
+export const JOURNAL_COLUMNS = ['at', 'origin', 'endpoint', 'reference', 'outcome', 'id', 'state', 'idempotency_key']
+
+/**
+ * What `pay journal` (and the journal tool of `pay mcp`) shows: newest first, bulk rows included, or one entry in
+ * full. `found: false` when KEY matches nothing. The journal is read from the state dir of `env`.
+ */
+export function queryJournal(out: Output, query: JournalQuery, env: NodeJS.ProcessEnv = process.env): {found: false} | {found: true; entry: EntryView & Partial<ReturnType<typeof detailView>>} | {found: true; rows: EntryView[]} {
+  const entries = journalViews(openJournalStore(out, env))
+  if (query.key !== undefined) {
+    const found = entries.find((e) => e.view.idempotency_key === query.key) ?? entries.find((e) => e.view.reference === query.key)
+    return found ? {found: true, entry: found.entry ? detailView(found.entry) : found.view} : {found: false}
+  }
+  const wanted = query.outcome === 'succeeded' ? 'accepted' : query.outcome === 'failed' ? 'refused' : query.outcome
+  return {found: true, rows: entries.map((e) => e.view).filter((e) => !wanted || e.outcome === wanted).slice(0, query.limit)}
 }

@@ -38,8 +38,8 @@ describe('a bulk payout that is accepted and then fails', () => {
     const [sent] = rows(first.stdout)
     expect(sent).toMatchObject({status: 'processing', outcome: 'accepted', state: 'processing', earlier: false})
     expect(first.stderr).toMatch(/0 succeeded, 1 processing, 0 failed/)
-    expect(first.stderr).toContain('money processing: 12.00 KES')
-    expect(first.stderr).not.toMatch(/money succeeded/)
+    expect(first.stderr).toContain('total amount of the rows still processing: 12.00 KES')
+    expect(first.stderr).not.toMatch(/of the succeeded rows/)
 
     await new Promise((r) => setTimeout(r, 3000))
     const waited = await h.pay([...args, '--wait', '--json'], env)
@@ -47,7 +47,7 @@ describe('a bulk payout that is accepted and then fails', () => {
     const [polled] = rows(waited.stdout)
     expect(polled).toMatchObject({status: 'failed', outcome: 'accepted', state: 'failed', earlier: true, error_code: 'transaction_failed'})
     expect(Object.keys(polled)).toEqual(Object.keys(sent))
-    expect(waited.stderr).toContain('money failed: 12.00 KES')
+    expect(waited.stderr).toContain('total amount of the failed rows: 12.00 KES')
     expect((await h.pay(['payouts', 'get', 'rw-1', '--json'], env)).stdout).toContain('"status":"failed"')
 
     const retried = await h.pay([...args, '--retry-failed', '--json'], env)
