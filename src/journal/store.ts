@@ -49,6 +49,10 @@ export interface OpRecord {
   /** Where the request came from: `mcp` for a tool call of `pay mcp`; absent for the command line (`cli`). */
   origin?: string
   pid: number
+  /** Only on a bulk row read from its run file (src/journal/view.ts): its run, the line of its file, the file. */
+  run?: string
+  line?: number
+  file?: string
 }
 
 /** What a request came to: the request policy's class (src/client/request-policy.ts). */

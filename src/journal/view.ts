@@ -1,18 +1,19 @@
 /**
  * The journal as `pay journal` prints it: the operation journal's requests and every bulk run's rows (by reference
- * and key, with their run), newest first. `journalViews` is THE read of both for `pay journal` and `pay mcp`
- * (queryJournal); `journalEntries` the operation journal's requests alone (`pay find`'s timeline).
+ * and key, with their run), newest first. `allEntries` is THE read of both, for `pay journal` and `pay mcp`
+ * (queryJournal) and `pay find` (journalEntries).
  */
 import type {Output} from '../output/output.js'
 import {openJournalStore} from './index.js'
 import {type JournalEntry, type JournalStore, type RequestOutcome, latestState} from './store.js'
 import {type RunFileView, readRuns} from '../bulk/run-journal.js'
+import {endpoints} from '../api/endpoints.js'
 
 export {openJournalStore} from './index.js'
 
-/** Every journaled request of the operation journal, newest first (`pay find`'s timeline), from the state dir of `env`. */
+/** Every journaled request (allEntries), newest first, from the state dir of `env`. */
 export function journalEntries(out: Output, env: NodeJS.ProcessEnv = process.env): JournalEntry[] {
-  return openJournalStore(out, env).entries().reverse()
+  return allEntries(openJournalStore(out, env))
 }
 
 export type EntryView = {
@@ -60,6 +61,7 @@ export function entryView(e: JournalEntry): EntryView {
     client_id: e.op.client_id ?? null,
     account_ref: e.op.account_ref ?? null,
     origin: e.op.origin ?? 'cli',
+    ...(e.op.run === undefined ? {} : {run: e.op.run, line: e.op.line, file: e.op.file}),
   }
 }
 
@@ -77,38 +79,49 @@ export function detailView(e: JournalEntry): EntryView & {url: string; body_sha2
   return {...entryView(e), url: e.op.url, body_sha256: e.op.body_sha256, resume_command: e.op.command ?? null, response}
 }
 
-/** A bulk row as a journal entry (what `pay journal` lists); its time is its run's start. */
-function rowView(r: RunFileView, row: RunFileView['rows'][number]): EntryView {
+/** The endpoint of a bulk run's operation (`collections:create` → `collections.create`), or the operation itself. */
+function endpointOf(operation: string): string {
+  const id = operation.replace(':', '.')
+  return Object.hasOwn(endpoints, id) ? id : operation
+}
+
+/** A bulk row as a journal entry: its run's start as its time, both facts as its outcome (the row's state as seen). */
+function rowEntry(r: RunFileView, row: RunFileView['rows'][number]): JournalEntry {
+  const key = row.idempotency_key
   return {
-    at: r.header.at, endpoint: r.header.operation, method: 'POST', reference: row.reference, idempotency_key: row.idempotency_key, outcome: row.outcome,
-    outcome_at: null, status: row.http_status, id: row.id, state: row.state, state_at: row.state_at,
-    error: row.error_code === null ? null : {code: row.error_code, message: row.error_message ?? ''}, base_url: r.header.base_url, client_id: null, account_ref: null,
-    run: r.run, line: row.line, file: r.header.file, origin: 'cli',
+    op: {t: 'op', at: r.header.at, key, match: '', endpoint: endpointOf(r.header.operation), method: 'POST', url: '', base_url: r.header.base_url, body_sha256: '', ...(row.reference === null ? {} : {reference: row.reference}), pid: 0, run: r.run, line: row.line, file: r.header.file},
+    outcome: {
+      t: 'outcome', at: row.state_at ?? r.header.at, key, request: row.outcome, ...(row.http_status === null ? {} : {status: row.http_status}), ...(row.id === null ? {} : {id: row.id}),
+      ...(row.state === null ? {} : {resource_state: row.state}), ...(row.error_code === null ? {} : {error: {code: row.error_code, message: row.error_message ?? ''}}),
+    },
   }
 }
 
 /**
  * A run that began and never ended (killed, interrupted): its rows without a record may have been sent, so the run
- * itself is listed as unknown, until a run of the same file ends.
+ * itself is an entry whose outcome is unknown, until a run of the same file ends.
  */
-function cutRunView(r: RunFileView): EntryView {
+function cutRunEntry(r: RunFileView): JournalEntry {
+  const key = `run ${r.run}`
+  const message = `the run of ${r.header.file} was cut after ${r.rows.length} recorded row(s): rows without a record may have been sent; run the same command again to resume it (rows are resent with their keys)`
   return {
-    at: r.header.at, endpoint: r.header.operation, method: 'POST', reference: null, idempotency_key: `run ${r.run}`, outcome: 'unknown', outcome_at: null, status: null, id: null,
-    state: null, state_at: null,
-    error: {code: 'run_cut', message: `the run of ${r.header.file} was cut after ${r.rows.length} recorded row(s): rows without a record may have been sent; run the same command again to resume it (rows are resent with their keys)`},
-    base_url: r.header.base_url, client_id: null, account_ref: null, run: r.run, file: r.header.file, origin: 'cli',
+    op: {t: 'op', at: r.header.at, key, match: '', endpoint: endpointOf(r.header.operation), method: 'POST', url: '', base_url: r.header.base_url, body_sha256: '', pid: 0, run: r.run, file: r.header.file},
+    outcome: {t: 'outcome', at: r.header.at, key, request: 'unknown', error: {code: 'run_cut', message}},
   }
 }
 
-/** Every request of the journal, single commands and bulk rows (and cut runs), newest first; `entry` for the former. */
-export function journalViews(store: JournalStore): {view: EntryView; entry?: JournalEntry}[] {
-  const all: {view: EntryView; entry?: JournalEntry}[] = store.entries().map((entry) => ({view: entryView(entry), entry}))
+/**
+ * Every journaled request, newest first: the operation journal's, every bulk run's rows and its cut runs. THE read
+ * of the journal: `pay journal` and `pay mcp` (queryJournal), `pay find` (its timeline, journalEntries).
+ */
+export function allEntries(store: JournalStore): JournalEntry[] {
+  const all = store.entries()
   for (const r of readRuns(store)) {
-    for (const row of r.rows) all.push({view: rowView(r, row)})
-    if (!r.finished) all.push({view: cutRunView(r)})
+    for (const row of r.rows) all.push(rowEntry(r, row))
+    if (!r.finished) all.push(cutRunEntry(r))
   }
   // stable: a run's rows keep their order; the newest run or request first
-  return all.map((v, i) => ({v, i})).sort((a, b) => (a.v.view.at === b.v.view.at ? b.i - a.i : a.v.view.at < b.v.view.at ? 1 : -1)).map(({v}) => v)
+  return all.map((e, i) => ({e, i})).sort((a, b) => (a.e.op.at === b.e.op.at ? b.i - a.i : a.e.op.at < b.e.op.at ? 1 : -1)).map(({e}) => e)
 }
 
 export interface JournalQuery {
@@ -126,12 +139,12 @@ export const JOURNAL_COLUMNS = ['at', 'origin', 'endpoint', 'reference', 'outcom
  * What `pay journal` (and the journal tool of `pay mcp`) shows: newest first, bulk rows included, or one entry in
  * full. `found: false` when KEY matches nothing. The journal is read from the state dir of `env`.
  */
-export function queryJournal(out: Output, query: JournalQuery, env: NodeJS.ProcessEnv = process.env): {found: false} | {found: true; entry: EntryView & Partial<ReturnType<typeof detailView>>} | {found: true; rows: EntryView[]} {
-  const entries = journalViews(openJournalStore(out, env))
+export function queryJournal(out: Output, query: JournalQuery, env: NodeJS.ProcessEnv = process.env): {found: false} | {found: true; entry: ReturnType<typeof detailView>} | {found: true; rows: EntryView[]} {
+  const entries = journalEntries(out, env)
   if (query.key !== undefined) {
-    const found = entries.find((e) => e.view.idempotency_key === query.key) ?? entries.find((e) => e.view.reference === query.key)
-    return found ? {found: true, entry: found.entry ? detailView(found.entry) : found.view} : {found: false}
+    const found = entries.find((e) => e.op.key === query.key) ?? entries.find((e) => e.op.reference === query.key)
+    return found ? {found: true, entry: detailView(found)} : {found: false}
   }
   const wanted = query.outcome === 'succeeded' ? 'accepted' : query.outcome === 'failed' ? 'refused' : query.outcome
-  return {found: true, rows: entries.map((e) => e.view).filter((e) => !wanted || e.outcome === wanted).slice(0, query.limit)}
+  return {found: true, rows: entries.map(entryView).filter((e) => !wanted || e.outcome === wanted).slice(0, query.limit)}
 }

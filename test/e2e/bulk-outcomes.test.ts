@@ -133,6 +133,6 @@ describe('pay journal sees bulk runs', () => {
     const after = JSON.parse((await h.pay(['journal', '--outcome', 'unknown', '--json'], {PAY_CONFIG_DIR: dir})).stdout) as {error: {code: string} | null}[]
     expect(after.filter((e) => e.error?.code === 'run_cut')).toEqual([])
     const row = JSON.parse((await h.pay(['journal', 'kj-400', '--json'], {PAY_CONFIG_DIR: dir})).stdout)
-    expect(row).toMatchObject({reference: 'kj-400', outcome: 'accepted', endpoint: 'collections:create'})
+    expect(row).toMatchObject({reference: 'kj-400', outcome: 'accepted', endpoint: 'collections.create'})
   })
 })
