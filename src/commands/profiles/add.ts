@@ -4,7 +4,7 @@ import {globalFlags} from '../../cli/flags.js'
 
 export default class ProfilesAdd extends BaseCommand {
   static override summary = 'Create or update a profile without calling the service'
-  static override description = 'Stores base URL, client id, client secret, sub-account ref and webhook secret under NAME (0600 file). Secrets may come from PAY_CLIENT_SECRET / PAY_WEBHOOK_SECRET instead of flags. Use `pay login` to also prove the credentials.'
+  static override description = 'Stores base URL, client id, client secret, sub-account ref and webhook secret under NAME: the secrets in the OS keyring where there is one (PAY_SECRET_STORE=file|keyring forces one), else in the 0600 profiles file. Secrets may come from PAY_CLIENT_SECRET / PAY_WEBHOOK_SECRET instead of flags. Use `pay login` to also prove the credentials.'
   static override examples = [
     {description: 'A profile for a sub-account', command: 'PAY_CLIENT_SECRET=… <%= config.bin %> profiles add shop2 --base-url https://api.example.com --client-id cli_123 --account-ref ACC_SHOP_2'},
     {description: 'Add and switch to it', command: '<%= config.bin %> profiles add staging --base-url https://staging.example.com --client-id cli_9 --use'},
@@ -19,6 +19,7 @@ export default class ProfilesAdd extends BaseCommand {
     'client-secret': Flags.string({description: "API client secret, or - to read it from stdin; PAY_CLIENT_SECRET or stdin keep it out of argv (the process list and oclif's DEBUG=* show argv)"}),
     'account-ref': Flags.string({description: 'Sub-account ref'}),
     'webhook-secret': Flags.string({description: 'Webhook signing secret (or PAY_WEBHOOK_SECRET)'}),
+    'webhook-signature': Flags.string({description: 'Pin the webhook signature format once the service\'s is known (e.g. inline-hex-sha256; see pay webhook verify --explain)'}),
     use: Flags.boolean({description: 'Make it the active profile'}),
     live: Flags.boolean({allowNo: true, description: 'The live service: money-moving commands ask before sending, on a terminal (--yes skips); --no-live clears it'}),
     'mcp-allow-money': Flags.boolean({allowNo: true, description: '`pay mcp` lists its money tools without --allow-money (a live service still needs --allow-live-money); --no-mcp-allow-money clears it'}),
@@ -34,9 +35,14 @@ export default class ProfilesAdd extends BaseCommand {
       throw rt.InputError.one('NAME', (err as Error).message.replace(/^profile name "[^"]*" /, ''))
     }
     if (flags['base-url']) rt.checkBaseUrl(flags['base-url'])
+    if (flags['webhook-signature']) {
+      const {pinnedScheme} = await import('../../webhooks/signature.js')
+      const problem = pinnedScheme(flags['webhook-signature']).problem
+      if (problem) throw rt.InputError.one('--webhook-signature', problem)
+    }
     if (flags.live && args.name === rt.SANDBOX_PROFILE) throw rt.InputError.one('--live', `cannot mark the "${rt.SANDBOX_PROFILE}" profile live (it is the local sandbox)`)
     const store = await rt.ProfileStore.open()
-    const saved = store.save(
+    const saved = await store.saveWithSecrets(
       args.name,
       {
         base_url: flags['base-url']?.replace(/\/+$/, ''),
@@ -44,12 +50,13 @@ export default class ProfilesAdd extends BaseCommand {
         client_secret: (await rt.secretFlag(flags['client-secret'])) ?? process.env.PAY_CLIENT_SECRET,
         account_ref: flags['account-ref'],
         webhook_secret: flags['webhook-secret'] ?? process.env.PAY_WEBHOOK_SECRET,
+        webhook_signature: flags['webhook-signature'],
         live: flags.live,
         mcp_allow_money: flags['mcp-allow-money'],
       },
       {activate: flags.use},
     )
-    if (out.json) out.data(JSON.stringify({name: args.name, ...rt.redactProfile(saved)}))
-    else out.info(`Saved profile "${args.name}"${store.activeName() === args.name ? ' (active)' : ''} in ${store.path}`)
+    if (out.json) out.data(JSON.stringify({name: args.name, ...rt.redactProfile(saved.profile)}))
+    else out.info(`Saved profile "${args.name}"${store.activeName() === args.name ? ' (active)' : ''} in ${store.path}${rt.savedSecretsNote(saved)}`)
   }
 }
