@@ -138,8 +138,10 @@ function keyer(ctx: ApiContext, salt: string, spool: RowSpool, templates: Map<En
   const {client, settings} = ctx
   const occurrences = new Occurrences()
   const scopes = new Map<string, string>()
-  // a reference is a promise: one reference, one body (the first line with it, and a short hash of its body)
-  const references = new Map<string, {line: number; hash: string}>()
+  // a reference is a promise: one reference, one body. Per reference one number (memory: a 100,000-row file holds
+  // 100,000 of them): the first line with it times 2^21 plus 21 bits of its body's hash (two bodies whose 21 bits
+  // agree are taken for one: about one in two million pairs of rows with one reference goes unrefused)
+  const references = new Map<string, number>()
   return (r, {endpoint, input}, money) => {
     input.idempotencyKey = KEY_PLACEHOLDER // the row's own input object (the operation built it for this row)
     const bare = client.prepare(endpoint, input)
@@ -152,9 +154,10 @@ function keyer(ctx: ApiContext, salt: string, spool: RowSpool, templates: Map<En
     }
     const hash = bodyHash(bare.body ?? '')
     if (money.reference !== null) {
-      const first = references.get(`${endpoint} ${money.reference}`)
-      if (first === undefined) references.set(`${endpoint} ${money.reference}`, {line: r.line, hash: hash.slice(0, 32)})
-      else if (first.hash !== hash.slice(0, 32)) return {flag: 'reference', rule: `${money.reference} is also on line ${first.line} with another body: a reference names one request; give one of them another reference (nothing was sent)`}
+      const bits = Number.parseInt(hash.slice(0, 6), 16) & 0x1f_ffff
+      const first = references.get(money.reference)
+      if (first === undefined) references.set(money.reference, r.line * 0x20_0000 + bits)
+      else if (first % 0x20_0000 !== bits) return {flag: 'reference', rule: `${money.reference} is also on line ${Math.floor(first / 0x20_0000)} with another body: a reference names one request; give one of them another reference (nothing was sent)`}
     }
     spool.add({row: r.row, line: r.line, endpoint, target: splitUrl(bare.url).target, body: bare.body, key: rowKeyOfHash(scope, hash, occurrences.next(hash)), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency})
   }
