@@ -30,7 +30,7 @@ export const connectionFlags = {
 export const idempotencyFlags = {
   'idempotency-key': Flags.string({description: 'Idempotency-Key to send (default: a new UUID); reuse it only to repeat the same request'}),
   'dry-run': Flags.boolean({description: 'Print the request that would be sent (and a curl line) and send nothing'}),
-  'force-new': Flags.boolean({description: 'Send as a new request even when the journal shows this same request already succeeded (or its outcome is unknown)'}),
+  'force-new': Flags.boolean({description: 'Send as a new request even when the journal shows the service already accepted this same request (or its outcome is unknown)'}),
 }
 
 /** Bulk runs (src/bulk/): one request per row of a file, resumable. On the idempotent create commands. */

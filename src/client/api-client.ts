@@ -65,7 +65,7 @@ export interface RequestJournal {
 export interface JournalEntryHandle {
   /** The request to send (its key may be a journaled one). */
   request: PreparedRequest
-  /** Set when the same request already succeeded: return this, send nothing. */
+  /** Set when the service already accepted the same request: return this, send nothing. */
   replay?: ApiResponse
   /** Settles once the journal's record of the request is on disk: no byte of the request is written before; rejects when it cannot be (nothing is sent). */
   durable?: Promise<void>

@@ -228,7 +228,7 @@ export class PayMcp {
       const body = structuredOf(io.stdout())
       const notes = io.stderr().trim()
       const content = [text(JSON.stringify(body))]
-      if (replayedAt) content.push(text(`Nothing was sent: this same call already succeeded at ${replayedAt} (Idempotency-Key ${key}). This is that earlier answer.`))
+      if (replayedAt) content.push(text(`Nothing was sent: the service already accepted this same call at ${replayedAt} (Idempotency-Key ${key}). This is that earlier answer; the state in it may have moved on since.`))
       if (notes && !replayedAt) content.push(text(notes))
       if (code !== 0) this.options.info(`${tool.name}: exit ${code}`)
       return {content, structuredContent: body, _meta: {pay: {replayed: Boolean(replayedAt), ...(replayedAt ? {replayed_at: replayedAt} : {}), ...(key ? {idempotency_key: key} : {}), dry_run: values['dry-run'] === true}}}

@@ -121,7 +121,7 @@ describe('pay mcp over stdio', () => {
     expect(again.isError).toBeFalsy()
     expect(again.structuredContent?.id).toBe(first.structuredContent?.id)
     expect(again._meta?.pay).toMatchObject({replayed: true, idempotency_key: first._meta?.pay.idempotency_key})
-    expect(textOf(again)).toMatch(/Nothing was sent: this same call already succeeded/)
+    expect(textOf(again)).toMatch(/Nothing was sent: the service already accepted this same call/)
     // nothing sent: at most one lookup of the collection's state now (a GET; it had not ended when it was accepted)
     expect(h.requests().slice(sent).filter((e) => e.method !== 'GET')).toHaveLength(0)
     expect(h.requests().length - sent).toBeLessThanOrEqual(1)
