@@ -5,10 +5,10 @@
  */
 // first: zod's settings must hold before any schema is built
 import './api/zod-config.js'
-import {ApiClient, type ClientOptions} from './client/api-client.js'
+import {ApiClient, type ClientOptions, type RequestJournal} from './client/api-client.js'
 import type {ApiContext} from './cli/api-context.js'
 import {resolveSettings, type SettingFlags} from './config/settings.js'
-import {createJournalGate} from './journal/index.js'
+import {createJournalGate, type JournalUse} from './journal/index.js'
 import {outputOptions, type OutputFlagValues, type OutputOptions} from './output/options.js'
 import {Output} from './output/output.js'
 import {detectTerminal} from './output/terminal.js'
@@ -17,8 +17,8 @@ import {renderError} from './output/errors.js'
 import type {OperationSpec} from './api/operations.js'
 
 export {ApiClient, splitPath} from './client/api-client.js'
-export type {ApiResponse, CallInput, PreparedRequest} from './client/api-client.js'
-export {resolveSettings, secretFlag} from './config/settings.js'
+export type {ApiResponse, CallInput, PreparedRequest, RequestJournal, JournalEntryHandle} from './client/api-client.js'
+export {resolveSettings, secretFlag, SETTING_ENV} from './config/settings.js'
 export type {Settings} from './config/settings.js'
 export {Output} from './output/output.js'
 export {detectTerminal} from './output/terminal.js'
@@ -49,8 +49,20 @@ export function createOutput(mode: boolean | OutputOptions, noInput = false): Ou
   return new Output(noInput ? {...term, interactive: false} : term, mode)
 }
 
-/** `env` and `transport` are for running a command in-process (tests): the defaults are the process's. */
-export async function createApiContext(flags: ApiContextFlags, userAgent: string, out = createOutput(Boolean(flags.json)), env: NodeJS.ProcessEnv = process.env, transport?: ClientOptions['transport']): Promise<ApiContext> {
+/**
+ * `env` and `transport` are for running a command in-process (tests): the defaults are the process's. `journal`:
+ * for a caller other than the command line (`pay mcp`), the origin and resume argv the journal records, and a
+ * wrapper that sees each journaled request (whether its answer is a replay, which key it carries).
+ */
+export async function createApiContext(
+  flags: ApiContextFlags,
+  userAgent: string,
+  out = createOutput(Boolean(flags.json)),
+  env: NodeJS.ProcessEnv = process.env,
+  transport?: ClientOptions['transport'],
+  journal: JournalUse & {wrap?: (gate: RequestJournal) => RequestJournal} = {},
+): Promise<ApiContext> {
+  const {wrap = (gate: RequestJournal) => gate, ...use} = journal
   const settings = await resolveSettings(flags, env)
   const client = new ApiClient({
     settings,
@@ -63,7 +75,7 @@ export async function createApiContext(flags: ApiContextFlags, userAgent: string
     notice: (text) => out.trace(text),
     warn: (text) => out.warnQuoting(text),
     // in the state dir of the environment the command was given (an in-process run's, not this process's)
-    journal: createJournalGate(out, flags['force-new'], env),
+    journal: wrap(createJournalGate(out, flags['force-new'], env, use)),
   })
   return {client, out, settings}
 }
@@ -131,6 +143,8 @@ export {TokenCache, cacheKey} from './config/token-cache.js'
 export {PayError, NetworkError} from './client/errors.js'
 export {forStdout, printable} from './output/printable.js'
 export {checkBaseUrl, isLoopbackHost} from './client/transport.js'
+// the operation journal as `pay journal` and `pay mcp`'s journal tool show it
+export {queryJournal} from './journal/view.js'
 // the sandbox's control API (pay sandbox <control>)
 export {ControlClient, SANDBOX_PROFILE} from './client/control-client.js'
 export type {ControlEndpointId, ControlInput} from './client/control-client.js'

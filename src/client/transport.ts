@@ -130,7 +130,7 @@ export async function loadUndiciPool(): Promise<typeof import('undici').Pool> {
 export async function exchange(
   dispatcher: Dispatcher,
   url: string,
-  options: {method: string; headers: Record<string, string> | string[]; body?: string | Buffer; timeoutMs: number},
+  options: {method: string; headers: Record<string, string> | string[]; body?: string | Buffer; timeoutMs: number; maxBodyBytes?: number},
 ): Promise<Exchange> {
   const {request} = await loadUndici()
   return within(options.timeoutMs, async (signal) => {
@@ -143,9 +143,24 @@ export async function exchange(
       bodyTimeout: options.timeoutMs,
       signal,
     })
-    const body = Buffer.from(await res.body.arrayBuffer())
+    const body = options.maxBodyBytes === undefined ? Buffer.from(await res.body.arrayBuffer()) : await boundedBody(res.body, options.maxBodyBytes)
     return {status: res.statusCode, headers: flatHeaders(res.headers), body}
   })
+}
+
+/** The body read up to `max` bytes; over it, reading stops and an error with code ERR_BODY_TOO_LARGE is thrown. */
+async function boundedBody(body: AsyncIterable<Buffer> & {destroy(err?: Error): unknown}, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of body) {
+    size += chunk.length
+    if (size > max) {
+      body.destroy()
+      throw failure(`the answer is longer than ${max} bytes`, 'ERR_BODY_TOO_LARGE')
+    }
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks, size)
 }
 
 function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {

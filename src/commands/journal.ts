@@ -11,6 +11,7 @@ export default class Journal extends BaseCommand {
   static override summary = 'The operation journal: recent idempotent requests and their outcome, or one of them'
   static override description = `Every idempotent request (creates, payouts, cancels) is journaled on this machine before it is sent, with its Idempotency-Key, and its outcome when known: succeeded, failed, or unknown (the answer was lost, the process was interrupted or killed).
 A plain re-run of a command whose outcome is unknown reuses its key; a re-run of one that succeeded prints the earlier answer and sends nothing (--force-new sends it again).
+Each request says where it came from: origin cli (the command line) or mcp (a tool call of \`pay mcp\`).
 With KEY: what was sent, the outcome and the command that resumes it; under --json with the earlier answer as \`response\`.
 The journal lives in the state dir ($XDG_STATE_HOME/pay/journal, or $PAY_CONFIG_DIR/state/journal) and keeps 7 days (PAY_JOURNAL_RETENTION_DAYS).`
 
@@ -23,19 +24,15 @@ The journal lives in the state dir ($XDG_STATE_HOME/pay/journal, or $PAY_CONFIG_
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Journal)
     const out = await this.output()
-    const {openJournalStore, entryView, detailView} = await import('../journal/view.js')
-    const entries = openJournalStore(out).entries().reverse()
-    if (args.key !== undefined) {
-      const found = entries.find((e) => e.op.key === args.key) ?? entries.find((e) => e.op.reference === args.key)
+    const {queryJournal, JOURNAL_COLUMNS} = await import('../journal/view.js')
+    const result = queryJournal(out, {key: args.key, limit: flags.limit, outcome: flags.outcome as 'succeeded' | 'failed' | 'unknown' | undefined})
+    if (!result.found) {
       const {PayError} = await import('../client/errors.js')
-      if (!found) throw new PayError(`no journaled request with key or reference "${args.key}"`, 4, 'see `pay journal`')
-      const view = detailView(found)
-      out.data(out.json ? JSON.stringify(view) : out.human({...view, response: undefined}))
-      return
+      throw new PayError(`no journaled request with key or reference "${args.key}"`, 4, 'see `pay journal`')
     }
-    const rows = entries.map(entryView).filter((e) => !flags.outcome || e.outcome === flags.outcome).slice(0, flags.limit)
-    if (out.json) out.data(JSON.stringify(rows))
-    else if (rows.length === 0) out.info('The journal is empty: no idempotent request was sent from this machine in the retention period.')
-    else out.data(out.list(rows, ['at', 'endpoint', 'reference', 'outcome', 'status', 'id', 'idempotency_key']))
+    if ('entry' in result) out.data(out.json ? JSON.stringify(result.entry) : out.human({...result.entry, response: undefined}))
+    else if (out.json) out.data(JSON.stringify(result.rows))
+    else if (result.rows.length === 0) out.info('The journal is empty: no idempotent request was sent from this machine in the retention period.')
+    else out.data(out.list(result.rows, JOURNAL_COLUMNS))
   }
 }

@@ -9,6 +9,8 @@ export const profileSchema = z.object({
   webhook_secret: z.string().min(1).optional(),
   /** The live service: money-moving commands ask first on a terminal (src/cli/confirm.ts). */
   live: z.boolean().optional(),
+  /** `pay mcp` lists its money tools without --allow-money (a live service still needs --allow-live-money). */
+  mcp_allow_money: z.boolean().optional(),
 })
 export type Profile = z.infer<typeof profileSchema>
 

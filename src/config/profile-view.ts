@@ -10,5 +10,6 @@ export function redactProfile(profile: Profile): Record<string, string | boolean
     view[key] = (SECRET_FIELDS as readonly string[]).includes(key) ? (value ? '[REDACTED] (set)' : null) : key === 'base_url' && value ? redactUrl(value) : (value ?? null)
   }
   view.live = profile.live === true
+  if (profile.mcp_allow_money === true) view.mcp_allow_money = true
   return view
 }

@@ -34,6 +34,8 @@ export interface Settings {
   configDir: string
   /** The profile is marked live (`pay profiles add --live`) and its base URL is the one used. */
   live?: boolean
+  /** The profile lets `pay mcp` list its money tools (`pay profiles add --mcp-allow-money`). */
+  mcpAllowMoney?: boolean
 }
 
 const FIELDS = [
@@ -43,6 +45,9 @@ const FIELDS = [
   ['accountRef', 'account-ref', 'PAY_ACCOUNT_REF', 'account_ref'],
   ['webhookSecret', 'webhook-secret', 'PAY_WEBHOOK_SECRET', 'webhook_secret'],
 ] as const
+
+/** The environment variables the settings of an API command are read from (besides the config dir's). */
+export const SETTING_ENV: readonly string[] = ['PAY_PROFILE', ...FIELDS.map(([, , envName]) => envName)]
 
 /**
  * `--client-secret -`: the secret is read from stdin (one trailing line break dropped), so that it never sits in
@@ -102,5 +107,6 @@ export async function resolveSettings(given: SettingFlags, env: NodeJS.ProcessEn
   if (settings.baseUrl) settings.baseUrl = settings.baseUrl.replace(/\/+$/, '')
   // live only where the profile's own base URL is used (a flag or PAY_BASE_URL points elsewhere)
   settings.live = profile?.live === true && settings.sources.baseUrl === 'profile'
+  if (profile?.mcp_allow_money === true) settings.mcpAllowMoney = true
   return settings
 }

@@ -36,6 +36,8 @@ export interface GateOptions {
   interrupted?: (err: PayError) => void
   /** The command line of this run, for the resume command (default: process.argv after the script). */
   argv?: string[]
+  /** Recorded with each request (OpRecord.origin): `mcp` for `pay mcp`'s tool calls; none for the command line. */
+  origin?: string
   now?: () => number
 }
 
@@ -94,7 +96,7 @@ export class JournalGate implements RequestJournal {
     const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key)
     const op: OpRecord = {
       t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: redactUrl(req.url), base_url: shownBaseUrl,
-      client_id: settings.clientId, account_ref: settings.accountRef, body_sha256: bodySha, reference, command, pid: process.pid,
+      client_id: settings.clientId, account_ref: settings.accountRef, body_sha256: bodySha, reference, command, origin: this.options.origin, pid: process.pid,
     }
     // The operation is fsync'd before a byte of the request is sent (the transport waits for `durable`): that record
     // is what makes a re-run reuse the key. Outcomes are written, not fsync'd: one lost with the machine reads as

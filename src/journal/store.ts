@@ -38,6 +38,8 @@ export interface OpRecord {
   reference?: string
   /** The command that repeats this request with its key (secrets removed). */
   command?: string
+  /** Where the request came from: `mcp` for a tool call of `pay mcp`; absent for the command line (`cli`). */
+  origin?: string
   pid: number
 }
 

@@ -1,5 +1,7 @@
 /** The journal as `pay journal list|show` print it. */
-import type {JournalEntry} from './store.js'
+import type {Output} from '../output/output.js'
+import {openJournalStore} from './index.js'
+import type {JournalEntry, OutcomeState} from './store.js'
 
 export {openJournalStore} from './index.js'
 
@@ -18,6 +20,8 @@ export type EntryView = {
   base_url: string
   client_id: string | null
   account_ref: string | null
+  /** cli (the command line), or mcp (a tool call of `pay mcp`). */
+  origin: string
 }
 
 export function entryView(e: JournalEntry): EntryView {
@@ -35,6 +39,7 @@ export function entryView(e: JournalEntry): EntryView {
     base_url: e.op.base_url,
     client_id: e.op.client_id ?? null,
     account_ref: e.op.account_ref ?? null,
+    origin: e.op.origin ?? 'cli',
   }
 }
 
@@ -49,4 +54,27 @@ export function detailView(e: JournalEntry): EntryView & {url: string; body_sha2
     }
   }
   return {...entryView(e), url: e.op.url, body_sha256: e.op.body_sha256, resume_command: e.op.command ?? null, response}
+}
+
+export interface JournalQuery {
+  /** One request: its Idempotency-Key or merchant reference (the newest with it). */
+  key?: string
+  limit: number
+  outcome?: OutcomeState
+}
+
+/** The columns of the human list. */
+export const JOURNAL_COLUMNS = ['at', 'origin', 'endpoint', 'reference', 'outcome', 'status', 'id', 'idempotency_key']
+
+/**
+ * What `pay journal` (and the journal tool of `pay mcp`) shows: newest first, or one entry in full. `found: false`
+ * when KEY matches nothing. The journal is read from the state dir of `env`.
+ */
+export function queryJournal(out: Output, query: JournalQuery, env: NodeJS.ProcessEnv = process.env): {found: false} | {found: true; entry: ReturnType<typeof detailView>} | {found: true; rows: EntryView[]} {
+  const entries = openJournalStore(out, env).entries().reverse()
+  if (query.key !== undefined) {
+    const found = entries.find((e) => e.op.key === query.key) ?? entries.find((e) => e.op.reference === query.key)
+    return found ? {found: true, entry: detailView(found)} : {found: false}
+  }
+  return {found: true, rows: entries.map(entryView).filter((e) => !query.outcome || e.outcome === query.outcome).slice(0, query.limit)}
 }

@@ -5,51 +5,17 @@
  * - MAX_JSON_DEPTH nesting levels and MAX_JSON_VALUES values (array elements and object members):
  *   a body beyond either is answered 400 invalid_parameter (param "body") without being parsed.
  */
+import {bracketsAtLeast, jsonShapeProblem, MAX_JSON_DEPTH} from '../output/json-shape.js'
 import {invalidParameter} from './errors.js'
 
 export const MAX_BODY_BYTES = 1024 * 1024
-export const MAX_JSON_DEPTH = 32
+export {MAX_JSON_DEPTH}
 export const MAX_JSON_VALUES = 10_000
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_BRACE = 0x7b
-const OPEN_BRACKET = 0x5b
-const CLOSE_BRACE = 0x7d
-const CLOSE_BRACKET = 0x5d
-const COMMA = 0x2c
 
 /** One pass over the bytes (no recursion): the nesting depth and the number of values, outside strings. */
 export function checkJsonShape(raw: Uint8Array): void {
-  let depth = 0
-  let values = 0
-  let inString = false
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i]
-    if (inString) {
-      if (c === BACKSLASH) i++
-      else if (c === QUOTE) inString = false
-      continue
-    }
-    if (c === QUOTE) inString = true
-    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > MAX_JSON_DEPTH) throw invalidParameter('body', `nests deeper than ${MAX_JSON_DEPTH} levels`)
-      values++
-    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
-    else if (c === COMMA) values++
-    if (values > MAX_JSON_VALUES) throw invalidParameter('body', `holds more than ${MAX_JSON_VALUES} values`)
-  }
-}
-
-const OPENING = ['{', '[']
-
-/** True when `text` holds at least `n` opening brackets ({ or [), inside strings or not. */
-function bracketsAtLeast(text: string, n: number): boolean {
-  let count = 0
-  for (const bracket of OPENING) {
-    for (let i = text.indexOf(bracket); i !== -1; i = text.indexOf(bracket, i + 1)) if (++count >= n) return true
-  }
-  return false
+  const problem = jsonShapeProblem(raw, {maxDepth: MAX_JSON_DEPTH, maxValues: MAX_JSON_VALUES})
+  if (problem) throw invalidParameter('body', problem)
 }
 
 /**

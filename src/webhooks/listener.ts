@@ -6,12 +6,14 @@
  *
  * Answers: 200 accepted (or duplicate, or filtered out); 400 missing/malformed signature header, body not
  * JSON or not an event; 401 no matching signature or timestamp outside tolerance; 413 body over maxBodyBytes;
- * 404 other paths; 405 other methods; with forwardTo, the app's status and body, 502 when the app is
- * unreachable, 504 when it does not answer in time.
+ * 404 other paths; 405 other methods; 503 with Retry-After over the connection cap; with forwardTo, the app's
+ * status and body, 502 when the app is unreachable or its answer is over MAX_FORWARD_ANSWER_BYTES, 504 when it
+ * does not answer in time. A body nested deeper than MAX_JSON_DEPTH is never parsed (invalid_json).
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
 import {type WebhookEvent} from './events.js'
+import {depthProblem} from '../output/json-shape.js'
 import {eventFilter, type EventFilter} from './filter.js'
 import {PING_HEADER, type PingKey} from './ping.js'
 import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifySignature} from './signature.js'
@@ -21,8 +23,23 @@ export const DEFAULT_PATH = '/webhooks'
 /** A request's headers must arrive within this time, its whole body within REQUEST_TIMEOUT (answered 408, closed). */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
-/** Open connections at most; over it, the oldest connection without a request in progress is closed. */
+/** Requests in progress at most; one over it is answered 503 with Retry-After. */
 export const DEFAULT_MAX_CONNECTIONS = 256
+/** What a 503 over the cap asks the sender to wait. */
+export const RETRY_AFTER_SECONDS = 1
+/** Over the open-socket bound, a connection that has not sent its headers this long after it connected may be closed. */
+const HEADERS_GRACE_MS = 3000
+/** Open sockets at most, as a multiple of the cap: over it, stale ones are closed, or else the new one. */
+export const OVERFLOW_FACTOR = 8
+/** The largest answer of the --forward-to app read and passed back; a longer one is answered 502. */
+export const MAX_FORWARD_ANSWER_BYTES = 1024 * 1024
+
+interface Connection {
+  /** The answer to its latest request. */
+  last?: ServerResponse
+  /** performance.now() when it connected. */
+  since: number
+}
 
 export type RejectReason =
   | 'missing_header'
@@ -71,6 +88,7 @@ export interface ListenerOptions {
   pingKey?: PingKey
   headersTimeoutMs?: number
   requestTimeoutMs?: number
+  /** Requests in progress at most (DEFAULT_MAX_CONNECTIONS); open sockets at most OVERFLOW_FACTOR times it. */
   maxConnections?: number
   /** Accepted event ids remembered for the duplicate check (default SEEN_LIMIT). */
   seenLimit?: number
@@ -88,7 +106,8 @@ export interface Verdict {
 
 export interface ForwardResult {
   status?: number
-  error?: 'unreachable' | 'timeout'
+  /** too_large: the app's answer was longer than MAX_FORWARD_ANSWER_BYTES (answered 502). */
+  error?: 'unreachable' | 'timeout' | 'too_large'
   detail?: string
   ms: number
 }
@@ -114,6 +133,8 @@ export interface ListenerStats {
   forwarded: number
   forward_failed: number
   not_found: number
+  /** Requests answered 503 over the cap on requests in progress (the sender retries them). */
+  busy: number
 }
 
 export interface Listener {
@@ -139,7 +160,7 @@ type Outcome = 'accepted' | 'failed'
 type Body = Buffer | 'too_large' | 'aborted'
 
 export function emptyStats(): ListenerStats {
-  return {received: 0, verified: 0, unverified: 0, rejected: {}, duplicates: 0, filtered: 0, forwarded: 0, forward_failed: 0, not_found: 0}
+  return {received: 0, verified: 0, unverified: 0, rejected: {}, duplicates: 0, filtered: 0, forwarded: 0, forward_failed: 0, not_found: 0, busy: 0}
 }
 
 /**
@@ -316,12 +337,17 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
     let event: WebhookEvent | null = null
     let jsonOk = false
-    try {
-      const parsed: unknown = JSON.parse(raw.toString('utf8'))
-      jsonOk = true
-      if (isEvent(parsed)) event = parsed
-    } catch {
-      // judged after the signature
+    // nested deeper than any event: never parsed, so nothing after (the render, --json, --jq) walks it
+    const text = raw.toString('utf8')
+    const tooDeep = depthProblem(text)
+    if (!tooDeep) {
+      try {
+        const parsed: unknown = JSON.parse(text)
+        jsonOk = true
+        if (isEvent(parsed)) event = parsed
+      } catch {
+        // judged after the signature
+      }
     }
     if (verify) {
       const signature = req.headers[SIGNATURE]
@@ -332,7 +358,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       }
     }
     if (!jsonOk) {
-      reject(res, 'invalid_json', 'the body is not JSON', null, raw.length)
+      reject(res, 'invalid_json', tooDeep ? `the body ${tooDeep}` : 'the body is not JSON', null, raw.length)
       return
     }
     if (!event) {
@@ -397,7 +423,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       }
     } else {
       const status = result.error === 'timeout' ? 504 : 502
-      reply(res, status, {error: {code: result.error === 'timeout' ? 'forward_timeout' : 'forward_unreachable', message: result.detail}})
+      reply(res, status, {error: {code: `forward_${result.error}`, message: result.detail}})
     }
     emit({
       time: new Date(),
@@ -411,15 +437,60 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   }
 
   /**
-   * Sockets in the order they connected, each with the answer to its latest request: a connection is busy while
-   * that answer is unfinished (answers on a connection finish in order), idle or still sending headers otherwise.
+   * The cap is on requests in progress (bodies being read, judged or forwarded): at most maxConnections at once.
+   * A request over it is never reset: it is read to its end (closing a socket with unread bytes sends a reset),
+   * dropped, and answered 503 with Retry-After and Connection: close, so the sender retries it. Connections that
+   * have sent no complete request yet hold no place: a slow or stuck sender cannot crowd out deliveries (and is
+   * closed by the headers timeout). Open sockets are bounded too, at OVERFLOW_FACTOR times the cap: over it, stale
+   * ones are closed, oldest first (idle ones, and ones still sending their headers HEADERS_GRACE_MS after they
+   * connected), and when none is stale the new connection is closed at once (the last resort against a flood).
    */
-  const sockets = new Map<Socket, {last?: ServerResponse}>()
+  const sockets = new Map<Socket, Connection>()
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+  const maxSockets = maxConnections * OVERFLOW_FACTOR
+  let busy = 0
+  let sweeper: NodeJS.Timeout | undefined
+  /** Closes stale connections, oldest first, while more than maxSockets are open. */
+  const shed = () => {
+    const now = performance.now()
+    for (const [old, st] of sockets) {
+      if (sockets.size <= maxSockets) break
+      if (st.last ? st.last.writableFinished : now - st.since >= HEADERS_GRACE_MS) {
+        sockets.delete(old)
+        old.destroy()
+      }
+    }
+    if (sockets.size <= maxSockets && sweeper) {
+      clearInterval(sweeper)
+      sweeper = undefined
+    }
+  }
+  const overCapacity = (req: IncomingMessage, res: ServerResponse) => {
+    stats.busy++
+    const answer = () => {
+      if (res.headersSent || res.destroyed) return
+      const text = JSON.stringify({error: {code: 'listener_busy', message: `over ${maxConnections} requests in progress; retry after ${RETRY_AFTER_SECONDS} s`}})
+      res.writeHead(503, {'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close'})
+      res.end(text)
+    }
+    // the body is read and dropped before the answer, up to the size limit (then the socket is closed anyway)
+    let size = 0
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBody) answer()
+    })
+    req.on('end', answer)
+  }
   // connectionsCheckingInterval: how often Node enforces the timeouts below (default every 30 s)
   const server: Server = createServer({connectionsCheckingInterval: 1000}, (req, res) => {
     const state = sockets.get(req.socket)
     if (state) state.last = res
+    if (busy >= maxConnections) {
+      overCapacity(req, res)
+      return
+    }
+    busy++
+    res.once('close', () => busy--)
     try {
       handle(req, res)
     } catch (err) {
@@ -427,16 +498,14 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
   })
   server.on('connection', (socket: Socket) => {
-    sockets.set(socket, {})
+    sockets.set(socket, {since: performance.now()})
     socket.once('close', () => sockets.delete(socket))
-    if (sockets.size <= maxConnections) return
-    // Over the cap: close the oldest connection that is idle or still sending its headers, so that slow or
-    // stuck senders cannot crowd out deliveries.
-    for (const [old, st] of sockets) {
-      if (old !== socket && (st.last === undefined || st.last.writableFinished)) {
-        old.destroy()
-        return
-      }
+    if (sockets.size <= maxSockets) return
+    shed()
+    if (sockets.size > maxSockets) {
+      sockets.delete(socket)
+      socket.destroy()
+      sweeper ??= setInterval(shed, HEADERS_GRACE_MS / 2).unref()
     }
   })
   // A malformed HTTP request, or headers / a request over its time limit: answer and close, never crash.
@@ -471,6 +540,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     path,
     stats,
     async close() {
+      if (sweeper) clearInterval(sweeper)
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeAllConnections()
@@ -516,7 +586,7 @@ function readBody(req: IncomingMessage, max: number, done: (body: Body) => void)
 }
 
 interface Forwarder {
-  send(body: Buffer, rawHeaders: string[]): Promise<{response?: {status: number; headers: Record<string, string>; body: Buffer}; error?: 'unreachable' | 'timeout'; detail?: string; ms: number}>
+  send(body: Buffer, rawHeaders: string[]): Promise<{response?: {status: number; headers: Record<string, string>; body: Buffer}; error?: ForwardResult['error']; detail?: string; ms: number}>
   close(): Promise<void>
 }
 
@@ -536,12 +606,15 @@ async function createForwarder(target: string, timeoutMs: number): Promise<Forwa
       const started = performance.now()
       try {
         // the whole exchange, body included, within --forward-timeout
-        const res = await exchange(agent, target, {method: 'POST', headers: headers.flat(), body, timeoutMs})
+        const res = await exchange(agent, target, {method: 'POST', headers: headers.flat(), body, timeoutMs, maxBodyBytes: MAX_FORWARD_ANSWER_BYTES})
         const out: Record<string, string> = {}
         for (const name of ['content-type', 'content-encoding']) if (res.headers[name]) out[name] = res.headers[name]
         return {response: {status: res.status, headers: out, body: res.body}, ms: Math.round(performance.now() - started)}
       } catch (err) {
         const e = err as {code?: string; message?: string}
+        if (e.code === 'ERR_BODY_TOO_LARGE') {
+          return {error: 'too_large', detail: `${target} answered more than ${MAX_FORWARD_ANSWER_BYTES} bytes (not passed back)`, ms: Math.round(performance.now() - started)}
+        }
         const timeout = classifyNetworkError(err).kind === 'timeout'
         return {
           error: timeout ? 'timeout' : 'unreachable',

@@ -93,8 +93,21 @@ export function deliveryJson(d: Delivery): string {
  * else the human line (its fields made printable).
  */
 export function deliveryLine(d: Delivery, how: {json: boolean; color: boolean; tty: boolean}): string {
-  if (!how.json) return formatDelivery(d, how.color)
-  return forStdout(how.tty).json(deliveryJson(d))
+  try {
+    if (!how.json) return formatDelivery(d, how.color)
+    return forStdout(how.tty).json(deliveryJson(d))
+  } catch {
+    // Guarded per delivery: whatever a body holds, the listener never dies of showing it. Deliveries are bounded
+    // in depth before they are parsed (src/output/json-shape.ts), so this is the last line of defence only.
+    return unshowable(d, how)
+  }
+}
+
+/** The line of a delivery that could not be shown: its verdict (the listener's own words) without the event. */
+function unshowable(d: Delivery, how: {json: boolean; color: boolean}): string {
+  const {ok, status, verified, reason} = d.verdict
+  if (how.json) return JSON.stringify({time: d.time.toISOString(), event: null, verdict: {ok, status, verified, reason}, duplicate: d.duplicate, unshowable: true})
+  return `${paint(how.color, 'dim', time(d.time))}  ${paint(how.color, ok ? 'yellow' : 'red', `${ok ? 'ACCEPTED' : `REJECTED ${status} ${reason}`} (the event could not be shown)`)}`
 }
 
 export function formatSummary(s: ListenerStats, forwarding: boolean): string {
@@ -108,6 +121,7 @@ export function formatSummary(s: ListenerStats, forwarding: boolean): string {
   ]
   if (forwarding) lines.push(`forwarded   ${s.forwarded}`, `forward failures ${s.forward_failed}`)
   if (s.not_found) lines.push(`other paths ${s.not_found} (answered 404)`)
+  if (s.busy) lines.push(`over the cap    ${s.busy} (answered 503, Retry-After)`)
   return lines.join('\n')
 }
 

@@ -42,3 +42,16 @@ it('every resource command loads only @oclif/core and light local modules at the
     }
   }
 })
+
+it('the MCP SDK loads only when `pay mcp` serves: not at the top of its command, never through the runtime or its bundle', () => {
+  const top = [...loadedBy(join(ROOT, 'src/commands/mcp.ts'))]
+  for (const mod of top) {
+    if (mod.startsWith('src/')) expect(HEAVY.some((h) => mod.startsWith(h)) || mod.startsWith('src/mcp/'), `src/commands/mcp.ts loads ${mod}`).toBe(false)
+    else expect(PACKAGES.has(mod) || mod.startsWith('@oclif/core/') || mod.startsWith('node:'), `src/commands/mcp.ts loads ${mod}`).toBe(true)
+  }
+  const runtime = [...loadedBy(join(ROOT, 'src/runtime.ts'))]
+  expect(runtime.filter((m) => m.startsWith('src/mcp/') || m.startsWith('@modelcontextprotocol/'))).toEqual([])
+  // the --print-config path: no SDK either
+  expect([...loadedBy(join(ROOT, 'src/mcp/config.ts'))]).toEqual([])
+  expect(readFileSync(join(ROOT, 'dist/runtime.cjs'), 'latin1')).not.toContain('@modelcontextprotocol')
+})

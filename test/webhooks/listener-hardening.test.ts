@@ -1,12 +1,13 @@
 /**
  * The listener under slow senders (issue 12): connections that trickle their headers or their body are answered
- * 408 and closed by the headers and request timeouts, a cap on open connections closes the oldest idle or
- * unfinished ones first, and valid deliveries keep being answered all along. Also the health check's ping:
- * answered, never counted or shown. Loopback only, small timeouts, bounded counts.
+ * 408 and closed by the headers and request timeouts, they hold no place under the cap on requests in progress,
+ * a bound on open sockets closes the oldest idle or unfinished ones first, and valid deliveries keep being
+ * answered all along. Also the health check's ping: answered, never counted or shown. Loopback only, small
+ * timeouts, bounded counts.
  */
 import {connect, type Socket} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
-import {type Delivery, startListener} from '../../src/webhooks/listener.js'
+import {type Delivery, OVERFLOW_FACTOR, startListener} from '../../src/webhooks/listener.js'
 import {createPingKey, PING_HEADER} from '../../src/webhooks/ping.js'
 import {eventBody, nowSeconds, opensslHeader, post, waitFor} from './support.js'
 
@@ -58,19 +59,29 @@ describe('listener: slow senders', () => {
     expect(l.stats.verified).toBe(6)
   })
 
-  it('caps open connections: the oldest unfinished ones are closed first, deliveries still answered', async () => {
-    const l = await startListener({secrets: [SECRET], headersTimeoutMs: 60_000, requestTimeoutMs: 120_000, maxConnections: 10})
+  it('slow senders hold no place: deliveries are answered while they hang; over the socket bound the oldest of them are closed', async () => {
+    const l = await startListener({secrets: [SECRET], headersTimeoutMs: 60_000, requestTimeoutMs: 120_000, maxConnections: 3})
     cleanup.push(() => l.close())
     const url = `${l.url}${l.path}`
     const slow: Slow[] = []
-    for (let i = 0; i < 30; i++) {
+    const bound = 3 * OVERFLOW_FACTOR
+    for (let i = 0; i < bound - 4; i++) {
       slow.push(slowSender(l.port, 'POST /webhooks HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n', 500))
       await new Promise((r) => setTimeout(r, 10))
     }
-    await waitFor(() => slow.filter((s) => s.closed).length >= 20, 20_000, 'connections over the cap to be closed')
+    // under the socket bound nobody is closed, and deliveries are served beside the hanging senders
+    for (let i = 0; i < 3; i++) expect(await deliver(url)).toBe(200)
+    expect(slow.filter((s) => s.closed)).toHaveLength(0)
+    // 3 s after they connected, the stale ones make room for new connections, oldest first
+    await new Promise((r) => setTimeout(r, 3200))
+    for (let i = 0; i < 10; i++) {
+      slow.push(slowSender(l.port, 'POST /webhooks HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n', 500))
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    await waitFor(() => slow.filter((s) => s.closed).length >= 6, 20_000, 'connections over the bound to be closed')
+    expect(slow.slice(0, 5).every((s) => s.closed)).toBe(true)
     expect(slow.slice(-5).every((s) => !s.closed)).toBe(true) // the newest are kept
-    for (let i = 0; i < 5; i++) expect(await deliver(url)).toBe(200)
-    expect(l.stats.verified).toBe(5)
+    expect(l.stats.verified).toBe(3)
   })
 })
 

@@ -21,6 +21,7 @@ export default class ProfilesAdd extends BaseCommand {
     'webhook-secret': Flags.string({description: 'Webhook signing secret (or PAY_WEBHOOK_SECRET)'}),
     use: Flags.boolean({description: 'Make it the active profile'}),
     live: Flags.boolean({allowNo: true, description: 'The live service: money-moving commands ask before sending, on a terminal (--yes skips); --no-live clears it'}),
+    'mcp-allow-money': Flags.boolean({allowNo: true, description: '`pay mcp` lists its money tools without --allow-money (a live service still needs --allow-live-money); --no-mcp-allow-money clears it'}),
   }
 
   async run(): Promise<void> {
@@ -44,6 +45,7 @@ export default class ProfilesAdd extends BaseCommand {
         account_ref: flags['account-ref'],
         webhook_secret: flags['webhook-secret'] ?? process.env.PAY_WEBHOOK_SECRET,
         live: flags.live,
+        mcp_allow_money: flags['mcp-allow-money'],
       },
       {activate: flags.use},
     )

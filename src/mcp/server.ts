@@ -1,0 +1,309 @@
+/**
+ * `pay mcp`: the merchant account as a Model Context Protocol server over stdio, with the official TypeScript SDK
+ * (its low-level Server: the tools' input schemas are plain JSON Schema, derived in src/mcp/tools.ts). Loaded only
+ * by `pay mcp` (a dynamic import of its command), so no other command loads the SDK; it is not in dist/runtime.cjs.
+ *
+ * Every tool call of an operation runs as its command does: runOperation with the same rules, the same client,
+ * and the same journal (origin `mcp`), so a money call repeated by an agent is done at most once. Its Output is
+ * in memory: the service's body becomes the structured result, messages become notes of the result (and go to
+ * stderr), and stdout carries the protocol only.
+ */
+import {readFileSync} from 'node:fs'
+import {Writable} from 'node:stream'
+import {Server} from '@modelcontextprotocol/sdk/server/index.js'
+import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js'
+import {CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, McpError, ErrorCode, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
+import JournalCommand from '../commands/journal.js'
+import * as rt from '../runtime.js'
+import {commandLineOf, commandTool, interfaceSummary, operationTools, renamer, valuesOf, type ArgumentProblem, type ToolSpec} from './tools.js'
+
+export interface McpOptions {
+  /** The connection flags `pay mcp` was given (profile, base URL, account ref, retries, timeout). */
+  flags: rt.ApiContextFlags
+  /** --allow-money (or the profile's mcp_allow_money), --allow-live-money. */
+  allowMoney: boolean
+  allowLiveMoney: boolean
+  userAgent: string
+  version: string
+  /** Messages for people (stderr). */
+  info: (text: string) => void
+  env?: NodeJS.ProcessEnv
+}
+
+/** What the server decided at start: which tools it lists and why. */
+export interface McpPolicy {
+  live: boolean
+  moneyListed: boolean
+  /** Why money tools are not listed, for the instructions and a refused call. */
+  why?: string
+}
+
+/** A live service: a profile marked live, or any service not on this machine (docs/assumptions.md). */
+export function isLive(settings: rt.Settings): boolean {
+  if (settings.live) return true
+  if (!settings.baseUrl) return false
+  try {
+    return !rt.isLoopbackHost(new URL(settings.baseUrl).hostname)
+  } catch {
+    return true
+  }
+}
+
+export function policyOf(settings: rt.Settings, options: Pick<McpOptions, 'allowMoney' | 'allowLiveMoney'>): McpPolicy {
+  const live = isLive(settings)
+  const allowMoney = options.allowMoney || settings.mcpAllowMoney === true
+  if (!allowMoney) return {live, moneyListed: false, why: 'pay mcp was started read-only: start it with --allow-money (or set mcp_allow_money on the profile) to list the money tools'}
+  if (live && !options.allowLiveMoney) return {live, moneyListed: false, why: `the service is live (${settings.sources.baseUrl === 'profile' && settings.live ? `profile "${settings.profileName}" is marked live` : 'not the local sandbox'}): money tools need --allow-live-money as well as --allow-money`}
+  return {live, moneyListed: true}
+}
+
+/** The server's instructions text: what it is, and both safety rules. */
+export function instructionsOf(policy: McpPolicy, settings: rt.Settings): string {
+  return [
+    `pay: the merchant account of the Payments Service (profile "${settings.profileName}"${settings.baseUrl ? `, ${settings.baseUrl}` : ''}${policy.live ? ', LIVE' : ''}).`,
+    'Safety rules:',
+    '- Read-only by default. Tools that create or move money (collections, payouts, checkout, mandates, debits, subscriptions, virtual accounts) are listed only when `pay mcp` is started with --allow-money (or the profile sets mcp_allow_money).',
+    '- Never for a live service (a profile marked live, or any service not on this machine) unless --allow-live-money is given as well.',
+    policy.moneyListed ? `- Money tools are listed now${policy.live ? ' (LIVE: real money moves)' : ''}.` : `- Money tools are not listed now: ${policy.why}.`,
+    '- Exactly once: a money tool called again with the same arguments sends nothing when the first call succeeded (the earlier answer is returned and says so), and reuses the same Idempotency-Key when the outcome was unknown. To repeat a payment on purpose, use a new merchant reference. dry_run: true shows the request and sends nothing.',
+    '- An error whose outcome is unknown carries the idempotency key: call the same tool with the same arguments again, or look it up with transactions_verify.',
+    '- Amounts are decimal strings ("1500.00"), never numbers.',
+    'Every money call is journaled on this machine with origin mcp (the journal tool, or `pay journal`). Resources: the interface summary (pay://interface) and the assumptions pay makes where the interface is silent (pay://docs/assumptions.md).',
+  ].join('\n')
+}
+
+const TERM: rt.Output['term'] = {stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, color: false, colorErr: false, interactive: false, columns: 100}
+
+/** An Output whose stdout and stderr are strings. */
+function memoryOutput(): {out: rt.Output; stdout: () => string; stderr: () => string} {
+  let stdout = ''
+  let stderr = ''
+  const sink = (add: (s: string) => void) =>
+    new Writable({
+      write(chunk: Buffer | string, _enc, done) {
+        add(String(chunk))
+        done()
+      },
+    })
+  const out = new rt.Output(TERM, true, sink((s) => (stdout += s)), sink((s) => (stderr += s)))
+  return {out, stdout: () => stdout, stderr: () => stderr}
+}
+
+const text = (t: string) => ({type: 'text' as const, text: t})
+
+/** A tool error: the envelope's error (code, message, request_id, …) as structured content, and as text. */
+function errorResult(error: Record<string, unknown>, lines: string[]): CallToolResult {
+  return {isError: true, content: [text([`${String(error.code)}: ${String(error.message)}`, ...lines].join('\n'))], structuredContent: {error}}
+}
+
+/** Problems with the arguments: the tool's field names and rules, nothing sent. */
+function inputErrorResult(tool: ToolSpec, problems: ArgumentProblem[]): CallToolResult {
+  const message = problems.map((p) => `${p.field} ${p.rule}`).join('\n')
+  return errorResult({code: 'invalid_input', message, problems, sent: false}, [`Nothing was sent. See the input schema of ${tool.name}.`])
+}
+
+/** The body (or bodies: one per page) the operation printed, as one object. */
+function structuredOf(stdout: string): Record<string, unknown> {
+  const docs = stdout
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as unknown)
+  if (docs.length === 1) return docs[0] !== null && typeof docs[0] === 'object' && !Array.isArray(docs[0]) ? (docs[0] as Record<string, unknown>) : {value: docs[0]}
+  // --all: one body per page; their rows together
+  const data = docs.flatMap((d) => ((d as {data?: unknown[]})?.data ?? []) as unknown[])
+  return {data, pages: docs.length}
+}
+
+export class PayMcp {
+  readonly tools: ToolSpec[]
+  private readonly journalTool: ToolSpec
+
+  constructor(
+    private readonly options: McpOptions,
+    readonly settings: rt.Settings,
+    readonly policy: McpPolicy,
+  ) {
+    this.journalTool = commandTool('journal', JournalCommand)
+    this.tools = [...operationTools(), this.journalTool]
+  }
+
+  /** The tools listed: every read-only tool, and the money tools when the policy allows them. */
+  listed(): ToolSpec[] {
+    return this.tools.filter((t) => !t.money || this.policy.moneyListed)
+  }
+
+  private readonly pending = new Set<Promise<CallToolResult>>()
+
+  /** Runs a tool call; idle() waits for every call still running (stdin ended while one was in flight). */
+  call(name: string, args: unknown): Promise<CallToolResult> {
+    const p = this.dispatch(name, args)
+    this.pending.add(p)
+    const done = () => this.pending.delete(p)
+    p.then(done, done)
+    return p
+  }
+
+  async idle(): Promise<void> {
+    await Promise.allSettled([...this.pending])
+  }
+
+  private async dispatch(name: string, args: unknown): Promise<CallToolResult> {
+    const tool = this.tools.find((t) => t.name === name)
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool named ${name}`)
+    if (tool.money && !this.policy.moneyListed) {
+      return errorResult({code: 'money_not_allowed', message: `${name} moves money and is not enabled: ${this.policy.why}`, sent: false}, ['Nothing was sent.'])
+    }
+    const {values, problems} = valuesOf(tool, args)
+    if (problems.length > 0) return inputErrorResult(tool, problems)
+    if (tool === this.journalTool) return this.journal(values)
+    return this.operation(tool, values)
+  }
+
+  private journal(values: Record<string, unknown>): CallToolResult {
+    const {out} = memoryOutput()
+    const limit = (values.limit as number | undefined) ?? (this.journalTool.inputSchema.properties.limit.default as number)
+    const result = rt.queryJournal(out, {key: values.key as string | undefined, limit, outcome: values.outcome as 'succeeded' | 'failed' | 'unknown' | undefined}, this.options.env)
+    if (!result.found) return errorResult({code: 'not_found', message: `no journaled request with key or reference "${String(values.key)}"`}, [])
+    const body = 'entry' in result ? result.entry : {entries: result.rows}
+    return {content: [text(JSON.stringify(body))], structuredContent: body}
+  }
+
+  private async operation(tool: ToolSpec, values: Record<string, unknown>): Promise<CallToolResult> {
+    const op = tool.op!
+    const io = memoryOutput()
+    let replayedAt: string | undefined
+    let key: string | undefined
+    // sees each journaled request of this call: the key it carries, and whether the journal answered it
+    const wrap = (gate: rt.RequestJournal): rt.RequestJournal => ({
+      begin(req, settings, baseUrl) {
+        const entry = gate.begin(req, settings, baseUrl)
+        // a replay carries the key of the request that succeeded
+        key = entry.replay?.request.idempotencyKey ?? entry.request.idempotencyKey
+        if (entry.replay) replayedAt = entry.replay.replayedAt ?? 'earlier'
+        return entry
+      },
+    })
+    const connection = connectionArgv(this.options.flags)
+    let ctx: rt.ApiContext | undefined
+    try {
+      ctx = await rt.createApiContext({...this.options.flags, json: true}, this.options.userAgent, io.out, this.options.env, undefined, {origin: 'mcp', argv: [...commandLineOf(tool, values), ...connection], wrap})
+      if (tool.money && !policyOf(ctx.settings, this.options).moneyListed) throw new rt.PayError('the settings changed since pay mcp started: money is no longer allowed', 3)
+      const code = await rt.runOperation(ctx, op, values)
+      const body = structuredOf(io.stdout())
+      const notes = io.stderr().trim()
+      const content = [text(JSON.stringify(body))]
+      if (replayedAt) content.push(text(`Nothing was sent: this same call already succeeded at ${replayedAt} (Idempotency-Key ${key}). This is that earlier answer.`))
+      if (notes && !replayedAt) content.push(text(notes))
+      if (code !== 0) this.options.info(`${tool.name}: exit ${code}`)
+      return {content, structuredContent: body, _meta: {pay: {replayed: Boolean(replayedAt), ...(replayedAt ? {replayed_at: replayedAt} : {}), ...(key ? {idempotency_key: key} : {}), dry_run: values['dry-run'] === true}}}
+    } catch (err) {
+      return this.failure(tool, values, err, io)
+    } finally {
+      await ctx?.client.close()
+      const messages = io.stderr().trim()
+      if (messages) this.options.info(`${tool.name}: ${messages}`)
+    }
+  }
+
+  /** A failure as a tool error: the error envelope of the command line, in the tool's names, with how to resume. */
+  private failure(tool: ToolSpec, values: Record<string, unknown>, err: unknown, io: ReturnType<typeof memoryOutput>): CallToolResult {
+    const json = memoryOutput()
+    json.out.forError()
+    const exitCode = rt.renderError(json.out, err)
+    const envelope = JSON.parse(json.stdout().trim().split('\n').pop() ?? '{}') as {error?: Record<string, unknown>; status?: number}
+    const rename = renamer(tool.inputs)
+    const error: Record<string, unknown> = {...envelope.error, exit_code: exitCode, ...(envelope.status !== undefined ? {status: envelope.status} : {})}
+    const lines: string[] = []
+    if (Array.isArray(error.problems)) {
+      error.problems = (error.problems as {flag: string; rule: string}[]).map((p) => ({field: rename(p.flag), rule: rename(p.rule)}))
+      error.message = (error.problems as ArgumentProblem[]).map((p) => `${p.field} ${p.rule}`).join('\n')
+      error.sent = false
+      // the command line's hint (pass the missing flags, see --help) speaks of flags; the schema says it for a tool
+      delete error.hint
+      lines.push(`Nothing was sent. See the input schema of ${tool.name}.`)
+    }
+    if (typeof error.hint === 'string') error.hint = rename(error.hint)
+    if (typeof error.request_id === 'string') lines.push(`request_id: ${error.request_id}`)
+    if (typeof error.idempotency_key === 'string') {
+      const again = Object.fromEntries(tool.inputs.filter((i) => values[i.name] !== undefined).map((i) => [i.property, i.type === 'object' ? JSON.parse(String(values[i.name])) : values[i.name]]))
+      const reference = (values.reference ?? values['merchant-reference']) as string | undefined
+      error.outcome = 'unknown'
+      error.resume = {
+        tool: tool.name,
+        arguments: {...again, idempotency_key: error.idempotency_key},
+        how: `call ${tool.name} again with the same arguments: it reuses Idempotency-Key ${error.idempotency_key} from the journal, and the service does it at most once${reference ? `; or look it up with transactions_verify {"reference":${JSON.stringify(reference)}}` : ''}`,
+      }
+      lines.push(`The outcome is unknown (Idempotency-Key ${error.idempotency_key}): ${(error.resume as {how: string}).how}.`)
+    } else if (typeof error.hint === 'string') lines.push(`next: ${error.hint}`)
+    const notes = io.stderr().trim()
+    if (notes) lines.push(notes)
+    return errorResult(error, lines)
+  }
+}
+
+/** `pay mcp`'s own connection flags, for the command line a journaled call resumes with. */
+function connectionArgv(flags: rt.ApiContextFlags): string[] {
+  const argv: string[] = []
+  if (flags.profile) argv.push('--profile', flags.profile)
+  if (flags['base-url']) argv.push('--base-url', flags['base-url'])
+  if (flags['account-ref']) argv.push('--account-ref', flags['account-ref'])
+  return argv
+}
+
+const RESOURCES = [
+  {uri: 'pay://interface', name: 'interface', title: 'The Payments Service as pay uses it', description: 'Every tool: its endpoint, whether it moves money, and each input with its rule', mimeType: 'text/markdown'},
+  {uri: 'pay://docs/assumptions.md', name: 'assumptions', title: 'What pay assumes where the interface is silent', description: 'docs/assumptions.md of pay: the choices it makes and the rules it keeps', mimeType: 'text/markdown'},
+] as const
+
+/** The text of a resource. */
+export function readResource(mcp: PayMcp, uri: string): string {
+  if (uri === 'pay://interface') return interfaceSummary(mcp.tools)
+  if (uri === 'pay://docs/assumptions.md') return readFileSync(new URL('../../docs/assumptions.md', import.meta.url), 'utf8')
+  throw new McpError(ErrorCode.InvalidParams, `no resource ${uri}`)
+}
+
+/** The SDK's server over the tools and resources of `mcp`. */
+export function mcpServer(mcp: PayMcp, version: string): Server {
+  const server = new Server({name: 'pay', title: 'pay: Payments Service merchant account', version}, {capabilities: {tools: {}, resources: {}}, instructions: instructionsOf(mcp.policy, mcp.settings)})
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: mcp.listed().map((t) => ({name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations})),
+  }))
+  server.setRequestHandler(CallToolRequestSchema, async (req) => mcp.call(req.params.name, req.params.arguments))
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({resources: RESOURCES.map((r) => ({...r}))}))
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+    const resource = RESOURCES.find((r) => r.uri === req.params.uri)
+    return {contents: [{uri: req.params.uri, mimeType: resource?.mimeType ?? 'text/markdown', text: readResource(mcp, req.params.uri)}]}
+  })
+  return server
+}
+
+/**
+ * Serves on stdin/stdout until stdin ends. stdout carries the protocol only: anything else that writes to
+ * process.stdout meanwhile goes to stderr.
+ */
+export async function serveMcp(options: McpOptions): Promise<void> {
+  const settings = await rt.resolveSettings(options.flags, options.env)
+  const policy = policyOf(settings, options)
+  const mcp = new PayMcp(options, settings, policy)
+  const protocolOut = process.stdout
+  const write = protocolOut.write.bind(protocolOut)
+  const protocol = new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      if (write(chunk)) done()
+      else protocolOut.once('drain', () => done())
+    },
+  })
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write
+  const server = mcpServer(mcp, options.version)
+  const ended = new Promise<void>((resolve) => {
+    process.stdin.once('end', resolve)
+    process.stdin.once('close', resolve)
+  })
+  await server.connect(new StdioServerTransport(process.stdin, protocol))
+  const listed = mcp.listed()
+  options.info(`pay mcp: ${listed.length} tools on stdio (${policy.moneyListed ? `money tools listed${policy.live ? ', LIVE' : ''}` : `read-only: ${policy.why}`}), profile "${settings.profileName}"${settings.baseUrl ? ` at ${settings.baseUrl}` : ''}`)
+  await ended
+  await mcp.idle()
+  await server.close()
+  await new Promise<void>((resolve) => protocol.end(resolve))
+}
