@@ -2,7 +2,8 @@
 // The `pay` binary (package.json "bin"; bin/run.js runs it too). CommonJS: an ES-module entry would start Node's
 // ES-module loader, ~3 ms of every command (it is started only when something below import()s an ES module).
 // Three fast paths answer without loading @oclif/core (which alone costs more than a bare
-// `node -e 0`): `pay --version`; `pay [command words] --help` (and bare `pay`) served from dist/help-cache.json,
+// `node -e 0`): `pay --version` (and -v, `pay version`); `pay [command words] --help` (and bare `pay`, and
+// `pay help [command words]`) served from dist/help-cache.json,
 // which scripts/build.mjs renders with oclif's own Help class right after the manifest, so it is never older
 // than the build; and a command word that no command, alias or topic starts with, which oclif would only answer
 // with the command_not_found hook's message (exit 2). And a direct path for the operation commands (directPath
@@ -164,9 +165,20 @@ async function directPath(argv) {
   return true
 }
 
+/**
+ * `pay help [words]` and `pay version` print what `pay [words] --help` and `pay --version` print (the help and
+ * version commands, src/commands/, call the same oclif code): the fast path serves them as those. Anything with a
+ * flag stays as typed (for the help command's own --help, or oclif's errors).
+ */
+function servedAs(argv) {
+  if (argv[0] === 'help' && argv.slice(1).every((a) => !a.startsWith('-'))) return [...argv.slice(1), '--help']
+  if (argv[0] === 'version' && argv.length === 1) return ['--version']
+  return argv
+}
+
 async function main() {
   const argv = process.argv.slice(2)
-  const fast = fastPath(argv)
+  const fast = fastPath(servedAs(argv))
   if (typeof fast === 'object') {
     // as CommonJS (scripts/bundle.mjs), or as tsc wrote it in a build without bundles
     const hook = join(root, 'dist', 'hooks', 'command-not-found.cjs')

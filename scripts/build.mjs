@@ -28,7 +28,9 @@ try {
   rmSync(fresh, {recursive: true, force: true})
   rmSync(old, {recursive: true, force: true})
 }
-run(bin('oclif'), ['manifest'])
+// oclif's own update check (plugin-warn-if-update-available) asks the npm registry and prints "update available"
+// in every install: the build pins the version it was made with (package-lock.json), so the warning is noise
+execFileSync(bin('oclif'), ['manifest'], {cwd: root, stdio: 'inherit', env: {...process.env, OCLIF_SKIP_NEW_VERSION_CHECK: 'true'}})
 // oclif writes the commands in the order their modules finished loading, which varies from build to build; the
 // committed manifest is kept in id order so that a rebuild does not reorder it (oclif sorts them when it loads).
 const manifestFile = join(root, 'oclif.manifest.json')

@@ -86,17 +86,20 @@ for (const id of hooks ? [] : [...config.commands].map((c) => c.id).sort()) {
     flags[name] = d
   }
   const args = []
+  const noStdin = []
   for (const [name, arg] of Object.entries(Cmd.args ?? {})) {
-    const extra = Object.keys(arg).filter((k) => !['name', 'description', 'parse', 'input', 'hidden', 'type'].includes(k) && arg[k] !== undefined && arg[k] !== false)
+    const extra = Object.keys(arg).filter((k) => !['name', 'description', 'parse', 'input', 'hidden', 'type', 'ignoreStdin'].includes(k) && arg[k] !== undefined && arg[k] !== false)
     if (arg.parse && source(arg.parse) !== ARG_PARSE) extra.push('parse')
     if (extra.length > 0) why ??= `argument ${name}: ${extra.join(', ')}`
     args.push(name)
+    // oclif reads a missing argument from stdin unless it says not to: the direct path may leave these out
+    if (arg.ignoreStdin === true) noStdin.push(name)
   }
   if (why) {
     left.push(`${id}: ${why}`)
     continue
   }
-  commands[id] = {op: opId, flags, args}
+  commands[id] = {op: opId, flags, args, ...(noStdin.length > 0 && {noStdin})}
 }
 
 const table = {

@@ -12,7 +12,7 @@ import {createJournalGate, type JournalUse} from './journal/index.js'
 import {outputOptions, type OutputFlagValues, type OutputOptions} from './output/options.js'
 import {Output} from './output/output.js'
 import {detectTerminal} from './output/terminal.js'
-import {runOperation, type Given} from './cli/run-operation.js'
+import {givenValues, runOperation, type Given} from './cli/run-operation.js'
 import {renderError} from './output/errors.js'
 import type {OperationSpec} from './api/operations.js'
 
@@ -46,7 +46,7 @@ export type {ApiContext} from './cli/api-context.js'
 /** The Output of a command: --json or the output flags' options; --no-input turns prompting off. */
 export function createOutput(mode: boolean | OutputOptions, noInput = false): Output {
   const term = detectTerminal()
-  return new Output(noInput ? {...term, interactive: false} : term, mode)
+  return new Output(noInput ? {...term, interactive: false, noInput: true} : term, mode)
 }
 
 /**
@@ -106,7 +106,7 @@ export async function runOperationCommand(op: OperationSpec, flags: ApiContextFl
   let ctx: ApiContext | undefined
   try {
     ctx = await createApiContext(flags, how.userAgent, out)
-    const values: Given = {...flags, ...args}
+    const values = givenValues(flags as Given, args)
     // --from-file: the bulk engine (src/bulk/), loaded only then
     return values['from-file'] === undefined ? await runOperation(ctx, op, values) : await (await import('./bulk/index.js')).runBulkOperation(ctx, op, values)
   } catch (error) {

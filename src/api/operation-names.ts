@@ -33,3 +33,19 @@ export function inputLabel(field: FieldSpec): string {
 export function flagNamesOf(op: Pick<OperationSpec, 'fields'>): Record<string, string> {
   return Object.fromEntries(op.fields.map((f) => [f.key, inputLabel(f)]))
 }
+
+/** What a lookup by merchant reference is called both ways: the argument REFERENCE and the flag --reference (-r). */
+export const LOOKUP_REFERENCE = {name: 'reference', char: 'r', helpValue: 'REF'} as const
+
+/**
+ * The field of a lookup by merchant reference (a merchant_reference in the path or query of the operation's own
+ * endpoint), when it is the operation's only positional input: then it is taken either way, as the argument
+ * REFERENCE or as --reference, whichever the spec declared (`payouts get REF`, `mandates get --reference REF`). One
+ * rule for every command, derived here from the spec: an operation with another argument (`collections get ID`)
+ * keeps that one as its positional.
+ */
+export function referenceLookup(op: Pick<OperationSpec, 'fields'>): FieldSpec | undefined {
+  const field = op.fields.find((f) => f.key === 'merchant_reference' && (f.in === 'path' || f.in === 'query') && f.for === undefined)
+  if (!field || op.fields.some((f) => f !== field && f.arg !== undefined)) return undefined
+  return (field.arg ?? flagName(field)) === LOOKUP_REFERENCE.name ? field : undefined
+}

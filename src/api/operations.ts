@@ -17,11 +17,12 @@ import type {OperationSpec, WaitSpec} from './operation-types.js'
 export type * from './operation-types.js'
 
 /** Terminal states of the spec's State names table. */
-const TX_STATES = {succeeded: ['succeeded'], failed: ['failed']} as const
-const MANDATE_STATES = {succeeded: ['succeeded'], failed: ['cancelled']} as const
-const SUBSCRIPTION_STATES = {succeeded: ['active'], failed: ['failed', 'cancelled']} as const
+// each resource's states (spec: States): what ends a wait, and what is known to be still under way
+const TX_STATES = {succeeded: ['succeeded'], failed: ['failed'], pending: ['processing']} as const
+const MANDATE_STATES = {succeeded: ['succeeded'], failed: ['cancelled'], pending: ['processing']} as const
+const SUBSCRIPTION_STATES = {succeeded: ['active'], failed: ['failed', 'cancelled'], pending: ['pending_approval']} as const
 
-const self = (noun: string, states: {succeeded: readonly string[]; failed: readonly string[]}, label?: WaitSpec['label']): WaitSpec => ({get: 'self', noun, label, ...states})
+const self = (noun: string, states: {succeeded: readonly string[]; failed: readonly string[]; pending: readonly string[]}, label?: WaitSpec['label']): WaitSpec => ({get: 'self', noun, label, ...states})
 
 const AMOUNT = {key: 'amount', helpValue: 'DECIMAL', help: 'Amount as a decimal string, e.g. 1500.00 (never rounded)'} as const
 const CURRENCY = {key: 'currency', helpValue: 'CODE', help: '3-letter currency code, e.g. KES (upper-cased for you)', upper: true, prompt: 'Currency (e.g. KES)'} as const

@@ -333,6 +333,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       if (o.status === 'succeeded') money.add(o.amount, o.currency)
       if (o.status === 'failed' && failedRows.length < 20) failedRows.push(`  line ${o.line}${o.reference ? ` (${o.reference})` : ''}: ${o.error_code ?? ''} ${o.error_message ?? ''}`.trimEnd())
       sink.write(o)
+      if (sink.failed) stopped = true // the outcomes are journaled: the run ends cleanly, resumable
       progress.update(counts)
     }
 
@@ -383,6 +384,11 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       await sink.close()
     }
 
+    if (sink.failed) {
+      out.errorLine(`stopped after ${counts.done} of ${total} rows: --results ${flags.results} could not be written (${(sink.failed as NodeJS.ErrnoException).code ?? sink.failed.message}); every row's outcome is in the journal`)
+      out.info(`  ${out.color('cyan', 'next:', 'err')} free the space (or choose another --results), then ${resume}: it resumes, and no row is sent twice`)
+      return ExitCode.NETWORK
+    }
     if (stopped) {
       out.errorLine(`stopped after ${counts.done} of ${total} rows: the last ${UNREACHABLE_AFTER} rows got no answer from ${client.baseUrl()} (network errors, after retries)`)
       out.info(`  ${out.color('cyan', 'next:', 'err')} check the service, then ${resume}: it resumes, and rows whose outcome is unknown are resent with their keys`)
@@ -391,7 +397,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const seconds = ((Date.now() - started) / 1000).toFixed(1)
     const totals = Object.entries(money.toJSON()).map(([c, a]) => `${a} ${c}`)
     out.info(`${total} rows in ${seconds} s (checked in ${checkSeconds} s before sending): ${counts.succeeded} succeeded${counts.earlier > 0 ? ` (${counts.earlier} settled by an earlier run)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${rate.throttled > 0 ? `; rate limited ${rate.throttled} time(s), slowed down` : ''}`)
-    if (totals.length > 0) out.info(`  money in succeeded rows: ${totals.join(', ')}`)
+    if (totals.length > 0) out.info(`  total amount of the succeeded rows: ${totals.join(', ')}`)
     if (counts.failed > 0) {
       out.info(`  failed rows${counts.failed > failedRows.length ? ` (first ${failedRows.length})` : ''}:\n${failedRows.join('\n')}`)
       out.info(`  ${out.color('cyan', 'next:', 'err')} fix what the service refused, then ${resume} with --retry-failed (rows you did not edit keep their keys; an edited row is a new request)`)
@@ -453,7 +459,7 @@ async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, 
   for await (const chunk of readRowChunks(input)) {
     for (const r of chunk) {
       if (r instanceof RowSyntaxError) {
-        add(r.line, '(row)', r.message)
+        add(r.line, r.what, r.message)
         continue
       }
       rows++
@@ -465,12 +471,14 @@ async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, 
         if (problems.length === 0) keep?.(r, checked, money)
       }
       for (const p of checked.problems) {
-        // a column that is not an input is a problem of the header: listed once, with the first line showing it
-        if (p.flag.startsWith('column "')) {
+        // a column that is not an input is a problem of the header: listed once, at the CSV's header line (a JSON
+        // Lines file has none: the first line showing it)
+        const column = p.flag.startsWith('column "')
+        if (column) {
           if (reported.has(p.flag + p.rule)) continue
           reported.add(p.flag + p.rule)
         }
-        add(r.line, p.flag, p.rule)
+        add(column ? (input.headerLine ?? r.line) : r.line, p.flag, p.rule)
       }
     }
   }

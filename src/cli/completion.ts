@@ -50,7 +50,16 @@ export function complete(surface: readonly CommandSurface[], typed: readonly str
     const names = cmd.flags.filter((f) => f.multiple || !given.has(f.name)).map((f) => `--${f.name}`)
     return {words: [...names, '--help'].filter((w) => w.startsWith(current)).sort()}
   }
-  if (i < before.length) return {words: []} // past the command's words: arguments (files, ids)
+  if (i < before.length || (cmd && ![...ids].some((x) => x.startsWith(`${id}:`)))) {
+    // past the command's words: an argument; its choices when the command declares them (webhook trigger TYPE)
+    let position = 0
+    for (let j = i; j < before.length; j++) {
+      const flag = flagOf(cmd, before[j])
+      if (flag && flag.type !== 'boolean' && !before[j].includes('=')) j++ // the flag's value
+      else if (!before[j].startsWith('-')) position++
+    }
+    return {words: cmd?.args[position]?.choices?.filter((c) => c.startsWith(current)) ?? []}
+  }
   const next = new Set<string>()
   for (const x of ids) {
     if (id && !x.startsWith(`${id}:`)) continue
@@ -58,6 +67,17 @@ export function complete(surface: readonly CommandSurface[], typed: readonly str
     next.add(rest.split(':')[0])
   }
   return {words: [...next].filter((w) => w !== '' && w.startsWith(current)).sort()}
+}
+
+/**
+ * Only words a shell can take as they are: printable, no white space, no quote, `$`, backquote, `;`, `&`, `|`,
+ * redirection, glob or history character (the scripts hand candidates to `COMPREPLY` and zsh's `compadd -Q`
+ * unquoted), at most 128 characters. Values from the service or from a file (providers, banks, plans, profile
+ * names) that are not such words are not offered.
+ */
+const SHELL_WORD = /^[A-Za-z0-9_.,:@%+=/-]{1,128}$/
+export function shellSafe(values: readonly string[]): string[] {
+  return values.filter((v) => SHELL_WORD.test(v))
 }
 
 /** The profile named among the typed words (--profile X, -p X, --profile=X), for the list values. */

@@ -5,7 +5,7 @@
  *
  * It follows oclif's parser (@oclif/core lib/parser/parse.js, lib/help/util.js) for what it accepts and answers
  * `undefined` for anything else: an unknown or repeated flag, a value that begins with `-`, `--`, a help or version
- * flag (oclif's, with package.json's additionalHelpFlags/additionalVersionFlags, from the table), a missing argument (oclif would read stdin for it), a value oclif would reject (not an integer, out of
+ * flag (oclif's, with package.json's additionalHelpFlags/additionalVersionFlags, from the table), a missing argument (oclif would read stdin for it, unless the argument says ignoreStdin), a value oclif would reject (not an integer, out of
  * range, not one of the options), flags given together that exclude or lack each other, a flag set from the
  * environment. bin/run.cjs then runs oclif, so every message
  * stays oclif's own. Light: no imports, so loading it costs nothing measurable.
@@ -34,6 +34,8 @@ export interface DirectCommand {
   flags: Record<string, DirectFlag>
   /** positional argument names, in order */
   args: string[]
+  /** the arguments oclif does not read from stdin when missing (ignoreStdin): they may be left out */
+  noStdin?: string[]
 }
 
 export interface DirectTable {
@@ -139,7 +141,7 @@ export function planDirect(argv: string[], table: DirectTable, env: Record<strin
     args[cmd.args[argCount++]] = token
   }
   // a missing argument: oclif reads it from stdin when stdin is not a terminal
-  if (argCount < cmd.args.length) return undefined
+  if (cmd.args.slice(argCount).some((name) => !cmd.noStdin?.includes(name))) return undefined
   const flags: Record<string, unknown> = {}
   for (const [name, flag] of Object.entries(cmd.flags)) {
     const values = given.get(name)

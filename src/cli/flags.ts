@@ -2,14 +2,15 @@
  * Flags shared by many commands. Light: only @oclif/core is imported here, so `--help` stays fast.
  */
 import {Flags} from '@oclif/core'
-import {FORMATS} from '../output/options.js'
+import {OUTPUT_CHOICES} from '../output/options.js'
 
 export const globalFlags = {
   json: Flags.boolean({description: 'Print the service\'s JSON body on stdout and nothing else (errors as {"error":…}); the same as -o json', helpGroup: 'GLOBAL'}),
-  output: Flags.string({char: 'o', description: 'Output format: table (default), json, ndjson (one object per line), csv (RFC 4180), tsv, yaml; lists stream in ndjson, csv and tsv', options: [...FORMATS], helpValue: 'FORMAT', helpGroup: 'GLOBAL'}),
+  output: Flags.string({char: 'o', description: 'Output format: table (default; on a terminal, cut to its width with …), wide (a table with every value whole), json, ndjson (one object per line), csv (RFC 4180), tsv, yaml; lists stream in ndjson, csv and tsv', options: [...OUTPUT_CHOICES], helpValue: 'FORMAT', helpGroup: 'GLOBAL'}),
   fields: Flags.string({description: 'Only these fields, as dot paths (id,status,customer.name): the columns of a table, csv or tsv, the keys of json', helpValue: 'a,b.c', helpGroup: 'GLOBAL'}),
-  jq: Flags.string({description: 'Filter the JSON output with a jq program, in-process (strings print raw, like gh --jq); checked before anything is sent', helpValue: 'EXPR', helpGroup: 'GLOBAL'}),
+  jq: Flags.string({description: 'Filter the JSON output with a jq program, in-process (a string result prints raw, with or without --json, like gh --jq); checked before anything is sent', helpValue: 'EXPR', helpGroup: 'GLOBAL'}),
   'no-header': Flags.boolean({description: 'No header line in tables, csv and tsv', helpGroup: 'GLOBAL'}),
+  'raw-csv': Flags.boolean({description: "Write csv and tsv cells as they are: by default a cell starting with = + - @ is prefixed with ' so a spreadsheet never runs it as a formula", helpGroup: 'GLOBAL'}),
   quiet: Flags.boolean({char: 'q', description: 'No progress or notices on stderr (errors are still shown)', helpGroup: 'GLOBAL'}),
   'no-input': Flags.boolean({description: 'Never prompt, even on a terminal (also PAY_NO_INPUT=1 or CI)', helpGroup: 'GLOBAL'}),
   debug: Flags.boolean({description: 'Trace each request and response on stderr (secrets redacted)', helpGroup: 'GLOBAL'}),
@@ -61,7 +62,7 @@ export const onePageAllFlag = {
   all: Flags.boolean({description: 'Every item (the service answers this list in one response)'}),
 }
 
-/** Commands that move money (OperationSpec.confirm): asked first on a terminal against a live profile. */
+/** Commands that can move money: with a live profile, asked first where a person is present, else refused without --yes (src/cli/confirm.ts). */
 export const confirmFlags = {
-  yes: Flags.boolean({char: 'y', description: 'Do not ask before moving money with a live profile (scripts never get asked: no terminal)'}),
+  yes: Flags.boolean({char: 'y', description: 'Move money with a live profile without a question (needed where no one can be asked: CI, --no-input, no terminal)'}),
 }

@@ -11,7 +11,7 @@
 import {Args, Flags} from '@oclif/core'
 import type {Arg, FlagInput} from '@oclif/core/interfaces'
 import {descriptionOf, examplesOf, factsOf, fieldHelp} from '../api/operation-help.js'
-import {flagName} from '../api/operation-names.js'
+import {flagName, LOOKUP_REFERENCE, referenceLookup} from '../api/operation-names.js'
 import {operations, type OperationId, type OperationSpec} from '../api/operations.js'
 import {ApiCommand} from './base-command.js'
 import {bodyFlags, bulkFlags, confirmFlags, idempotencyFlags, listFlags, onePageAllFlag, waitFlags} from './flags.js'
@@ -20,10 +20,18 @@ import {bodyFlags, bulkFlags, confirmFlags, idempotencyFlags, listFlags, onePage
 export function operationInputs(op: OperationSpec): {flags: FlagInput; args: Record<string, Arg<string | undefined>>} {
   const flags: FlagInput = {}
   const args: Record<string, Arg<string | undefined>> = {}
+  // a lookup by merchant reference takes it as the argument REFERENCE or as --reference, whichever the spec declared
+  const lookup = referenceLookup(op)
   for (const field of op.fields) {
     const name = flagName(field)
-    if (name === undefined) args[field.arg!] = Args.string({description: fieldHelp(op, field)})
-    else flags[name] = Flags.string({description: fieldHelp(op, field), char: field.char as 'a' | undefined, helpValue: field.helpValue})
+    const help = fieldHelp(op, field)
+    // the lookup's argument never reads stdin (oclif's default for a missing argument): --reference may give it
+    if (name === undefined) args[field.arg!] = Args.string({description: help, ...(field === lookup && {ignoreStdin: true})})
+    else flags[name] = Flags.string({description: help, char: field.char as 'a' | undefined, helpValue: field.helpValue})
+    if (field !== lookup) continue
+    const {name: ref, char, helpValue} = LOOKUP_REFERENCE
+    if (name === undefined) flags[ref] = Flags.string({description: `The same as the argument ${ref.toUpperCase()}`, char, helpValue})
+    else args[ref] = Args.string({description: `The same as --${ref}`, ignoreStdin: true})
   }
   for (const alt of op.alternatives ?? []) if (alt.help) flags[alt.flag] = Flags.boolean({description: alt.help})
   if (op.paging) flags[op.paging.flag] = Flags.boolean({description: op.paging.help})

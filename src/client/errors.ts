@@ -213,6 +213,8 @@ export function hintFor(status: number, code: string | undefined, attempts: numb
   if (status === 403) return 'check the credentials and that the product is enabled for this merchant'
   if (status === 404) return 'check the id or reference, and the profile/sub-account (another merchant\'s resources answer 404)'
   if (status === 409 && code === 'idempotency_key_mismatch') return 'an Idempotency-Key may only be reused with the same body; drop --idempotency-key to get a fresh one'
+  // the sandbox's control API: the transaction or mandate already left the state the control acts on
+  if (status === 409 && code === 'invalid_state') return 'nothing was changed: it is no longer waiting for this (the message says its state); look it up with its get command'
   if (status === 409) {
     // the pending request may carry another reference than this one (a mandate for the same number): name it
     const pending = pendingReference(message)

@@ -13,7 +13,7 @@ export default class Journal extends BaseCommand {
 A plain re-run of a command whose outcome is unknown reuses its key; a re-run of one that succeeded prints the earlier answer and sends nothing (--force-new sends it again).
 Each request says where it came from: origin cli (the command line) or mcp (a tool call of \`pay mcp\`).
 With KEY: what was sent, the outcome and the command that resumes it; under --json with the earlier answer as \`response\`.
-The journal lives in the state dir ($XDG_STATE_HOME/pay/journal, or $PAY_CONFIG_DIR/state/journal) and keeps 7 days (PAY_JOURNAL_RETENTION_DAYS).`
+The journal lives in the state dir ($PAY_CONFIG_DIR/state/journal when PAY_CONFIG_DIR is set, else $XDG_STATE_HOME/pay/journal, by default ~/.local/state/pay/journal) and keeps 7 days (PAY_JOURNAL_RETENTION_DAYS).`
 
   static override examples = [
     {description: 'What happened lately', command: '<%= config.bin %> journal'},

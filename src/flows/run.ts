@@ -8,6 +8,7 @@ import type {z} from 'zod'
 import {type EndpointId, endpoints} from '../api/endpoints.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {ExitCode} from '../client/exit-codes.js'
+import {redactValues} from '../client/redact.js'
 import {isPayError} from '../output/errors.js'
 import type {ApiContext} from '../runtime.js'
 import {stateOf, waitFor} from '../cli/wait.js'
@@ -15,10 +16,14 @@ import {StepFailure, type StepResult, timed} from '../smoke/report.js'
 import {pollOf} from '../cli/run-operation.js'
 import {requestFromRecord} from '../cli/operation-input.js'
 import {commandOperation, waitOperation} from './poll.js'
+import {assertSandboxFor, controlCallOf} from './sandbox-steps.js'
+import {ControlClient, isSandbox} from '../client/control-client.js'
 import {DEFAULT_WAIT_SECONDS, EXIT_CLASSES, type Flow, type FlowExpect, type FlowStep} from './schema.js'
 import {ReferenceError, type Scope, dig, resolve} from './template.js'
 
 export interface FlowRunOptions {
+  /** The User-Agent of sandbox control calls (sandbox steps). */
+  userAgent?: string
   env?: Scope['env']
   /** Unique part of this run, `${run.id}` (default: random). */
   runId?: string
@@ -44,6 +49,11 @@ function resolved<T>(value: T, scope: Scope): T {
     if (err instanceof ReferenceError) throw new StepFailure('unresolved_reference', err.message, ExitCode.USAGE)
     throw err
   }
+}
+
+const requestParts = (step: FlowStep, scope: Scope): [EndpointId, CallInput] => {
+  const {id, input} = requestOf(step, scope)
+  return [id, input]
 }
 
 /** The endpoint and request input of a step with every reference resolved, checked again now that all is known. */
@@ -120,10 +130,23 @@ export function differences(expect: FlowExpect | undefined, answer: Answer, scop
   return diffs
 }
 
-async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope): Promise<StepResult> {
+/** A sandbox step (./sandbox-steps.ts): its control call at the flow's base URL, answered like a request. */
+async function control(ctx: ApiContext, step: FlowStep, scope: Scope, userAgent: string): Promise<Answer> {
+  const {endpoint, input, what} = controlCallOf(step.sandbox!, String(resolved(step.target, scope)))
+  const client = new ControlClient({url: ctx.client.baseUrl(), userAgent})
+  try {
+    return {status: 200, body: await client.call(endpoint, input), exit: ExitCode.OK, what}
+  } catch (err) {
+    if (isPayError(err) && err.status !== undefined) return {status: err.status, body: (err as {body?: unknown}).body, exit: err.exitCode, what: err.message}
+    throw err
+  } finally {
+    await client.close()
+  }
+}
+
+async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope, userAgent: string): Promise<StepResult> {
   return timed(flow.name, step.name ?? step.id, async () => {
-    const {id, input} = requestOf(step, scope)
-    const answer = await send(ctx, step, id, input)
+    const answer = step.sandbox !== undefined ? await control(ctx, step, scope, userAgent) : await send(ctx, step, ...requestParts(step, scope))
     const diffs = differences(step.expect, answer, scope)
     if (diffs.length > 0) {
       const exit = answer.exit !== ExitCode.OK && step.expect?.exit === undefined && step.expect?.status === undefined ? answer.exit : ExitCode.OTHER
@@ -137,23 +160,37 @@ async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope
 /** Runs flows one after another; returns every step's result (later steps of a failed flow are skipped). */
 export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunOptions = {}): Promise<StepResult[]> {
   const results: StepResult[] = []
+  // the values of declared secrets: never in a step's line, the summary, --json or --junit, nor in a trace
+  let hidden: string[] = []
   const add = (s: StepResult) => {
-    results.push(s)
-    options.onStep?.(s)
+    const shown = hidden.length > 0 ? redactStep(s, hidden) : s
+    results.push(shown)
+    options.onStep?.(shown)
   }
   const runId = options.runId ?? randomUUID().slice(0, 8)
+  const userAgent = options.userAgent ?? 'pay'
+  // sandbox steps run against a pay sandbox only: refused (exit 2) before any step is sent otherwise
+  await assertSandboxFor(flows, ctx.client.baseUrl(), () => isSandbox(ctx.client.baseUrl(), userAgent))
   for (const flow of flows) {
     const scope: Scope = {steps: {}, env: options.env ?? process.env, run: {id: runId}}
+    hidden = flow.secrets.map((name) => scope.env[name] ?? '').filter((v) => v.length >= 4)
+    ctx.client.redactAlso(hidden)
     let failed = false
     for (const step of flow.steps) {
       if (failed) {
         add({suite: flow.name, name: step.name ?? step.id, outcome: 'skipped', ms: 0, detail: 'an earlier step failed'})
         continue
       }
-      const result = await runStep(ctx, flow, step, scope)
+      const result = await runStep(ctx, flow, step, scope, userAgent)
       add(result)
       failed = result.outcome === 'failed'
     }
   }
   return results
+}
+
+/** A step's result with every known secret value replaced in its texts. */
+function redactStep(s: StepResult, values: string[]): StepResult {
+  const r = (text: string | undefined) => (text === undefined ? undefined : redactValues(text, values))
+  return {...s, name: r(s.name)!, detail: r(s.detail), ...(s.error ? {error: {...s.error, message: r(s.error.message)!}} : {})}
 }

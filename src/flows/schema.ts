@@ -2,6 +2,7 @@
  * The shape of a flow file (JSON or YAML):
  *
  *   name: collect and verify            # optional; default: the file name
+ *   secrets: [PAY_CLIENT_SECRET]        # optional: secret-named ${env.…} allowed, their values redacted
  *   steps:
  *     - id: charge                      # later steps refer to its answer as ${steps.charge.…}
  *       call: collections.create        # an endpoint id of src/api/endpoints.ts
@@ -11,12 +12,14 @@
  *       expect: {status: 201, exit: ok, fields: {status: succeeded, "virtual_account.bank_name": …}}
  *
  * A step names either an endpoint with `call` and its inputs by where they go in the request (path / query / body),
- * or a resource command with `command: collections create` and `inputs` named like its flags and arguments
+ * a sandbox control with `sandbox: approve|succeed|fail|advance` and its `target` (./sandbox-steps.ts; refused
+ * against anything but a sandbox), or a resource command with `command: collections create` and `inputs` named like its flags and arguments
  * (`{amount: "10.00", reference: order-1, mobile: …}`), mapped onto the endpoint through the operation spec
  * (src/api/operations.ts) exactly as the command line is, rules and flag names included.
  */
 import {z} from 'zod'
 import {ExitCode} from '../client/exit-codes.js'
+import {SANDBOX_ACTION_NAMES} from './sandbox-steps.js'
 
 /** Exit-code classes a step may `expect` by name (README: Exit codes): ok, other, usage, auth, not_found… */
 export const EXIT_CLASSES: Record<string, number> = Object.fromEntries(Object.entries(ExitCode).map(([k, v]) => [k.toLowerCase(), v]))
@@ -45,11 +48,19 @@ export const stepSchema = z.strictObject({
   idempotency_key: z.string().min(1).max(255).optional(),
   wait: z.union([z.boolean(), z.strictObject({timeout: z.number().int().min(1).max(86_400).optional()})]).optional(),
   expect: expectSchema.optional(),
+  // a sandbox control step (./sandbox-steps.ts): what to do, and to what
+  sandbox: z.enum(SANDBOX_ACTION_NAMES).optional(),
+  target: scalar.optional(),
 })
 
 export const flowSchema = z.strictObject({
   name: z.string().min(1).optional(),
   description: z.string().optional(),
+  /**
+   * Environment variables the flow may use although their names look like secrets (the one redactor's patterns,
+   * src/client/redact.ts): their values are redacted in every output, report and --junit file of the run.
+   */
+  secrets: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).optional(),
   steps: z.array(stepSchema).min(1, 'must list at least one step'),
 })
 
@@ -60,6 +71,8 @@ export interface Flow {
   name: string
   file: string
   steps: FlowStep[]
+  /** The `secrets:` list: variables allowed in ${env.…} although secret-named, their values redacted. */
+  secrets: string[]
 }
 
 /** Default seconds a `wait: true` step polls before it fails with exit 9. */

@@ -5,6 +5,14 @@ import type {JournalEntry, OutcomeState} from './store.js'
 
 export {openJournalStore} from './index.js'
 
+/**
+ * Every journaled request, newest first: the one read of the journal that `pay journal` (queryJournal) and `pay find`
+ * (its timeline) both make, from the state dir of `env`.
+ */
+export function journalEntries(out: Output, env: NodeJS.ProcessEnv = process.env): JournalEntry[] {
+  return openJournalStore(out, env).entries().reverse()
+}
+
 export type EntryView = {
   at: string
   endpoint: string
@@ -71,7 +79,7 @@ export const JOURNAL_COLUMNS = ['at', 'origin', 'endpoint', 'reference', 'outcom
  * when KEY matches nothing. The journal is read from the state dir of `env`.
  */
 export function queryJournal(out: Output, query: JournalQuery, env: NodeJS.ProcessEnv = process.env): {found: false} | {found: true; entry: ReturnType<typeof detailView>} | {found: true; rows: EntryView[]} {
-  const entries = openJournalStore(out, env).entries().reverse()
+  const entries = journalEntries(out, env)
   if (query.key !== undefined) {
     const found = entries.find((e) => e.op.key === query.key) ?? entries.find((e) => e.op.reference === query.key)
     return found ? {found: true, entry: detailView(found)} : {found: false}

@@ -15,7 +15,7 @@
 import {Flags} from '@oclif/core'
 import type {Arg, FlagInput} from '@oclif/core/interfaces'
 import {descriptionOf, factsOf} from '../api/operation-help.js'
-import {flagName} from '../api/operation-names.js'
+import {flagName, LOOKUP_REFERENCE, referenceLookup} from '../api/operation-names.js'
 import {derived} from '../api/operations.generated.js'
 import {operationList, type OperationSpec} from '../api/operations.js'
 import {operationInputs} from '../cli/operation-command.js'
@@ -166,6 +166,10 @@ const MONEY_NOTE = `Money tool: exactly once across retries. Calling it again wi
 /** The tool of one operation. */
 export function operationTool(op: OperationSpec): ToolSpec {
   const {flags, args} = operationInputs(op)
+  // a lookup by reference takes it as an argument or as --reference on the command line: one input for a tool
+  const lookup = referenceLookup(op)
+  if (lookup?.arg === undefined) delete args[LOOKUP_REFERENCE.name]
+  else delete flags[LOOKUP_REFERENCE.name]
   const rules = derived.rules[op.command] ?? {}
   const names = new Map(op.fields.map((f) => [flagName(f) ?? f.arg!, f]))
   const isRequired = (name: string) => {

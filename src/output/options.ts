@@ -5,6 +5,8 @@
  */
 export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml'] as const
 export type Format = (typeof FORMATS)[number]
+/** What -o takes: the formats, and wide (a table whose columns are never cut to the terminal's width). */
+export const OUTPUT_CHOICES = [...FORMATS, 'wide'] as const
 
 export interface OutputOptions {
   format: Format
@@ -16,6 +18,10 @@ export interface OutputOptions {
   jqRaw?: boolean
   noHeader?: boolean
   quiet?: boolean
+  /** --raw-csv: CSV and TSV cells written as they are, without the formula-cell neutralisation. */
+  rawCsv?: boolean
+  /** -o wide: a table on a terminal keeps every value whole (else it fits the terminal's width). */
+  wide?: boolean
 }
 
 export interface OutputFlagValues {
@@ -25,6 +31,7 @@ export interface OutputFlagValues {
   jq?: string
   'no-header'?: boolean
   quiet?: boolean
+  'raw-csv'?: boolean
 }
 
 /** A problem with the output flags themselves (checked before anything is sent). */
@@ -44,9 +51,10 @@ export function parseFields(text: string | undefined): string[] | undefined {
 export function outputOptions(flags: OutputFlagValues): {options: OutputOptions; problems: OutputFlagProblem[]} {
   const problems: OutputFlagProblem[] = []
   let format: Format = 'table'
+  const wide = flags.output === 'wide'
   if (flags.output !== undefined) {
     if ((FORMATS as readonly string[]).includes(flags.output)) format = flags.output as Format
-    else problems.push({flag: '--output', rule: `must be one of ${FORMATS.join(', ')}`})
+    else if (!wide) problems.push({flag: '--output', rule: `must be one of ${OUTPUT_CHOICES.join(', ')}`})
     if (flags.json && format !== 'json') problems.push({flag: '--json', rule: `cannot be combined with --output ${flags.output} (--json is -o json)`})
   } else if (flags.json) format = 'json'
   const fields = parseFields(flags.fields)
@@ -56,7 +64,7 @@ export function outputOptions(flags: OutputFlagValues): {options: OutputOptions;
   const jq = flags.jq?.trim() ? flags.jq : undefined
   const jqRaw = jq !== undefined && flags.output === undefined && !flags.json
   if (jq !== undefined && format === 'table') format = 'json'
-  return {options: {format, fields, jq, jqRaw, noHeader: flags['no-header'], quiet: flags.quiet}, problems}
+  return {options: {format, fields, jq, jqRaw, noHeader: flags['no-header'], quiet: flags.quiet, rawCsv: flags['raw-csv'], ...(wide && {wide})}, problems}
 }
 
 /** The output flags read straight from argv (for an error raised while parsing): best effort, never throws. */
@@ -68,6 +76,6 @@ export function outputFlagsFromArgv(argv: readonly string[]): OutputFlagValues {
     else if (a.startsWith('--output=')) flags.output = a.slice('--output='.length)
     else if (a.startsWith('-o') && a.length > 2 && !a.startsWith('--')) flags.output = a.slice(2)
   }
-  if (flags.output !== undefined && !(FORMATS as readonly string[]).includes(flags.output)) flags.output = undefined
+  if (flags.output !== undefined && !(OUTPUT_CHOICES as readonly string[]).includes(flags.output)) flags.output = undefined
   return flags
 }

@@ -11,7 +11,7 @@ import {paintState} from './colors.js'
 import {printableDeep} from './printable.js'
 import {flatten, getPath} from './format.js'
 import type {Output} from './output.js'
-import {keyValueTable, listTable, tsvRow} from './table.js'
+import {cut, fitWidths, keptWhole, keyValueTable, listTable, tsvRow} from './table.js'
 
 export type {ViewName} from '../api/operation-types.js'
 
@@ -254,8 +254,16 @@ export function viewRows(view: ViewName, body: unknown, color: boolean): Row[] {
   return lines ? render(lines, obj, color).rest() : flatten(obj, color)
 }
 
-/** Prints a response: the body unchanged under --json, else the view (tables for lists). */
-export function renderView(out: Output, view: ViewName, res: Pick<ApiResponse, 'text' | 'body'>): void {
+/** Prints a response: the body unchanged under --json, else the view (tables for lists; the generic view for an answer that differs from the assumed shape). */
+export function renderView(out: Output, view: ViewName, res: Pick<ApiResponse, 'text' | 'body' | 'differs'>): void {
+  if (res.differs) {
+    // valid by every stated rule, but not the shape pay assumed: nothing hidden, nothing reinterpreted
+    out.warnQuoting(`the service's answer differs from what pay assumes where the interface is silent (${res.differs.join('; ')}); shown as sent. \`pay smoke --contract\` lists every difference; docs/assumptions.md says what to change`)
+    if (!out.json) {
+      out.data(out.generic(res.body))
+      return
+    }
+  }
   if (out.json) {
     out.data(res.text === '' ? 'null' : res.text)
     return
@@ -299,17 +307,21 @@ export class StreamTable {
     const tty = this.out.term.stdoutIsTTY
     const rows = items.map((item) => this.columns.map((c) => str(getPath(item, c)) ?? ''))
     if (!this.widths) {
-      this.widths = this.columns.map((c, i) => Math.min(40, Math.max(c.length, ...rows.map((r) => r[i].length))))
+      const natural = this.columns.map((c, i) => Math.min(40, Math.max(c.length, ...rows.map((r) => r[i].length))))
+      // on a terminal (not -o wide) the lines fit its width: two spaces between columns, the widest cut first
+      const width = this.out.tableWidth
+      this.widths = width === undefined ? natural : fitWidths(natural, width - 2 * (natural.length - 1), keptWhole(this.columns))
       if (this.out.options.noHeader) {
         // no header line (--no-header)
       } else if (!tty) this.out.data(tsvRow(this.columns))
-      else this.out.data(this.columns.map((c, i) => c.toUpperCase().padEnd(this.widths![i])).join('  ').trimEnd())
+      else this.out.data(this.columns.map((c, i) => cut(c.toUpperCase(), this.widths![i]).padEnd(this.widths![i])).join('  ').trimEnd())
     }
     if (rows.length === 0) return
     const lines = rows.map((r) => {
       if (!tty) return tsvRow(r)
       return r
-        .map((cell, i) => {
+        .map((whole, i) => {
+          const cell = this.out.tableWidth === undefined ? whole : cut(whole, this.widths![i])
           const padded = cell.padEnd(this.widths![i])
           return this.columns[i] === 'status' ? padded.replace(cell, paintState(this.out.term.color, cell)) : padded
         })

@@ -6,6 +6,16 @@
 import {setTimeout as sleep} from 'node:timers/promises'
 import {ApiError} from './errors.js'
 
+/** A bug the control API asked for (bug_next): logged as one line, not a stack trace that reads as a real failure. */
+export class SimulatedBug extends Error {
+  override name = 'SimulatedBug'
+}
+
+/** What the sandbox logs of a bug: a simulated one in one line, a real one with its stack. */
+export function bugLog(err: unknown): unknown {
+  return err instanceof SimulatedBug ? `${err.message} (expected: asked for with bug_next)` : err
+}
+
 export class Faults {
   /** Forces the next N successful POSTs to drop after commit (control API, deterministic tests). */
   dropNext = 0
@@ -41,10 +51,10 @@ export class Faults {
     this.bugNext--
     if (this.uncaughtBugs) {
       setImmediate(() => {
-        throw new Error('simulated sandbox bug outside a request (PUT /_sandbox/faults bug_next)')
+        throw new SimulatedBug('simulated sandbox bug outside a request (PUT /_sandbox/faults bug_next)')
       })
     }
-    throw new Error('simulated sandbox bug (PUT /_sandbox/faults bug_next)')
+    throw new SimulatedBug('simulated sandbox bug (PUT /_sandbox/faults bug_next)')
   }
 
   /** True when this committed write should lose its answer. */

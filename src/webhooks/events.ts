@@ -3,29 +3,9 @@
  * ASSUMPTION (docs/assumptions.md): body `{"id":"EVT_…","object":"event","type":"…","created_at":"…","data":{…the resource…}}`.
  */
 import {randomBytes} from 'node:crypto'
+import {EVENT_TYPES} from './event-types.js'
 
-export const EVENT_TYPES = [
-  'collection.processing',
-  'collection.succeeded',
-  'collection.failed',
-  'checkout_session.processing',
-  'checkout_session.succeeded',
-  'checkout_session.failed',
-  'payout.processing',
-  'payout.succeeded',
-  'payout.failed',
-  'mandate.processing',
-  'mandate.succeeded',
-  'mandate.cancelled',
-  'mandate_debit.processing',
-  'mandate_debit.succeeded',
-  'mandate_debit.failed',
-  'subscription.created',
-  'subscription.active',
-  'subscription.cancelled',
-  'subscription.failed',
-  'subscription.charge_failed',
-] as const
+export {EVENT_TYPES} from './event-types.js'
 export type EventType = (typeof EVENT_TYPES)[number]
 
 export interface WebhookEvent<T = Record<string, unknown>> {

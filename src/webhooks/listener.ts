@@ -12,11 +12,13 @@
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
+import {createHash} from 'node:crypto'
 import {type WebhookEvent} from './events.js'
+import {EVENT_ID_HEADER, EVENT_TYPE_HEADER} from './delivery-headers.js'
 import {depthProblem} from '../output/json-shape.js'
 import {eventFilter, type EventFilter} from './filter.js'
 import {PING_HEADER, type PingKey} from './ping.js'
-import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifySignature} from './signature.js'
+import {DEFAULT_SCHEME, DEFAULT_TOLERANCE_SECONDS, type Scheme, SIGNATURE_HEADER, schemeId, TIMESTAMP_HEADER, verifySignature} from './signature.js'
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 export const DEFAULT_PATH = '/webhooks'
@@ -74,6 +76,8 @@ export interface ListenerOptions {
   secrets?: string[]
   /** false = accept unsigned deliveries (--no-verify); each delivery is then marked unverified. */
   verify?: boolean
+  /** The one signature scheme accepted (the profile's webhook_signature); by default every recognised one. */
+  pinnedScheme?: Scheme
   toleranceSeconds?: number
   maxBodyBytes?: number
   /** Glob patterns on the event type; others are answered 200 and counted as filtered. */
@@ -100,6 +104,8 @@ export interface Verdict {
   status: number
   /** true when the signature was checked and matched; false under --no-verify or when rejected. */
   verified: boolean
+  /** The signature scheme that matched (src/webhooks/signature.ts: schemeId), when verified. */
+  scheme?: string
   reason?: RejectReason
   detail?: string
 }
@@ -121,6 +127,11 @@ export interface Delivery {
   filtered: boolean
   forward?: ForwardResult
   bytes: number
+  /**
+   * The body is a JSON object but not the event shape pay assumes (string `id` and `type`, docs/assumptions.md):
+   * then `event.data` holds the body as sent, and its id and type come from the delivery headers (or a digest).
+   */
+  otherShape?: boolean
 }
 
 export interface ListenerStats {
@@ -152,8 +163,16 @@ const SEEN_LIMIT = 100_000
 const RECEIVED = JSON.stringify({received: true})
 const RECEIVED_HEADERS = {'content-type': 'application/json', 'content-length': String(Buffer.byteLength(RECEIVED))}
 const SIGNATURE = SIGNATURE_HEADER.toLowerCase()
-/** The verdict of every verified, accepted delivery (shared: read-only). */
-const ACCEPTED: Verdict = Object.freeze({ok: true, status: 200, verified: true})
+const TIMESTAMP = TIMESTAMP_HEADER.toLowerCase()
+/** The verdict of every verified, accepted delivery, one per scheme that matched (shared: read-only). */
+const ACCEPTED_AS = new Map<string, Verdict>()
+function acceptedAs(scheme: Scheme): Verdict {
+  const id = schemeId(scheme)
+  let verdict = ACCEPTED_AS.get(id)
+  if (!verdict) ACCEPTED_AS.set(id, (verdict = Object.freeze({ok: true, status: 200, verified: true, scheme: id})))
+  return verdict
+}
+const ACCEPTED = acceptedAs(DEFAULT_SCHEME)
 const ACCEPTED_UNVERIFIED: Verdict = Object.freeze({ok: true, status: 200, verified: false})
 
 type Outcome = 'accepted' | 'failed'
@@ -177,7 +196,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const maxDigits = String(maxBody).length
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
-  const verifyOptions = {toleranceSeconds: tolerance}
+  const verifyOptions = {toleranceSeconds: tolerance, pinned: options.pinnedScheme}
   const filter: EventFilter = eventFilter(options.events ?? [])
   const stats = emptyStats()
   /** Event ids answered 2xx (accepted), and those in flight (a duplicate waits for the first's outcome). */
@@ -233,6 +252,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   }
 
   const emit = (d: Delivery) => {
+    if (d.event && OTHER_SHAPE.has(d.event)) d.otherShape = true
     if (held) {
       held.push({delivery: d})
       return
@@ -336,6 +356,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       return
     }
     let event: WebhookEvent | null = null
+    /** A JSON object of another shape than the assumed event. */
+    let other: Record<string, unknown> | undefined
     let jsonOk = false
     // nested deeper than any event: never parsed, so nothing after (the render, --json, --jq) walks it
     const text = raw.toString('utf8')
@@ -345,29 +367,34 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         const parsed: unknown = JSON.parse(text)
         jsonOk = true
         if (isEvent(parsed)) event = parsed
+        else if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) other = parsed as Record<string, unknown>
       } catch {
         // judged after the signature
       }
     }
+    let verdict = ACCEPTED_UNVERIFIED
     if (verify) {
       const signature = req.headers[SIGNATURE]
-      const result = verifySignature(Array.isArray(signature) ? signature.join(',') : signature, raw, secrets, options.now ? {toleranceSeconds: tolerance, now: options.now()} : verifyOptions)
+      const stamp = req.headers[TIMESTAMP]
+      const withStamp = stamp === undefined ? verifyOptions : {...verifyOptions, timestampHeader: Array.isArray(stamp) ? stamp.join(',') : stamp}
+      const result = verifySignature(Array.isArray(signature) ? signature.join(',') : signature, raw, secrets, options.now ? {...withStamp, now: options.now()} : withStamp)
       if (!result.ok) {
         reject(res, result.reason, result.detail, event, raw.length)
         return
       }
+      verdict = result.scheme === DEFAULT_SCHEME ? ACCEPTED : acceptedAs(result.scheme)
     }
     if (!jsonOk) {
       reject(res, 'invalid_json', tooDeep ? `the body ${tooDeep}` : 'the body is not JSON', null, raw.length)
       return
     }
+    if (!event && other) event = otherEvent(other, req, raw)
     if (!event) {
-      reject(res, 'invalid_event', 'the body is not an event: it needs string "id" and "type" fields', null, raw.length)
+      reject(res, 'invalid_event', 'the body is not an event: it must be a JSON object', null, raw.length)
       return
     }
     if (verify) stats.verified++
     else stats.unverified++
-    const verdict = verify ? ACCEPTED : ACCEPTED_UNVERIFIED
     const previous = seen.get(event.id)
     if (previous === undefined) accept(req, res, raw, event, verdict)
     else if (typeof previous === 'string') (previous === 'accepted' ? duplicate : accept)(req, res, raw, event, verdict)
@@ -549,6 +576,24 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     },
   }
 }
+
+/**
+ * The event pay makes of a signed JSON object of another shape (the payload shape is "not shown"): the body as its
+ * data, its id from Service-Event-Id (else a digest of the body, so a redelivery is still a duplicate), its type from
+ * Service-Event-Type (else "unknown"). Marked, so the line and --json say so.
+ */
+function otherEvent(body: Record<string, unknown>, req: IncomingMessage, raw: Buffer): WebhookEvent {
+  const header = (name: string) => {
+    const v = req.headers[name]
+    return typeof v === 'string' && v !== '' ? v : undefined
+  }
+  const id = header(EVENT_ID_HEADER.toLowerCase()) ?? `sha256:${createHash('sha256').update(raw).digest('hex').slice(0, 24)}`
+  const event = {id, object: 'event', type: header(EVENT_TYPE_HEADER.toLowerCase()) ?? 'unknown', created_at: '', data: body} as WebhookEvent
+  OTHER_SHAPE.add(event)
+  return event
+}
+/** The events made by otherEvent (their deliveries are marked otherShape). */
+const OTHER_SHAPE = new WeakSet<WebhookEvent>()
 
 function isEvent(value: unknown): value is WebhookEvent {
   return !!value && typeof value === 'object' && !Array.isArray(value) && typeof (value as {id?: unknown}).id === 'string' && typeof (value as {type?: unknown}).type === 'string'

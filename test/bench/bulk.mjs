@@ -17,6 +17,7 @@ import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {performance} from 'node:perf_hooks'
 import {fileURLToPath, pathToFileURL} from 'node:url'
+import {startSandboxProcess} from './sandbox-process.mjs'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -25,26 +26,6 @@ const RSS_ROWS = Number(process.env.BENCH_BULK_RSS_ROWS ?? 100_000)
 const ROUNDS = Number(process.env.BENCH_BULK_ROUNDS ?? 3)
 const CONCURRENCY = 16
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
-
-/** The sandbox in its own process; resolves with its URL and acme's credentials. */
-function startSandboxProcess() {
-  const script = `const m = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'sandbox', 'index.js')).href)});
-    const sb = await m.startSandbox({port: 0, quiet: true, rateLimits: {writePerMinute: 1e9, writePerHour: 1e9, tokenPerMinutePerIp: 1e6, tokenPerMinutePerClient: 1e6}});
-    const acme = sb.seed.merchants.find((x) => x.key === 'acme');
-    console.log(JSON.stringify({url: sb.url, client_id: acme.clients[0].client_id, client_secret: acme.clients[0].client_secret}));
-    const stop = () => sb.close().then(() => process.exit(0));
-    process.on('SIGTERM', stop);
-    process.stdin.resume().on('end', stop); // the bench ended, however it ended`
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {stdio: ['pipe', 'pipe', 'inherit']})
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout.on('data', (d) => {
-      out += d
-      if (out.includes('\n')) resolve({...JSON.parse(out), stop: () => new Promise((r) => (child.on('close', r), child.kill('SIGTERM')))})
-    })
-    child.on('error', reject)
-  })
-}
 
 const body = (prefix, i) => ({amount: `${(i % 900) + 1}.25`, currency: 'KES', merchant_reference: `${prefix}-${i}`, mobile: `2547${10_000_000 + i}`, provider: 'mpesa'})
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench`: start-up of the built CLI and a real command's cost (issues 2, 13), sandbox throughput (issue 3),
 // webhook listener (issues 5, 12), the start-up table again per installed Node version (issue 15,
-// test/bench/node-versions.mjs), bulk runs (issue 9, test/bench/bulk.mjs). Parts: startup, sandbox, webhooks,
-// sandbox-load, nodes, bulk (`npm run bench -- startup nodes`).
+// test/bench/node-versions.mjs), bulk runs (issue 9, test/bench/bulk.mjs), reconcile (issue 26,
+// test/bench/reconcile.mjs). Parts: startup, sandbox, webhooks, sandbox-load, nodes, bulk, reconcile (`npm run bench -- startup nodes`).
 // Plain Node, builds nothing (run `npm run build` first). Every number is printed as a ratio to a baseline
 // measured in the same run, interleaved, so a loaded machine slows both sides alike; timings are shown alongside.
 // Exits 0 unless something crashed: the ratios are for people to read against their targets, not a gate.
@@ -265,5 +265,10 @@ if (wants('bulk')) {
   console.log('\n== bulk runs (issue 9): pay collections create --from-file against the sandbox ==')
   const r = spawnSync(process.execPath, [join(ROOT, 'test', 'bench', 'bulk.mjs')], {stdio: 'inherit', timeout: 900_000})
   if (r.status !== 0) throw new Error(`bulk.mjs failed (exit ${r.status ?? r.signal})`)
+}
+if (wants('reconcile')) {
+  console.log('\n== reconcile (issue 26): pay reconcile against the sandbox, as a ratio to a plain loop of the same GETs ==')
+  const r = spawnSync(process.execPath, [join(ROOT, 'test', 'bench', 'reconcile.mjs')], {stdio: 'inherit', timeout: 900_000})
+  if (r.status !== 0) throw new Error(`reconcile.mjs failed (exit ${r.status ?? r.signal})`)
 }
 console.log(`\nbench done in ${((performance.now() - started) / 1000).toFixed(0)} s`)

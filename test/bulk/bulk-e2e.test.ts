@@ -132,7 +132,7 @@ describe('pay collections create --from-file', () => {
     expect(r.stderr).toMatch(/bad\.csv:4 --mobile /)
     expect(r.stderr).toMatch(/bad\.csv:6 --amount /)
     expect(r.stderr).toMatch(/bad\.csv:6 --mobile /)
-    expect(r.stderr).toMatch(/bad\.csv:7 column "colour" is not an input of `pay collections create`/)
+    expect(r.stderr).toMatch(/bad\.csv:1 column "colour" is not an input of `pay collections create`/) // the header's line
     expect(r.stderr).not.toMatch(/bad\.csv:(2|5) /)
     expect(r.stderr).toContain('nothing was sent')
     expect(h.requests().length).toBe(sentBefore)
@@ -141,13 +141,17 @@ describe('pay collections create --from-file', () => {
   it('a --results path that cannot be written, or two columns for one input: exit 2 before anything is sent (not a crash mid-run)', async () => {
     const good = csv('results-unwritable.csv', 'amount,reference,mobile,provider', 2, (i) => `10.00,bk-res-${i},254712345678,mpesa`)
     const twice = csv('twice.csv', 'amount,reference,mobile,provider,merchant_reference', 1, (i) => `10.00,bk-tw-${i},254712345678,mpesa,bk-tw-other`)
+    const repeated = csv('repeated.csv', 'amount,reference,mobile,amount', 1, (i) => `10.00,bk-rp-${i},254712345670,11.00`)
     const sentBefore = h.requests().length
+    const rp = await payUntil(['collections', 'create', '--from-file', repeated, '--currency', 'KES'])
+    expect(rp.code, rp.stderr).toBe(2)
+    expect(rp.stderr).toMatch(/repeated\.csv:1 \(header\) has the column "amount" twice: keep one/)
     const r = await payUntil(['collections', 'create', '--from-file', good, '--currency', 'KES', '--results', '/proc/no-such-dir/results.csv'])
     expect(r.code, r.stderr).toBe(2)
     expect(r.stderr).toMatch(/--results cannot write \/proc\/no-such-dir\/results\.csv/)
     const t = await payUntil(['collections', 'create', '--from-file', twice, '--currency', 'KES'])
     expect(t.code, t.stderr).toBe(2)
-    expect(t.stderr).toMatch(/twice\.csv:2 column "merchant_reference" gives the same input as column "reference"/)
+    expect(t.stderr).toMatch(/twice\.csv:1 column "merchant_reference" gives the same input as column "reference"/) // the header's line
     // a mandate id that is a dot segment would move the request to another path (/v1/mandates/../cancel is /v1/cancel)
     const dots = csv('dots.csv', 'mandate_id,mobile,reason', 3, (i) => `${['MD_ok', '..', '.'][i - 1]},254712345678,bk-dots`)
     const d = await payUntil(['mandates', 'cancel', '--from-file', dots])
@@ -432,6 +436,14 @@ describe('--wait', () => {
 })
 
 describe('pay payouts create --from-file', () => {
+  it('a payout run summary names the total of its succeeded rows, not "money in"', async () => {
+    const file = csv('payouts-summary.csv', 'amount,reference,mobile,provider', 2, (i) => `5.00,bk-ps-${i},254712345670,mpesa`)
+    const r = await payUntil(['payouts', 'create', '--from-file', file, '--currency', 'KES'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/total amount of the succeeded rows: 10\.00 KES/)
+    expect(r.stderr).not.toMatch(/money in/)
+  })
+
   it('3,000 rows killed part-way and run again: one payout per row, the wallet debited once per row', async () => {
     const wallet = () => h.sb.state.wallets[Object.keys(h.sb.state.wallets).find((k) => h.sb.state.merchants[k]?.key === 'acme') ?? '']?.KES?.payout_wallet
     const start = wallet()

@@ -134,7 +134,8 @@ describe.skipIf(!hasScript)('on a terminal, output for people', () => {
   })
 
   it('--all streams an aligned table with one header', async () => {
-    const r = await runInPty(['customers', 'collections', 'MC_ACME0002', '--all', '--per-page', '2'], h.env, [])
+    // -o wide: every value whole (the 80-column pseudo-terminal would cut the wider columns with …)
+    const r = await runInPty(['customers', 'collections', 'MC_ACME0002', '--all', '--per-page', '2', '-o', 'wide'], h.env, [])
     expect(r.code, r.screen).toBe(0)
     const lines = r.screen.split(/\r?\n/).filter((l) => l.trim() !== '')
     expect(lines.filter((l) => l.startsWith('ID  '))).toHaveLength(1)

@@ -47,6 +47,17 @@ describe('fast paths of bin/run.cjs', () => {
     await same(['--version', '--help'])
   })
 
+  it('pay -v, pay version, pay help and pay help COMMAND print what --version and --help print, from the cache', {timeout: 120_000}, async () => {
+    // each through the fast path, and through oclif (the version and help commands, or oclif's -v) the same
+    await inBatches([['-v'], ['version'], ['help'], ['help', 'balance'], ['help', 'collections', 'create'], ['help', 'sandbox']], 2, (args) => same(args))
+    const [v, version, help, helpBalance, balanceHelp] = await Promise.all([run(['-v']), run(['--version']), run(['help']), run(['help', 'balance']), run(['balance', '--help'])])
+    expect(v).toMatchObject({code: 0, stdout: version.stdout})
+    expect(helpBalance).toMatchObject({code: 0, stdout: balanceHelp.stdout})
+    expect(help.stdout).toContain('COMMANDS')
+    // an unknown subject: oclif's own answer, exit 2, as for `pay nosuch --help`
+    expect((await run(['help', 'nosuch'])).code).toBe(2)
+  })
+
   it('bin/run.js (for scripts that name it) runs bin/run.cjs, the bin of package.json', async () => {
     const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {bin: {pay: string}}
     expect(pjson.bin.pay).toBe('./bin/run.cjs')
@@ -122,7 +133,7 @@ describe('fast paths of bin/run.cjs', () => {
 
   it('anything else goes to oclif: unknown subjects, flags before --help, a user theme', async () => {
     // (an operation command such as `pay balance` has a direct path of its own: fast-path-direct.test.ts)
-    for (const args of [['nope', '--help'], ['balance', '--json', '--help'], ['profiles', 'list'], ['-v']]) {
+    for (const args of [['nope', '--help'], ['balance', '--json', '--help'], ['profiles', 'list'], ['help', '--json']]) {
       const r = await run(args, {PAY_BASE_URL: 'http://127.0.0.1:9'})
       expect(r.oclifLoaded, `pay ${args.join(' ')}`).toBe(true)
     }

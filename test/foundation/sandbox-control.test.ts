@@ -44,6 +44,20 @@ describe('sandbox control commands: exit codes and --json errors', () => {
     expect(json(again)).toMatchObject({error: {code: 'invalid_state'}, status: 409})
   })
 
+  it('approving a mandate twice: exit 5, and the hint says nothing changed (not "an earlier one is still pending")', async () => {
+    const acme = await acmeClient(sb)
+    const body = {mobile: '254712340028', provider: 'mpesa', currency: 'KES', amount: '10.00', frequency: 'MONTHLY', starts_at: '2026-12-01T09:00:00Z', merchant_reference: 'ctl-approve-twice'}
+    expect((await acme.post('/v1/mandates', body)).status).toBe(201)
+    // the create answer has no mandate id: the lookup by reference has it
+    const id = (await acme.get('/v1/mandates?merchant_reference=ctl-approve-twice')).body.mandate_id
+    expect((await pay(['approve', id, '--url', sb.url])).code).toBe(0)
+    const again = await pay(['approve', id, '--url', sb.url])
+    expect(again.code).toBe(5)
+    expect(again.stderr).toMatch(/not awaiting approval/)
+    expect(again.stderr).toMatch(/next: nothing was changed: it is no longer waiting for this/)
+    expect(again.stderr).not.toMatch(/still pending/)
+  })
+
   it('no sandbox at the URL: exit 7 with a network error naming it', async () => {
     const down = await pay(['reset', '--url', 'http://127.0.0.1:9'])
     expect(down.code).toBe(7)

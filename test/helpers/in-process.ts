@@ -14,7 +14,7 @@ import type {ApiClient, ClientOptions} from '../../src/client/api-client.js'
 import {createApiContext, type ApiContextFlags} from '../../src/runtime.js'
 import {connectionFlags, globalFlags} from '../../src/cli/flags.js'
 import {operationInputs} from '../../src/cli/operation-command.js'
-import {runOperation} from '../../src/cli/run-operation.js'
+import {givenValues, runOperation} from '../../src/cli/run-operation.js'
 import {InputError} from '../../src/client/errors.js'
 import {outputOptions, type OutputOptions} from '../../src/output/options.js'
 import {renderError} from '../../src/output/errors.js'
@@ -82,7 +82,7 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
     })
     const ctx = await createApiContext(parsed.flags as ApiContextFlags, USER_AGENT, io.out, {...options.env}, options.transport)
     client = ctx.client
-    const code = await runOperation(ctx, op, {...parsed.flags, ...parsed.args})
+    const code = await runOperation(ctx, op, givenValues(parsed.flags, parsed.args))
     return {code, stdout: io.stdout(), stderr: io.stderr()}
   } catch (err) {
     const e = err as Error & {exitCode?: number; oclif?: {exit?: number}}
@@ -98,4 +98,26 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
 /** A resource command in-process (its logic), anything else (pay api, profiles, login, …) as the built CLI. */
 export function pay(args: string[], options: RunOptions & {env: Record<string, string | undefined>}): Promise<CliResult> {
   return isOperation(args) && options.input === undefined ? runInProcess(args, {env: {NO_COLOR: '1', ...options.env}}) : runCli(args, options)
+}
+
+/**
+ * A command's run function in-process (`pay find`, `pay reconcile`: the commands that are not operation specs): an
+ * ApiContext on an in-memory Output, as its oclif class builds one after parsing, and any failure rendered with its
+ * exit code as the base command's catch does.
+ */
+export async function runWithContext(run: (ctx: Awaited<ReturnType<typeof createApiContext>>) => Promise<number>, options: InProcessOptions & {json?: boolean | OutputOptions; flags?: ApiContextFlags} = {}): Promise<CliResult> {
+  const io = memoryOutput(options.json ?? false, options.terminal)
+  let client: ApiClient | undefined
+  try {
+    await io.out.prepare()
+    const ctx = await createApiContext(options.flags ?? {}, USER_AGENT, io.out, {...options.env}, options.transport)
+    client = ctx.client
+    const code = await run(ctx)
+    return {code, stdout: io.stdout(), stderr: io.stderr()}
+  } catch (err) {
+    io.out.forError()
+    return {code: renderError(io.out, err), stdout: io.stdout(), stderr: io.stderr()}
+  } finally {
+    await client?.close()
+  }
 }

@@ -34,6 +34,18 @@ describe('candidates (src/cli/completion.ts)', () => {
     expect(profileOf(['balance', '--profile', 'live', '--currency', ''])).toBe('live')
   })
 
+  it('an argument with choices: pay webhook trigger <TAB> offers the event types, after flags too; -o wide is offered', () => {
+    const all = complete(surface, ['webhook', 'trigger', ''])
+    expect(all).toEqual({words: expect.arrayContaining(['collection.succeeded', 'payout.failed', 'subscription.charge_failed'])})
+    expect((all as {words: string[]}).words).toHaveLength(20)
+    expect(complete(surface, ['webhook', 'trigger', 'payout.'])).toEqual({words: ['payout.processing', 'payout.succeeded', 'payout.failed']})
+    expect(complete(surface, ['webhook', 'trigger', '--to', 'http://x', 'mandate.s'])).toEqual({words: ['mandate.succeeded']})
+    // its one argument given: nothing more to offer; an argument without choices: nothing (ids, files)
+    expect(complete(surface, ['webhook', 'trigger', 'payout.failed', ''])).toEqual({words: []})
+    expect(complete(surface, ['collections', 'get', ''])).toEqual({words: []})
+    expect(complete(surface, ['customers', 'get', '-o', 'w'])).toEqual({words: ['wide']})
+  })
+
   it('pay commands --json describes the same surface: types, required, choices, list sources, examples', async () => {
     const r = await runCli(['commands', '--json'], {env: {}})
     const all = JSON.parse(r.stdout) as CommandSurface[]
@@ -42,7 +54,7 @@ describe('candidates (src/cli/completion.ts)', () => {
     expect(flag('amount')).toMatchObject({type: 'string', required: true})
     expect(flag('provider')).toMatchObject({values: 'providers', required: false})
     expect(flag('retries')).toMatchObject({type: 'integer', default: 3, global: true})
-    expect(flag('output').choices).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml'])
+    expect(flag('output').choices).toEqual(['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml', 'wide'])
     expect(flag('yes')).toMatchObject({type: 'boolean', char: 'y'})
     expect(payout.examples[0].command).toMatch(/^pay payouts create /)
     expect(all.some((c) => c.id === 'completion:complete')).toBe(false) // hidden
@@ -102,5 +114,16 @@ describe('the generated scripts in real shells', () => {
     expect((await zsh('payouts create --curr')).lines).toEqual(['--currency'])
     expect((await zsh("balance --profile ''", {PAY_CONFIG_DIR: dir})).lines).toEqual(['alpha', 'beta'])
     expect((await zsh("customers get MC_ACME0001 ''")).lines).toEqual(['FILES']) // an argument: the shell's own completion
+  })
+})
+
+describe('candidates are shell-safe words', () => {
+  it('values of a list that hold ESC sequences, $(…), quotes, spaces or line breaks are not offered', async () => {
+    const dir = tempConfigDir()
+    const hostile = ['mpesa', 'mtn\u001b]0;PWNED\u0007', '$(touch /tmp/pwned)', 'a b', "it's", 'x\ny', '`id`', 'airtel', 'a;b', '*']
+    writeFileSync(join(dir, 'completion-cache.json'), JSON.stringify({providers: {at: Date.now(), values: hostile}}))
+    const r = await runCli(['completion', 'complete', '--', 'collections', 'create', '--provider', ''], {env: {PAY_CONFIG_DIR: dir}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe('mpesa\nairtel\n')
   })
 })

@@ -81,6 +81,23 @@ describe('runSmoke (in-process, against the sandbox)', () => {
     const report = await runSmoke(ctx, {money: {amount: '10.00', currency: 'KES', mobile: '254712345679', provider: 'mpesa', waitTimeoutSec: 30}, runId: 'money2'})
     expect(report.exit_code).toBe(8)
     expect(report.steps.find((s) => s.name === 'money: collection')!.detail).toMatch(/ended failed/)
+    // nothing to look up: skipped, not a second failure
+    expect(report.steps.find((s) => s.name === 'money: lookup by reference')).toMatchObject({outcome: 'skipped', detail: expect.stringMatching(/collection did not succeed/)})
+    expect(report.steps.filter((s) => s.outcome === 'failed').map((s) => s.name)).toEqual(['money: collection'])
+  })
+
+  it('merchant B without a sub-account ref: said once at the account context, the steps that need it skipped', async () => {
+    const {ctx} = context(GLOBEX)
+    const report = await runSmoke(ctx, {money: {amount: '10.00', currency: 'KES', mobile: '254712345670', provider: 'mpesa', waitTimeoutSec: 30}, runId: 'noref'})
+    const failed = report.steps.filter((s) => s.outcome === 'failed')
+    expect(failed.map((s) => s.name)).toEqual(['account context'])
+    expect(failed[0].detail).toMatch(/set PAY_ACCOUNT_REF or --account-ref .* once/)
+    expect(report.exit_code).toBe(2)
+    // metadata and balance never need the header: run; the rest skipped, naming why
+    expect(report.steps.filter((s) => s.outcome === 'passed').map((s) => s.name)).toEqual(['token (fresh)', 'metadata: banks', 'metadata: mobile providers', 'balance'])
+    const skipped = report.steps.filter((s) => s.outcome === 'skipped')
+    expect(skipped.map((s) => s.name)).toEqual(expect.arrayContaining(['product: collections', 'money: collection', 'money: lookup by reference']))
+    for (const s of skipped) expect(s.detail).toBe('needs a sub-account ref (see account context)')
   })
 
   it('a wrong secret fails the token step with exit 3 and skips the rest', async () => {
@@ -160,6 +177,27 @@ describe('pay smoke (the built CLI)', () => {
     expect(names).toEqual(steps.map((s) => s.name))
     expect(names).toContain('money: lookup by reference')
     expect(doc.testsuites.failures).toBe('0')
+  })
+
+  it('the --junit file is 0600 under umask 0, also when it was there before with a wider mode', async () => {
+    const {spawn} = await import('node:child_process')
+    const {chmodSync, statSync} = await import('node:fs')
+    const {BIN, cleanEnv} = await import('../helpers/cli.js')
+    const dir = tempConfigDir()
+    const fresh = join(dir, 'fresh.xml')
+    const old = join(dir, 'old.xml')
+    writeFileSync(old, 'stale')
+    chmodSync(old, 0o666)
+    for (const file of [fresh, old]) {
+      // the sandbox answers in this process: the child is awaited, never waited for synchronously
+      const child = spawn('sh', ['-c', 'umask 0 && exec "$@"', 'sh', process.execPath, BIN, 'smoke', '--junit', file], {env: cleanEnv(env({PAY_CONFIG_DIR: dir}))})
+      let stderr = ''
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+      const code = await new Promise((resolve) => child.on('close', resolve))
+      expect(code, stderr).toBe(0)
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+      expect(readFileSync(file, 'utf8')).toMatch(/^<\?xml/)
+    }
   })
 
   it('merchant B: subscriptions reported as not enabled, exit 0', async () => {

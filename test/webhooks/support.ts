@@ -12,6 +12,12 @@ export function opensslSign(secret: string, timestamp: number, body: string | Bu
   return m[1]
 }
 
+/** The raw HMAC of `<t>.<body>` (SHA-256 or SHA-512) computed by `openssl dgst -binary`, not by our code. */
+export function opensslDigest(algorithm: 'sha256' | 'sha512', secret: string, timestamp: number, body: string | Buffer): Buffer {
+  const input = Buffer.concat([Buffer.from(`${timestamp}.`), Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')])
+  return execFileSync('openssl', ['dgst', `-${algorithm}`, '-hmac', secret, '-binary'], {input})
+}
+
 /** `t=…,v1=…[,v1=…]` with every signature from openssl. */
 export function opensslHeader(secrets: string[], timestamp: number, body: string | Buffer): string {
   return [`t=${timestamp}`, ...secrets.map((s) => `v1=${opensslSign(s, timestamp, body)}`)].join(',')

@@ -1,9 +1,10 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../cli/base-command.js'
+import {confirmFlags} from '../../cli/flags.js'
 
 export default class FlowRun extends ApiCommand {
   static override summary = 'Run scripted flows of requests from JSON or YAML files, with expectations and a report'
-  static override description = `Each step names an endpoint (call: collections.create) with its path, query and body, or a resource command (command: collections create) with inputs named like its flags; later steps use earlier answers (\${steps.charge.id}, any dot path) and the environment (\${env.ORDER_ID:-default}); \${run.id} is unique per run. A step can wait for a terminal state (wait: true) and expect a status, an exit code (or class: ok, auth, not_found…) or field values.
+  static override description = `Each step names an endpoint (call: collections.create) with its path, query and body, or a resource command (command: collections create) with inputs named like its flags; later steps use earlier answers (\${steps.charge.id}, any dot path) and the environment (\${env.ORDER_ID:-default}); \${run.id} is unique per run. A step can wait for a terminal state (wait: true) and expect a status, an exit code (or class: ok, auth, not_found…) or field values. A step can also control the sandbox (sandbox: approve|succeed|fail|advance, with a target): a run holding one is refused against anything but a pay sandbox. The whole format: docs/flows.md.
 Every file is checked against the endpoint schemas before anything is sent: a problem exits 2 naming the file, step and field. Requests go through the same client as single commands (retries, idempotency keys). Output like \`pay smoke\`: a checklist on a terminal, one line per step off one, --json one object, --junit FILE JUnit XML. Exit 0 when every step passed, else the exit code of the first failed step.
 --sandbox starts an ephemeral sandbox on a free loopback port (merchant A's credentials), runs the flows against it and stops it. The flows/ folder of the package holds the main journeys.`
 
@@ -18,6 +19,7 @@ Every file is checked against the endpoint schemas before anything is sent: a pr
   static override flags = {
     sandbox: Flags.boolean({description: 'Run against an ephemeral sandbox on a free port (started and stopped by this command)'}),
     junit: Flags.string({description: 'Also write the steps as JUnit XML to this file'}),
+    ...confirmFlags,
   }
 
   async run(): Promise<void> {

@@ -11,7 +11,7 @@ export default class WebhookListen extends BaseCommand {
 
 Every --health-interval seconds a signed ping goes through the public URL to the listener (answered, never shown or counted); when it fails twice in a row the tunnel is reconnected. A new public URL after a reconnect is announced loudly: it must be updated in the portal.
 
-Each delivery at --path is verified against the raw body (Service-Signature; see docs/assumptions.md) and shown on one line: time, event id, type, resource id, state, amount and currency, merchant reference. Rejected deliveries (missing or malformed signature header, no matching signature, timestamp outside --tolerance, body not JSON, body over --max-body) are answered 400/401/413, shown in red with the reason, and never forwarded. An event id seen before is answered 200 and not forwarded again (delivery is at-least-once).
+Each delivery at --path is verified against the raw body (Service-Signature; see docs/assumptions.md) and shown on one line: time, event id, type, resource id, state, amount and currency, merchant reference. Every plausible signature format is accepted (t=…,v1=…; a hex or base64 digest, SHA-256 or SHA-512, with the timestamp in Service-Timestamp), each a full HMAC comparison; the first match names it, and webhook_signature in the profile pins one. Rejected deliveries (missing signature header or one of an unrecognised format, no matching signature, timestamp outside --tolerance, body not JSON, body over --max-body) are answered 400/401/413, shown in red with the reason, and never forwarded. An event id seen before is answered 200 and not forwarded again (delivery is at-least-once).
 
 With --forward-to, the raw body and the original headers (signature included) are posted to your app and its status and body are passed back, so the service retries what your app failed; an unreachable app answers 502.
 
@@ -78,6 +78,9 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     if (flags.verify && secrets.length === 0) {
       throw InputError.one('--secret', 'is required to verify deliveries (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)', 'copy the webhook secret from the portal; --no-verify accepts unsigned events (unsafe)')
     }
+    const {describeScheme, parseSchemeId, pinnedScheme} = await import('../../webhooks/signature.js')
+    const pinned = pinnedScheme(settings.webhookSignature)
+    if (pinned.problem) throw InputError.one('webhook_signature', pinned.problem, 'fix it in the profile (pay profiles add NAME --webhook-signature …) or PAY_WEBHOOK_SIGNATURE')
     for (const p of unknownPatterns(patterns)) out.warn(`--events ${p} matches no event type of the spec (see \`pay webhook events\`)`)
     if (!flags.verify) out.warn('signature verification is OFF (--no-verify): anyone who knows the URL can post events')
 
@@ -90,6 +93,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     const lines = out.linesAsIs ? lineBatch(line, (text) => out.chunk(text)) : undefined
     const {createPingKey} = await import('../../webhooks/ping.js')
     const pingKey = createPingKey()
+    let scheme: string | undefined
     const listener = await startListener({
       pingKey,
       port: flags.port,
@@ -97,6 +101,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
       path: flags.path,
       secrets,
       verify: flags.verify,
+      pinnedScheme: pinned.scheme,
       toleranceSeconds: flags.tolerance,
       maxBodyBytes: maxBody,
       events: patterns,
@@ -106,6 +111,11 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
         if (d.filtered) return
         if (lines) lines.push(d)
         else out.data(line(d))
+        if (d.verdict.scheme && d.verdict.scheme !== scheme) {
+          // which signature format the service uses, said once (and again if it changes)
+          scheme = d.verdict.scheme
+          out.info(`signatures match as ${scheme} (${describeScheme(parseSchemeId(scheme)!)})${pinned.scheme ? ' (pinned)' : `; pin it with webhook_signature=${scheme} in the profile`}`)
+        }
         if (d.verdict.ok && !d.verdict.verified) out.warn(`event ${printableLine(String(d.event?.id))} was NOT verified (--no-verify)`)
       },
     }).catch((err: Error & {code?: string}) => {

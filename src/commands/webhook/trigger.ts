@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {connectionFlags} from '../../cli/flags.js'
+import {EVENT_TYPES} from '../../webhooks/event-types.js'
 
 export default class WebhookTrigger extends BaseCommand {
   static override summary = 'Send a signed sample event to a webhook receiver'
@@ -18,7 +19,8 @@ Exit 0 when the receiver answers 2xx, 1 for any other status, 7 when it cannot b
   ]
 
   static override args = {
-    type: Args.string({description: 'Event type, e.g. collection.succeeded (list: pay webhook events)', required: true}),
+    // the choices: shell completion offers them (pay completion), and oclif refuses another word (exit 2)
+    type: Args.string({description: 'Event type, e.g. collection.succeeded (list: pay webhook events)', required: true, options: [...EVENT_TYPES]}),
   }
 
   static override flags = {

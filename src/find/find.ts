@@ -1,0 +1,346 @@
+/**
+ * `pay find QUERY`: every object the service has for a merchant reference, an id or a pay-page URL, looked up
+ * concurrently through the client core (the same request policy as every command), and one timeline: what the
+ * service says now, every request this machine journaled for it (src/journal/view.ts, what `pay journal` reads), and
+ * the webhook deliveries seen for it where a local history exists (src/find/deliveries.ts). Read only.
+ *
+ * A reference is looked up as every kind that carries one (src/api/kinds.ts); a debit needs its mandate id, taken
+ * from the journal (the debits this machine created) or --mandate. An id is looked up by id where the interface has
+ * such a lookup (CL_, CS_, MC_; PLN_ and MAC_ in their lists); for the kinds it only looks up by reference (PO_,
+ * MD_, SUB_), the journal names the references to look up, and the answers holding that id are kept.
+ */
+import {matchEndpoint, type EndpointId} from '../api/endpoints.js'
+import {KINDS, type Kind, idOf, kindOfEndpoint, kindOfId, kindOfObject, referenceLookup} from '../api/kinds.js'
+import type {ApiContext} from '../cli/api-context.js'
+import type {CallInput} from '../client/api-client.js'
+import {type ApiError, PayError} from '../client/errors.js'
+import {ExitCode} from '../client/exit-codes.js'
+import type {JournalEntry} from '../journal/store.js'
+import {journalEntries} from '../journal/view.js'
+import {type DeliverySource, webhookDeliveries} from './deliveries.js'
+import {OTHER_PREFIXES, type Query, parseQuery} from './query.js'
+
+export interface FindOptions {
+  query: string
+  /** Take QUERY as a merchant reference even when it looks like an id or a URL. */
+  reference?: boolean
+  /** Mandate ids to look debits up under (besides those the journal names). */
+  mandate?: string[]
+  /** The environment of the journal's and the history's paths (an in-process run's). */
+  env?: NodeJS.ProcessEnv
+  /** The webhook history to read (default: this machine's). */
+  deliveries?: DeliverySource
+}
+
+export interface Match {
+  /** "collection CL_…": what the timeline calls it. */
+  label: string
+  kind: string
+  id: string | null
+  state: string | null
+  amount: string | null
+  currency: string | null
+  merchant_reference: string | null
+  /** The request that found it. */
+  found_by: string
+  /** The service's answer as received. */
+  object: Record<string, unknown>
+}
+
+export interface Tried {
+  lookup: string
+  request: string | null
+  result: string
+}
+
+export interface TimelineItem {
+  at: string
+  source: 'service' | 'journal' | 'webhook'
+  /** The label of the match it belongs to; null when no object at the service is known for it. */
+  match: string | null
+  event: string
+  outcome: string | null
+  status: number | null
+  id: string | null
+  idempotency_key: string | null
+  detail: string | null
+}
+
+export interface FindResult {
+  query: string
+  looked_up_as: 'merchant reference' | 'id' | 'pay-page URL'
+  matches: Match[]
+  timeline: TimelineItem[]
+  tried: Tried[]
+  webhooks: {history: boolean; note: string}
+}
+
+/** References of the journal looked up at most for one id (an id is one object: more would be a journal of noise). */
+const MAX_REFERENCES = 5
+
+/** What one run of `pay find` gathers, before it is printed. */
+export async function findAll(ctx: ApiContext, options: FindOptions): Promise<{result: FindResult; failures: unknown[]}> {
+  const query = parseQuery(options.query, options.reference)
+  const entries = journalEntries(ctx.out, options.env)
+  const deliveries = options.deliveries ?? webhookDeliveries(options.env)
+  const look = new Lookups(ctx)
+  const matches: Match[] = []
+  const add = (found: Match[]) => {
+    for (const m of found) if (!matches.some((o) => o.kind === m.kind && o.id === m.id && o.merchant_reference === m.merchant_reference)) matches.push(m)
+  }
+
+  if (query.type === 'reference') {
+    const about = entriesAbout(entries, query.reference)
+    add(await look.byReference(query.reference, mandatesOf(about, options.mandate)))
+    // a checkout session that shares its reference with a collection or payout hides behind the verify lookup: the
+    // ids this machine was answered with are looked up by id too
+    add(await look.journaledIds(about, matches))
+  } else if (query.type === 'url') {
+    if (query.host !== new URL(ctx.client.baseUrl()).host) ctx.out.warnQuoting(`the pay page is on ${query.host}; looked up at ${ctx.client.baseUrl()} (the profile's service)`)
+    add(await look.byId(query.kind, query.id))
+  } else if (query.other) {
+    add(await look.other(query.other, query.id))
+  } else {
+    const kind = query.kind!
+    if (kind.byId) add(await look.byId(kind, query.id))
+    // the references this machine used with this id, and for a kind whose create answer has no id (a mandate) those
+    // of the newest of its kind this machine created; the answers naming the id are kept (the object, and those
+    // that name it: a mandate's debits and subscription)
+    const refs = referencesIn(entriesAbout(entries, query.id), query.id)
+    if (!kind.idInCreateAnswer) refs.push(...referencesIn(entries.filter((e) => e.op.endpoint.endsWith('.create') && kindOfEndpoint(e.op.endpoint) === kind), query.id).filter((r) => !refs.includes(r)))
+    if (!kind.byId && refs.length === 0) {
+      look.tried.push({lookup: `${kind.label} by id`, request: null, result: `not asked: the interface looks a ${kind.label} up by merchant reference only, and no request journaled on this machine names ${query.id}${kind.idInCreateAnswer ? '' : ` or made a ${kind.label}`}`})
+    }
+    for (const ref of refs) add((await look.byReference(ref, mandatesOf(entriesAbout(entries, ref), options.mandate))).filter((m) => holds(m.object, query.id)))
+  }
+
+  const timeline = timelineOf(query, matches, entries, deliveries)
+  const result: FindResult = {
+    query: query.text,
+    looked_up_as: query.type === 'reference' ? 'merchant reference' : query.type === 'url' ? 'pay-page URL' : 'id',
+    matches,
+    timeline,
+    tried: look.tried,
+    webhooks: {history: deliveries.history, note: deliveries.note},
+  }
+  return {result, failures: look.failures}
+}
+
+/** `pay find`: prints the matches and the timeline; returns the exit code (0 found, 4 not found, else a failure's). */
+export async function runFind(ctx: ApiContext, options: FindOptions): Promise<number> {
+  const {out} = ctx
+  const {result, failures} = await findAll(ctx, options)
+  const {matches, timeline, tried} = result
+  const failed = failures[0] as PayError | undefined
+  if (matches.length === 0 && timeline.length === 0) {
+    if (failed) throw failed
+    const lines = tried.map((t) => `  ${t.lookup}${t.request ? ` (${t.request})` : ''}: ${t.result}`)
+    throw new PayError(`nothing found for "${result.query}" (as ${article(result.looked_up_as)}); tried:\n${lines.join('\n')}`, ExitCode.NOT_FOUND, notFoundHint(result))
+  }
+  if (out.json) out.data(JSON.stringify(result))
+  else printHuman(ctx, result)
+  if (failed) {
+    out.errorLine(`not every lookup answered, so this may not be everything: ${failed.message}`)
+    return failed.exitCode ?? ExitCode.OTHER
+  }
+  if (matches.length === 0) {
+    out.errorLine(`the service has no object for "${result.query}"; shown: what this machine ${timeline.some((t) => t.source === 'journal') ? 'journaled' : 'received'} for it`)
+    return ExitCode.NOT_FOUND
+  }
+  return ExitCode.OK
+}
+
+/** "a merchant reference", "an id". */
+function article(what: string): string {
+  return `${/^[aeiou]/.test(what) ? 'an' : 'a'} ${what}`
+}
+
+function notFoundHint(result: FindResult): string {
+  if (result.looked_up_as === 'merchant reference') return 'references are case-sensitive; objects of another merchant or sub-account answer 404 (check --profile and --account-ref)'
+  return 'check the id, and the profile and --account-ref: objects of another merchant or sub-account answer 404; or find it by its merchant reference'
+}
+
+function printHuman(ctx: ApiContext, result: FindResult): void {
+  const {out} = ctx
+  const n = result.matches.length
+  out.info(`${n} match${n === 1 ? '' : 'es'} for "${result.query}" (as ${article(result.looked_up_as)})`)
+  for (const m of result.matches) {
+    out.info(out.color('bold', m.label, 'err'))
+    out.data(out.human({kind: m.kind, id: m.id, state: m.state, amount: m.amount, currency: m.currency, merchant_reference: m.merchant_reference, found_by: m.found_by}))
+  }
+  out.info(out.color('bold', 'timeline', 'err'))
+  out.data(out.list(result.timeline as unknown as Record<string, unknown>[], ['at', 'source', 'match', 'event', 'outcome', 'status', 'id', 'idempotency_key', 'detail']))
+  if (!result.webhooks.history) out.info(out.color('dim', result.webhooks.note, 'err'))
+}
+
+/** The lookups of one run, with what was tried and what failed. */
+class Lookups {
+  readonly tried: Tried[] = []
+  readonly failures: unknown[] = []
+
+  constructor(private readonly ctx: ApiContext) {}
+
+  /** One GET: the answer, or undefined (404: not found; 403: not enabled; anything else: a failure, kept). */
+  private async get(lookup: string, endpoint: EndpointId, input: CallInput): Promise<{body: Record<string, unknown>; request: string} | undefined> {
+    const req = this.ctx.client.prepare(endpoint, input)
+    const url = new URL(req.url)
+    const tried: Tried = {lookup, request: `GET ${url.pathname}${url.search}`, result: 'found'}
+    this.tried.push(tried) // before the answer: the list is in the order asked, whatever answers first
+    try {
+      const res = await this.ctx.client.send<Record<string, unknown>>(req)
+      return {body: res.body, request: tried.request!}
+    } catch (err) {
+      // by shape, not instanceof: the built CLI loads this module beside the runtime bundle's own copy of the classes
+      const status = (err as {status?: unknown}).status
+      if (status === 404) tried.result = 'not found'
+      else if (status === 403) tried.result = `not enabled for this merchant (403 ${(err as ApiError).error?.code ?? 'forbidden'})`
+      else {
+        tried.result = `failed: ${(err as Error).message}`
+        this.failures.push(err)
+      }
+      return undefined
+    }
+  }
+
+  /** Every kind that carries a merchant reference, concurrently; debits under each known mandate. */
+  async byReference(reference: string, mandates: string[]): Promise<Match[]> {
+    const asks: {kind: Kind; lookup: string; endpoint: EndpointId; input: CallInput}[] = []
+    for (const kind of KINDS) {
+      if (kind.name !== 'debit') {
+        const what = kind.byReference === 'transactions.verify' ? `${kind.label} by reference (the verify lookup: a collection, payout or checkout session)` : `${kind.label} by reference`
+        asks.push({kind, lookup: what, ...referenceLookup(kind, reference)})
+      } else for (const mandate of mandates) asks.push({kind, lookup: `debit of mandate ${mandate} by reference`, ...referenceLookup(kind, reference, mandate)})
+    }
+    const asked = asks.map((a) => this.get(a.lookup, a.endpoint, a.input))
+    if (mandates.length === 0) this.tried.push({lookup: 'debit by reference', request: null, result: 'not asked: a debit is looked up with its mandate id, and none is known (no debit of this reference in the journal; give --mandate MD_…)'})
+    const answers = await Promise.all(asked)
+    const found: Match[] = []
+    answers.forEach((answer, i) => {
+      if (!answer) return
+      // the verify lookup names the kind it found in `object`
+      const kind = asks[i].kind.byReference === 'transactions.verify' ? kindOfObject(answer.body.object) : asks[i].kind
+      if (kind) found.push(matchOf(kind, answer.body, answer.request))
+    })
+    return found
+  }
+
+  async byId(kind: Kind, id: string): Promise<Match[]> {
+    const answer = kind.byId ? await this.get(`${kind.label} by id`, kind.byId, {path: {id}}) : undefined
+    return answer ? [matchOf(kind, answer.body, answer.request)] : []
+  }
+
+  /** The ids journaled for a reference that no lookup by reference found (looked up by id where there is one). */
+  async journaledIds(about: JournalEntry[], found: Match[]): Promise<Match[]> {
+    const ids = new Set<string>()
+    for (const e of about) {
+      const id = e.outcome?.id
+      if (id && kindOfId(id)?.byId && !found.some((m) => m.id === id)) ids.add(id)
+    }
+    return (await Promise.all([...ids].map((id) => this.byId(kindOfId(id)!, id)))).flat()
+  }
+
+  /** A customer, plan or merchant account id. */
+  async other(other: keyof typeof OTHER_PREFIXES, id: string): Promise<Match[]> {
+    const object = (body: Record<string, unknown>, request: string, extra: Partial<Match> = {}): Match[] => [
+      {label: `${other} ${id}`, kind: other, id, state: str(body, 'status'), amount: null, currency: null, merchant_reference: str(body, 'merchant_reference'), found_by: request, object: body, ...extra},
+    ]
+    if (other === 'customer') {
+      const answer = await this.get('customer by id', 'customers.get', {path: {id}})
+      return answer ? object(answer.body, answer.request) : []
+    }
+    if (other === 'plan') {
+      const answer = await this.get('plan in the list of active plans', 'plans.list', {})
+      const plan = (answer?.body.data as Record<string, unknown>[] | undefined)?.find((p) => p.plan_id === id)
+      if (answer && !plan) this.tried.at(-1)!.result = `not among the ${(answer.body.data as unknown[]).length} active plans`
+      return answer && plan ? object(plan, answer.request, {amount: str(plan, 'amount'), currency: str(plan, 'currency')}) : []
+    }
+    const answer = await this.get('merchant account (the account context)', 'account.get', {})
+    const account = answer?.body.account as Record<string, unknown> | undefined
+    if (answer && account?.id !== id) this.tried.at(-1)!.result = `not this profile's account (${String(account?.id)})`
+    return answer && account?.id === id ? object(account, answer.request) : []
+  }
+}
+
+function str(body: Record<string, unknown>, key: string): string | null {
+  const v = body[key]
+  return typeof v === 'string' ? v : null
+}
+
+function matchOf(kind: Kind, body: Record<string, unknown>, request: string): Match {
+  const id = idOf(kind, body) ?? null
+  const reference = str(body, 'merchant_reference')
+  return {label: `${kind.label} ${id ?? reference ?? ''}`.trim(), kind: kind.name, id, state: str(body, 'status'), amount: str(body, 'amount'), currency: str(body, 'currency'), merchant_reference: reference, found_by: request, object: body}
+}
+
+/** Whether an answer names this id in one of its own fields (id, mandate_id, subscription_id, …). */
+function holds(body: Record<string, unknown>, id: string): boolean {
+  return Object.values(body).some((v) => v === id)
+}
+
+/** The journaled requests about a text: its reference, the id it was answered with, its URL, or its answer naming it. */
+function entriesAbout(entries: JournalEntry[], text: string): JournalEntry[] {
+  const inUrl = `/${encodeURIComponent(text)}`
+  const quoted = JSON.stringify(text)
+  return entries.filter((e) => e.op.reference === text || e.outcome?.id === text || e.op.url.includes(inUrl) || (e.outcome?.body?.includes(quoted) ?? false))
+}
+
+/** The distinct references of journaled requests (newest first), at most MAX_REFERENCES. */
+function referencesIn(list: JournalEntry[], except: string): string[] {
+  return [...new Set(list.map((e) => e.op.reference).filter((r): r is string => typeof r === 'string' && r !== except))].slice(0, MAX_REFERENCES)
+}
+
+/** Mandate ids to look a reference's debits up under: those of the debits journaled with it, and --mandate. */
+function mandatesOf(about: JournalEntry[], given: string[] = []): string[] {
+  const ids = new Set(given)
+  for (const e of about) {
+    if (e.op.endpoint !== 'debits.create') continue
+    const mandate = matchEndpoint(e.op.method, pathnameOf(e.op.url))?.params.mandate_id
+    if (mandate) ids.add(mandate)
+  }
+  return [...ids]
+}
+
+/** One timeline, oldest first: journaled requests, webhook deliveries, and what the service says now. */
+function timelineOf(query: Query, matches: Match[], entries: JournalEntry[], deliveries: DeliverySource): TimelineItem[] {
+  const items: TimelineItem[] = []
+  const seen = new Set<JournalEntry>()
+  const kindOf = (e: JournalEntry) => kindOfEndpoint(e.op.endpoint)?.name
+  const labelOf = (e: JournalEntry) =>
+    (matches.find((m) => m.id !== null && m.id === e.outcome?.id) ?? matches.find((m) => m.merchant_reference === e.op.reference && m.kind === kindOf(e)))?.label ?? null
+  const journaled = (list: JournalEntry[]) => {
+    for (const e of list) {
+      if (seen.has(e)) continue
+      seen.add(e)
+      items.push({
+        at: e.op.at, source: 'journal', match: labelOf(e), event: `${e.op.method} ${e.op.endpoint}`, outcome: e.outcome?.state ?? 'unknown', status: e.outcome?.status ?? null,
+        id: e.outcome?.id ?? null, idempotency_key: e.op.key, detail: e.outcome?.error ? `${e.outcome.error.code}: ${e.outcome.error.message}` : null,
+      })
+    }
+  }
+  journaled(entriesAbout(entries, query.type === 'reference' ? query.reference : query.id))
+  for (const m of matches) {
+    if (m.id) journaled(entriesAbout(entries, m.id))
+    if (m.merchant_reference) journaled(entries.filter((e) => e.op.reference === m.merchant_reference && kindOf(e) === m.kind))
+  }
+  const references = new Set(matches.map((m) => m.merchant_reference).filter((r): r is string => r !== null))
+  if (query.type === 'reference') references.add(query.reference)
+  for (const ref of references) {
+    for (const d of deliveries.byReference(ref)) {
+      const kind = kindOfObject(d.type?.split('.')[0])?.name
+      const match = matches.find((m) => m.merchant_reference === ref && m.kind === kind)?.label ?? null
+      items.push({at: d.at, source: 'webhook', match, event: d.type ?? 'webhook delivery', outcome: d.verdict, status: d.status, id: d.event_id, idempotency_key: null, detail: d.detail})
+    }
+  }
+  const now = new Date().toISOString()
+  for (const m of matches) items.push({at: now, source: 'service', match: m.label, event: 'state now', outcome: m.state, status: null, id: m.id, idempotency_key: null, detail: m.amount ? `${m.amount} ${m.currency ?? ''}`.trim() : null})
+  return items.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+}
+
+/** The path of a journaled URL ('' when it cannot be parsed: a journal anything may have written). */
+function pathnameOf(url: string): string {
+  try {
+    return new URL(url).pathname
+  } catch {
+    return ''
+  }
+}

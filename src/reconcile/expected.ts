@@ -1,0 +1,134 @@
+/**
+ * What `pay reconcile FILE` expects, row by row, and how a row is classed against what the service answers. The file
+ * is read by the bulk runs' reader (src/bulk/input.ts: CSV with a header, or NDJSON): columns `reference` (or
+ * `merchant_reference`), `amount`, `currency`, optionally `kind` (collection, payout, checkout, mandate, debit,
+ * subscription), `state` (or `expected_state`) and, for a debit, `mandate_id`. A bulk run's `--results` file is read
+ * as it is: its `state` is what the create answered, not an expectation, and its `id` prefix names the kind.
+ */
+import {pathValueRule} from '../api/endpoints.js'
+import {type Kind, kindNamed, kindOfId, stateClass} from '../api/kinds.js'
+import {compareDecimal, isDecimalAmount} from '../api/money.js'
+import type {InputProblem} from '../client/errors.js'
+import type {InputRow} from '../bulk/input.js'
+
+export interface ExpectedRow {
+  row: number
+  line: number
+  reference: string
+  amount: string
+  currency: string
+  /** undefined: looked up with the verify lookup (a collection, payout or checkout session). */
+  kind?: Kind
+  /** The expected state; undefined: the kind's success (succeeded; active for a subscription). */
+  state?: string
+  mandateId?: string
+  /** The row that first has this reference (and kind), when this one repeats it. */
+  repeats?: number
+}
+
+export const CLASSES = ['matched', 'amount_differs', 'state_differs', 'missing', 'duplicated', 'lookup_failed'] as const
+export type ReconcileClass = (typeof CLASSES)[number]
+
+/** One row's result: what was expected, what the service says, and the class. */
+export interface RowResult {
+  row: number
+  line: number
+  reference: string
+  kind: string | null
+  class: ReconcileClass
+  expected_amount: string
+  expected_currency: string
+  expected_state: string | null
+  id: string | null
+  amount: string | null
+  currency: string | null
+  state: string | null
+  detail: string | null
+}
+
+export const RESULT_COLUMNS = ['row', 'line', 'reference', 'kind', 'class', 'expected_amount', 'expected_currency', 'expected_state', 'id', 'amount', 'currency', 'state', 'detail'] as const satisfies readonly (keyof RowResult)[]
+
+/** A bulk run's --results row: it has the key every result row of src/bulk/report.ts carries. */
+function isBulkResult(values: Record<string, unknown>): boolean {
+  return 'idempotency_key' in values
+}
+
+/** The expected row of an input row, or its problems (named after the file line and column). */
+export function expectedOf(r: InputRow, defaultKind: Kind | undefined, label: string): {row?: ExpectedRow; problems: InputProblem[]} {
+  const problems: InputProblem[] = []
+  const bad = (column: string, rule: string) => problems.push({flag: `${label}:${r.line} column "${column}"`, rule, line: r.line})
+  const v = r.values
+  const text = (column: string): string | undefined => {
+    const value = v[column]
+    if (value === undefined) return undefined
+    if (typeof value !== 'string') {
+      bad(column, 'must be a string (quote numbers in NDJSON, so that amounts stay exact)')
+      return undefined
+    }
+    return value
+  }
+  const bulk = isBulkResult(v)
+  const refColumn = 'reference' in v ? 'reference' : 'merchant_reference'
+  const reference = text(refColumn)
+  if (reference === undefined) {
+    if (!problems.length) bad('reference', 'is required (or merchant_reference)')
+  } else if (pathValueRule(reference)) bad(refColumn, pathValueRule(reference)!)
+  const amount = text('amount')
+  if (amount === undefined) {
+    if (!problems.some((p) => p.flag.endsWith('"amount"'))) bad('amount', 'is required')
+  } else if (!isDecimalAmount(amount)) bad('amount', 'must be a positive decimal string such as 1500.00 (at most 2 decimals)')
+  const currency = text('currency')
+  if (currency === undefined) {
+    if (!problems.some((p) => p.flag.endsWith('"currency"'))) bad('currency', 'is required')
+  } else if (!/^[A-Za-z]{3}$/.test(currency)) bad('currency', 'must be a 3-letter code such as KES')
+  let kind = defaultKind
+  const kindText = text('kind')
+  if (kindText !== undefined) {
+    kind = kindNamed(kindText)
+    if (!kind) bad('kind', 'must be one of collection, payout, checkout, mandate, debit, subscription')
+  } else if (bulk && !kind) {
+    const id = text('id')
+    kind = id === undefined ? undefined : kindOfId(id)
+  }
+  // a --results file's state is what the create answered (processing), not what the row expects
+  const state = bulk ? undefined : (text('state') ?? text('expected_state'))
+  if (state !== undefined && state.trim() === '') bad('state', 'must not be blank')
+  const mandateId = text('mandate_id')
+  if (kind?.name === 'debit' && mandateId === undefined) bad('mandate_id', 'is required for a debit (debits are looked up under their mandate)')
+  if (problems.length > 0 || reference === undefined || amount === undefined || currency === undefined) return {problems}
+  return {row: {row: r.row, line: r.line, reference, amount, currency: currency.toUpperCase(), kind, state: state?.trim(), mandateId}, problems}
+}
+
+/** The key two rows repeat each other by: the same reference (and kind, when given). */
+export function duplicateKey(e: ExpectedRow): string {
+  return `${e.kind?.name ?? ''}\n${e.reference}`
+}
+
+/** What a lookup of one row came to. */
+export type Found = {body: Record<string, unknown>; kind: Kind} | {missing: string} | {failed: string}
+
+/** The class of a row from what was found: missing, then money, then state, else matched. */
+export function classify(e: ExpectedRow, found: Found): RowResult {
+  const base: RowResult = {
+    row: e.row, line: e.line, reference: e.reference, kind: e.kind?.name ?? null, class: 'matched', expected_amount: e.amount, expected_currency: e.currency,
+    expected_state: e.state ?? null, id: null, amount: null, currency: null, state: null, detail: null,
+  }
+  if (e.repeats !== undefined) return {...base, class: 'duplicated', detail: `the same reference as row ${e.repeats}: counted once, on that row`}
+  if ('missing' in found) return {...base, class: 'missing', detail: found.missing}
+  if ('failed' in found) return {...base, class: 'lookup_failed', detail: found.failed}
+  const {body, kind} = found
+  const str = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : null)
+  const result: RowResult = {...base, kind: kind.name, id: str(kind.idField), amount: str('amount'), currency: str('currency'), state: str('status')}
+  const differences: string[] = []
+  if (result.currency !== null && result.currency.toUpperCase() !== e.currency) differences.push(`currency ${result.currency}, expected ${e.currency}`)
+  if (result.amount !== null && !(isDecimalAmount(result.amount) && compareDecimal(result.amount, e.amount) === 0)) differences.push(`amount ${result.amount}, expected ${e.amount}`)
+  if (differences.length > 0) return {...result, class: 'amount_differs', detail: differences.join('; ')}
+  const state = result.state ?? undefined
+  if (e.state !== undefined ? state?.toLowerCase() !== e.state.toLowerCase() : stateClass(kind, state) !== 'succeeded') {
+    const ended = stateClass(kind, state)
+    const why = e.state !== undefined ? `expected ${e.state}` : ended === 'failed' ? 'it failed' : 'still in progress'
+    return {...result, class: 'state_differs', detail: `${state ?? 'no state'}: ${why}`}
+  }
+  const unchecked = result.amount === null ? 'the service shows no amount for it: only its state was compared' : null
+  return {...result, detail: unchecked}
+}
