@@ -21,6 +21,9 @@ export interface ClientSettings {
   baseUrl?: string
   clientId?: string
   clientSecret?: string
+  /** SHA-256 of the client secret while it stays in the OS keyring; `loadSecret` reads it for a token request. */
+  clientSecretSha256?: string
+  loadSecret?: (key: 'clientSecret' | 'webhookSecret') => Promise<string | undefined>
   accountRef?: string
   webhookSecret?: string
   /** Where the settings came from (src/config/settings.ts), for the message when nothing is set. */
@@ -131,10 +134,12 @@ export class ApiClient {
     this.sleep = options.sleep ?? ((ms) => process.getBuiltinModule('node:timers/promises').setTimeout(ms)) // loaded on a retry
     const cache = options.tokenCacheDir ? new TokenCache(options.tokenCacheDir, options.warn ?? options.notice) : undefined
     this.tokens = new TokenProvider(
-      {baseUrl: options.settings.baseUrl ?? '', clientId: options.settings.clientId, clientSecret: options.settings.clientSecret},
+      {baseUrl: options.settings.baseUrl ?? '', clientId: options.settings.clientId, clientSecret: options.settings.clientSecret, clientSecretSha256: options.settings.clientSecretSha256},
       cache,
       async () => {
-        const {clientId, clientSecret} = this.options.settings
+        const {clientId} = this.options.settings
+        // a secret kept in the OS keyring is read here, only when no cached token could serve
+        const clientSecret = this.options.settings.clientSecret ?? (await this.options.settings.loadSecret?.('clientSecret'))
         // Asking for a token changes nothing at the service, so it is retried like a GET (not like other POSTs).
         const req = this.prepare('auth.token', {body: {grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret}})
         const res = await this.exchange({...req, safeToRepeat: true})

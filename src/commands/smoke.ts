@@ -26,7 +26,7 @@ On a terminal a checklist; off one, one tab-separated line per step (ok, FAIL, n
     {description: 'In CI, credentials from the environment', command: 'PAY_BASE_URL=… PAY_CLIENT_ID=… PAY_CLIENT_SECRET=… <%= config.bin %> smoke --junit smoke.xml'},
     {description: 'Against the local sandbox, moving (sandbox) money too', command: '<%= config.bin %> smoke --profile sandbox --money'},
     {description: 'Only the verdict, for a script', command: '<%= config.bin %> smoke --json | jq .ok'},
-    {description: 'First day against the real service: which assumptions differ', command: '<%= config.bin %> smoke --contract --param merchant_reference=order-42'},
+    {description: 'First day against the real service: which assumptions differ (an endpoint given no real id through --param is probed and reported FAILED: on a fresh sandbox this exits 7)', command: '<%= config.bin %> smoke --contract --param merchant_reference=order-42'},
   ]
 
   async run(): Promise<void> {

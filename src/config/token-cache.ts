@@ -27,8 +27,9 @@ export const REFRESH_MARGIN_MS = 60_000
 /** A lock file without a readable holder record (an old version's, or one caught mid-write) is abandoned after this. */
 const LOCK_UNREADABLE_STALE_MS = 10_000
 
-export function cacheKey(baseUrl: string, clientId: string, clientSecret: string): string {
-  const secretHash = sha256Hex(clientSecret)
+/** The cache's key; `secretSha256` stands in for a secret not at hand (kept in the OS keyring: only its hash is). */
+export function cacheKey(baseUrl: string, clientId: string, clientSecret: string | undefined, secretSha256?: string): string {
+  const secretHash = clientSecret === undefined && secretSha256 ? secretSha256 : sha256Hex(clientSecret ?? '')
   return sha256Hex(`${baseUrl.replace(/\/+$/, '')}\n${clientId}\n${secretHash}`).slice(0, 32)
 }
 

@@ -116,6 +116,8 @@ export interface ListenProcess {
   stderr(): string
   /** SIGINT, then the exit code and the whole output. */
   stop(): Promise<{code: number | null; stdout: string; stderr: string}>
+  /** SIGKILL (no chance to flush or close anything); resolves once the process is gone. */
+  kill(): Promise<void>
 }
 
 /** Starts the BUILT `pay webhook listen` and waits until it is ready (or fails). */
@@ -151,6 +153,10 @@ export async function startListen(args: string[], env: Record<string, string | u
       const code = await exited
       clearTimeout(timer)
       return {code, stdout, stderr}
+    },
+    async kill() {
+      child.kill('SIGKILL')
+      await exited
     },
   }
 }
