@@ -5,6 +5,7 @@
 import {ExitCode, type ExitCodeValue, exitCodeForStatus} from './exit-codes.js'
 import {shellQuote} from './shell-quote.js'
 import {UNSAFE_TEXT} from '../api/text-rules.js'
+import type {AttemptOutcome, RequestClass} from './request-policy.js'
 
 export class PayError extends Error {
   constructor(
@@ -22,10 +23,14 @@ export class PayError extends Error {
   /** The command that repeats the request with that key. */
   resumeCommand?: string
   /**
-   * Set by the client core when ANY attempt of the request may have reached the service (a cut connection, a
-   * timeout, a 5xx), even if a later attempt certainly did not: the request's outcome is not known to be nothing.
+   * What the request came to, as the request policy classed it (src/client/request-policy.ts): `refused` (the
+   * service certainly did nothing) or `unknown` (it may have acted). Set by the client core on its failures.
    */
-  anyAttemptMaybeSent?: boolean
+  requestClass?: RequestClass
+  /** Refused for now (429, never connected): the same request may be sent again later. */
+  refusedForNow?: boolean
+  /** The last attempt's outcome, for a caller that repeats rows itself (the bulk engine asks the policy with it). */
+  attemptOutcome?: AttemptOutcome
 
   /** Marks this failure as one whose outcome is unknown (src/journal/gate.ts). */
   outcomeUnknown(key: string, command: string, hint: string): void {
