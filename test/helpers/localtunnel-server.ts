@@ -16,7 +16,7 @@
  *   only a check through the public URL can tell).
  */
 import {Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
-import {createServer as createTcpServer, type Server as TcpServer, type Socket} from 'node:net'
+import {connect, createServer as createTcpServer, type Server as TcpServer, type Socket} from 'node:net'
 import type {AddressInfo} from 'node:net'
 
 export type HandshakeMode = 'ok' | 'hang' | 'html' | 'error' | 'bad-port'
@@ -91,7 +91,36 @@ const listenTcp = (server: TcpServer) =>
   })
 
 /** A free port with nothing listening on it (for "refused" cases). */
+/**
+ * A port on 127.0.0.1 that is reliably refused for the rest of the test process: the local end of an open
+ * connection to a holder server. It stays bound (the kernel does not hand it to another `listen(0)`) and never
+ * listens, so a connect gets ECONNREFUSED. A port bound and closed right away could be taken meanwhile by any
+ * other test's `listen(0)` (the CLI under test included), which made "refused" tests flaky under load.
+ */
 export async function closedPort(): Promise<number> {
+  holder ??= (async () => {
+    const s = createTcpServer((socket) => {
+      socket.on('error', () => {})
+      socket.unref()
+      held.push(socket)
+    })
+    const port = await listenTcp(s)
+    s.unref()
+    return port
+  })()
+  const holderPort = await holder
+  const socket = connect({host: '127.0.0.1', port: holderPort})
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject))
+  socket.on('error', () => {})
+  socket.unref()
+  held.push(socket)
+  return socket.localPort!
+}
+let holder: Promise<number> | undefined
+const held: Socket[] = []
+
+/** A port that was free a moment ago (bound and closed), for a process that must be given a port to listen on. */
+export async function freePort(): Promise<number> {
   const s = createTcpServer()
   const port = await listenTcp(s)
   await new Promise((r) => s.close(r))

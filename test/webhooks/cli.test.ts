@@ -12,7 +12,7 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {EVENT_TYPES} from '../../src/webhooks/events.js'
 import {json, runCli} from '../helpers/cli.js'
-import {closedPort, startLocaltunnelServer} from '../helpers/localtunnel-server.js'
+import {closedPort, freePort, startLocaltunnelServer} from '../helpers/localtunnel-server.js'
 import {runInPty} from '../commands/support.js'
 import {parseSchemeId, sign} from '../../src/webhooks/signature.js'
 import {eventBody, nowSeconds, opensslHeader, opensslSign, post, startListen, startTestApp, type ListenProcess, waitFor} from './support.js'
@@ -119,7 +119,7 @@ describe('pay webhook listen (built CLI)', () => {
   })
 
   it.skipIf(spawnSync('script', ['--version']).status !== 0)('--json on a terminal: the delivery JSON and the NOT verified warning are shown printable', async () => {
-    const port = await closedPort()
+    const port = await freePort()
     const url = `http://127.0.0.1:${port}/webhooks`
     const event = {id: 'e\u001b]0;PWNED\u0007\u009b1m', object: 'event', type: 'collection.succeeded', created_at: '2026-01-01T00:00:00Z', data: {note: '\u009b31m\u202eevil'}}
     const run = runInPty(['webhook', 'listen', '--json', '--tunnel', 'none', '--port', String(port), '--secret', 'whsec_x', '--no-verify', '--no-register'], {}, [{expect: /"note"/, send: '\u0003'}])
