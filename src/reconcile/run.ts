@@ -286,7 +286,7 @@ function printSummary(ctx: ApiContext, s: ReconcileSummary, seconds: number, thr
   out.data(out.list(CLASSES.map((c) => ({class: c, rows: s.classes[c].rows, expected: money(s.classes[c].expected), found: money(s.classes[c].found)}))))
   if (s.mismatches.length > 0) {
     out.info(out.color('bold', `mismatches (${s.mismatches.length})`, 'err'))
-    out.data(out.list(s.mismatches.map((r) => ({...r, expected: `${r.expected_amount} ${r.expected_currency}${r.expected_state ? ` ${r.expected_state}` : ''}`, found: r.amount ? `${r.amount} ${r.currency ?? ''}`.trim() : ''})) as unknown as Record<string, unknown>[], ['row', 'reference', 'kind', 'class', 'expected', 'found', 'state', 'id', 'detail']))
+    out.data(out.list(s.mismatches.map((r) => ({...r, expected: `${r.expected_amount} ${r.expected_currency}${r.expected_state ? ` ${r.expected_state}` : ''}`, found: r.amount ? `${r.amount} ${r.currency ?? ''}`.trim() : ''})) as unknown as Record<string, unknown>[], ['row', 'reference', 'class', 'expected', 'found', 'state', 'detail']))
   }
 }
 
