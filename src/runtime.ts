@@ -46,7 +46,7 @@ export type {ApiContext} from './cli/api-context.js'
 /** The Output of a command: --json or the output flags' options; --no-input turns prompting off. */
 export function createOutput(mode: boolean | OutputOptions, noInput = false): Output {
   const term = detectTerminal()
-  return new Output(noInput ? {...term, interactive: false} : term, mode)
+  return new Output(noInput ? {...term, interactive: false, noInput: true} : term, mode)
 }
 
 /**

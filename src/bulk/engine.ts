@@ -333,6 +333,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       if (o.status === 'succeeded') money.add(o.amount, o.currency)
       if (o.status === 'failed' && failedRows.length < 20) failedRows.push(`  line ${o.line}${o.reference ? ` (${o.reference})` : ''}: ${o.error_code ?? ''} ${o.error_message ?? ''}`.trimEnd())
       sink.write(o)
+      if (sink.failed) stopped = true // the outcomes are journaled: the run ends cleanly, resumable
       progress.update(counts)
     }
 
@@ -383,6 +384,11 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       await sink.close()
     }
 
+    if (sink.failed) {
+      out.errorLine(`stopped after ${counts.done} of ${total} rows: --results ${flags.results} could not be written (${(sink.failed as NodeJS.ErrnoException).code ?? sink.failed.message}); every row's outcome is in the journal`)
+      out.info(`  ${out.color('cyan', 'next:', 'err')} free the space (or choose another --results), then ${resume}: it resumes, and no row is sent twice`)
+      return ExitCode.NETWORK
+    }
     if (stopped) {
       out.errorLine(`stopped after ${counts.done} of ${total} rows: the last ${UNREACHABLE_AFTER} rows got no answer from ${client.baseUrl()} (network errors, after retries)`)
       out.info(`  ${out.color('cyan', 'next:', 'err')} check the service, then ${resume}: it resumes, and rows whose outcome is unknown are resent with their keys`)

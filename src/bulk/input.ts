@@ -11,6 +11,7 @@ import {finished, pipeline} from 'node:stream/promises'
 import {InputError} from '../client/errors.js'
 import {SECRET_FILE_MODE} from '../config/paths.js'
 import {SPOOL_PREFIXES} from '../journal/store.js'
+import {depthProblem} from '../output/json-shape.js'
 
 export type InputFormat = 'csv' | 'ndjson'
 
@@ -99,6 +100,11 @@ export async function* readRowChunks(input: BulkInput): AsyncGenerator<(InputRow
   for await (const text of lines) {
     line++
     if (text.trim() === '') continue
+    const deep = depthProblem(text)
+    if (deep) {
+      yield [new RowSyntaxError(line, deep)]
+      continue
+    }
     let value: unknown
     try {
       value = JSON.parse(text)
@@ -110,11 +116,65 @@ export async function* readRowChunks(input: BulkInput): AsyncGenerator<(InputRow
       yield [new RowSyntaxError(line, 'must be a JSON object')]
       continue
     }
+    // JSON.parse keeps the last of two equal keys: which one counts is no rule a file shows (as a CSV column twice)
+    const twice = repeatedKey(text, value)
+    if (twice !== undefined) {
+      yield [new RowSyntaxError(line, `has the key ${JSON.stringify(twice)} twice: keep one`)]
+      continue
+    }
     row++
     const values: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) if (v !== null && v !== '') values[k] = v
     yield [{row, line, values}]
   }
+}
+
+/**
+ * A key that an object of the line holds twice (at any depth), or undefined. Only scanned when the line could hold
+ * one: when it has more `":` pairs than the parsed value has keys (nested ones included).
+ */
+export function repeatedKey(text: string, value: object): string | undefined {
+  if (countPairs(text) <= countKeys(value)) return undefined
+  const stack: Set<string>[] = []
+  let i = 0
+  const n = text.length
+  while (i < n) {
+    const c = text[i]
+    if (c === '{') {
+      stack.push(new Set())
+      i++
+    } else if (c === '}') {
+      stack.pop()
+      i++
+    } else if (c === '"') {
+      let j = i + 1
+      while (j < n && text[j] !== '"') j += text[j] === '\\' ? 2 : 1
+      const raw = text.slice(i, j + 1)
+      i = j + 1
+      while (i < n && (text[i] === ' ' || text[i] === '\t')) i++
+      if (text[i] === ':' && stack.length > 0) {
+        const key = JSON.parse(raw) as string
+        const keys = stack[stack.length - 1]
+        if (keys.has(key)) return key
+        keys.add(key)
+      }
+    } else i++
+  }
+  return undefined
+}
+
+/** Upper bound of the keys in a line: the `"` followed (after blanks) by `:`. */
+function countPairs(text: string): number {
+  let count = 0
+  for (let i = text.indexOf(':'); i !== -1; i = text.indexOf(':', i + 1)) count++
+  return count
+}
+
+function countKeys(value: unknown): number {
+  if (!value || typeof value !== 'object') return 0
+  let count = 0
+  for (const v of Object.values(value)) count += countKeys(v)
+  return count + (Array.isArray(value) ? 0 : Object.keys(value).length)
 }
 
 /**

@@ -7,6 +7,7 @@ import {createWriteStream, openSync, type WriteStream} from 'node:fs'
 import {InputError} from '../client/errors.js'
 import {fromMinor, toMinor} from '../api/money.js'
 import type {Output} from '../output/output.js'
+import {neutralized} from '../output/table.js'
 import type {RowOutcome} from './run-journal.js'
 
 export const RESULT_COLUMNS = ['row', 'line', 'reference', 'status', 'http_status', 'id', 'state', 'error_code', 'error_message', 'idempotency_key', 'amount', 'currency', 'earlier'] as const
@@ -25,6 +26,14 @@ export interface Counts {
 export class ResultSink {
   private file?: WriteStream
   private csv?: {write(row: unknown[]): void; end(): void}
+  /**
+   * Why the --results file could not be written (a full disk, an I/O error), once it happened: nothing more is
+   * written to it, and the run stops cleanly (src/bulk/engine.ts: exit 7, the outcomes in the journal).
+   */
+  failed?: Error
+  private readonly fail = (err: Error) => {
+    this.failed ??= err
+  }
 
   private constructor(private readonly out: Output) {}
 
@@ -39,9 +48,11 @@ export class ResultSink {
         throw InputError.one('--results', `cannot write ${resultsFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, 'give a path in a directory you can write to')
       }
       sink.file = createWriteStream('', {fd})
+      sink.file.on('error', sink.fail)
       if (/\.csv$/i.test(resultsFile)) {
         const {stringify} = await import('csv-stringify')
         const s = stringify({header: true, columns: [...RESULT_COLUMNS]})
+        s.on('error', sink.fail)
         s.pipe(sink.file)
         sink.csv = s
       }
@@ -52,16 +63,26 @@ export class ResultSink {
   write(o: RowOutcome): void {
     const line = this.out.json || (this.file && !this.csv) ? JSON.stringify(o) : ''
     if (this.out.json) this.out.data(line)
-    if (this.csv) this.csv.write(RESULT_COLUMNS.map((c) => (c === 'earlier' ? (o.earlier ? 'true' : 'false') : o[c] ?? '')))
+    if (this.failed) return
+    if (this.csv) {
+      const cells = RESULT_COLUMNS.map((c) => (c === 'earlier' ? (o.earlier ? 'true' : 'false') : String(o[c] ?? '')))
+      this.csv.write(this.out.options.rawCsv ? cells : cells.map(neutralized))
+    }
     else this.file?.write(`${line}\n`)
   }
 
+  /** Ends the file; a failure to write it (now or earlier) is kept in `failed`, never thrown. */
   async close(): Promise<void> {
     const file = this.file
     if (!file) return
-    const finished = new Promise<void>((resolve, reject) => {
+    if (this.failed) {
+      file.destroy()
+      return
+    }
+    const finished = new Promise<void>((resolve) => {
       file.on('finish', () => resolve())
-      file.on('error', reject)
+      file.on('close', () => resolve())
+      file.on('error', () => resolve())
     })
     if (this.csv) this.csv.end()
     else file.end()

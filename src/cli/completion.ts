@@ -69,6 +69,17 @@ export function complete(surface: readonly CommandSurface[], typed: readonly str
   return {words: [...next].filter((w) => w !== '' && w.startsWith(current)).sort()}
 }
 
+/**
+ * Only words a shell can take as they are: printable, no white space, no quote, `$`, backquote, `;`, `&`, `|`,
+ * redirection, glob or history character (the scripts hand candidates to `COMPREPLY` and zsh's `compadd -Q`
+ * unquoted), at most 128 characters. Values from the service or from a file (providers, banks, plans, profile
+ * names) that are not such words are not offered.
+ */
+const SHELL_WORD = /^[A-Za-z0-9_.,:@%+=/-]{1,128}$/
+export function shellSafe(values: readonly string[]): string[] {
+  return values.filter((v) => SHELL_WORD.test(v))
+}
+
 /** The profile named among the typed words (--profile X, -p X, --profile=X), for the list values. */
 export function profileOf(typed: readonly string[]): string | undefined {
   for (let i = 0; i < typed.length - 1; i++) {

@@ -1,9 +1,18 @@
 /**
- * Before money moves with a live profile: on a terminal, say what will happen (amount, currency, destination,
- * reference) and ask. Never asked with --yes, off a terminal (scripts, CI, --no-input, PAY_NO_INPUT), or with a
- * profile that is not marked live (`pay profiles add --live`); the sandbox profile is never live.
+ * THE RULE FOR LIVE MONEY (the one place it is written; README "Live money" points here). With a profile marked
+ * live (`pay profiles add --live`; the sandbox profile never is), nothing that can move money is sent until someone
+ * said so, on every path that can move money: the resource commands (collections create, payouts create, debits
+ * create), a bulk run of them (--from-file, stdin included), a flow with a step on one of their endpoints, and
+ * `pay api` on one of their endpoints. What will happen is shown (amount, currency, destination, reference; for a
+ * bulk run the rows and totals; for a flow its money steps), then:
+ * - `--yes` given: sent without a question;
+ * - a person present, that is a controlling terminal: asked there. When stdin and stderr are the terminal, on
+ *   them; when stdin is a file or a pipe (`--from-file -`, `< rows.csv`, `</dev/null`), through /dev/tty;
+ * - no one can be asked (no controlling terminal, CI or PAY_NO_INPUT set, --no-input): refused, exit 2, naming
+ *   --yes. Nothing is sent.
  */
 import type {OperationSpec, ValueSource} from '../api/operation-types.js'
+import {operationList} from '../api/operations.js'
 import type {CallInput} from '../client/api-client.js'
 import {PayError} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
@@ -34,11 +43,13 @@ export function confirmationLines(op: OperationSpec, input: CallInput, profileNa
   return lines.map((l) => printable(l))
 }
 
-/** Asked only for a money-moving operation, with a live profile, on a terminal that can prompt, without --yes. */
-const asks = (ctx: ApiContext, op: OperationSpec, yes: boolean): boolean => Boolean(op.confirm) && !yes && Boolean(ctx.settings.live) && ctx.out.term.interactive
+/** The operation that confirms (moves money) on this endpoint (src/api/operations.ts), or undefined. */
+export function moneyOperation(endpoint: string | undefined): OperationSpec | undefined {
+  return endpoint === undefined ? undefined : operationList.find((op) => op.confirm && op.endpoint === endpoint)
+}
 
 export async function confirmMoneyMove(ctx: ApiContext, op: OperationSpec, input: CallInput, yes: boolean): Promise<void> {
-  if (asks(ctx, op, yes)) await ask(ctx, confirmationLines(op, input, ctx.settings.profileName))
+  if (op.confirm) await liveMoneyGate(ctx, yes, () => confirmationLines(op, input, ctx.settings.profileName))
 }
 
 /** The lines shown before a bulk run (--from-file) sends anything with a live profile. */
@@ -53,15 +64,77 @@ export function bulkConfirmationLines(op: OperationSpec, plan: {rows: number; to
 
 /** Before a bulk run with a live profile: asked once, after every row passed its rules. */
 export async function confirmBulkRun(ctx: ApiContext, op: OperationSpec, plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}, yes: boolean): Promise<void> {
-  if (asks(ctx, op, yes)) await ask(ctx, bulkConfirmationLines(op, plan, ctx.settings.profileName))
+  if (op.confirm) await liveMoneyGate(ctx, yes, () => bulkConfirmationLines(op, plan, ctx.settings.profileName))
 }
 
-async function ask(ctx: ApiContext, lines: string[]): Promise<void> {
-  for (const line of lines) ctx.out.notice(line)
+/** Who can be asked: nobody (CI, PAY_NO_INPUT, --no-input), the terminal on stdin and stderr, or /dev/tty. */
+type Asker = 'nobody' | 'terminal' | 'tty'
+
+function askerOf(ctx: ApiContext): Asker {
+  const term = ctx.out.term
+  if (term.interactive) return 'terminal'
+  return term.noInput ? 'nobody' : 'tty'
+}
+
+/**
+ * The rule above: returns when the money may move (not live, --yes, or a person said yes); else throws (exit 2).
+ * `lines` says what will happen; made only when it is shown.
+ */
+export async function liveMoneyGate(ctx: ApiContext, yes: boolean, lines: () => string[]): Promise<void> {
+  if (yes || !ctx.settings.live) return
+  const asker = askerOf(ctx)
+  const refused = (why: string) =>
+    new PayError(`LIVE profile "${printable(ctx.settings.profileName)}": this moves real money and ${why}: nothing was sent`, ExitCode.USAGE, 'pass --yes to confirm it without a question')
+  if (asker === 'nobody') throw refused('no one can be asked (CI, PAY_NO_INPUT or --no-input)')
+  if (asker === 'terminal') {
+    for (const line of lines()) ctx.out.notice(line)
+    await ask(ctx, {output: process.stderr})
+    return
+  }
+  const tty = await openControllingTerminal()
+  if (!tty) throw refused('no one can be asked (no terminal)')
+  try {
+    tty.output.write(`${lines().join('\n')}\n`)
+    await ask(ctx, tty)
+  } finally {
+    tty.close()
+  }
+}
+
+/** The controlling terminal (/dev/tty), for a question when stdin is a file or a pipe; undefined when there is none. */
+async function openControllingTerminal(): Promise<{input: NodeJS.ReadableStream; output: NodeJS.WritableStream; close(): void} | undefined> {
+  const {openSync, closeSync} = await import('node:fs')
+  const tty = await import('node:tty')
+  let readFd: number | undefined
+  try {
+    readFd = openSync('/dev/tty', 'r')
+    const writeFd = openSync('/dev/tty', 'w')
+    if (!tty.isatty(readFd)) {
+      closeSync(writeFd)
+      closeSync(readFd)
+      return undefined
+    }
+    const input = new tty.ReadStream(readFd)
+    const output = new tty.WriteStream(writeFd)
+    return {
+      input,
+      output,
+      close: () => {
+        input.destroy()
+        output.destroy()
+      },
+    }
+  } catch {
+    if (readFd !== undefined) closeSync(readFd)
+    return undefined
+  }
+}
+
+async function ask(ctx: ApiContext, io: {input?: NodeJS.ReadableStream; output: NodeJS.WritableStream}): Promise<void> {
   const {confirm} = await import('@inquirer/prompts')
   let ok = false
   try {
-    ok = await confirm({message: 'Send it?', default: false}, {output: process.stderr})
+    ok = await confirm({message: 'Send it?', default: false}, io)
   } catch (err) {
     if ((err as Error).name !== 'ExitPromptError' && (err as Error).name !== 'AbortPromptError') throw err
   }

@@ -10,6 +10,7 @@ export const globalFlags = {
   fields: Flags.string({description: 'Only these fields, as dot paths (id,status,customer.name): the columns of a table, csv or tsv, the keys of json', helpValue: 'a,b.c', helpGroup: 'GLOBAL'}),
   jq: Flags.string({description: 'Filter the JSON output with a jq program, in-process (a string result prints raw, with or without --json, like gh --jq); checked before anything is sent', helpValue: 'EXPR', helpGroup: 'GLOBAL'}),
   'no-header': Flags.boolean({description: 'No header line in tables, csv and tsv', helpGroup: 'GLOBAL'}),
+  'raw-csv': Flags.boolean({description: "Write csv and tsv cells as they are: by default a cell starting with = + - @ is prefixed with ' so a spreadsheet never runs it as a formula", helpGroup: 'GLOBAL'}),
   quiet: Flags.boolean({char: 'q', description: 'No progress or notices on stderr (errors are still shown)', helpGroup: 'GLOBAL'}),
   'no-input': Flags.boolean({description: 'Never prompt, even on a terminal (also PAY_NO_INPUT=1 or CI)', helpGroup: 'GLOBAL'}),
   debug: Flags.boolean({description: 'Trace each request and response on stderr (secrets redacted)', helpGroup: 'GLOBAL'}),
@@ -61,7 +62,7 @@ export const onePageAllFlag = {
   all: Flags.boolean({description: 'Every item (the service answers this list in one response)'}),
 }
 
-/** Commands that move money (OperationSpec.confirm): asked first on a terminal against a live profile. */
+/** Commands that can move money: with a live profile, asked first where a person is present, else refused without --yes (src/cli/confirm.ts). */
 export const confirmFlags = {
-  yes: Flags.boolean({char: 'y', description: 'Do not ask before moving money with a live profile (scripts never get asked: no terminal)'}),
+  yes: Flags.boolean({char: 'y', description: 'Move money with a live profile without a question (needed where no one can be asked: CI, --no-input, no terminal)'}),
 }

@@ -383,7 +383,13 @@ export class ApiClient {
 
   private secrets(): (string | undefined)[] {
     const s = this.options.settings
-    return [s.clientSecret, s.webhookSecret]
+    return [s.clientSecret, s.webhookSecret, ...this.moreSecrets]
+  }
+
+  private readonly moreSecrets: string[] = []
+  /** Values the traces and errors must redact besides the credentials (a flow's declared `secrets:`). */
+  redactAlso(values: readonly string[]): void {
+    this.moreSecrets.push(...values)
   }
 
   private trace(text: string): void {

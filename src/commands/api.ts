@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../cli/base-command.js'
-import {bodyFlags, idempotencyFlags} from '../cli/flags.js'
+import {bodyFlags, confirmFlags, idempotencyFlags} from '../cli/flags.js'
 
 export default class Api extends ApiCommand {
   static override summary = 'Send a raw request through the same auth, headers and retries as every command'
@@ -25,6 +25,7 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
   static override flags = {
     ...bodyFlags,
     ...idempotencyFlags,
+    ...confirmFlags,
     header: Flags.string({char: 'H', description: "Extra request header 'Name: value' (repeatable)", multiple: true}),
     include: Flags.boolean({char: 'i', description: 'Print the response status and headers on stderr'}),
     'allow-any-path': Flags.boolean({description: 'Send a path outside /v1/ or with . or .. segments (still only to the base URL\'s origin)'}),
@@ -54,6 +55,10 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
       rt.renderDryRun(out, req, {profileName: settings.profileName, fromProfile: settings.sources.clientId === 'profile'})
       return
     }
+    // a money-moving endpoint with a live profile: the rule of src/cli/confirm.ts, as for its resource command
+    const {liveMoneyGate, moneyOperation, confirmationLines} = await import('../cli/confirm.js')
+    const money = moneyOperation(req.endpoint?.id)
+    if (money) await liveMoneyGate({client, out, settings}, Boolean(flags.yes), () => confirmationLines(money, {body}, settings.profileName))
     if (flags.paginate) {
       await paginate(client, out, args.path, {headers, slurp: Boolean(flags.slurp), allowAnyPath: flags['allow-any-path'], shown: rt.forStdout(out.term.stdoutIsTTY), splitPath: rt.splitPath})
       return

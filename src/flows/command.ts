@@ -5,12 +5,17 @@
  */
 import type {ApiContext, ApiContextFlags} from '../runtime.js'
 import {checkJUnitPath, printStep, printSummary, reportOf, writeJUnitAfter} from '../smoke/report.js'
+import {liveMoneyGate, moneyOperation} from '../cli/confirm.js'
+import {printable} from '../output/printable.js'
 import {loadFlows} from './load.js'
+import {commandOperation} from './poll.js'
+import type {Flow} from './schema.js'
 import {runFlows} from './run.js'
 
 export interface FlowFlags extends ApiContextFlags {
   sandbox?: boolean
   junit?: string
+  yes?: boolean
 }
 
 type Runtime = typeof import('../runtime.js')
@@ -35,6 +40,7 @@ export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFl
     } else {
       ctx = await rt.createApiContext(flags, userAgent, out)
     }
+    await confirmFlowMoney(ctx, flows, Boolean(flags.yes))
     const steps = await runFlows(ctx, flows, {userAgent, onStep: (s) => printStep(out, s)})
     const report = reportOf(steps)
     printSummary(out, report, `pay flow run (${flows.length} flow${flows.length === 1 ? '' : 's'})`, {flows: flows.map((f) => ({name: f.name, file: f.file}))})
@@ -43,4 +49,16 @@ export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFl
     await ctx?.client.close()
     await stop?.()
   }
+}
+
+/** Flows with a step on a money-moving endpoint, with a live profile: the rule of src/cli/confirm.ts, asked once. */
+async function confirmFlowMoney(ctx: ApiContext, flows: Flow[], yes: boolean): Promise<void> {
+  const money = flows.flatMap((f) =>
+    f.steps.flatMap((s) => {
+      const op = s.command === undefined ? moneyOperation(s.call) : commandOperation(s.command)
+      return op?.confirm ? [`  ${f.name}: step ${s.id} (${op.summary.split(':')[0].toLowerCase()})`] : []
+    }),
+  )
+  if (money.length === 0) return
+  await liveMoneyGate(ctx, yes, () => [`LIVE profile "${ctx.settings.profileName}": these steps move real money`, ...money].map((l) => printable(l)))
 }

@@ -10,14 +10,20 @@ import {parse as parseYaml} from 'yaml'
 import type {z} from 'zod'
 import {type Endpoint, type EndpointId, endpoints, pathParams} from '../api/endpoints.js'
 import {InputError, type InputProblem} from '../client/errors.js'
+import {ExitCode} from '../client/exit-codes.js'
+import {isSecretName} from '../client/redact.js'
+import {depthProblem} from '../output/json-shape.js'
 import {requestFromRecord, valuesFromRecord} from '../cli/operation-input.js'
 import {commandOperation, waitOperation} from './poll.js'
 import {sandboxStepProblems} from './sandbox-steps.js'
-import {type Flow, type FlowStep, flowSchema} from './schema.js'
+import {EXIT_CLASSES, type Flow, type FlowStep, flowSchema} from './schema.js'
 import {type Scope, hasReference, referencesIn, resolve} from './template.js'
 
 /** Parses the text of a flow file: JSON when it ends in .json, YAML otherwise (YAML 1.2 reads JSON too). */
 export function parseFlowText(text: string, file: string): unknown {
+  // bounded like every JSON pay reads from outside: a deeper file is never parsed or walked
+  const deep = depthProblem(text)
+  if (deep) throw new Error(deep)
   if (extname(file).toLowerCase() === '.json') return JSON.parse(text)
   return parseYaml(text, {prettyErrors: true, uniqueKeys: true})
 }
@@ -27,10 +33,10 @@ function issuePath(path: PropertyKey[]): string {
 }
 
 /** Checks one step's inputs against the endpoint; problems at fields that hold a step reference wait for the run. */
-export function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['env']): {field: string; rule: string}[] {
+export function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['env'], secrets: ReadonlySet<string> = new Set()): {field: string; rule: string}[] {
   const problems: {field: string; rule: string}[] = []
-  if (step.sandbox !== undefined || step.target !== undefined) return [...sandboxStepProblems(step), ...referenceProblems(step, earlier, env)]
-  if (step.command !== undefined || step.inputs !== undefined) return commandProblems(step, earlier, env)
+  if (step.sandbox !== undefined || step.target !== undefined) return [...sandboxStepProblems(step), ...referenceProblems(step, earlier, env, secrets)]
+  if (step.command !== undefined || step.inputs !== undefined) return commandProblems(step, earlier, env, secrets)
   if (step.call === undefined) {
     problems.push({field: 'call', rule: 'is required: an endpoint id such as collections.create (or `command` with `inputs`, or `sandbox` with `target`)'})
     return problems
@@ -42,7 +48,7 @@ export function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['e
   const id = step.call as EndpointId
   const endpoint: Endpoint = endpoints[id]
 
-  problems.push(...referenceProblems(step, earlier, env))
+  problems.push(...referenceProblems(step, earlier, env, secrets))
   if (problems.length > 0) return problems
 
   // What can be known before the run: environment and run references resolved, step references left to the run.
@@ -68,22 +74,45 @@ export function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['e
   check('query', (endpoint as {query?: z.ZodType}).query, step.query)
   check('body', (endpoint as {body?: z.ZodType}).body, step.body)
   if (step.wait && !waitOperation(id)) problems.push({field: 'wait', rule: `${id} has no state to wait for`})
+  problems.push(...expectProblems(step, endpoint))
   return problems
 }
 
-/** Malformed references, references to no earlier step, environment variables unset without a default. */
-function referenceProblems(step: FlowStep, earlier: Set<string>, env: Scope['env']): {field: string; rule: string}[] {
+/**
+ * Expectations the step cannot produce, refused before anything is sent (a step that would pass them whatever
+ * happened must not report healthy): with `wait`, the answer is the last poll's (a 2xx status whether the
+ * transaction succeeded or failed); without it, no tx_failed or wait_timeout exit, and no 2xx status but the
+ * endpoint's own success status.
+ */
+function expectProblems(step: FlowStep, endpoint: Endpoint): {field: string; rule: string}[] {
+  const status = step.expect?.status
+  const exit = step.expect?.exit === undefined ? undefined : typeof step.expect.exit === 'number' ? step.expect.exit : EXIT_CLASSES[step.expect.exit]
+  const problems: {field: string; rule: string}[] = []
+  if (status !== undefined && status >= 200 && status < 300) {
+    if (step.wait) problems.push({field: 'expect.status', rule: `${status} cannot tell a waited step's outcome: its answer is the last poll's (2xx whether it succeeded or failed); expect exit: ok (or fields: {status: succeeded}) instead`})
+    else if (status !== endpoint.success) problems.push({field: 'expect.status', rule: `${status} is never the answer of ${endpoint.method} ${endpoint.path}: it succeeds with ${endpoint.success}`})
+  }
+  if (!step.wait && (exit === ExitCode.TX_FAILED || exit === ExitCode.WAIT_TIMEOUT)) problems.push({field: 'expect.exit', rule: `${exit} comes only from a step that waits (wait: true)`})
+  return problems
+}
+
+/**
+ * Malformed references, references to no earlier step, environment variables unset without a default, and
+ * secret-named variables (the one redactor's patterns) that the flow does not declare under `secrets:`.
+ */
+function referenceProblems(step: FlowStep, earlier: Set<string>, env: Scope['env'], secrets: ReadonlySet<string>): {field: string; rule: string}[] {
   const problems: {field: string; rule: string}[] = []
   for (const ref of referencesIn(step)) {
     if (typeof ref === 'string') problems.push({field: 'reference', rule: ref})
     else if (ref.kind === 'steps' && !earlier.has(ref.name)) problems.push({field: 'reference', rule: `\${${ref.expr}} names no earlier step (steps run in order; earlier ids: ${[...earlier].join(', ') || 'none'})`})
+    else if (ref.kind === 'env' && isSecretName(ref.name) && !secrets.has(ref.name)) problems.push({field: 'reference', rule: `\${${ref.expr}}: ${ref.name} looks like a secret; list it under secrets: at the top of the flow to use it (its value is then redacted in every output and report)`})
     else if (ref.kind === 'env' && ref.fallback === undefined && !env[ref.name]) problems.push({field: 'reference', rule: `\${${ref.expr}}: ${ref.name} is not set (set it, or give a default: \${env.${ref.name}:-value})`})
   }
   return problems
 }
 
 /** A `command` step: its inputs checked like the command's flags (problems at inputs holding a step reference wait). */
-function commandProblems(step: FlowStep, earlier: Set<string>, env: Scope['env']): {field: string; rule: string}[] {
+function commandProblems(step: FlowStep, earlier: Set<string>, env: Scope['env'], secrets: ReadonlySet<string>): {field: string; rule: string}[] {
   const problems: {field: string; rule: string}[] = []
   for (const key of ['call', 'path', 'query', 'body'] as const) if (step[key] !== undefined) problems.push({field: key, rule: 'cannot be combined with `command` (give the command its `inputs`)'})
   const op = step.command === undefined ? undefined : commandOperation(step.command)
@@ -91,7 +120,7 @@ function commandProblems(step: FlowStep, earlier: Set<string>, env: Scope['env']
     problems.push({field: 'command', rule: step.command === undefined ? 'is required with `inputs`: a resource command such as "collections create"' : `"${step.command}" is not a resource command of pay (e.g. "collections create")`})
     return problems
   }
-  problems.push(...referenceProblems(step, earlier, env))
+  problems.push(...referenceProblems(step, earlier, env, secrets))
   if (problems.length > 0) return problems
   const inputs = resolveKnown(step.inputs ?? {}, {steps: {}, env, run: {id: 'check'}}) as Record<string, unknown>
   const later = Object.keys(step.inputs ?? {}).filter((k) => referencesIn(step.inputs![k]).some((r) => typeof r !== 'string' && r.kind === 'steps'))
@@ -103,6 +132,7 @@ function commandProblems(step: FlowStep, earlier: Set<string>, env: Scope['env']
     problems.push({field: `inputs: ${p.flag}`, rule: p.rule})
   }
   if (step.wait && !waitOperation(endpoint)) problems.push({field: 'wait', rule: `${step.command} has nothing to wait for`})
+  problems.push(...expectProblems(step, endpoints[endpoint]))
   return problems
 }
 
@@ -151,13 +181,14 @@ export function loadFlows(files: string[], env: Scope['env'] = process.env): Flo
       continue
     }
     const earlier = new Set<string>()
+    const secrets = new Set(parsed.data.secrets ?? [])
     parsed.data.steps.forEach((step, i) => {
       const label = `${file}: step ${step.id} (#${i + 1})`
       if (earlier.has(step.id)) problems.push({flag: `${label}: id`, rule: 'is used by an earlier step'})
-      for (const p of stepProblems(step, earlier, env)) problems.push({flag: `${label}: ${p.field}`, rule: p.rule})
+      for (const p of stepProblems(step, earlier, env, secrets)) problems.push({flag: `${label}: ${p.field}`, rule: p.rule})
       earlier.add(step.id)
     })
-    flows.push({name: parsed.data.name ?? basename(file, extname(file)), file, steps: parsed.data.steps})
+    flows.push({name: parsed.data.name ?? basename(file, extname(file)), file, steps: parsed.data.steps, secrets: [...secrets]})
   }
   if (problems.length > 0) throw new InputError(problems, 'fix the flow file; nothing was sent')
   return flows

@@ -8,6 +8,7 @@ import type {z} from 'zod'
 import {type EndpointId, endpoints} from '../api/endpoints.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {ExitCode} from '../client/exit-codes.js'
+import {redactValues} from '../client/redact.js'
 import {isPayError} from '../output/errors.js'
 import type {ApiContext} from '../runtime.js'
 import {stateOf, waitFor} from '../cli/wait.js'
@@ -159,9 +160,12 @@ async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope
 /** Runs flows one after another; returns every step's result (later steps of a failed flow are skipped). */
 export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunOptions = {}): Promise<StepResult[]> {
   const results: StepResult[] = []
+  // the values of declared secrets: never in a step's line, the summary, --json or --junit, nor in a trace
+  let hidden: string[] = []
   const add = (s: StepResult) => {
-    results.push(s)
-    options.onStep?.(s)
+    const shown = hidden.length > 0 ? redactStep(s, hidden) : s
+    results.push(shown)
+    options.onStep?.(shown)
   }
   const runId = options.runId ?? randomUUID().slice(0, 8)
   const userAgent = options.userAgent ?? 'pay'
@@ -169,6 +173,8 @@ export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunO
   await assertSandboxFor(flows, ctx.client.baseUrl(), () => isSandbox(ctx.client.baseUrl(), userAgent))
   for (const flow of flows) {
     const scope: Scope = {steps: {}, env: options.env ?? process.env, run: {id: runId}}
+    hidden = flow.secrets.map((name) => scope.env[name] ?? '').filter((v) => v.length >= 4)
+    ctx.client.redactAlso(hidden)
     let failed = false
     for (const step of flow.steps) {
       if (failed) {
@@ -181,4 +187,10 @@ export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunO
     }
   }
   return results
+}
+
+/** A step's result with every known secret value replaced in its texts. */
+function redactStep(s: StepResult, values: string[]): StepResult {
+  const r = (text: string | undefined) => (text === undefined ? undefined : redactValues(text, values))
+  return {...s, name: r(s.name)!, detail: r(s.detail), ...(s.error ? {error: {...s.error, message: r(s.error.message)!}} : {})}
 }

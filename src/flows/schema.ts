@@ -2,6 +2,7 @@
  * The shape of a flow file (JSON or YAML):
  *
  *   name: collect and verify            # optional; default: the file name
+ *   secrets: [PAY_CLIENT_SECRET]        # optional: secret-named ${env.…} allowed, their values redacted
  *   steps:
  *     - id: charge                      # later steps refer to its answer as ${steps.charge.…}
  *       call: collections.create        # an endpoint id of src/api/endpoints.ts
@@ -55,6 +56,11 @@ export const stepSchema = z.strictObject({
 export const flowSchema = z.strictObject({
   name: z.string().min(1).optional(),
   description: z.string().optional(),
+  /**
+   * Environment variables the flow may use although their names look like secrets (the one redactor's patterns,
+   * src/client/redact.ts): their values are redacted in every output, report and --junit file of the run.
+   */
+  secrets: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).optional(),
   steps: z.array(stepSchema).min(1, 'must list at least one step'),
 })
 
@@ -65,6 +71,8 @@ export interface Flow {
   name: string
   file: string
   steps: FlowStep[]
+  /** The `secrets:` list: variables allowed in ${env.…} although secret-named, their values redacted. */
+  secrets: string[]
 }
 
 /** Default seconds a `wait: true` step polls before it fails with exit 9. */

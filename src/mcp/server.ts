@@ -102,16 +102,20 @@ function inputErrorResult(tool: ToolSpec, problems: ArgumentProblem[]): CallTool
   return errorResult({code: 'invalid_input', message, problems, sent: false}, [`Nothing was sent. See the input schema of ${tool.name}.`])
 }
 
-/** The body (or bodies: one per page) the operation printed, as one object. */
-function structuredOf(stdout: string): Record<string, unknown> {
-  const docs = stdout
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as unknown)
-  if (docs.length === 1) return docs[0] !== null && typeof docs[0] === 'object' && !Array.isArray(docs[0]) ? (docs[0] as Record<string, unknown>) : {value: docs[0]}
-  // --all: one body per page; their rows together
-  const data = docs.flatMap((d) => ((d as {data?: unknown[]})?.data ?? []) as unknown[])
-  return {data, pages: docs.length}
+/** The body (or bodies: one per page, one per line) the operation printed, as one object. */
+export function structuredOf(stdout: string): Record<string, unknown> {
+  const asObject = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {value: v})
+  try {
+    // one body, as the service sent it (which may span lines)
+    return asObject(JSON.parse(stdout))
+  } catch {
+    // --all: one body per page, one per line; their rows together
+    const docs = stdout
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as {data?: unknown[]})
+    return {data: docs.flatMap((d) => d?.data ?? []), pages: docs.length}
+  }
 }
 
 export class PayMcp {
@@ -174,13 +178,17 @@ export class PayMcp {
     let replayedAt: string | undefined
     let key: string | undefined
     // sees each journaled request of this call: the key it carries, and whether the journal answered it
+    const seen = (entry: rt.JournalEntryHandle): rt.JournalEntryHandle => {
+      // a replay carries the key of the request that succeeded
+      key = entry.replay?.request.idempotencyKey ?? entry.request.idempotencyKey
+      if (entry.replay) replayedAt = entry.replay.replayedAt ?? 'earlier'
+      return entry
+    }
     const wrap = (gate: rt.RequestJournal): rt.RequestJournal => ({
-      begin(req, settings, baseUrl) {
-        const entry = gate.begin(req, settings, baseUrl)
-        // a replay carries the key of the request that succeeded
-        key = entry.replay?.request.idempotencyKey ?? entry.request.idempotencyKey
-        if (entry.replay) replayedAt = entry.replay.replayedAt ?? 'earlier'
-        return entry
+      // the gate's begin may answer at once or with a promise (a journal that waits for another process's send)
+      begin(...args: Parameters<rt.RequestJournal['begin']>): ReturnType<rt.RequestJournal['begin']> {
+        const entry: unknown = gate.begin(...args)
+        return (entry instanceof Promise ? entry.then(seen) : seen(entry as rt.JournalEntryHandle)) as ReturnType<rt.RequestJournal['begin']>
       },
     })
     const connection = connectionArgv(this.options.flags)

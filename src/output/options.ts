@@ -18,6 +18,8 @@ export interface OutputOptions {
   jqRaw?: boolean
   noHeader?: boolean
   quiet?: boolean
+  /** --raw-csv: CSV and TSV cells written as they are, without the formula-cell neutralisation. */
+  rawCsv?: boolean
   /** -o wide: a table on a terminal keeps every value whole (else it fits the terminal's width). */
   wide?: boolean
 }
@@ -29,6 +31,7 @@ export interface OutputFlagValues {
   jq?: string
   'no-header'?: boolean
   quiet?: boolean
+  'raw-csv'?: boolean
 }
 
 /** A problem with the output flags themselves (checked before anything is sent). */
@@ -61,7 +64,7 @@ export function outputOptions(flags: OutputFlagValues): {options: OutputOptions;
   const jq = flags.jq?.trim() ? flags.jq : undefined
   const jqRaw = jq !== undefined && flags.output === undefined && !flags.json
   if (jq !== undefined && format === 'table') format = 'json'
-  return {options: {format, fields, jq, jqRaw, noHeader: flags['no-header'], quiet: flags.quiet, ...(wide && {wide})}, problems}
+  return {options: {format, fields, jq, jqRaw, noHeader: flags['no-header'], quiet: flags.quiet, rawCsv: flags['raw-csv'], ...(wide && {wide})}, problems}
 }
 
 /** The output flags read straight from argv (for an error raised while parsing): best effort, never throws. */

@@ -9,7 +9,7 @@ import {getPath} from './format.js'
 import type {OutputOptions} from './options.js'
 import {forStdout, printable, printableDeep} from './printable.js'
 // tsv: the same escaping as piped tables (a tab or line break inside a value written as \t, \n)
-import {tsvRow} from './table.js'
+import {neutralized, tsvRow} from './table.js'
 
 type Obj = Record<string, unknown>
 
@@ -228,7 +228,8 @@ export class StructuredWriter {
   }
 
   private line(rows: string[][]): void {
-    const safe = this.tty ? rows.map((r) => r.map((c) => printable(c))) : rows
+    const cells = this.options.rawCsv ? rows : rows.map((r) => r.map(neutralized))
+    const safe = this.tty ? cells.map((r) => r.map((c) => printable(c))) : cells
     if (this.options.format === 'csv') this.write(this.libs.csv!(safe))
     else this.write(safe.map(tsvRow).join('\n'))
   }

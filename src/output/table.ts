@@ -12,6 +12,17 @@ function tsv(value: string): string {
   return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'))
 }
 
+/**
+ * A cell of a CSV or TSV file made safe to open in a spreadsheet (OWASP "CSV injection"): one that begins with
+ * `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'`, so it shows as text and never runs as a
+ * formula. Every CSV and TSV writer of pay (`-o csv`, `-o tsv`, `--results FILE.csv`) applies it unless
+ * --raw-csv is given (docs/assumptions.md, "CSV and TSV cells").
+ */
+export function neutralized(cell: string): string {
+  return FORMULA_START.test(cell) ? `'${cell}` : cell
+}
+const FORMULA_START = /^[=+\-@\t\r]/
+
 /** One tab-separated line (piped output). */
 export function tsvRow(cells: string[]): string {
   return cells.map(tsv).join('\t')

@@ -12,6 +12,8 @@ export interface Terminal {
   colorErr: boolean
   /** Prompting allowed: stdin and stderr are TTYs, and neither CI nor PAY_NO_INPUT is set (nor --no-input). */
   interactive: boolean
+  /** Prompting turned off whatever the terminal: CI or PAY_NO_INPUT set, or --no-input (absent: false). */
+  noInput?: boolean
   columns: number
 }
 
@@ -32,6 +34,7 @@ export function detectTerminal(env: NodeJS.ProcessEnv = process.env): Terminal {
     color: !noColor && (force || stdoutIsTTY),
     colorErr: !noColor && (force || stderrIsTTY),
     interactive: stdinIsTTY && stderrIsTTY && !ci && !noInput,
+    noInput: ci || noInput,
     columns: process.stdout.columns || 100,
   }
 }

@@ -1,13 +1,30 @@
 /** --state FILE: load at start, save (debounced, async, atomic rename) after changes and at close. */
 import {existsSync} from 'node:fs'
 import {readFile, rename, unlink, writeFile} from 'node:fs/promises'
+import {InputError} from '../client/errors.js'
 import type {State} from './state.js'
 
+/**
+ * The state saved in `path`, or undefined when there is no such file (it is created by the first save). A file
+ * that is not a state file (not JSON, cut short, of another shape) is refused, naming the file and the first bad
+ * path (exit 2), and never rewritten: nothing is saved unless the file was loaded or did not exist.
+ */
 export async function loadState(path: string): Promise<State | undefined> {
   if (!existsSync(path)) return undefined
-  const parsed = JSON.parse(await readFile(path, 'utf8')) as State
-  if (parsed?.version !== 1 || typeof parsed.merchants !== 'object') throw new Error(`${path} is not a sandbox state file (version 1)`)
-  return parsed
+  const refuse = (rule: string) => InputError.one('--state', `${path} ${rule}`, 'give the file a sandbox saved, or a path that does not exist yet (a new state is saved there); the file was left as it is')
+  let raw: unknown
+  try {
+    raw = JSON.parse(await readFile(path, 'utf8'))
+  } catch (err) {
+    throw refuse(`is not a sandbox state file: ${(err as Error).message}`)
+  }
+  const {stateSchema} = await import('./state-schema.js')
+  const parsed = stateSchema.safeParse(raw)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw refuse(`is not a sandbox state file (version 1): at ${issue.path.map(String).join('.') || '(top)'}: ${issue.message}`)
+  }
+  return raw as State
 }
 
 export class Persister {

@@ -3,7 +3,8 @@
  * finishes (a coloured checklist on a terminal, plain tab-separated lines off one), as one JSON object (--json),
  * and as JUnit XML (--junit FILE) that CI systems show as test results.
  */
-import {accessSync, constants, existsSync, statSync, writeFileSync} from 'node:fs'
+import {accessSync, closeSync, constants, existsSync, fchmodSync, openSync, statSync, writeFileSync} from 'node:fs'
+import {SECRET_FILE_MODE as REPORT_FILE_MODE} from '../config/paths.js'
 import {dirname, resolve} from 'node:path'
 import {InputError, PayError} from '../client/errors.js'
 import {ExitCode, type ExitCodeValue} from '../client/exit-codes.js'
@@ -143,8 +144,18 @@ export function toJUnit(title: string, steps: StepResult[], timestamp = new Date
   return lines.join('\n') + '\n'
 }
 
+/**
+ * The JUnit file is 0600 whatever the umask (it names the merchant, references and ids): the mode is given when it
+ * is created and set again on a file that was there before.
+ */
 export function writeJUnit(file: string, title: string, steps: StepResult[]): void {
-  writeFileSync(file, toJUnit(title, steps))
+  const fd = openSync(file, 'w', REPORT_FILE_MODE)
+  try {
+    fchmodSync(fd, REPORT_FILE_MODE)
+    writeFileSync(fd, toJUnit(title, steps))
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /** Checks before anything is sent that the --junit file can be written (its folder exists and is writable). */

@@ -110,10 +110,12 @@ const ANSI = /\u001B\[[0-9;?]*[A-Za-z]/g
 
 /**
  * Runs the built CLI inside a pseudo-terminal (util-linux `script`), answering prompts step by step.
+ * `shell` wraps the command in shell text (a pipe into it, a redirection of its stdin).
  * CI is removed from the environment (unless `env` sets it) so that the CLI may prompt.
  */
-export function runInPty(args: string[], env: Record<string, string | undefined>, steps: PtyStep[], timeoutMs = 20_000): Promise<PtyResult> {
-  const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
+export function runInPty(args: string[], env: Record<string, string | undefined>, steps: PtyStep[], timeoutMs = 20_000, shell: {before?: string; after?: string} = {}): Promise<PtyResult> {
+  // shell.before / shell.after: shell text around the command (`cat rows.csv |`, `</dev/null`): stdin a pipe or a file, the terminal still the controlling one
+  const quoted = [shell.before ?? '', [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' '), shell.after ?? ''].join(' ').trim()
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qfec', quoted, '/dev/null'], {cwd: ROOT, env: cleanEnv({CI: undefined, TERM: 'xterm', ...env}), stdio: ['pipe', 'pipe', 'pipe']})
     let raw = ''

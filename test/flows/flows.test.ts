@@ -2,7 +2,7 @@
  * `pay flow run` (issue 11): references, checking before sending, expectations and the shipped flows —
  * in-process against a sandbox where the logic is, and the built CLI for exit codes, --sandbox and --junit.
  */
-import {readdirSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {PassThrough} from 'node:stream'
 import {XMLParser} from 'fast-xml-parser'
@@ -14,7 +14,7 @@ import {resolve, type Scope} from '../../src/flows/template.js'
 import {Output} from '../../src/output/output.js'
 import type {ApiContext} from '../../src/runtime.js'
 import type {Sandbox} from '../../src/sandbox/index.js'
-import {reportOf} from '../../src/smoke/report.js'
+import {reportOf, toJUnit} from '../../src/smoke/report.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {ACME, start} from '../sandbox/helpers.js'
 
@@ -218,5 +218,82 @@ describe('the shipped flows', () => {
     const cases = doc.testsuites.testsuite.flatMap((s: {testcase: {name: string}[]}) => s.testcase.map((c) => c.name))
     expect(cases).toEqual(report.steps.map((s: {name: string}) => s.name))
     expect(r.stderr).toMatch(/sandbox on http:\/\/127\.0\.0\.1:\d+ \(stopped when the flows end\)/)
+  })
+})
+
+/** The problems of loading `file` (one exit-2 InputError), as "<where after the file name> <rule>". */
+function problemsOf(file: string, env: Record<string, string> = {}): string[] {
+  try {
+    loadFlows([file], env)
+  } catch (e) {
+    expect((e as {exitCode?: number}).exitCode).toBe(2)
+    return (e as {problems: {flag: string; rule: string}[]}).problems.map((p) => `${p.flag.slice(file.length + 2)} ${p.rule}`)
+  }
+  return []
+}
+
+describe('secrets in flows', () => {
+  it('${env.NAME} of a secret-named variable (the redactor\'s patterns) is refused unless the flow lists it under secrets:', () => {
+    const file = flowFile('leak.yaml', 'steps:\n  - id: charge\n    call: collections.create\n    body: {amount: "1.00", currency: KES, merchant_reference: "${env.PAY_CLIENT_SECRET}", mobile: "254712345670", provider: mpesa}\n    expect: {fields: {note: "${env.shopApiToken}"}}\n')
+    const problems = problemsOf(file, {PAY_CLIENT_SECRET: 'sb_acme_secret_x', shopApiToken: 'tok'})
+    expect(problems).toEqual([
+      expect.stringMatching(/^step charge \(#1\): reference \$\{env\.PAY_CLIENT_SECRET\}: PAY_CLIENT_SECRET looks like a secret; list it under secrets:/),
+      expect.stringMatching(/^step charge \(#1\): reference \$\{env\.shopApiToken\}: shopApiToken looks like a secret/),
+    ])
+    const declared = flowFile('declared.yaml', `secrets: [PAY_CLIENT_SECRET, shopApiToken]\n${readFileSync(file, 'utf8')}`)
+    expect(problemsOf(declared, {PAY_CLIENT_SECRET: 'sb_acme_secret_x', shopApiToken: 'tok'})).toEqual([])
+    expect(problemsOf(flowFile('plain.yaml', 'steps:\n  - id: b\n    call: balance.get\n    query: {currency: "${env.CURRENCY}"}\n'), {CURRENCY: 'KES'})).toEqual([])
+  })
+
+  it('the values of declared secrets are redacted in every step result, the report and the JUnit file', async () => {
+    const secret = 'sb_acme_secret_value_42'
+    const file = flowFile('redacted.yaml', 'secrets: [SHOP_API_TOKEN]\nsteps:\n  - id: bal\n    name: "balance for ${env.SHOP_API_TOKEN}"\n    call: balance.get\n    expect: {fields: {object: "${env.SHOP_API_TOKEN}"}}\n')
+    const env = {SHOP_API_TOKEN: secret}
+    const steps = await runFlows(context(), loadFlows([file], env), {env})
+    expect(steps[0]).toMatchObject({outcome: 'failed'})
+    const everything = JSON.stringify(reportOf(steps)) + toJUnit('pay flow run', steps)
+    expect(everything).not.toContain(secret)
+    expect(steps[0].error?.message).toMatch(/fields\.object: expected "\[REDACTED\]"/)
+  })
+})
+
+describe('expectations a step cannot produce are refused at check time', () => {
+  it('wait + a 2xx status, a 2xx status the endpoint never answers, tx_failed or wait_timeout without wait', () => {
+    const file = flowFile('cannot.yaml', [
+      'steps:',
+      '  - id: waited',
+      '    call: collections.create',
+      '    body: {amount: "1.00", currency: KES, merchant_reference: "w", mobile: "254712345670", provider: mpesa}',
+      '    wait: true',
+      '    expect: {status: 200}',
+      '  - id: created',
+      '    command: collections create',
+      '    inputs: {amount: "1.00", currency: KES, reference: c, mobile: "254712345670", provider: mpesa}',
+      '    expect: {status: 200, exit: tx_failed}',
+      '  - id: fine',
+      '    call: collections.get',
+      '    path: {id: "${steps.created.id}"}',
+      '    expect: {status: 404}',
+      '',
+    ].join('\n'))
+    expect(problemsOf(file)).toEqual([
+      expect.stringMatching(/^step waited \(#1\): expect\.status 200 cannot tell a waited step's outcome/),
+      expect.stringMatching(/^step created \(#2\): expect\.status 200 is never the answer of POST \/v1\/collections: it succeeds with 201/),
+      expect.stringMatching(/^step created \(#2\): expect\.exit 8 comes only from a step that waits/),
+    ])
+  })
+
+  it('the built `pay flow run` exits 2 naming the step, nothing sent', async () => {
+    const file = flowFile('waited.yaml', 'steps:\n  - id: charge\n    call: collections.create\n    body: {amount: "1.00", currency: KES, merchant_reference: "waited-200", mobile: "254712345679", provider: mpesa}\n    wait: true\n    expect: {status: 200}\n')
+    const r = await runCli(['flow', 'run', '--sandbox', file])
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr).toMatch(/step charge \(#1\): expect\.status/)
+  })
+})
+
+describe('flow file depth', () => {
+  it('a 200,000-deep JSON flow file is refused as bad input (exit 2), not a stack overflow', () => {
+    const file = flowFile('deep.json', `{"steps":[{"id":"a","call":"balance.get","body":${'['.repeat(200_000)}${']'.repeat(200_000)}}]}`)
+    expect(problemsOf(file)).toEqual([expect.stringMatching(/cannot be read as a flow: nests deeper than 32 levels$/)])
   })
 })

@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest'
 import {resolveSettings, type Settings} from '../../src/config/settings.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {clientConfig} from '../../src/mcp/config.js'
-import {instructionsOf, isLive, policyOf} from '../../src/mcp/server.js'
+import {instructionsOf, isLive, policyOf, structuredOf} from '../../src/mcp/server.js'
 
 const settings = (over: Partial<Settings>): Settings => ({profileName: 'default', profileFound: true, sources: {baseUrl: 'profile'}, configDir: '/tmp/x', baseUrl: 'http://127.0.0.1:4010', ...over})
 
@@ -51,5 +51,13 @@ describe('--print-config', () => {
   it('names the settings taken from the environment, never their values', () => {
     const config = clientConfig('/usr/bin/node', '/opt/pay/bin/run.cjs', ['--profile', 'sandbox'], ['PAY_PROFILE', 'PAY_CLIENT_SECRET'], {PAY_CLIENT_SECRET: 's3cret', PAY_PROFILE: '', HOME: '/root'})
     expect(config).toEqual({mcpServers: {pay: {command: '/usr/bin/node', args: ['/opt/pay/bin/run.cjs', 'mcp', '--profile', 'sandbox'], env: {PAY_CLIENT_SECRET: ''}}}})
+  })
+})
+
+describe('the structured result', () => {
+  it('is the body as sent, also when it spans lines; pages of --all are joined', () => {
+    expect(structuredOf('{\n  "id": "CL_1",\n  "status": "processing"\n}\n')).toEqual({id: 'CL_1', status: 'processing'})
+    expect(structuredOf('{"data":[{"id":1}],"has_more":true}\n{"data":[{"id":2}],"has_more":false}\n')).toEqual({data: [{id: 1}, {id: 2}], pages: 2})
+    expect(structuredOf('[1,2]')).toEqual({value: [1, 2]})
   })
 })

@@ -116,3 +116,14 @@ describe('the generated scripts in real shells', () => {
     expect((await zsh("customers get MC_ACME0001 ''")).lines).toEqual(['FILES']) // an argument: the shell's own completion
   })
 })
+
+describe('candidates are shell-safe words', () => {
+  it('values of a list that hold ESC sequences, $(…), quotes, spaces or line breaks are not offered', async () => {
+    const dir = tempConfigDir()
+    const hostile = ['mpesa', 'mtn\u001b]0;PWNED\u0007', '$(touch /tmp/pwned)', 'a b', "it's", 'x\ny', '`id`', 'airtel', 'a;b', '*']
+    writeFileSync(join(dir, 'completion-cache.json'), JSON.stringify({providers: {at: Date.now(), values: hostile}}))
+    const r = await runCli(['completion', 'complete', '--', 'collections', 'create', '--provider', ''], {env: {PAY_CONFIG_DIR: dir}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe('mpesa\nairtel\n')
+  })
+})

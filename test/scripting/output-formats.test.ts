@@ -154,3 +154,42 @@ describe('the pipeline on values (src/output/structured.ts)', () => {
     expect(await render({output: 'ndjson'}, [{a: 1}, {a: 2}])).toBe('{"a":1}\n{"a":2}\n')
   })
 })
+
+describe('formula cells in csv and tsv (OWASP: prefixed with \')', () => {
+  const hostile = {a: '=HYPERLINK("http://x","y")', b: '+1+1', c: '-2+3', d: '@SUM(A1)', e: '\tx', f: 'plain', g: '1.00'}
+  async function written(format: 'csv' | 'tsv', raw: boolean): Promise<string> {
+    const {options} = outputOptions({output: format, 'raw-csv': raw})
+    let text = ''
+    // each write is one line (Output.data ends it); csv lines end in CRLF already
+    new StructuredWriter(options, await loadLibraries(options), (t) => (text += format === 'tsv' ? `${t}\n` : t)).document(JSON.stringify({data: [hostile], has_more: false}))
+    return text
+  }
+
+  it('-o csv and -o tsv neutralise cells that start with = + - @ or a tab; --raw-csv writes them as they are', async () => {
+    const csv = (await written('csv', false)).split('\r\n')
+    expect(csv[1]).toBe(`"'=HYPERLINK(""http://x"",""y"")",'+1+1,'-2+3,'@SUM(A1),'\tx,plain,1.00`)
+    const tsv = (await written('tsv', false)).split('\n')
+    expect(tsv[1]).toBe("'=HYPERLINK(\"http://x\",\"y\")\t'+1+1\t'-2+3\t'@SUM(A1)\t'\\tx\tplain\t1.00")
+    expect((await written('csv', true)).split('\r\n')[1]).toBe(`"=HYPERLINK(""http://x"",""y"")",+1+1,-2+3,@SUM(A1),\tx,plain,1.00`)
+  })
+
+  it('--results FILE.csv of a bulk run neutralises its cells too (a reference or a service message), unless --raw-csv', async () => {
+    const {ResultSink} = await import('../../src/bulk/report.js')
+    const {Output} = await import('../../src/output/output.js')
+    const {readFileSync} = await import('node:fs')
+    const {join} = await import('node:path')
+    const {tempConfigDir} = await import('../helpers/cli.js')
+    const {PassThrough} = await import('node:stream')
+    const term = {stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, color: false, colorErr: false, interactive: false, columns: 100}
+    const outcome = {row: 1, line: 2, reference: '=cmd|" /C calc"!A0', status: 'failed' as const, http_status: 400, id: null, state: null, error_code: 'invalid_parameter', error_message: '@evil', idempotency_key: 'k', amount: '1.00', currency: 'KES'}
+    for (const raw of [false, true]) {
+      const file = join(tempConfigDir(), 'results.csv')
+      const sink = await ResultSink.open(new Output(term, {format: 'table', rawCsv: raw}, new PassThrough(), new PassThrough()), file)
+      sink.write(outcome)
+      await sink.close()
+      const row = readFileSync(file, 'utf8').split('\n')[1]
+      expect(row).toContain(raw ? '"=cmd|"" /C calc""!A0"' : `"'=cmd|"" /C calc""!A0"`)
+      expect(row).toContain(raw ? ',@evil,' : ",'@evil,")
+    }
+  })
+})

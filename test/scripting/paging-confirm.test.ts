@@ -1,7 +1,8 @@
 /**
  * What only a process shows: `pay api --paginate` across all 47 of the seeded customer's collections (streamed
  * items, one merged array with --slurp), --quiet, and the confirmation before money moves with a live profile:
- * asked on a pseudo-terminal, skipped with --yes, never asked without a terminal.
+ * asked on a pseudo-terminal (through /dev/tty when stdin is a file or a pipe), skipped with --yes, refused where no
+ * one can be asked.
  */
 import {spawnSync} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
@@ -109,18 +110,57 @@ describe('live profiles: asked before money moves', () => {
     expect(h.requests(byRef('live-bulk-2'))).toHaveLength(1)
   })
 
-  it.skipIf(!hasScript)('--yes skips the question; --no-input and off a terminal it is never asked', async () => {
+  it.skipIf(!hasScript)('--yes skips the question; where no one can be asked (--no-input, CI, no terminal) it is refused naming --yes', async () => {
     const env = await liveProfile()
     const yes = await runInPty(payout('live-flag-yes', '--yes'), env, [])
     expect(yes.code, yes.screen).toBe(0)
     expect(yes.screen).not.toMatch(/Send it\?/)
     const noInput = await runInPty(payout('live-no-input', '--no-input'), env, [])
-    expect(noInput.code, noInput.screen).toBe(0)
-    expect(noInput.screen).not.toMatch(/Send it\?/)
-    const piped = await runCli(payout('live-piped'), {env})
-    expect(piped.code, piped.stderr).toBe(0)
-    expect(piped.stderr).not.toMatch(/Send it\?/)
+    expect(noInput.code, noInput.screen).toBe(2)
+    expect(noInput.screen).toMatch(/LIVE profile "prod": this moves real money and no one can be asked.*nothing was sent/)
+    expect(noInput.screen).toMatch(/--yes/)
+    const piped = await runCli(payout('live-piped'), {env}) // CI is set: no one is asked
+    expect(piped.code, piped.stderr).toBe(2)
+    expect(piped.stderr).toMatch(/--yes/)
+    // no controlling terminal at all (a new session), CI unset
+    const {spawn} = await import('node:child_process')
+    const {BIN, cleanEnv} = await import('../helpers/cli.js')
+    const child = spawn(process.execPath, [BIN, ...payout('live-no-tty')], {env: cleanEnv({...env, CI: undefined}), detached: true, stdio: ['ignore', 'pipe', 'pipe']})
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    expect(code, stderr).toBe(2)
+    expect(stderr).toMatch(/no one can be asked \(no terminal\).*nothing was sent/)
+    const scripted = await runCli(payout('live-scripted', '--yes'), {env})
+    expect(scripted.code, scripted.stderr).toBe(0)
+    for (const ref of ['live-no-input', 'live-piped', 'live-no-tty']) expect(h.requests(byRef(ref)), ref).toHaveLength(0)
     expect(h.requests(byRef('live-flag-yes'))).toHaveLength(1)
-    expect(h.requests(byRef('live-piped'))).toHaveLength(1)
+    expect(h.requests(byRef('live-scripted'))).toHaveLength(1)
+  })
+
+  it.skipIf(!hasScript)('a person at the terminal with stdin a file or a pipe is asked through /dev/tty: resource command, bulk from stdin, pay api, flow', async () => {
+    const env = await liveProfile()
+    const dir = tempConfigDir()
+    const csv = join(dir, 'rows.csv')
+    writeFileSync(csv, 'amount,reference,mobile\n100.00,tty-bulk-1,254712345678\n')
+    const flow = join(dir, 'payout.yaml')
+    writeFileSync(flow, 'name: money\nsteps:\n  - id: pay\n    call: payouts.create\n    body: {amount: "70.00", currency: KES, merchant_reference: tty-flow, payment_rail: mobile_money, mobile: "254712345678", provider: mpesa}\n')
+    const api = ['api', 'POST', '/v1/payouts', '-F', 'amount=60.00', '-F', 'currency=KES', '-F', 'merchant_reference=tty-api', '-F', 'payment_rail=mobile_money', '-F', 'mobile=254712345678', '-F', 'provider=mpesa']
+    const cases: {ref: string; args: string[]; shell: {before?: string; after?: string}; shows: RegExp}[] = [
+      {ref: 'tty-devnull', args: payout('tty-devnull'), shell: {after: '</dev/null'}, shows: /amount\s+120\.00 KES/},
+      {ref: 'tty-bulk-1', args: ['payouts', 'create', '--from-file', '-', '--currency', 'KES', '--provider', 'mpesa'], shell: {before: `cat '${csv}' |`}, shows: /rows\s+1 \(1 to send/},
+      {ref: 'tty-api', args: api, shell: {after: '</dev/null'}, shows: /amount\s+60\.00 KES/},
+      {ref: 'tty-flow', args: ['flow', 'run', flow], shell: {after: '</dev/null'}, shows: /money: step pay \(send money/},
+    ]
+    for (const c of cases) {
+      const no = await runInPty(c.args, env, [{expect: /Send it\?/, send: 'n\r'}], 30_000, c.shell)
+      expect(no.screen, c.ref).toMatch(/LIVE profile "prod"/)
+      expect(no.screen, c.ref).toMatch(c.shows)
+      expect(no.code, `${c.ref}\n${no.screen}`).toBe(2)
+      expect(h.requests(byRef(c.ref)), c.ref).toHaveLength(0)
+    }
+    const yes = await runInPty(api, env, [{expect: /Send it\?/, send: 'y\r'}], 30_000, {after: '</dev/null'})
+    expect(yes.code, yes.screen).toBe(0)
+    expect(h.requests(byRef('tty-api'))).toHaveLength(1)
   })
 })

@@ -179,6 +179,27 @@ describe('pay smoke (the built CLI)', () => {
     expect(doc.testsuites.failures).toBe('0')
   })
 
+  it('the --junit file is 0600 under umask 0, also when it was there before with a wider mode', async () => {
+    const {spawn} = await import('node:child_process')
+    const {chmodSync, statSync} = await import('node:fs')
+    const {BIN, cleanEnv} = await import('../helpers/cli.js')
+    const dir = tempConfigDir()
+    const fresh = join(dir, 'fresh.xml')
+    const old = join(dir, 'old.xml')
+    writeFileSync(old, 'stale')
+    chmodSync(old, 0o666)
+    for (const file of [fresh, old]) {
+      // the sandbox answers in this process: the child is awaited, never waited for synchronously
+      const child = spawn('sh', ['-c', 'umask 0 && exec "$@"', 'sh', process.execPath, BIN, 'smoke', '--junit', file], {env: cleanEnv(env({PAY_CONFIG_DIR: dir}))})
+      let stderr = ''
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+      const code = await new Promise((resolve) => child.on('close', resolve))
+      expect(code, stderr).toBe(0)
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+      expect(readFileSync(file, 'utf8')).toMatch(/^<\?xml/)
+    }
+  })
+
   it('merchant B: subscriptions reported as not enabled, exit 0', async () => {
     const r = await runCli(['smoke', '--account-ref', GLOBEX.east], {env: env({PAY_CONFIG_DIR: tempConfigDir(), PAY_CLIENT_ID: GLOBEX.client_id, PAY_CLIENT_SECRET: GLOBEX.client_secret})})
     expect(r.code, r.stderr).toBe(0)

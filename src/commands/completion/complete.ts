@@ -9,10 +9,10 @@ export default class CompletionComplete extends BaseCommand {
   async run(): Promise<void> {
     const {argv} = await this.parse(CompletionComplete)
     const words = argv as string[]
-    const [{complete, profileOf}, {surfaceOf}] = await Promise.all([import('../../cli/completion.js'), import('../../cli/surface.js')])
+    const [{complete, profileOf, shellSafe}, {surfaceOf}] = await Promise.all([import('../../cli/completion.js'), import('../../cli/surface.js')])
     const result = complete(surfaceOf(this.config.commands), words)
     const out = await this.output()
-    const candidates = 'words' in result ? result.words : (await this.values(result.source, profileOf(words))).filter((v) => v.startsWith(result.prefix))
+    const candidates = shellSafe('words' in result ? result.words : (await this.values(result.source, profileOf(words))).filter((v) => v.startsWith(result.prefix)))
     if (candidates.length > 0) out.chunk(`${candidates.join('\n')}\n`)
   }
 

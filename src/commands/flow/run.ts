@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../cli/base-command.js'
+import {confirmFlags} from '../../cli/flags.js'
 
 export default class FlowRun extends ApiCommand {
   static override summary = 'Run scripted flows of requests from JSON or YAML files, with expectations and a report'
@@ -18,6 +19,7 @@ Every file is checked against the endpoint schemas before anything is sent: a pr
   static override flags = {
     sandbox: Flags.boolean({description: 'Run against an ephemeral sandbox on a free port (started and stopped by this command)'}),
     junit: Flags.string({description: 'Also write the steps as JUnit XML to this file'}),
+    ...confirmFlags,
   }
 
   async run(): Promise<void> {

@@ -19,19 +19,10 @@ export default class ProfilesShow extends BaseCommand {
     const rt = await this.runtime()
     const s = await rt.resolveSettings({...flags, profile: args.name ?? flags.profile})
     if (args.name && !s.profileFound) throw new rt.PayError(`no profile named "${args.name}"`, 4)
-    const secret = (v?: string) => (v ? '[REDACTED] (set)' : null)
-    const view = {
-      profile: s.profileName,
-      profile_found: s.profileFound,
-      base_url: s.baseUrl ?? null,
-      client_id: s.clientId ?? null,
-      client_secret: secret(s.clientSecret),
-      account_ref: s.accountRef ?? null,
-      webhook_secret: secret(s.webhookSecret),
-      live: s.live === true,
-      sources: s.sources,
-      config_dir: s.configDir,
-    }
+    const {redactProfile} = await import('../../config/profile-view.js')
+    // the same view as `profiles list`: secrets as whether they are set, a password in the base URL redacted
+    const shown = redactProfile({base_url: s.baseUrl, client_id: s.clientId, client_secret: s.clientSecret, account_ref: s.accountRef, webhook_secret: s.webhookSecret, live: s.live === true})
+    const view = {profile: s.profileName, profile_found: s.profileFound, ...shown, sources: s.sources, config_dir: s.configDir}
     out.body(JSON.stringify(view), view)
   }
 }

@@ -87,6 +87,7 @@ are described in docs/sandbox.md.`
         },
       })
     } catch (err) {
+      if ((err as Error).name === 'InputError') throw err // a --state file that is not one: exit 2, naming it (the sandbox's own copy of the class)
       const e = err as NodeJS.ErrnoException
       if (e.code === 'EADDRINUSE') throw new rt.PayError(`port ${flags.port} is already in use`, 1, 'pick another with --port (0 = any free port)')
       throw new rt.PayError(e.message, 1)

@@ -1,0 +1,90 @@
+/**
+ * Bulk input that could move the wrong money: a -F/--data value that would replace each row's own value, an
+ * NDJSON key given twice, --results naming the input itself (refused, exit 2, nothing sent); and a --results file
+ * that fails mid-run (a full disk, /dev/full) ends the run cleanly: exit 7, the outcomes journaled, resumable.
+ */
+import {linkSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {readRows, repeatedKey, type BulkInput} from '../../src/bulk/input.js'
+import {tempConfigDir} from '../helpers/cli.js'
+import {useSandbox} from '../commands/support.js'
+
+const h = useSandbox({rateLimits: {writePerMinute: 10_000_000, writePerHour: 100_000_000}})
+const byRefPrefix = (prefix: string) => h.requests((e) => e.method === 'POST' && String((e.body as {merchant_reference?: string})?.merchant_reference ?? '').startsWith(prefix))
+
+function file(name: string, text: string): string {
+  const path = join(tempConfigDir(), name)
+  writeFileSync(path, text)
+  return path
+}
+
+describe('bulk input refusals (exit 2, nothing sent)', () => {
+  it('-F or --data setting a field every row may set (a row\'s amount) is refused, naming the flag to use instead', async () => {
+    const rows = file('rows.csv', 'amount,reference,mobile\n1.00,bi-f-1,254712345678\n2.00,bi-f-2,254712345678\n')
+    const f = await h.pay(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '-F', 'amount=999.00'])
+    expect(f.code, f.stderr).toBe(2)
+    expect(f.stderr).toMatch(/-F sets amount, which every row of --from-file may set: give a default with --amount instead/)
+    const d = await h.pay(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '--data', '{"merchant_reference":"x"}'])
+    expect(d.code, d.stderr).toBe(2)
+    expect(d.stderr).toMatch(/--data sets merchant_reference, which every row of --from-file may set: give a default with --reference/)
+    expect(byRefPrefix('bi-f-')).toHaveLength(0)
+    // a flag is a default: each row's own amount is sent
+    const ok = await h.pay(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '--amount', '999.00'])
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(byRefPrefix('bi-f-').map((e) => (e.body as {amount: string}).amount).sort()).toEqual(['1.00', '2.00'])
+  })
+
+  it('an NDJSON key given twice is refused like a CSV column given twice', async () => {
+    const rows = file('rows.ndjson', '{"amount":"1.00","reference":"bi-dup-1","mobile":"254712345678"}\n{"amount":"1.00","amount":"900.00","reference":"bi-dup-2","mobile":"254712345678"}\n')
+    const r = await h.pay(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa'])
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr).toMatch(/rows\.ndjson:2 \(row\) has the key "amount" twice: keep one/)
+    expect(byRefPrefix('bi-dup-')).toHaveLength(0)
+    expect(repeatedKey('{"a":{"b":1,"b":2}}', {a: {b: 2}})).toBe('b')
+    expect(repeatedKey('{"a":{"b":1},"c":{"b":2},"u":"http://x:y"}', {a: {b: 1}, c: {b: 2}, u: 'http://x:y'})).toBeUndefined()
+    expect(repeatedKey('{"a\\"b":1,"a\\"b":2}', {'a"b': 2})).toBe('a"b')
+  })
+
+  it('an NDJSON line nested 200,000 levels deep is a row error, not a stack overflow', async () => {
+    const path = file('deep.ndjson', `{"amount":${'['.repeat(200_000)}${']'.repeat(200_000)}}\n`)
+    const input: BulkInput = {path, name: path, format: 'ndjson', sha256: '', dispose: () => undefined}
+    const rows = []
+    for await (const r of readRows(input)) rows.push(r)
+    expect(rows).toHaveLength(1)
+    expect((rows[0] as Error).message).toBe('nests deeper than 32 levels')
+  })
+
+  it('--results that is the input itself (same path, a symbolic link, a hard link) is refused', async () => {
+    const rows = file('self.csv', 'amount,reference,mobile\n1.00,bi-self-1,254712345678\n')
+    const link = join(tempConfigDir(), 'link.csv')
+    symlinkSync(rows, link)
+    const hard = join(tempConfigDir(), 'hard.csv')
+    linkSync(rows, hard)
+    for (const results of [rows, link, hard]) {
+      const r = await h.pay(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '--results', results])
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stderr).toMatch(/--results is the --from-file input itself/)
+    }
+    expect(readFileSync(rows, 'utf8')).toBe('amount,reference,mobile\n1.00,bi-self-1,254712345678\n')
+    expect(byRefPrefix('bi-self-')).toHaveLength(0)
+  })
+})
+
+describe('a --results file that fails mid-run', () => {
+  it('a full disk (/dev/full): exit 7, no stack trace, the resume said; the re-run resumes every row from the journal', async () => {
+    const rows = file('full.csv', `amount,reference,mobile\n${Array.from({length: 5}, (_, i) => `1.00,bi-full-${i},254712345678`).join('\n')}\n`)
+    const args = ['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa']
+    const r = await h.pay([...args, '--results', '/dev/full'])
+    expect(r.code, r.stderr).toBe(7)
+    expect(r.stderr).toMatch(/--results \/dev\/full could not be written \(ENOSPC\); every row's outcome is in the journal/)
+    expect(r.stderr).toMatch(/run the same command again: it resumes/)
+    expect(r.stderr).not.toMatch(/Unhandled|at .*\.js:\d+/)
+    const again = await h.pay(args)
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toMatch(/resuming run/)
+    // one request per row across both runs: the rows of the first are settled by its journal
+    expect(new Set(byRefPrefix('bi-full-').map((e) => (e.body as {merchant_reference: string}).merchant_reference)).size).toBe(5)
+    expect(byRefPrefix('bi-full-')).toHaveLength(5)
+  })
+})

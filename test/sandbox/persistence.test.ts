@@ -1,0 +1,61 @@
+/**
+ * `--state FILE` on load: a file of the wrong shape, a truncated one or one with a section missing is refused
+ * (exit 2) naming the file and the first bad path, and left exactly as it was; a good one is loaded and saved.
+ */
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {InputError} from '../../src/client/errors.js'
+import {startSandbox} from '../../src/sandbox/index.js'
+import {runCli, tempConfigDir} from '../helpers/cli.js'
+
+async function goodState(): Promise<string> {
+  const file = join(tempConfigDir(), 'state.json')
+  const sb = await startSandbox({statePath: file, quiet: true})
+  await sb.close()
+  return readFileSync(file, 'utf8')
+}
+
+describe('sandbox --state on load', () => {
+  it('valid JSON of the wrong shape, a missing section, a cut file: refused naming the file and the first bad path; never rewritten', async () => {
+    const good = JSON.parse(await goodState())
+    const dir = tempConfigDir()
+    const firstClient = Object.keys(good.clients)[0]
+    const cases: [string, string, RegExp][] = [
+      ['shape.json', JSON.stringify({...good, clients: {[firstClient]: {...good.clients[firstClient], merchant_id: 'one'}}}), new RegExp(`at clients\\.${firstClient}\\.merchant_id: `)],
+      ['missing.json', JSON.stringify({...good, payouts: undefined}), /at payouts: /],
+      ['array.json', JSON.stringify({...good, merchants: []}), /at merchants: /],
+      ['cut.json', JSON.stringify(good).slice(0, 200), /is not a sandbox state file: /],
+    ]
+    for (const [name, text, where] of cases) {
+      const file = join(dir, name)
+      writeFileSync(file, text)
+      const err = await startSandbox({statePath: file, quiet: true}).then(
+        async (sb) => {
+          await sb.close()
+          return undefined
+        },
+        (e: unknown) => e,
+      )
+      expect(err, name).toBeInstanceOf(InputError)
+      expect((err as InputError).message).toContain(`--state ${file} `)
+      expect((err as InputError).message).toMatch(where)
+      await new Promise((r) => setTimeout(r, 150)) // longer than a save's delay
+      expect(readFileSync(file, 'utf8'), name).toBe(text)
+    }
+  })
+
+  it('the built `pay sandbox start --state` exits 2 naming the file; a good file still loads', async () => {
+    const file = join(tempConfigDir(), 'bad.json')
+    writeFileSync(file, JSON.stringify({version: 1, merchants: {}}))
+    const r = await runCli(['sandbox', 'start', '--port', '0', '--no-profile', '--state', file])
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr).toContain(file)
+    expect(r.stderr).toMatch(/at clock_offset_ms/)
+    expect(readFileSync(file, 'utf8')).toBe(JSON.stringify({version: 1, merchants: {}}))
+    const okFile = join(tempConfigDir(), 'good.json')
+    writeFileSync(okFile, await goodState())
+    const sb = await startSandbox({statePath: okFile, quiet: true})
+    await sb.close()
+  })
+})
