@@ -107,6 +107,15 @@ describe('pay reconcile', () => {
     ])
   })
 
+  it('--results CSV: a cell that would run as a spreadsheet formula is neutralised', async () => {
+    const file = join(dir, 'formula.csv')
+    writeFileSync(file, 'reference,amount,currency\n"=HYPERLINK(""x"")",1.00,KES\n')
+    const out = join(dir, 'formula-results.csv')
+    const r = await reconcile(file, {results: out})
+    expect(r.code).toBe(1)
+    expect(readFileSync(out, 'utf8').split('\n')[1]).toMatch(/^1,2,"'=HYPERLINK\(""x""\)",,missing,/)
+  })
+
   it('bad rows: every problem listed at once, exit 2, nothing looked up', async () => {
     const bad = join(dir, 'bad.ndjson')
     writeFileSync(bad, ['{"reference":"a","amount":10,"currency":"KES"}', '{"reference":"b","amount":"1.005","currency":"KESH"}', '{"amount":"1.00","currency":"KES","kind":"loan"}', 'not json'].join('\n') + '\n')
