@@ -79,6 +79,8 @@ export interface WaitSpec {
   /** Terminal states (spec: States): exit 0 on `succeeded`, 8 on `failed`. */
   succeeded: readonly string[]
   failed: readonly string[]
+  /** The states the interface lists that are not final; any other state is unknown (not final, said once). */
+  pending: readonly string[]
   /** The view of the get's answer, when it differs from the operation's. */
   view?: ViewName
 }

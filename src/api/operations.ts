@@ -17,11 +17,12 @@ import type {OperationSpec, WaitSpec} from './operation-types.js'
 export type * from './operation-types.js'
 
 /** Terminal states of the spec's State names table. */
-const TX_STATES = {succeeded: ['succeeded'], failed: ['failed']} as const
-const MANDATE_STATES = {succeeded: ['succeeded'], failed: ['cancelled']} as const
-const SUBSCRIPTION_STATES = {succeeded: ['active'], failed: ['failed', 'cancelled']} as const
+// each resource's states (spec: States): what ends a wait, and what is known to be still under way
+const TX_STATES = {succeeded: ['succeeded'], failed: ['failed'], pending: ['processing']} as const
+const MANDATE_STATES = {succeeded: ['succeeded'], failed: ['cancelled'], pending: ['processing']} as const
+const SUBSCRIPTION_STATES = {succeeded: ['active'], failed: ['failed', 'cancelled'], pending: ['pending_approval']} as const
 
-const self = (noun: string, states: {succeeded: readonly string[]; failed: readonly string[]}, label?: WaitSpec['label']): WaitSpec => ({get: 'self', noun, label, ...states})
+const self = (noun: string, states: {succeeded: readonly string[]; failed: readonly string[]; pending: readonly string[]}, label?: WaitSpec['label']): WaitSpec => ({get: 'self', noun, label, ...states})
 
 const AMOUNT = {key: 'amount', helpValue: 'DECIMAL', help: 'Amount as a decimal string, e.g. 1500.00 (never rounded)'} as const
 const CURRENCY = {key: 'currency', helpValue: 'CODE', help: '3-letter currency code, e.g. KES (upper-cased for you)', upper: true, prompt: 'Currency (e.g. KES)'} as const
@@ -58,10 +59,10 @@ On a terminal, missing values are asked for (the provider from the service's lis
     view: 'collection',
     wait: {get: 'collections.get', path: {id: ['response.id']}, noun: 'collection', ...TX_STATES},
     examples: [
-      {description: 'Charge an M-Pesa wallet and wait for the result', command: 'collections create --amount 1500.00 --currency KES --reference order-42 --mobile 254712345678 --provider mpesa --wait'},
+      {description: 'Charge an M-Pesa wallet and wait for the result', command: 'collections create --amount 1500.00 --currency KES --reference order-42 --mobile 254712345670 --provider mpesa --wait'},
       {description: 'Issue a bank account for a bank transfer', command: 'collections create --amount 25000 --currency KES --reference inv-2026-118 --rail bank_transfer --account-name "Acme Stores - INV 118"'},
-      {description: 'Preview the request without sending it', command: 'collections create --amount 10 --currency kes --reference test-1 --mobile 254712345678 --provider mpesa --dry-run'},
-      {description: 'Script: only the collection id', command: 'collections create --amount 99.50 --currency KES --reference order-43 --mobile 254712345678 --provider mpesa --jq .id'},
+      {description: 'Preview the request without sending it', command: 'collections create --amount 10 --currency kes --reference test-1 --mobile 254712345670 --provider mpesa --dry-run'},
+      {description: 'Script: only the collection id', command: 'collections create --amount 99.50 --currency KES --reference order-43 --mobile 254712345670 --provider mpesa --jq .id'},
     ],
   },
   'collections:get': {
@@ -107,7 +108,7 @@ On a terminal, missing values are asked for (the provider from the service's lis
     examples: [
       {description: 'A fixed-amount pay link, opened in the browser', command: 'checkout create --amount 2500.00 --currency KES --reference order-77 --success-url https://shop.example/paid --cancel-url https://shop.example/cart --open'},
       {description: 'The customer enters the amount (live mode only)', command: 'checkout create --amount-mode open --currency KES --reference donation-5 --success-url https://shop.example/thanks --cancel-url https://shop.example'},
-      {description: 'Locked to an M-Pesa wallet, waiting until paid', command: 'checkout create --amount 150 --currency KES --reference order-78 --rail mobile_money --mobile 254712345678 --provider mpesa --success-url https://shop.example/ok --cancel-url https://shop.example/no --wait'},
+      {description: 'Locked to an M-Pesa wallet (the session stays processing until the customer pays on the link)', command: 'checkout create --amount 150 --currency KES --reference order-78 --rail mobile_money --mobile 254712345670 --provider mpesa --success-url https://shop.example/ok --cancel-url https://shop.example/no'},
       {description: 'Script: just the link', command: 'checkout create --amount 10 --currency KES --reference order-79 --success-url https://shop.example/ok --cancel-url https://shop.example/no --jq .url'},
     ],
   },
@@ -147,9 +148,9 @@ Check the name behind a destination first with \`pay verifications msisdn\` or \
     view: 'payout',
     wait: {get: 'payouts.get', path: {merchant_reference: ['response.merchant_reference', 'body.merchant_reference']}, noun: 'payout', ...TX_STATES},
     examples: [
-      {description: 'Pay a supplier on M-Pesa and wait', command: 'payouts create --amount 1200.00 --currency KES --reference supplier-0425 --mobile 254712345678 --provider mpesa --wait'},
-      {description: 'Pay into a bank account', command: 'payouts create --amount 50000 --currency KES --reference payroll-2026-04-jane --rail bank_transfer --bank-code 68 --account-number 0123456789 --account-name "Jane Wanjiku"'},
-      {description: 'With an extra field the service accepts', command: 'payouts create --amount 300 --currency KES --reference refund-981 --mobile 254712345678 --provider mpesa -F narration="Refund order 981"'},
+      {description: 'Pay a supplier on M-Pesa and wait', command: 'payouts create --amount 1200.00 --currency KES --reference supplier-0425 --mobile 254712345670 --provider mpesa --wait'},
+      {description: 'Pay into a bank account', command: 'payouts create --amount 50000 --currency KES --reference payroll-2026-04-jane --rail bank_transfer --bank-code 68 --account-number 0123456780 --account-name "Jane Wanjiku"'},
+      {description: 'With an extra field the service accepts', command: 'payouts create --amount 300 --currency KES --reference refund-981 --mobile 254712345670 --provider mpesa -F narration="Refund order 981"'},
     ],
   },
   'payouts:get': {
@@ -175,7 +176,7 @@ Shows what kind of transaction it is (collection, payout or checkout session), i
     view: 'transaction',
     examples: [
       {description: 'What happened to order 42?', command: 'transactions verify order-42'},
-      {description: 'Script: kind and state', command: "transactions verify payout-2026-03-31 --jq '.object + \" \" + .status'"},
+      {description: 'Script: kind and state', command: "transactions verify supplier-0425 --jq '.object + \" \" + .status'"},
     ],
   },
   'verifications:msisdn': {
@@ -190,8 +191,8 @@ Use it before a payout to make sure the money goes to the right person. An upstr
     ],
     view: 'verification',
     examples: [
-      {description: 'Check a wallet', command: 'verifications msisdn --mobile 254712345678'},
-      {description: 'With the provider, as JSON', command: 'verifications msisdn --mobile 254712345678 --provider mpesa --jq .status'},
+      {description: 'Check a wallet', command: 'verifications msisdn --mobile 254712345670'},
+      {description: 'With the provider, as JSON', command: 'verifications msisdn --mobile 254712345670 --provider mpesa --jq .status'},
     ],
   },
   'verifications:bank-account': {
@@ -206,7 +207,7 @@ Bank codes come from \`pay metadata banks\`; on a terminal the bank is offered a
     ],
     view: 'verification',
     examples: [
-      {description: 'Check an Equity Bank account', command: 'verifications bank-account --bank-code 68 --account-number 0123456789'},
+      {description: 'Check an Equity Bank account', command: 'verifications bank-account --bank-code 68 --account-number 0123456780'},
       {description: 'Script: the holder name', command: "verifications bank-account --bank-code 01 --account-number 1100223344 --jq '.profile.first_name + \" \" + .profile.last_name'"},
     ],
   },
@@ -234,8 +235,8 @@ A second create for a number whose first mandate is still awaiting approval answ
     view: 'mandate-create',
     wait: {get: 'mandates.get', query: {merchant_reference: ['response.merchant_reference', 'body.merchant_reference']}, noun: 'mandate', view: 'mandate', ...MANDATE_STATES},
     examples: [
-      {description: 'Monthly mandate starting on the 1st, waiting for approval', command: 'mandates create --mobile 254712345678 --provider mpesa --currency KES --amount 1500.00 --frequency MONTHLY --starts-at 2026-12-01T09:00:00Z --reference gym-jane-2026 --wait --wait-timeout 600'},
-      {description: 'Linked to a plan', command: 'mandates create --mobile 254712345678 --provider mpesa --currency KES --amount 400 --frequency WEEKLY --starts-at 2026-12-07T08:00:00+03:00 --reference veg-box-jane --plan PLN_ACMESILVER --customer-name "Jane Wanjiku" --customer-email jane@example.com'},
+      {description: 'Monthly mandate starting on the 1st, waiting for approval', command: 'mandates create --mobile 254712345670 --provider mpesa --currency KES --amount 1500.00 --frequency MONTHLY --starts-at 2026-12-01T09:00:00Z --reference gym-jane-2026 --wait --wait-timeout 600'},
+      {description: 'Linked to a plan', command: 'mandates create --mobile 254712345670 --provider mpesa --currency KES --amount 400 --frequency WEEKLY --starts-at 2026-12-07T08:00:00+03:00 --reference veg-box-jane --plan PLN_ACMESILVER --customer-name "Jane Wanjiku" --customer-email jane@example.com'},
     ],
   },
   'mandates:get': {
@@ -247,7 +248,7 @@ A second create for a number whose first mandate is still awaiting approval answ
     view: 'mandate',
     wait: self('mandate', MANDATE_STATES),
     examples: [
-      {description: 'Show a mandate', command: 'mandates get --reference gym-jane-2026'},
+      {description: 'Show a mandate (the reference as an argument, or --reference)', command: 'mandates get gym-jane-2026'},
       {description: 'Wait for the customer to approve, then debit', command: 'mandates get --reference gym-jane-2026 --wait && <%= config.bin %> debits create MD_7H3K9P2W --amount 1500 --currency KES --reference gym-jane-2026-12 --provider mpesa'},
     ],
   },
@@ -264,8 +265,8 @@ Every mandate of the merchant that shares the same upstream mandate is cancelled
     ],
     view: 'mandate-cancellation',
     examples: [
-      {description: "Cancel at the customer's request", command: 'mandates cancel MD_7H3K9P2W --mobile 254712345678 --reason "Customer asked to stop"'},
-      {description: 'Preview the request', command: 'mandates cancel MD_7H3K9P2W --mobile 254712345678 --reason "Duplicate mandate" --dry-run'},
+      {description: "Cancel at the customer's request", command: 'mandates cancel MD_7H3K9P2W --mobile 254712345670 --reason "Customer asked to stop"'},
+      {description: 'Preview the request', command: 'mandates cancel MD_7H3K9P2W --mobile 254712345670 --reason "Duplicate mandate" --dry-run'},
     ],
   },
   'debits:create': {
@@ -337,8 +338,8 @@ On a terminal, a missing --plan is offered as a list from \`pay plans list\`.`,
     view: 'subscription',
     wait: {get: 'subscriptions.get', query: {merchant_reference: ['response.merchant_reference', 'body.merchant_reference']}, noun: 'subscription', ...SUBSCRIPTION_STATES},
     examples: [
-      {description: 'Enrol Jane on the Gold plan and wait for approval', command: 'subscriptions create --plan PLN_ACMEGOLD --reference sub-jane-gold --customer-name "Jane Wanjiku" --customer-email jane@example.com --mobile 254712345678 --provider mpesa --wait'},
-      {description: 'Interactive: pick the plan and provider from lists', command: 'subscriptions create --reference sub-otieno --customer-name "Otieno Odhiambo" --customer-email otieno@example.com --mobile 254733111222'},
+      {description: 'Enrol Jane on the Gold plan and wait for approval', command: 'subscriptions create --plan PLN_ACMEGOLD --reference sub-jane-gold --customer-name "Jane Wanjiku" --customer-email jane@example.com --mobile 254712345670 --provider mpesa --wait'},
+      {description: 'On a terminal, pick the plan and provider from lists (elsewhere it exits 2 naming --plan and --provider)', command: 'subscriptions create --reference sub-otieno --customer-name "Otieno Odhiambo" --customer-email otieno@example.com --mobile 254733111222'},
     ],
   },
   'subscriptions:get': {
@@ -350,7 +351,7 @@ On a terminal, a missing --plan is offered as a list from \`pay plans list\`.`,
     view: 'subscription',
     wait: self('subscription', SUBSCRIPTION_STATES),
     examples: [
-      {description: 'Show a subscription', command: 'subscriptions get --reference sub-jane-gold'},
+      {description: 'Show a subscription (the reference as an argument, or --reference)', command: 'subscriptions get sub-jane-gold'},
       {description: 'Wait until the subscriber approves', command: 'subscriptions get --reference sub-jane-gold --wait --wait-timeout 900'},
     ],
   },
@@ -468,7 +469,7 @@ On a terminal, when neither flag is given, you are asked which account.`,
     view: 'account',
     examples: [
       {description: 'Who am I?', command: 'account'},
-      {description: 'Check a sub-account ref in CI', command: 'account --account-ref ACC_SHOP_2 --json'},
+      {description: 'Check a sub-account ref in CI (acme-main: the sandbox merchant\'s account)', command: 'account --account-ref acme-main --json'},
     ],
   },
 } as const satisfies Record<string, OperationSpec>

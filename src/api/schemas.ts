@@ -2,7 +2,8 @@
  * zod schemas of every request body and response of the Payments Service (spec: shared/spec).
  * Request schemas are strict about the documented rules; response schemas are loose (unknown keys pass)
  * so that a field the service adds later never breaks the CLI.
- * Choices where the spec says "not shown" are marked ASSUMPTION and listed in docs/assumptions.md.
+ * Choices where the spec says "not shown" are marked ASSUMPTION and listed in docs/assumptions.md. In a response, the
+ * mark is `assumed(…)` (see "the two tiers of a response" below): the tolerant reading of an answer is derived from it.
  */
 import * as z from 'zod'
 import {isDecimalAmount} from './money.js'
@@ -221,7 +222,48 @@ export const balanceQuery = z.lazy(() =>
   })
 )
 
+// ---------- the two tiers of a response ----------
+/**
+ * A response schema says what pay expects. Where the interface states a rule (ids and their prefixes, `object`
+ * kinds, decimal-string amounts, the shape of a list) it is written as is; where the interface says "not shown",
+ * the part is wrapped in `assumed(shape, stated?)`: `shape` is our guess (docs/assumptions.md), `stated` what the
+ * interface does say of that part (default: it is a JSON object). From this one mark come two readings:
+ * - the strict one (the schema itself): what the views, the sandbox and `pay smoke --contract` hold the service to;
+ * - the stated one (`statedReading(schema)`): every assumed part replaced by its `stated` rule. An answer that fails
+ *   the strict reading but passes this one is a service that differs from our guess, not a broken one: the command
+ *   shows it with the generic view and exits 0 (src/client/api-client.ts, src/output/views.ts). Failing this one too
+ *   breaks a stated rule: exit 7.
+ */
+export type Assume = <S extends z.ZodType>(shape: S, stated?: z.ZodType) => S
+/** What a response's builder is given: the mark, and `of(schema)` for a response schema used inside another. */
+export interface Tier {
+  assumed: Assume
+  of<S extends z.ZodType>(schema: S): S
+}
+/** Any JSON object: what the interface states of a shape it does not show. */
+export const anyObject = z.lazy(() => z.record(z.string(), z.unknown()))
+const STATED = new WeakMap<z.ZodType, z.ZodType>()
+const STRICT_TIER: Tier = {assumed: (shape) => shape, of: (schema) => schema}
+const STATED_TIER: Tier = {
+  assumed: ((_shape: z.ZodType, stated?: z.ZodType) => stated ?? anyObject) as Assume,
+  of: (schema) => (STATED.get(schema) ?? schema) as typeof schema,
+}
+/** A response schema with assumed parts: the strict schema, its stated reading registered beside it. */
+function response<T extends z.ZodType>(build: (t: Tier) => T): z.ZodLazy<T> {
+  const strict = z.lazy(() => build(STRICT_TIER))
+  STATED.set(strict, z.lazy(() => build(STATED_TIER)))
+  return strict
+}
+/** The stated reading of a response schema, or undefined when it assumes nothing (every rule is stated). */
+export function statedReading(schema: z.ZodType): z.ZodType | undefined {
+  return STATED.get(schema)
+}
+/** Any value: an assumed field whose type the interface does not state. */
+const anyValue = () => z.unknown()
+
 // ---------- responses ----------
+/** Money in an answer: a string in decimal notation (spec, rule 1), as the service writes it (any scale, a sign). */
+const decimal = z.lazy(() => z.string({error: 'must be a decimal string'}).regex(/^-?[0-9]+(\.[0-9]+)?$/, 'must be a decimal string such as "10.00"'))
 export const tokenResponse = z.lazy(() =>
   z.looseObject({
     access_token: z.string(),
@@ -249,11 +291,19 @@ const transaction = <O extends string>(prefix: string, object: O) => ({
   object: z.literal(object),
   status: z.string(),
   currency: z.string(),
-  amount: z.string(),
+  amount: decimal,
   merchant_reference: z.string(),
 })
 
-export const collection = z.lazy(() =>
+/**
+ * Fields the sandbox sends beyond what the interface lists for a resource (docs/assumptions.md), each optional and
+ * each assumed: of another type, or absent, they change nothing but the view.
+ */
+const assumedFields = (t: Tier, shape: Record<string, z.ZodType>) =>
+  Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, t.assumed(field.optional(), anyValue().optional())]))
+
+/** A collection (spec: Collection). */
+export const collection = response((t) =>
   z.looseObject({
     ...transaction('CL_', 'collection'),
     mobile: z.string().optional(),
@@ -261,34 +311,55 @@ export const collection = z.lazy(() =>
     provider: z.string().optional(),
     customer_id: z.string().optional(),
     virtual_account: virtualAccount.optional(),
+    ...assumedFields(t, {status_detail: z.string().nullable(), created_at: z.string()}),
   })
 )
 
-export const checkoutSession = z.lazy(() =>
+/**
+ * A checkout session: the create answer's fields are stated; ASSUMPTION: the full session (GET) adds the request's
+ * fields and created_at ("not shown beyond those of the create response").
+ */
+export const checkoutSession = response((t) =>
   z.looseObject({
     id: z.string().startsWith('CS_'),
     object: z.literal('checkout_session'),
     status: z.string(),
     url: z.string(),
     expires_at: z.string(),
+    ...assumedFields(t, {
+      amount_mode: z.string(),
+      amount: decimal,
+      currency: z.string(),
+      merchant_reference: z.string(),
+      payment_rail: z.string().nullable(),
+      success_url: z.string(),
+      cancel_url: z.string(),
+      created_at: z.string(),
+    }),
   })
 )
 
-export const payout = z.lazy(() =>
+export const payout = response((t) =>
   z.looseObject({
     ...transaction('PO_', 'payout'),
-    fee_amount: z.string(),
-    amount_debited: z.string(),
+    fee_amount: decimal,
+    amount_debited: decimal,
     status_detail: z.string().nullable(),
+    // ASSUMPTION: the payout's rail and destination, as sent (the request fields are not shown either)
+    ...assumedFields(t, {payment_rail: z.string(), created_at: z.string(), mobile: z.string(), provider: z.string(), bank_code: z.string(), account_number: z.string(), account_name: z.string(), description: z.string()}),
   })
 )
 
-export const verifySnapshot = z.lazy(() =>
-  z.looseObject({
-    object: z.enum(['collection', 'payout', 'checkout_session']),
-    status: z.string(),
-    merchant_reference: z.string().optional(),
-  })
+/**
+ * The unified snapshot: `object` names the kind (stated), a collection's fields are those of Collection (stated).
+ * ASSUMPTION: a payout's and a checkout's snapshots are the Payout object and the full checkout session.
+ */
+export const verifySnapshot = response((t) =>
+  z.discriminatedUnion('object', [
+    t.of(collection),
+    t.assumed(payout, z.looseObject({object: z.literal('payout')})),
+    t.assumed(checkoutSession, z.looseObject({object: z.literal('checkout_session')})),
+  ])
 )
 
 export const verificationResult = z.lazy(() =>
@@ -307,8 +378,51 @@ export const mandateCreateResponse = z.lazy(() =>
   })
 )
 
-/** Free-form objects (spec: "field lists not shown"). */
-export const freeForm = z.lazy(() => z.record(z.string(), z.unknown()))
+/** Free-form objects (spec: "field lists not shown"): any JSON object is what the interface states. */
+export const freeForm = anyObject
+
+/** ASSUMPTION: the mandate list/get answer (a free-form object): the sandbox's fields. */
+export const mandate = response((t) =>
+  t.assumed(
+    z.looseObject({
+      object: z.literal('mandate'),
+      mandate_id: z.string().startsWith('MD_'),
+      status: z.string(),
+      merchant_reference: z.string(),
+      mobile: z.string(),
+      provider: z.string(),
+      currency: z.string(),
+      amount: decimal,
+      frequency: z.string(),
+      starts_at: z.string(),
+      description: z.string().nullable(),
+      plan_id: z.string().nullable(),
+      subscription_id: z.string().nullable(),
+      message_id: z.string(),
+      created_at: z.string(),
+      approved_at: z.string().nullable().optional(),
+      cancelled_at: z.string().nullable().optional(),
+    })
+  )
+)
+
+/** ASSUMPTION: the debit create and status answers (free-form objects): the sandbox's fields. */
+export const mandateDebit = response((t) =>
+  t.assumed(
+    z.looseObject({
+      object: z.literal('mandate_debit'),
+      id: z.string(),
+      status: z.string(),
+      mandate_id: z.string(),
+      merchant_reference: z.string(),
+      amount: decimal,
+      currency: z.string(),
+      provider: z.string(),
+      status_detail: z.string().nullable(),
+      created_at: z.string(),
+    })
+  )
+)
 
 export const mandateCancellation = z.lazy(() =>
   z.looseObject({
@@ -322,6 +436,7 @@ export const mandateCancellation = z.lazy(() =>
 export const subscription = z.lazy(() =>
   z.looseObject({
     subscription_id: z.string().startsWith('SUB_'),
+    object: z.literal('subscription').optional(),
     status: z.string(),
     merchant_reference: z.string(),
     customer_name: z.string(),
@@ -338,7 +453,20 @@ export const subscription = z.lazy(() =>
 
 export const list = <T extends z.ZodType>(item: T) => z.lazy(() => z.looseObject({object: z.literal('list'), data: z.array(item)}))
 
-export const plan = z.lazy(() => z.looseObject({plan_id: z.string(), plan_name: z.string()}))
+/** ASSUMPTION: a plan's fields beyond plan_id and plan_name (spec: "not shown beyond" those on a subscription). */
+export const plan = z.lazy(() =>
+  z.looseObject({
+    plan_id: z.string(),
+    plan_name: z.string(),
+    object: z.string().optional(),
+    amount: decimal.optional(),
+    currency: z.string().optional(),
+    frequency: z.string().optional(),
+    status: z.string().optional(),
+  })
+)
+/** The plans list: a list (stated) of plans (assumed: any object each). */
+export const planList = response((t) => list(t.assumed(plan)))
 
 export const customer = z.lazy(() =>
   z.looseObject({
@@ -361,30 +489,35 @@ export const virtualAccountWrapper = z.lazy(() =>
   })
 )
 
-export const customerCollectionList = z.lazy(() =>
+export const customerCollectionList = response((t) =>
   z.looseObject({
     object: z.literal('list'),
     customer_id: z.string(),
-    data: z.array(collection),
+    data: z.array(t.of(collection)),
     has_more: z.boolean(),
     total: z.number().int(),
+    // ASSUMPTION: the page's place (paging beyond per_page is not shown)
+    ...assumedFields(t, {page: z.number().int(), per_page: z.number().int()}),
   })
 )
 
-export const bank = z.lazy(() => z.looseObject({bank_name: z.string(), bank_code: z.string()}))
-export const mobileProvider = z.lazy(() => z.looseObject({provider: z.string()}))
+/** Banks and providers: the item fields are stated; ASSUMPTION: an item may name its kind. */
+const bank = (t: Tier) => z.looseObject({bank_name: z.string(), bank_code: z.string(), ...assumedFields(t, {object: z.string()})})
+const mobileProvider = (t: Tier) => z.looseObject({provider: z.string(), ...assumedFields(t, {object: z.string()})})
+export const bankList = response((t) => list(bank(t)))
+export const providerList = response((t) => list(mobileProvider(t)))
 
 /** ASSUMPTION: balance shape is not shown; we use one entry per currency (docs/assumptions.md). */
 export const balanceEntry = z.lazy(() =>
   z.looseObject({
     currency: z.string(),
-    collection_wallet: z.string(),
-    collection_wallet_actual: z.string(),
-    collection_wallet_held: z.string(),
-    payout_wallet: z.string(),
+    collection_wallet: decimal,
+    collection_wallet_actual: decimal,
+    collection_wallet_held: decimal,
+    payout_wallet: decimal,
   })
 )
-export const balance = z.lazy(() => z.looseObject({object: z.literal('balance'), data: z.array(balanceEntry)}))
+export const balance = response((t) => t.assumed(z.looseObject({object: z.literal('balance'), data: z.array(balanceEntry)})))
 
 export const accountContext = z.lazy(() =>
   z.looseObject({

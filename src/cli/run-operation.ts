@@ -275,7 +275,7 @@ function pick(sources: readonly ValueSource[], res: ApiResponse, input: CallInpu
 }
 
 /** The get request --wait polls, from the spec's wait target, the first answer and the request's input. */
-export function pollOf(op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): PollSpec & {states: {succeeded: readonly string[]; failed: readonly string[]}} {
+export function pollOf(op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): PollSpec & {states: NonNullable<PollSpec['states']>} {
   const w = op.wait!
   let pollInput: CallInput
   if (w.get === 'self') pollInput = {path: input.path, query: input.query}
@@ -284,7 +284,7 @@ export function pollOf(op: OperationSpec, id: EndpointId, res: ApiResponse, inpu
     pollInput = {path: fill(w.path), query: fill(w.query)}
   }
   const name = w.label ? pick(w.label, res, input) : Object.values({...pollInput.path, ...pollInput.query})[0]
-  return {id: w.get === 'self' ? id : w.get, input: pollInput, label: `${w.noun} ${name ?? ''}`.trim(), view: w.view, states: {succeeded: w.succeeded, failed: w.failed}}
+  return {id: w.get === 'self' ? id : w.get, input: pollInput, label: `${w.noun} ${name ?? ''}`.trim(), view: w.view, states: {succeeded: w.succeeded, failed: w.failed, pending: w.pending}}
 }
 
 /** Problems of the given values that are not about one request field: flag combinations. */
@@ -342,11 +342,11 @@ async function openLink(ctx: ApiContext, url: unknown): Promise<void> {
 }
 
 /** A list answer cut to its first `limit` items (the text re-written to match). */
-function limited(res: Pick<ApiResponse, 'text' | 'body'>, limit: number): Pick<ApiResponse, 'text' | 'body'> {
+function limited(res: Pick<ApiResponse, 'text' | 'body' | 'differs'>, limit: number): Pick<ApiResponse, 'text' | 'body' | 'differs'> {
   const body = res.body as {data?: unknown[]} | undefined
   if (!body || !Array.isArray(body.data) || body.data.length <= limit) return res
   const cut = {...body, data: body.data.slice(0, limit)}
-  return {body: cut, text: JSON.stringify(cut)}
+  return {body: cut, text: JSON.stringify(cut), differs: res.differs}
 }
 
 /**

@@ -24,8 +24,11 @@ export interface PollSpec {
   label: string
   /** The view of the get response, when it differs from the command's. */
   view?: ViewName
-  /** Terminal states of the resource (spec: States); without them, the common words of classifyState. */
-  states?: {succeeded: readonly string[]; failed: readonly string[]}
+  /**
+   * The resource's states (spec: States): terminal ones, and those known to be under way; any other is unknown, shown
+   * as it is and not final (with a notice). Without them, the common words of classifyState.
+   */
+  states?: {succeeded: readonly string[]; failed: readonly string[]; pending?: readonly string[]}
 }
 
 export type WaitOutcome = 'succeeded' | 'failed' | 'timeout'
@@ -48,11 +51,18 @@ const FAILED = new Set(['failed', 'cancelled', 'canceled', 'expired', 'rejected'
 export function classifyState(state: string | undefined, states?: PollSpec['states']): 'succeeded' | 'failed' | undefined {
   if (!state) return undefined
   const s = state.toLowerCase()
-  // the resource's own states (spec: States), and the failure words the service might add (docs/assumptions.md)
-  if (states?.succeeded) return states.succeeded.includes(s) ? 'succeeded' : states.failed.includes(s) || FAILED.has(s) ? 'failed' : undefined
+  // the resource's own states (spec: States); a state the interface does not list is not final
+  if (states?.succeeded) return states.succeeded.includes(s) ? 'succeeded' : states.failed.includes(s) ? 'failed' : undefined
   if (SUCCEEDED.has(s)) return 'succeeded'
   if (FAILED.has(s)) return 'failed'
   return undefined
+}
+
+/** Whether the interface lists a state for the resource (true when its states are not known here). */
+export function knownState(state: string, states?: PollSpec['states']): boolean {
+  if (!states?.pending) return true
+  const s = state.toLowerCase()
+  return states.succeeded.includes(s) || states.failed.includes(s) || states.pending.includes(s)
 }
 
 export function stateOf(body: unknown): string | undefined {
@@ -85,8 +95,14 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   const firstFinal = classifyState(state, options.states)
   if (res && firstFinal) return {poll: options, res, outcome: firstFinal, state, label: options.label, elapsedSeconds: 0, timeoutSec: options.timeoutSec}
   let attempt = 0
+  const noticed = new Set<string>()
   try {
     for (;;) {
+      if (state !== undefined && !knownState(state, options.states) && !noticed.has(state)) {
+        noticed.add(state)
+        const listed = [...options.states!.pending!, ...options.states!.succeeded, ...options.states!.failed].join(', ')
+        out.warnQuoting(`${options.label} is in state "${state}", which the interface does not list (${listed}); pay treats it as not final and keeps waiting (--wait-timeout)`)
+      }
       if (res) progress.update(`waiting for ${options.label}: ${state ?? 'state unknown'}`)
       const remaining = deadline - Date.now()
       if (res && remaining <= 0) {

@@ -4,6 +4,7 @@
  * and the sub-account header where they apply, retries what is safe to retry, and maps failures to PayErrors.
  */
 import {type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
+import {statedReading} from '../api/schemas.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from './errors.js'
@@ -108,6 +109,11 @@ export interface ApiResponse<T = unknown> {
   request: PreparedRequest
   /** Set when nothing was sent: the journal's answer to the same request, which succeeded at this time. */
   replayedAt?: string
+  /**
+   * Set when the answer keeps every rule the interface states but not pay's assumptions where it is silent (the
+   * schema's `assumed` parts, src/api/schemas.ts): how it differs. Commands then show it with the generic view.
+   */
+  differs?: string[]
 }
 
 export class ApiClient {
@@ -367,8 +373,10 @@ export class ApiClient {
         throw Object.assign(toApiError(res.status, res.text, body, attempt, res.headers), {responseHeaders: res.headers})
       }
       const unusable = unusableBody(req, res, body)
-      if (unusable) throw new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt)
-      return {status: res.status, headers: res.headers, body: body as T, text: res.text, attempts: attempt, request: req}
+      if (unusable && !unusable.differs) throw new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt)
+      const answer: ApiResponse<T> = {status: res.status, headers: res.headers, body: body as T, text: res.text, attempts: attempt, request: req}
+      if (unusable?.differs) answer.differs = unusable.problems
+      return answer
     }
   }
 
@@ -565,7 +573,12 @@ export function toApiError(status: number, text: string, body: unknown, attempts
  * response schema; a path the table does not know (`pay api`) may answer anything, but a body labelled JSON
  * must parse (docs/assumptions.md: "Success bodies").
  */
-function unusableBody(req: PreparedRequest, res: {status: number; headers: Record<string, string>; text: string}, body: unknown): {message: string; problems?: string[]} | undefined {
+/** A schema failure's first issues, each `path: message`. */
+function issueList(error: {issues: readonly {path: readonly PropertyKey[]; message: string}[]}): string[] {
+  return error.issues.slice(0, 5).map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`)
+}
+
+function unusableBody(req: PreparedRequest, res: {status: number; headers: Record<string, string>; text: string}, body: unknown): {message: string; problems?: string[]; differs?: true} | undefined {
   const what = () => `${req.method} ${new URL(req.url).pathname} answered HTTP ${res.status}` // only for a failure: a bulk run checks thousands of answers
   const endpoint = req.endpoint
   if (!endpoint) {
@@ -575,6 +588,10 @@ function unusableBody(req: PreparedRequest, res: {status: number; headers: Recor
   if (body === undefined) return {message: res.text.trim() === '' ? `${what()} with an empty body` : `${what()} with a body that is not valid JSON (cut short?)`}
   const parsed = endpoint.response.safeParse(body)
   if (parsed.success) return undefined
-  const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`)
-  return {message: `${what()} with a body that does not match the ${endpoint.id} response (${problems.join('; ')})`, problems}
+  const problems = issueList(parsed.error)
+  // our guess where the interface is silent did not fit: still usable when every stated rule holds
+  const stated = statedReading(endpoint.response)?.safeParse(body)
+  if (stated?.success) return {message: `${endpoint.id}: the answer differs from pay's assumptions`, problems, differs: true}
+  const broken = stated?.error ? issueList(stated.error) : problems
+  return {message: `${what()} with a body that does not match the ${endpoint.id} response (${broken.join('; ')})`, problems: broken}
 }

@@ -20,6 +20,8 @@ export const controlEndpoints = {
   'clock.advance': {method: 'POST', path: '/_sandbox/clock/advance'},
   'clock.get': {method: 'GET', path: '/_sandbox/clock'},
   'events.list': {method: 'GET', path: '/_sandbox/events'},
+  'events.get': {method: 'GET', path: '/_sandbox/events/{event_id}'},
+  'events.resend': {method: 'POST', path: '/_sandbox/events/{event_id}/resend'},
   'mandates.approve': {method: 'POST', path: '/_sandbox/mandates/{mandate_id}/approve'},
   reset: {method: 'POST', path: '/_sandbox/reset'},
   'transactions.fail': {method: 'POST', path: '/_sandbox/transactions/{id}/fail'},

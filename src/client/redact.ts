@@ -19,14 +19,22 @@ export function redactHeaders(headers: Record<string, string | string[] | number
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue
-    const text = Array.isArray(value) ? value.join(', ') : String(value)
-    const lower = name.toLowerCase()
-    if (SECRET_HEADERS.has(lower) || isSecretName(lower)) {
-      const scheme = SCHEME_HEADERS.has(lower) ? /^([A-Za-z][\w-]*)\s+\S/.exec(text) : null
-      out[name] = scheme ? `${scheme[1]} ${REDACTED}` : REDACTED
-    } else out[name] = text
+    out[name] = redactHeader(name, Array.isArray(value) ? value.join(', ') : String(value))
   }
   return out
+}
+
+/** Whether a header's value is a secret (by its name). */
+export function isSecretHeader(name: string): boolean {
+  const lower = name.toLowerCase()
+  return SECRET_HEADERS.has(lower) || isSecretName(lower)
+}
+
+/** One header's value, redacted when the header holds a secret. */
+export function redactHeader(name: string, text: string): string {
+  if (!isSecretHeader(name)) return text
+  const scheme = SCHEME_HEADERS.has(name.toLowerCase()) ? /^([A-Za-z][\w-]*)\s+\S/.exec(text) : null
+  return scheme ? `${scheme[1]} ${REDACTED}` : REDACTED
 }
 
 /** A query object with the values of secret-named parameters replaced. */

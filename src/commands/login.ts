@@ -8,9 +8,9 @@ export default class Login extends BaseCommand {
 On a terminal, missing values are asked for (the secret masked). With flags or environment variables (PAY_BASE_URL, PAY_CLIENT_ID, PAY_CLIENT_SECRET, PAY_ACCOUNT_REF, PAY_WEBHOOK_SECRET), or when not interactive, it never prompts.`
 
   static override examples = [
-    {description: 'Interactive', command: '<%= config.bin %> login'},
+    {description: 'Interactive on a terminal; elsewhere from the flags, PAY_* variables and the active profile (exit 2 naming what is missing)', command: '<%= config.bin %> login'},
     {description: 'Non-interactive, into a named profile', command: 'PAY_CLIENT_SECRET=… <%= config.bin %> login --profile live --base-url https://api.example.com --client-id cli_123'},
-    {description: 'Against the local sandbox', command: '<%= config.bin %> login --profile sandbox --base-url http://127.0.0.1:4010 --client-id sb_acme_client'},
+    {description: 'Against the local sandbox (its seeded credentials)', command: 'PAY_CLIENT_SECRET=sb_acme_secret_4f8a2c1e9b7d <%= config.bin %> login --profile sandbox --base-url http://127.0.0.1:4010 --client-id sb_acme_client'},
   ]
 
   static override flags = {

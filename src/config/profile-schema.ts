@@ -7,6 +7,8 @@ export const profileSchema = z.object({
   client_secret: z.string().min(1).optional(),
   account_ref: z.string().min(1).optional(),
   webhook_secret: z.string().min(1).optional(),
+  /** The webhook signature scheme, pinned once the service's is known (`inline-hex-sha256`, …; src/webhooks/signature.ts). */
+  webhook_signature: z.string().min(1).optional(),
   /** The live service: money-moving commands ask first on a terminal (src/cli/confirm.ts). */
   live: z.boolean().optional(),
   /** `pay mcp` lists its money tools without --allow-money (a live service still needs --allow-live-money). */

@@ -9,6 +9,7 @@ export function redactProfile(profile: Profile): Record<string, string | boolean
     const value = profile[key]
     view[key] = (SECRET_FIELDS as readonly string[]).includes(key) ? (value ? '[REDACTED] (set)' : null) : key === 'base_url' && value ? redactUrl(value) : (value ?? null)
   }
+  if (profile.webhook_signature) view.webhook_signature = profile.webhook_signature
   view.live = profile.live === true
   if (profile.mcp_allow_money === true) view.mcp_allow_money = true
   return view

@@ -1,6 +1,7 @@
 /**
  * Resolves the settings of one run: flag > environment > profile.
- * Environment: PAY_PROFILE, PAY_BASE_URL, PAY_CLIENT_ID, PAY_CLIENT_SECRET, PAY_ACCOUNT_REF, PAY_WEBHOOK_SECRET.
+ * Environment: PAY_PROFILE, PAY_BASE_URL, PAY_CLIENT_ID, PAY_CLIENT_SECRET, PAY_ACCOUNT_REF, PAY_WEBHOOK_SECRET,
+ * PAY_WEBHOOK_SIGNATURE.
  * With PAY_BASE_URL, PAY_CLIENT_ID and PAY_CLIENT_SECRET set, no config file is read or needed.
  */
 import {InputError} from '../client/errors.js'
@@ -15,6 +16,7 @@ export interface SettingFlags {
   'client-id'?: string
   'client-secret'?: string
   'webhook-secret'?: string
+  'webhook-signature'?: string
 }
 
 export type Source = 'flag' | 'env' | 'profile' | 'default'
@@ -30,7 +32,9 @@ export interface Settings {
   clientSecret?: string
   accountRef?: string
   webhookSecret?: string
-  sources: Partial<Record<'baseUrl' | 'clientId' | 'clientSecret' | 'accountRef' | 'webhookSecret' | 'profileName', Source>>
+  /** The one webhook signature scheme accepted, once known (src/webhooks/signature.ts: SCHEME_IDS). */
+  webhookSignature?: string
+  sources: Partial<Record<'baseUrl' | 'clientId' | 'clientSecret' | 'accountRef' | 'webhookSecret' | 'webhookSignature' | 'profileName', Source>>
   configDir: string
   /** --profile or PAY_PROFILE names a profile the file does not hold, and one of the connection settings was to come from it. */
   missingProfile?: {name: string; known: string[]}
@@ -46,6 +50,7 @@ const FIELDS = [
   ['clientSecret', 'client-secret', 'PAY_CLIENT_SECRET', 'client_secret'],
   ['accountRef', 'account-ref', 'PAY_ACCOUNT_REF', 'account_ref'],
   ['webhookSecret', 'webhook-secret', 'PAY_WEBHOOK_SECRET', 'webhook_secret'],
+  ['webhookSignature', 'webhook-signature', 'PAY_WEBHOOK_SIGNATURE', 'webhook_signature'],
 ] as const
 
 /** The environment variables the settings of an API command are read from (besides the config dir's). */

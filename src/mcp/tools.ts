@@ -142,7 +142,8 @@ export function exampleArguments(op: OperationSpec, inputs: readonly ToolInput[]
   for (let i = 0; i < rest.length; i++) {
     const word = rest[i]
     if (!word.startsWith('-') || word === '-') {
-      const input = positional.shift()
+      // a lookup's reference given as the argument, to the tool's one reference input (operationTool)
+      const input = positional.shift() ?? (referenceLookup(op) ? byName.get(LOOKUP_REFERENCE.name) : undefined)
       if (input) result[input.property] = word
       continue
     }

@@ -166,6 +166,28 @@ export class Output {
     return body === undefined ? '' : String(body)
   }
 
+  /**
+   * The generic view of any JSON answer: key/value rows with nested keys joined by dots, then each list of objects
+   * as a table under its dotted name (a list at the top: the table alone). For an answer whose shape pay does not
+   * know; --fields picks rows as usual.
+   */
+  generic(raw: unknown): string {
+    const body = printableDeep(raw)
+    if (Array.isArray(body)) return this.table(body.filter(isObject))
+    if (!isObject(body)) return body === undefined ? '' : String(body)
+    if (this.fields) return keyValueTable(this.fieldRows(body), this.term.stdoutIsTTY)
+    const parts = [keyValueTable(flatten(body, this.term.color), this.term.stdoutIsTTY)]
+    const lists = (obj: Record<string, unknown>, prefix: string): void => {
+      for (const [key, value] of Object.entries(obj)) {
+        const name = prefix ? `${prefix}.${key}` : key
+        if (Array.isArray(value) && value.some(isObject)) parts.push(`\n${name}:\n${this.table(value.filter(isObject))}`)
+        else if (isObject(value)) lists(value, name)
+      }
+    }
+    lists(body, '')
+    return parts.join('\n')
+  }
+
   /** The rows of an object under --fields: each dot path and its value. */
   fieldRows(obj: Record<string, unknown>): [string, string][] {
     return (this.fields ?? []).map((f) => [f, formatScalar(f, getPath(obj, f), this.term.color)])
@@ -181,4 +203,8 @@ export class Output {
     const cols = listColumns(items, columns)
     return listTable(cols, listRows(items, cols, this.term.color), this.term.stdoutIsTTY, !this.options.noHeader, this.tableWidth)
   }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v)
 }

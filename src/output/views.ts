@@ -254,8 +254,16 @@ export function viewRows(view: ViewName, body: unknown, color: boolean): Row[] {
   return lines ? render(lines, obj, color).rest() : flatten(obj, color)
 }
 
-/** Prints a response: the body unchanged under --json, else the view (tables for lists). */
-export function renderView(out: Output, view: ViewName, res: Pick<ApiResponse, 'text' | 'body'>): void {
+/** Prints a response: the body unchanged under --json, else the view (tables for lists; the generic view for an answer that differs from the assumed shape). */
+export function renderView(out: Output, view: ViewName, res: Pick<ApiResponse, 'text' | 'body' | 'differs'>): void {
+  if (res.differs) {
+    // valid by every stated rule, but not the shape pay assumed: nothing hidden, nothing reinterpreted
+    out.warnQuoting(`the service's answer differs from what pay assumes where the interface is silent (${res.differs.join('; ')}); shown as sent. \`pay smoke --contract\` lists every difference; docs/assumptions.md says what to change`)
+    if (!out.json) {
+      out.data(out.generic(res.body))
+      return
+    }
+  }
   if (out.json) {
     out.data(res.text === '' ? 'null' : res.text)
     return

@@ -15,7 +15,7 @@ import {approveMandate, debitView, finishDebit, mandateView} from './resources/m
 import {finishPayout, payoutView} from './resources/payouts.js'
 import type {Runtime} from './runtime.js'
 import {credentialsOf} from './seed.js'
-import type {CollectionRec} from './state.js'
+import type {CollectionRec, EventRec} from './state.js'
 import {httpUrl, validate} from './validation.js'
 import {creditCollection, normalise, requireCurrency} from './wallets.js'
 import {newResourceId} from './ids.js'
@@ -126,6 +126,17 @@ function portalSession(rt: Runtime, body: any): SbResponse {
   return ok(checkoutView(core, rec), 201)
 }
 
+/** An event as the control API shows it: its delivery attempts and the payload. */
+function eventView(e: EventRec): Record<string, unknown> {
+  return {id: e.id, type: e.type, client_id: e.client_id, created_at: e.created_at, state: e.state, deliveries: e.deliveries, payload: JSON.parse(e.body)}
+}
+
+function findEvent(rt: Runtime, id: string): EventRec {
+  const event = rt.core.state.events.find((e) => e.id === id)
+  if (!event) throw notFound(`event ${id}`)
+  return event
+}
+
 const DOCS_FILE = fileURLToPath(new URL('../../docs/sandbox.md', import.meta.url))
 let docsText: Promise<string> | undefined
 
@@ -196,8 +207,21 @@ const routes: Route[] = [
     (rt, _m, _b, req) => {
       const data = rt.core.state.events
         .filter((e) => (!req.query.client_id || e.client_id === req.query.client_id) && (!req.query.type || e.type === req.query.type))
-        .map((e) => ({id: e.id, type: e.type, client_id: e.client_id, created_at: e.created_at, state: e.state, deliveries: e.deliveries, payload: JSON.parse(e.body)}))
+        .map(eventView)
       return ok({object: 'list', data})
+    },
+  ],
+  ['GET', /^\/_sandbox\/events\/([^/]+)$/, (rt, m) => ok(eventView(findEvent(rt, m[0])))],
+  [
+    'POST',
+    /^\/_sandbox\/events\/([^/]+)\/resend$/,
+    async (rt, m) => {
+      const event = findEvent(rt, m[0])
+      if (!entry(rt.core.state.clients, event.client_id)?.webhook_url) {
+        throw new ApiError(409, 'no_endpoint', `API client ${event.client_id} has no webhook URL: set one first (pay sandbox webhook --target URL, or run pay webhook listen)`)
+      }
+      const delivery = await rt.webhooks.resend(event)
+      return ok({object: 'delivery', event_id: event.id, ...delivery, event: eventView(event)})
     },
   ],
   ['POST', /^\/_sandbox\/portal\/checkout-sessions$/, (rt, _m, body) => portalSession(rt, body)],

@@ -204,6 +204,8 @@ export interface DeliveryAttempt {
   status: number | null
   error?: string
   duplicate?: boolean
+  /** Sent again through the control API (`pay sandbox resend`), outside the retry schedule. */
+  resend?: boolean
 }
 
 export interface EventRec {

@@ -7,8 +7,10 @@
 import {Agent, type IncomingMessage, request} from 'node:http'
 import {deliveryHeaders} from '../webhooks/delivery-headers.js'
 import type {Core} from './core.js'
-import type {EventRec} from './state.js'
+import type {DeliveryAttempt, EventRec} from './state.js'
 import {entry} from './state.js'
+
+const isOk = (status: number | null) => status !== null && status >= 200 && status < 300
 
 export class WebhookDelivery {
   private readonly timers = new Set<NodeJS.Timeout>()
@@ -54,8 +56,8 @@ export class WebhookDelivery {
     return true
   }
 
-  private async attempt(event: EventRec, duplicate: boolean): Promise<void> {
-    if (this.closed || this.undeliverable(event)) return
+  /** One POST of the event to its client's current URL, recorded in its deliveries (undefined: closed meanwhile). */
+  private async deliverOnce(event: EventRec, mark: {duplicate?: true; resend?: true}): Promise<DeliveryAttempt | undefined> {
     const client = entry(this.core.state.clients, event.client_id)!
     const url = client.webhook_url!
     const attempt = event.deliveries.length + 1
@@ -66,20 +68,40 @@ export class WebhookDelivery {
     } catch (err) {
       error = err instanceof Error ? err.message : String(err)
     }
-    if (this.closed) return
-    event.deliveries.push({attempt, at: new Date().toISOString(), url, status, ...(error ? {error} : {}), ...(duplicate ? {duplicate: true} : {})})
-    const ok = status !== null && status >= 200 && status < 300
-    if (duplicate) return
-    if (ok) {
+    if (this.closed) return undefined
+    const record: DeliveryAttempt = {attempt, at: new Date().toISOString(), url, status, ...(error ? {error} : {}), ...mark}
+    event.deliveries.push(record)
+    return record
+  }
+
+  private async attempt(event: EventRec, duplicate: boolean): Promise<void> {
+    if (this.closed || this.undeliverable(event)) return
+    const record = await this.deliverOnce(event, duplicate ? {duplicate: true} : {})
+    if (!record || duplicate) return
+    // the scheduled attempts: duplicates and resends (`pay sandbox resend`) are not retries
+    const scheduled = event.deliveries.filter((d) => !d.duplicate && !d.resend).length
+    if (isOk(record.status)) {
       event.state = 'delivered'
       if (this.duplicateRate > 0 && Math.random() < this.duplicateRate) this.later(event, 10, true)
-    } else if (event.deliveries.filter((d) => !d.duplicate).length >= this.core.opts.webhookMaxAttempts) {
+    } else if (scheduled >= this.core.opts.webhookMaxAttempts) {
       event.state = 'failed'
     } else {
-      const failures = event.deliveries.filter((d) => !d.duplicate).length
-      this.later(event, this.core.opts.webhookRetryBaseMs * 2 ** (failures - 1), false)
+      this.later(event, this.core.opts.webhookRetryBaseMs * 2 ** (scheduled - 1), false)
     }
     this.core.changed()
+  }
+
+  /**
+   * Delivers the event again now, to its client's current webhook URL, outside the retry schedule (the control
+   * API's resend): the attempt, or undefined when the client has no URL (or the sandbox is closing). A 2xx makes a
+   * failed event delivered.
+   */
+  async resend(event: EventRec): Promise<DeliveryAttempt | undefined> {
+    if (this.closed || !entry(this.core.state.clients, event.client_id)?.webhook_url) return undefined
+    const record = await this.deliverOnce(event, {resend: true})
+    if (record && isOk(record.status)) event.state = 'delivered'
+    this.core.changed()
+    return record
   }
 
   /** POSTs with node:http (https loaded only when a URL needs it); resolves with the status code. */

@@ -16,6 +16,8 @@ export interface SmokeFlags {
   mobile?: string
   provider: string
   'wait-timeout': number
+  contract?: boolean
+  param?: string[]
 }
 
 /** The wallet number that succeeds on the sandbox (docs/sandbox.md: Deterministic outcomes). */
@@ -37,6 +39,7 @@ export async function moneyOptions(ctx: ApiContext, flags: SmokeFlags, userAgent
 }
 
 export async function runSmokeCommand(ctx: ApiContext, flags: SmokeFlags, userAgent: string): Promise<number> {
+  if (flags.contract) return (await import('./contract.js')).runContractCommand(ctx, flags.param)
   if (flags.junit) checkJUnitPath(flags.junit)
   const money = await moneyOptions(ctx, flags, userAgent)
   const {out} = ctx

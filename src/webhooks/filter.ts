@@ -34,3 +34,31 @@ export function parseSize(text: string): number | undefined {
   const n = Math.floor(Number(m[1]) * mult)
   return n > 0 ? n : undefined
 }
+
+const UNIT_MS: Record<string, number> = {s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000}
+
+/** A duration such as 90s, 30m, 1h, 7d or 2w, in milliseconds; undefined when it is not one. */
+export function parseDuration(text: string): number | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$/i.exec(text)
+  if (!m) return undefined
+  const ms = Math.round(Number(m[1]) * UNIT_MS[m[2].toLowerCase()])
+  return ms > 0 ? ms : undefined
+}
+
+/** `--since`: a duration back from now (1h, 2d) or a date/time (2026-11-26, 2026-11-26T14:00:00Z): unix ms, or undefined. */
+export function parseSince(text: string, now = Date.now()): number | undefined {
+  const back = parseDuration(text)
+  if (back !== undefined) return now - back
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text.trim())) return undefined
+  const at = Date.parse(text.trim())
+  return Number.isFinite(at) ? at : undefined
+}
+
+/** Whether a flag value is an absolute http:// or https:// URL (--forward-to, --route, --to, --tunnel-host). */
+export function isHttpUrl(text: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol)
+  } catch {
+    return false
+  }
+}

@@ -12,11 +12,14 @@
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
+import {createHash} from 'node:crypto'
 import {type WebhookEvent} from './events.js'
+import {EVENT_ID_HEADER, EVENT_TYPE_HEADER} from './delivery-headers.js'
 import {depthProblem} from '../output/json-shape.js'
 import {eventFilter, type EventFilter} from './filter.js'
+import type {HistoryWriter} from './history.js'
 import {PING_HEADER, type PingKey} from './ping.js'
-import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER, verifySignature} from './signature.js'
+import {DEFAULT_SCHEME, DEFAULT_TOLERANCE_SECONDS, type Scheme, SIGNATURE_HEADER, schemeId, TIMESTAMP_HEADER, verifySignature} from './signature.js'
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 export const DEFAULT_PATH = '/webhooks'
@@ -74,12 +77,18 @@ export interface ListenerOptions {
   secrets?: string[]
   /** false = accept unsigned deliveries (--no-verify); each delivery is then marked unverified. */
   verify?: boolean
+  /** The one signature scheme accepted (the profile's webhook_signature); by default every recognised one. */
+  pinnedScheme?: Scheme
   toleranceSeconds?: number
   maxBodyBytes?: number
   /** Glob patterns on the event type; others are answered 200 and counted as filtered. */
   events?: string[]
   forwardTo?: string
+  /** Forward by type: each accepted event goes to every route whose glob matches (forwardTo is the route '*'). */
+  routes?: ForwardRoute[]
   forwardTimeoutMs?: number
+  /** Keeps every delivery and forward attempt (src/webhooks/history.ts), durable before the answer. */
+  history?: HistoryWriter
   /** Called once per delivery at the path, after it was answered. */
   onDelivery?: (delivery: Delivery) => void
   /** Current unix time in seconds (tests). */
@@ -94,12 +103,20 @@ export interface ListenerOptions {
   seenLimit?: number
 }
 
+export interface ForwardRoute {
+  /** Glob on the event type (`*` any run, `?` one character). */
+  pattern: string
+  url: string
+}
+
 export interface Verdict {
   ok: boolean
   /** The status answered to the sender. */
   status: number
   /** true when the signature was checked and matched; false under --no-verify or when rejected. */
   verified: boolean
+  /** The signature scheme that matched (src/webhooks/signature.ts: schemeId), when verified. */
+  scheme?: string
   reason?: RejectReason
   detail?: string
 }
@@ -119,8 +136,17 @@ export interface Delivery {
   verdict: Verdict
   duplicate: boolean
   filtered: boolean
+  /** The worst of the forwards (the status passed back); each route's in `forwards`. */
   forward?: ForwardResult
+  forwards?: (ForwardResult & {url: string})[]
   bytes: number
+  /** Its id in the history, when kept. */
+  id?: string
+  /**
+   * The body is a JSON object but not the event shape pay assumes (string `id` and `type`, docs/assumptions.md):
+   * then `event.data` holds the body as sent, and its id and type come from the delivery headers (or a digest).
+   */
+  otherShape?: boolean
 }
 
 export interface ListenerStats {
@@ -152,9 +178,18 @@ const SEEN_LIMIT = 100_000
 const RECEIVED = JSON.stringify({received: true})
 const RECEIVED_HEADERS = {'content-type': 'application/json', 'content-length': String(Buffer.byteLength(RECEIVED))}
 const SIGNATURE = SIGNATURE_HEADER.toLowerCase()
-/** The verdict of every verified, accepted delivery (shared: read-only). */
-const ACCEPTED: Verdict = Object.freeze({ok: true, status: 200, verified: true})
+const TIMESTAMP = TIMESTAMP_HEADER.toLowerCase()
+/** The verdict of every verified, accepted delivery, one per scheme that matched (shared: read-only). */
+const ACCEPTED_AS = new Map<string, Verdict>()
+function acceptedAs(scheme: Scheme): Verdict {
+  const id = schemeId(scheme)
+  let verdict = ACCEPTED_AS.get(id)
+  if (!verdict) ACCEPTED_AS.set(id, (verdict = Object.freeze({ok: true, status: 200, verified: true, scheme: id})))
+  return verdict
+}
+const ACCEPTED = acceptedAs(DEFAULT_SCHEME)
 const ACCEPTED_UNVERIFIED: Verdict = Object.freeze({ok: true, status: 200, verified: false})
+const EMPTY = Buffer.alloc(0)
 
 type Outcome = 'accepted' | 'failed'
 type Body = Buffer | 'too_large' | 'aborted'
@@ -177,13 +212,28 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const maxDigits = String(maxBody).length
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
-  const verifyOptions = {toleranceSeconds: tolerance}
+  const verifyOptions = {toleranceSeconds: tolerance, pinned: options.pinnedScheme}
   const filter: EventFilter = eventFilter(options.events ?? [])
   const stats = emptyStats()
   /** Event ids answered 2xx (accepted), and those in flight (a duplicate waits for the first's outcome). */
   const seen = new Map<string, Outcome | Promise<Outcome>>()
   const seenLimit = options.seenLimit ?? SEEN_LIMIT
-  const forwarder = options.forwardTo ? await createForwarder(options.forwardTo, options.forwardTimeoutMs ?? 10_000) : undefined
+  const history = options.history
+  history?.open()
+  const routeList = [...(options.forwardTo ? [{pattern: '*', url: options.forwardTo}] : []), ...(options.routes ?? [])]
+  const forwarders = new Map<string, Forwarder>()
+  for (const r of routeList) if (!forwarders.has(r.url)) forwarders.set(r.url, await createForwarder(r.url, options.forwardTimeoutMs ?? 10_000))
+  const routes = routeList.map((r) => ({match: eventFilter([r.pattern]), url: r.url, to: forwarders.get(r.url)!}))
+  /** The routes of a type (one list per type, made once). */
+  const routesOf = new Map<string, typeof routes>()
+  const routesFor = (type: string) => {
+    let list = routesOf.get(type)
+    if (!list) {
+      list = routes.filter((r) => r.match(type))
+      if (routesOf.size < 1000) routesOf.set(type, list)
+    }
+    return list
+  }
 
   /**
    * `fresh`: the id is known not to be there (one lookup less); else it moves to the newest end. Over the limit,
@@ -214,6 +264,13 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       held.push({res, status, body, close})
       return
     }
+    if (history?.pending) {
+      history.afterCommit(() => send(res, status, body, close))
+      return
+    }
+    send(res, status, body, close)
+  }
+  const send = (res: ServerResponse, status: number, body: unknown, close: boolean) => {
     if (res.headersSent || res.destroyed) return
     if (body === RECEIVED && !close) {
       res.writeHead(status, RECEIVED_HEADERS)
@@ -225,14 +282,27 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     res.end(text)
   }
 
-  const reject = (res: ServerResponse, reason: RejectReason, detail: string, event: WebhookEvent | null, bytes: number) => {
+  /** Keeps a delivery in the history (before its answer is sent): its id. */
+  const keep = (req: IncomingMessage, raw: Buffer, event: WebhookEvent | null, verdict: 'accepted' | 'duplicate' | 'rejected', status: number, verified: boolean, extra?: {reason?: string; detail?: string; filtered?: boolean}) => {
+    if (!history) return undefined
+    const ref = event && event.data && typeof event.data === 'object' ? (event.data as {merchant_reference?: unknown}).merchant_reference : undefined
+    return history.delivery(
+      {event_id: typeof event?.id === 'string' ? event.id : undefined, type: typeof event?.type === 'string' ? event.type : undefined, reference: typeof ref === 'string' ? ref : undefined, verdict, status, verified, ...extra},
+      req.rawHeaders,
+      raw,
+    )
+  }
+
+  const reject = (req: IncomingMessage, res: ServerResponse, reason: RejectReason, detail: string, event: WebhookEvent | null, bytes: number, raw: Buffer = EMPTY) => {
     const status = STATUS_OF[reason]
     stats.rejected[reason] = (stats.rejected[reason] ?? 0) + 1
+    const id = keep(req, raw, event, 'rejected', status, false, {reason, detail})
     reply(res, status, {error: {code: reason, message: detail}}, reason === 'body_too_large')
-    emit({time: new Date(), event, verdict: {ok: false, status, verified: false, reason, detail}, duplicate: false, filtered: false, bytes})
+    emit({time: new Date(), event, verdict: {ok: false, status, verified: false, reason, detail}, duplicate: false, filtered: false, bytes, id})
   }
 
   const emit = (d: Delivery) => {
+    if (d.event && OTHER_SHAPE.has(d.event)) d.otherShape = true
     if (held) {
       held.push({delivery: d})
       return
@@ -267,14 +337,14 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     stats.received++
     if (req.method !== 'POST') {
       req.resume()
-      reject(res, 'method_not_allowed', `${req.method} is not allowed; deliveries are POSTs`, null, 0)
+      reject(req, res, 'method_not_allowed', `${req.method} is not allowed; deliveries are POSTs`, null, 0)
       return
     }
     // a declared length with fewer digits than the limit is under it (no string-to-number conversion then)
     const length = req.headers['content-length']
     const declared = length !== undefined && length.length >= maxDigits ? Number(length) : 0
     if (Number.isFinite(declared) && declared > maxBody) {
-      reject(res, 'body_too_large', `body of ${declared} bytes is over the limit of ${maxBody} bytes`, null, declared)
+      reject(req, res, 'body_too_large', `body of ${declared} bytes is over the limit of ${maxBody} bytes`, null, declared)
       req.resume()
       return
     }
@@ -312,11 +382,16 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       // whatever happened above, later answers are never held
       held = undefined
     }
+    // the batch's deliveries are durable before any of its answers goes out (one sync for the whole batch)
+    if (history?.pending) history.afterCommit(() => release(out))
+    else release(out)
+  }
+  function release(out: Held[]): void {
     for (const item of out) {
       if ('delivery' in item) emit(item.delivery)
       else {
         try {
-          reply(item.res, item.status, item.body, item.close)
+          send(item.res, item.status, item.body, item.close)
         } catch (err) {
           // as when the answer was sent from judge(): the next ones still go out
           failed(item.res, err as Error)
@@ -328,14 +403,16 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   /** The body read: verified against the raw bytes, parsed once, checked for duplicates. */
   function judge(req: IncomingMessage, res: ServerResponse, raw: Body): void {
     if (raw === 'too_large') {
-      reject(res, 'body_too_large', `body is over the limit of ${maxBody} bytes`, null, maxBody + 1)
+      reject(req, res, 'body_too_large', `body is over the limit of ${maxBody} bytes`, null, maxBody + 1)
       return
     }
     if (raw === 'aborted') {
-      reject(res, 'aborted', 'the sender closed the connection before the body was complete', null, 0)
+      reject(req, res, 'aborted', 'the sender closed the connection before the body was complete', null, 0)
       return
     }
     let event: WebhookEvent | null = null
+    /** A JSON object of another shape than the assumed event. */
+    let other: Record<string, unknown> | undefined
     let jsonOk = false
     // nested deeper than any event: never parsed, so nothing after (the render, --json, --jq) walks it
     const text = raw.toString('utf8')
@@ -345,29 +422,34 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         const parsed: unknown = JSON.parse(text)
         jsonOk = true
         if (isEvent(parsed)) event = parsed
+        else if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) other = parsed as Record<string, unknown>
       } catch {
         // judged after the signature
       }
     }
+    let verdict = ACCEPTED_UNVERIFIED
     if (verify) {
       const signature = req.headers[SIGNATURE]
-      const result = verifySignature(Array.isArray(signature) ? signature.join(',') : signature, raw, secrets, options.now ? {toleranceSeconds: tolerance, now: options.now()} : verifyOptions)
+      const stamp = req.headers[TIMESTAMP]
+      const withStamp = stamp === undefined ? verifyOptions : {...verifyOptions, timestampHeader: Array.isArray(stamp) ? stamp.join(',') : stamp}
+      const result = verifySignature(Array.isArray(signature) ? signature.join(',') : signature, raw, secrets, options.now ? {...withStamp, now: options.now()} : withStamp)
       if (!result.ok) {
-        reject(res, result.reason, result.detail, event, raw.length)
+        reject(req, res, result.reason, result.detail, event, raw.length, raw)
         return
       }
+      verdict = result.scheme === DEFAULT_SCHEME ? ACCEPTED : acceptedAs(result.scheme)
     }
     if (!jsonOk) {
-      reject(res, 'invalid_json', tooDeep ? `the body ${tooDeep}` : 'the body is not JSON', null, raw.length)
+      reject(req, res, 'invalid_json', tooDeep ? `the body ${tooDeep}` : 'the body is not JSON', null, raw.length, raw)
       return
     }
+    if (!event && other) event = otherEvent(other, req, raw)
     if (!event) {
-      reject(res, 'invalid_event', 'the body is not an event: it needs string "id" and "type" fields', null, raw.length)
+      reject(req, res, 'invalid_event', 'the body is not an event: it must be a JSON object', null, raw.length, raw)
       return
     }
     if (verify) stats.verified++
     else stats.unverified++
-    const verdict = verify ? ACCEPTED : ACCEPTED_UNVERIFIED
     const previous = seen.get(event.id)
     if (previous === undefined) accept(req, res, raw, event, verdict)
     else if (typeof previous === 'string') (previous === 'accepted' ? duplicate : accept)(req, res, raw, event, verdict)
@@ -378,10 +460,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
   }
 
-  function duplicate(_req: IncomingMessage, res: ServerResponse, raw: Buffer, event: WebhookEvent, verdict: Verdict): void {
+  function duplicate(req: IncomingMessage, res: ServerResponse, raw: Buffer, event: WebhookEvent, verdict: Verdict): void {
     stats.duplicates++
+    const id = keep(req, raw, event, 'duplicate', 200, verdict.verified)
     reply(res, 200, {received: true, duplicate: true})
-    emit({time: new Date(), event, verdict, duplicate: true, filtered: !filter(event.type), bytes: raw.length})
+    emit({time: new Date(), event, verdict, duplicate: true, filtered: !filter(event.type), bytes: raw.length, id})
   }
 
   /** A new event (or one whose forwarding failed before): never in `seen`. */
@@ -389,23 +472,36 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     if (!filter(event.type)) {
       stats.filtered++
       remember(event.id, 'accepted', true)
+      const id = keep(req, raw, event, 'accepted', 200, verdict.verified, {filtered: true})
       reply(res, 200, {received: true, filtered: true})
-      emit({time: new Date(), event, verdict, duplicate: false, filtered: true, bytes: raw.length})
+      emit({time: new Date(), event, verdict, duplicate: false, filtered: true, bytes: raw.length, id})
       return
     }
-    if (!forwarder) {
+    const targets = routes.length === 0 ? routes : routesFor(event.type)
+    const id = keep(req, raw, event, 'accepted', 200, verdict.verified)
+    if (targets.length === 0) {
       remember(event.id, 'accepted', true)
       reply(res, 200, RECEIVED)
-      emit({time: new Date(), event, verdict, duplicate: false, filtered: false, bytes: raw.length})
+      emit({time: new Date(), event, verdict, duplicate: false, filtered: false, bytes: raw.length, id})
       return
     }
-    forward(forwarder, req, res, raw, event, verdict).catch((err: Error) => failed(res, err))
+    forward(targets, req, res, raw, event, verdict, id).catch((err: Error) => failed(res, err))
   }
 
-  async function forward(to: Forwarder, req: IncomingMessage, res: ServerResponse, raw: Buffer, event: WebhookEvent, verdict: Verdict): Promise<void> {
+  /** Posts to every route of the event at once; the worst answer (the highest status; unreachable 502, timeout 504) goes back. */
+  async function forward(targets: {url: string; to: Forwarder}[], req: IncomingMessage, res: ServerResponse, raw: Buffer, event: WebhookEvent, verdict: Verdict, id: string | undefined): Promise<void> {
     let settle!: (o: Outcome) => void
     remember(event.id, new Promise<Outcome>((resolve) => (settle = resolve)))
-    const result = await to.send(raw, req.rawHeaders)
+    const results = await Promise.all(targets.map((t) => t.to.send(raw, req.rawHeaders)))
+    let result = results[0]
+    const statusOf = (r: SendResult) => r.response?.status ?? (r.error === 'timeout' ? 504 : 502)
+    for (const r of results) if (statusOf(r) > statusOf(result)) result = r
+    if (history && id) {
+      for (let i = 0; i < results.length; i++) {
+        const r = results[i]
+        history.attempt(id, event.id, {url: targets[i].url, status: r.response?.status, error: r.error, detail: r.detail, ms: r.ms})
+      }
+    }
     const ok = result.response !== undefined && result.response.status >= 200 && result.response.status < 300
     if (ok) {
       stats.forwarded++
@@ -417,10 +513,14 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     settle(ok ? 'accepted' : 'failed')
     if (result.response) {
       const {status, headers, body} = result.response
-      if (!res.headersSent && !res.destroyed) {
-        res.writeHead(status, {'content-type': 'application/octet-stream', ...headers, 'content-length': body.length})
-        res.end(body)
+      const pass = () => {
+        if (!res.headersSent && !res.destroyed) {
+          res.writeHead(status, {'content-type': 'application/octet-stream', ...headers, 'content-length': body.length})
+          res.end(body)
+        }
       }
+      if (history?.pending) history.afterCommit(pass)
+      else pass()
     } else {
       const status = result.error === 'timeout' ? 504 : 502
       reply(res, status, {error: {code: `forward_${result.error}`, message: result.detail}})
@@ -433,6 +533,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       filtered: false,
       bytes: raw.length,
       forward: {status: result.response?.status, error: result.error, detail: result.detail, ms: result.ms},
+      ...(results.length > 1 ? {forwards: results.map((r, i) => ({url: targets[i].url, status: r.response?.status, error: r.error, detail: r.detail, ms: r.ms}))} : {}),
+      id,
     })
   }
 
@@ -545,10 +647,29 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         server.close(() => resolve())
         server.closeAllConnections()
       })
-      await forwarder?.close()
+      await Promise.all([...forwarders.values()].map((f) => f.close()))
+      await history?.close()
     },
   }
 }
+
+/**
+ * The event pay makes of a signed JSON object of another shape (the payload shape is "not shown"): the body as its
+ * data, its id from Service-Event-Id (else a digest of the body, so a redelivery is still a duplicate), its type from
+ * Service-Event-Type (else "unknown"). Marked, so the line and --json say so.
+ */
+function otherEvent(body: Record<string, unknown>, req: IncomingMessage, raw: Buffer): WebhookEvent {
+  const header = (name: string) => {
+    const v = req.headers[name]
+    return typeof v === 'string' && v !== '' ? v : undefined
+  }
+  const id = header(EVENT_ID_HEADER.toLowerCase()) ?? `sha256:${createHash('sha256').update(raw).digest('hex').slice(0, 24)}`
+  const event = {id, object: 'event', type: header(EVENT_TYPE_HEADER.toLowerCase()) ?? 'unknown', created_at: '', data: body} as WebhookEvent
+  OTHER_SHAPE.add(event)
+  return event
+}
+/** The events made by otherEvent (their deliveries are marked otherShape). */
+const OTHER_SHAPE = new WeakSet<WebhookEvent>()
 
 function isEvent(value: unknown): value is WebhookEvent {
   return !!value && typeof value === 'object' && !Array.isArray(value) && typeof (value as {id?: unknown}).id === 'string' && typeof (value as {type?: unknown}).type === 'string'
@@ -585,13 +706,20 @@ function readBody(req: IncomingMessage, max: number, done: (body: Body) => void)
   req.on('close', () => finish(req.complete ? body() : 'aborted'))
 }
 
-interface Forwarder {
-  send(body: Buffer, rawHeaders: string[]): Promise<{response?: {status: number; headers: Record<string, string>; body: Buffer}; error?: ForwardResult['error']; detail?: string; ms: number}>
+export interface SendResult {
+  response?: {status: number; headers: Record<string, string>; body: Buffer}
+  error?: ForwardResult['error']
+  detail?: string
+  ms: number
+}
+
+export interface Forwarder {
+  send(body: Buffer, rawHeaders: string[]): Promise<SendResult>
   close(): Promise<void>
 }
 
-/** Posts the raw body with the original headers (signature included) to the app. */
-async function createForwarder(target: string, timeoutMs: number): Promise<Forwarder> {
+/** Posts the raw body with the original headers (signature included) to the app; `via` is its X-Forwarded-By. */
+export async function createForwarder(target: string, timeoutMs: number, via = 'pay webhook listen'): Promise<Forwarder> {
   const {exchange, loadUndici} = await import('../client/transport.js')
   const {Agent} = await loadUndici()
   const {classifyNetworkError} = await import('../client/retry-policy.js')
@@ -602,7 +730,7 @@ async function createForwarder(target: string, timeoutMs: number): Promise<Forwa
       for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
         if (!HOP_BY_HOP.has(rawHeaders[i].toLowerCase())) headers.push([rawHeaders[i], rawHeaders[i + 1]])
       }
-      headers.push(['x-forwarded-by', 'pay webhook listen'])
+      headers.push(['x-forwarded-by', via])
       const started = performance.now()
       try {
         // the whole exchange, body included, within --forward-timeout

@@ -51,17 +51,8 @@ export function formatDelivery(d: Delivery, color: boolean): string {
   const e = event!
   const data = e.data
   line += `  ${printableLine(e.id)}  ${paint(color, 'bold', printableLine(e.type))}`
-  const id = resourceId(data, e.type)
-  if (id) line += `  ${printableLine(id)}`
-  const state = shown(data, 'status')
-  if (state) line += `  ${paintState(color, state)}`
-  const amount = shown(data, 'amount')
-  if (amount) {
-    const currency = shown(data, 'currency')
-    line += currency ? `  ${amount} ${currency}` : `  ${amount}`
-  }
-  const ref = shown(data, 'merchant_reference')
-  if (ref) line += `  ref ${ref}`
+  if (d.otherShape) line += `  ${paint(color, 'yellow', '(payload of another shape)')}  ${otherFields(data)}`
+  else line += knownFields(data, e.type, color)
   if (d.duplicate) line += `  ${paint(color, 'yellow', '(duplicate, not forwarded)')}`
   if (!d.verdict.verified) line += `  ${paint(color, 'yellow', '(UNVERIFIED)')}`
   if (d.forward) {
@@ -75,6 +66,38 @@ export function formatDelivery(d: Delivery, color: boolean): string {
   return line
 }
 
+/** The resource's id, state, amount and reference, from an event of the assumed shape. */
+function knownFields(data: Record<string, unknown>, type: string, color: boolean): string {
+  let line = ''
+  const id = resourceId(data, type)
+  if (id) line += `  ${printableLine(id)}`
+  const state = shown(data, 'status')
+  if (state) line += `  ${paintState(color, state)}`
+  const amount = shown(data, 'amount')
+  if (amount) {
+    const currency = shown(data, 'currency')
+    line += currency ? `  ${amount} ${currency}` : `  ${amount}`
+  }
+  const ref = shown(data, 'merchant_reference')
+  if (ref) line += `  ref ${ref}`
+  return line
+}
+
+/** A payload of another shape, generically: its first scalar fields as key=value, nested keys joined by dots. */
+function otherFields(body: Record<string, unknown>, max = 8): string {
+  const pairs: string[] = []
+  const walk = (obj: Record<string, unknown>, prefix: string) => {
+    for (const [k, v] of Object.entries(obj)) {
+      if (pairs.length >= max) return
+      const name = prefix ? `${prefix}.${k}` : k
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, name)
+      else pairs.push(`${printableLine(name)}=${printableLine(Array.isArray(v) ? `[${v.length}]` : String(v))}`)
+    }
+  }
+  walk(body, '')
+  return pairs.join(' ')
+}
+
 /** The --json line: {event, verdict, duplicate} plus time, filtered and forward. */
 export function deliveryJson(d: Delivery): string {
   return JSON.stringify({
@@ -82,6 +105,7 @@ export function deliveryJson(d: Delivery): string {
     event: d.event,
     verdict: d.verdict,
     duplicate: d.duplicate,
+    ...(d.otherShape ? {other_shape: true} : {}),
     ...(d.filtered ? {filtered: true} : {}),
     ...(d.forward ? {forward: d.forward} : {}),
   })

@@ -1,117 +1,151 @@
 /**
- * The webhook signature scheme, in one place (spec, Events §4 and §6: the format is "not shown").
- * ASSUMPTION (docs/assumptions.md): header `Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`,
- * keyed by the secret's UTF-8 bytes, over `<t>.<raw body bytes>`. Several v1 entries may appear during secret
- * rotation; any one matching passes. Timestamps more than `toleranceSeconds` from now are rejected.
+ * The webhook signature, in one place (spec, Events §4: an HMAC over `<timestamp>.<raw_body>` in `Service-Signature`,
+ * timestamps within 300 s; §6: the algorithm and the header format are "not shown").
+ *
+ * What pay signs (`sign`, the sandbox and `pay webhook trigger`) is its assumption (docs/assumptions.md):
+ * `Service-Signature: t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, keyed by the secret's UTF-8 bytes; several
+ * v1 entries during a rotation.
+ *
+ * What pay accepts (`verify`, the listener and `pay webhook verify`) is every plausible encoding of that HMAC, since
+ * the service's own is not shown: a digest in hex or base64 (base64url too), SHA-256 or SHA-512 told apart by its
+ * length, as `v1=` beside `t=` in the header, or as the whole header (or `sha256=`/`sha512=`) with the timestamp in
+ * a separate `Service-Timestamp` header. The result names the scheme that matched; a profile's `webhook_signature`
+ * pins one. Tolerance never weakens the check: each candidate digest is compared in full, in constant time
+ * (timingSafeEqual on equal lengths), with an HMAC computed by node:crypto, and only inside the timestamp window.
  */
-import {createHmac, hash} from 'node:crypto'
+import {createHmac, timingSafeEqual} from 'node:crypto'
 
 export const SIGNATURE_HEADER = 'Service-Signature'
+/** The separate timestamp header of the schemes whose Service-Signature holds only the digest. */
+export const TIMESTAMP_HEADER = 'Service-Timestamp'
 export const DEFAULT_TOLERANCE_SECONDS = 300
 
+export type Algorithm = 'sha256' | 'sha512'
+export type Encoding = 'hex' | 'base64'
+/** Where the timestamp is: `t=` in Service-Signature, or the Service-Timestamp header. */
+export type TimestampPlace = 'inline' | 'header'
+
+export interface Scheme {
+  place: TimestampPlace
+  encoding: Encoding
+  algorithm: Algorithm
+}
+
+/** The scheme pay signs with (and the sandbox sends). */
+export const DEFAULT_SCHEME: Scheme = {place: 'inline', encoding: 'hex', algorithm: 'sha256'}
+
+/** A scheme's name, as `--signature-format` / the profile's `webhook_signature` take it: `inline-hex-sha256`. */
+export function schemeId(s: Scheme): string {
+  return `${s.place}-${s.encoding}-${s.algorithm}`
+}
+
+/** Every scheme, by name. */
+export const SCHEME_IDS: readonly string[] = (['inline', 'header'] as const).flatMap((place) =>
+  (['hex', 'base64'] as const).flatMap((encoding) => (['sha256', 'sha512'] as const).map((algorithm) => schemeId({place, encoding, algorithm}))),
+)
+
+export function parseSchemeId(id: string): Scheme | undefined {
+  const [place, encoding, algorithm] = id.split('-')
+  const scheme = {place, encoding, algorithm} as Scheme
+  return SCHEME_IDS.includes(id) ? scheme : undefined
+}
+
+/** The scheme a setting pins (the profile's webhook_signature, PAY_WEBHOOK_SIGNATURE), or the rule it breaks. */
+export function pinnedScheme(id: string | undefined): {scheme?: Scheme; problem?: string} {
+  if (id === undefined || id === '') return {}
+  const scheme = parseSchemeId(id.trim().toLowerCase())
+  return scheme ? {scheme} : {problem: `must be one of ${SCHEME_IDS.join(', ')} (got ${JSON.stringify(id)})`}
+}
+
+/** A scheme in words: "t=…,v1=<hex HMAC-SHA256> in Service-Signature". */
+export function describeScheme(s: Scheme): string {
+  const digest = `<${s.encoding} HMAC-${s.algorithm.toUpperCase().replace('SHA', 'SHA-')}>`
+  return s.place === 'inline' ? `t=…,v1=${digest} in ${SIGNATURE_HEADER}` : `${digest} in ${SIGNATURE_HEADER}, timestamp in ${TIMESTAMP_HEADER}`
+}
+
+const DIGEST_BYTES: Record<Algorithm, number> = {sha256: 32, sha512: 64}
+
+/** The HMAC of `<t>.<raw body>` keyed by the secret's UTF-8 bytes. */
+function hmac(algorithm: Algorithm, secret: string, timestamp: number, rawBody: Buffer | string): Buffer {
+  return createHmac(algorithm, secret).update(`${timestamp}.`).update(rawBody).digest()
+}
+
+/** The signature of a body as lowercase hex (HMAC-SHA256 unless another algorithm is named). */
+export function computeSignature(secret: string, timestamp: number, rawBody: Buffer | string, algorithm: Algorithm = 'sha256'): string {
+  return hmac(algorithm, secret, timestamp, rawBody).toString('hex')
+}
+
+function encode(digest: Buffer, encoding: Encoding): string {
+  return digest.toString(encoding)
+}
+
+export interface SignedHeaders {
+  /** The Service-Signature value. */
+  signature: string
+  /** The Service-Timestamp value, for the schemes that carry the timestamp apart. */
+  timestamp?: string
+}
+
 /**
- * HMAC-SHA256 (RFC 2104: H(K^opad || H(K^ipad || message))) made of two one-shot SHA-256 digests, with each
- * secret's padded key blocks prepared once: createHmac() sets up an OpenSSL HMAC context on every call, which
- * costs more than hashing a delivery (the listener verifies every event). Bodies over SCRATCH_MAX go through
- * createHmac (no copy). Around the two digests nothing else calls into Node's C++ (no regular expression, no
- * Buffer write or hex decode, no timingSafeEqual): in the busy listener process each such call costs several
- * times what it costs in a loop on its own (verifySignature alone: 1.63 → 1.49 µs per delivery).
- * Checked against openssl in test/webhooks/signature.test.ts.
+ * Signs a body: the headers a delivery carries, with one digest per secret (several during a rotation). The
+ * default scheme is pay's assumption; others serve tests and a sender that must match a pinned scheme.
  */
-const BLOCK = 64
-const SCRATCH_MAX = 64 * 1024
-interface PreparedKey {
-  /** K ^ ipad, then room for the message. */
-  inner: Buffer
-  /** K ^ opad, then the inner digest. */
-  outer: Buffer
-}
-const prepared = new Map<string, PreparedKey>()
-let scratch = Buffer.alloc(BLOCK + 1024)
-/** Whose K ^ ipad block is at the start of `scratch`. */
-let scratchKey: PreparedKey | undefined
-
-function preparedKey(secret: string): PreparedKey {
-  let key = prepared.get(secret)
-  if (key) return key
-  let bytes = Buffer.from(secret, 'utf8')
-  if (bytes.length > BLOCK) bytes = hash('sha256', bytes, 'buffer')
-  key = {inner: Buffer.alloc(BLOCK), outer: Buffer.alloc(BLOCK + 32)}
-  for (let i = 0; i < BLOCK; i++) {
-    const k = i < bytes.length ? bytes[i] : 0
-    key.inner[i] = k ^ 0x36
-    key.outer[i] = k ^ 0x5c
-  }
-  if (prepared.size >= 32) {
-    prepared.clear()
-    scratchKey = undefined
-  }
-  prepared.set(secret, key)
-  return key
+export function sign(secrets: string | readonly string[], rawBody: Buffer | string, options: {timestamp?: number; scheme?: Scheme} = {}): SignedHeaders {
+  const list = typeof secrets === 'string' ? [secrets] : secrets
+  const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000)
+  const scheme = options.scheme ?? DEFAULT_SCHEME
+  const digests = list.map((secret) => encode(hmac(scheme.algorithm, secret, timestamp, rawBody), scheme.encoding))
+  if (scheme.place === 'inline') return {signature: [`t=${timestamp}`, ...digests.map((d) => `v1=${d}`)].join(',')}
+  return {signature: digests.join(','), timestamp: String(timestamp)}
 }
 
-/** The HMAC-SHA256 of `<t>.<raw body>` keyed by the secret's UTF-8 bytes, as lowercase hex. */
-function signatureHex(secret: string, timestamp: number, rawBody: Buffer | string): string {
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody
-  const prefix = `${timestamp}.`
-  if (body.length > SCRATCH_MAX) return createHmac('sha256', secret).update(prefix).update(body).digest('hex')
-  const size = BLOCK + prefix.length + body.length
-  const key = preparedKey(secret)
-  if (scratch.length < size) {
-    scratch = Buffer.allocUnsafe(Math.max(size, scratch.length * 2))
-    scratchKey = undefined
-  }
-  // the key block stays in place from one delivery to the next (one secret, or the last one tried)
-  if (scratchKey !== key) {
-    scratch.set(key.inner, 0)
-    scratchKey = key
-  }
-  // a number's text is ASCII
-  for (let i = 0; i < prefix.length; i++) scratch[BLOCK + i] = prefix.charCodeAt(i)
-  scratch.set(body, BLOCK + prefix.length)
-  // a 'binary' (latin1) string carries the digest's bytes one to one, and costs less than a digest Buffer
-  const inner = hash('sha256', new Uint8Array(scratch.buffer, scratch.byteOffset, size), 'binary')
-  for (let i = 0; i < 32; i++) key.outer[BLOCK + i] = inner.charCodeAt(i)
-  return hash('sha256', key.outer)
-}
-
-export function computeSignature(secret: string, timestamp: number, rawBody: Buffer | string): string {
-  return signatureHex(secret, timestamp, rawBody)
-}
-
-/** The header value for a body signed with one or more secrets (several during rotation). */
+/** The header value for a body signed with one or more secrets, in the default scheme. */
 export function signatureHeader(secrets: string | string[], rawBody: Buffer | string, timestamp = Math.floor(Date.now() / 1000)): string {
-  const list = Array.isArray(secrets) ? secrets : [secrets]
-  return [`t=${timestamp}`, ...list.map((secret) => `v1=${computeSignature(secret, timestamp, rawBody)}`)].join(',')
+  return sign(secrets, rawBody, {timestamp}).signature
+}
+
+/** One digest found in a header: how it is encoded, which algorithm its length says, its bytes. */
+export interface Candidate {
+  scheme: Scheme
+  digest: Buffer
 }
 
 export interface ParsedSignature {
-  timestamp: number
-  signatures: string[]
+  /** The timestamp, from `t=` or the Service-Timestamp header (undefined: neither). */
+  timestamp?: number
+  candidates: Candidate[]
 }
 
-export type VerifyFailure =
-  | 'missing_header'
-  | 'malformed_header'
-  | 'timestamp_outside_tolerance'
-  | 'no_matching_signature'
+const TIMESTAMP = /^[0-9]{1,12}$/
+const HEX = /^[0-9a-fA-F]+$/
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
+const BASE64URL = /^[A-Za-z0-9_-]+$/
+const TIMESTAMP_KEYS = new Set(['t', 'ts', 'timestamp'])
+/** Keys of a digest in a `k=v` header; unknown ones (v0, v2…) are ignored, so a future scheme can sit beside these. */
+const DIGEST_KEYS = new Set(['v1', 'sha256', 'sha512', 's', 'sig', 'signature'])
 
-export type VerifyResult = {ok: true; timestamp: number} | {ok: false; reason: VerifyFailure; detail: string}
+/** The ways a text reads as an HMAC digest (at most one: the lengths do not overlap). */
+function digestOf(text: string, place: TimestampPlace): Candidate | undefined {
+  if (HEX.test(text) && (text.length === 64 || text.length === 128)) {
+    return {scheme: {place, encoding: 'hex', algorithm: text.length === 64 ? 'sha256' : 'sha512'}, digest: Buffer.from(text, 'hex')}
+  }
+  if (BASE64.test(text) || BASE64URL.test(text)) {
+    const digest = Buffer.from(text, BASE64.test(text) ? 'base64' : 'base64url')
+    const algorithm = digest.length === 32 ? 'sha256' : digest.length === 64 ? 'sha512' : undefined
+    // the text must be the digest's own encoding (padding optional), not a longer text that decodes short
+    if (algorithm && text.replace(/=+$/, '').length === Math.ceil((digest.length * 4) / 3)) return {scheme: {place, encoding: 'base64', algorithm}, digest}
+  }
+  return undefined
+}
 
-/** Digits of a timestamp at most; a v1 signature's length (lowercase hex of 32 bytes). */
-const MAX_DIGITS = 12
-const HEX_LENGTH = 64
-/** The same two rules for the general parser (any order, spaces, several v1 entries). */
-const TIMESTAMP = new RegExp(`^[0-9]{1,${MAX_DIGITS}}$`)
-const SIGNATURE = new RegExp(`^[0-9a-f]{${HEX_LENGTH}}$`)
-
+const USUAL_HEX = 64
 /**
- * The usual header, `t=<1 to 12 digits>,v1=<64 lowercase hex>` and nothing else: its timestamp, read without a
- * regular expression or a substring (the signature is the header's last 64 characters); -1 for any other header.
+ * The usual header, `t=<1 to 12 digits>,v1=<64 lowercase hex>` and nothing else, read without a regular expression
+ * or a split (every delivery of the default scheme comes this way): its timestamp, or -1 for any other header.
  */
-function simpleTimestamp(value: string): number {
-  const digits = value.length - HEX_LENGTH - 6
-  if (digits < 1 || digits > MAX_DIGITS || value.charCodeAt(0) !== 0x74 || value.charCodeAt(1) !== 0x3d) return -1
+function usualTimestamp(value: string): number {
+  const digits = value.length - USUAL_HEX - 6
+  if (digits < 1 || digits > 12 || value.charCodeAt(0) !== 0x74 || value.charCodeAt(1) !== 0x3d) return -1
   let timestamp = 0
   for (let i = 2; i < 2 + digits; i++) {
     const d = value.charCodeAt(i) - 0x30
@@ -127,82 +161,131 @@ function simpleTimestamp(value: string): number {
   return timestamp
 }
 
-export function parseSignatureHeader(value: string): ParsedSignature | undefined {
-  const simple = simpleTimestamp(value)
-  if (simple >= 0) return {timestamp: simple, signatures: [value.slice(-HEX_LENGTH)]}
+/**
+ * Reads a Service-Signature value (and the Service-Timestamp header, if any) into its digests; undefined when the
+ * shape is not one pay recognises.
+ */
+export function parseSignatureHeader(value: string, timestampHeader?: string): ParsedSignature | undefined {
+  const usual = usualTimestamp(value)
+  if (usual >= 0) return {timestamp: usual, candidates: [{scheme: DEFAULT_SCHEME, digest: Buffer.from(value.slice(-USUAL_HEX), 'hex')}]}
+  const separate = timestampHeader !== undefined && TIMESTAMP.test(timestampHeader.trim()) ? Number(timestampHeader.trim()) : undefined
+  const whole = value.trim()
+  // the whole value one digest (or several, comma-separated, during a rotation): the timestamp is apart
+  const bare = whole.split(',').map((p) => digestOf(p.trim(), 'header'))
+  if (bare.every((c) => c !== undefined)) return {timestamp: separate, candidates: bare}
   let timestamp: number | undefined
-  const signatures: string[] = []
-  for (const part of value.split(',')) {
+  const candidates: Candidate[] = []
+  for (const part of whole.split(',')) {
     const eq = part.indexOf('=')
     if (eq <= 0) return undefined
     const key = part.slice(0, eq).trim()
     const val = part.slice(eq + 1).trim()
-    if (key === 't') {
+    if (TIMESTAMP_KEYS.has(key)) {
       if (!TIMESTAMP.test(val) || timestamp !== undefined) return undefined
       timestamp = Number(val)
-    } else if (key === 'v1') {
-      if (!SIGNATURE.test(val)) return undefined
-      signatures.push(val)
+    } else if (DIGEST_KEYS.has(key)) {
+      const candidate = digestOf(val, 'inline')
+      if (!candidate) return undefined
+      // sha256=/sha512= name the algorithm: a digest of the other length is not theirs
+      if ((key === 'sha256' || key === 'sha512') && candidate.scheme.algorithm !== key) return undefined
+      candidates.push(candidate)
     }
-    // unknown schemes (v0, v2…) are ignored so a future scheme can be added beside v1
   }
-  if (timestamp === undefined || signatures.length === 0) return undefined
-  return {timestamp, signatures}
+  if (candidates.length === 0) return undefined
+  if (timestamp === undefined) {
+    // `sha256=<digest>` alone: the timestamp is in its own header
+    for (const c of candidates) c.scheme = {...c.scheme, place: 'header'}
+    return {timestamp: separate, candidates}
+  }
+  return {timestamp, candidates}
 }
+
+/** The shape of a header value with its digits and letters masked (`t=0000000000,xx=xxxx…`): says what came, shows no value. */
+export function maskedShape(value: string, max = 80): string {
+  const masked = value.replace(/[0-9]/g, '0').replace(/[A-Za-z]/g, 'x').replace(/[^\x20-\x7e]/g, '?')
+  return masked.length > max ? `${masked.slice(0, max)}… (${value.length} characters)` : masked
+}
+
+export type VerifyFailure = 'missing_header' | 'malformed_header' | 'timestamp_outside_tolerance' | 'no_matching_signature'
+
+export type VerifyResult = {ok: true; timestamp: number; scheme: Scheme} | {ok: false; reason: VerifyFailure; detail: string}
 
 export interface VerifyOptions {
   toleranceSeconds?: number
   /** Current time in unix seconds; defaults to the clock. */
   now?: number
+  /** The Service-Timestamp header, for the schemes that carry the timestamp apart. */
+  timestampHeader?: string
+  /** Only this scheme is accepted (the profile's `webhook_signature`). */
+  pinned?: Scheme
 }
 
-/**
- * Whether `text` holds `hex` (64 lowercase hex characters) at `at`, in a time that does not depend on where they
- * differ: every character is compared, without a branch on the data (in JS rather than with crypto's
- * timingSafeEqual, which would need both as Buffers: two hex decodes and three calls into C++ per delivery).
- */
-function sameHex(text: string, at: number, hex: string): boolean {
-  let diff = 0
-  for (let i = 0; i < HEX_LENGTH; i++) diff |= text.charCodeAt(at + i) ^ hex.charCodeAt(i)
-  return diff === 0
+/** What `pay webhook verify --explain` shows: each candidate tried and whether it matched. */
+export interface Explanation {
+  result: VerifyResult
+  timestamp?: number
+  candidates: {scheme: string; description: string; matched: boolean; skipped?: string}[]
 }
 
-/** Verifies a delivery against the raw body bytes, never a re-serialised object. Constant-time comparison. */
-export function verifySignature(
-  header: string | undefined,
-  rawBody: Buffer | string,
-  secrets: string | string[],
-  options: VerifyOptions = {},
-): VerifyResult {
-  if (header === undefined || header.trim() === '') {
-    return {ok: false, reason: 'missing_header', detail: `no ${SIGNATURE_HEADER} header`}
+function sameScheme(a: Scheme, b: Scheme): boolean {
+  return a.place === b.place && a.encoding === b.encoding && a.algorithm === b.algorithm
+}
+
+type Examined = {ok: true; timestamp: number; scheme: Scheme} | {ok: false; reason: VerifyFailure; detail: string; timestamp?: number}
+
+function examine(header: string | undefined, rawBody: Buffer | string, secrets: string | readonly string[], options: VerifyOptions, explain?: Explanation['candidates']): Examined {
+  if (header === undefined || header.trim() === '') return {ok: false, reason: 'missing_header', detail: `no ${SIGNATURE_HEADER} header`}
+  const parsed = parseSignatureHeader(header, options.timestampHeader)
+  if (!parsed) return {ok: false, reason: 'malformed_header', detail: `unrecognised ${SIGNATURE_HEADER} format: ${maskedShape(header)} (pay webhook verify --explain lists the formats tried)`}
+  const pinned = options.pinned
+  const candidates = pinned ? parsed.candidates.filter((c) => sameScheme(c.scheme, pinned)) : parsed.candidates
+  if (explain) {
+    for (const c of parsed.candidates) if (pinned && !sameScheme(c.scheme, pinned)) explain.push({scheme: schemeId(c.scheme), description: describeScheme(c.scheme), matched: false, skipped: `not the pinned ${schemeId(pinned)}`})
   }
-  // the usual header's one signature is read where it is (its last 64 characters); others are parsed
-  let timestamp = simpleTimestamp(header)
-  let signatures: string[] | undefined
-  if (timestamp < 0) {
-    const parsed = parseSignatureHeader(header)
-    if (!parsed) {
-      return {ok: false, reason: 'malformed_header', detail: `${SIGNATURE_HEADER} is not of the form t=<unix seconds>,v1=<64 hex>`}
-    }
-    timestamp = parsed.timestamp
-    signatures = parsed.signatures
+  if (candidates.length === 0) return {ok: false, reason: 'malformed_header', detail: `${SIGNATURE_HEADER} is not in the pinned format ${schemeId(pinned!)} (${describeScheme(pinned!)}); its shape: ${maskedShape(header)}`}
+  if (parsed.timestamp === undefined) {
+    return {ok: false, reason: 'malformed_header', detail: `no timestamp: ${SIGNATURE_HEADER} holds no t= and there is no ${TIMESTAMP_HEADER} header (shape: ${maskedShape(header)})`}
   }
+  const timestamp = parsed.timestamp
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
   const now = options.now ?? Math.floor(Date.now() / 1000)
   const skew = timestamp - now
   if (Math.abs(skew) > tolerance) {
-    const side = skew > 0 ? 'in the future' : 'old'
-    return {ok: false, reason: 'timestamp_outside_tolerance', detail: `timestamp is ${Math.abs(skew)} s ${side}; tolerance is ${tolerance} s`}
+    if (explain) for (const c of candidates) explain.push({scheme: schemeId(c.scheme), description: describeScheme(c.scheme), matched: false, skipped: 'timestamp outside the tolerance'})
+    return {ok: false, reason: 'timestamp_outside_tolerance', detail: `timestamp is ${Math.abs(skew)} s ${skew > 0 ? 'in the future' : 'old'}; tolerance is ${tolerance} s`, timestamp}
   }
-  const list = Array.isArray(secrets) ? secrets : [secrets]
-  for (const secret of list) {
-    const expected = signatureHex(secret, timestamp, rawBody)
-    if (signatures === undefined) {
-      if (sameHex(header, header.length - HEX_LENGTH, expected)) return {ok: true, timestamp}
-    } else {
-      for (const candidate of signatures) if (sameHex(candidate, 0, expected)) return {ok: true, timestamp}
+  const list = typeof secrets === 'string' ? [secrets] : secrets
+  let matched: Scheme | undefined
+  // every candidate is compared in full against every secret: which one matches does not change the work done
+  const expected = new Map<string, Buffer>()
+  for (const c of candidates) {
+    let hit = false
+    for (const secret of list) {
+      const key = `${c.scheme.algorithm}\u0000${secret}`
+      let mac = expected.get(key)
+      if (!mac) expected.set(key, (mac = hmac(c.scheme.algorithm, secret, timestamp, rawBody)))
+      if (mac.length === c.digest.length && c.digest.length === DIGEST_BYTES[c.scheme.algorithm] && timingSafeEqual(mac, c.digest)) hit = true
     }
+    if (hit) matched ??= c.scheme
+    explain?.push({scheme: schemeId(c.scheme), description: describeScheme(c.scheme), matched: hit})
   }
-  return {ok: false, reason: 'no_matching_signature', detail: 'no v1 signature matches the body with the configured secret'}
+  if (matched) return {ok: true, timestamp, scheme: matched}
+  const tried = [...new Set(candidates.map((c) => schemeId(c.scheme)))].join(', ')
+  return {ok: false, reason: 'no_matching_signature', detail: `no signature matches the body with the configured secret (tried ${tried})`, timestamp}
 }
+
+/** Verifies a delivery against the raw body bytes, never a re-serialised object. Constant-time comparison. */
+export function verifySignature(header: string | undefined, rawBody: Buffer | string, secrets: string | readonly string[], options: VerifyOptions = {}): VerifyResult {
+  const r = examine(header, rawBody, secrets, options)
+  return r.ok ? r : {ok: false, reason: r.reason, detail: r.detail}
+}
+
+/** The same check, with every candidate tried and its outcome (`pay webhook verify --explain`). */
+export function explainSignature(header: string | undefined, rawBody: Buffer | string, secrets: string | readonly string[], options: VerifyOptions = {}): Explanation {
+  const candidates: Explanation['candidates'] = []
+  const r = examine(header, rawBody, secrets, options, candidates)
+  return {result: r.ok ? r : {ok: false, reason: r.reason, detail: r.detail}, timestamp: r.timestamp, candidates}
+}
+
+/** The API the rest of pay uses: `sign` a body (above), `verify` a delivery. */
+export const verify = verifySignature

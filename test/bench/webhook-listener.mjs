@@ -9,10 +9,15 @@
 // this run, never a bare timing, and also the ratio of the CPU time each server process used per event (Linux),
 // steadier on a shared machine; they are printed for people to read, not used as pass/fail. It fails only when
 // the listener did not print every event as verified (a correctness check).
-// Env: BENCH_WEBHOOK_N (events per round, default 2500), BENCH_WEBHOOK_ROUNDS (default 21: a round is short, about 0.25 s, and its ratio moves by ±0.07), BENCH_WEBHOOK_CONC (default 32).
+// The listener runs twice, side by side: with --no-history (the figure of issues 5 and 12) and with the local
+// history on (issue 25: every delivery written and fdatasync'd, in batches, before its answer), in a temporary
+// state dir. After the rounds, the history listener gets more deliveries until it has had BENCH_WEBHOOK_RSS_N in
+// all, and its RSS is printed along the way (flat: the history keeps nothing per delivery in memory).
+// Env: BENCH_WEBHOOK_N (events per round, default 2500), BENCH_WEBHOOK_ROUNDS (default 21: a round is short, about 0.25 s, and its ratio moves by ±0.07), BENCH_WEBHOOK_CONC (default 32), BENCH_WEBHOOK_RSS_N (default 100000).
 import {fork, spawn} from 'node:child_process'
 import {createHmac} from 'node:crypto'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import {createServer} from 'node:http'
 import {dirname, join} from 'node:path'
 import {performance} from 'node:perf_hooks'
@@ -28,11 +33,12 @@ const SECRET = 'whsec_bench_0123456789'
  * own (as `pay webhook listen | tee log` would be): reading the listener's output is not the load client's work,
  * which the bare server's rounds do not have. `stats` counts the lines printed.
  */
-async function startListenProcess() {
+async function startListenProcess(history, stateDir) {
   const env = {}
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAY_') && !k.startsWith('NODE_')) env[k] = v
   const reader = await startServer('lines', ['pipe', 'inherit', 'inherit', 'ipc'])
-  const child = spawn(process.execPath, [BIN, 'webhook', 'listen', '--tunnel', 'none', '--secret', SECRET], {env: {...env, NO_COLOR: '1'}, stdio: ['ignore', reader.child.stdin, 'pipe']})
+  const args = ['webhook', 'listen', '--tunnel', 'none', '--secret', SECRET, ...(history ? [] : ['--no-history'])]
+  const child = spawn(process.execPath, [BIN, ...args], {env: {...env, NO_COLOR: '1', PAY_CONFIG_DIR: stateDir}, stdio: ['ignore', reader.child.stdin, 'pipe']})
   // the listener holds the pipe's writing end now; the reader sees its end when the listener exits
   reader.child.stdin.destroy()
   let stderr = ''
@@ -143,22 +149,33 @@ async function main() {
   const N = Number(process.env.BENCH_WEBHOOK_N ?? 2500)
   const ROUNDS = Number(process.env.BENCH_WEBHOOK_ROUNDS ?? 21)
   const CONC = Number(process.env.BENCH_WEBHOOK_CONC ?? 32)
+  const RSS_N = Number(process.env.BENCH_WEBHOOK_RSS_N ?? 100_000)
+  const stateDir = mkdtempSync(join(tmpdir(), 'pay-bench-webhooks-'))
   const bareServer = await startServer('bare')
   const bare = {port: bareServer.port, stats: () => stats(bareServer.child)}
-  const listener = await startListenProcess()
+  const listener = await startListenProcess(false, join(stateDir, 'off'))
+  const kept = await startListenProcess(true, join(stateDir, 'on'))
   try {
     // warm-up (JIT, connections), not counted
     await load(bare.port, makeDeliveries(3000), CONC)
     await load(listener.port, makeDeliveries(3000), CONC)
+    await load(kept.port, makeDeliveries(3000), CONC)
     await new Promise((r) => setTimeout(r, 200))
     const bareBefore = (await bare.stats()).verified
     const listenerBefore = (await listener.stats()).verified
-    const rates = {bare: [], listener: []}
-    const cpu = {bare: 0, listener: 0}
-    const pids = {bare: bareServer.child.pid, listener: listener.child.pid}
+    const keptBefore = (await kept.stats()).verified
+    const rates = {bare: [], listener: [], kept: []}
+    const cpu = {bare: 0, listener: 0, kept: 0}
+    const pids = {bare: bareServer.child.pid, listener: listener.child.pid, kept: kept.child.pid}
     let failures = 0
+    const orders = [
+      ['bare', 'listener', 'kept'],
+      ['kept', 'bare', 'listener'],
+      ['listener', 'kept', 'bare'],
+    ]
+    const servers = {bare, listener, kept}
     for (let r = 0; r < ROUNDS; r++) {
-      for (const [name, srv] of r % 2 === 0 ? [['bare', bare], ['listener', listener]] : [['listener', listener], ['bare', bare]]) {
+      for (const [name, srv] of orders[r % 3].map((n) => [n, servers[n]])) {
         const deliveries = makeDeliveries(N)
         const before = cpuSeconds(pids[name])
         const res = await load(srv.port, deliveries, CONC)
@@ -171,36 +188,74 @@ async function main() {
     await new Promise((r) => setTimeout(r, 300))
     const bareCount = (await bare.stats()).verified - bareBefore
     const printed = (await listener.stats()).verified - listenerBefore
+    const printedKept = (await kept.stats()).verified - keptBefore
+    // RSS of the history listener while it takes more deliveries, up to RSS_N in all
+    const rss = []
+    let given = 3000 + N * ROUNDS
+    const step = 10_000
+    rss.push([given, rssMiB(kept.child.pid)])
+    while (given < RSS_N) {
+      const n = Math.min(step, RSS_N - given)
+      const res = await load(kept.port, makeDeliveries(n), CONC)
+      failures += res.failures
+      given += n
+      rss.push([given, rssMiB(kept.child.pid)])
+    }
+    await new Promise((r) => setTimeout(r, 300))
     listener.child.removeAllListeners('exit')
+    kept.child.removeAllListeners('exit')
     const summary = await listener.stop()
+    const keptSummary = await kept.stop()
     const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
     const b = median(rates.bare)
     const l = median(rates.listener)
+    const k = median(rates.kept)
     // each round's pair ran back to back: the median of the pairs' ratios is the least disturbed by other load
     const paired = median(rates.listener.map((x, i) => x / rates.bare[i]))
+    const pairedKept = median(rates.kept.map((x, i) => x / rates.bare[i]))
     const fmt = (x) => `${Math.round(x).toLocaleString('en-US').padStart(7)} /s`
     console.log(`  ${N} signed events x ${ROUNDS} rounds, ${CONC} requests in flight (undici, ${Math.max(1, CONC >> 3)} pipelined keep-alive connections), loopback; medians:`)
     console.log(`  bare node:http (reads the body)        ${fmt(b)}   rounds: ${rates.bare.map((x) => Math.round(x)).join(', ')}`)
-    console.log(`  pay webhook listen --tunnel none       ${fmt(l)}   rounds: ${rates.listener.map((x) => Math.round(x)).join(', ')}`)
-    console.log(`  (the whole process: verifies each event and prints one line per event to a pipe)`)
-    console.log(`  ratio listen process / bare: ${paired.toFixed(2)}x (median of the ${ROUNDS} back-to-back pairs; of the medians: ${(l / b).toFixed(2)}x)   (1.00 = as fast as a server that does nothing; target >= 0.80)`)
+    console.log(`  pay webhook listen --no-history        ${fmt(l)}   rounds: ${rates.listener.map((x) => Math.round(x)).join(', ')}`)
+    console.log(`  pay webhook listen (history on)        ${fmt(k)}   rounds: ${rates.kept.map((x) => Math.round(x)).join(', ')}`)
+    console.log(`  (the whole process, --tunnel none: verifies each event and prints one line per event to a pipe; with history on, also keeps each delivery on disk, fdatasync'd in batches before the answers)`)
+    console.log(`  ratio listen process / bare, without history: ${paired.toFixed(2)}x (median of the ${ROUNDS} back-to-back pairs; of the medians: ${(l / b).toFixed(2)}x)   (1.00 = as fast as a server that does nothing; target >= 0.80)`)
+    console.log(`  ratio listen process / bare, history on:      ${pairedKept.toFixed(2)}x (median of the ${ROUNDS} back-to-back pairs; of the medians: ${(k / b).toFixed(2)}x)   (target >= 0.70)`)
     // CPU time is less disturbed than throughput by other work on a shared machine (the load client and the
     // servers also compete for the same cores there); the ratio of CPU per event says what the process costs
     if (cpu.bare > 0 && cpu.listener > 0) {
       const per = (s) => `${((s / (N * ROUNDS)) * 1e6).toFixed(1)} µs`
-      console.log(`  CPU per event (user+sys, all rounds): bare ${per(cpu.bare)}, listen process ${per(cpu.listener)}; ratio ${(cpu.bare / cpu.listener).toFixed(2)}x`)
+      console.log(`  CPU per event (user+sys, all rounds): bare ${per(cpu.bare)}, listen process ${per(cpu.listener)} (ratio ${(cpu.bare / cpu.listener).toFixed(2)}x), with history ${per(cpu.kept)} (ratio ${(cpu.bare / cpu.kept).toFixed(2)}x)`)
+    }
+    if (rss.every(([, m]) => m > 0)) {
+      const first = rss[0][1]
+      const last = rss[rss.length - 1][1]
+      console.log(`  RSS of the history listener after N deliveries: ${rss.map(([n, m]) => `${n / 1000}k ${m} MiB`).join(', ')}; last / first ${(last / first).toFixed(2)}x  (goal: flat)`)
     }
     const expected = N * ROUNDS
     const all = expected + 3000 // with the warm-up
-    if (failures > 0 || printed !== expected || summary.verified !== all || summary.rejected !== 0 || bareCount !== expected) {
-      console.error(`  FAILED: ${failures} non-200 answers; listener printed ${printed} lines of ${expected}, its summary says ${summary.verified} verified of ${all} and ${summary.rejected} rejected; bare read ${bareCount} of ${expected}`)
+    if (failures > 0 || printed !== expected || printedKept !== expected || summary.verified !== all || summary.rejected !== 0 || keptSummary.verified !== given || bareCount !== expected) {
+      console.error(`  FAILED: ${failures} non-200 answers; listener printed ${printed} lines of ${expected} (history on: ${printedKept}), its summary says ${summary.verified} verified of ${all} and ${summary.rejected} rejected (history on: ${keptSummary.verified} of ${given}); bare read ${bareCount} of ${expected}`)
       process.exitCode = 1
-    } else console.log(`  check: ${expected} lines printed; the listener's summary: all ${all} events verified, 0 rejected`)
+    } else console.log(`  check: ${expected} lines printed by each; the listeners' summaries: all ${all} (history on: ${given}) events verified, 0 rejected`)
   } finally {
     bareServer.child.removeAllListeners('exit')
     bareServer.child.disconnect()
-    if (listener.child.exitCode === null) listener.child.kill('SIGKILL')
-    listener.reader.disconnect()
+    for (const l of [listener, kept]) {
+      if (l.child.exitCode === null) l.child.kill('SIGKILL')
+      l.reader.disconnect()
+    }
+    rmSync(stateDir, {recursive: true, force: true})
+  }
+}
+
+/** Resident set size of a process in MiB (Linux /proc; 0 elsewhere). */
+function rssMiB(pid) {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
+    return Math.round(kb / 1024)
+  } catch {
+    return 0
   }
 }
 

@@ -76,13 +76,14 @@ describe('a 2xx body that does not parse or does not match the endpoint is an er
     expect(json(r).error.code).toBe('invalid_response')
   })
 
-  it('a body that parses but breaks the response schema exits 7 and names the field', async () => {
-    server.script('GET /v1/balance', {status: 200, body: {object: 'balance', data: 'nothing'}})
-    const r = await runCli(['balance', '--json'], {env: envFor()})
+  it('a body that parses but breaks a stated rule of the response exits 7 and names the field', async () => {
+    // the interface states that amounts are decimal strings (the balance's shape, by contrast, is only assumed)
+    server.script('GET /v1/collections/CL_1', {status: 200, body: {id: 'CL_1', object: 'collection', status: 'processing', currency: 'KES', amount: 10, merchant_reference: 'r'}})
+    const r = await runCli(['collections', 'get', 'CL_1', '--json'], {env: envFor()})
     expect(r.code, r.stderr).toBe(7)
     const envelope = json(r)
     expect(envelope.error.code).toBe('invalid_response')
-    expect(envelope.error.problems.join('\n')).toMatch(/data/)
+    expect(envelope.error.problems.join('\n')).toMatch(/amount/)
   })
 
   it('pay api on a path the table does not know: any JSON passes, non-JSON text is printed as received, broken JSON is exit 7', async () => {

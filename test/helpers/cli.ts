@@ -30,11 +30,14 @@ export function tempConfigDir(): string {
 }
 
 /** A clean environment: no PAY_* leaking in from the developer's shell, no colour, CI set (never prompts). */
+let stateHome: string | undefined
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAY_') && k !== 'NO_COLOR' && k !== 'FORCE_COLOR') env[k] = v
   env.CI = 'true'
   env.NO_COLOR = '1'
+  // state (the journal, the webhook history) of a run without PAY_CONFIG_DIR goes to a temporary dir, never HOME's
+  env.XDG_STATE_HOME = stateHome ??= mkdtempSync(join(tmpdir(), 'pay-test-state-'))
   for (const [k, v] of Object.entries(extra)) {
     if (v === undefined) delete env[k]
     else env[k] = v

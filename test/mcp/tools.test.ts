@@ -91,7 +91,9 @@ describe('tool input schemas against the operation spec', () => {
       expect(tool.inputSchema.examples).toHaveLength(op.examples.length)
       for (const example of tool.inputSchema.examples ?? []) expect(valuesOf(tool, example).problems, `${tool.name} ${JSON.stringify(example)}`).toEqual([])
     }
-    expect(operationTool(operations['collections:create']).inputSchema.examples?.[0]).toEqual({amount: '1500.00', currency: 'KES', reference: 'order-42', mobile: '254712345678', provider: 'mpesa', wait: true})
+    expect(operationTool(operations['collections:create']).inputSchema.examples?.[0]).toEqual({amount: '1500.00', currency: 'KES', reference: 'order-42', mobile: '254712345670', provider: 'mpesa', wait: true})
+    // a lookup's reference given as the argument (`mandates get gym-jane-2026`): the tool's one reference input
+    expect(operationTool(operations['mandates:get']).inputSchema.examples?.[0]).toEqual({reference: 'gym-jane-2026'})
     expect(operationTool(operations['collections:get']).inputSchema.examples?.[0]).toEqual({id: 'CL_8K2M4Q7R1T'})
     expect(operationTool(operations['payouts:create']).inputSchema.examples?.[1]).toMatchObject({account_name: 'Jane Wanjiku', rail: 'bank_transfer'})
   })

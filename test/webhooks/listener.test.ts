@@ -2,6 +2,8 @@
 import {connect} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {type Delivery, type Listener, startListener} from '../../src/webhooks/listener.js'
+import {parseSchemeId, SCHEME_IDS, sign, TIMESTAMP_HEADER} from '../../src/webhooks/signature.js'
+import {deliveryLine} from '../../src/webhooks/render.js'
 import {eventBody, nowSeconds, opensslHeader, post, startTestApp} from './support.js'
 
 const SECRET = 'whsec_listener_test'
@@ -187,7 +189,7 @@ describe('webhook listener', () => {
     expect([...answers.matchAll(/HTTP\/1\.1 (\d+)/g)].map((m) => Number(m[1]))).toEqual([200, 401, 200, 400, 200])
     expect([...answers.matchAll(/\r\n\r\n(\{[^\n]*?\})(?=HTTP|$)/g)].map((m) => m[1])).toEqual([
       '{"received":true}',
-      '{"error":{"code":"no_matching_signature","message":"no v1 signature matches the body with the configured secret"}}',
+      '{"error":{"code":"no_matching_signature","message":"no signature matches the body with the configured secret (tried inline-hex-sha256)"}}',
       '{"received":true,"duplicate":true}',
       '{"error":{"code":"invalid_json","message":"the body is not JSON"}}',
       '{"received":true}',
@@ -227,3 +229,72 @@ describe('webhook listener', () => {
     expect(l.stats.verified).toBe(1)
   })
 })
+
+describe('webhook listener: signature variants of a service whose format is not shown', () => {
+  /** The delivery headers of a body signed in a scheme (the timestamp in its own header when the scheme says so). */
+  const headersOf = (id: string, body: string, secret = SECRET, t = nowSeconds()) => {
+    const h = sign([secret], body, {timestamp: t, scheme: parseSchemeId(id)})
+    return {'service-signature': h.signature, ...(h.timestamp ? {[TIMESTAMP_HEADER.toLowerCase()]: h.timestamp} : {})}
+  }
+
+  it('accepts each recognised variant and says which matched; a wrong secret or a replayed timestamp is rejected in each', async () => {
+    const {deliveries, url} = await listen()
+    for (const id of SCHEME_IDS) {
+      const {body} = eventBody()
+      const ok = await post(url, body, headersOf(id, body))
+      expect(ok.status, id).toBe(200)
+      expect(deliveries.at(-1)!.verdict, id).toMatchObject({ok: true, verified: true, scheme: id})
+      const wrong = await post(url, body, headersOf(id, body, 'whsec_wrong'))
+      expect([wrong.status, JSON.parse(wrong.body).error.code], id).toEqual([401, 'no_matching_signature'])
+      const replayed = await post(url, body, headersOf(id, body, SECRET, nowSeconds() - 600))
+      expect([replayed.status, JSON.parse(replayed.body).error.code], id).toEqual([401, 'timestamp_outside_tolerance'])
+    }
+  })
+
+  it('an unrecognised Service-Signature shape: 400 with the clear message and the shape masked', async () => {
+    const {url} = await listen()
+    const {body} = eventBody()
+    const res = await post(url, body, {'service-signature': `ts:${nowSeconds()};hmac:deadbeef`})
+    expect(res.status).toBe(400)
+    const error = JSON.parse(res.body).error
+    expect(error.code).toBe('malformed_header')
+    expect(error.message).toContain('unrecognised Service-Signature format: xx:0000000000;xxxx:xxxxxxxx')
+  })
+
+  it('a pinned scheme accepts only that one', async () => {
+    const {url} = await listen({pinnedScheme: parseSchemeId('header-base64-sha512')})
+    const {body} = eventBody()
+    expect((await post(url, body, headersOf('header-base64-sha512', body))).status).toBe(200)
+    const other = await post(url, body, headersOf('inline-hex-sha256', body))
+    expect(other.status).toBe(400)
+    expect(JSON.parse(other.body).error.message).toMatch(/pinned format header-base64-sha512/)
+  })
+})
+
+describe('webhook listener: an event payload of another shape (the shape is not shown)', () => {
+  it('a signed JSON object without id/type is accepted, shown generically (line and --json), deduplicated by Service-Event-Id or its digest', async () => {
+    const {l, deliveries, url} = await listen()
+    const body = JSON.stringify({event: 'payment.completed', payload: {ref: 'order-9', amount: '10.00', currency: 'GHS'}})
+    const res = await post(url, body, {...signed(body), 'service-event-id': 'evt-77', 'service-event-type': 'payment.completed'})
+    expect(res.status).toBe(200)
+    const d = deliveries.at(-1)!
+    expect(d).toMatchObject({otherShape: true, event: {id: 'evt-77', type: 'payment.completed', data: JSON.parse(body)}, verdict: {ok: true, verified: true}})
+    const line = deliveryLine(d, {json: false, color: false, tty: false})
+    expect(line).toContain('evt-77  payment.completed  (payload of another shape)  event=payment.completed payload.ref=order-9 payload.amount=10.00 payload.currency=GHS')
+    const json = JSON.parse(deliveryLine(d, {json: true, color: false, tty: false}))
+    expect(json).toMatchObject({other_shape: true, event: {data: JSON.parse(body)}})
+    // the same delivery again: a duplicate by its header id
+    const again = await post(url, body, {...signed(body), 'service-event-id': 'evt-77'})
+    expect(JSON.parse(again.body)).toEqual({received: true, duplicate: true})
+
+    // no id header: the body's digest is its id, so a redelivery is still a duplicate
+    const bare = JSON.stringify({kind: 'payout', state: 'done'})
+    expect((await post(url, bare, signed(bare))).status).toBe(200)
+    expect(deliveries.at(-1)!.event!.id).toMatch(/^sha256:[0-9a-f]{24}$/)
+    expect(JSON.parse((await post(url, bare, signed(bare))).body)).toEqual({received: true, duplicate: true})
+    expect(l.stats.duplicates).toBe(2)
+    // unsigned or wrongly signed, it is still rejected: tolerance of the shape never weakens the signature
+    expect((await post(url, bare, signed(bare, ['whsec_wrong']))).status).toBe(401)
+  })
+})
+

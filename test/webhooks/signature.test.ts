@@ -1,7 +1,7 @@
 /** The signature scheme against an independent signer (openssl), not only against our own signing code. */
 import {describe, expect, it} from 'vitest'
-import {computeSignature, parseSignatureHeader, signatureHeader, verifySignature} from '../../src/webhooks/signature.js'
-import {opensslHeader, opensslSign} from './support.js'
+import {computeSignature, explainSignature, maskedShape, parseSignatureHeader, parseSchemeId, pinnedScheme, SCHEME_IDS, sign, signatureHeader, verifySignature} from '../../src/webhooks/signature.js'
+import {opensslDigest, opensslHeader, opensslSign} from './support.js'
 
 const SECRET = 'whsec_test_5b0c1f'
 const T = 1_767_225_600
@@ -31,7 +31,7 @@ describe('signature scheme vs openssl', () => {
     // printf '%s' '1700000000.{"a":1}' | openssl dgst -sha256 -hmac k
     const expected = '1b6ad1bc9bf48c52ce01939866d5877c6cc4e87ddad27e16673cb8c4964394a3'
     expect(opensslSign('k', 1_700_000_000, '{"a":1}')).toBe(expected)
-    expect(verifySignature(`t=1700000000,v1=${expected}`, '{"a":1}', 'k', {now: 1_700_000_000})).toEqual({ok: true, timestamp: 1_700_000_000})
+    expect(verifySignature(`t=1700000000,v1=${expected}`, '{"a":1}', 'k', {now: 1_700_000_000})).toEqual({ok: true, timestamp: 1_700_000_000, scheme: {place: 'inline', encoding: 'hex', algorithm: 'sha256'}})
   })
 
   it('accepts an openssl-signed header; our header equals it', () => {
@@ -68,7 +68,7 @@ describe('signature scheme vs openssl', () => {
   it('rejects missing and malformed headers with their own reasons', () => {
     expect(verifySignature(undefined, BODY, SECRET)).toMatchObject({ok: false, reason: 'missing_header'})
     expect(verifySignature('  ', BODY, SECRET)).toMatchObject({ok: false, reason: 'missing_header'})
-    for (const bad of ['garbage', `t=${T}`, `v1=${'a'.repeat(64)}`, `t=abc,v1=${'a'.repeat(64)}`, `t=${T},v1=${'A'.repeat(64)}`, `t=${T},v1=abc`, `t=${T},t=${T},v1=${'a'.repeat(64)}`]) {
+    for (const bad of ['garbage', `t=${T}`, `v1=${'a'.repeat(64)}`, `t=abc,v1=${'a'.repeat(64)}`, `t=${T},v1=abc`, `t=${T},t=${T},v1=${'a'.repeat(64)}`]) {
       expect(verifySignature(bad, BODY, SECRET, {now: T}), bad).toMatchObject({ok: false, reason: 'malformed_header'})
     }
   })
@@ -76,9 +76,10 @@ describe('signature scheme vs openssl', () => {
   it('the usual header read without a regular expression: same verdicts as the general parser, at every position of a wrong character', () => {
     const sig = opensslSign(SECRET, T, BODY)
     const header = `t=${T},v1=${sig}`
-    expect(parseSignatureHeader(header)).toEqual({timestamp: T, signatures: [sig]})
+    const digest = {scheme: {place: 'inline', encoding: 'hex', algorithm: 'sha256'}, digest: Buffer.from(sig, 'hex')}
+    expect(parseSignatureHeader(header)).toEqual({timestamp: T, candidates: [digest]})
     // a leading zero, and the largest timestamp allowed (12 digits); 13 digits is malformed
-    expect(parseSignatureHeader(`t=0${T},v1=${sig}`)).toEqual({timestamp: T, signatures: [sig]})
+    expect(parseSignatureHeader(`t=0${T},v1=${sig}`)).toEqual({timestamp: T, candidates: [digest]})
     expect(parseSignatureHeader(`t=999999999999,v1=${sig}`)?.timestamp).toBe(999_999_999_999)
     expect(parseSignatureHeader(`t=1999999999999,v1=${sig}`)).toBeUndefined()
     expect(parseSignatureHeader(`t=,v1=${sig}`)).toBeUndefined()
@@ -88,9 +89,10 @@ describe('signature scheme vs openssl', () => {
     for (const bad of [`t=${T},v1=${sig}0`, `t=${T},v1=${sig.slice(1)}`, `t=${T};v1=${sig}`, `T=${T},v1=${sig}`, `t=${T},v2=${sig}`, `t=${T},v1=${sig.slice(0, 63)}g`, `t=1${'x'.repeat(9)},v1=${sig}`]) {
       expect(verifySignature(bad, BODY, SECRET, {now: T}), bad).toMatchObject({ok: false, reason: 'malformed_header'})
     }
-    // the usual form's signature is compared before it is checked to be hex: one that is not is still malformed,
-    // whatever else is wrong (a timestamp outside the tolerance, a second secret tried)
-    for (const tail of [`${sig.slice(0, 63)}g`, `G${sig.slice(1)}`, sig.toUpperCase(), `${sig.slice(0, 40)},v1=${sig.slice(45)}`]) {
+    // a signature that is not a digest is malformed, whatever else is wrong (a timestamp outside the tolerance, a
+    // second secret tried); upper-case hex is the same digest
+    expect(verifySignature(`t=${T},v1=${sig.toUpperCase()}`, BODY, SECRET, {now: T}).ok).toBe(true)
+    for (const tail of [`${sig.slice(0, 63)}g`, `G${sig.slice(1)}`, `${sig.slice(0, 40)},v1=${sig.slice(45)}`]) {
       for (const now of [T, T + 10_000]) {
         expect(verifySignature(`t=${T},v1=${tail}`, BODY, [SECRET, 'other'], {now}), `${tail} ${now}`).toMatchObject({ok: false, reason: 'malformed_header'})
       }
@@ -104,7 +106,93 @@ describe('signature scheme vs openssl', () => {
 
   it('ignores unknown schemes beside v1 (a future v2 can be added)', () => {
     const header = `${opensslHeader([SECRET], T, BODY)},v0=deadbeef`
-    expect(parseSignatureHeader(header)?.signatures).toHaveLength(1)
+    expect(parseSignatureHeader(header)?.candidates).toHaveLength(1)
     expect(verifySignature(header, BODY, SECRET, {now: T}).ok).toBe(true)
+  })
+})
+
+
+/**
+ * Every signature variant pay recognises, each signed by openssl (not our code): the header (and the separate
+ * timestamp header) a service using it would send.
+ */
+const VARIANTS: {name: string; scheme: string; headers: (secret: string, t: number, body: string) => {signature: string; timestamp?: string}}[] = [
+  {name: 't=,v1= hex SHA-256 (as pay signs)', scheme: 'inline-hex-sha256', headers: (k, t, b) => ({signature: `t=${t},v1=${opensslDigest('sha256', k, t, b).toString('hex')}`})},
+  {name: 't=,v1= hex SHA-512', scheme: 'inline-hex-sha512', headers: (k, t, b) => ({signature: `t=${t},v1=${opensslDigest('sha512', k, t, b).toString('hex')}`})},
+  {name: 't=,v1= base64 SHA-256', scheme: 'inline-base64-sha256', headers: (k, t, b) => ({signature: `t=${t},v1=${opensslDigest('sha256', k, t, b).toString('base64')}`})},
+  {name: 't=,v1= base64 SHA-512', scheme: 'inline-base64-sha512', headers: (k, t, b) => ({signature: `t=${t},v1=${opensslDigest('sha512', k, t, b).toString('base64')}`})},
+  {name: 'bare hex SHA-256, timestamp apart', scheme: 'header-hex-sha256', headers: (k, t, b) => ({signature: opensslDigest('sha256', k, t, b).toString('hex'), timestamp: String(t)})},
+  {name: 'bare hex SHA-512, timestamp apart', scheme: 'header-hex-sha512', headers: (k, t, b) => ({signature: opensslDigest('sha512', k, t, b).toString('hex'), timestamp: String(t)})},
+  {name: 'bare base64 SHA-256, timestamp apart', scheme: 'header-base64-sha256', headers: (k, t, b) => ({signature: opensslDigest('sha256', k, t, b).toString('base64'), timestamp: String(t)})},
+  {name: 'bare base64 SHA-512, timestamp apart', scheme: 'header-base64-sha512', headers: (k, t, b) => ({signature: opensslDigest('sha512', k, t, b).toString('base64'), timestamp: String(t)})},
+  {name: 'sha256=<hex>, timestamp apart', scheme: 'header-hex-sha256', headers: (k, t, b) => ({signature: `sha256=${opensslDigest('sha256', k, t, b).toString('hex')}`, timestamp: String(t)})},
+  {name: 'sha512=<base64url, unpadded>, timestamp apart', scheme: 'header-base64-sha512', headers: (k, t, b) => ({signature: `sha512=${opensslDigest('sha512', k, t, b).toString('base64url')}`, timestamp: String(t)})},
+  {name: 't=,v1= base64 SHA-256 unpadded', scheme: 'inline-base64-sha256', headers: (k, t, b) => ({signature: `t=${t},v1=${opensslDigest('sha256', k, t, b).toString('base64').replace(/=+$/, '')}`})},
+]
+
+describe('signature variants of a service whose format is not shown', () => {
+  it.each(VARIANTS.map((v) => [v.name, v]))('%s: matches and says which; a wrong secret and a replayed timestamp are rejected', (_name, v) => {
+    const h = v.headers(SECRET, T, BODY)
+    const result = verifySignature(h.signature, BODY, SECRET, {now: T + 5, timestampHeader: h.timestamp})
+    expect(result).toEqual({ok: true, timestamp: T, scheme: parseSchemeId(v.scheme)})
+    // the wrong secret, with the same header shape
+    const wrong = v.headers('whsec_wrong', T, BODY)
+    expect(verifySignature(wrong.signature, BODY, SECRET, {now: T, timestampHeader: wrong.timestamp})).toMatchObject({ok: false, reason: 'no_matching_signature', detail: expect.stringContaining(v.scheme)})
+    // a delivery replayed later: its timestamp is outside the window, whatever the signature
+    expect(verifySignature(h.signature, BODY, SECRET, {now: T + 301, timestampHeader: h.timestamp})).toMatchObject({ok: false, reason: 'timestamp_outside_tolerance'})
+    // a tampered body
+    expect(verifySignature(h.signature, BODY.replace('1500.00', '1.00'), SECRET, {now: T, timestampHeader: h.timestamp})).toMatchObject({ok: false, reason: 'no_matching_signature'})
+    // pinned to its own scheme: still matches; pinned to another: refused as not the pinned format
+    expect(verifySignature(h.signature, BODY, SECRET, {now: T, timestampHeader: h.timestamp, pinned: parseSchemeId(v.scheme)}).ok).toBe(true)
+    const other = SCHEME_IDS.find((id) => id !== v.scheme)!
+    expect(verifySignature(h.signature, BODY, SECRET, {now: T, timestampHeader: h.timestamp, pinned: parseSchemeId(other)})).toMatchObject({ok: false, reason: 'malformed_header', detail: expect.stringContaining(`pinned format ${other}`)})
+  })
+
+  it('pay signs every scheme the way openssl does (sign(), for tests and a pinned sender)', () => {
+    for (const id of SCHEME_IDS) {
+      const scheme = parseSchemeId(id)!
+      const h = sign([SECRET], BODY, {timestamp: T, scheme})
+      expect(verifySignature(h.signature, BODY, SECRET, {now: T, timestampHeader: h.timestamp}), id).toEqual({ok: true, timestamp: T, scheme})
+    }
+    expect(sign(SECRET, BODY, {timestamp: T}).signature).toBe(opensslHeader([SECRET], T, BODY))
+  })
+
+  it('a timestamp apart is required when the header has none; a separate timestamp beyond the window is a replay', () => {
+    const digest = opensslDigest('sha256', SECRET, T, BODY).toString('hex')
+    expect(verifySignature(digest, BODY, SECRET, {now: T})).toMatchObject({ok: false, reason: 'malformed_header', detail: expect.stringContaining('no timestamp')})
+    expect(verifySignature(digest, BODY, SECRET, {now: T + 1000, timestampHeader: String(T)})).toMatchObject({ok: false, reason: 'timestamp_outside_tolerance'})
+    // a timestamp header that says another time than the one signed: no match
+    expect(verifySignature(digest, BODY, SECRET, {now: T, timestampHeader: String(T + 1)})).toMatchObject({ok: false, reason: 'no_matching_signature'})
+  })
+
+  it('an unrecognised header shape: the clear message, with the shape masked (no digit or letter of the value)', () => {
+    for (const header of ['scheme=hmac; sig=0a1b2c', `t:${T} v1:abcdef`, 'Bearer abc.def.ghi', `t=${T},v1=${'ab'.repeat(20)}`]) {
+      const r = verifySignature(header, BODY, SECRET, {now: T})
+      expect(r, header).toMatchObject({ok: false, reason: 'malformed_header'})
+      const detail = (r as {detail: string}).detail
+      expect(detail).toContain('unrecognised Service-Signature format: ')
+      expect(detail).toContain(maskedShape(header))
+      expect(detail).not.toMatch(/abc|[1-9]/)
+    }
+    expect(maskedShape(`t=${T},v1=Ab9+/=`)).toBe('x=0000000000,x0=xx0+/=')
+  })
+
+  it('rotation: several digests of one scheme, any secret of several', () => {
+    const h = sign(['old', 'new'], BODY, {timestamp: T, scheme: parseSchemeId('header-base64-sha512')})
+    expect(h.signature.split(',')).toHaveLength(2)
+    expect(verifySignature(h.signature, BODY, ['x', 'new'], {now: T, timestampHeader: h.timestamp}).ok).toBe(true)
+    expect(verifySignature(h.signature, BODY, ['x', 'y'], {now: T, timestampHeader: h.timestamp}).ok).toBe(false)
+  })
+
+  it('explain lists every candidate tried and which matched; pinning needs a known scheme', () => {
+    const h = `t=${T},v1=${opensslDigest('sha256', 'other', T, BODY).toString('hex')},v1=${opensslDigest('sha512', SECRET, T, BODY).toString('base64')}`
+    const e = explainSignature(h, BODY, SECRET, {now: T})
+    expect(e.result).toMatchObject({ok: true, scheme: parseSchemeId('inline-base64-sha512')})
+    expect(e.candidates.map((c) => [c.scheme, c.matched])).toEqual([
+      ['inline-hex-sha256', false],
+      ['inline-base64-sha512', true],
+    ])
+    expect(pinnedScheme('inline-hex-sha256').scheme).toEqual(parseSchemeId('inline-hex-sha256'))
+    expect(pinnedScheme('hmac').problem).toMatch(/must be one of inline-hex-sha256/)
   })
 })

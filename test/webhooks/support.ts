@@ -12,6 +12,12 @@ export function opensslSign(secret: string, timestamp: number, body: string | Bu
   return m[1]
 }
 
+/** The raw HMAC of `<t>.<body>` (SHA-256 or SHA-512) computed by `openssl dgst -binary`, not by our code. */
+export function opensslDigest(algorithm: 'sha256' | 'sha512', secret: string, timestamp: number, body: string | Buffer): Buffer {
+  const input = Buffer.concat([Buffer.from(`${timestamp}.`), Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')])
+  return execFileSync('openssl', ['dgst', `-${algorithm}`, '-hmac', secret, '-binary'], {input})
+}
+
 /** `t=…,v1=…[,v1=…]` with every signature from openssl. */
 export function opensslHeader(secrets: string[], timestamp: number, body: string | Buffer): string {
   return [`t=${timestamp}`, ...secrets.map((s) => `v1=${opensslSign(s, timestamp, body)}`)].join(',')
@@ -110,6 +116,8 @@ export interface ListenProcess {
   stderr(): string
   /** SIGINT, then the exit code and the whole output. */
   stop(): Promise<{code: number | null; stdout: string; stderr: string}>
+  /** SIGKILL (no chance to flush or close anything); resolves once the process is gone. */
+  kill(): Promise<void>
 }
 
 /** Starts the BUILT `pay webhook listen` and waits until it is ready (or fails). */
@@ -145,6 +153,10 @@ export async function startListen(args: string[], env: Record<string, string | u
       const code = await exited
       clearTimeout(timer)
       return {code, stdout, stderr}
+    },
+    async kill() {
+      child.kill('SIGKILL')
+      await exited
     },
   }
 }

@@ -19,6 +19,7 @@ export default class ProfilesAdd extends BaseCommand {
     'client-secret': Flags.string({description: "API client secret, or - to read it from stdin; PAY_CLIENT_SECRET or stdin keep it out of argv (the process list and oclif's DEBUG=* show argv)"}),
     'account-ref': Flags.string({description: 'Sub-account ref'}),
     'webhook-secret': Flags.string({description: 'Webhook signing secret (or PAY_WEBHOOK_SECRET)'}),
+    'webhook-signature': Flags.string({description: 'Pin the webhook signature format once the service\'s is known (e.g. inline-hex-sha256; see pay webhook verify --explain)'}),
     use: Flags.boolean({description: 'Make it the active profile'}),
     live: Flags.boolean({allowNo: true, description: 'The live service: money-moving commands ask before sending, on a terminal (--yes skips); --no-live clears it'}),
     'mcp-allow-money': Flags.boolean({allowNo: true, description: '`pay mcp` lists its money tools without --allow-money (a live service still needs --allow-live-money); --no-mcp-allow-money clears it'}),
@@ -34,6 +35,11 @@ export default class ProfilesAdd extends BaseCommand {
       throw rt.InputError.one('NAME', (err as Error).message.replace(/^profile name "[^"]*" /, ''))
     }
     if (flags['base-url']) rt.checkBaseUrl(flags['base-url'])
+    if (flags['webhook-signature']) {
+      const {pinnedScheme} = await import('../../webhooks/signature.js')
+      const problem = pinnedScheme(flags['webhook-signature']).problem
+      if (problem) throw rt.InputError.one('--webhook-signature', problem)
+    }
     if (flags.live && args.name === rt.SANDBOX_PROFILE) throw rt.InputError.one('--live', `cannot mark the "${rt.SANDBOX_PROFILE}" profile live (it is the local sandbox)`)
     const store = await rt.ProfileStore.open()
     const saved = store.save(
@@ -44,6 +50,7 @@ export default class ProfilesAdd extends BaseCommand {
         client_secret: (await rt.secretFlag(flags['client-secret'])) ?? process.env.PAY_CLIENT_SECRET,
         account_ref: flags['account-ref'],
         webhook_secret: flags['webhook-secret'] ?? process.env.PAY_WEBHOOK_SECRET,
+        webhook_signature: flags['webhook-signature'],
         live: flags.live,
         mcp_allow_money: flags['mcp-allow-money'],
       },

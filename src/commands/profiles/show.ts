@@ -21,7 +21,7 @@ export default class ProfilesShow extends BaseCommand {
     if (args.name && !s.profileFound) throw new rt.PayError(`no profile named "${args.name}"`, 4)
     const {redactProfile} = await import('../../config/profile-view.js')
     // the same view as `profiles list`: secrets as whether they are set, a password in the base URL redacted
-    const shown = redactProfile({base_url: s.baseUrl, client_id: s.clientId, client_secret: s.clientSecret, account_ref: s.accountRef, webhook_secret: s.webhookSecret, live: s.live === true})
+    const shown = redactProfile({base_url: s.baseUrl, client_id: s.clientId, client_secret: s.clientSecret, account_ref: s.accountRef, webhook_secret: s.webhookSecret, webhook_signature: s.webhookSignature, live: s.live === true})
     const view = {profile: s.profileName, profile_found: s.profileFound, ...shown, sources: s.sources, config_dir: s.configDir}
     out.body(JSON.stringify(view), view)
   }

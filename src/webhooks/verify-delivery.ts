@@ -1,0 +1,81 @@
+/**
+ * `pay webhook verify`: checks a saved delivery exactly as the listener does (src/webhooks/signature.ts) and says
+ * why it is or is not genuine; with --explain, every signature candidate tried. The command only parses and reads
+ * the body; this is its logic, tested in-process.
+ */
+import type {Output} from '../output/output.js'
+import {printableLine} from '../output/printable.js'
+import {describeScheme, explainSignature, parseSchemeId, type Scheme, SCHEME_IDS, schemeId, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature} from './signature.js'
+
+export interface VerifyDeliveryOptions {
+  /** The Service-Signature value (a leading `Service-Signature:` is dropped). */
+  header: string
+  /** The Service-Timestamp value, when the service sends the timestamp apart. */
+  timestampHeader?: string
+  body: Buffer
+  secrets: string[]
+  toleranceSeconds: number
+  ignoreTimestamp?: boolean
+  explain?: boolean
+  pinned?: Scheme
+  /** Unix seconds (tests). */
+  now?: number
+}
+
+/** Prints the verdict (the event on stdout when genuine) and returns the exit code: 0 genuine, 1 not. */
+export function runWebhookVerify(out: Output, o: VerifyDeliveryOptions): number {
+  const header = o.header.replace(/^\s*service-signature\s*:\s*/i, '').trim()
+  const timestampHeader = o.timestampHeader?.replace(/^\s*service-timestamp\s*:\s*/i, '').trim()
+  const now = o.now ?? Math.floor(Date.now() / 1000)
+  const options = {toleranceSeconds: o.ignoreTimestamp ? Number.MAX_SAFE_INTEGER : o.toleranceSeconds, now, timestampHeader, pinned: o.pinned}
+  const explained = explainSignature(header, o.body, o.secrets, options)
+  const result = explained.result
+  if (o.explain) explain(out, explained.candidates, o.pinned)
+
+  let failure: {reason: string; detail: string} | undefined
+  let event: unknown
+  if (!result.ok) {
+    failure = {reason: result.reason, detail: result.detail}
+    const text = o.body.toString('latin1')
+    if (result.reason === 'no_matching_signature' && /\r?\n$/.test(text)) {
+      const trimmed = o.body.subarray(0, o.body.length - (text.endsWith('\r\n') ? 2 : 1))
+      if (verifySignature(header, trimmed, o.secrets, {...options, toleranceSeconds: Number.MAX_SAFE_INTEGER}).ok) {
+        failure.detail += '; it WOULD match without the trailing newline of the body (added by echo or an editor?)'
+      }
+    }
+  } else {
+    try {
+      event = JSON.parse(o.body.toString('utf8'))
+    } catch {
+      failure = {reason: 'invalid_json', detail: 'the signature matches but the body is not JSON'}
+    }
+  }
+
+  if (failure) {
+    if (out.json) out.data(JSON.stringify({valid: false, ...failure, ...(o.explain ? {candidates: explained.candidates} : {})}))
+    out.errorLine(`invalid: ${failure.reason}: ${failure.detail}`)
+    return 1
+  }
+  const ok = result as {ok: true; timestamp: number; scheme: Scheme}
+  const age = now - ok.timestamp
+  const scheme = schemeId(ok.scheme)
+  if (out.json) out.data(JSON.stringify({valid: true, timestamp: ok.timestamp, scheme, event, ...(o.explain ? {candidates: explained.candidates} : {})}))
+  else {
+    out.info(`${out.color('green', 'valid', 'err')}: signature matches as ${scheme} (${describeScheme(ok.scheme)}); timestamp ${ok.timestamp} (${Math.abs(age)} s ${age >= 0 ? 'ago' : 'in the future'})`)
+    if (!o.pinned) out.info(`  pin it once the service's format is known: webhook_signature=${scheme} in the profile (or PAY_WEBHOOK_SIGNATURE)`)
+    out.data(JSON.stringify(event, null, 2))
+  }
+  return 0
+}
+
+/** The candidates tried, one line each, on stderr; for a header pay cannot read, the formats it recognises. */
+function explain(out: Output, candidates: {scheme: string; description: string; matched: boolean; skipped?: string}[], pinned: Scheme | undefined): void {
+  if (candidates.length === 0) {
+    out.info(`no signature candidate could be read from ${SIGNATURE_HEADER}; the formats pay recognises${pinned ? ` (pinned: ${describeScheme(pinned)})` : ''}:`)
+    for (const id of SCHEME_IDS) out.info(`  ${id.padEnd(20)} ${describeScheme(parseSchemeId(id)!)}`)
+    out.info(`  (hex or base64/base64url digests; SHA-256 or SHA-512 by length; several digests comma-separated; the timestamp as t= or in ${TIMESTAMP_HEADER})`)
+    return
+  }
+  out.info('signature candidates tried:')
+  for (const c of candidates) out.info(`  ${c.scheme.padEnd(20)} ${printableLine(c.description)}: ${c.skipped ? `skipped (${c.skipped})` : c.matched ? 'MATCHES' : 'no match'}`)
+}
