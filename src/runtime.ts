@@ -136,9 +136,10 @@ export type {OperationId, OperationSpec} from './api/operations.js'
 export {userAgentOf} from './cli/user-agent.js'
 
 // stored profiles and the token cache (login, logout, profiles *, sandbox start); conf loads only to write
-export {ProfileStore, readProfiles, listProfiles, assertProfileName, profilesPath} from './config/profiles.js'
+export {ProfileStore, readProfiles, listProfiles, assertProfileName, profilesPath, secretLocation, savedSecretsNote} from './config/profiles.js'
+export {webhookSecrets} from './config/settings.js'
 export {configDir} from './config/paths.js'
-export {redactProfile} from './config/profile-view.js'
+export {redactProfile, secretView} from './config/profile-view.js'
 export {TokenCache, cacheKey} from './config/token-cache.js'
 export {PayError, NetworkError} from './client/errors.js'
 export {forStdout, printable} from './output/printable.js'

@@ -13,6 +13,35 @@ export function isDecimalAmount(value: string): boolean {
 }
 
 /**
+ * The one spelling of an amount on the wire: the integer part without leading zeros and exactly
+ * MAX_FRACTION_DIGITS fraction digits ("1200", "1200.0" and "1200.00" are all sent as "1200.00"; "350.5" as
+ * "350.50"), so that one amount is one body and one Idempotency-Key however a file or a flag spelt it (README:
+ * Amounts). A value that is not a decimal amount is returned as it is (the schema's rule reports it).
+ */
+export function canonicalAmount(value: string): string {
+  if (!DECIMAL.test(value)) return value
+  const dot = value.indexOf('.')
+  if (dot === -1) return `${value}.${'0'.repeat(MAX_FRACTION_DIGITS)}`
+  return value.padEnd(dot + 1 + MAX_FRACTION_DIGITS, '0')
+}
+
+/** The body fields that hold an amount (the request schemas' `amount` rule): sent in canonicalAmount's spelling. */
+export const AMOUNT_FIELDS = ['amount'] as const
+
+/** A request body with its amounts in the one spelling (a new object when one changed; the body itself otherwise). */
+export function withCanonicalAmounts(body: unknown): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body
+  let out = body as Record<string, unknown>
+  for (const field of AMOUNT_FIELDS) {
+    const v = out[field]
+    if (typeof v !== 'string') continue
+    const canonical = canonicalAmount(v)
+    if (canonical !== v) out = {...out, [field]: canonical}
+  }
+  return out
+}
+
+/**
  * Compares two decimal strings without floating point: negative, zero or positive like a comparator.
  * Both must already satisfy isDecimalAmount (or be "0").
  */

@@ -28,11 +28,12 @@ import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client
 import {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
 import {compileParsers} from '../api/zod-config.js'
-import {classifyState, pollDelayMs, stateOf} from '../cli/wait.js'
+import {classifyState, stateOf} from '../cli/wait.js'
 import {InputError, type InputProblem} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
 import {redactUrl} from '../client/redact.js'
-import {backoffMs, retryAfterMs} from '../client/retry-policy.js'
+import {uuidOfHex} from '../client/digest.js'
+import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, RequestAttempts, askedWaitMs, pollDelayMs, throttleOf} from '../client/request-policy.js'
 import {openJournalStore} from '../journal/index.js'
 import type {ApiContext} from '../cli/api-context.js'
 import {type BulkInput, type InputRow, RowSyntaxError, openInput, readRowChunks} from './input.js'
@@ -40,13 +41,11 @@ import type {BulkOperation, BulkRecord, BulkRequest} from './operation.js'
 import {RowSpool, type SpooledRow} from './spool.js'
 import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, ResultSink, progressReporter} from './report.js'
-import {type RowOutcome, RunJournal, RunLineage, resumedSalt} from './run-journal.js'
+import {type RowOutcome, RunJournal, RunLineage, resumedSalt, rowOutcome} from './run-journal.js'
 
 export const DEFAULT_CONCURRENCY = 8
 /** Problems listed in full before the rest are only counted. */
 const MAX_LISTED_PROBLEMS = 1000
-/** 429s one row may meet before it is left "unknown" (the run still ends). */
-const MAX_THROTTLES_PER_ROW = 50
 /** How often (rows) the engine looks at its heap, and how far past what was live it lets it grow. */
 const MEMORY_CHECK_ROWS = 1000
 const MEMORY_HEADROOM_BYTES = 32 * 1024 * 1024
@@ -87,6 +86,9 @@ function memoryKeeper(): {row(): void} {
   }
 }
 
+/** How long a bulk run may hold its file's lock while its process lives (a killed run's lock is taken over at once). */
+const RUN_LEASE_MS = 24 * 3_600_000
+
 /** Rows in a row left "unknown" by network errors after their retries: the service is unreachable, stop. */
 const UNREACHABLE_AFTER = 24
 
@@ -112,6 +114,8 @@ export interface BulkRun {
   flags: BulkFlags
   /** --wait: the get request that reports a created row's state (and the terminal states), how long to poll. */
   wait?: {timeoutSec: number; poll: (endpoint: EndpointId, res: ApiResponse, input: CallInput) => PollTarget}
+  /** The resource's terminal states (the operation's --wait states): a row's verdict reads its state with them. */
+  states?: {succeeded: readonly string[]; failed: readonly string[]}
   /** Asked once, after every row passed and before anything is sent (a live profile on a terminal; src/cli/confirm.ts). */
   confirm?: (plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}) => Promise<void>
 }
@@ -134,6 +138,10 @@ function keyer(ctx: ApiContext, salt: string, spool: RowSpool, templates: Map<En
   const {client, settings} = ctx
   const occurrences = new Occurrences()
   const scopes = new Map<string, string>()
+  // a reference is a promise: one reference, one body. Per reference one number (memory: a 100,000-row file holds
+  // 100,000 of them): the first line with it times 2^21 plus 21 bits of its body's hash (two bodies whose 21 bits
+  // agree are taken for one: about one in two million pairs of rows with one reference goes unrefused)
+  const references = new Map<string, number>()
   return (r, {endpoint, input}, money) => {
     input.idempotencyKey = KEY_PLACEHOLDER // the row's own input object (the operation built it for this row)
     const bare = client.prepare(endpoint, input)
@@ -145,6 +153,12 @@ function keyer(ctx: ApiContext, salt: string, spool: RowSpool, templates: Map<En
       if (scopes.size < 64) scopes.set(scopeId, scope) // one URL for a create; one per row for a path (mandates cancel)
     }
     const hash = bodyHash(bare.body ?? '')
+    if (money.reference !== null) {
+      const bits = Number.parseInt(hash.slice(0, 6), 16) & 0x1f_ffff
+      const first = references.get(money.reference)
+      if (first === undefined) references.set(money.reference, r.line * 0x20_0000 + bits)
+      else if (first % 0x20_0000 !== bits) return {flag: 'reference', rule: `${money.reference} is also on line ${Math.floor(first / 0x20_0000)} with another body: a reference names one request; give one of them another reference (nothing was sent)`}
+    }
     spool.add({row: r.row, line: r.line, endpoint, target: splitUrl(bare.url).target, body: bare.body, key: rowKeyOfHash(scope, hash, occurrences.next(hash)), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency})
   }
 }
@@ -171,9 +185,7 @@ interface PollTarget {
 
 /** A UUID-shaped key from any text: the same text, the same key. */
 function uuidOf(text: string): string {
-  const h = sha256Of('sha256', text, 'hex') // one-shot: no Hash object per row (createHash cost ~3 µs of each of two hashes a row)
-  const variant = ((Number.parseInt(h[16], 16) & 3) | 8).toString(16)
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`
+  return uuidOfHex(sha256Of('sha256', text, 'hex')) // one-shot: no Hash object per row (createHash cost ~3 µs of each of two hashes a row)
 }
 
 /**
@@ -221,6 +233,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   let stdinSpool: string | undefined
   let spool: RowSpool | undefined
   let pool: PoolTransport | undefined
+  let releaseRun: (() => void) | undefined
   // Ctrl-C / SIGTERM at any point: say where the run stands, remove this run's spool files, exit 130 / 143
   let interrupted = (signal: NodeJS.Signals) => out.errorLine(`interrupted (${signal}) before any row was sent`)
   const onSignal = (signal: NodeJS.Signals) => {
@@ -259,14 +272,24 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
         .slice(0, 32)
     const runId = identity(2, {file: input.sha256})
     const journal = new RunJournal(store, runId)
+    // one run of a file at a time: a second one waits for the first to end, then resumes from its outcomes
+    if (!flags['dry-run']) {
+      releaseRun = await store.holdSender(`run-${runId}`, RUN_LEASE_MS, (pid) =>
+        out.info(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is running this same file; this run resumes from its outcomes once it ends (no row is sent twice)`),
+      )
+    }
     const lineage = name === '-' ? undefined : new RunLineage(store, identity(1, {path: resolvedPath(input.path)}))
-    const loaded = await journal.load()
+    const ended = (state: string | null) => classifyState(state ?? undefined, run.states)
+    const loaded = await journal.load(ended)
     // --force-new starts a new salt (recorded in the run's header and its lineage); a plain run resumes the newest
     // salt of this content's runs, or for a content never run (an edited file) that of the newest run of its path
     const forced = flags['force-new'] === true
     const resumed = resumedSalt(loaded, lineage?.newest())
     const salt = forced ? randomUUID() : resumed.salt
-    const earlier = forced ? new Map<number, RowOutcome>() : loaded.outcomes
+    const earlier = forced ? new Map<number, RowOutcome & {again: boolean}>() : loaded.outcomes
+    // what an earlier run settled: an accepted request (never sent again: its key would only replay the answer), and a
+    // refusal (sent again with --retry-failed); an unknown outcome, or a refusal for now, is sent again with its key
+    const settledBy = (o: RowOutcome & {again: boolean}) => o.outcome === 'accepted' || (o.outcome === 'refused' && !o.again && !flags['retry-failed'])
     const resume = salt === '' ? 'run the same command again' : 'run the same command again WITHOUT --force-new (it resumes this run; with it, every row is sent again as new)'
 
     // pass 1: every row checked; while all are good, each one's request is built, keyed and spooled for sending
@@ -282,7 +305,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     }
 
     // rows an earlier run settled (the plan of --dry-run and the live confirmation both show it)
-    const settled = [...earlier.values()].filter((o) => o.status === 'succeeded' || !flags['retry-failed']).length
+    const settled = [...earlier.values()].filter(settledBy).length
     if (flags['dry-run']) {
       let first: PreparedRequest | undefined
       for await (const r of spool.rows()) {
@@ -313,8 +336,9 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     if (earlier.size > 0) out.info(out.color('dim', `resuming run ${runId}: ${earlier.size} of ${total} rows settled by an earlier run`, 'err'))
 
     const rate = new AdaptiveRate(concurrency)
-    const counts: Counts = {total, done: 0, succeeded: 0, failed: 0, unknown: 0, earlier: 0}
-    const money = new MoneyTotals()
+    const counts: Counts = {total, done: 0, succeeded: 0, processing: 0, failed: 0, unknown: 0, not_sent: 0, earlier: 0}
+    const money = {succeeded: new MoneyTotals(), processing: new MoneyTotals(), failed: new MoneyTotals()}
+    let acceptedThenFailed = 0
     const failedRows: string[] = []
     const progress = await progressReporter(out, total)
     const started = Date.now()
@@ -322,15 +346,18 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
 
     let unreachableStreak = 0
     let stopped = false
-    const finish = (o: RowOutcome) => {
-      unreachableStreak = o.status === 'unknown' && o.http_status === null && !o.earlier ? unreachableStreak + 1 : o.earlier ? unreachableStreak : 0
+    // `news`: this run learnt it (sent the row, or looked an earlier row up): journaled; `again`: refused for now
+    const finish = (o: RowOutcome, news: boolean, again = false) => {
+      const noAnswer = news && !o.earlier && o.http_status === null && (o.status === 'unknown' || o.status === 'not_sent')
+      unreachableStreak = noAnswer ? unreachableStreak + 1 : o.earlier ? unreachableStreak : 0
       if (unreachableStreak >= UNREACHABLE_AFTER) stopped = true
       counts.done++
       memory.row()
       counts[o.status]++
       if (o.earlier) counts.earlier++
-      else journal.record(o)
-      if (o.status === 'succeeded') money.add(o.amount, o.currency)
+      if (news) journal.record(o, again)
+      if (o.status === 'succeeded' || o.status === 'processing' || o.status === 'failed') money[o.status].add(o.amount, o.currency)
+      if (o.status === 'failed' && o.outcome === 'accepted') acceptedThenFailed++
       if (o.status === 'failed' && failedRows.length < 20) failedRows.push(`  line ${o.line}${o.reference ? ` (${o.reference})` : ''}: ${o.error_code ?? ''} ${o.error_message ?? ''}`.trimEnd())
       sink.write(o)
       if (sink.failed) stopped = true // the outcomes are journaled: the run ends cleanly, resumable
@@ -367,13 +394,17 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       while (!stopped) {
         const r = take() ?? (await readMore())
         if (r === undefined) return
-        const settled = earlier.get(r.row)
-        if (settled && settled.idempotency_key === r.key && (settled.status === 'succeeded' || !flags['retry-failed'])) {
-          finish(settled)
+        const known = earlier.get(r.row)
+        if (known && known.idempotency_key === r.key && settledBy(known)) {
+          const {again: _again, ...settled} = known
+          // --wait: an earlier row whose resource has not ended is looked up again (GETs; nothing is sent)
+          if (run.wait && settled.status === 'processing') finish(await waitRow(ctx, settled, run.wait.poll(r.endpoint, answerOf(settled), callInputOf(r)), run.wait.timeoutSec, rate, ended), true)
+          else finish(settled, false)
           continue
         }
-        const sent = await sendRow(ctx, requestOf(r), r, rate, retries, pool)
-        finish(run.wait && sent.response ? await waitRow(ctx, sent, run.wait.poll(r.endpoint, sent.response, callInputOf(r)), run.wait.timeoutSec, rate) : sent.outcome)
+        const sent = await sendRow(ctx, requestOf(r), r, rate, retries, ended, pool)
+        if (run.wait && sent.response) finish(await waitRow(ctx, sent.outcome, run.wait.poll(r.endpoint, sent.response, callInputOf(r)), run.wait.timeoutSec, rate, ended), true)
+        else finish(sent.outcome, true, sent.again)
       }
     }
     try {
@@ -395,22 +426,27 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       return ExitCode.NETWORK
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1)
-    const totals = Object.entries(money.toJSON()).map(([c, a]) => `${a} ${c}`)
-    out.info(`${total} rows in ${seconds} s (checked in ${checkSeconds} s before sending): ${counts.succeeded} succeeded${counts.earlier > 0 ? ` (${counts.earlier} settled by an earlier run)` : ''}, ${counts.failed} failed, ${counts.unknown} unknown${rate.throttled > 0 ? `; rate limited ${rate.throttled} time(s), slowed down` : ''}`)
-    if (totals.length > 0) out.info(`  total amount of the succeeded rows: ${totals.join(', ')}`)
+    out.info(
+      `${total} rows in ${seconds} s (checked in ${checkSeconds} s before sending): ${counts.succeeded} succeeded, ${counts.processing} processing, ${counts.failed} failed, ${counts.unknown} unknown${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}${counts.earlier > 0 ? ` (${counts.earlier} sent by an earlier run)` : ''}${rate.throttled > 0 ? `; rate limited ${rate.throttled} time(s), slowed down` : ''}`,
+    )
+    for (const line of moneyLines(money)) out.info(`  ${line}`)
+    if (counts.processing > 0) out.info(`  ${out.color('cyan', 'next:', 'err')} ${counts.processing} row(s) accepted and still processing (as last seen): ${run.wait ? 'run the same command again with --wait later' : 'add --wait to the same command to follow them to their end'}`)
     if (counts.failed > 0) {
       out.info(`  failed rows${counts.failed > failedRows.length ? ` (first ${failedRows.length})` : ''}:\n${failedRows.join('\n')}`)
-      out.info(`  ${out.color('cyan', 'next:', 'err')} fix what the service refused, then ${resume} with --retry-failed (rows you did not edit keep their keys; an edited row is a new request)`)
+      if (counts.failed > acceptedThenFailed) out.info(`  ${out.color('cyan', 'next:', 'err')} fix what the service refused, then ${resume} with --retry-failed (rows you did not edit keep their keys; an edited row is a new request)`)
+      if (acceptedThenFailed > 0) out.info(`  ${out.color('cyan', 'next:', 'err')} ${acceptedThenFailed} row(s) were accepted and then failed: --retry-failed does not send them again (their key only replays the answer); to try one again, give it a new reference`)
     }
     if (counts.unknown > 0) out.info(`  ${out.color('cyan', 'next:', 'err')} ${counts.unknown} row(s) with an unknown outcome: ${resume}; they are resent with their keys and never done twice`)
+    if (counts.not_sent > 0) out.info(`  ${out.color('cyan', 'next:', 'err')} ${counts.not_sent} row(s) not sent (rate limited, or the service was not reached): ${resume} to send them`)
     out.info(out.color('dim', `  run ${runId}, journal ${journal.file}`, 'err'))
-    return counts.failed > 0 || counts.unknown > 0 ? ExitCode.OTHER : ExitCode.OK
+    return counts.failed > 0 || counts.unknown > 0 || counts.not_sent > 0 ? ExitCode.OTHER : ExitCode.OK
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
     await pool?.close()
     spool?.dispose()
     input?.dispose()
+    releaseRun?.()
   }
 }
 
@@ -440,7 +476,7 @@ function moneyOf(body: unknown): Pick<SpooledRow, 'reference' | 'amount' | 'curr
 }
 
 /** What the checking pass hands on for each good row, in file order. */
-type Keep = (r: InputRow, req: BulkRequest, money: Pick<SpooledRow, 'reference' | 'amount' | 'currency'>) => void
+type Keep = (r: InputRow, req: BulkRequest, money: Pick<SpooledRow, 'reference' | 'amount' | 'currency'>) => InputProblem | undefined
 
 /**
  * The checking pass: every row checked; exit 2 with each problem when any. Returns the number of rows. While no
@@ -468,7 +504,8 @@ async function validateAll(input: BulkInput, run: BulkRun, totals: MoneyTotals, 
       if (checked.problems.length === 0) {
         const money = moneyOf(checked.input.body)
         totals.add(money.amount, money.currency)
-        if (problems.length === 0) keep?.(r, checked, money)
+        const problem = problems.length === 0 ? keep?.(r, checked, money) : undefined
+        if (problem) add(r.line, problem.flag, problem.rule)
       }
       for (const p of checked.problems) {
         // a column that is not an input is a problem of the header: listed once, at the CSV's header line (a JSON
@@ -494,39 +531,51 @@ interface ErrorShape {
   body?: unknown
   message?: string
   responseHeaders?: Record<string, string>
-  anyAttemptMaybeSent?: boolean
+  attemptOutcome?: AttemptOutcome
 }
 
 interface Sent {
   outcome: RowOutcome
   response?: ApiResponse
+  /** Refused for now: a plain re-run sends it. */
+  again?: boolean
+}
+
+type Ended = (state: string | null) => 'succeeded' | 'failed' | undefined
+
+/** An earlier row's answer as --wait's poll reads it (its id, reference and state). */
+function answerOf(o: RowOutcome): ApiResponse {
+  const body = {id: o.id ?? undefined, merchant_reference: o.reference ?? undefined, status: o.state ?? undefined}
+  return {status: o.http_status ?? 200, headers: {}, body, text: '', attempts: 0, request: undefined as unknown as PreparedRequest}
 }
 
 /**
- * --wait: polls a created row until its transaction ends (its final state decides the row: succeeded or failed),
- * under the shared rate; still in progress after the timeout: unknown (a re-run polls it again).
+ * --wait: polls an accepted row until its resource ends (its state decides the row: succeeded or failed), under the
+ * shared rate; still not ended after the timeout: processing, as last seen (a re-run with --wait polls it again).
+ * A poll that fails keeps the last state seen. An earlier run's row is looked up at once.
  */
-async function waitRow(ctx: ApiContext, sent: Sent, spec: PollTarget, timeoutSec: number, rate: AdaptiveRate): Promise<RowOutcome> {
+async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, timeoutSec: number, rate: AdaptiveRate, ended: Ended): Promise<RowOutcome> {
   const deadline = Date.now() + timeoutSec * 1000
-  let body = sent.response!.body
-  const classify = (state: string | undefined) =>
-    spec.states && state ? (spec.states.succeeded.includes(state) ? 'succeeded' : spec.states.failed.includes(state) ? 'failed' : undefined) : classifyState(state)
+  let state = accepted.state
+  let seen = accepted.state_at
+  let detail: string | undefined
   for (let attempt = 0; ; attempt++) {
-    const state = stateOf(body)
-    const end = classify(state)
-    if (end === 'succeeded') return {...sent.outcome, state: state ?? null}
-    if (end === 'failed') {
-      const reason = (body as {failure_reason?: unknown}).failure_reason
-      return {...sent.outcome, status: 'failed', state: state ?? null, error_code: 'transaction_failed', error_message: typeof reason === 'string' ? reason : `ended ${state}`}
-    }
-    if (Date.now() >= deadline) return {...sent.outcome, status: 'unknown', state: state ?? null, error_code: 'wait_timeout', error_message: `still ${state ?? 'in progress'} after ${timeoutSec} s`}
-    await sleep(Math.min(pollDelayMs(attempt), Math.max(0, deadline - Date.now())))
+    const end = ended(state)
+    const reached = {...accepted, state, state_at: seen}
+    if (end === 'succeeded') return rowOutcome(reached, end)
+    if (end === 'failed') return rowOutcome({...reached, error_code: 'transaction_failed', error_message: detail ?? `ended ${state}`}, end)
+    if (attempt > 0 && Date.now() >= deadline) return rowOutcome({...reached, error_code: 'wait_timeout', error_message: `still ${state ?? 'in progress'} after ${timeoutSec} s`}, undefined)
+    if (attempt > 0 || !accepted.earlier) await sleep(Math.min(pollDelayMs(attempt), Math.max(0, deadline - Date.now())))
     await rate.acquire()
     try {
-      body = (await ctx.client.sendUnjournaled(ctx.client.prepare(spec.id, spec.input))).body
+      const body = (await ctx.client.sendUnjournaled(ctx.client.prepare(spec.id, spec.input))).body as {failure_reason?: unknown; status_detail?: unknown} | undefined
+      state = stateOf(body) ?? state
+      seen = new Date().toISOString()
+      detail = typeof body?.failure_reason === 'string' ? body.failure_reason : typeof body?.status_detail === 'string' && body.status_detail ? body.status_detail : undefined
       rate.ok()
     } catch (err) {
-      if ((err as ErrorShape).status === 429) rate.throttle(retryAfterMs((err as ErrorShape).responseHeaders ?? {}, (err as ErrorShape).body))
+      const throttled = throttleOf(err)
+      if (throttled) rate.throttle(throttled.waitMs)
     } finally {
       rate.release()
     }
@@ -534,32 +583,18 @@ async function waitRow(ctx: ApiContext, sent: Sent, spec: PollTarget, timeoutSec
 }
 
 /**
- * What a row's last failed attempt says: `failed` (for certain: nothing was created, an edited row or --force-new
- * may be sent anew) only for a 4xx refusal other than 408/429 when no earlier attempt may have reached the
- * service; anything else is `unknown` and is resent under the same key: no answer, 5xx, 408, 429, and a 1xx/2xx/3xx
- * whose body cannot be used (the service may have created the object).
+ * Sends one row until the request policy (src/client/request-policy.ts) says what it came to: accepted, refused
+ * (for now, or for good) or unknown. 429s slow the whole run down (the shared rate) instead of this row waiting alone.
  */
-export function rowFailureState(status: number | undefined, earlierMaybeSent: boolean): 'failed' | 'unknown' {
-  const refused = status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429
-  return refused && !earlierMaybeSent ? 'failed' : 'unknown'
-}
-
-/** Sends one row until it succeeds, fails for certain, or its retries run out (unknown). */
-async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number, via?: PoolTransport): Promise<Sent> {
-  const base: RowOutcome = {
-    row: r.row, line: r.line, reference: r.reference, status: 'unknown', http_status: null, id: null, state: null, error_code: null, error_message: null,
-    idempotency_key: r.key, amount: r.amount, currency: r.currency,
-  }
-  let attempt = 0
-  let throttles = 0
-  // whether an earlier attempt of this row may have reached the service (it then decides nothing for certain)
-  let maybeSent = false
+async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number, ended: Ended, via?: PoolTransport): Promise<Sent> {
+  const base = {row: r.row, line: r.line, reference: r.reference, http_status: null, id: null, state: null, state_at: null, error_code: null, error_message: null, idempotency_key: r.key, amount: r.amount, currency: r.currency, earlier: false}
+  const policy = new RequestAttempts({retries, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
   for (;;) {
     if (!rate.tryAcquire()) await rate.acquire()
     let res: ApiResponse | undefined
     let err: ErrorShape | undefined
     try {
-      res = await ctx.client.sendUnjournaled(req, via) // req.retries is 0 (the template's)
+      res = await ctx.client.sendUnjournaled(req, via) // req.retries is 0 (the template's): the policy below repeats it
     } catch (e) {
       err = e as ErrorShape
     } finally {
@@ -569,23 +604,36 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
       rate.ok()
       const b = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
       const id = typeof b?.id === 'string' ? b.id : typeof b?.merchant_reference === 'string' ? b.merchant_reference : null
-      return {outcome: {...base, status: 'succeeded', http_status: res.status, id, state: stateOf(res.body) ?? null}, response: res}
+      const state = stateOf(res.body) ?? null
+      return {outcome: rowOutcome({...base, outcome: 'accepted', http_status: res.status, id, state, state_at: new Date().toISOString()}, ended(state)), response: res}
     }
     const status = typeof err?.status === 'number' ? err.status : undefined
-    if (status === 429 && throttles++ < MAX_THROTTLES_PER_ROW) {
-      rate.throttle(retryAfterMs(err?.responseHeaders ?? {}, err?.body))
+    // a failure the client did not judge (none is expected): it may have reached the service
+    const outcome: AttemptOutcome = err?.attemptOutcome ?? {kind: 'network', sent: true}
+    const asked = askedWaitMs(status, err?.responseHeaders ?? {}, err?.body)
+    const decision = policy.next(outcome, asked)
+    if (decision.retry && decision.throttled) {
+      rate.throttle(asked)
       continue
     }
-    const transient = status === undefined || status >= 500 || status === 408
-    if (transient && attempt < retries) {
-      maybeSent = true
-      attempt++
-      await sleep(backoffMs(attempt))
+    if (decision.retry) {
+      await sleep(decision.waitMs)
       continue
     }
     rate.ok()
     const code = err?.error?.code ?? (status === undefined ? 'network_error' : `http_${status}`)
     const message = err?.error?.message ?? err?.message ?? String(err)
-    return {outcome: {...base, status: rowFailureState(status, maybeSent || err?.anyAttemptMaybeSent === true), http_status: status ?? null, error_code: code, error_message: message}}
+    return {outcome: rowOutcome({...base, outcome: decision.class, http_status: status ?? null, error_code: code, error_message: message}, undefined, decision.again), again: decision.again}
   }
+}
+
+/** The money lines of the summary: per currency, what succeeded, what is still processing and what failed. */
+function moneyLines(money: Record<'succeeded' | 'processing' | 'failed', MoneyTotals>): string[] {
+  const lines: string[] = []
+  const rows = {succeeded: 'the succeeded rows', processing: 'the rows still processing', failed: 'the failed rows'} as const
+  for (const kind of ['succeeded', 'processing', 'failed'] as const) {
+    const totals = Object.entries(money[kind].toJSON()).map(([c, a]) => `${a} ${c}`)
+    if (totals.length > 0) lines.push(`total amount of ${rows[kind]}: ${totals.join(', ')}`)
+  }
+  return lines
 }

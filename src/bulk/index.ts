@@ -27,7 +27,8 @@ export async function runBulkOperation(ctx: ApiContext, op: OperationSpec, value
   for (const [k, v] of Object.entries(values)) if (inputs.has(k) && typeof v === 'string') defaults[k] = v
   const wait = op.wait && values.wait ? {timeoutSec: Number(values['wait-timeout'] ?? 120), poll: (endpoint: Parameters<typeof pollOf>[1], res: Parameters<typeof pollOf>[2], input: Parameters<typeof pollOf>[3]) => pollOf(op, endpoint, res, input)} : undefined
   const confirm = (plan: Parameters<typeof confirmBulkRun>[2]) => confirmBulkRun(ctx, op, plan, values.yes === true)
-  return runBulk(ctx, {op: specOperation(op, {data, field}), defaults, shared: {data, field}, flags: values as BulkFlags, wait, confirm})
+  const states = op.wait ? {succeeded: op.wait.succeeded, failed: op.wait.failed} : undefined
+  return runBulk(ctx, {op: specOperation(op, {data, field}), defaults, shared: {data, field}, flags: values as BulkFlags, wait, states, confirm})
 }
 
 /**

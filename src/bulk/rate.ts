@@ -4,7 +4,7 @@
  * names none) has passed; each run of `limit` successes raises it by one again (additive increase,
  * multiplicative decrease). So a rate-limited service sees one short pause, then fewer requests: never a storm.
  */
-import {BASE_DELAY_MS, MAX_DELAY_MS} from '../client/retry-policy.js'
+import {throttleBackoffMs} from '../client/request-policy.js'
 
 export class AdaptiveRate {
   limit: number
@@ -67,7 +67,7 @@ export class AdaptiveRate {
     this.limit = Math.max(1, Math.floor(this.limit / 2))
     let wait = retryAfterMs
     if (wait === undefined) {
-      this.quietBackoff = Math.min(MAX_DELAY_MS, this.quietBackoff === 0 ? BASE_DELAY_MS * 4 : this.quietBackoff * 2)
+      this.quietBackoff = throttleBackoffMs(this.quietBackoff)
       wait = this.quietBackoff
     }
     this.pausedUntil = Math.max(this.pausedUntil, this.now() + wait)

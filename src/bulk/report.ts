@@ -1,7 +1,8 @@
 /**
  * What a bulk run tells: a progress bar on a terminal (cli-progress, on stderr) or one NDJSON progress line on
  * stderr every few seconds otherwise; one result per row (stdout NDJSON under --json, and --results FILE as CSV
- * or NDJSON), in completion order; and the summary: counts by outcome, money by currency, time.
+ * or NDJSON), in completion order, each with the same keys (RESULT_COLUMNS); and the summary: counts by verdict,
+ * money by currency split into succeeded, processing and failed, time.
  */
 import {createWriteStream, openSync, type WriteStream} from 'node:fs'
 import {InputError} from '../client/errors.js'
@@ -10,15 +11,20 @@ import type {Output} from '../output/output.js'
 import {neutralized} from '../output/table.js'
 import type {RowOutcome} from './run-journal.js'
 
-export const RESULT_COLUMNS = ['row', 'line', 'reference', 'status', 'http_status', 'id', 'state', 'error_code', 'error_message', 'idempotency_key', 'amount', 'currency', 'earlier'] as const
+/** The keys of every row's result, in order: --json, --results (NDJSON or CSV), first run and re-run alike. */
+export const RESULT_COLUMNS = ['row', 'line', 'reference', 'status', 'outcome', 'http_status', 'id', 'state', 'state_at', 'error_code', 'error_message', 'idempotency_key', 'amount', 'currency', 'earlier'] as const
 
 export interface Counts {
   total: number
   done: number
   succeeded: number
+  /** Accepted, and the resource has not ended (as last seen). */
+  processing: number
   failed: number
   unknown: number
-  /** Settled by an earlier run, not sent now. */
+  /** Refused for now (rate limited to the end, the service not reached): a plain re-run sends them. */
+  not_sent: number
+  /** Sent by an earlier run, not sent now. */
   earlier: number
 }
 
@@ -143,14 +149,14 @@ export async function progressReporter(out: Output, total: number, everyMs = Num
   if (out.term.stderrIsTTY) {
     const {SingleBar, Presets} = await import('cli-progress')
     const bar = new SingleBar(
-      {format: ' {bar} {value}/{total} rows | {rate}/s | ETA {eta_formatted} | {succeeded} ok, {failed} failed, {unknown} unknown', stream: process.stderr, hideCursor: true, etaBuffer: 200},
+      {format: ' {bar} {value}/{total} rows | {rate}/s | ETA {eta_formatted} | {succeeded} ok, {processing} processing, {failed} failed, {unknown} unknown', stream: process.stderr, hideCursor: true, etaBuffer: 200},
       Presets.shades_classic,
     )
-    bar.start(total, 0, {rate: 0, succeeded: 0, failed: 0, unknown: 0})
+    bar.start(total, 0, {rate: 0, succeeded: 0, processing: 0, failed: 0, unknown: 0})
     return {
-      update: (c) => bar.update(c.done, {rate: rate(c), succeeded: c.succeeded, failed: c.failed, unknown: c.unknown}),
+      update: (c) => bar.update(c.done, {rate: rate(c), succeeded: c.succeeded, processing: c.processing, failed: c.failed, unknown: c.unknown}),
       stop: (c) => {
-        bar.update(c.done, {rate: rate(c), succeeded: c.succeeded, failed: c.failed, unknown: c.unknown})
+        bar.update(c.done, {rate: rate(c), succeeded: c.succeeded, processing: c.processing, failed: c.failed, unknown: c.unknown})
         bar.stop()
       },
     }

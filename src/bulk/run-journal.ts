@@ -5,32 +5,144 @@
  * same key, which the service answers with the first result: outcomes are therefore written in batches, fsync'd
  * every FLUSH_MS, instead of one fsync per row.
  */
-import {existsSync, createReadStream, readFileSync} from 'node:fs'
+import {existsSync, createReadStream, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
+import type {RequestClass} from '../client/request-policy.js'
 import type {JournalStore} from '../journal/store.js'
 
 export const FLUSH_MS = 250
 const FLUSH_BYTES = 256 * 1024
 
-export type RowState = 'succeeded' | 'failed' | 'unknown'
+/**
+ * A row's verdict, from two facts kept apart: what the request came to (`outcome`, the request policy's class) and
+ * the resource's latest known state. `succeeded`/`failed`: the resource reached that end; `processing`: the service
+ * accepted the request and the resource has not ended (as far as pay saw); `failed` is also a request the service
+ * refused; `unknown`: the service may have acted (the row is resent with its key); `not_sent`: refused for now (rate
+ * limited to the end, or the service never reached): nothing was done, a plain re-run sends it.
+ */
+export type RowState = 'succeeded' | 'processing' | 'failed' | 'unknown' | 'not_sent'
 
 export interface RowOutcome {
   row: number
   line: number
   reference: string | null
+  /** The row's verdict (rowState of the two facts below): what the counts, the totals and the exit code read. */
   status: RowState
+  /** What the request came to: accepted (with id), refused, or unknown. */
+  outcome: RequestClass
   http_status: number | null
   id: string | null
-  /** The resource's last known state (with --wait: its final state). */
+  /** The resource's latest known state (processing, succeeded, failed, …), and when pay saw it. */
   state: string | null
+  state_at: string | null
   error_code: string | null
   error_message: string | null
   idempotency_key: string
   amount: string | null
   currency: string | null
-  /** True when this outcome comes from an earlier run of the same command on the same file. */
-  earlier?: boolean
+  /** True when the request was sent by an earlier run of the same command on the same file. */
+  earlier: boolean
+}
+
+/** The verdict of a row (see RowState); `ended`: the class of its state (classifyState), undefined while not terminal. */
+export function rowState(outcome: RequestClass, ended: 'succeeded' | 'failed' | undefined, refusedForNow: boolean): RowState {
+  if (outcome === 'accepted') return ended ?? 'processing'
+  if (outcome === 'refused') return refusedForNow ? 'not_sent' : 'failed'
+  return 'unknown'
+}
+
+/** A row outcome with every key, in one order (a first run and a re-run write the same keys); `status` derived. */
+export function rowOutcome(o: Omit<RowOutcome, 'status'>, ended: 'succeeded' | 'failed' | undefined, refusedForNow = false): RowOutcome {
+  return {
+    row: o.row, line: o.line, reference: o.reference, status: rowState(o.outcome, ended, refusedForNow), outcome: o.outcome, http_status: o.http_status, id: o.id,
+    state: o.state, state_at: o.state_at, error_code: o.error_code, error_message: o.error_message, idempotency_key: o.idempotency_key, amount: o.amount,
+    currency: o.currency, earlier: o.earlier,
+  }
+}
+
+/** A row record of a run journal as a row outcome of an earlier run (its verdict derived again), or undefined. */
+function rowOfRecord(rec: {t?: string; again?: unknown} & Partial<RowOutcome>, ended: (state: string | null) => 'succeeded' | 'failed' | undefined): (RowOutcome & {again: boolean}) | undefined {
+  if (rec.t !== 'row' || typeof rec.row !== 'number' || typeof rec.idempotency_key !== 'string') return undefined
+  const text = (v: unknown) => (typeof v === 'string' ? v : null)
+  const outcome = outcomeOfRecord(rec)
+  const state = text(rec.state)
+  const again = rec.again === true || (rec.outcome === undefined && outcome === 'unknown')
+  const o = rowOutcome(
+    {
+      row: rec.row, line: typeof rec.line === 'number' ? rec.line : 0, reference: text(rec.reference), outcome, http_status: typeof rec.http_status === 'number' ? rec.http_status : null,
+      id: text(rec.id), state, state_at: text(rec.state_at), error_code: text(rec.error_code), error_message: text(rec.error_message), idempotency_key: rec.idempotency_key,
+      amount: text(rec.amount), currency: text(rec.currency), earlier: true,
+    },
+    ended(state),
+    again,
+  )
+  return {...o, again}
+}
+
+/** One run file as `pay journal` reads it: its last header, each row's latest record, and whether its last run ended. */
+export interface RunFileView {
+  run: string
+  header: RunHeader
+  rows: RowOutcome[]
+  /** False when the last run of the file began and never ended (killed, interrupted): its unrecorded rows are unknown. */
+  finished: boolean
+}
+
+/** Every bulk run file of the journal, for `pay journal` (src/journal/view.ts): synchronous, whole files. */
+export function readRuns(store: JournalStore): RunFileView[] {
+  if (!store.open()) return []
+  const dir = join(store.dir, 'runs')
+  let names: string[]
+  try {
+    names = readdirSync(dir).filter((n) => /^[0-9a-f]{32}\.ndjson$/.test(n))
+  } catch {
+    return []
+  }
+  const views: RunFileView[] = []
+  for (const name of names) {
+    let text: string
+    try {
+      text = readFileSync(join(dir, name), 'utf8')
+    } catch {
+      continue
+    }
+    let header: RunHeader | undefined
+    let finished = true
+    const rows = new Map<number, RowOutcome>()
+    for (const line of text.split('\n')) {
+      let rec: ({t?: string; again?: unknown} & Partial<RowOutcome> & Partial<RunHeader>) | null
+      try {
+        rec = JSON.parse(line.replace(/^\0+|\0+$/g, '')) as typeof rec
+      } catch {
+        continue
+      }
+      if (rec?.t === 'run') {
+        header = rec as RunHeader
+        finished = false
+      } else if (rec?.t === 'end') finished = true
+      else if (rec) {
+        const o = rowOfRecord(rec, () => undefined)
+        if (o) {
+          const {again: _again, ...row} = o
+          rows.set(o.row, row)
+        }
+      }
+    }
+    if (header) views.push({run: name.slice(0, 32), header, rows: [...rows.values()], finished})
+  }
+  return views
+}
+
+/**
+ * What a run journal's row record says of its request: its `outcome`, or for a record written before outcomes were
+ * kept, what its answer shows (a 2xx status: accepted; a refusal with a status: refused; else unknown).
+ */
+function outcomeOfRecord(rec: Partial<RowOutcome>): RequestClass {
+  if (rec.outcome === 'accepted' || rec.outcome === 'refused' || rec.outcome === 'unknown') return rec.outcome
+  const status = typeof rec.http_status === 'number' ? rec.http_status : undefined
+  if (status !== undefined && status >= 200 && status < 300) return 'accepted'
+  return (rec.status as string) === 'failed' && status !== undefined ? 'refused' : 'unknown'
 }
 
 export interface RunHeader {
@@ -61,22 +173,25 @@ export class RunJournal {
   }
 
   /**
-   * Outcomes of earlier runs that settle a row (succeeded, failed); the newest per row wins. Only those of the
-   * newest salt (--force-new) count, and that salt is returned (`ran`: some run of this content began): a plain
-   * re-run resumes the last forced run (see resumedSalt for a content never run before, an edited file).
+   * What earlier runs know of each row: its newest record, whatever it says (the caller decides what is settled).
+   * Only those of the newest salt (--force-new) count, and that salt is returned (`ran`: some run of this content
+   * began): a plain re-run resumes the last forced run (see resumedSalt for a content never run before, an edited
+   * file). `ended` classes a state (the operation's terminal states): each row's verdict is derived again here,
+   * never read from the record.
    */
-  async load(): Promise<{salt: string; ran: boolean; outcomes: Map<number, RowOutcome>}> {
-    const done = new Map<number, RowOutcome>()
+  async load(ended: (state: string | null) => 'succeeded' | 'failed' | undefined = () => undefined): Promise<{salt: string; ran: boolean; outcomes: Map<number, RowOutcome & {again: boolean}>}> {
+    const done = new Map<number, RowOutcome & {again: boolean}>()
     let salt = ''
     let ran = false
     if (!this.store.open() || !existsSync(this.file)) return {salt, ran, outcomes: done}
     for await (const line of createInterface({input: createReadStream(this.file), crlfDelay: Infinity})) {
-      let rec: {t?: string; salt?: unknown} & Partial<RowOutcome>
+      let rec: {t?: string; salt?: unknown; again?: unknown} & Partial<RowOutcome>
       try {
-        rec = JSON.parse(line) as typeof rec
+        rec = JSON.parse(line.replace(/\0+/g, '')) as typeof rec
       } catch {
         continue // a torn last line
       }
+      if (rec === null || typeof rec !== 'object') continue
       if (rec.t === 'run') {
         const s = typeof rec.salt === 'string' ? rec.salt : ''
         if (s !== salt) done.clear()
@@ -84,11 +199,8 @@ export class RunJournal {
         ran = true
         continue
       }
-      if (rec.t !== 'row' || typeof rec.row !== 'number') continue
-      if (rec.status === 'succeeded' || rec.status === 'failed') {
-        const {t: _t, ...outcome} = rec
-        done.set(rec.row, {...(outcome as RowOutcome), earlier: true})
-      } else done.delete(rec.row)
+      const o = rowOfRecord(rec, ended)
+      if (o) done.set(o.row, o)
     }
     return {salt, ran, outcomes: done}
   }
@@ -99,10 +211,11 @@ export class RunJournal {
     this.timer.unref()
   }
 
-  /** An outcome of this run (never one of an earlier run: `earlier` is not set). */
-  record(outcome: RowOutcome): void {
+  /** A row's outcome as this run knows it (sent now, or an earlier row looked up again); `again`: refused for now. */
+  record(outcome: RowOutcome, again = false): void {
     // {"t":"row", then the outcome's own fields: the same line as JSON.stringify({t: 'row', ...outcome}), without a copy
-    this.buffer += `{"t":"row",${JSON.stringify(outcome).slice(1)}\n`
+    const fields = JSON.stringify(outcome).slice(1, -1)
+    this.buffer += `{"t":"row",${fields}${again ? ',"again":true' : ''}}\n`
     if (this.buffer.length >= FLUSH_BYTES) this.flush()
   }
 
@@ -114,10 +227,11 @@ export class RunJournal {
     this.writing = this.writing.then(() => this.store.appendLineAsync(this.file, text))
   }
 
-  /** Flushes what is left and waits for the disk. */
+  /** Flushes what is left, marks the run ended (a run without its end record was cut) and waits for the disk. */
   async end(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
+    this.buffer += `${JSON.stringify({t: 'end', at: new Date().toISOString()})}\n`
     this.flush()
     await this.writing
   }

@@ -2,7 +2,7 @@
  * Flags shared by many commands. Light: only @oclif/core is imported here, so `--help` stays fast.
  */
 import {Flags} from '@oclif/core'
-import {OUTPUT_CHOICES} from '../output/options.js'
+import {DEFAULT_JQ_MEMORY_MB, DEFAULT_JQ_TIMEOUT_SECONDS, OUTPUT_CHOICES} from '../output/options.js'
 
 export const globalFlags = {
   json: Flags.boolean({description: 'Print the service\'s JSON body on stdout and nothing else (errors as {"error":…}); the same as -o json', helpGroup: 'GLOBAL'}),
@@ -10,6 +10,8 @@ export const globalFlags = {
   fields: Flags.string({description: 'Only these fields, as dot paths (id,status,customer.name): the columns of a table, csv or tsv, the keys of json', helpValue: 'a,b.c', helpGroup: 'GLOBAL'}),
   jq: Flags.string({description: 'Filter the JSON output with a jq program, in-process (a string result prints raw, with or without --json, like gh --jq); checked before anything is sent', helpValue: 'EXPR', helpGroup: 'GLOBAL'}),
   'no-header': Flags.boolean({description: 'No header line in tables, csv and tsv', helpGroup: 'GLOBAL'}),
+  'jq-timeout': Flags.integer({description: `Seconds one run of the --jq program may take (default ${DEFAULT_JQ_TIMEOUT_SECONDS}); past it: exit 2`, min: 1, max: 3600, helpValue: 'SECONDS', helpGroup: 'GLOBAL'}),
+  'jq-memory': Flags.integer({description: `Megabytes one run of the --jq program may use (default ${DEFAULT_JQ_MEMORY_MB}); past it: exit 2`, min: 16, max: 16_384, helpValue: 'MB', helpGroup: 'GLOBAL'}),
   'raw-csv': Flags.boolean({description: "Write csv and tsv cells as they are: by default a cell starting with = + - @ is prefixed with ' so a spreadsheet never runs it as a formula", helpGroup: 'GLOBAL'}),
   quiet: Flags.boolean({char: 'q', description: 'No progress or notices on stderr (errors are still shown)', helpGroup: 'GLOBAL'}),
   'no-input': Flags.boolean({description: 'Never prompt, even on a terminal (also PAY_NO_INPUT=1 or CI)', helpGroup: 'GLOBAL'}),
@@ -28,7 +30,7 @@ export const connectionFlags = {
 export const idempotencyFlags = {
   'idempotency-key': Flags.string({description: 'Idempotency-Key to send (default: a new UUID); reuse it only to repeat the same request'}),
   'dry-run': Flags.boolean({description: 'Print the request that would be sent (and a curl line) and send nothing'}),
-  'force-new': Flags.boolean({description: 'Send as a new request even when the journal shows this same request already succeeded (or its outcome is unknown)'}),
+  'force-new': Flags.boolean({description: 'Send as a new request even when the journal shows the service already accepted this same request (or its outcome is unknown)'}),
 }
 
 /** Bulk runs (src/bulk/): one request per row of a file, resumable. On the idempotent create commands. */

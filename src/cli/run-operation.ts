@@ -14,6 +14,7 @@ import {endpoints, pathValueRule, type EndpointId} from '../api/endpoints.js'
 import {inputLabel, flagName} from '../api/operation-names.js'
 import type {FieldSpec, OperationSpec, PromptSpec, ValueSource} from '../api/operation-types.js'
 import {problemsOf, type FieldProblem} from '../api/validate.js'
+import {withCanonicalAmounts} from '../api/money.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {InputError} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
@@ -22,7 +23,7 @@ import {listColumns, renderView, StreamTable} from '../output/views.js'
 import type {ApiContext} from './api-context.js'
 import {confirmMoneyMove} from './confirm.js'
 import {mergeBody, parseFieldFlags, readDataFlag} from './body-input.js'
-import {reportWait, waitFor, type PollSpec} from './wait.js'
+import {classifyState, reportWait, stateOf, waitFor, type PollSpec} from './wait.js'
 
 /** The values the user gave, keyed by flag name (`reference`, `wait-timeout`) or argument name (`mandate_id`). */
 export type Given = Record<string, unknown>
@@ -111,7 +112,8 @@ export function draftOf(spec: GatherSpec, data?: unknown, extraFields: Record<st
       else (input.path ??= {})[f.key] = v
     }
     if (spec.fixedBody !== undefined && endpoint.body) input.body = spec.fixedBody
-    else if (endpoint.body) input.body = mergeBody(body, data, extraFields) ?? {}
+    // amounts in their one spelling on the wire (src/api/money.ts): one amount, one body, one key
+    else if (endpoint.body) input.body = withCanonicalAmounts(mergeBody(body, data, extraFields) ?? {})
     return input
   }
 
@@ -322,16 +324,47 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
     return ExitCode.OK
   }
   await confirmMoneyMove(ctx, op, input, values.yes === true)
-  const res = await client.send(prepared)
+  const sent = await client.send(prepared)
+  // the same request was accepted by an earlier run (nothing was sent): its resource as it is now
+  const looked = sent.replayedAt !== undefined && op.wait ? await lookUpAccepted(ctx, op, choice.id, sent, input) : undefined
+  const res = looked?.res ?? sent
   if (op.open && given(values, op.open.flag)) await openLink(ctx, (res.body as Record<string, unknown> | undefined)?.[op.open.field])
   if (!op.wait || !values.wait) {
-    renderView(out, op.view, limit === undefined ? res : limited(res, limit))
+    renderView(out, looked?.view ?? op.view, limit === undefined ? res : limited(res, limit))
     return ExitCode.OK
   }
-  const poll = pollOf(op, choice.id, res, input)
+  const poll = pollOf(op, choice.id, sent, input)
   const waited = await waitFor(ctx, {...poll, timeoutSec: Number(values['wait-timeout'] ?? 120), first: res})
   renderView(out, poll.view ?? op.view, waited.res)
   return reportWait(out, waited, {profile: values.profile as string | undefined, 'account-ref': values['account-ref'] as string | undefined})
+}
+
+/**
+ * A re-run of a request an earlier run had accepted (the journal's answer, nothing sent): says both facts, the
+ * request's ("accepted 2026-11-26 10:02 UTC as PO_…") and the resource's; when the state known then had not ended,
+ * looks the resource up first (one GET, no money moves), records what it saw, and gives that answer.
+ */
+async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): Promise<{res: ApiResponse; view?: PollSpec['view']} | undefined> {
+  const poll = pollOf(op, id, res, input)
+  const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
+  const body = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
+  const name = typeof body?.id === 'string' ? body.id : typeof body?.merchant_reference === 'string' ? body.merchant_reference : poll.label
+  const what = `accepted ${when(res.replayedAt!)} as ${name}`
+  const state = stateOf(res.body)
+  if (classifyState(state, poll.states)) {
+    ctx.out.info(`${what}; state: ${state} (seen ${when(res.stateSeenAt ?? res.replayedAt!)}; it does not change any more)`)
+    return undefined
+  }
+  try {
+    const now = await ctx.client.call(poll.id, poll.input)
+    const fresh = stateOf(now.body)
+    if (fresh !== undefined) res.noteState?.(fresh, now.text)
+    ctx.out.info(`${what}; state now: ${fresh ?? 'not shown'}`)
+    return {res: now, view: poll.view}
+  } catch (err) {
+    ctx.out.warn(`${what}; its state could not be looked up now (${err instanceof Error ? err.message : String(err)}): showing the state seen ${when(res.stateSeenAt ?? res.replayedAt!)}`)
+    return undefined
+  }
 }
 
 async function openLink(ctx: ApiContext, url: unknown): Promise<void> {

@@ -8,6 +8,9 @@
 import type {EndpointId} from '../api/endpoints.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {ExitCode} from '../client/exit-codes.js'
+import {pollDelayMs} from '../client/request-policy.js'
+
+export {pollDelayMs}
 import type {Output} from '../output/output.js'
 import {Progress} from '../output/progress.js'
 import type {ViewName} from '../api/operation-types.js'
@@ -69,12 +72,6 @@ export function stateOf(body: unknown): string | undefined {
   if (!body || typeof body !== 'object') return undefined
   const status = (body as Record<string, unknown>).status
   return typeof status === 'string' ? status : undefined
-}
-
-/** Backoff between polls: 0.5 s growing by half each time up to 5 s, with ±10 % jitter. */
-export function pollDelayMs(attempt: number): number {
-  const base = Math.min(5000, 500 * 1.5 ** attempt)
-  return Math.round(base * (0.9 + Math.random() * 0.2))
 }
 
 export interface WaitOptions extends PollSpec {

@@ -9,7 +9,7 @@ import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from './errors.js'
 import {redactBodyText, redactHeaders, redactUrl, redactValues} from './redact.js'
-import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, backoffMs, classifyNetworkError, errorCode, isRetryable, retryAfterMs, DEADLINE_FACTOR} from './retry-policy.js'
+import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, DEADLINE_FACTOR} from './request-policy.js'
 import {ExitCode} from './exit-codes.js'
 import {randomUUID} from './digest.js'
 import {Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
@@ -21,6 +21,9 @@ export interface ClientSettings {
   baseUrl?: string
   clientId?: string
   clientSecret?: string
+  /** SHA-256 of the client secret while it stays in the OS keyring; `loadSecret` reads it for a token request. */
+  clientSecretSha256?: string
+  loadSecret?: (key: 'clientSecret' | 'webhookSecret') => Promise<string | undefined>
   accountRef?: string
   webhookSecret?: string
   /** Where the settings came from (src/config/settings.ts), for the message when nothing is set. */
@@ -55,16 +58,19 @@ export interface ClientOptions {
 
 /** What the send path asks of the operation journal for one idempotent request (src/journal/gate.ts). */
 export interface RequestJournal {
-  begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string): JournalEntryHandle
+  /** Resolves once this process may send the request (no other process is sending the same one). */
+  begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs?: number): JournalEntryHandle | Promise<JournalEntryHandle>
 }
 
 export interface JournalEntryHandle {
   /** The request to send (its key may be a journaled one). */
   request: PreparedRequest
-  /** Set when the same request already succeeded: return this, send nothing. */
+  /** Set when the service already accepted the same request: return this, send nothing. */
   replay?: ApiResponse
-  /** Settles once the journal's record of the request is on disk: no byte of the request is written before. */
+  /** Settles once the journal's record of the request is on disk: no byte of the request is written before; rejects when it cannot be (nothing is sent). */
   durable?: Promise<void>
+  /** The key was sent before (an earlier run) and its outcome is unknown: the request policy counts that attempt. */
+  earlierMaybeSent?: boolean
   succeeded(res: ApiResponse): void
   /** Records the failure; returns the error to throw (naming the key when the outcome is unknown). */
   failed(err: unknown): unknown
@@ -107,8 +113,12 @@ export interface ApiResponse<T = unknown> {
   text: string
   attempts: number
   request: PreparedRequest
-  /** Set when nothing was sent: the journal's answer to the same request, which succeeded at this time. */
+  /** Set when nothing was sent: the journal's answer to the same request, which the service accepted at this time. */
   replayedAt?: string
+  /** With replayedAt: when the state in `body` was seen (a later lookup's, else the answer's). */
+  stateSeenAt?: string
+  /** With replayedAt: records a newer state of the resource (and the body that showed it) in the journal. */
+  noteState?: (state: string, body: string) => void
   /**
    * Set when the answer keeps every rule the interface states but not pay's assumptions where it is silent (the
    * schema's `assumed` parts, src/api/schemas.ts): how it differs. Commands then show it with the generic view.
@@ -131,10 +141,12 @@ export class ApiClient {
     this.sleep = options.sleep ?? ((ms) => process.getBuiltinModule('node:timers/promises').setTimeout(ms)) // loaded on a retry
     const cache = options.tokenCacheDir ? new TokenCache(options.tokenCacheDir, options.warn ?? options.notice) : undefined
     this.tokens = new TokenProvider(
-      {baseUrl: options.settings.baseUrl ?? '', clientId: options.settings.clientId, clientSecret: options.settings.clientSecret},
+      {baseUrl: options.settings.baseUrl ?? '', clientId: options.settings.clientId, clientSecret: options.settings.clientSecret, clientSecretSha256: options.settings.clientSecretSha256},
       cache,
       async () => {
-        const {clientId, clientSecret} = this.options.settings
+        const {clientId} = this.options.settings
+        // a secret kept in the OS keyring is read here, only when no cached token could serve
+        const clientSecret = this.options.settings.clientSecret ?? (await this.options.settings.loadSecret?.('clientSecret'))
         // Asking for a token changes nothing at the service, so it is retried like a GET (not like other POSTs).
         const req = this.prepare('auth.token', {body: {grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret}})
         const res = await this.exchange({...req, safeToRepeat: true})
@@ -265,10 +277,10 @@ export class ApiClient {
   async send<T = unknown>(req: PreparedRequest): Promise<ApiResponse<T>> {
     const journal = this.options.journal
     if (!journal || !req.endpoint?.idempotent || !req.idempotencyKey) return this.exchange<T>(req)
-    const entry = journal.begin(req, this.options.settings, this.baseUrl())
+    const entry = await journal.begin(req, this.options.settings, this.baseUrl(), this.requestBudgetMs())
     if (entry.replay) return entry.replay as ApiResponse<T>
     try {
-      const res = await this.exchange<T>(entry.request, entry.durable)
+      const res = await this.exchange<T>(entry.request, entry.durable, undefined, entry.earlierMaybeSent)
       entry.succeeded(res)
       return res
     } catch (err) {
@@ -296,29 +308,28 @@ export class ApiClient {
   }
 
   /**
-   * Auth, retries with the same key and body bytes, one token refresh on 401; nothing is written before `ready`
-   * settles. `via`: the HTTP layer instead of the client's transport (sendUnjournaled).
+   * Auth, retries with the same key and body bytes, one token refresh on 401, as the request policy decides
+   * (src/client/request-policy.ts); nothing is written before `ready` settles. A failure is thrown marked with what
+   * the request came to (requestClass: refused or unknown). `via`: the HTTP layer instead of the client's transport
+   * (sendUnjournaled); `earlierMaybeSent`: an earlier run's attempt under this key may have reached the service.
    */
-  private async exchange<T>(req: PreparedRequest, ready?: Promise<void>, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
-    const retries = req.retries ?? this.retries
-    // whether any attempt so far may have reached the service: the error carries it (the last attempt alone does not decide)
-    const tried = {maybeSent: false}
+  private async exchange<T>(req: PreparedRequest, ready?: Promise<void>, via?: Pick<Transport, 'send'>, earlierMaybeSent = false): Promise<ApiResponse<T>> {
+    // --timeout bounds each attempt (body included); all attempts and the waits between them share this deadline
+    const deadline = nowMs() + this.requestBudgetMs()
+    const policy = new RequestAttempts({retries: req.retries ?? this.retries, safeToRepeat: req.safeToRepeat, earlierMaybeSent, auth: req.auth, timeLeft: () => deadline - nowMs()})
     try {
-      return await this.attempts<T>(req, retries, tried, via ?? this.transportFor(), ready)
+      return await this.attempts<T>(req, policy, deadline, via ?? this.transportFor(), ready)
     } catch (err) {
-      if (tried.maybeSent && err instanceof PayError) err.anyAttemptMaybeSent = true
+      // thrown before an answer was judged (no token, the journal's record not durable): the policy's class of that
+      if (err instanceof PayError && err.requestClass === undefined) err.requestClass = classOfError(err, policy.maybeSent)
       throw err
     }
   }
 
-  private async attempts<T>(req: PreparedRequest, retries: number, tried: {maybeSent: boolean}, transport: Pick<Transport, 'send'>, ready?: Promise<void>): Promise<ApiResponse<T>> {
-    // --timeout bounds each attempt (body included); all attempts and the waits between them share this deadline
-    const deadline = nowMs() + this.requestBudgetMs()
-    const withinDeadline = (wait: number) => nowMs() + wait < deadline
-    let attempt = 0
-    let refreshedAfter401 = false
+  private async attempts<T>(req: PreparedRequest, policy: RequestAttempts, deadline: number, transport: Pick<Transport, 'send'>, ready?: Promise<void>): Promise<ApiResponse<T>> {
+    const retries = req.retries ?? this.retries
     for (;;) {
-      attempt++
+      const attempt = policy.attempt + 1
       const headers = {...req.headers}
       let token: string | undefined
       if (req.auth) {
@@ -332,51 +343,48 @@ export class ApiClient {
       try {
         res = await transport.send({method: req.method, url: req.url, headers, body: req.body, timeoutMs, ready})
       } catch (err) {
+        // pay's own failure before a byte was written (the journal could not make the request durable): not an attempt
+        if (err instanceof PayError) throw err
         const outcome = classifyNetworkError(err)
-        const maybeSent = outcome.kind === 'network' ? outcome.sent : outcome.kind !== 'tls'
-        if (maybeSent) tried.maybeSent = true
         const what = describeNetworkError(err, outcome, timeoutMs, req.url)
         this.trace(`<- ${what} after ${Math.round(nowMs() - started)} ms`)
-        const wait = backoffMs(attempt)
-        const retryable = attempt <= retries && isRetryable(outcome, req.safeToRepeat)
-        if (retryable && withinDeadline(wait)) {
-          this.options.notice?.(`${what}; retrying in ${wait} ms (attempt ${attempt + 1} of ${retries + 1})`)
-          await this.sleep(wait)
+        const decision = policy.next(outcome)
+        if (decision.retry) {
+          this.options.notice?.(`${what}; retrying in ${decision.waitMs} ms (attempt ${attempt + 1} of ${retries + 1})`)
+          await this.sleep(decision.waitMs)
           continue
         }
-        const stoppedBy = retryable ? `; stopped after ${attempt} attempt(s) at the overall deadline of ${Math.round((this.timeoutMs * DEADLINE_FACTOR) / 1000)} s (${DEADLINE_FACTOR} x --timeout)` : ''
-        throw new NetworkError(`${req.method} ${new URL(req.url).pathname} failed: ${what}${stoppedBy}`, attempt, networkHint(req, outcome, err), outcome.kind === 'tls' ? 'tls_error' : 'network_error', maybeSent)
+        const stoppedBy = decision.stoppedBy === 'deadline' ? `; stopped after ${attempt} attempt(s) at the overall deadline of ${Math.round((this.timeoutMs * DEADLINE_FACTOR) / 1000)} s (${DEADLINE_FACTOR} x --timeout)` : ''
+        throw decided(new NetworkError(`${req.method} ${new URL(req.url).pathname} failed: ${what}${stoppedBy}`, attempt, networkHint(req, outcome, err), outcome.kind === 'tls' ? 'tls_error' : 'network_error', mayHaveReached(outcome)), decision, outcome)
       }
       this.traceResponse(req, res, nowMs() - started)
 
       const body = parseJson(res.text)
-      if (res.status === 401 && req.auth && !refreshedAfter401) {
-        refreshedAfter401 = true
+      if (res.status < 400) {
+        const unusable = unusableBody(req, res, body)
+        if (!unusable || unusable.differs) {
+          const answer: ApiResponse<T> = {status: res.status, headers: res.headers, body: body as T, text: res.text, attempts: attempt, request: req}
+          if (unusable?.differs) answer.differs = unusable.problems
+          return answer
+        }
+        const outcome: AttemptOutcome = {kind: 'unusable', status: res.status}
+        throw decided(new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt), policy.next(outcome), outcome)
+      }
+      const code = (body as {error?: {code?: unknown}} | undefined)?.error?.code
+      const outcome: AttemptOutcome = {kind: 'status', status: res.status, ...(typeof code === 'string' ? {code} : {})}
+      const asked = askedWaitMs(res.status, res.headers, body)
+      const decision = policy.next(outcome, asked)
+      if (decision.retry && decision.refreshToken) {
         this.options.notice?.('the access token was rejected; getting a fresh one and trying once more')
         await this.tokens.refresh(token)
-        attempt--
         continue
       }
-      // a 5xx or 408 may have been done before it failed; a 2xx is returned (or thrown as unusable: never settled)
-      if (res.status >= 500 || res.status === 408 || res.status < 400) tried.maybeSent = true
-      if (res.status >= 400) {
-        const outcome: AttemptOutcome = {kind: 'status', status: res.status}
-        if (attempt <= retries && isRetryable(outcome, req.safeToRepeat)) {
-          const asked = res.status === 429 ? retryAfterMs(res.headers, body) : undefined
-          const wait = asked ?? backoffMs(attempt)
-          if ((asked === undefined || asked <= MAX_RETRY_AFTER_MS) && withinDeadline(wait)) {
-            this.options.notice?.(`HTTP ${res.status}${asked !== undefined ? ' (Retry-After)' : ''}; retrying in ${wait} ms (attempt ${attempt + 1} of ${retries + 1})`)
-            await this.sleep(wait)
-            continue
-          }
-        }
-        throw Object.assign(toApiError(res.status, res.text, body, attempt, res.headers), {responseHeaders: res.headers})
+      if (decision.retry) {
+        this.options.notice?.(`HTTP ${res.status}${asked !== undefined ? ' (Retry-After)' : ''}; retrying in ${decision.waitMs} ms (attempt ${attempt + 1} of ${retries + 1})`)
+        await this.sleep(decision.waitMs)
+        continue
       }
-      const unusable = unusableBody(req, res, body)
-      if (unusable && !unusable.differs) throw new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt)
-      const answer: ApiResponse<T> = {status: res.status, headers: res.headers, body: body as T, text: res.text, attempts: attempt, request: req}
-      if (unusable?.differs) answer.differs = unusable.problems
-      return answer
+      throw decided(Object.assign(toApiError(res.status, res.text, body, attempt, res.headers), {responseHeaders: res.headers}), decision, outcome)
     }
   }
 
@@ -419,6 +427,16 @@ export class ApiClient {
     if (res.text) lines.push(`   ${redactBodyText(res.text)}`)
     this.trace(lines.join('\n'))
   }
+}
+
+/** A failure marked with the request policy's verdict on it (the class of the request, and whether it may be repeated later). */
+function decided<E extends PayError>(err: E, decision: Decision, outcome: AttemptOutcome): E {
+  if (!decision.retry) {
+    err.requestClass = decision.class
+    err.refusedForNow = decision.again
+  }
+  err.attemptOutcome = outcome
+  return err
 }
 
 /** Header values are visible ASCII (a CR/LF would split the request; undici refuses non-ASCII as a network error). */
@@ -557,7 +575,7 @@ export function toApiError(status: number, text: string, body: unknown, attempts
   if (err && typeof err === 'object' && typeof (err as {code?: unknown}).code === 'string') {
     const e = err as {code: string; message?: unknown}
     const error = {...(err as Record<string, unknown>), code: e.code, message: typeof e.message === 'string' ? e.message : e.code}
-    const asked = status === 429 ? retryAfterMs(headers, body) : undefined
+    const asked = askedWaitMs(status, headers, body)
     const hint =
       asked !== undefined && asked > MAX_RETRY_AFTER_MS
         ? `the service asks to wait ${Math.ceil(asked / 1000)} s (Retry-After); pay waits at most ${MAX_RETRY_AFTER_MS / 1000} s by itself, so try again after that`

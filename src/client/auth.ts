@@ -11,6 +11,8 @@ export interface Credentials {
   baseUrl: string
   clientId?: string
   clientSecret?: string
+  /** SHA-256 of a client secret not loaded yet (kept in the OS keyring): enough for the token cache's key. */
+  clientSecretSha256?: string
 }
 
 export interface TokenInfo extends CachedToken {
@@ -32,13 +34,13 @@ export class TokenProvider {
   ) {}
 
   private get key(): string {
-    return cacheKey(this.creds.baseUrl, this.creds.clientId ?? '', this.creds.clientSecret ?? '')
+    return cacheKey(this.creds.baseUrl, this.creds.clientId ?? '', this.creds.clientSecret, this.creds.clientSecretSha256)
   }
 
   assertCredentials(): void {
     const missing = []
     if (!this.creds.clientId) missing.push({flag: 'client id', rule: 'is not set (PAY_CLIENT_ID or a profile)'})
-    if (!this.creds.clientSecret) missing.push({flag: 'client secret', rule: 'is not set (PAY_CLIENT_SECRET or a profile)'})
+    if (!this.creds.clientSecret && !this.creds.clientSecretSha256) missing.push({flag: 'client secret', rule: 'is not set (PAY_CLIENT_SECRET or a profile)'})
     if (missing.length > 0) throw new InputError(missing, 'no credentials: run `pay login`, or set PAY_CLIENT_ID and PAY_CLIENT_SECRET')
   }
 

@@ -43,3 +43,9 @@ export function randomUUID(): string {
   const hex = bytesToHex(b)
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
+
+/** A UUID-shaped (version 4 layout) key from a hex digest of at least 32 digits: the same digest, the same key. */
+export function uuidOfHex(h: string): string {
+  const variant = ((Number.parseInt(h[16], 16) & 3) | 8).toString(16)
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`
+}

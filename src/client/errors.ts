@@ -5,6 +5,7 @@
 import {ExitCode, type ExitCodeValue, exitCodeForStatus} from './exit-codes.js'
 import {shellQuote} from './shell-quote.js'
 import {UNSAFE_TEXT} from '../api/text-rules.js'
+import type {AttemptOutcome, RequestClass} from './request-policy.js'
 
 export class PayError extends Error {
   constructor(
@@ -22,10 +23,14 @@ export class PayError extends Error {
   /** The command that repeats the request with that key. */
   resumeCommand?: string
   /**
-   * Set by the client core when ANY attempt of the request may have reached the service (a cut connection, a
-   * timeout, a 5xx), even if a later attempt certainly did not: the request's outcome is not known to be nothing.
+   * What the request came to, as the request policy classed it (src/client/request-policy.ts): `refused` (the
+   * service certainly did nothing) or `unknown` (it may have acted). Set by the client core on its failures.
    */
-  anyAttemptMaybeSent?: boolean
+  requestClass?: RequestClass
+  /** Refused for now (429, never connected): the same request may be sent again later. */
+  refusedForNow?: boolean
+  /** The last attempt's outcome, for a caller that repeats rows itself (the bulk engine asks the policy with it). */
+  attemptOutcome?: AttemptOutcome
 
   /** Marks this failure as one whose outcome is unknown (src/journal/gate.ts). */
   outcomeUnknown(key: string, command: string, hint: string): void {
@@ -196,6 +201,15 @@ function pendingReference(message: string): string | undefined {
   return undefined
 }
 
+/**
+ * The sub-account to poll from, when the pending request is in another one than the caller's (the sandbox's message
+ * goes on `… with X-Service-Account-Ref: REF`); judged as the reference is.
+ */
+function pendingAccountRef(message: string): string | undefined {
+  const ref = /X-Service-Account-Ref: (\S+?)[.,;:!?]?(?:\s|$)/.exec(message)?.[1]
+  return ref !== undefined && !UNSAFE_TEXT.test(ref) && !ref.startsWith('-') ? ref : undefined
+}
+
 /** What to do next for a service error, where that is known. */
 export function hintFor(status: number, code: string | undefined, attempts: number, message = ''): string | undefined {
   if (status === 400 && /x-service-account-ref/i.test(message)) return 'this merchant has sub-accounts: pass --account-ref, set PAY_ACCOUNT_REF, or save account_ref in the profile'
@@ -209,7 +223,9 @@ export function hintFor(status: number, code: string | undefined, attempts: numb
   if (status === 409) {
     // the pending request may carry another reference than this one (a mandate for the same number): name it
     const pending = pendingReference(message)
-    if (pending) return `an earlier request (reference ${pending}) is still pending: look it up with \`pay mandates get --reference ${shellQuote(pending)}\` instead of creating another`
+    const account = pendingAccountRef(message)
+    const from = account ? ` --account-ref ${shellQuote(account)}` : ''
+    if (pending) return `an earlier request (reference ${pending}${account ? ` in sub-account ${account}` : ''}) is still pending: look it up with \`pay mandates get --reference ${shellQuote(pending)}${from}\` instead of creating another`
     return 'the service refused a conflicting request: an earlier one (perhaps under another reference) is still pending; look it up instead of creating another'
   }
   if (status === 429) return `retried ${Math.max(0, attempts - 1)} time(s); try again later or lower your request rate`

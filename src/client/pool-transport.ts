@@ -5,7 +5,7 @@
  * (retries, the 401 refresh, error classification, the response schema) is the same for every request:
  *   - one timer bounds the whole exchange (connect, headers, the body's last byte): ExchangeTimeoutError;
  *   - a connection not made within CONNECT_TIMEOUT_MS fails as "never sent" (undici's UND_ERR_CONNECT_TIMEOUT);
- *   - failures carry undici's error codes, which src/client/retry-policy.ts classifies (the proxy path's too);
+ *   - failures carry undici's error codes, which src/client/request-policy.ts classifies (the proxy path's too);
  *   - nothing is written before the request's `ready` settles.
  * Only used where the plain transport would go direct (no proxy in the environment, no transport injected by a
  * test): see ApiClient.poolable. A 10,000-row run costs ~0.25 s less CPU than through node:http.

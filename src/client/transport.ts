@@ -3,14 +3,14 @@
  * loopback. Requests go out through Node's own http/https with a keep-alive agent; when the environment names a
  * proxy (HTTP_PROXY, HTTPS_PROXY, either case), through undici's EnvHttpProxyAgent instead, which also honours
  * NO_PROXY. (undici costs ~25 ms of every command to load and to compile its HTTP parser, node:http about 5: so
- * it is loaded only for a proxy.) Both report failures with the error codes src/client/retry-policy.ts knows.
+ * it is loaded only for a proxy.) Both report failures with the error codes src/client/request-policy.ts knows.
  * Either way `--timeout` bounds the whole exchange, the body's last byte included (`within`): per-chunk timers
  * alone let a body that trickles one byte a second run for ever.
  */
 import type {Agent as HttpAgent, ClientRequest, IncomingMessage} from 'node:http'
 import type {Dispatcher} from 'undici'
 import {InputError} from './errors.js'
-import {CONNECT_TIMEOUT_CODE, RESPONSE_TIMEOUT_CODE} from './retry-policy.js'
+import {CONNECT_TIMEOUT_CODE, RESPONSE_TIMEOUT_CODE} from './request-policy.js'
 import {isLoopbackHost} from './loopback.js'
 
 export {isLoopbackHost} from './loopback.js'

@@ -5,12 +5,14 @@ export default class Journal extends BaseCommand {
   static override args = {key: Args.string({description: 'Show one request: its Idempotency-Key or merchant reference (the newest with it)'})}
   static override flags = {
     limit: Flags.integer({description: 'List at most this many (newest first)', default: 20, min: 1}),
-    outcome: Flags.string({description: 'List only requests with this outcome', options: ['succeeded', 'failed', 'unknown']}),
+    // succeeded and failed: the names before the request's outcome was kept apart from the resource's state (scripts)
+    outcome: Flags.string({description: 'List only requests with this outcome (what the request came to; succeeded and failed: old names of accepted and refused)', options: ['accepted', 'refused', 'unknown', 'succeeded', 'failed']}),
   }
 
-  static override summary = 'The operation journal: recent idempotent requests and their outcome, or one of them'
-  static override description = `Every idempotent request (creates, payouts, cancels) is journaled on this machine before it is sent, with its Idempotency-Key, and its outcome when known: succeeded, failed, or unknown (the answer was lost, the process was interrupted or killed).
-A plain re-run of a command whose outcome is unknown reuses its key; a re-run of one that succeeded prints the earlier answer and sends nothing (--force-new sends it again).
+  static override summary = 'The operation journal: recent idempotent requests (bulk rows too) and their outcome, or one of them'
+  static override description = `Every idempotent request (creates, payouts, cancels) is journaled on this machine before it is sent, with its Idempotency-Key, and its outcome when known: accepted (with the id), refused, or unknown (the answer was lost, the process was interrupted or killed). Apart from that, the resource's latest known state (processing, succeeded, failed, …) and when it was seen.
+A plain re-run of a command whose outcome is unknown reuses its key; a re-run of one that was accepted prints the earlier answer, looks the resource up when its state had not ended, and sends nothing (--force-new sends it again).
+Rows of --from-file runs are listed too (with their run and line), and a run that was cut (killed, interrupted) is listed as unknown until a run of the same file ends.
 Each request says where it came from: origin cli (the command line) or mcp (a tool call of \`pay mcp\`).
 With KEY: what was sent, the outcome and the command that resumes it; under --json with the earlier answer as \`response\`.
 The journal lives in the state dir ($PAY_CONFIG_DIR/state/journal when PAY_CONFIG_DIR is set, else $XDG_STATE_HOME/pay/journal, by default ~/.local/state/pay/journal) and keeps 7 days (PAY_JOURNAL_RETENTION_DAYS).`
@@ -25,7 +27,7 @@ The journal lives in the state dir ($PAY_CONFIG_DIR/state/journal when PAY_CONFI
     const {args, flags} = await this.parse(Journal)
     const out = await this.output()
     const {queryJournal, JOURNAL_COLUMNS} = await import('../journal/view.js')
-    const result = queryJournal(out, {key: args.key, limit: flags.limit, outcome: flags.outcome as 'succeeded' | 'failed' | 'unknown' | undefined})
+    const result = queryJournal(out, {key: args.key, limit: flags.limit, outcome: flags.outcome as 'accepted' | 'refused' | 'unknown' | 'succeeded' | 'failed' | undefined})
     if (!result.found) {
       const {PayError} = await import('../client/errors.js')
       throw new PayError(`no journaled request with key or reference "${args.key}"`, 4, 'see `pay journal`')

@@ -87,14 +87,14 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
     }
     // only now, with the credentials proven, is anything written
     const store = await rt.ProfileStore.open()
-    store.save(name, {...values, live: name === rt.SANDBOX_PROFILE ? undefined : flags.live}, {activate: true})
+    const saved = await store.saveWithSecrets(name, {...values, live: name === rt.SANDBOX_PROFILE ? undefined : flags.live}, {activate: true, file: name === rt.SANDBOX_PROFILE})
     if (out.json) {
       out.data(JSON.stringify({profile: name, base_url: values.base_url, client_id: values.client_id, account_ref: values.account_ref ?? null, account: account ?? null}))
       return
     }
     const ctx = account as {merchant?: {name?: string; id?: number}; account?: {name?: string; account_ref?: string}} | undefined
     if (ctx?.merchant) out.info(`Logged in to ${values.base_url} as ${ctx.merchant.name} (merchant ${ctx.merchant.id}), account ${ctx.account?.name} (${ctx.account?.account_ref}).`)
-    out.info(`Saved profile "${name}" (active) in ${store.path}`)
+    out.info(`Saved profile "${name}" (active) in ${store.path}${rt.savedSecretsNote(saved)}`)
   }
 }
 

@@ -28,7 +28,7 @@ export default class Logout extends BaseCommand {
       if (rt.readProfiles(dir)) {
         const store = await rt.ProfileStore.open(dir)
         for (const {name} of store.list()) {
-          store.unset(name, ['client_secret', 'webhook_secret'])
+          await store.unset(name, ['client_secret', 'webhook_secret'])
           cleared++
         }
       }
@@ -37,7 +37,7 @@ export default class Logout extends BaseCommand {
       return
     }
     const settings = await rt.resolveSettings({profile: flags.profile})
-    if (settings.baseUrl && settings.clientId) cache.delete(rt.cacheKey(settings.baseUrl, settings.clientId, settings.clientSecret ?? ''))
+    if (settings.baseUrl && settings.clientId) cache.delete(rt.cacheKey(settings.baseUrl, settings.clientId, settings.clientSecret, settings.clientSecretSha256))
     if (out.json) out.data(JSON.stringify({profile: settings.profileName, tokens_forgotten: settings.clientId ? 1 : 0}))
     else out.info(`Forgot the cached token of profile "${settings.profileName}".`)
   }

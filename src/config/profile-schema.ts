@@ -1,6 +1,10 @@
 /** The shape of a stored profile and of the profiles file (validated with zod on every read). */
 import * as z from 'zod'
 
+/** Profile fields that are secrets: never printed, never logged; kept in the OS keyring where there is one. */
+export const SECRET_FIELDS = ['client_secret', 'webhook_secret'] as const
+export type SecretField = (typeof SECRET_FIELDS)[number]
+
 export const profileSchema = z.object({
   base_url: z.url().optional(),
   client_id: z.string().min(1).optional(),
@@ -13,6 +17,17 @@ export const profileSchema = z.object({
   live: z.boolean().optional(),
   /** `pay mcp` lists its money tools without --allow-money (a live service still needs --allow-live-money). */
   mcp_allow_money: z.boolean().optional(),
+  /**
+   * Secrets kept in the OS keyring (src/config/secret-store.ts) instead of above: the entries' id, which fields are
+   * there, and the SHA-256 of the client secret (the token cache's key, so a cached token needs no keyring).
+   */
+  keyring: z
+    .object({
+      id: z.string().regex(/^[0-9a-f-]{36}$/),
+      fields: z.array(z.enum(SECRET_FIELDS)),
+      client_secret_sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+    })
+    .optional(),
 })
 export type Profile = z.infer<typeof profileSchema>
 
@@ -24,5 +39,4 @@ export type ProfilesFile = z.infer<typeof profilesFileSchema>
 
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 export const DEFAULT_PROFILE = 'default'
-/** Profile fields that are secrets: never printed, never logged. */
-export const SECRET_FIELDS = ['client_secret', 'webhook_secret'] as const
+

@@ -15,7 +15,9 @@ import {PayError} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
 import {withFileLockSync} from './file-lock.js'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE, configDir} from './paths.js'
-import {DEFAULT_PROFILE, PROFILE_NAME, type Profile, type ProfilesFile, profileSchema, profilesFileSchema} from './profile-schema.js'
+import {randomUUID, sha256Hex} from '../client/digest.js'
+import {DEFAULT_PROFILE, PROFILE_NAME, SECRET_FIELDS, type Profile, type ProfilesFile, type SecretField, profileSchema, profilesFileSchema} from './profile-schema.js'
+import {forgetKeyringSecrets, keyringAbsence, keyringAccount, keyringReason, keyringSet, secretStoreChoice} from './secret-store.js'
 
 export type {Profile} from './profile-schema.js'
 
@@ -140,11 +142,82 @@ export class ProfileStore {
     })
   }
 
-  /** Removes the named fields of a profile (e.g. the secrets on `pay logout --all`). */
-  unset(name: string, fields: (keyof Profile)[]): void {
+  /** Removes the named fields of a profile (e.g. the secrets on `pay logout --all`), from the OS keyring too. */
+  async unset(name: string, fields: (keyof Profile)[]): Promise<void> {
+    let leaving: {id: string; fields: SecretField[]} | undefined
     this.update((data) => {
       const profile = data.profiles[name]
-      if (profile) for (const f of fields) delete profile[f]
+      if (!profile) return
+      for (const f of fields) delete profile[f]
+      const kept = profile.keyring
+      if (kept) {
+        leaving = {id: kept.id, fields: kept.fields.filter((f) => fields.includes(f))}
+        const left = kept.fields.filter((f) => !fields.includes(f))
+        if (left.length === 0) delete profile.keyring
+        else profile.keyring = {...kept, fields: left, client_secret_sha256: left.includes('client_secret') ? kept.client_secret_sha256 : undefined}
+      }
+    })
+    if (leaving) await forgetKeyringSecrets(leaving.id, leaving.fields)
+  }
+
+  /**
+   * Creates or updates a profile as save() does, its secrets in the OS keyring where one answers (PAY_SECRET_STORE
+   * decides; `file: true` keeps them in this file, as for the sandbox's public seed credentials), else in this 0600
+   * file, saying why in `fallback`. A secret moved to the file leaves the keyring, and one moved to the keyring the
+   * file.
+   */
+  async saveWithSecrets(name: string, fields: Profile, options: {activate?: boolean; file?: boolean} = {}, env: NodeJS.ProcessEnv = process.env): Promise<SavedProfile> {
+    assertProfileName(name)
+    const given = SECRET_FIELDS.filter((f) => fields[f] !== undefined)
+    if (given.length === 0) return {profile: this.save(name, fields, options), secrets: 'none'}
+    const choice = options.file ? 'file' : secretStoreChoice(env)
+    let fallback: string | undefined
+    if (choice !== 'file') {
+      const id = this.get(name)?.keyring?.id ?? randomUUID()
+      try {
+        const absent = keyringAbsence(env)
+        if (absent) throw new Error(absent)
+        for (const field of given) await keyringSet(keyringAccount(id, field), fields[field] as string)
+      } catch (err) {
+        if (choice === 'keyring') {
+          throw new PayError(`PAY_SECRET_STORE=keyring, but the OS keyring cannot be used: ${keyringReason(err)}`, ExitCode.OTHER, 'start or unlock the keyring (the Secret Service on Linux), or set PAY_SECRET_STORE=file')
+        }
+        fallback = keyringReason(err)
+      }
+      if (fallback === undefined) {
+        const profile = this.merge(name, fields, options, (merged, old) => {
+          const kept = old?.keyring?.id === id ? old.keyring.fields : []
+          for (const field of given) delete merged[field]
+          merged.keyring = {
+            id,
+            fields: SECRET_FIELDS.filter((f) => given.includes(f) || kept.includes(f)),
+            client_secret_sha256: fields.client_secret !== undefined ? sha256Hex(fields.client_secret) : old?.keyring?.client_secret_sha256,
+          }
+        })
+        return {profile, secrets: 'keyring'}
+      }
+    }
+    let leaving: {id: string; fields: SecretField[]} | undefined
+    const profile = this.merge(name, fields, options, (merged) => {
+      const kept = merged.keyring
+      if (!kept) return
+      leaving = {id: kept.id, fields: kept.fields.filter((f) => given.includes(f))}
+      const fieldsLeft = kept.fields.filter((f) => !given.includes(f))
+      merged.keyring = fieldsLeft.length > 0 ? {...kept, fields: fieldsLeft, client_secret_sha256: fieldsLeft.includes('client_secret') ? kept.client_secret_sha256 : undefined} : undefined
+    })
+    if (leaving) await forgetKeyringSecrets(leaving.id, leaving.fields)
+    return {profile, secrets: 'file', fallback}
+  }
+
+  /** save() with a last change to the merged profile, under the same lock. */
+  private merge(name: string, fields: Profile, options: {activate?: boolean}, change: (merged: Profile, old: Profile | undefined) => void): Profile {
+    return this.update((data) => {
+      const old = data.profiles[name]
+      const merged: Profile = {...old, ...stripUndefined(fields)}
+      change(merged, old)
+      data.profiles[name] = profileSchema.parse(stripUndefined(merged))
+      if (options.activate || data.active === undefined) data.active = name
+      return data.profiles[name]
     })
   }
 
@@ -155,14 +228,38 @@ export class ProfileStore {
     })
   }
 
-  remove(name: string): boolean {
-    return this.update((data) => {
-      if (!data.profiles[name]) return false
+  /** Deletes a profile and its secrets in the OS keyring; false when there was none. */
+  async remove(name: string): Promise<boolean> {
+    const removed = this.update((data) => {
+      const profile = data.profiles[name]
+      if (!profile) return undefined
       delete data.profiles[name]
       if (data.active === name) delete data.active
-      return true
+      return profile
     })
+    if (removed?.keyring) await forgetKeyringSecrets(removed.keyring.id, removed.keyring.fields)
+    return removed !== undefined
   }
+}
+
+/** What saveWithSecrets() did: where the secrets went, and why not to the keyring when it was tried. */
+export interface SavedProfile {
+  profile: Profile
+  secrets: 'keyring' | 'file' | 'none'
+  fallback?: string
+}
+
+/** The end of a "Saved profile" line: where its secrets went, and why not to the keyring when it was tried. */
+export function savedSecretsNote(saved: SavedProfile): string {
+  if (saved.secrets === 'keyring') return '; secrets in the OS keyring'
+  if (saved.secrets === 'file' && saved.fallback) return ` (secrets in this 0600 file: the OS keyring cannot be used: ${saved.fallback})`
+  return ''
+}
+
+/** Where a profile keeps a secret: 'keyring', 'file', or null when it has none. */
+export function secretLocation(profile: Profile | undefined, field: SecretField): 'keyring' | 'file' | null {
+  if (profile?.keyring?.fields.includes(field)) return 'keyring'
+  return profile?.[field] !== undefined ? 'file' : null
 }
 
 function lockPath(dir: string): string {

@@ -8,6 +8,7 @@ import {InputError} from '../client/errors.js'
 import {configDir} from './paths.js'
 import {DEFAULT_PROFILE, type Profile} from './profile-schema.js'
 import {readProfiles} from './profiles.js'
+import {keyringAccount, readKeyringSecret} from './secret-store.js'
 
 export interface SettingFlags {
   profile?: string
@@ -19,7 +20,11 @@ export interface SettingFlags {
   'webhook-signature'?: string
 }
 
-export type Source = 'flag' | 'env' | 'profile' | 'default'
+/** Where a setting came from; 'keyring': the profile names it, and the OS keyring holds it (read on first use). */
+export type Source = 'flag' | 'env' | 'profile' | 'keyring' | 'default'
+
+/** The settings that may be secrets kept in the OS keyring. */
+export type SecretSetting = 'clientSecret' | 'webhookSecret'
 
 export interface Settings {
   profileName: string
@@ -40,8 +45,20 @@ export interface Settings {
   missingProfile?: {name: string; known: string[]}
   /** The profile is marked live (`pay profiles add --live`) and its base URL is the one used. */
   live?: boolean
+  /** SHA-256 of the client secret while the secret itself stays in the OS keyring (the token cache's key). */
+  clientSecretSha256?: string
+  /**
+   * A secret by its setting: as resolved, or read from the OS keyring on first use (then kept on these settings).
+   * Only present when the profile keeps a secret there; commands call `secretSetting()`.
+   */
+  loadSecret?: (key: SecretSetting) => Promise<string | undefined>
   /** The profile lets `pay mcp` list its money tools (`pay profiles add --mcp-allow-money`). */
   mcpAllowMoney?: boolean
+}
+
+/** A secret setting, read from the OS keyring when the profile keeps it there (src/config/secret-store.ts). */
+export async function secretSetting(settings: Pick<Settings, SecretSetting | 'loadSecret'>, key: SecretSetting): Promise<string | undefined> {
+  return settings[key] ?? (await settings.loadSecret?.(key))
 }
 
 const FIELDS = [
@@ -67,6 +84,13 @@ export async function secretFlag(value: string | undefined, flag = '--client-sec
   const secret = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
   if (secret === '') throw InputError.one(flag, '- reads the secret from stdin, which was empty')
   return secret
+}
+
+/** The webhook secrets to verify or sign with: the --secret flags, else the one in effect (env, profile, keyring). */
+export async function webhookSecrets(given: string[] | undefined, settings: Pick<Settings, SecretSetting | 'loadSecret'>): Promise<string[]> {
+  if (given?.length) return given
+  const secret = await secretSetting(settings, 'webhookSecret')
+  return secret ? [secret] : []
 }
 
 export async function resolveSettings(given: SettingFlags, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
@@ -109,6 +133,19 @@ export async function resolveSettings(given: SettingFlags, env: NodeJS.ProcessEn
     } else if (fromProfile) {
       settings[key] = fromProfile
       settings.sources[key] = 'profile'
+    } else if ((profileKey === 'client_secret' || profileKey === 'webhook_secret') && profile?.keyring?.fields.includes(profileKey)) {
+      settings.sources[key] = 'keyring'
+    }
+  }
+  const kept = profile?.keyring
+  if (kept && (settings.sources.clientSecret === 'keyring' || settings.sources.webhookSecret === 'keyring')) {
+    if (settings.sources.clientSecret === 'keyring') settings.clientSecretSha256 = kept.client_secret_sha256
+    const name = profileName
+    settings.loadSecret = async (key) => {
+      if (settings[key] !== undefined || settings.sources[key] !== 'keyring') return settings[key]
+      const field = key === 'clientSecret' ? 'client_secret' : 'webhook_secret'
+      settings[key] = await readKeyringSecret(keyringAccount(kept.id, field), field.replace('_', ' '), name)
+      return settings[key]
     }
   }
   // a profile asked for by name that is not there, while the connection still needs something from a profile

@@ -10,9 +10,10 @@
  */
 // sha256 and randomUUID without node:crypto (~3.5 ms of start-up to load): src/client/digest.ts
 import {randomUUID, sha256Hex} from '../client/digest.js'
-import {closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync} from 'node:fs'
+import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from './paths.js'
+import {HolderLock} from './holder-lock.js'
 
 export interface CachedToken {
   access_token: string
@@ -24,62 +25,13 @@ export interface CachedToken {
 /** A cached token is reused until this long before it expires. */
 export const REFRESH_MARGIN_MS = 60_000
 
-/** A lock file without a readable holder record (an old version's, or one caught mid-write) is abandoned after this. */
-const LOCK_UNREADABLE_STALE_MS = 10_000
-
-export function cacheKey(baseUrl: string, clientId: string, clientSecret: string): string {
-  const secretHash = sha256Hex(clientSecret)
+/** The cache's key; `secretSha256` stands in for a secret not at hand (kept in the OS keyring: only its hash is). */
+export function cacheKey(baseUrl: string, clientId: string, clientSecret: string | undefined, secretSha256?: string): string {
+  const secretHash = clientSecret === undefined && secretSha256 ? secretSha256 : sha256Hex(clientSecret ?? '')
   return sha256Hex(`${baseUrl.replace(/\/+$/, '')}\n${clientId}\n${secretHash}`).slice(0, 32)
 }
 
-/** What the lock file records about its holder. */
-export interface LockHolder {
-  pid: number
-  /** The holder's process start time as the OS reports it (Linux: /proc starttime), to tell a reused pid. */
-  started?: string
-  /** Unix ms until which the holder may legitimately keep the lock (its token request's whole time budget). */
-  until: number
-}
-
-/** Start time of a process as the OS records it, or undefined where that cannot be read (non-Linux). */
-export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // fields after the command name (which may hold spaces and parentheses): state is field 3, starttime field 22
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
-  } catch {
-    return undefined
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
-/** Why a lock file no longer protects anything, or undefined while its holder may still legitimately hold it. */
-export function staleReason(text: string, mtimeMs: number, now = Date.now()): string | undefined {
-  let holder: Partial<LockHolder> | undefined
-  try {
-    holder = JSON.parse(text) as Partial<LockHolder>
-  } catch {
-    holder = undefined
-  }
-  if (!holder || typeof holder.pid !== 'number' || typeof holder.until !== 'number') {
-    return now - mtimeMs > LOCK_UNREADABLE_STALE_MS ? 'unreadable and old' : undefined
-  }
-  if (!processAlive(holder.pid)) return `holder ${holder.pid} is gone`
-  if (holder.started !== undefined) {
-    const started = processStartTime(holder.pid)
-    if (started !== undefined && started !== holder.started) return `pid ${holder.pid} now belongs to another process`
-  }
-  if (now > holder.until) return `holder ${holder.pid} ran past its time`
-  return undefined
-}
+export {type LockHolder, processStartTime, staleReason} from './holder-lock.js'
 
 /** Errors that say the directory cannot hold our files (as opposed to a race with another process). */
 function isUnwritable(err: unknown): boolean {
@@ -91,7 +43,7 @@ let warnedUnwritable = false
 
 export class TokenCache {
   readonly file: string
-  private readonly lockFile: string
+  private readonly holder: HolderLock
   private writable = true
 
   constructor(
@@ -100,7 +52,7 @@ export class TokenCache {
     private readonly onUnwritable?: (message: string) => void,
   ) {
     this.file = join(dir, 'tokens.json')
-    this.lockFile = join(dir, 'tokens.lock')
+    this.holder = new HolderLock(join(dir, 'tokens.lock'))
   }
 
   private readAll(): Record<string, CachedToken> {
@@ -172,60 +124,6 @@ export class TokenCache {
     }
   }
 
-  /** Creates the lock file with our holder record and returns that record; throws EEXIST while another holds it. */
-  private lock(holdMs: number): string {
-    const fd = openSync(this.lockFile, 'wx', SECRET_FILE_MODE)
-    const holder: LockHolder = {pid: process.pid, started: processStartTime(process.pid), until: Date.now() + holdMs}
-    const text = JSON.stringify(holder)
-    try {
-      writeSync(fd, text)
-    } finally {
-      closeSync(fd)
-    }
-    return text
-  }
-
-  /** Removes the lock if it is still ours (an overdue holder's lock may have been taken over meanwhile). */
-  private unlock(mine: string): void {
-    try {
-      if (readFileSync(this.lockFile, 'utf8') === mine) unlinkSync(this.lockFile)
-    } catch {
-      // already gone
-    }
-  }
-
-  /**
-   * Removes a lock whose holder is gone or overdue. The lock is first renamed aside and checked to be the very
-   * one judged stale, so two waiters taking over at once never remove a live lock the other has just made.
-   */
-  private takeOverIfStale(): void {
-    let text: string
-    let mtimeMs: number
-    try {
-      text = readFileSync(this.lockFile, 'utf8')
-      mtimeMs = statSync(this.lockFile).mtimeMs
-    } catch {
-      return // released meanwhile
-    }
-    if (staleReason(text, mtimeMs) === undefined) return
-    const aside = `${this.lockFile}.${process.pid}.${randomUUID()}.stale`
-    try {
-      renameSync(this.lockFile, aside)
-    } catch {
-      return // someone else took it over first
-    }
-    try {
-      if (readFileSync(aside, 'utf8') !== text) linkSync(aside, this.lockFile) // not the stale one: put it back
-    } catch {
-      // a new lock exists already; nothing to restore
-    }
-    try {
-      unlinkSync(aside)
-    } catch {
-      // already gone
-    }
-  }
-
   /**
    * Runs `fn` holding the refresh lock (a file created with O_EXCL that records our pid, start time and how long we
    * may hold it: `holdMs`, the whole time budget of a token request). A waiter waits as long as the holder may
@@ -236,31 +134,22 @@ export class TokenCache {
     let held: string | undefined
     while (held === undefined && this.ensureDir()) {
       try {
-        held = this.lock(holdMs)
+        held = this.holder.lock(holdMs)
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
           if (!isUnwritable(err)) throw err
           this.unwritable(err)
           break
         }
-        this.takeOverIfStale()
-        if (!existsLock(this.lockFile)) continue
+        this.holder.takeOverIfStale()
+        if (!this.holder.exists()) continue
         await process.getBuiltinModule('node:timers/promises').setTimeout(25 + Math.random() * 25) // loaded when waited on
       }
     }
     try {
       return await fn()
     } finally {
-      if (held !== undefined) this.unlock(held)
+      if (held !== undefined) this.holder.unlock(held)
     }
-  }
-}
-
-function existsLock(path: string): boolean {
-  try {
-    statSync(path)
-    return true
-  } catch {
-    return false
   }
 }

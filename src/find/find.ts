@@ -312,7 +312,7 @@ function timelineOf(query: Query, matches: Match[], entries: JournalEntry[], del
       if (seen.has(e)) continue
       seen.add(e)
       items.push({
-        at: e.op.at, source: 'journal', match: labelOf(e), event: `${e.op.method} ${e.op.endpoint}`, outcome: e.outcome?.state ?? 'unknown', status: e.outcome?.status ?? null,
+        at: e.op.at, source: 'journal', match: labelOf(e), event: `${e.op.method} ${e.op.endpoint}`, outcome: e.outcome?.request ?? 'unknown', status: e.outcome?.status ?? null,
         id: e.outcome?.id ?? null, idempotency_key: e.op.key, detail: e.outcome?.error ? `${e.outcome.error.code}: ${e.outcome.error.message}` : null,
       })
     }

@@ -8,10 +8,8 @@
  *   - its outcome is unknown (cut connection, timeout, 5xx, interrupted, killed) and no later request with the SAME
  *     key settled it: the journaled key is reused;
  *   - it failed for certain: a new key, as for any new request.
- *   A failure is certain only when nothing may have been done: every attempt certainly unsent or refused before
- *   it was done (a 4xx) under a new key. Once a key's outcome is unknown (any attempt may have reached the
- *   service), only an answer that decides that key settles it (2xx; 400, 409, 422): a later refused connection,
- *   401, 403, 408, 429 or 5xx keeps it unknown (failureState).
+ *   Whether a failure is certain (refused) or unknown is the request policy's verdict (src/client/request-policy.ts),
+ *   told that the key's earlier outcome was unknown when it was: this module keeps no rule of its own.
  *   Same merchant reference with a different body, earlier outcome unknown: a new key, and a warning.
  *
  * Failures whose outcome is unknown, and SIGINT/SIGTERM while the request is in flight, name the key and the
@@ -19,12 +17,13 @@
  */
 import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, rekeyed} from '../client/api-client.js'
 import {ApiError, InterruptedError, NetworkError, PayError} from '../client/errors.js'
+import {classOfError} from '../client/request-policy.js'
 import {ExitCode} from '../client/exit-codes.js'
 import {redactUrl} from '../client/redact.js'
 import {shellArgument, shellQuote} from '../client/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
-import {sha256Hex as sha256} from '../client/digest.js'
-import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, unresolved} from './store.js'
+import {sha256Hex as sha256, uuidOfHex} from '../client/digest.js'
+import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -41,6 +40,9 @@ export interface GateOptions {
   now?: () => number
 }
 
+/** Beyond twice the request's budget, how long a sender may hold its lock before a waiter takes it over. */
+const LEASE_MARGIN_MS = 15_000
+
 export class JournalGate implements RequestJournal {
   private readonly now: () => number
 
@@ -51,30 +53,68 @@ export class JournalGate implements RequestJournal {
     this.now = options.now ?? Date.now
   }
 
-  begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string): JournalEntryHandle {
+  /**
+   * One sender per request: the same request (its match hash; a given key: that key) is sent by one process at a
+   * time. A second process waits for the first's lock, then looks the journal up as a re-run does, so it reports
+   * the first's outcome (the same id) or resumes its key; nothing is sent twice. `budgetMs`: the longest the
+   * request may take (all attempts), from which the lock's lease is made.
+   */
+  async begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs = 60_000): Promise<JournalEntryHandle> {
     const bodySha = sha256(req.body ?? '')
     const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', settings.accountRef ?? ''].join('\n')
     const match = sha256(`${scope}\n${bodySha}`)
+    const lockName = req.keyGiven && req.idempotencyKey ? sha256(`key\n${req.idempotencyKey}`) : match
+    const release = await this.store.holdSender(lockName.slice(0, 40), 2 * budgetMs + LEASE_MARGIN_MS, (pid) =>
+      this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is sending this same request; its outcome is this one's (nothing is sent twice)`),
+    )
+    let entry: JournalEntryHandle
+    try {
+      entry = this.entryFor(req, settings, baseUrl, bodySha, match)
+    } catch (err) {
+      release?.()
+      throw err
+    }
+    if (!release) return entry
+    if (entry.replay) {
+      release()
+      return entry
+    }
+    const end = entry.end
+    entry.end = () => {
+      end()
+      release()
+    }
+    return entry
+  }
+
+  private entryFor(req: PreparedRequest, settings: ClientSettings, baseUrl: string, bodySha: string, match: string): JournalEntryHandle {
     const reference = referenceOf(req.body)
     const shownBaseUrl = redactUrl(baseUrl)
     let request = req
     let replay: ApiResponse | undefined
     // the key this request carries was journaled before with an unknown outcome: only an answer that decides it settles it
     let keyWasUnknown = false
+    const journalOn = this.store.open()
+    // the journal is off (no state dir): the key is derived from the request, so that the same command run again
+    // (with the journal still off) resumes it; --force-new and a given key as ever
+    const derived = !journalOn && !req.keyGiven && !this.options.forceNew
+    if (derived) request = rekeyed(req, uuidOfHex(match))
 
-    if (req.keyGiven && req.idempotencyKey && this.store.open()) {
-      const entries = this.store.entriesAbout([jsonText(req.idempotencyKey)])
+    const referenceNeedle = reference === undefined ? [] : [`"reference":${JSON.stringify(reference)}`]
+    if (req.keyGiven && req.idempotencyKey && journalOn) {
+      const entries = this.store.entriesAbout([jsonText(req.idempotencyKey), ...referenceNeedle])
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
-      keyWasUnknown = given !== undefined && stateOf(given) === 'unknown'
-    } else if (!req.keyGiven && this.store.open()) {
-      const entries = this.store.entriesAbout(reference === undefined ? [match] : [match, `"reference":${JSON.stringify(reference)}`])
+      keyWasUnknown = given !== undefined && requestOf(given) === 'unknown'
+      if (!given) this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl)
+    } else if (!req.keyGiven && journalOn) {
+      const entries = this.store.entriesAbout([match, ...referenceNeedle])
       const latest = findLast(entries, (e) => e.op.match === match)
       const pending = findLast(entries, (e, i) => e.op.match === match && unresolved(entries, i))
-      if (latest && stateOf(latest) === 'succeeded' && latest.outcome?.body !== undefined && !this.options.forceNew) {
+      if (latest && requestOf(latest) === 'accepted' && latest.outcome?.body !== undefined && !this.options.forceNew) {
         this.options.notice(
-          `already done: this same request succeeded at ${latest.outcome.at} (Idempotency-Key ${latest.op.key}); showing that answer, nothing was sent. Add --force-new to send it again as a new request`,
+          `already sent: this same request was accepted at ${latest.outcome.at}${latest.outcome.id ? ` as ${latest.outcome.id}` : ''} (Idempotency-Key ${latest.op.key}); nothing was sent now. Add --force-new to send it again as a new request`,
         )
-        replay = replayOf(req, latest)
+        replay = this.replayOf(req, latest)
       } else if (pending && !this.options.forceNew) {
         // an unknown outcome stays the answer until an entry with the SAME key settles it (a later failure under
         // another key, or one that only looks certain, says nothing about it)
@@ -82,7 +122,8 @@ export class JournalGate implements RequestJournal {
         request = rekeyed(req, pending.op.key)
         keyWasUnknown = true
       } else if (reference !== undefined) {
-        const other = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl && stateOf(e) === 'unknown')
+        this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl)
+        const other = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl && requestOf(e) === 'unknown')
         if (other) {
           this.options.warn(
             `an earlier request with reference ${reference} (Idempotency-Key ${other.op.key}, ${other.op.at}) had a different body and its outcome is unknown; this one is a different request with a new key. Check the earlier one with \`pay transactions verify ${shellArgument(reference)}\``,
@@ -98,17 +139,23 @@ export class JournalGate implements RequestJournal {
       t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: redactUrl(req.url), base_url: shownBaseUrl,
       client_id: settings.clientId, account_ref: settings.accountRef, body_sha256: bodySha, reference, command, origin: this.options.origin, pid: process.pid,
     }
-    // The operation is fsync'd before a byte of the request is sent (the transport waits for `durable`): that record
-    // is what makes a re-run reuse the key. Outcomes are written, not fsync'd: one lost with the machine reads as
-    // unknown, and the next run resends the same request under the same key, which the service answers once.
-    const durable = this.store.appendDurable(op)
+    // The operation is written whole and fsync'd before a byte of the request is sent (the transport waits for
+    // `durable`): that record is what makes a re-run reuse the key. When it cannot be written (a full disk), this
+    // throws JournalWriteError and nothing is sent; when the fsync fails, `durable` rejects and nothing is sent.
+    // Outcomes are written, not fsync'd: one lost with the machine reads as unknown, and the next run resends the
+    // same request under the same key, which the service answers once.
+    const durable = journalOn ? this.store.appendDurable(op) : undefined
     const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o})
-    const unknownHint = `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${reference ? `; check with \`pay transactions verify ${shellArgument(reference)}\`` : ''}`
+    const verify = reference ? `; check with \`pay transactions verify ${shellArgument(reference)}\`` : ''
+    // the key is named as the journal's only when the journal holds it
+    const unknownHint = journalOn
+      ? `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${verify}`
+      : `the outcome is unknown and the journal is off, so pay cannot look this request up: pass \`--idempotency-key ${key}\` when you run it again (\`${command}\`)${derived ? '; the same command without it derives the same key while the journal stays off' : ''}${verify}`
     const onSignal = (signal: NodeJS.Signals) => {
       const code = signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED
       const err = new InterruptedError(`interrupted (${signal}) while ${req.method} ${new URL(req.url).pathname} was in flight`, code)
       err.outcomeUnknown(key, command, unknownHint)
-      outcome({state: 'unknown', error: {code: 'interrupted', message: err.message}})
+      outcome({request: 'unknown', error: {code: 'interrupted', message: err.message}})
       if (this.options.interrupted) this.options.interrupted(err)
       else process.stderr.write(`${err.message}\n${unknownHint}\n`)
       process.exit(code)
@@ -119,16 +166,19 @@ export class JournalGate implements RequestJournal {
     return {
       request,
       durable,
+      earlierMaybeSent: keyWasUnknown,
       succeeded(res) {
         const body = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
         const id = typeof body?.id === 'string' ? body.id : typeof body?.merchant_reference === 'string' ? body.merchant_reference : undefined
-        outcome({state: 'succeeded', status: res.status, id, body: res.text})
+        const state = (res.body as {status?: unknown} | undefined)?.status
+        outcome({request: 'accepted', status: res.status, id, ...(typeof state === 'string' ? {resource_state: state} : {}), body: res.text})
       },
       failed(err) {
-        const certain = failureState(err, keyWasUnknown) === 'failed'
+        // the request policy's class (src/client/request-policy.ts): refused is the only certain failure
+        const certain = classOfError(err, keyWasUnknown) === 'refused'
         const code = err instanceof ApiError ? err.code : err instanceof NetworkError ? 'network_error' : 'error'
         const message = err instanceof Error ? err.message : String(err)
-        outcome({state: certain ? 'failed' : 'unknown', status: err instanceof ApiError ? err.status : undefined, error: {code, message}})
+        outcome({request: certain ? 'refused' : 'unknown', status: err instanceof ApiError ? err.status : undefined, error: {code, message}})
         if (!certain && err instanceof PayError) err.outcomeUnknown(key, command, unknownHint)
         return err
       },
@@ -139,33 +189,52 @@ export class JournalGate implements RequestJournal {
     }
   }
 
+  /**
+   * A reference is a promise: an accepted request of the same kind (endpoint, base URL, client id, account ref) with
+   * this reference and another body is never followed by a second one without --force-new (exit 5).
+   */
+  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, settings: ClientSettings, shownBaseUrl: string): void {
+    if (reference === undefined || this.options.forceNew) return
+    const earlier = findLast(
+      entries,
+      (e) =>
+        e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl &&
+        (e.op.client_id ?? '') === (settings.clientId ?? '') && (e.op.account_ref ?? '') === (settings.accountRef ?? '') && requestOf(e) === 'accepted',
+    )
+    if (!earlier) return
+    const seen = latestState(earlier)
+    const err = new PayError(
+      `reference ${reference} already names another request: ${earlier.op.endpoint} accepted at ${earlier.outcome!.at}${earlier.outcome!.id ? ` as ${earlier.outcome!.id}` : ''} with a different body (Idempotency-Key ${earlier.op.key})${seen ? `, state ${seen.state} as seen at ${seen.at}` : ''}; nothing was sent`,
+      ExitCode.CONFLICT,
+      `look it up with \`pay transactions verify ${shellArgument(reference)}\`; to send this one as well, on purpose, add --force-new, or give it another reference`,
+    )
+    throw err
+  }
+
+  /** The journaled answer of an accepted request, its latest known body (a later lookup's), and a way to note a newer state. */
+  private replayOf(req: PreparedRequest, e: JournalEntry): ApiResponse {
+    const seen = latestState(e)
+    const text = seen?.body ?? e.outcome?.body ?? ''
+    let body: unknown
+    try {
+      body = text === '' ? undefined : JSON.parse(text)
+    } catch {
+      body = undefined
+    }
+    const key = e.op.key
+    return {
+      status: e.outcome?.status ?? 200, headers: {}, body, text, attempts: 0, request: rekeyed(req, key), replayedAt: e.outcome?.at, stateSeenAt: seen?.at,
+      noteState: (state, seenBody) => this.store.append({t: 'state', at: this.iso(), key, state, body: seenBody}),
+    }
+  }
+
   private iso(): string {
     return new Date(this.now()).toISOString()
   }
 }
 
-/** A 4xx answer, or a connection that was never made: this one attempt certainly did nothing. */
-export function isCertainFailure(err: unknown): boolean {
-  if (err instanceof ApiError) return err.status >= 400 && err.status < 500 && err.status !== 408
-  if (err instanceof NetworkError) return !err.maybeSent
-  return !(err instanceof PayError) || err.exitCode === ExitCode.USAGE || err.exitCode === ExitCode.AUTH
-}
-
-/** Answers that decide the request under that key: a validation refusal, an idempotency mismatch or conflict. */
-const DECIDING_STATUS = new Set([400, 409, 422])
-
-/**
- * What a failed request's outcome is. Only an answer that decides the key settles it as `failed`; when the key
- * already had an unknown outcome, or any attempt of this run may have reached the service, anything else
- * (connection refused, 401, 403, 408, 429, 5xx, a cut) keeps it `unknown`.
- */
-export function failureState(err: unknown, keyWasUnknown = false): 'failed' | 'unknown' {
-  if (err instanceof ApiError && DECIDING_STATUS.has(err.status)) return 'failed'
-  if (keyWasUnknown || (err instanceof PayError && err.anyAttemptMaybeSent)) return 'unknown'
-  return isCertainFailure(err) ? 'failed' : 'unknown'
-}
-
-const stateOf = (e: JournalEntry) => e.outcome?.state ?? 'unknown'
+/** What an entry's request came to (no outcome recorded: unknown). */
+const requestOf = (e: JournalEntry) => e.outcome?.request ?? 'unknown'
 
 /** A string as it appears inside the JSON text of a record (escapes included), to find the lines that hold it. */
 function jsonText(value: string): string {
@@ -175,17 +244,6 @@ function jsonText(value: string): string {
 function findLast(entries: JournalEntry[], pred: (e: JournalEntry, i: number) => boolean): JournalEntry | undefined {
   for (let i = entries.length - 1; i >= 0; i--) if (pred(entries[i], i)) return entries[i]
   return undefined
-}
-
-function replayOf(req: PreparedRequest, e: JournalEntry): ApiResponse {
-  const text = e.outcome?.body ?? ''
-  let body: unknown
-  try {
-    body = text === '' ? undefined : JSON.parse(text)
-  } catch {
-    body = undefined
-  }
-  return {status: e.outcome?.status ?? 200, headers: {}, body, text, attempts: 0, request: rekeyed(req, e.op.key), replayedAt: e.outcome?.at}
 }
 
 /** merchant_reference of a JSON body, when it has one. */

@@ -2,19 +2,27 @@
  * The operation journal on disk: append-only NDJSON segments, one per UTC day (`journal/YYYY-MM-DD.ndjson`), in the
  * state dir (src/config/paths.ts stateDir). Files are 0600 in a 0700 directory. Every record is one line written
  * with one write(2) on a file opened O_APPEND, so several `pay` processes may append at once without tearing
- * lines; a reader skips a line it cannot parse (a crash mid-write). An operation about to be sent is fsync'd before
- * any byte of it is sent; its outcome is only written (one lost with the machine reads as unknown, and a re-run
- * resends under the same key). Segments older than the retention are deleted.
+ * lines. A record is either wholly readable or absent: each write starts with a line break, so a torn last line
+ * (a crash mid-write) or a tail of NUL bytes (a crash after the file grew, before its data reached the disk) ends
+ * there and never swallows the next record; a reader skips a line it cannot parse and ignores NULs around one.
+ * An operation about to be sent is written whole (a short write is a failure) and fsync'd before any byte of it is
+ * sent, or it is not sent at all (JournalWriteError); its outcome is only written (one lost with the machine reads
+ * as unknown, and a re-run resends under the same key). Segments older than the retention are deleted.
  *
- * When the directory cannot be created or written, the journal warns once and turns itself off: the command
- * still runs, only without the protection of the journal.
+ * When the directory cannot be created, the journal warns once and turns itself off: the command still runs, with
+ * a key derived from its request (src/journal/gate.ts), so that the same command run again resumes it.
  */
 import {closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
+import {HolderLock} from '../config/holder-lock.js'
+import {PayError} from '../client/errors.js'
+import {ExitCode} from '../client/exit-codes.js'
 
 export const DEFAULT_RETENTION_DAYS = 7
+/** How often a process waiting for another's lock on the same request looks again. */
+const SENDER_POLL_MS = 25
 const DAY_MS = 86_400_000
 const PRUNE_EVERY_MS = 6 * 3_600_000
 const SEGMENT = /^(\d{4}-\d{2}-\d{2})\.ndjson$/
@@ -41,33 +49,64 @@ export interface OpRecord {
   /** Where the request came from: `mcp` for a tool call of `pay mcp`; absent for the command line (`cli`). */
   origin?: string
   pid: number
+  /** Only on a bulk row read from its run file (src/journal/view.ts): its run, the line of its file, the file. */
+  run?: string
+  line?: number
+  file?: string
 }
 
-export type OutcomeState = 'succeeded' | 'failed' | 'unknown'
+/** What a request came to: the request policy's class (src/client/request-policy.ts). */
+export type RequestOutcome = 'accepted' | 'refused' | 'unknown'
 
-/** What became of an operation, when known. */
+/**
+ * What became of an operation's request, when known. Two facts, never one word: `request` is what the request came
+ * to; `resource_state` the state of the resource it made, as the answer showed it (later lookups: StateRecord).
+ */
 export interface OutcomeRecord {
   t: 'outcome'
   at: string
   key: string
-  state: OutcomeState
+  request: RequestOutcome
   status?: number
   id?: string
+  /** The resource's state in the answer (processing, succeeded, failed, …), when it has one. */
+  resource_state?: string
   error?: {code: string; message: string}
-  /** The answer's body exactly as received (succeeded only): a re-run prints it instead of sending again. */
+  /** The answer's body exactly as received (accepted only): a re-run prints it instead of sending again. */
+  body?: string
+  /** Written by pay before the two facts were kept apart (succeeded / failed / unknown); read as `request`. */
+  state?: 'succeeded' | 'failed' | 'unknown'
+}
+
+/** A later look at the resource an accepted request made (a re-run's lookup): its state then, and the body seen. */
+export interface StateRecord {
+  t: 'state'
+  at: string
+  key: string
+  state: string
   body?: string
 }
 
-export type JournalRecord = OpRecord | OutcomeRecord
+export type JournalRecord = OpRecord | OutcomeRecord | StateRecord
 
-/** One operation with its latest outcome (none: the process ended before it knew, e.g. killed). */
+/** One operation with its latest outcome (none: the process ended before it knew, e.g. killed) and latest look. */
 export interface JournalEntry {
   op: OpRecord
   outcome?: OutcomeRecord
+  seen?: StateRecord
+}
+
+/** The resource's latest known state of an entry, and when it was seen (a later lookup, else the answer). */
+export function latestState(e: JournalEntry): {state: string; at: string; body?: string} | undefined {
+  if (e.seen) return {state: e.seen.state, at: e.seen.at, body: e.seen.body}
+  if (e.outcome?.resource_state !== undefined) return {state: e.outcome.resource_state, at: e.outcome.at, body: e.outcome.body}
+  return undefined
 }
 
 export interface JournalOptions {
   retentionDays?: number
+  /** node:fs's writeSync (tests make it fail, or write short, as a full disk does). */
+  write?: typeof writeSync
   /** Told once when the journal cannot be written. */
   warn?: (text: string) => void
   now?: () => number
@@ -108,6 +147,7 @@ export class JournalStore {
     try {
       mkdirSync(this.dir, {recursive: true, mode: CONFIG_DIR_MODE})
       mkdirSync(join(this.dir, 'runs'), {recursive: true, mode: CONFIG_DIR_MODE})
+      mkdirSync(join(this.dir, 'locks'), {recursive: true, mode: CONFIG_DIR_MODE})
       this.ready = true
     } catch (err) {
       this.disable(err)
@@ -130,26 +170,60 @@ export class JournalStore {
 
   /**
    * Appends one record to today's segment and fsyncs it on libuv's thread pool (an operation about to be sent).
-   * The promise settles once the record is on disk, or once the journal has turned itself off: the caller prepares
-   * its request meanwhile (loads node:http, connects) and writes no byte of it before then, so the fsync costs
-   * no time of its own. It never rejects.
+   * The write itself is synchronous: when it fails or writes short, JournalWriteError is thrown and the caller sends
+   * nothing. The promise settles once the record is on disk: the caller prepares its request meanwhile (loads
+   * node:http, connects) and writes no byte of it before then, so the fsync costs no time of its own; it rejects
+   * (JournalWriteError) when the fsync fails. With the journal off it throws: the gate does not call it then.
    */
   appendDurable(record: JournalRecord): Promise<void> {
-    if (!this.open()) return Promise.resolve()
-    const fd = this.openAndWrite(this.segmentFile(), JSON.stringify(record))
-    if (fd === undefined) return Promise.resolve()
-    return new Promise((resolve) => {
+    const file = this.segmentFile()
+    if (!this.open()) throw new JournalWriteError(file, {code: 'the journal is off'})
+    let fd: number | undefined
+    try {
+      fd = openSync(file, 'a', SECRET_FILE_MODE)
+      this.writeWhole(fd, JSON.stringify(record))
+    } catch (err) {
+      if (fd !== undefined) ignoreErrors(() => closeSync(fd!))
+      throw new JournalWriteError(file, err)
+    }
+    const durable = new Promise<void>((resolve, reject) => {
       ;(this.options.fsync ?? fsync)(fd, (err) => {
         try {
           closeSync(fd)
         } catch (closeErr) {
           err ??= closeErr as NodeJS.ErrnoException
-        } finally {
-          if (err) this.disable(err)
-          resolve()
         }
+        if (err) reject(new JournalWriteError(file, err))
+        else resolve()
       })
     })
+    durable.catch(() => undefined) // awaited by the transport later, after other awaits: never "unhandled" meanwhile
+    return durable
+  }
+
+  /**
+   * One sender per request: holds `locks/<name>.lock` (a HolderLock: pid, start time, `holdMs`) and resolves with
+   * its release. While another live process holds it, waits (telling `waiting` once, with the holder's pid); a lock
+   * whose holder died (kill -9) or ran past its time is taken over. Undefined when the journal is off or the lock
+   * cannot be made: the caller goes on without it.
+   */
+  async holdSender(name: string, holdMs: number, waiting: (pid: number | undefined) => void): Promise<(() => void) | undefined> {
+    if (!this.open()) return undefined
+    const lock = new HolderLock(join(this.dir, 'locks', `${name}.lock`))
+    let told = false
+    for (;;) {
+      try {
+        const mine = lock.lock(holdMs)
+        return () => lock.unlock(mine)
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
+      }
+      lock.takeOverIfStale()
+      if (!lock.exists()) continue
+      if (!told) waiting(lock.holderPid())
+      told = true
+      await process.getBuiltinModule('node:timers/promises').setTimeout(SENDER_POLL_MS)
+    }
   }
 
   /** Appends lines to any file of the journal (bulk run files), in one write. */
@@ -166,18 +240,29 @@ export class JournalStore {
     }
   }
 
-  /** Opens `file` for appending and writes `text` (one line break ensured) in one write: the open fd, or undefined (journal off). */
+  /** Opens `file` for appending and writes `text` whole (writeWhole) in one write: the open fd, or undefined (journal off). */
   private openAndWrite(file: string, text: string): number | undefined {
     let fd: number | undefined
     try {
       fd = openSync(file, 'a', SECRET_FILE_MODE)
-      writeSync(fd, text.endsWith('\n') ? text : `${text}\n`)
+      this.writeWhole(fd, text)
       return fd
     } catch (err) {
       if (fd !== undefined) closeSync(fd)
       this.disable(err)
       return undefined
     }
+  }
+
+  /**
+   * One write(2) of `text` as whole lines: a line break before (it ends a torn or NUL-padded tail another write
+   * left) and after. Throws when the write fails or is short (a full disk): what was written is then a torn line,
+   * which readers skip and the next write's first line break ends.
+   */
+  private writeWhole(fd: number, text: string): void {
+    const data = Buffer.from(`\n${text}${text.endsWith('\n') ? '' : '\n'}`)
+    const written = (this.options.write ?? writeSync)(fd, data)
+    if (written !== data.length) throw Object.assign(new Error(`wrote ${written} of ${data.length} bytes`), {code: 'ENOSPC'})
   }
 
   private segmentFile(): string {
@@ -191,7 +276,9 @@ export class JournalStore {
     try {
       // node:fs/promises loaded on the first write, not with every command (~0.7 ms)
       handle = await process.getBuiltinModule('node:fs/promises').open(file, 'a', SECRET_FILE_MODE)
-      await handle.write(text)
+      const data = Buffer.from(`\n${text}`) // a leading line break, as writeWhole: a torn tail never swallows these lines
+      const {bytesWritten} = await handle.write(data)
+      if (bytesWritten !== data.length) throw Object.assign(new Error(`wrote ${bytesWritten} of ${data.length} bytes`), {code: 'ENOSPC'})
       await handle.sync()
     } catch (err) {
       this.disable(err)
@@ -236,12 +323,8 @@ export class JournalStore {
       }
       for (const line of text.split('\n')) {
         if (line === '' || !wanted(line)) continue
-        try {
-          const r = JSON.parse(line) as JournalRecord
-          if (r && (r.t === 'op' || r.t === 'outcome') && typeof r.key === 'string' && keep(r)) out.push(r)
-        } catch {
-          // a torn last line (a crash mid-write): skip it
-        }
+        const r = parseRecord(line)
+        if (r && (r.t === 'op' || r.t === 'outcome' || r.t === 'state') && typeof r.key === 'string' && keep(r)) out.push(r)
       }
     }
     return out
@@ -258,7 +341,8 @@ export class JournalStore {
         order.push(e)
       } else {
         const e = byKey.get(r.key)
-        if (e) e.outcome = r
+        if (e && r.t === 'outcome') e.outcome = r
+        else if (e && r.t === 'state') e.seen = r
       }
     }
     return order
@@ -296,8 +380,9 @@ export class JournalStore {
     const old = all.filter((n) => n.slice(0, 10) < oldest)
     if (old.length > 0 && this.carryForward(old, all)) for (const name of old) ignoreErrors(() => unlinkSync(join(this.dir, name)))
     const runs = join(this.dir, 'runs')
+    const locks = join(this.dir, 'locks')
     const spools = readdirSync(this.dir).filter((n) => Object.values(SPOOL_PREFIXES).some((p) => n.startsWith(p)))
-    for (const file of [...readdirSync(runs).map((n) => join(runs, n)), ...spools.map((n) => join(this.dir, n))]) {
+    for (const file of [...readdirSync(runs).map((n) => join(runs, n)), ...readdirSync(locks).map((n) => join(locks, n)), ...spools.map((n) => join(this.dir, n))]) {
       ignoreErrors(() => statSync(file).mtimeMs < cutoff && unlinkSync(file))
     }
   }
@@ -317,7 +402,7 @@ export class JournalStore {
     let fd: number | undefined
     try {
       fd = openSync(this.segmentFile(), 'a', SECRET_FILE_MODE)
-      writeSync(fd, `${lines.join('\n')}\n`)
+      this.writeWhole(fd, lines.join('\n'))
       fsyncSync(fd)
       return true
     } catch {
@@ -335,6 +420,45 @@ export class JournalStore {
   }
 }
 
+/**
+ * The request record of an operation could not be written whole and made durable: the request is not sent (exit 1,
+ * the reason and the file named).
+ */
+export class JournalWriteError extends PayError {
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    const code = (cause as {code?: string} | undefined)?.code ?? (cause instanceof Error ? cause.message : String(cause))
+    super(
+      `the operation journal could not record this request before sending it (${code}: ${file}): nothing was sent`,
+      ExitCode.OTHER,
+      'free space on that disk (or fix its permissions), then run the same command again; or pass --idempotency-key KEY with a key of your own and keep it',
+    )
+    this.name = 'JournalWriteError'
+  }
+}
+
+/**
+ * One record line, or undefined when it is torn; NULs around it (a NUL-padded tail before it was written) ignored.
+ * An outcome written before the two facts were kept apart reads as its request's outcome (succeeded: accepted).
+ */
+export function parseRecord(line: string): JournalRecord | undefined {
+  let r: JournalRecord | undefined
+  try {
+    r = JSON.parse(line) as JournalRecord
+  } catch {
+    if (!line.includes('\0')) return undefined // a torn line (a crash mid-write)
+    try {
+      r = JSON.parse(line.replace(/^\0+|\0+$/g, '')) as JournalRecord
+    } catch {
+      return undefined
+    }
+  }
+  if (r && r.t === 'outcome' && r.request === undefined) r.request = r.state === 'succeeded' ? 'accepted' : r.state === 'failed' ? 'refused' : 'unknown'
+  return r ?? undefined
+}
+
 /** entries[i]'s outcome is unknown (or never written) and no later entry with the same key settled it. */
 /**
  * The key of a record line as written (`{"t":…,"at":…,"key":"…"`), without parsing it; undefined when it holds an
@@ -349,7 +473,7 @@ function keyOfLine(line: string): string | undefined {
 }
 
 export function unresolved(entries: JournalEntry[], i: number): boolean {
-  const known = (e: JournalEntry) => e.outcome !== undefined && e.outcome.state !== 'unknown'
+  const known = (e: JournalEntry) => e.outcome !== undefined && e.outcome.request !== 'unknown'
   if (known(entries[i])) return false
   for (let j = i + 1; j < entries.length; j++) if (entries[j].op.key === entries[i].op.key && known(entries[j])) return false
   return true

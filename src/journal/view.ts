@@ -1,16 +1,19 @@
-/** The journal as `pay journal list|show` print it. */
+/**
+ * The journal as `pay journal` prints it: the operation journal's requests and every bulk run's rows (by reference
+ * and key, with their run), newest first. `allEntries` is THE read of both, for `pay journal` and `pay mcp`
+ * (queryJournal) and `pay find` (journalEntries).
+ */
 import type {Output} from '../output/output.js'
 import {openJournalStore} from './index.js'
-import type {JournalEntry, OutcomeState} from './store.js'
+import {type JournalEntry, type JournalStore, type RequestOutcome, latestState} from './store.js'
+import {type RunFileView, readRuns} from '../bulk/run-journal.js'
+import {endpoints} from '../api/endpoints.js'
 
 export {openJournalStore} from './index.js'
 
-/**
- * Every journaled request, newest first: the one read of the journal that `pay journal` (queryJournal) and `pay find`
- * (its timeline) both make, from the state dir of `env`.
- */
+/** Every journaled request (allEntries), newest first, from the state dir of `env`. */
 export function journalEntries(out: Output, env: NodeJS.ProcessEnv = process.env): JournalEntry[] {
-  return openJournalStore(out, env).entries().reverse()
+  return allEntries(openJournalStore(out, env))
 }
 
 export type EntryView = {
@@ -19,64 +22,122 @@ export type EntryView = {
   method: string
   reference: string | null
   idempotency_key: string
-  /** succeeded, failed, or unknown (no outcome recorded: the answer was lost or the process ended first). */
-  outcome: 'succeeded' | 'failed' | 'unknown'
+  /** What the request came to: accepted, refused, or unknown (no outcome recorded: the answer was lost or the process ended first). */
+  outcome: RequestOutcome
   outcome_at: string | null
   status: number | null
   id: string | null
+  /** The resource's latest known state (processing, succeeded, failed, …), and when pay saw it: a fact apart from `outcome`. */
+  state: string | null
+  state_at: string | null
   error: {code: string; message: string} | null
   base_url: string
   client_id: string | null
   account_ref: string | null
+  /** A bulk row: its run (journal/runs/<run>.ndjson) and the line of its file; a cut run: the run alone. */
+  run?: string
+  line?: number
+  file?: string
   /** cli (the command line), or mcp (a tool call of `pay mcp`). */
   origin: string
 }
 
 export function entryView(e: JournalEntry): EntryView {
+  const seen = latestState(e)
   return {
     at: e.op.at,
     endpoint: e.op.endpoint,
     method: e.op.method,
     reference: e.op.reference ?? null,
     idempotency_key: e.op.key,
-    outcome: e.outcome?.state ?? 'unknown',
+    outcome: e.outcome?.request ?? 'unknown',
     outcome_at: e.outcome?.at ?? null,
     status: e.outcome?.status ?? null,
     id: e.outcome?.id ?? null,
+    state: seen?.state ?? null,
+    state_at: seen?.at ?? null,
     error: e.outcome?.error ?? null,
     base_url: e.op.base_url,
     client_id: e.op.client_id ?? null,
     account_ref: e.op.account_ref ?? null,
     origin: e.op.origin ?? 'cli',
+    ...(e.op.run === undefined ? {} : {run: e.op.run, line: e.op.line, file: e.op.file}),
   }
 }
 
 /** One entry in full: what was sent, the outcome, the resume command and the earlier answer (parsed). */
 export function detailView(e: JournalEntry): EntryView & {url: string; body_sha256: string; resume_command: string | null; response: unknown} {
   let response: unknown = null
-  if (e.outcome?.body !== undefined) {
+  const body = latestState(e)?.body ?? e.outcome?.body
+  if (body !== undefined) {
     try {
-      response = JSON.parse(e.outcome.body)
+      response = JSON.parse(body)
     } catch {
-      response = e.outcome.body
+      response = body
     }
   }
   return {...entryView(e), url: e.op.url, body_sha256: e.op.body_sha256, resume_command: e.op.command ?? null, response}
+}
+
+/** The endpoint of a bulk run's operation (`collections:create` → `collections.create`), or the operation itself. */
+function endpointOf(operation: string): string {
+  const id = operation.replace(':', '.')
+  return Object.hasOwn(endpoints, id) ? id : operation
+}
+
+/** A bulk row as a journal entry: its run's start as its time, both facts as its outcome (the row's state as seen). */
+function rowEntry(r: RunFileView, row: RunFileView['rows'][number]): JournalEntry {
+  const key = row.idempotency_key
+  return {
+    op: {t: 'op', at: r.header.at, key, match: '', endpoint: endpointOf(r.header.operation), method: 'POST', url: '', base_url: r.header.base_url, body_sha256: '', ...(row.reference === null ? {} : {reference: row.reference}), pid: 0, run: r.run, line: row.line, file: r.header.file},
+    outcome: {
+      t: 'outcome', at: row.state_at ?? r.header.at, key, request: row.outcome, ...(row.http_status === null ? {} : {status: row.http_status}), ...(row.id === null ? {} : {id: row.id}),
+      ...(row.state === null ? {} : {resource_state: row.state}), ...(row.error_code === null ? {} : {error: {code: row.error_code, message: row.error_message ?? ''}}),
+    },
+  }
+}
+
+/**
+ * A run that began and never ended (killed, interrupted): its rows without a record may have been sent, so the run
+ * itself is an entry whose outcome is unknown, until a run of the same file ends.
+ */
+function cutRunEntry(r: RunFileView): JournalEntry {
+  const key = `run ${r.run}`
+  const message = `the run of ${r.header.file} was cut after ${r.rows.length} recorded row(s): rows without a record may have been sent; run the same command again to resume it (rows are resent with their keys)`
+  return {
+    op: {t: 'op', at: r.header.at, key, match: '', endpoint: endpointOf(r.header.operation), method: 'POST', url: '', base_url: r.header.base_url, body_sha256: '', pid: 0, run: r.run, file: r.header.file},
+    outcome: {t: 'outcome', at: r.header.at, key, request: 'unknown', error: {code: 'run_cut', message}},
+  }
+}
+
+/**
+ * Every journaled request, newest first: the operation journal's, every bulk run's rows and its cut runs. THE read
+ * of the journal: `pay journal` and `pay mcp` (queryJournal), `pay find` (its timeline, journalEntries).
+ */
+export function allEntries(store: JournalStore): JournalEntry[] {
+  const all = store.entries()
+  for (const r of readRuns(store)) {
+    for (const row of r.rows) all.push(rowEntry(r, row))
+    if (!r.finished) all.push(cutRunEntry(r))
+  }
+  // stable: a run's rows keep their order; the newest run or request first
+  return all.map((e, i) => ({e, i})).sort((a, b) => (a.e.op.at === b.e.op.at ? b.i - a.i : a.e.op.at < b.e.op.at ? 1 : -1)).map(({e}) => e)
 }
 
 export interface JournalQuery {
   /** One request: its Idempotency-Key or merchant reference (the newest with it). */
   key?: string
   limit: number
-  outcome?: OutcomeState
+  /** What the request came to; succeeded and failed: the old names of accepted and refused. */
+  outcome?: RequestOutcome | 'succeeded' | 'failed'
 }
 
 /** The columns of the human list. */
-export const JOURNAL_COLUMNS = ['at', 'origin', 'endpoint', 'reference', 'outcome', 'status', 'id', 'idempotency_key']
+export const JOURNAL_COLUMNS = ['at', 'origin', 'endpoint', 'reference', 'outcome', 'id', 'state', 'idempotency_key']
 
 /**
- * What `pay journal` (and the journal tool of `pay mcp`) shows: newest first, or one entry in full. `found: false`
- * when KEY matches nothing. The journal is read from the state dir of `env`.
+ * What `pay journal` (and the journal tool of `pay mcp`) shows: newest first, bulk rows included, or one entry in
+ * full. `found: false` when KEY matches nothing. The journal is read from the state dir of `env`.
  */
 export function queryJournal(out: Output, query: JournalQuery, env: NodeJS.ProcessEnv = process.env): {found: false} | {found: true; entry: ReturnType<typeof detailView>} | {found: true; rows: EntryView[]} {
   const entries = journalEntries(out, env)
@@ -84,5 +145,6 @@ export function queryJournal(out: Output, query: JournalQuery, env: NodeJS.Proce
     const found = entries.find((e) => e.op.key === query.key) ?? entries.find((e) => e.op.reference === query.key)
     return found ? {found: true, entry: detailView(found)} : {found: false}
   }
-  return {found: true, rows: entries.map(entryView).filter((e) => !query.outcome || e.outcome === query.outcome).slice(0, query.limit)}
+  const wanted = query.outcome === 'succeeded' ? 'accepted' : query.outcome === 'failed' ? 'refused' : query.outcome
+  return {found: true, rows: entries.map(entryView).filter((e) => !wanted || e.outcome === wanted).slice(0, query.limit)}
 }

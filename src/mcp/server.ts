@@ -14,6 +14,7 @@ import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js'
 import {CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, McpError, ErrorCode, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import JournalCommand from '../commands/journal.js'
+import WebhookHistoryCommand from '../commands/webhook/history.js'
 import * as rt from '../runtime.js'
 import {commandLineOf, commandTool, interfaceSummary, operationTools, renamer, valuesOf, type ArgumentProblem, type ToolSpec} from './tools.js'
 
@@ -118,17 +119,41 @@ export function structuredOf(stdout: string): Record<string, unknown> {
   }
 }
 
+/** A lookup that is a command, not an operation: its tool, and what it answers (read on this machine). */
+interface CommandLookup {
+  tool: ToolSpec
+  run(values: Record<string, unknown>, out: rt.Output, env?: NodeJS.ProcessEnv): Promise<Record<string, unknown>>
+}
+
+const lookups = (): CommandLookup[] => [
+  {
+    tool: commandTool('journal', JournalCommand),
+    async run(values, out, env) {
+      const result = rt.queryJournal(out, {key: values.key as string | undefined, limit: values.limit as number, outcome: values.outcome as 'succeeded' | 'failed' | 'unknown' | undefined}, env)
+      if (!result.found) throw new rt.PayError(`no journaled request with key or reference "${String(values.key)}"`, 4, 'call journal without key to list the recent ones')
+      return 'entry' in result ? result.entry : {entries: result.rows}
+    },
+  },
+  {
+    tool: commandTool('webhook_history', WebhookHistoryCommand),
+    async run(values, out, env) {
+      const {runWebhookHistory} = await import('../webhooks/history-commands.js')
+      return {deliveries: runWebhookHistory({...values, limit: values.limit as number, env}, out)}
+    },
+  },
+]
+
 export class PayMcp {
   readonly tools: ToolSpec[]
-  private readonly journalTool: ToolSpec
+  private readonly lookups: CommandLookup[]
 
   constructor(
     private readonly options: McpOptions,
     readonly settings: rt.Settings,
     readonly policy: McpPolicy,
   ) {
-    this.journalTool = commandTool('journal', JournalCommand)
-    this.tools = [...operationTools(), this.journalTool]
+    this.lookups = lookups()
+    this.tools = [...operationTools(), ...this.lookups.map((l) => l.tool)]
   }
 
   /** The tools listed: every read-only tool, and the money tools when the policy allows them. */
@@ -159,17 +184,20 @@ export class PayMcp {
     }
     const {values, problems} = valuesOf(tool, args)
     if (problems.length > 0) return inputErrorResult(tool, problems)
-    if (tool === this.journalTool) return this.journal(values)
-    return this.operation(tool, values)
+    const lookup = this.lookups.find((l) => l.tool === tool)
+    return lookup ? this.lookup(lookup, values) : this.operation(tool, values)
   }
 
-  private journal(values: Record<string, unknown>): CallToolResult {
-    const {out} = memoryOutput()
-    const limit = (values.limit as number | undefined) ?? (this.journalTool.inputSchema.properties.limit.default as number)
-    const result = rt.queryJournal(out, {key: values.key as string | undefined, limit, outcome: values.outcome as 'succeeded' | 'failed' | 'unknown' | undefined}, this.options.env)
-    if (!result.found) return errorResult({code: 'not_found', message: `no journaled request with key or reference "${String(values.key)}"`}, [])
-    const body = 'entry' in result ? result.entry : {entries: result.rows}
-    return {content: [text(JSON.stringify(body))], structuredContent: body}
+  private async lookup(lookup: CommandLookup, values: Record<string, unknown>): Promise<CallToolResult> {
+    const io = memoryOutput()
+    // the flags' defaults, as oclif's parse applies them for the command
+    for (const input of lookup.tool.inputs) if (values[input.name] === undefined && input.default !== undefined) values[input.name] = input.default
+    try {
+      const body = await lookup.run(values, io.out, this.options.env)
+      return {content: [text(JSON.stringify(body))], structuredContent: body}
+    } catch (err) {
+      return this.failure(lookup.tool, values, err, io)
+    }
   }
 
   private async operation(tool: ToolSpec, values: Record<string, unknown>): Promise<CallToolResult> {
@@ -200,7 +228,7 @@ export class PayMcp {
       const body = structuredOf(io.stdout())
       const notes = io.stderr().trim()
       const content = [text(JSON.stringify(body))]
-      if (replayedAt) content.push(text(`Nothing was sent: this same call already succeeded at ${replayedAt} (Idempotency-Key ${key}). This is that earlier answer.`))
+      if (replayedAt) content.push(text(`Nothing was sent: the service already accepted this same call at ${replayedAt} (Idempotency-Key ${key}). This is that earlier answer; the state in it may have moved on since.`))
       if (notes && !replayedAt) content.push(text(notes))
       if (code !== 0) this.options.info(`${tool.name}: exit ${code}`)
       return {content, structuredContent: body, _meta: {pay: {replayed: Boolean(replayedAt), ...(replayedAt ? {replayed_at: replayedAt} : {}), ...(key ? {idempotency_key: key} : {}), dry_run: values['dry-run'] === true}}}

@@ -35,7 +35,7 @@ export const NOT_TOOL_INPUTS: Readonly<Record<string, string>> = {
 }
 
 export type JsonSchema = Record<string, unknown>
-export type InputType = 'string' | 'integer' | 'boolean' | 'object'
+export type InputType = 'string' | 'integer' | 'boolean' | 'object' | 'array'
 
 /** One input of a tool: its property, and the name runOperation (or the command) knows it by. */
 export interface ToolInput {
@@ -47,6 +47,8 @@ export interface ToolInput {
   type: InputType
   min?: number
   max?: number
+  /** The flag's default, which a command-backed tool applies as oclif's parse does. */
+  default?: unknown
 }
 
 export interface ToolSpec {
@@ -75,6 +77,7 @@ type AnyFlag = {type: 'boolean' | 'option'; description?: string; options?: read
 function typeOfFlag(flag: AnyFlag, name: string): InputType {
   if (flag.type === 'boolean') return 'boolean'
   if (name === 'data') return 'object'
+  if (flag.multiple) return 'array'
   return String(flag.parse) === INTEGER_PARSE ? 'integer' : 'string'
 }
 
@@ -94,7 +97,7 @@ function propertiesOf(flags: FlagInput, args: Record<string, Arg<string | undefi
   const inputs: ToolInput[] = []
   const described: {input: ToolInput; description: string; schema: JsonSchema}[] = []
   const add = (name: string, label: string, type: InputType, description: string, extra: JsonSchema, bounds: {min?: number; max?: number} = {}) => {
-    const input: ToolInput = {property: propertyOf(name), name, label, type, ...bounds}
+    const input: ToolInput = {property: propertyOf(name), name, label, type, ...bounds, ...(extra.default !== undefined ? {default: extra.default} : {})}
     inputs.push(input)
     described.push({input, description, schema: extra})
   }
@@ -105,6 +108,7 @@ function propertiesOf(flags: FlagInput, args: Record<string, Arg<string | undefi
     const type = typeOfFlag(flag, name)
     const extra: JsonSchema = {}
     if (flag.options) extra.enum = [...flag.options]
+    if (type === 'array') extra.items = {type: 'string'}
     if (flag.default !== undefined && typeof flag.default !== 'function') extra.default = flag.default
     if (type === 'integer') {
       if (flag.min !== undefined) extra.minimum = flag.min
@@ -202,11 +206,11 @@ export function operationTool(op: OperationSpec): ToolSpec {
   }
 }
 
-/** A tool of a command that is not an operation (`pay journal`), from its own flags and arguments. */
+/** A tool of a command that is not an operation (`pay journal`, `pay webhook history`), from its own flags and arguments. */
 export function commandTool(name: string, command: {summary?: string; description?: string; flags?: FlagInput; args?: Record<string, Arg<string | undefined>>}): ToolSpec {
   const {inputs, properties} = propertiesOf(command.flags ?? {}, command.args ?? {}, () => false)
   const rename = renamer(inputs)
-  const description = [command.summary, rename(command.description ?? ''), 'Read-only: reads the journal on this machine, sends nothing.'].filter(Boolean).join('\n')
+  const description = [command.summary, rename(command.description ?? ''), 'Read-only: reads what is kept on this machine, sends nothing.'].filter(Boolean).join('\n')
   return {
     name,
     title: command.summary ?? name,
@@ -259,6 +263,10 @@ export function valuesOf(tool: ToolSpec, args: unknown): {values: Record<string,
       else if (input.min !== undefined && n < input.min) problems.push({field: key, rule: `must be at least ${input.min}`})
       else if (input.max !== undefined && n > input.max) problems.push({field: key, rule: `must be at most ${input.max}`})
       else values[input.name] = n
+    } else if (input.type === 'array') {
+      const list = typeof value === 'string' ? [value] : value
+      if (Array.isArray(list) && list.every((v) => typeof v === 'string')) values[input.name] = list
+      else problems.push({field: key, rule: 'must be a list of strings'})
     } else if (typeof value === 'object' && !Array.isArray(value)) values[input.name] = JSON.stringify(value)
     else problems.push({field: key, rule: 'must be a JSON object'})
   }

@@ -4,6 +4,9 @@
  * parsing itself failed, so an error is rendered in the format that was asked for.
  */
 export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml'] as const
+/** The bounds of one run of the --jq program unless --jq-timeout / --jq-memory say otherwise (src/output/jq-bounded.ts). */
+export const DEFAULT_JQ_TIMEOUT_SECONDS = 10
+export const DEFAULT_JQ_MEMORY_MB = 512
 export type Format = (typeof FORMATS)[number]
 /** What -o takes: the formats, and wide (a table whose columns are never cut to the terminal's width). */
 export const OUTPUT_CHOICES = [...FORMATS, 'wide'] as const
@@ -20,6 +23,9 @@ export interface OutputOptions {
   quiet?: boolean
   /** --raw-csv: CSV and TSV cells written as they are, without the formula-cell neutralisation. */
   rawCsv?: boolean
+  /** --jq-timeout and --jq-memory: the bounds of one run of the jq program (src/output/jq-bounded.ts). */
+  jqTimeoutSeconds?: number
+  jqMemoryMb?: number
   /** -o wide: a table on a terminal keeps every value whole (else it fits the terminal's width). */
   wide?: boolean
 }
@@ -32,6 +38,8 @@ export interface OutputFlagValues {
   'no-header'?: boolean
   quiet?: boolean
   'raw-csv'?: boolean
+  'jq-timeout'?: number
+  'jq-memory'?: number
 }
 
 /** A problem with the output flags themselves (checked before anything is sent). */
@@ -64,7 +72,7 @@ export function outputOptions(flags: OutputFlagValues): {options: OutputOptions;
   const jq = flags.jq?.trim() ? flags.jq : undefined
   const jqRaw = jq !== undefined && flags.output === undefined && !flags.json
   if (jq !== undefined && format === 'table') format = 'json'
-  return {options: {format, fields, jq, jqRaw, noHeader: flags['no-header'], quiet: flags.quiet, rawCsv: flags['raw-csv'], ...(wide && {wide})}, problems}
+  return {options: {format, fields, jq, jqRaw, noHeader: flags['no-header'], quiet: flags.quiet, rawCsv: flags['raw-csv'], jqTimeoutSeconds: flags['jq-timeout'], jqMemoryMb: flags['jq-memory'], ...(wide && {wide})}, problems}
 }
 
 /** The output flags read straight from argv (for an error raised while parsing): best effort, never throws. */

@@ -41,15 +41,16 @@ function jqMessage(err: unknown): string {
 }
 
 /**
- * Loads what the options need. jq-web (jq 1.7 compiled to WebAssembly) is instantiated here once, and the
- * program is compiled against an empty input (jq compiles it, then has nothing to evaluate), so a syntax error is
- * found before any request is sent.
+ * Loads what the options need. jq-web (jq 1.7 compiled to WebAssembly) is instantiated once, in a worker thread
+ * under a time and a memory bound (src/output/jq-bounded.ts: --jq-timeout, --jq-memory), and the program is
+ * compiled against an empty input (jq compiles it, then has nothing to evaluate), so a syntax error is found before
+ * any request is sent.
  */
 export async function loadLibraries(options: OutputOptions): Promise<Libraries> {
   const libs: Libraries = {}
   if (options.jq !== undefined) {
-    const mod = (await import('jq-web')) as unknown as {default: Promise<JqEngine>}
-    const engine = await mod.default
+    const {boundedJq} = await import('./jq-bounded.js')
+    const engine = await boundedJq({timeoutSeconds: options.jqTimeoutSeconds, memoryMb: options.jqMemoryMb})
     try {
       // no input: jq compiles the program and evaluates nothing
       engine.raw('', options.jq)
@@ -179,6 +180,8 @@ export class StructuredWriter {
       try {
         result = this.libs.jq!.raw(input, jq, this.options.jqRaw ? ['-r', '-c'] : ['-c']) ?? ''
       } catch (err) {
+        // a bound passed: the bounded engine's own error (exit 2, naming the flag that raises it)
+        if (typeof (err as {exitCode?: unknown}).exitCode === 'number') throw err
         throw new Error(`--jq: ${jqMessage(err)}`)
       }
       if (this.options.jqRaw) {

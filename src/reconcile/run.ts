@@ -22,7 +22,7 @@ import {ExitCode} from '../client/exit-codes.js'
 import {PoolTransport} from '../client/pool-transport.js'
 import {redactUrl} from '../client/redact.js'
 import {neutralized} from '../output/table.js'
-import {backoffMs, retryAfterMs} from '../client/retry-policy.js'
+import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, RequestAttempts, askedWaitMs} from '../client/request-policy.js'
 import {openJournalStore} from '../journal/index.js'
 import {openInput, readRowChunks, RowSyntaxError} from '../bulk/input.js'
 import {AdaptiveRate} from '../bulk/rate.js'
@@ -65,8 +65,6 @@ export interface ReconcileSummary {
 
 /** Listed problems of the file before the rest are only counted. */
 const MAX_LISTED_PROBLEMS = 1000
-/** 429s one row may meet before it is left as lookup_failed (the run still ends). */
-const MAX_THROTTLES_PER_ROW = 50
 
 /** The whole file checked (every problem at once, exit 2, nothing sent), with each repeated reference marked. */
 async function readExpected(options: ReconcileOptions, spoolDir: string): Promise<{rows: ExpectedRow[]; sha256: string; name: string; dispose: () => void}> {
@@ -142,15 +140,17 @@ function requestOf(ctx: ApiContext, e: ExpectedRow): {req: PreparedRequest; endp
   return {req: {...ctx.client.prepare(endpoint, input), retries: 0}, endpoint}
 }
 
-/** One row's lookup under the shared rate: its 429s slow the whole run down; 5xx and cut connections are retried. */
+/**
+ * One row's lookup under the shared rate, repeated as the request policy says (src/client/request-policy.ts): its
+ * 429s slow the whole run down (up to MAX_THROTTLES_PER_ROW); 5xx and cut connections are retried.
+ */
 async function lookUp(ctx: ApiContext, e: ExpectedRow, rate: AdaptiveRate, retries: number, pool?: PoolTransport): Promise<Found> {
   const {req, endpoint} = requestOf(ctx, e)
-  let attempt = 0
-  let throttles = 0
+  const policy = new RequestAttempts({retries, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
   for (;;) {
     if (!rate.tryAcquire()) await rate.acquire()
     let body: Record<string, unknown> | undefined
-    let err: {status?: number; message?: string; responseHeaders?: Record<string, string>; body?: unknown} | undefined
+    let err: {status?: number; message?: string; responseHeaders?: Record<string, string>; body?: unknown; attemptOutcome?: AttemptOutcome} | undefined
     try {
       body = (await ctx.client.sendUnjournaled<Record<string, unknown>>(req, pool)).body
     } catch (caught) {
@@ -159,8 +159,11 @@ async function lookUp(ctx: ApiContext, e: ExpectedRow, rate: AdaptiveRate, retri
       rate.release()
     }
     const status = err?.status
-    if (status === 429 && throttles++ < MAX_THROTTLES_PER_ROW) {
-      rate.throttle(retryAfterMs(err?.responseHeaders ?? {}, err?.body))
+    const asked = err ? askedWaitMs(status, err.responseHeaders ?? {}, err.body) : undefined
+    // a failure the client did not judge (none is expected) may have reached the service: a lookup is safe to repeat
+    const decision = err && status !== 404 ? policy.next(err.attemptOutcome ?? {kind: 'network', sent: true}, asked) : undefined
+    if (decision?.retry && decision.throttled) {
+      rate.throttle(asked)
       continue
     }
     rate.ok()
@@ -171,8 +174,8 @@ async function lookUp(ctx: ApiContext, e: ExpectedRow, rate: AdaptiveRate, retri
       return {missing: `no ${e.kind?.label ?? 'transaction'} with this reference (the verify lookup found a ${String(body.object)})`}
     }
     if (status === 404) return {missing: `no ${e.kind?.label ?? 'collection, payout or checkout session'} with this reference`}
-    if ((status === undefined || status >= 500 || status === 408) && attempt < retries) {
-      await sleep(backoffMs(++attempt))
+    if (decision?.retry) {
+      await sleep(decision.waitMs)
       continue
     }
     return {failed: err?.message ?? String(err)}

@@ -9,7 +9,7 @@ import {ApiError, invalidParameter, notFound} from './errors.js'
 import {type SbRequest, type SbResponse, jsonResponse} from './http.js'
 import {newRequestId} from './ids.js'
 import {errorResponse} from './router.js'
-import {checkCheckoutRules, checkoutView, createSession, finishCheckout} from './resources/checkout.js'
+import {checkCheckoutRules, checkoutTransfer, checkoutView, createSession, finishCheckout} from './resources/checkout.js'
 import {collectionTransfer, collectionView, finishCollection} from './resources/collections.js'
 import {approveMandate, debitView, finishDebit, mandateView} from './resources/mandates.js'
 import {finishPayout, payoutView} from './resources/payouts.js'
@@ -75,13 +75,13 @@ function transfer(rt: Runtime, accountNumber: string, body: any): SbResponse {
   const owner = va.owner
   if (owner.kind === 'collection') {
     const col = core.state.collections[owner.id]
-    collectionTransfer(core, col, amount)
-    return ok({object: 'transfer', account_number: accountNumber, amount: normalise(amount), collection: collectionView(core, col)})
+    const t = collectionTransfer(core, col, amount)
+    return ok({object: 'transfer', account_number: accountNumber, amount: normalise(amount), credited: t.credited, returned: t.returned, collection: collectionView(core, col)})
   }
   if (owner.kind === 'checkout') {
     const session = core.state.checkouts[owner.id]
-    finishCheckout(core, session, 'succeeded', amount)
-    return ok({object: 'transfer', account_number: accountNumber, amount: normalise(amount), checkout_session: checkoutView(core, session)})
+    const t = checkoutTransfer(core, session, amount)
+    return ok({object: 'transfer', account_number: accountNumber, amount: normalise(amount), credited: t.credited, returned: t.returned, checkout_session: checkoutView(core, session)})
   }
   // Static account (customer or merchant): a new succeeded bank-transfer collection.
   const currency = typeof body.currency === 'string' ? body.currency : Object.keys(entry(core.state.wallets, va.merchant_id) ?? {KES: 1})[0]
@@ -104,7 +104,7 @@ function transfer(rt: Runtime, accountNumber: string, body: any): SbResponse {
   }
   core.insert('collections', rec)
   finishCollection(core, rec, 'succeeded')
-  return ok({object: 'transfer', account_number: accountNumber, amount: rec.amount, collection: collectionView(core, rec)})
+  return ok({object: 'transfer', account_number: accountNumber, amount: rec.amount, credited: rec.amount, returned: '0.00', collection: collectionView(core, rec)})
 }
 
 function portalSession(rt: Runtime, body: any): SbResponse {

@@ -18,6 +18,10 @@ export const ACME = {
   webhookSecret: 'whsec_sb_acme_1c9e7a5b3d',
   accountRef: 'acme-main',
   disabledClientId: 'sb_acme_disabled_client',
+  /** A second enabled client of the same merchant (say, the back office): events go to the client that created the resource. */
+  opsClientId: 'sb_acme_ops_client',
+  opsClientSecret: 'sb_acme_ops_secret_6b3e9d2a7c1f',
+  opsWebhookSecret: 'whsec_sb_acme_ops_5a7c9e1b3d',
 } as const
 
 export const GLOBEX = {
@@ -49,6 +53,7 @@ export function defaultSeed(): Seed {
         accounts: [{id: 'MAC_ACME000000000000001', account_ref: ACME.accountRef, name: 'Acme Stores'}],
         clients: [
           {client_id: ACME.clientId, client_secret: ACME.clientSecret, webhook_secret: ACME.webhookSecret, enabled: true, webhook_url: null},
+          {client_id: ACME.opsClientId, client_secret: ACME.opsClientSecret, webhook_secret: ACME.opsWebhookSecret, enabled: true, webhook_url: null},
           {client_id: ACME.disabledClientId, client_secret: 'sb_acme_disabled_secret', webhook_secret: 'whsec_sb_acme_disabled', enabled: false, webhook_url: null},
         ],
         wallets: [

@@ -57,9 +57,20 @@ export function parseParams(given: readonly string[] = []): Record<string, strin
   for (const pair of given) {
     const eq = pair.indexOf('=')
     if (eq <= 0 || eq === pair.length - 1) throw InputError.one('--param', `must be NAME=VALUE (got ${JSON.stringify(pair)}), such as merchant_reference=order-42 or collections.get.id=CL_123`)
-    params[pair.slice(0, eq)] = pair.slice(eq + 1)
+    const name = pair.slice(0, eq)
+    if (!paramNames().has(name)) throw InputError.one('--param', `names no parameter of a read-only endpoint: ${JSON.stringify(name)} (known: ${[...paramNames()].filter((n) => !n.includes('.')).join(', ')}, or ENDPOINT.NAME such as collections.get.id)`)
+    params[name] = pair.slice(eq + 1)
   }
   return params
+}
+
+/** Every parameter a read-only endpoint needs, by NAME and by ENDPOINT.NAME. */
+function paramNames(): Set<string> {
+  const names = new Set<string>()
+  for (const e of readOnlyEndpoints()) {
+    for (const name of [...pathParams(e.path), ...requiredQuery(e)]) names.add(name).add(`${e.id}.${name}`)
+  }
+  return names
 }
 
 /** The input of one endpoint: each required parameter from --param (ENDPOINT.NAME first, then NAME), else the probe. */

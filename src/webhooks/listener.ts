@@ -722,7 +722,7 @@ export interface Forwarder {
 export async function createForwarder(target: string, timeoutMs: number, via = 'pay webhook listen'): Promise<Forwarder> {
   const {exchange, loadUndici} = await import('../client/transport.js')
   const {Agent} = await loadUndici()
-  const {classifyNetworkError} = await import('../client/retry-policy.js')
+  const {classifyNetworkError} = await import('../client/request-policy.js')
   const agent = new Agent({keepAliveTimeout: 10_000, connect: {timeout: Math.min(timeoutMs, 5000)}})
   return {
     async send(body, rawHeaders) {

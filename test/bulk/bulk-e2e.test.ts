@@ -104,15 +104,16 @@ describe('pay collections create --from-file', () => {
     const again = await payUntil([...args, '--json', '--results', results])
     expect(again.code, again.stderr.slice(-2000)).toBe(0)
     expect(again.stderr).toMatch(/resuming run [0-9a-f]{32}/)
-    expect(again.stderr).toMatch(/3000 rows in .*: 3000 succeeded/)
+    expect(again.stderr).toMatch(/3000 rows in .*: 0 succeeded, 3000 processing, 0 failed, 0 unknown/)
     expectExactlyOnce(h.sb.state.collections, 'bk-c-', 3000)
 
     const lines = again.stdout.trim().split('\n').map((l) => JSON.parse(l) as {row: number; status: string; id: string})
     expect(lines).toHaveLength(3000)
     expect(new Set(lines.map((l) => l.row)).size).toBe(3000)
-    expect(lines.every((l) => l.status === 'succeeded' && /^CL_/.test(l.id))).toBe(true)
+    // accepted, and processing as far as pay saw (nothing says succeeded before the collection did)
+    expect(lines.every((l) => l.status === 'processing' && /^CL_/.test(l.id))).toBe(true)
     const csvOut = readFileSync(results, 'utf8').trim().split('\n')
-    expect(csvOut[0]).toBe('row,line,reference,status,http_status,id,state,error_code,error_message,idempotency_key,amount,currency,earlier')
+    expect(csvOut[0]).toBe('row,line,reference,status,outcome,http_status,id,state,state_at,error_code,error_message,idempotency_key,amount,currency,earlier')
     expect(csvOut).toHaveLength(3001)
 
     // a third run sends nothing
@@ -261,7 +262,7 @@ describe('pay collections create --from-file', () => {
     }
     const r = await payUntil(['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '16'])
     expect(r.code, r.stderr.slice(-2000)).toBe(0)
-    expect(r.stderr).toMatch(/300 succeeded, 0 failed, 0 unknown; rate limited \d+ time/)
+    expect(r.stderr).toMatch(/0 succeeded, 300 processing, 0 failed, 0 unknown; rate limited \d+ time/)
     const storm = proxy.seen.filter((s) => typeof s.action === 'object').length
     expect(storm).toBeGreaterThan(0)
     // one pause per Retry-After, fewer senders after each: far from every sender retrying at once every time
@@ -283,7 +284,7 @@ describe('row keys survive edits of the file', () => {
     // row 3's amount edited: a new file, a new run; row 3 is a new request, the others replay their answers
     writeFileSync(file, [header, row(1), row(2), row(3, '6.50'), row(4), row(5)].join('\n') + '\n')
     const edited = ok(await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES'], env))
-    expect(edited.stderr).toMatch(/5 succeeded/)
+    expect(edited.stderr).toMatch(/0 succeeded, 5 processing, 0 failed, 0 unknown/)
     for (const i of [1, 2, 4, 5]) {
       expect(objects(`bk-e-${i}`)).toHaveLength(1)
       expect(keyOf(`bk-e-${i}`).size).toBe(1)
@@ -326,6 +327,32 @@ describe('row keys survive edits of the file', () => {
   })
 })
 
+describe('one spelling of money on the wire', () => {
+  it('killed after 392 of 400 rows, the file re-saved by a spreadsheet (1200.00 -> 1200, 350.50 -> 350.5, CRLF): the re-run pays no row again', async () => {
+    const amounts = ['1200.00', '350.50', '75.00', '12.30']
+    const resaved = ['1200', '350.5', '75', '12.3']
+    const row = (i: number, spelt: string[]) => `${spelt[i % 4]},bk-ss-${i},2547${String(20_000_000 + i)},mpesa`
+    const file = csv('spreadsheet.csv', 'amount,reference,mobile,provider', 400, (i) => row(i, amounts))
+    // the service never sees rows after the 392nd in the first run; the run is killed while it tries the 393rd
+    const past392 = (r: {method: string; body: string}) => r.method === 'POST' && Number(refOf(r.body)?.replace('bk-ss-', '') ?? 0) > 392
+    proxy.rule = (r) => (past392(r) ? 'drop' : 'pass')
+    const killed = await payUntil(['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '1'], () => rowsIn(h.sb.state.collections, 'bk-ss-').length >= 392 && proxy.seen.some((s) => past392(s.req)))
+    expect(killed.killed, killed.stderr).toBe(true)
+    expect(rowsIn(h.sb.state.collections, 'bk-ss-')).toHaveLength(392)
+
+    proxy.rule = () => 'pass'
+    const lines = ['amount,reference,mobile,provider']
+    for (let i = 1; i <= 400; i++) lines.push(row(i, resaved))
+    writeFileSync(file, lines.join('\r\n') + '\r\n')
+    const again = await payUntil(['collections', 'create', '--from-file', file, '--currency', 'KES', '--json'])
+    expect(again.code, again.stderr.slice(-2000)).toBe(0)
+    expectExactlyOnce(h.sb.state.collections, 'bk-ss-', 400)
+    // every amount went out in the one spelling, whatever the file said
+    const sent = h.requests((e) => e.method === 'POST' && String((e.body as {merchant_reference?: string})?.merchant_reference).startsWith('bk-ss-'))
+    expect(new Set(sent.map((e) => (e.body as {amount: string}).amount))).toEqual(new Set(amounts))
+  })
+})
+
 describe('--force-new across an edit of the file', () => {
   it('a first run with --force-new killed with SIGKILL part-way, one row edited, a plain run: the forced keys are resumed, one object per unchanged row', async () => {
     const header = 'amount,reference,mobile,provider'
@@ -351,7 +378,7 @@ describe('--force-new across an edit of the file', () => {
     writeFileSync(file, [header, ...Array.from({length: n}, (_, k) => row(k + 1, k + 1 === 2 ? '9.75' : '3.00'))].join('\n') + '\n')
     const again = await payUntil(args)
     expect(again.code, again.stderr.slice(-2000)).toBe(0)
-    expect(again.stderr).toMatch(new RegExp(`${n} rows in .*: ${n} succeeded`))
+    expect(again.stderr).toMatch(new RegExp(`${n} rows in .*: 0 succeeded, ${n} processing, 0 failed, 0 unknown`))
     for (let i = 1; i <= n; i++) {
       if (i === 2) continue
       expect(objects(`bk-fl-${i}`), `bk-fl-${i}`).toHaveLength(1)
@@ -431,16 +458,16 @@ describe('--wait', () => {
       const failing = Number(row.reference.split('-').pop()) % 4 === 0
       expect(row, JSON.stringify(row)).toMatchObject(failing ? {status: 'failed', state: 'failed', error_code: 'transaction_failed'} : {status: 'succeeded', state: 'succeeded'})
     }
-    expect(r.stderr).toMatch(/9 succeeded, 3 failed/)
+    expect(r.stderr).toMatch(/9 succeeded, 0 processing, 3 failed/)
   })
 })
 
 describe('pay payouts create --from-file', () => {
-  it('a payout run summary names the total of its succeeded rows, not "money in"', async () => {
+  it('a payout run summary names the total of its rows by state (accepted payouts are still processing), not "money in"', async () => {
     const file = csv('payouts-summary.csv', 'amount,reference,mobile,provider', 2, (i) => `5.00,bk-ps-${i},254712345670,mpesa`)
     const r = await payUntil(['payouts', 'create', '--from-file', file, '--currency', 'KES'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stderr).toMatch(/total amount of the succeeded rows: 10\.00 KES/)
+    expect(r.stderr).toMatch(/total amount of the rows still processing: 10\.00 KES/)
     expect(r.stderr).not.toMatch(/money in/)
   })
 

@@ -2,9 +2,9 @@
 import {appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {Occurrences, bodyHash, rowFailureState, rowKey, splitUrl} from '../../src/bulk/engine.js'
+import {Occurrences, bodyHash, rowKey, splitUrl} from '../../src/bulk/engine.js'
 import {headerRecord} from '../../src/client/pool-transport.js'
-import {retryAfterMs} from '../../src/client/retry-policy.js'
+import {retryAfterMs} from '../../src/client/request-policy.js'
 import {RowSyntaxError, formatOf, openInput, readRows} from '../../src/bulk/input.js'
 import {specOperation} from '../../src/bulk/operation.js'
 import {operations} from '../../src/api/operations.js'
@@ -274,16 +274,6 @@ describe('the lineage of a file: the salt of its newest run, across edits', () =
     expect(next.open()).toBe(true)
     expect(existsSync(old.file)).toBe(false)
     expect(new RunLineage(next, 'e'.repeat(32)).newest()?.salt).toBe('s')
-  })
-})
-
-describe("a row's last failed attempt", () => {
-  it('is a certain failure only for a 4xx refusal (not 408/429) with no earlier attempt that may have reached the service', () => {
-    for (const status of [400, 401, 403, 404, 409, 422]) expect(rowFailureState(status, false)).toBe('failed')
-    // an earlier attempt timed out or got a 5xx: the refusal may answer a request the service already took
-    for (const status of [400, 401, 403, 409]) expect(rowFailureState(status, true)).toBe('unknown')
-    // no answer, 5xx, 408, 429, and a 2xx/3xx/1xx whose body could not be used (the object may exist)
-    for (const status of [undefined, 500, 502, 503, 408, 429, 200, 201, 204, 307, 100]) expect(rowFailureState(status, false)).toBe('unknown')
   })
 })
 

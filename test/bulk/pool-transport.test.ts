@@ -7,7 +7,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/api-client.js'
 import {InvalidResponseError, NetworkError} from '../../src/client/errors.js'
 import {PoolTransport} from '../../src/client/pool-transport.js'
-import {classifyNetworkError} from '../../src/client/retry-policy.js'
+import {classifyNetworkError} from '../../src/client/request-policy.js'
 
 const TOKEN = JSON.stringify({access_token: 'tok-1', token_type: 'Bearer', expires_in: 3600})
 const COLLECTION = {id: 'CL_1', object: 'collection', merchant_reference: 'r-1', amount: '1.00', currency: 'KES', status: 'pending', provider: 'mpesa', mobile: '254712345678'}

@@ -34,7 +34,7 @@ describe('pay collections create', () => {
 
     const sentJ = only(h.requests(byRef('col-j-1')), 'col-j-1')
     expectServiceHeaders(sentJ)
-    expect(sentJ.body).toEqual({amount: '99.5', currency: 'KES', merchant_reference: 'col-j-1', mobile: '254712345672', provider: 'airtel', description: 'from -F', metadata: {order: '42'}})
+    expect(sentJ.body).toEqual({amount: '99.50', currency: 'KES', merchant_reference: 'col-j-1', mobile: '254712345672', provider: 'airtel', description: 'from -F', metadata: {order: '42'}})
   })
 
   it('bank transfer: shows the account to pay into; --dry-run prints the request and sends nothing', async () => {
@@ -47,12 +47,12 @@ describe('pay collections create', () => {
     expect(v).toMatchObject({State: 'processing', Amount: '25000.00 KES', Rail: 'bank transfer (bank_transfer)', 'Pay to account name': 'Acme INV 118'})
     expect(v['Pay to account number']).toMatch(/^\d+$/)
     expect(v['Pay to bank']).toMatch(/\(code \w+\)/)
-    expect(only(h.requests(byRef('col-bt-1')), 'col-bt-1').body).toEqual({amount: '25000', currency: 'KES', merchant_reference: 'col-bt-1', payment_rail: 'bank_transfer', account_name: 'Acme INV 118'})
+    expect(only(h.requests(byRef('col-bt-1')), 'col-bt-1').body).toEqual({amount: '25000.00', currency: 'KES', merchant_reference: 'col-bt-1', payment_rail: 'bank_transfer', account_name: 'Acme INV 118'})
 
     ok(dry)
     expect(dry.stdout).toContain(`POST ${h.sb.url}/v1/collections`)
     expect(dry.stdout).toContain('idempotency-key: dry-key')
-    expect(dry.stdout).toContain('{"amount":"10","currency":"KES","merchant_reference":"col-dry-1","mobile":"254712345671","provider":"mpesa"}')
+    expect(dry.stdout).toContain('{"amount":"10.00","currency":"KES","merchant_reference":"col-dry-1","mobile":"254712345671","provider":"mpesa"}')
     expect(dry.stdout).toMatch(/curl -sS -X POST/)
     expect(dry.stdout).not.toContain(h.env.PAY_CLIENT_SECRET)
     expect(h.requests(byRef('col-dry-1'))).toHaveLength(0)
@@ -151,7 +151,7 @@ describe('pay checkout', () => {
     expect([sent.method, sent.path, sent.query]).toEqual(['POST', '/v1/checkout/sessions', {}])
     expectServiceHeaders(sent)
     expect(sent.body).toEqual({amount: '2500.00', currency: 'KES', merchant_reference: 'co-1', success_url: 'https://shop.example/paid', cancel_url: 'https://shop.example/cart'})
-    expect(only(h.requests(byRef('co-2')), 'co-2').body).toEqual({amount: '10', currency: 'KES', merchant_reference: 'co-2', payment_rail: 'mobile_money', mobile: '254712345671', provider: 'mpesa', success_url: 'https://shop.example/paid', cancel_url: 'https://shop.example/cart'})
+    expect(only(h.requests(byRef('co-2')), 'co-2').body).toEqual({amount: '10.00', currency: 'KES', merchant_reference: 'co-2', payment_rail: 'mobile_money', mobile: '254712345671', provider: 'mpesa', success_url: 'https://shop.example/paid', cancel_url: 'https://shop.example/cart'})
   })
 
   it('get: human and --json; --wait ends when the session is paid (exit 0) or fails (exit 8)', async () => {

@@ -10,7 +10,8 @@
  * issued (CL_8K2M4Q7R1T: the id of order-42 here), `…` for a secret, a receiver URL; PLACEHOLDERS below lists them.
  * Operation commands run in-process; what needs a shell (pipes, $(…), variables, other commands) or is not an
  * operation runs as the built CLI under bash, at most CONCURRENCY at a time, each with its own copy of the config
- * dir (an example that adds or removes a profile changes no other).
+ * dir (an example that adds or removes a profile changes no other). The README's shell examples are run the same way
+ * (its bulk CSV as payouts.csv, whose payouts must then succeed).
  */
 import {spawn} from 'node:child_process'
 import {cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
@@ -41,6 +42,14 @@ const examples: Example[] = Object.entries(manifest.commands as Record<string, {
     return {id, description, line: command.replace(/^\$ /, '').replace(/<%=\s*config\.bin\s*%>/g, 'pay').replace(/<%=\s*command\.id\s*%>/g, id.replace(/:/g, ' '))}
   }),
 )
+
+/** The README's shell examples (its ```sh blocks' `pay …` lines, comments dropped), checked the same way. */
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+const readmeExamples: Example[] = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+  .flatMap((m) => m[1].split('\n'))
+  .map((l) => l.replace(/\s+#\s.*$/, '').trim())
+  .filter((l) => l.startsWith('pay '))
+  .map((line) => ({id: 'README', description: '', line}))
 
 /** What an example's description documents: the exit code it ends with, or that it runs until Ctrl-C. */
 function outcomeOf(e: Example): {exit: number} | {runs: true} {
@@ -78,16 +87,23 @@ function plainWords(line: string): string[] | undefined {
   return words
 }
 
-function ownConfig(): string {
+/**
+ * A config dir of its own for one example: the template's profiles and history; its journal (the fixtures' creates)
+ * only for an example that reads the journal. Every other example starts as a reader trying it alone would: with the
+ * fixtures' references in its journal, a create of one of them with another body is refused (a reference is a
+ * promise: exit 5), which is not what the example shows.
+ */
+function ownConfig(line = ''): string {
   const dir = tempConfigDir()
-  cpSync(template, dir, {recursive: true})
+  const keepJournal = /\bpay (journal|find)\b/.test(line)
+  cpSync(template, dir, {recursive: true, filter: (src) => keepJournal || !src.startsWith(join(template, 'state', 'journal'))})
   return dir
 }
 
 /** Runs a line under bash with `pay` on PATH; for a long-running one, Ctrl-C once it is ready. */
 function shell(line: string, runs: boolean): Promise<CliResult & {ready?: boolean; endedAlone?: boolean}> {
   return new Promise((resolve, reject) => {
-    const env = cleanEnv({...shellEnv, PAY_CONFIG_DIR: ownConfig(), PATH: `${shim}:${process.env.PATH}`})
+    const env = cleanEnv({...shellEnv, PAY_CONFIG_DIR: ownConfig(line), PATH: `${shim}:${process.env.PATH}`})
     const child = spawn('bash', ['-c', `fpath=(unused "$PWD/zfunc"); ${line}`], {cwd: work, env, detached: true, stdio: ['ignore', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
@@ -131,7 +147,8 @@ async function run(e: Example): Promise<void> {
     expect(r.endedAlone, `${what}\nended by itself`).toBe(false)
     return
   }
-  const r = words && isOperation(words) ? await runInProcess(words, {env: {...shellEnv, PAY_CONFIG_DIR: ownConfig(), NO_COLOR: '1'}}) : await shell(line, false)
+  // in-process: an operation command (not a bulk run: the helper runs the single request's path)
+  const r = words && isOperation(words) && !words.includes('--from-file') ? await runInProcess(words, {env: {...shellEnv, PAY_CONFIG_DIR: ownConfig(line), NO_COLOR: '1'}}) : await shell(line, false)
   expect(r.code, `${what}\nexit ${r.code}, documented ${outcome.exit}\n${r.stdout.slice(0, 2000)}\n${r.stderr.slice(0, 2000)}`).toBe(outcome.exit)
 }
 
@@ -225,6 +242,9 @@ beforeAll(async () => {
     ['http://localhost:3000/webhooks', hook],
     ['http://localhost:4000/payouts', hook],
     ['--port 4242', '--port 0'],
+    // the README's
+    ['http://localhost:3000/webhooks', hook],
+    ["'t=…,v1=…'", `'${signatureHeader(client.webhook_secret, delivery)}'`],
   ]
   // where the shell examples run: the files they read, `pay` on PATH, a home for fish's completions
   work = tempConfigDir()
@@ -236,10 +256,12 @@ beforeAll(async () => {
   symlinkSync(join(ROOT, 'flows'), join(work, 'flows'))
   writeFileSync(join(work, 'payout.json'), JSON.stringify({amount: '300.00', currency: 'KES', merchant_reference: 'api-payout-1', mobile: '254712345670', provider: 'mpesa'}))
   writeFileSync(join(work, 'delivery.json'), delivery)
+  writeFileSync(join(work, 'body.json'), delivery)
+  writeFileSync(join(work, 'payouts.csv'), /```csv\n([\s\S]*?)```/.exec(readme)![1]) // the README's bulk file
   writeFileSync(join(work, 'payouts-2026-11-25.csv'), 'reference,amount,currency\npo-reconcile-1,100.00,KES\npo-reconcile-2,200.00,KES\n')
   writeFileSync(join(work, 'created.csv'), 'reference,amount,currency\ncol-reconcile-1,250.00,KES\n')
   writeFileSync(join(work, 'expected.ndjson'), '{"reference":"po-reconcile-1","amount":"100.00","currency":"KES"}\n')
-  shellEnv = {HOME: join(work, 'home'), BODY: delivery, SIG: signatureHeader(client.webhook_secret, delivery), NGROK_AUTHTOKEN: '', PAY_BASE_URL: sb.url}
+  shellEnv = {HOME: join(work, 'home'), BODY: delivery, SIG: signatureHeader(client.webhook_secret, delivery), NGROK_AUTHTOKEN: '', PAY_BASE_URL: sb.url, PAY_WEBHOOK_SECRET: client.webhook_secret}
 }, 120_000)
 
 afterAll(async () => {
@@ -257,5 +279,19 @@ describe('every example of every command\'s help', () => {
     const failures = await pool(first, CONCURRENCY, run)
     for (const id of LAST) for (const e of examples.filter((x) => x.id === id)) await run(e).catch((err: unknown) => failures.push(err))
     expect(failures.map((f) => (f as Error).message).join('\n\n')).toBe('')
+  })
+
+  it('and so has every shell example of the README', {timeout: 150_000}, async () => {
+    expect(readmeExamples.map((e) => e.line)).toEqual(expect.arrayContaining([expect.stringMatching(/^pay collections create /), expect.stringMatching(/^pay payouts create --from-file payouts\.csv/)]))
+    // one at a time, in the README's order: its walk-throughs build on the line before (create order-42, then
+    // verify it), which examples run side by side raced under load
+    const failures = await pool(readmeExamples, 1, run)
+    expect(failures.map((f) => (f as Error).message).join('\n\n')).toBe('')
+    // the README's bulk file pays wallets whose payouts succeed on the sandbox (not one that stays processing or fails)
+    const refs = /```csv\n([\s\S]*?)```/.exec(readme)![1].trim().split('\n').slice(1).map((row) => row.split(',')[1])
+    for (const ref of refs) {
+      const r = await runInProcess(['payouts', 'get', ref, '--wait', '--wait-timeout', '10', '--json'], {env: {...shellEnv, PAY_CONFIG_DIR: ownConfig()}})
+      expect(r.code, `${ref}: ${r.stderr}`).toBe(0)
+    }
   })
 })

@@ -30,7 +30,7 @@ describe('pay payouts', () => {
     expect(s1.body).toEqual({amount: '1200.00', currency: 'KES', merchant_reference: 'po-mm-1', mobile: '254712345671', provider: 'mpesa', narration: 'Supplier April'})
     const s2 = only(h.requests(byRef('po-bank-1')), 'po-bank-1')
     expectServiceHeaders(s2)
-    expect(s2.body).toEqual({amount: '500', currency: 'KES', merchant_reference: 'po-bank-1', payment_rail: 'bank_transfer', bank_code: '68', account_number: '0123456781', account_name: 'Jane Wanjiku'})
+    expect(s2.body).toEqual({amount: '500.00', currency: 'KES', merchant_reference: 'po-bank-1', payment_rail: 'bank_transfer', bank_code: '68', account_number: '0123456781', account_name: 'Jane Wanjiku'})
   })
 
   it('--wait polls GET /v1/payouts/{merchant_reference}: exit 0 succeeded, 8 failed with the reason; get and verify show fee and amount debited', async () => {

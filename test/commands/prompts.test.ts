@@ -25,7 +25,7 @@ describe.skipIf(!hasScript)('on a terminal, missing input is asked for', () => {
     expect(r.code, r.screen).toBe(0)
     expect(r.screen).toMatch(/"merchant_reference":"pty-col-1"/)
     const sent = only(h.requests(byRef('pty-col-1')), 'pty-col-1')
-    expect(sent.body).toEqual({amount: '10', currency: 'KES', merchant_reference: 'pty-col-1', mobile: '254712345671', provider: 'airtel'})
+    expect(sent.body).toEqual({amount: '10.00', currency: 'KES', merchant_reference: 'pty-col-1', mobile: '254712345671', provider: 'airtel'})
     expect(h.requests((e) => e.path === '/v1/metadata/mobile_providers').length).toBeGreaterThanOrEqual(1)
   })
 

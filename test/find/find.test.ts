@@ -111,8 +111,8 @@ describe('pay find', () => {
     const journal = r.timeline.filter((t) => t.source === 'journal')
     expect(journal.map((t) => [t.match, t.event, t.outcome, t.status]).sort()).toEqual(
       [
-        [`collection ${col.id}`, 'POST collections.create', 'succeeded', 201],
-        [`payout ${po.id}`, 'POST payouts.create', 'succeeded', 201],
+        [`collection ${col.id}`, 'POST collections.create', 'accepted', 201],
+        [`payout ${po.id}`, 'POST payouts.create', 'accepted', 201],
       ].sort(),
     )
     expect(journal.every((t) => /^[0-9a-f-]{36}$/.test(String(t.idempotency_key)))).toBe(true)
@@ -126,7 +126,7 @@ describe('pay find', () => {
     expect(human.stderr).toMatch(/2 matches for "find-two-1" \(as a merchant reference\)/)
     expect(human.stdout).toContain(`collection ${col.id}`)
     expect(human.stdout).toContain(`payout ${po.id}`)
-    expect(human.stdout).toMatch(/journal\tcollection CL_\w+\tPOST collections.create\tsucceeded\t201/)
+    expect(human.stdout).toMatch(/journal\tcollection CL_\w+\tPOST collections.create\taccepted\t201/)
   })
 
   it('not found: exit 4, naming every lookup tried; an id of a kind without a lookup by id says why', async () => {

@@ -28,7 +28,7 @@ describe('exit codes', () => {
     ['409 is conflict', 5, {status: 409, body: err('idempotency_key_mismatch', 'key reused')}, ['balance']],
     ['422 is "other"', 1, {status: 422, body: err('validation_error', 'bad plan')}, ['balance']],
     ['502 gateway_error is a service failure', 7, {status: 502, body: err('gateway_error', 'upstream failed')}, ['balance', '--retries', '0']],
-    ['500 is a service failure', 7, {status: 500, body: err('internal_error', 'boom')}, ['balance']],
+    ['500 is a service failure (retried like a 503: --retries 0 shows the first answer)', 7, {status: 500, body: err('internal_error', 'boom')}, ['balance', '--retries', '0']],
   ]
   for (const [name, code, scripted, args] of cases) {
     it(`${name}: exit ${code}`, async () => {

@@ -218,7 +218,7 @@ async function deadPort(): Promise<number> {
 
 describe('in-process: the rules behind the above', () => {
   it('certificate failures are classified tls and never retried; the exchange timeout is a timeout', async () => {
-    const {classifyNetworkError, isRetryable} = await import('../../src/client/retry-policy.js')
+    const {classifyNetworkError, isRetryable} = await import('../../src/client/request-policy.js')
     for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'SELF_SIGNED_CERT_IN_CHAIN']) {
       const outcome = classifyNetworkError(Object.assign(new Error('x'), {code: 'UND_ERR_SOCKET', cause: Object.assign(new Error('y'), {code})}))
       expect(outcome).toEqual({kind: 'tls', code})

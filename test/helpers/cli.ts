@@ -36,6 +36,9 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAY_') && k !== 'NO_COLOR' && k !== 'FORCE_COLOR') env[k] = v
   env.CI = 'true'
   env.NO_COLOR = '1'
+  // no D-Bus session: a test never writes into the developer's own OS keyring (test/e2e/keyring.test.ts passes its own)
+  delete env.DBUS_SESSION_BUS_ADDRESS
+  delete env.XDG_RUNTIME_DIR
   // state (the journal, the webhook history) of a run without PAY_CONFIG_DIR goes to a temporary dir, never HOME's
   env.XDG_STATE_HOME = stateHome ??= mkdtempSync(join(tmpdir(), 'pay-test-state-'))
   for (const [k, v] of Object.entries(extra)) {

@@ -56,7 +56,7 @@ describe('a failure that only looks certain does not wipe out an unknown outcome
     const first = await run(dir, ['cut', 'refused', 'refused', 'refused'])
     expect(first.keys).toHaveLength(4)
     expect(new Set(first.keys).size).toBe(1)
-    expect(first.last?.outcome?.state).toBe('unknown')
+    expect(first.last?.outcome?.request).toBe('unknown')
     expect(first.error?.idempotencyKey).toBe(first.keys[0])
     expect(first.error?.resumeCommand).toContain(`--idempotency-key ${first.keys[0]}`)
     const again = await run(dir, [apiError(503, 'unavailable')], {retries: 0})
@@ -67,16 +67,16 @@ describe('a failure that only looks certain does not wipe out an unknown outcome
     const dir = tempConfigDir()
     const first = await run(dir, ['cut'], {retries: 0})
     const key = first.keys[0]
-    expect(first.last?.outcome?.state).toBe('unknown')
+    expect(first.last?.outcome?.request).toBe('unknown')
     for (const answers of [['refused'], [apiError(429, 'rate_limited', {'retry-after': '3600'})], [apiError(401, 'unauthorized'), apiError(401, 'unauthorized')], [apiError(403, 'forbidden')]] as Answer[][]) {
       const r = await run(dir, answers, {retries: 0})
       expect(r.keys[0]).toBe(key)
-      expect(r.last?.outcome?.state).toBe('unknown')
+      expect(r.last?.outcome?.request).toBe('unknown')
       expect(r.error?.idempotencyKey).toBe(key)
     }
     const decided = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0})
     expect(decided.keys).toEqual([key])
-    expect(decided.last?.outcome?.state).toBe('failed')
+    expect(decided.last?.outcome?.request).toBe('refused')
     expect(decided.error?.idempotencyKey).toBeUndefined()
     const next = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0})
     expect(next.keys[0]).not.toBe(key)
@@ -85,11 +85,11 @@ describe('a failure that only looks certain does not wipe out an unknown outcome
   it('a fresh key refused before anything was sent, or refused with 401: failed, and a re-run gets a new key', async () => {
     const dir = tempConfigDir()
     const first = await run(dir, ['refused', 'refused'], {retries: 1})
-    expect(first.last?.outcome?.state).toBe('failed')
+    expect(first.last?.outcome?.request).toBe('refused')
     expect(first.error?.idempotencyKey).toBeUndefined()
     const second = await run(dir, [apiError(401, 'unauthorized'), apiError(401, 'unauthorized')], {retries: 0})
     expect(second.keys[0]).not.toBe(first.keys[0])
-    expect(second.last?.outcome?.state).toBe('failed')
+    expect(second.last?.outcome?.request).toBe('refused')
   })
 
   it('an earlier unknown entry stays authoritative unless a later entry with the SAME key settled it (journal of an older pay)', async () => {
@@ -99,9 +99,55 @@ describe('a failure that only looks certain does not wipe out an unknown outcome
     const {op} = first.last!
     // a later run under ANOTHER key with the same request failed "for certain": says nothing about the first key
     store.append({...op, key: 'other-key', at: new Date().toISOString()})
-    store.append({t: 'outcome', at: new Date().toISOString(), key: 'other-key', state: 'failed', status: 401})
+    store.append({t: 'outcome', at: new Date().toISOString(), key: 'other-key', request: 'refused', status: 401})
     const again = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0})
     expect(again.keys).toEqual([op.key])
+  })
+})
+
+describe('the request record must be durable before anything is sent', () => {
+  const answering = () => {
+    const sent: string[] = []
+    const transport = {
+      async send(r: {url: string; headers: Record<string, string>; ready?: Promise<void>}) {
+        if (r.url.endsWith('/v1/oauth/token')) return {status: 200, headers: {}, text: TOKEN}
+        await r.ready
+        sent.push(r.headers['idempotency-key'])
+        return {status: 201, headers: {}, text: JSON.stringify({...BODY, id: 'CL_1', object: 'collection', status: 'processing', created_at: new Date().toISOString()})}
+      },
+      async close() {},
+    }
+    return {sent, transport}
+  }
+  const clientWith = (store: JournalStore, transport: ReturnType<typeof answering>['transport']) =>
+    new ApiClient({settings: {baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's'}, userAgent: 't', retries: 3, sleep: async () => {}, transport, journal: new JournalGate(store, {notice: () => {}, warn: () => {}})})
+
+  for (const [what, write] of [
+    ['a short write (a full disk)', (_fd: number, data: Buffer) => data.length - 7],
+    ['a failed write (ENOSPC)', () => {
+      throw Object.assign(new Error('no space left on device'), {code: 'ENOSPC'})
+    }],
+  ] as [string, (fd: number, data: Buffer) => number][]) {
+    it(`${what}: nothing is sent, the error names the reason (exit 1), and no outcome is unknown`, async () => {
+      const dir = tempConfigDir()
+      const {sent, transport} = answering()
+      const store = new JournalStore(dir, {write: write as never})
+      const err = await clientWith(store, transport).call('collections.create', {body: BODY}).catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(PayError)
+      expect((err as PayError).message).toMatch(/ENOSPC.*nothing was sent/)
+      expect((err as PayError).exitCode).toBe(1)
+      expect((err as PayError).idempotencyKey).toBeUndefined()
+      expect(sent).toEqual([])
+    })
+  }
+
+  it('an fsync that fails: nothing is sent', async () => {
+    const dir = tempConfigDir()
+    const {sent, transport} = answering()
+    const store = new JournalStore(dir, {fsync: ((_fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => cb(Object.assign(new Error('EIO'), {code: 'EIO'}))) as never})
+    const err = await clientWith(store, transport).call('collections.create', {body: BODY}).catch((e: unknown) => e)
+    expect((err as PayError).message).toMatch(/EIO.*nothing was sent/)
+    expect(sent).toEqual([])
   })
 })
 
@@ -170,7 +216,7 @@ describe('pruning', () => {
     expect(store.open()).toBe(true)
     expect(existsSync(join(dir, 'journal', '2026-05-01.ndjson'))).toBe(false)
     const entries = store.entries()
-    expect(entries.map((e) => [e.op.key, e.outcome?.state])).toEqual([['unknown-1', 'unknown'], ['killed-1', undefined]])
+    expect(entries.map((e) => [e.op.key, e.outcome?.request])).toEqual([['unknown-1', 'unknown'], ['killed-1', undefined]])
     expect(existsSync(join(dir, 'journal', '2026-05-20.ndjson'))).toBe(true)
     // a second prune (next day) carries them again, once
     const later = new JournalStore(dir, {now: () => now + 8 * 86_400_000, retentionDays: 7})
@@ -193,7 +239,7 @@ describe('the journal of a command run in-process', () => {
     const ctx = await createApiContext({}, 't', createOutput(true), env, transport)
     await ctx.client.call('collections.create', {body: {...BODY, merchant_reference: 'env-1'}})
     const entries = new JournalStore(join(dir, 'state')).entries()
-    expect(entries.map((e) => [e.op.reference, e.outcome?.state])).toEqual([['env-1', 'succeeded']])
+    expect(entries.map((e) => [e.op.reference, e.outcome?.request])).toEqual([['env-1', 'accepted']])
   })
 })
 
@@ -226,7 +272,7 @@ describe('the reference in a suggested `pay transactions verify` is quoted for t
     const dir = tempConfigDir()
     const reference = "a b;$(x)'"
     const first = await run(dir, ['cut'], {retries: 0, body: {...BODY, merchant_reference: reference, amount: '1.00'}})
-    expect(first.last?.outcome?.state).toBe('unknown')
+    expect(first.last?.outcome?.request).toBe('unknown')
     const quoted = `pay transactions verify 'a b;$(x)'\\'''\``
     expect(JSON.stringify(first.error)).toContain(JSON.stringify(quoted).slice(1, -1))
     const second = await run(dir, [{status: 201, text: '{}'}], {retries: 0, body: {...BODY, merchant_reference: reference}})
@@ -236,7 +282,7 @@ describe('the reference in a suggested `pay transactions verify` is quoted for t
   it('a reference that begins with - comes after --, so that the command reads it as the reference, not a flag', async () => {
     const dir = tempConfigDir()
     const first = await run(dir, ['cut'], {retries: 0, body: {...BODY, merchant_reference: '-abc', amount: '1.00'}})
-    expect(first.last?.outcome?.state).toBe('unknown')
+    expect(first.last?.outcome?.request).toBe('unknown')
     expect(JSON.stringify(first.error)).toContain('pay transactions verify -- -abc`')
   })
 })

@@ -5,6 +5,8 @@ import {matchEndpoint} from '../../src/api/endpoints.js'
 import {type Sandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
 
 export const ACME = {client_id: 'sb_acme_client', client_secret: 'sb_acme_secret_4f8a2c1e9b7d', webhook_secret: 'whsec_sb_acme_1c9e7a5b3d'}
+/** Merchant A's second enabled client (the back office): events go to the client that created the resource. */
+export const ACME_OPS = {client_id: 'sb_acme_ops_client', client_secret: 'sb_acme_ops_secret_6b3e9d2a7c1f', webhook_secret: 'whsec_sb_acme_ops_5a7c9e1b3d'}
 export const GLOBEX = {client_id: 'sb_globex_client', client_secret: 'sb_globex_secret_7d2b9e4a1c6f', webhook_secret: 'whsec_sb_globex_8e2f6a4c0b', east: 'globex-east', west: 'globex-west'}
 
 export interface Reply {

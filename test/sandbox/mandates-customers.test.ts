@@ -1,6 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../src/sandbox/index.js'
-import {type Client, acmeClient, expectError, globexClient, mandateBody, start, until} from './helpers.js'
+import {hintFor} from '../../src/client/errors.js'
+import {ACME_OPS, type Client, Client as HttpClient, acmeClient, expectError, globexClient, mandateBody, start, tokenFor, until} from './helpers.js'
 
 let sb: Sandbox
 let acme: Client
@@ -73,6 +74,38 @@ describe('mandates', () => {
     expect((await mandate(acme, 'md-c2')).status).toBe('cancelled')
     expectError(await acme.post(`/v1/mandates/${first.mandate_id}/debits`, {amount: '1.00', currency: 'KES', merchant_reference: 'db-c', provider: 'mpesa'}), 422, 'validation_error')
     expect((await acme.post('/v1/mandates', mandateBody({mobile: '254711000021', merchant_reference: 'md-c3'}))).body.status).toBe('processing')
+  })
+
+  it('a debit created by the second client of the merchant: its events go to that client, not to the mandate\'s', async () => {
+    const ops = new HttpClient(sb.url, await tokenFor(sb.url, ACME_OPS))
+    await acme.post('/v1/mandates', mandateBody({mobile: '254711000031', merchant_reference: 'md-two-clients'}))
+    const m = await until(async () => {
+      const x = await mandate(acme, 'md-two-clients')
+      return x.status === 'succeeded' && x
+    }, 3000, 'approval')
+    const d = await ops.post(`/v1/mandates/${m.mandate_id}/debits`, {amount: '25.00', currency: 'KES', merchant_reference: 'db-by-ops', provider: 'mpesa'})
+    expect(d.status).toBe(201)
+    const events = () => sb.events.filter((e) => e.body.includes(d.body.id)).map((e) => [e.type, e.client_id])
+    await until(() => events().length === 2, 3000, 'the debit to settle')
+    expect(events()).toEqual([
+      ['mandate_debit.processing', 'sb_acme_ops_client'],
+      ['mandate_debit.succeeded', 'sb_acme_ops_client'],
+    ])
+    // the mandate's own events still go to the client that created the mandate
+    expect(sb.events.filter((e) => e.type.startsWith('mandate.') && e.body.includes(m.mandate_id)).map((e) => e.client_id)).toEqual(['sb_acme_client', 'sb_acme_client'])
+  })
+
+  it('a number awaiting approval in another sub-account: the 409 names the sub-account to poll from, where the lookup answers', async () => {
+    const west = await globexClient(sb, 'globex-west')
+    expect((await globex.post('/v1/mandates', mandateBody({mobile: '254711000058', merchant_reference: 'md-east-pending'}))).status).toBe(201)
+    const e = expectError(await west.post('/v1/mandates', mandateBody({mobile: '254711000058', merchant_reference: 'md-west'})), 409, 'mandate_pending_approval')
+    expect(e.message).toContain('poll GET /v1/mandates?merchant_reference=md-east-pending with X-Service-Account-Ref: globex-east')
+    expectError(await west.get('/v1/mandates?merchant_reference=md-east-pending'), 404, 'not_found')
+    expect((await globex.get('/v1/mandates?merchant_reference=md-east-pending')).body.status).toBe('processing')
+    expect(hintFor(409, e.code, 1, e.message)).toContain('`pay mandates get --reference md-east-pending --account-ref globex-east`')
+    // from the same sub-account the message names no header
+    const same = expectError(await globex.post('/v1/mandates', mandateBody({mobile: '254711000058', merchant_reference: 'md-east-2'})), 409, 'mandate_pending_approval')
+    expect(same.message).not.toContain('X-Service-Account-Ref')
   })
 
   it("another merchant's mandate is 404", async () => {

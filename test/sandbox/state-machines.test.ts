@@ -1,6 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import {type Client, acmeClient, checkoutBody, collectionBody, expectError, globexClient, start, until} from './helpers.js'
+import {addDecimal} from '../../src/sandbox/wallets.js'
 
 let sb: Sandbox
 let acme: Client
@@ -106,6 +107,49 @@ describe('payouts', () => {
     expect(r.body.status).toBe('failed')
     expect(r.body.status_detail).toMatch(/insufficient_funds/)
     expect((await kes(globex)).payout_wallet).toBe(before)
+    // created failed: one transition, one event (never a processing one)
+    expect(sb.events.filter((e) => e.body.includes(r.body.id)).map((e) => [e.type, JSON.parse(e.body).data.status])).toEqual([['payout.failed', 'failed']])
+  })
+})
+
+describe('dynamic accounts: every credit is money kept', () => {
+  const accountShown = async (c: Client, sessionId: string) => {
+    const page = await c.call('POST', `/pay/${sessionId}`, {raw: 'rail=bank_transfer', headers: {'content-type': 'application/x-www-form-urlencoded'}})
+    return /id="account_number">(\d+)</.exec(page.text)![1]
+  }
+
+  it('an underpaid bank transfer fails a fixed-amount checkout and credits nothing (all of it returned)', async () => {
+    const before = await kes(acme)
+    const s = await acme.post('/v1/checkout/sessions', checkoutBody({amount: '1536.75'}))
+    const account = await accountShown(acme, s.body.id)
+    const t = await acme.post(`/_sandbox/virtual-accounts/${account}/transfers`, {amount: '1532.66'})
+    expect(t.status).toBe(200)
+    expect(t.body).toMatchObject({credited: '0.00', returned: '1532.66', checkout_session: {status: 'failed'}})
+    expect(await status(acme, `/v1/checkout/sessions/${s.body.id}`)).toBe('failed')
+    expect(sb.events.filter((e) => e.body.includes(s.body.id)).map((e) => e.type)).toEqual(['checkout_session.processing', 'checkout_session.failed'])
+    expect(await kes(acme)).toEqual(before)
+  })
+
+  it('the amount due or more credits the amount due (the rest returned); a later transfer is refused, 409', async () => {
+    const before = await kes(acme)
+    const s = await acme.post('/v1/checkout/sessions', checkoutBody({amount: '300.00'}))
+    const account = await accountShown(acme, s.body.id)
+    const paid = await acme.post(`/_sandbox/virtual-accounts/${account}/transfers`, {amount: '300.00'})
+    expect(paid.body).toMatchObject({credited: '300.00', returned: '0.00', checkout_session: {status: 'succeeded'}})
+    const c = await acme.post('/v1/collections', collectionBody({payment_rail: 'bank_transfer', mobile: undefined, provider: undefined, amount: '700.00'}))
+    const over = await acme.post(`/_sandbox/virtual-accounts/${c.body.virtual_account.account_number}/transfers`, {amount: '750.50'})
+    expect(over.body).toMatchObject({credited: '700.00', returned: '50.50', collection: {status: 'succeeded', status_detail: expect.stringMatching(/^overpaid/)}})
+    const after = await kes(acme)
+    expect(after.collection_wallet_held).toBe(addDecimal(before.collection_wallet_held, '1000.00'))
+    for (const [acc, what] of [[account, 'the paid checkout'], [c.body.virtual_account.account_number, 'the paid collection']]) {
+      const again = await acme.post(`/_sandbox/virtual-accounts/${acc}/transfers`, {amount: '10.00'})
+      expect(again.status, what).toBe(409)
+      expect(again.body.error).toMatchObject({code: 'invalid_state', message: expect.stringContaining('returns it to the sender')})
+    }
+    const under = await acme.post('/v1/collections', collectionBody({payment_rail: 'bank_transfer', mobile: undefined, provider: undefined, amount: '700.00'}))
+    const short = await acme.post(`/_sandbox/virtual-accounts/${under.body.virtual_account.account_number}/transfers`, {amount: '699.99'})
+    expect(short.body).toMatchObject({credited: '0.00', returned: '699.99', collection: {status: 'failed', status_detail: expect.stringMatching(/^underpaid/)}})
+    expect(await kes(acme)).toEqual(after)
   })
 })
 

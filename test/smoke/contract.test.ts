@@ -154,5 +154,6 @@ describe('pay smoke --contract', () => {
   it('--param must be NAME=VALUE', async () => {
     const {ctx} = context(sb.url)
     await expect(runContractCommand(ctx, ['id'])).rejects.toThrow(/--param/)
+    await expect(runContractCommand(ctx, ['customer=MC_1'])).rejects.toThrow(/--param names no parameter of a read-only endpoint: "customer" \(known: merchant_reference, id, mandate_id/)
   })
 })

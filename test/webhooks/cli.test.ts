@@ -14,6 +14,7 @@ import {EVENT_TYPES} from '../../src/webhooks/events.js'
 import {json, runCli} from '../helpers/cli.js'
 import {closedPort, startLocaltunnelServer} from '../helpers/localtunnel-server.js'
 import {runInPty} from '../commands/support.js'
+import {parseSchemeId, sign} from '../../src/webhooks/signature.js'
 import {eventBody, nowSeconds, opensslHeader, opensslSign, post, startListen, startTestApp, type ListenProcess, waitFor} from './support.js'
 
 const SECRET = 'whsec_cli_test_9d1'
@@ -99,7 +100,22 @@ describe('pay webhook listen (built CLI)', () => {
     expect(lines[1]).toMatchObject({verdict: {ok: false, status: 401, reason: 'no_matching_signature'}, duplicate: false})
     const summary = JSON.parse(r.stderr.trim().split('\n').pop()!).summary
     expect(summary).toMatchObject({received: 2, verified: 1, rejected: {no_matching_signature: 1}})
+    expect(r.stderr).toMatch(/signatures match as inline-hex-sha256 \(t=…,v1=<hex HMAC-SHA-256> in Service-Signature\); pin it with webhook_signature=inline-hex-sha256/)
     expect(r.stdout + r.stderr).not.toContain(SECRET)
+  })
+
+  it('PAY_WEBHOOK_SIGNATURE pins one signature format: it is accepted, another is refused; an unknown name is exit 2', async () => {
+    const bad = await runCli(['webhook', 'listen', '--tunnel', 'none', '--secret', SECRET], {env: {PAY_WEBHOOK_SIGNATURE: 'hmac-sha1'}})
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/webhook_signature must be one of inline-hex-sha256/)
+    const p = await listen(['--tunnel', 'none', '--no-register', '--secret', SECRET], {PAY_WEBHOOK_SIGNATURE: 'header-base64-sha512'})
+    const {body} = eventBody()
+    const h = sign(SECRET, body, {scheme: parseSchemeId('header-base64-sha512')})
+    expect((await post(p.url, body, {'service-signature': h.signature, 'service-timestamp': h.timestamp!})).status).toBe(200)
+    expect((await post(p.url, body, {'service-signature': opensslHeader([SECRET], nowSeconds(), body)})).status).toBe(400)
+    const r = await stopped(p)
+    expect(r.stderr).toMatch(/signatures match as header-base64-sha512 .*\(pinned\)/)
+    expect(r.stdout).toMatch(/REJECTED 400 malformed_header.*not in the pinned format header-base64-sha512/)
   })
 
   it.skipIf(spawnSync('script', ['--version']).status !== 0)('--json on a terminal: the delivery JSON and the NOT verified warning are shown printable', async () => {

@@ -9,7 +9,7 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {InputError, PayError} from '../../src/client/errors.js'
 import {startSandbox, type Sandbox} from '../../src/sandbox/index.js'
-import {runWebhookHistory, runWebhookReplay, runWebhookShow, type ReplayOptions} from '../../src/webhooks/history-commands.js'
+import {historyBounds, parseRoutes, runWebhookHistory, runWebhookReplay, runWebhookShow, type ReplayOptions} from '../../src/webhooks/history-commands.js'
 import {failedEvents, HistoryWriter, historyDir, readHistory} from '../../src/webhooks/history.js'
 import {type Listener, startListener} from '../../src/webhooks/listener.js'
 import {verifySignature} from '../../src/webhooks/signature.js'
@@ -216,5 +216,25 @@ describe('pay webhook replay', () => {
     const again = await runWebhookReplay(replayOptions(env, target.url, {failed: true, secrets: [seed.webhook_secret]}), memoryOutput(false).out)
     expect(again.results).toHaveLength(0)
     expect(target.received).toHaveLength(1300)
+  })
+})
+
+describe('the listener\'s history and route flags', () => {
+  it('--route GLOB=URL is checked (each bad one named), bounds come from flag, environment or defaults', () => {
+    const problems: {flag: string; rule: string}[] = []
+    expect(parseRoutes(['collection.*=http://localhost:3000/c', 'payout.*=https://x.test/p'], problems)).toEqual([
+      {pattern: 'collection.*', url: 'http://localhost:3000/c'},
+      {pattern: 'payout.*', url: 'https://x.test/p'},
+    ])
+    expect(problems).toEqual([])
+    parseRoutes(['http://localhost:3000', '=http://x', 'payout.*=ftp://x'], problems)
+    expect(problems.map((p) => p.flag)).toEqual(['--route', '--route', '--route'])
+    expect(problems[0].rule).toContain('GLOB=URL')
+
+    expect(historyBounds({})).toEqual({maxAgeMs: 7 * 86_400_000, maxBytes: 256 * 1024 * 1024})
+    expect(historyBounds({'history-max-age': '12h', 'history-max-size': '64MiB'})).toEqual({maxAgeMs: 12 * 3_600_000, maxBytes: 64 * 1024 * 1024})
+    expect(historyBounds({}, {PAY_WEBHOOK_HISTORY_MAX_AGE: '2d', PAY_WEBHOOK_HISTORY_MAX_SIZE: '1MiB'})).toEqual({maxAgeMs: 2 * 86_400_000, maxBytes: 1024 * 1024})
+    expect(() => historyBounds({'history-max-age': 'forever'})).toThrow(/--history-max-age/)
+    expect(() => historyBounds({}, {PAY_WEBHOOK_HISTORY_MAX_SIZE: 'big'})).toThrow(/PAY_WEBHOOK_HISTORY_MAX_SIZE/)
   })
 })

@@ -4,7 +4,7 @@ import {globalFlags} from '../../cli/flags.js'
 
 export default class ProfilesAdd extends BaseCommand {
   static override summary = 'Create or update a profile without calling the service'
-  static override description = 'Stores base URL, client id, client secret, sub-account ref and webhook secret under NAME (0600 file). Secrets may come from PAY_CLIENT_SECRET / PAY_WEBHOOK_SECRET instead of flags. Use `pay login` to also prove the credentials.'
+  static override description = 'Stores base URL, client id, client secret, sub-account ref and webhook secret under NAME: the secrets in the OS keyring where there is one (PAY_SECRET_STORE=file|keyring forces one), else in the 0600 profiles file. Secrets may come from PAY_CLIENT_SECRET / PAY_WEBHOOK_SECRET instead of flags. Use `pay login` to also prove the credentials.'
   static override examples = [
     {description: 'A profile for a sub-account', command: 'PAY_CLIENT_SECRET=… <%= config.bin %> profiles add shop2 --base-url https://api.example.com --client-id cli_123 --account-ref ACC_SHOP_2'},
     {description: 'Add and switch to it', command: '<%= config.bin %> profiles add staging --base-url https://staging.example.com --client-id cli_9 --use'},
@@ -42,7 +42,7 @@ export default class ProfilesAdd extends BaseCommand {
     }
     if (flags.live && args.name === rt.SANDBOX_PROFILE) throw rt.InputError.one('--live', `cannot mark the "${rt.SANDBOX_PROFILE}" profile live (it is the local sandbox)`)
     const store = await rt.ProfileStore.open()
-    const saved = store.save(
+    const saved = await store.saveWithSecrets(
       args.name,
       {
         base_url: flags['base-url']?.replace(/\/+$/, ''),
@@ -56,7 +56,7 @@ export default class ProfilesAdd extends BaseCommand {
       },
       {activate: flags.use},
     )
-    if (out.json) out.data(JSON.stringify({name: args.name, ...rt.redactProfile(saved)}))
-    else out.info(`Saved profile "${args.name}"${store.activeName() === args.name ? ' (active)' : ''} in ${store.path}`)
+    if (out.json) out.data(JSON.stringify({name: args.name, ...rt.redactProfile(saved.profile)}))
+    else out.info(`Saved profile "${args.name}"${store.activeName() === args.name ? ' (active)' : ''} in ${store.path}${rt.savedSecretsNote(saved)}`)
   }
 }

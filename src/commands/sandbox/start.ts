@@ -98,7 +98,8 @@ are described in docs/sandbox.md.`
     if (flags.profile) {
       try {
         const store = await rt.ProfileStore.open()
-        store.save(rt.SANDBOX_PROFILE, {base_url: sandbox.url, client_id: primary.client_id, client_secret: primary.client_secret, webhook_secret: primary.webhook_secret})
+        // the sandbox's seed credentials are public (printed below): they stay in the file, not the OS keyring
+        await store.saveWithSecrets(rt.SANDBOX_PROFILE, {base_url: sandbox.url, client_id: primary.client_id, client_secret: primary.client_secret, webhook_secret: primary.webhook_secret}, {file: true})
         profileSaved = store.path
       } catch (err) {
         out.warn(`could not save the "${rt.SANDBOX_PROFILE}" profile: ${(err as Error).message}`)

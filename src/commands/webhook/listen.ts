@@ -76,9 +76,9 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
     if (problems.length > 0) throw new InputError(problems)
     const bounds = flags.history ? historyBounds(flags) : undefined
 
-    const {resolveSettings} = await import('../../config/settings.js')
+    const {resolveSettings, webhookSecrets} = await import('../../config/settings.js')
     const settings = await resolveSettings({profile: flags.profile, 'base-url': flags['base-url']})
-    const secrets = flags.secret?.length ? flags.secret : settings.webhookSecret ? [settings.webhookSecret] : []
+    const secrets = await webhookSecrets(flags.secret, settings)
     if (flags.verify && secrets.length === 0) {
       throw InputError.one('--secret', 'is required to verify deliveries (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)', 'copy the webhook secret from the portal; --no-verify accepts unsigned events (unsafe)')
     }

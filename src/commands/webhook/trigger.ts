@@ -54,7 +54,7 @@ Exit 0 when the receiver answers 2xx, 1 for any other status, 7 when it cannot b
     }
     if (flags.id !== undefined && !EVENT_ID_PATTERN.test(flags.id)) problems.push({flag: '--id', rule: 'must be EVT_ followed by 24 upper-case letters or digits'})
     const settings = await rt.resolveSettings({profile: flags.profile})
-    const secrets = flags.secret?.length ? flags.secret : settings.webhookSecret ? [settings.webhookSecret] : []
+    const secrets = await rt.webhookSecrets(flags.secret, settings)
     if (secrets.some((s) => s.trim() === '')) problems.push({flag: '--secret', rule: 'must not be empty'})
     if (secrets.length === 0) problems.push({flag: '--secret', rule: 'is required to sign (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)'})
     const overrides = rt.parseFieldFlags(flags.field)

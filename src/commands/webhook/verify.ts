@@ -34,7 +34,7 @@ The body must be the exact bytes received: a re-formatted JSON, or a newline add
     const {runWebhookVerify} = await import('../../webhooks/verify-delivery.js')
 
     const settings = await rt.resolveSettings({profile: flags.profile})
-    const secrets = flags.secret?.length ? flags.secret : settings.webhookSecret ? [settings.webhookSecret] : []
+    const secrets = await rt.webhookSecrets(flags.secret, settings)
     if (secrets.length === 0) throw InputError.one('--secret', 'is required (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)')
     const pinned = pinnedScheme(settings.webhookSignature)
     if (pinned.problem) throw InputError.one('webhook_signature', pinned.problem, 'fix it in the profile (pay profiles add NAME --webhook-signature …) or PAY_WEBHOOK_SIGNATURE')

@@ -5,11 +5,12 @@
 import type {Handler} from '../context.js'
 import {own} from '../context.js'
 import type {Core} from '../core.js'
-import {invalidParameter} from '../errors.js'
+import {ApiError, invalidParameter} from '../errors.js'
 import {newResourceId} from '../ids.js'
 import type {CheckoutRec, MerchantRec, TxStatus} from '../state.js'
 import {checkTestingCap, creditCollection, normalise, requireCurrency} from '../wallets.js'
 import {requireProvider} from './common.js'
+import {type DynamicTransfer, dynamicTransfer} from './virtual-accounts.js'
 import {httpUrl} from '../validation.js'
 import {entry} from '../state.js'
 
@@ -93,14 +94,22 @@ export const getCheckout: Handler = (ctx) => {
   return {status: 200, body: checkoutView(ctx.core, rec)}
 }
 
-export function finishCheckout(core: Core, rec: CheckoutRec, status: Exclude<TxStatus, 'processing'>, paidAmount?: string): boolean {
+export function finishCheckout(core: Core, rec: CheckoutRec, status: Exclude<TxStatus, 'processing'>): boolean {
   if (rec.status !== 'processing') return false
-  if (paidAmount !== undefined && rec.amount === null) rec.amount = normalise(paidAmount)
+  // an open session succeeds only with the amount the customer entered: no success without the money
+  if (status === 'succeeded' && rec.amount === null) throw new ApiError(409, 'invalid_state', `checkout session ${rec.id} has no amount yet: the customer enters it on the pay page`)
   rec.status = status
-  if (status === 'succeeded' && rec.amount !== null) creditCollection(core, rec.merchant_id, rec.currency, rec.amount)
+  if (status === 'succeeded') creditCollection(core, rec.merchant_id, rec.currency, rec.amount!)
   core.emit(rec.client_id, `checkout_session.${status}`, checkoutView(core, rec))
   core.changed()
   return true
+}
+
+/** A transfer into the session's dynamic account (dynamicTransfer's rule): the amount due or more succeeds, less fails. */
+export function checkoutTransfer(core: Core, rec: CheckoutRec, amount: string): DynamicTransfer {
+  const t = dynamicTransfer(rec.status, `checkout session ${rec.id}`, rec.amount!, amount)
+  finishCheckout(core, rec, t.paid ? 'succeeded' : 'failed')
+  return t
 }
 
 /** Due handler: a session not paid before expires_at fails. */

@@ -3,7 +3,6 @@
  * Mobile money settles after --settle-ms by the wallet number's last digit (outcomes.ts);
  * bank transfer waits for a transfer into its dynamic virtual account (control API) or a forced outcome.
  */
-import {compareDecimal} from '../../api/money.js'
 import type {Ctx, Handler} from '../context.js'
 import {newestByRef, own} from '../context.js'
 import type {Core} from '../core.js'
@@ -13,7 +12,7 @@ import {outcomeOf} from '../outcomes.js'
 import type {CollectionRec, TxStatus} from '../state.js'
 import {checkTestingCap, creditCollection, normalise, requireCurrency} from '../wallets.js'
 import {requireProvider, settleAfter} from './common.js'
-import {issueVirtualAccount, vaView} from './virtual-accounts.js'
+import {type DynamicTransfer, dynamicTransfer, issueVirtualAccount, vaView} from './virtual-accounts.js'
 import {entry} from '../state.js'
 
 export function collectionView(core: Core, c: CollectionRec): Record<string, unknown> {
@@ -109,8 +108,10 @@ export function settleCollection(core: Core, id: string, now: number): void {
   else finishCollection(core, rec, 'succeeded')
 }
 
-/** A transfer into a dynamic collection account: paying the amount due (or more) succeeds, less fails. */
-export function collectionTransfer(core: Core, rec: CollectionRec, amount: string): void {
-  if (compareDecimal(amount, rec.amount) >= 0) finishCollection(core, rec, 'succeeded')
-  else finishCollection(core, rec, 'failed', `underpaid: received ${rec.currency} ${normalise(amount)} of ${rec.amount}`)
+/** A transfer into a dynamic collection account (dynamicTransfer's rule): the amount due or more succeeds, less fails. */
+export function collectionTransfer(core: Core, rec: CollectionRec, amount: string): DynamicTransfer {
+  const t = dynamicTransfer(rec.status, `collection ${rec.id}`, rec.amount, amount)
+  if (t.paid) finishCollection(core, rec, 'succeeded', t.returned === '0.00' ? null : `overpaid: received ${rec.currency} ${normalise(amount)} of ${rec.amount}; ${t.returned} returned to the sender`)
+  else finishCollection(core, rec, 'failed', `underpaid: received ${rec.currency} ${normalise(amount)} of ${rec.amount}; returned to the sender`)
+  return t
 }

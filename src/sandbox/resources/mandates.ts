@@ -70,7 +70,12 @@ export function createMandateRecord(ctx: Ctx, input: NewMandate): MandateRec {
   const mandates = core.lookup('mandates', mobileKey(ctx.merchant.id, input.mobile))
   const pending = mandates.find((m) => m.status === 'processing')
   if (pending) {
-    throw new ApiError(409, 'mandate_pending_approval', `a mandate for ${input.mobile} is still awaiting the customer's approval; poll GET /v1/mandates?merchant_reference=${queryValue(pending.merchant_reference)}`, {doc: 'mandates'})
+    // One upstream mandate per number and merchant (reuse and cancel are merchant-wide), so a pending one blocks a
+    // create in any sub-account; the message names the sub-account to poll from when it is another one (lookups
+    // are per sub-account: from this one the reference would answer 404).
+    const other = pending.account_id === ctx.account.id ? undefined : ctx.merchant.accounts.find((a) => a.id === pending.account_id)
+    const where = other ? ` with X-Service-Account-Ref: ${other.account_ref}` : ''
+    throw new ApiError(409, 'mandate_pending_approval', `a mandate for ${input.mobile} is still awaiting the customer's approval; poll GET /v1/mandates?merchant_reference=${queryValue(pending.merchant_reference)}${where}`, {doc: 'mandates'})
   }
   const approved = mandates.find((m) => m.status === 'succeeded')
   const now = core.now()
@@ -168,16 +173,18 @@ export function chargeSubscription(core: Core, mandate: MandateRec): void {
   const sub = mandate.subscription_id ? entry(core.state.subscriptions, mandate.subscription_id) : undefined
   if (!sub || sub.status !== 'pending_approval') return
   const plan = entry(core.state.plans, sub.plan_id)
-  createDebitRecord(core, mandate, {amount: plan?.amount ?? mandate.amount, currency: plan?.currency ?? mandate.currency, merchant_reference: `${sub.merchant_reference}-charge-1`, provider: mandate.provider}, sub.subscription_id)
+  // the charge is the subscription's: its events go to the client that enrolled the subscriber
+  createDebitRecord(core, mandate, sub.client_id, {amount: plan?.amount ?? mandate.amount, currency: plan?.currency ?? mandate.currency, merchant_reference: `${sub.merchant_reference}-charge-1`, provider: mandate.provider}, sub.subscription_id)
 }
 
-function createDebitRecord(core: Core, mandate: MandateRec, input: {amount: string; currency: string; merchant_reference: string; provider: string}, subscriptionId?: string): DebitRec {
+/** A debit created by `clientId` (its events go there: the debit is the resource, not the mandate). */
+function createDebitRecord(core: Core, mandate: MandateRec, clientId: string | null, input: {amount: string; currency: string; merchant_reference: string; provider: string}, subscriptionId?: string): DebitRec {
   const id = newResourceId('DB_')
   const rec: DebitRec = {
     id,
     merchant_id: mandate.merchant_id,
     account_id: mandate.account_id,
-    client_id: mandate.client_id,
+    client_id: clientId,
     status: 'processing',
     mandate_id: mandate.id,
     amount: normalise(input.amount),
@@ -203,7 +210,7 @@ export const createDebit: Handler = (ctx) => {
   if (body.currency !== mandate.currency) throw invalidParameter('currency', `must be the mandate currency ${mandate.currency}`)
   requireProvider(core, body.provider)
   if (body.provider !== mandate.provider) throw invalidParameter('provider', `must be the mandate provider ${mandate.provider}`)
-  const rec = createDebitRecord(core, mandate, body)
+  const rec = createDebitRecord(core, mandate, ctx.client.client_id, body)
   return {status: 201, body: debitView(rec)}
 }
 

@@ -70,14 +70,15 @@ export const createPayout: Handler = (ctx) => {
     settle_at: null,
   }
   core.insert('payouts', rec)
-  core.emit(rec.client_id, 'payout.processing', payoutView(rec))
   if (!debitPayout(w, debited)) {
+    // created failed, nothing taken: one transition, so one event (payout.failed), never a processing one
     rec.status = 'failed'
     rec.status_detail = `insufficient_funds: payout_wallet holds ${w.currency} ${w.payout_wallet}, ${debited} needed (amount + fee)`
     core.emit(rec.client_id, 'payout.failed', payoutView(rec))
-  } else if (outcomeOf(rail === 'mobile_money' ? rec.mobile : rec.account_number) !== 'hold') {
-    rec.settle_at = settleAfter(core, 'payout', rec.id)
+    return {status: 201, body: payoutView(rec)}
   }
+  core.emit(rec.client_id, 'payout.processing', payoutView(rec))
+  if (outcomeOf(rail === 'mobile_money' ? rec.mobile : rec.account_number) !== 'hold') rec.settle_at = settleAfter(core, 'payout', rec.id)
   return {status: 201, body: payoutView(rec)}
 }
 

@@ -1,5 +1,7 @@
 /** Bank virtual accounts: dynamic (one per bank-transfer collection or checkout), static per customer, and the merchant's. */
+import {compareDecimal, fromMinor, toMinor} from '../../api/money.js'
 import type {Core} from '../core.js'
+import {ApiError} from '../errors.js'
 import {randomDigits} from '../ids.js'
 import type {VirtualAccountRec} from '../state.js'
 import {entry} from '../state.js'
@@ -43,4 +45,25 @@ export function vaView(va: VirtualAccountRec) {
     expires_at: va.expires_at,
     single_deposit_limit: va.single_deposit_limit,
   }
+}
+
+/** What a transfer into a dynamic account did: the money kept (credited) and the money sent back (returned). */
+export interface DynamicTransfer {
+  paid: boolean
+  credited: string
+  returned: string
+}
+
+/**
+ * The one rule of a dynamic account (bank-transfer collection or checkout), docs/sandbox.md: it takes one
+ * transfer while its transaction is processing. The amount due or more pays it: the amount due is credited, what
+ * is beyond it is returned to the sender. Less fails it, and the whole transfer is returned. A transfer once the
+ * transaction is no longer processing is refused (409, returned; nothing changes). So every credit is money kept.
+ */
+export function dynamicTransfer(status: string, what: string, due: string, received: string): DynamicTransfer {
+  if (status !== 'processing') {
+    throw new ApiError(409, 'invalid_state', `${what} is ${status}: its dynamic account takes no further transfer (the bank returns it to the sender)`)
+  }
+  const paid = compareDecimal(received, due) >= 0
+  return {paid, credited: paid ? due : '0.00', returned: fromMinor(toMinor(received) - (paid ? toMinor(due) : 0n))}
 }

@@ -1,0 +1,139 @@
+/**
+ * A lock file that records its holder (pid, the process's start time, and until when it may hold the lock), created
+ * with O_EXCL. Another process waits while the holder may legitimately hold it, and takes over at once a lock whose
+ * holder is gone (kill -9), whose pid now names another process, or which ran past its time. Used by the token
+ * cache (one token request at a time) and the operation journal (one sender per request).
+ */
+import {closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs'
+import {randomUUID} from '../client/digest.js'
+import {SECRET_FILE_MODE} from './paths.js'
+
+/** A lock file without a readable holder record (an old version's, or one caught mid-write) is abandoned after this. */
+const LOCK_UNREADABLE_STALE_MS = 10_000
+
+/** What the lock file records about its holder. */
+export interface LockHolder {
+  pid: number
+  /** The holder's process start time as the OS reports it (Linux: /proc starttime), to tell a reused pid. */
+  started?: string
+  /** Unix ms until which the holder may legitimately keep the lock (its whole time budget). */
+  until: number
+}
+
+/** Start time of a process as the OS records it, or undefined where that cannot be read (non-Linux). */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // fields after the command name (which may hold spaces and parentheses): state is field 3, starttime field 22
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  } catch {
+    return undefined
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Why a lock file no longer protects anything, or undefined while its holder may still legitimately hold it. */
+export function staleReason(text: string, mtimeMs: number, now = Date.now()): string | undefined {
+  let holder: Partial<LockHolder> | undefined
+  try {
+    holder = JSON.parse(text) as Partial<LockHolder>
+  } catch {
+    holder = undefined
+  }
+  if (!holder || typeof holder.pid !== 'number' || typeof holder.until !== 'number') {
+    return now - mtimeMs > LOCK_UNREADABLE_STALE_MS ? 'unreadable and old' : undefined
+  }
+  if (!processAlive(holder.pid)) return `holder ${holder.pid} is gone`
+  if (holder.started !== undefined) {
+    const started = processStartTime(holder.pid)
+    if (started !== undefined && started !== holder.started) return `pid ${holder.pid} now belongs to another process`
+  }
+  if (now > holder.until) return `holder ${holder.pid} ran past its time`
+  return undefined
+}
+
+export class HolderLock {
+  constructor(readonly file: string) {}
+
+  /** Creates the lock file with our holder record and returns that record; throws EEXIST while another holds it. */
+  lock(holdMs: number): string {
+    const fd = openSync(this.file, 'wx', SECRET_FILE_MODE)
+    const holder: LockHolder = {pid: process.pid, started: processStartTime(process.pid), until: Date.now() + holdMs}
+    const text = JSON.stringify(holder)
+    try {
+      writeSync(fd, text)
+    } finally {
+      closeSync(fd)
+    }
+    return text
+  }
+
+  /** Removes the lock if it is still ours (an overdue holder's lock may have been taken over meanwhile). */
+  unlock(mine: string): void {
+    try {
+      if (readFileSync(this.file, 'utf8') === mine) unlinkSync(this.file)
+    } catch {
+      // already gone
+    }
+  }
+
+  /** The holder's pid as its record says (for a message), or undefined. */
+  holderPid(): number | undefined {
+    try {
+      const pid = (JSON.parse(readFileSync(this.file, 'utf8')) as Partial<LockHolder>).pid
+      return typeof pid === 'number' ? pid : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Whether the lock file exists (held, or not yet taken over). */
+  exists(): boolean {
+    try {
+      statSync(this.file)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /**
+   * Removes a lock whose holder is gone or overdue. The lock is first renamed aside and checked to be the very
+   * one judged stale, so two waiters taking over at once never remove a live lock the other has just made.
+   */
+  takeOverIfStale(): void {
+    let text: string
+    let mtimeMs: number
+    try {
+      text = readFileSync(this.file, 'utf8')
+      mtimeMs = statSync(this.file).mtimeMs
+    } catch {
+      return // released meanwhile
+    }
+    if (staleReason(text, mtimeMs) === undefined) return
+    const aside = `${this.file}.${process.pid}.${randomUUID()}.stale`
+    try {
+      renameSync(this.file, aside)
+    } catch {
+      return // someone else took it over first
+    }
+    try {
+      if (readFileSync(aside, 'utf8') !== text) linkSync(aside, this.file) // not the stale one: put it back
+    } catch {
+      // a new lock exists already; nothing to restore
+    }
+    try {
+      unlinkSync(aside)
+    } catch {
+      // already gone
+    }
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The one request policy (src/client/request-policy.ts), as a table: every outcome of an attempt × whether an
+ * earlier attempt under the same key may have reached the service × whether the request is safe to repeat (a GET
+ * or a POST with its Idempotency-Key) or not (a POST without one). Each row says whether the attempt is repeated,
+ * and the class of the request when it is not: refused (the service certainly did nothing), unknown (it may have
+ * acted) or accepted. A single command, a bulk row, a flow step, smoke, `pay api` and --wait's polls all ask this.
+ */
+import {describe, expect, it} from 'vitest'
+import {type AttemptOutcome, MAX_RETRY_AFTER_MS, RequestAttempts, backoffMs, classify, classOfError, classifyNetworkError, isRetryable, pollDelayMs, retryAfterMs, throttleBackoffMs} from '../../src/client/request-policy.js'
+
+const status = (s: number, code?: string): AttemptOutcome => ({kind: 'status', status: s, ...(code ? {code} : {})})
+const cut: AttemptOutcome = {kind: 'network', sent: true}
+const neverConnected: AttemptOutcome = {kind: 'network', sent: false}
+const timeout: AttemptOutcome = {kind: 'timeout'}
+const tls: AttemptOutcome = {kind: 'tls', code: 'CERT_HAS_EXPIRED'}
+const unusable: AttemptOutcome = {kind: 'unusable', status: 201}
+
+type Class = 'accepted' | 'refused' | 'unknown'
+/** [name, outcome, retried when safe to repeat, retried when not, class (no earlier attempt maybe sent), class (one was)] */
+const TABLE: [string, AttemptOutcome, boolean, boolean, Class, Class][] = [
+  ['201 created', status(201), false, false, 'accepted', 'accepted'],
+  ['200 ok', status(200), false, false, 'accepted', 'accepted'],
+  ['201 with a body pay cannot use', unusable, false, false, 'unknown', 'unknown'],
+  ['307 redirect', status(307), false, false, 'unknown', 'unknown'],
+  ['400 invalid', status(400, 'invalid_parameter'), false, false, 'refused', 'refused'],
+  ['422 validation', status(422, 'validation_error'), false, false, 'refused', 'refused'],
+  ['409 idempotency_key_mismatch', status(409, 'idempotency_key_mismatch'), false, false, 'refused', 'refused'],
+  ['409 pending conflict', status(409, 'mandate_pending'), false, false, 'refused', 'unknown'],
+  ['401 unauthorized', status(401), false, false, 'refused', 'unknown'],
+  ['403 forbidden', status(403), false, false, 'refused', 'unknown'],
+  ['404 not found', status(404), false, false, 'refused', 'unknown'],
+  ['408 request timeout', status(408), true, false, 'unknown', 'unknown'],
+  ['429 rate limited', status(429), true, true, 'refused', 'unknown'],
+  ['500 internal', status(500), true, false, 'unknown', 'unknown'],
+  ['501 not implemented', status(501), false, false, 'unknown', 'unknown'],
+  ['502 bad gateway', status(502, 'gateway_error'), true, false, 'unknown', 'unknown'],
+  ['503 unavailable', status(503), true, false, 'unknown', 'unknown'],
+  ['504 gateway timeout', status(504), true, false, 'unknown', 'unknown'],
+  ['connection cut after sending', cut, true, false, 'unknown', 'unknown'],
+  ['connection never made', neverConnected, true, true, 'refused', 'unknown'],
+  ['timeout', timeout, true, false, 'unknown', 'unknown'],
+  ['certificate not verified', tls, false, false, 'refused', 'unknown'],
+]
+
+describe('the request policy, as a table', () => {
+  for (const [name, outcome, retriedSafe, retriedUnsafe, cleanClass, afterMaybeSent] of TABLE) {
+    for (const safeToRepeat of [true, false]) {
+      for (const earlierMaybeSent of [false, true]) {
+        it(`${name} | ${safeToRepeat ? 'idempotent' : 'not idempotent'} | ${earlierMaybeSent ? 'an earlier attempt maybe sent' : 'no earlier attempt maybe sent'}`, () => {
+          const retried = safeToRepeat ? retriedSafe : retriedUnsafe
+          expect(isRetryable(outcome, safeToRepeat)).toBe(retried)
+          const policy = new RequestAttempts({retries: 3, safeToRepeat, earlierMaybeSent})
+          const decision = policy.next(outcome, undefined, () => 0.5)
+          expect(decision.retry).toBe(retried)
+          // the same outcome as the LAST attempt (no retries left): the class of the request
+          const last = new RequestAttempts({retries: 0, safeToRepeat, earlierMaybeSent}).next(outcome, undefined, () => 0.5)
+          expect(last.retry).toBe(false)
+          const expected = earlierMaybeSent ? afterMaybeSent : cleanClass
+          if (!last.retry) expect(last.class).toBe(expected)
+          expect(classify(outcome, earlierMaybeSent)).toBe(expected)
+        })
+      }
+    }
+  }
+
+  it('an attempt that may have reached the service makes every later refusal but a deciding one unknown', () => {
+    const policy = new RequestAttempts({retries: 1, safeToRepeat: true})
+    expect(policy.next(cut, undefined, () => 0).retry).toBe(true)
+    const last = policy.next(status(403))
+    expect(last).toMatchObject({retry: false, class: 'unknown'})
+    const deciding = new RequestAttempts({retries: 1, safeToRepeat: true})
+    deciding.next(timeout)
+    expect(deciding.next(status(422))).toMatchObject({retry: false, class: 'refused'})
+  })
+
+  it('one 401 on a request with the bearer token gets a fresh token and one more attempt, not counted', () => {
+    const policy = new RequestAttempts({retries: 0, safeToRepeat: true, auth: true})
+    expect(policy.next(status(401))).toMatchObject({retry: true, refreshToken: true, waitMs: 0})
+    expect(policy.next(status(401))).toMatchObject({retry: false, class: 'refused', again: false})
+  })
+
+  it('refused for now (429 to the end, never connected) may be sent again later; a refusal of the request may not', () => {
+    expect(new RequestAttempts({retries: 0, safeToRepeat: true}).next(status(429))).toMatchObject({retry: false, class: 'refused', again: true})
+    expect(new RequestAttempts({retries: 0, safeToRepeat: true}).next(neverConnected)).toMatchObject({retry: false, class: 'refused', again: true})
+    expect(new RequestAttempts({retries: 0, safeToRepeat: true}).next(status(400))).toMatchObject({retry: false, class: 'refused', again: false})
+  })
+
+  it('--retries counts every attempt of a single command; a bulk row has a budget of 429s of its own', () => {
+    const single = new RequestAttempts({retries: 2, safeToRepeat: true})
+    expect([single.next(status(429), 0).retry, single.next(status(503)).retry, single.next(status(429), 0).retry]).toEqual([true, true, false])
+    const row = new RequestAttempts({retries: 1, safeToRepeat: true, throttles: 3})
+    const seen = [row.next(status(429), 0), row.next(status(429), 0), row.next(status(503)), row.next(status(429), 0), row.next(status(503))].map((d) => d.retry)
+    expect(seen).toEqual([true, true, true, true, false])
+  })
+
+  it('waits: Retry-After for a 429 (not beyond MAX_RETRY_AFTER_MS), back-off otherwise, never past the deadline', () => {
+    expect(new RequestAttempts({retries: 3, safeToRepeat: true}).next(status(429), 1500)).toMatchObject({retry: true, waitMs: 1500, throttled: true})
+    expect(new RequestAttempts({retries: 3, safeToRepeat: true}).next(status(429), MAX_RETRY_AFTER_MS + 1)).toMatchObject({retry: false, stoppedBy: 'retry-after'})
+    expect(new RequestAttempts({retries: 3, safeToRepeat: true}).next(status(503), undefined, () => 1)).toMatchObject({retry: true, waitMs: 250})
+    expect(new RequestAttempts({retries: 3, safeToRepeat: true, timeLeft: () => 100}).next(status(503), undefined, () => 1)).toMatchObject({retry: false, stoppedBy: 'deadline', class: 'unknown'})
+  })
+
+  it('a failure thrown before an answer (no token, bad input) is refused unless an earlier attempt may have been sent', () => {
+    expect(classOfError(new Error('x'))).toBe('refused')
+    expect(classOfError(new Error('x'), true)).toBe('unknown')
+    expect(classOfError(Object.assign(new Error('x'), {requestClass: 'unknown'}))).toBe('unknown')
+  })
+
+  it('backs off exponentially with jitter, capped; polls and a shared rate the same way every time', () => {
+    expect(backoffMs(1, () => 0)).toBe(125)
+    expect(backoffMs(1, () => 1)).toBe(250)
+    expect(backoffMs(3, () => 1)).toBe(1000)
+    expect(backoffMs(20, () => 1)).toBe(8000)
+    expect(pollDelayMs(0, () => 0.5)).toBe(500)
+    expect(pollDelayMs(20, () => 0.5)).toBe(5000)
+    expect([throttleBackoffMs(0), throttleBackoffMs(1000), throttleBackoffMs(8000)]).toEqual([1000, 2000, 8000])
+  })
+
+  it('reads Retry-After as seconds or a date, else the body retry_after', () => {
+    expect(retryAfterMs({'retry-after': '3'}, undefined)).toBe(3000)
+    expect(retryAfterMs({'retry-after': new Date(10_000).toUTCString()}, undefined, 5000)).toBe(5000)
+    expect(retryAfterMs({}, {error: {retry_after: 2}})).toBe(2000)
+    expect(retryAfterMs({}, {error: {}})).toBeUndefined()
+  })
+
+  it('classifies refused connections as not sent and resets as maybe sent', () => {
+    expect(classifyNetworkError(Object.assign(new Error('x'), {code: 'ECONNREFUSED'}))).toEqual({kind: 'network', sent: false})
+    expect(classifyNetworkError(Object.assign(new Error('x'), {code: 'UND_ERR_SOCKET', cause: {code: 'ECONNRESET'}}))).toEqual({kind: 'network', sent: true})
+    expect(classifyNetworkError(Object.assign(new Error('x'), {code: 'UND_ERR_HEADERS_TIMEOUT'}))).toEqual({kind: 'timeout'})
+  })
+})
