@@ -325,7 +325,7 @@ function timelineOf(query: Query, matches: Match[], entries: JournalEntry[], del
   const references = new Set(matches.map((m) => m.merchant_reference).filter((r): r is string => r !== null))
   if (query.type === 'reference') references.add(query.reference)
   for (const ref of references) {
-    for (const d of deliveries.byReference(ref)) {
+    for (const d of [...deliveries.byReference(ref)].reverse()) { // the history lists the newest first
       const kind = kindOfObject(d.type?.split('.')[0])?.name
       const match = matches.find((m) => m.merchant_reference === ref && m.kind === kind)?.label ?? null
       items.push({at: d.at, source: 'webhook', match, event: d.type ?? 'webhook delivery', outcome: d.verdict, status: d.status, id: d.event_id, idempotency_key: null, detail: d.detail})

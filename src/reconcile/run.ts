@@ -21,6 +21,7 @@ import {InputError, type InputProblem} from '../client/errors.js'
 import {ExitCode} from '../client/exit-codes.js'
 import {PoolTransport} from '../client/pool-transport.js'
 import {redactUrl} from '../client/redact.js'
+import {neutralized} from '../output/table.js'
 import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, RequestAttempts, askedWaitMs} from '../client/request-policy.js'
 import {openJournalStore} from '../journal/index.js'
 import {openInput, readRowChunks, RowSyntaxError} from '../bulk/input.js'
@@ -249,7 +250,7 @@ export async function runReconcile(ctx: ApiContext, options: ReconcileOptions): 
     }
 
     results.sort((a, b) => a.row - b.row)
-    if (resultsFd !== undefined) await writeResults(resultsFd, options.results!, results)
+    if (resultsFd !== undefined) await writeResults(resultsFd, options.results!, results, out.options.rawCsv === true)
     const summary = summarise(input.name, runId, earlier.size, results)
     printSummary(ctx, summary, (Date.now() - started) / 1000, rate.throttled)
     return summary.classes.matched.rows === total ? ExitCode.OK : ExitCode.OTHER
@@ -289,16 +290,17 @@ function printSummary(ctx: ApiContext, s: ReconcileSummary, seconds: number, thr
   out.data(out.list(CLASSES.map((c) => ({class: c, rows: s.classes[c].rows, expected: money(s.classes[c].expected), found: money(s.classes[c].found)}))))
   if (s.mismatches.length > 0) {
     out.info(out.color('bold', `mismatches (${s.mismatches.length})`, 'err'))
-    out.data(out.list(s.mismatches.map((r) => ({...r, expected: `${r.expected_amount} ${r.expected_currency}${r.expected_state ? ` ${r.expected_state}` : ''}`, found: r.amount ? `${r.amount} ${r.currency ?? ''}`.trim() : ''})) as unknown as Record<string, unknown>[], ['row', 'reference', 'kind', 'class', 'expected', 'found', 'state', 'id', 'detail']))
+    out.data(out.list(s.mismatches.map((r) => ({...r, expected: `${r.expected_amount} ${r.expected_currency}${r.expected_state ? ` ${r.expected_state}` : ''}`, found: r.amount ? `${r.amount} ${r.currency ?? ''}`.trim() : ''})) as unknown as Record<string, unknown>[], ['row', 'reference', 'class', 'expected', 'found', 'state', 'detail']))
   }
 }
 
-/** The results in file order: CSV when the name ends in .csv, else NDJSON. */
-async function writeResults(fd: number, name: string, results: RowResult[]): Promise<void> {
+/** The results in file order: CSV when the name ends in .csv (formula cells neutralised unless --raw-csv), else NDJSON. */
+async function writeResults(fd: number, name: string, results: RowResult[], raw: boolean): Promise<void> {
   try {
     if (/\.csv$/i.test(name)) {
       const {stringify} = await import('csv-stringify/sync')
-      writeSync(fd, stringify(results.map((r) => RESULT_COLUMNS.map((c) => r[c] ?? '')), {header: true, columns: [...RESULT_COLUMNS]}))
+      const cell = raw ? (v: unknown) => String(v ?? '') : (v: unknown) => neutralized(String(v ?? ''))
+      writeSync(fd, stringify(results.map((r) => RESULT_COLUMNS.map((c) => cell(r[c]))), {header: true, columns: [...RESULT_COLUMNS]}))
     } else writeSync(fd, results.map((r) => JSON.stringify(r)).join('\n') + '\n')
   } finally {
     closeSync(fd)

@@ -7,6 +7,7 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {runFind, type FindResult} from '../../src/find/find.js'
+import {HistoryWriter, historyDir} from '../../src/webhooks/history.js'
 import {parseQuery} from '../../src/find/query.js'
 import {json} from '../helpers/cli.js'
 import {runWithContext} from '../helpers/in-process.js'
@@ -118,7 +119,7 @@ describe('pay find', () => {
     expect(r.timeline.filter((t) => t.source === 'service').map((t) => t.match).sort()).toEqual(r.matches.map((m) => m.label).sort())
     // oldest first: the requests before what the service says now
     expect(r.timeline.at(-1)!.source).toBe('service')
-    expect(r.webhooks).toMatchObject({history: false, note: expect.stringMatching(/no local history/)})
+    expect(r.webhooks).toMatchObject({history: false, note: expect.stringMatching(/no local webhook history/)})
 
     // for people: a table per match and the timeline, labels in it
     const human = ok(await find('find-two-1', {json: false}))
@@ -156,6 +157,7 @@ describe('pay find', () => {
     // the journal as `pay journal` reads it (the one read function): its entries for the reference are the timeline's
     const journal = json<{reference: string | null; idempotency_key: string}[]>(ok(await h.pay(['journal', '--json', '--limit', '1000'])))
     const keys = journal.filter((e) => e.reference === 'find-bulk-1').map((e) => e.idempotency_key)
+    expect(keys).toHaveLength(1) // the bulk row, now in the journal pay journal reads (issue 22)
     expect(r.timeline.filter((t) => t.source === 'journal').map((t) => t.idempotency_key).sort()).toEqual(keys.sort())
     expect(r.timeline.filter((t) => t.source === 'journal').every((t) => t.match === r.matches[0].label)).toBe(true)
   })
@@ -167,5 +169,22 @@ describe('pay find', () => {
     const no = await h.pay(['find', 'find-cli-none', '--json'])
     expect(no.code).toBe(4)
     expect(json(no).error.message).toMatch(/nothing found/)
+  })
+
+  it('webhook deliveries of the local history are on the timeline of the reference they carry, labelled', async () => {
+    const col = json(ok(await collection('find-wh-1')))
+    const w = new HistoryWriter(historyDir(h.env), {sync: 'none'})
+    expect(w.open()).toBe(true)
+    w.delivery({event_id: 'EVT_FINDWH000000000000000001', type: 'collection.succeeded', reference: 'find-wh-1', verdict: 'accepted', status: 200, verified: true}, [], Buffer.from('{}'))
+    w.delivery({event_id: 'EVT_FINDWH000000000000000001', type: 'collection.succeeded', reference: 'find-wh-1', verdict: 'duplicate', status: 200, verified: true}, [], Buffer.from('{}'))
+    w.delivery({event_id: 'EVT_FINDWH000000000000000002', type: 'collection.succeeded', reference: 'find-wh-other', verdict: 'accepted', status: 200, verified: true}, [], Buffer.from('{}'))
+    await w.close()
+    const r = await found('find-wh-1')
+    expect(r.webhooks.history).toBe(true)
+    expect(r.timeline.filter((t) => t.source === 'webhook').map((t) => [t.event, t.outcome, t.id, t.match])).toEqual([
+      ['collection.succeeded', 'accepted', 'EVT_FINDWH000000000000000001', `collection ${col.id}`],
+      ['collection.succeeded', 'duplicate', 'EVT_FINDWH000000000000000001', `collection ${col.id}`],
+    ])
+    expect(r.timeline.map((t) => t.source)).toEqual(['journal', 'webhook', 'webhook', 'service'])
   })
 })

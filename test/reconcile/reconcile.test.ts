@@ -12,7 +12,7 @@ import {fromMinor, toMinor} from '../../src/api/money.js'
 import {runReconcile, type ReconcileSummary} from '../../src/reconcile/run.js'
 import {BIN, ROOT, cleanEnv, json, tempConfigDir} from '../helpers/cli.js'
 import {runWithContext} from '../helpers/in-process.js'
-import {ok, useSandbox} from '../commands/support.js'
+import {ok, runInPty, useSandbox} from '../commands/support.js'
 
 const h = useSandbox({rateLimits: {writePerMinute: 10_000_000, writePerHour: 100_000_000, readPerMinute: 10_000_000}})
 const CREATED = 1996
@@ -107,6 +107,15 @@ describe('pay reconcile', () => {
     ])
   })
 
+  it('--results CSV: a cell that would run as a spreadsheet formula is neutralised', async () => {
+    const file = join(dir, 'formula.csv')
+    writeFileSync(file, 'reference,amount,currency\n"=HYPERLINK(""x"")",1.00,KES\n')
+    const out = join(dir, 'formula-results.csv')
+    const r = await reconcile(file, {results: out})
+    expect(r.code).toBe(1)
+    expect(readFileSync(out, 'utf8').split('\n')[1]).toMatch(/^1,2,"'=HYPERLINK\(""x""\)",,missing,/)
+  })
+
   it('bad rows: every problem listed at once, exit 2, nothing looked up', async () => {
     const bad = join(dir, 'bad.ndjson')
     writeFileSync(bad, ['{"reference":"a","amount":10,"currency":"KES"}', '{"reference":"b","amount":"1.005","currency":"KESH"}', '{"amount":"1.00","currency":"KES","kind":"loan"}', 'not json'].join('\n') + '\n')
@@ -120,6 +129,18 @@ describe('pay reconcile', () => {
     expect(r.stderr).toContain('bad.ndjson:3 column "kind" must be one of')
     expect(r.stderr).toContain('bad.ndjson:4 (row) is not valid JSON')
     expect(h.sb.requests.length).toBe(before)
+  })
+
+  it('on a terminal: a progress bar on stderr, then the summary and the mismatches as tables', async () => {
+    const small = join(dir, 'small.csv')
+    writeFileSync(small, 'reference,amount,currency\nrec-1,' + amountOf(1) + ',KES\nrec-2,9.99,KES\nrec-never-9,1.00,KES\n')
+    const r = await runInPty(['reconcile', small], {...h.env, NO_COLOR: '1'}, [])
+    expect(r.code).toBe(1)
+    expect(r.screen).toMatch(/3\/3 rows \| ETA \S+ \| 1 matched, 1 differ, 1 missing/)
+    expect(r.screen).toMatch(/│ matched +│ 1 +│ 2\.01 KES │ 2\.01 KES │/)
+    expect(r.screen).toMatch(/│ amount_differs │ 1 +│ 9\.99 KES │ 3\.02 KES │/)
+    expect(r.screen).toMatch(/mismatches \(2\)\r?\n┌/)
+    expect(r.screen).toMatch(/│ 2 +│ rec-2 +│/)
   })
 
   it('killed with SIGKILL mid-run, the same command resumes: rows classed before are not looked up again', async () => {
