@@ -269,8 +269,11 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.close(resolve))
 })
 
-/** Run after the others: they change what other examples use (the mandate, the client's webhook URL, the whole sandbox). */
-const LAST = ['mandates:cancel', 'sandbox:webhook', 'sandbox:reset']
+/**
+ * Run after the others: they change what other examples use (the mandate, the client's webhook URL, the clock, which
+ * expires every token issued before it moves, and the whole sandbox).
+ */
+const LAST = ['mandates:cancel', 'sandbox:webhook', 'sandbox:advance', 'sandbox:reset']
 
 describe('every example of every command\'s help', () => {
   it('has its documented outcome against the sandbox', {timeout: 150_000}, async () => {
