@@ -149,13 +149,8 @@ export class ProfileStore {
       const profile = data.profiles[name]
       if (!profile) return
       for (const f of fields) delete profile[f]
-      const kept = profile.keyring
-      if (kept) {
-        leaving = {id: kept.id, fields: kept.fields.filter((f) => fields.includes(f))}
-        const left = kept.fields.filter((f) => !fields.includes(f))
-        if (left.length === 0) delete profile.keyring
-        else profile.keyring = {...kept, fields: left, client_secret_sha256: left.includes('client_secret') ? kept.client_secret_sha256 : undefined}
-      }
+      if (profile.keyring) ({leaving, keyring: profile.keyring} = dropKeyringFields(profile.keyring, fields))
+      if (!profile.keyring) delete profile.keyring
     })
     if (leaving) await forgetKeyringSecrets(leaving.id, leaving.fields)
   }
@@ -199,11 +194,7 @@ export class ProfileStore {
     }
     let leaving: {id: string; fields: SecretField[]} | undefined
     const profile = this.merge(name, fields, options, (merged) => {
-      const kept = merged.keyring
-      if (!kept) return
-      leaving = {id: kept.id, fields: kept.fields.filter((f) => given.includes(f))}
-      const fieldsLeft = kept.fields.filter((f) => !given.includes(f))
-      merged.keyring = fieldsLeft.length > 0 ? {...kept, fields: fieldsLeft, client_secret_sha256: fieldsLeft.includes('client_secret') ? kept.client_secret_sha256 : undefined} : undefined
+      if (merged.keyring) ({leaving, keyring: merged.keyring} = dropKeyringFields(merged.keyring, given))
     })
     if (leaving) await forgetKeyringSecrets(leaving.id, leaving.fields)
     return {profile, secrets: 'file', fallback}
@@ -260,6 +251,16 @@ export function savedSecretsNote(saved: SavedProfile): string {
 export function secretLocation(profile: Profile | undefined, field: SecretField): 'keyring' | 'file' | null {
   if (profile?.keyring?.fields.includes(field)) return 'keyring'
   return profile?.[field] !== undefined ? 'file' : null
+}
+
+type KeyringRef = NonNullable<Profile['keyring']>
+
+/** A keyring reference without `fields`: what is left of it (undefined: nothing), and the entries leaving it. */
+function dropKeyringFields(kept: KeyringRef, fields: readonly string[]): {keyring?: KeyringRef; leaving: {id: string; fields: SecretField[]}} {
+  const left = kept.fields.filter((f) => !fields.includes(f))
+  const leaving = {id: kept.id, fields: kept.fields.filter((f) => fields.includes(f))}
+  if (left.length === 0) return {leaving}
+  return {leaving, keyring: {...kept, fields: left, client_secret_sha256: left.includes('client_secret') ? kept.client_secret_sha256 : undefined}}
 }
 
 function lockPath(dir: string): string {
