@@ -137,7 +137,7 @@ export class MoneyTotals {
   }
 }
 
-export interface ProgressReporter {
+interface ProgressReporter {
   update(c: Counts): void
   stop(c: Counts): void
 }

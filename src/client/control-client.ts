@@ -14,9 +14,9 @@ import {redactBodyText, redactUrl} from '../base/redact.js'
 import {Transport} from './transport.js'
 
 /** Where `pay sandbox start` listens by default. */
-export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010'
+const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010'
 
-export const controlEndpoints = {
+const controlEndpoints = {
   'clock.advance': {method: 'POST', path: '/_sandbox/clock/advance'},
   'clock.get': {method: 'GET', path: '/_sandbox/clock'},
   'events.list': {method: 'GET', path: '/_sandbox/events'},
@@ -37,7 +37,7 @@ export interface ControlInput {
   body?: unknown
 }
 
-export interface ControlOptions {
+interface ControlOptions {
   /** --url */
   url?: string
   userAgent: string
@@ -48,7 +48,7 @@ export interface ControlOptions {
 }
 
 /** The sandbox to control: --url, else $PAY_SANDBOX_URL, else the "sandbox" profile's base URL, else the default. */
-export function sandboxUrl(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+function sandboxUrl(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
   let url = flag || env.PAY_SANDBOX_URL
   if (!url) {
     try {

@@ -11,7 +11,7 @@ import {createInterface} from 'node:readline'
 import type {RequestClass} from '../client/request-policy.js'
 import type {JournalStore} from './store.js'
 
-export const FLUSH_MS = 250
+const FLUSH_MS = 250
 const FLUSH_BYTES = 256 * 1024
 
 /**
@@ -21,7 +21,7 @@ const FLUSH_BYTES = 256 * 1024
  * refused; `unknown`: the service may have acted (the row is resent with its key); `not_sent`: refused for now (rate
  * limited to the end, or the service never reached): nothing was done, a plain re-run sends it.
  */
-export type RowState = 'succeeded' | 'processing' | 'failed' | 'unknown' | 'not_sent'
+type RowState = 'succeeded' | 'processing' | 'failed' | 'unknown' | 'not_sent'
 
 export interface RowOutcome {
   row: number
@@ -46,7 +46,7 @@ export interface RowOutcome {
 }
 
 /** The verdict of a row (see RowState); `ended`: the class of its state (classifyState), undefined while not terminal. */
-export function rowState(outcome: RequestClass, ended: 'succeeded' | 'failed' | undefined, refusedForNow: boolean): RowState {
+function rowState(outcome: RequestClass, ended: 'succeeded' | 'failed' | undefined, refusedForNow: boolean): RowState {
   if (outcome === 'accepted') return ended ?? 'processing'
   if (outcome === 'refused') return refusedForNow ? 'not_sent' : 'failed'
   return 'unknown'
@@ -145,7 +145,7 @@ function outcomeOfRecord(rec: Partial<RowOutcome>): RequestClass {
   return (rec.status as string) === 'failed' && status !== undefined ? 'refused' : 'unknown'
 }
 
-export interface RunHeader {
+interface RunHeader {
   t: 'run'
   run: string
   at: string
@@ -247,7 +247,7 @@ export class RunJournal {
 }
 
 /** One line of a lineage file: a run of the lineage and the salt of its row keys ('' for none). */
-export interface LineageRecord {
+interface LineageRecord {
   t: 'lineage'
   run: string
   at: string

@@ -7,7 +7,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import {ApiError} from './errors.js'
 
 /** A bug the control API asked for (bug_next): logged as one line, not a stack trace that reads as a real failure. */
-export class SimulatedBug extends Error {
+class SimulatedBug extends Error {
   override name = 'SimulatedBug'
 }
 

@@ -8,7 +8,7 @@ import {invalidParameter} from './errors.js'
 import type {MerchantRec, WalletRec} from './state.js'
 import {entry} from './state.js'
 
-export const HOLD_MS = 24 * 3600 * 1000
+const HOLD_MS = 24 * 3600 * 1000
 
 export function wallet(core: Core, merchantId: number, currency: string): WalletRec | undefined {
   const wallets = entry(core.state.wallets, merchantId)
@@ -96,7 +96,6 @@ export function refundPayout(w: WalletRec, amount: string): void {
   w.payout_wallet = fromMinor(toMinor(w.payout_wallet) + toMinor(amount))
 }
 
-export const addDecimal = (a: string, b: string) => fromMinor(toMinor(a) + toMinor(b))
 /** The canonical form of a decimal amount (what fromMinor writes); an amount already in it is returned as it is. */
 const CANONICAL_AMOUNT = new RegExp(`^(?:0|[1-9]\\d*)\\.\\d{${MAX_FRACTION_DIGITS}}$`)
 export const normalise = (a: string) => (CANONICAL_AMOUNT.test(a) ? a : fromMinor(toMinor(a)))

@@ -21,15 +21,15 @@ import type {HistoryWriter} from './history.js'
 import {PING_HEADER, type PingKey} from './ping.js'
 import {DEFAULT_SCHEME, DEFAULT_TOLERANCE_SECONDS, type Scheme, SIGNATURE_HEADER, schemeId, TIMESTAMP_HEADER, verifySignature} from './signature.js'
 
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
-export const DEFAULT_PATH = '/webhooks'
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+const DEFAULT_PATH = '/webhooks'
 /** A request's headers must arrive within this time, its whole body within REQUEST_TIMEOUT (answered 408, closed). */
-export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 /** Requests in progress at most; one over it is answered 503 with Retry-After. */
-export const DEFAULT_MAX_CONNECTIONS = 256
+const DEFAULT_MAX_CONNECTIONS = 256
 /** What a 503 over the cap asks the sender to wait. */
-export const RETRY_AFTER_SECONDS = 1
+const RETRY_AFTER_SECONDS = 1
 /** Over the open-socket bound, a connection that has not sent its headers this long after it connected may be closed. */
 const HEADERS_GRACE_MS = 3000
 /** Open sockets at most, as a multiple of the cap: over it, stale ones are closed, or else the new one. */
@@ -44,7 +44,7 @@ interface Connection {
   since: number
 }
 
-export type RejectReason =
+type RejectReason =
   | 'missing_header'
   | 'malformed_header'
   | 'no_matching_signature'
@@ -67,7 +67,7 @@ const STATUS_OF: Record<RejectReason, number> = {
   aborted: 400,
 }
 
-export interface ListenerOptions {
+interface ListenerOptions {
   /** Port to bind; 0 (default) picks a free one. */
   port?: number
   /** Address to bind (default 127.0.0.1). */
@@ -109,7 +109,7 @@ export interface ForwardRoute {
   url: string
 }
 
-export interface Verdict {
+interface Verdict {
   ok: boolean
   /** The status answered to the sender. */
   status: number
@@ -121,7 +121,7 @@ export interface Verdict {
   detail?: string
 }
 
-export interface ForwardResult {
+interface ForwardResult {
   status?: number
   /** too_large: the app's answer was longer than MAX_FORWARD_ANSWER_BYTES (answered 502). */
   error?: 'unreachable' | 'timeout' | 'too_large'
@@ -194,7 +194,7 @@ const EMPTY = Buffer.alloc(0)
 type Outcome = 'accepted' | 'failed'
 type Body = Buffer | 'too_large' | 'aborted'
 
-export function emptyStats(): ListenerStats {
+function emptyStats(): ListenerStats {
   return {received: 0, verified: 0, unverified: 0, rejected: {}, duplicates: 0, filtered: 0, forwarded: 0, forward_failed: 0, not_found: 0, busy: 0}
 }
 
@@ -706,14 +706,14 @@ function readBody(req: IncomingMessage, max: number, done: (body: Body) => void)
   req.on('close', () => finish(req.complete ? body() : 'aborted'))
 }
 
-export interface SendResult {
+interface SendResult {
   response?: {status: number; headers: Record<string, string>; body: Buffer}
   error?: ForwardResult['error']
   detail?: string
   ms: number
 }
 
-export interface Forwarder {
+interface Forwarder {
   send(body: Buffer, rawHeaders: string[]): Promise<SendResult>
   close(): Promise<void>
 }
