@@ -1,8 +1,8 @@
 /**
- * -F key=value / key:=json and --data merged into a request body (src/cli/body-input.ts).
+ * -F key=value / key:=json and --data merged into a request body (src/operation/body-input.ts).
  */
 import {describe, expect, it} from 'vitest'
-import {mergeBody, parseFieldFlags} from '../../src/cli/body-input.js'
+import {mergeBody, parseFieldFlags} from '../../src/operation/body-input.js'
 
 describe('body input', () => {
   it('keeps key=value a string (amounts stay decimal strings) and parses key:=json', () => {
