@@ -8,7 +8,7 @@ Without a browser here (no display, $BROWSER unset) or with --no-browser, only t
   static override examples = [
     {description: 'Open the dashboard of the sandbox of the "sandbox" profile', command: '<%= config.bin %> <%= command.id %>'},
     {description: 'Just print the URL', command: '<%= config.bin %> <%= command.id %> --no-browser'},
-    {description: 'Another sandbox', command: '<%= config.bin %> <%= command.id %> --url http://127.0.0.1:4011'},
+    {description: 'The sandbox at a given URL', command: '<%= config.bin %> <%= command.id %> --url http://127.0.0.1:4010'},
   ]
   static override flags = {
     browser: Flags.boolean({description: 'Start a browser on it ($BROWSER, else the system opener); --no-browser prints the URL only', default: true, allowNo: true}),
