@@ -6,7 +6,7 @@
  */
 import {type ControlEndpointId, controlEndpoints} from '../../api/control-endpoints.js'
 import {fillPath} from '../../api/endpoints.js'
-import {DURATION_RULE, durationSeconds} from '../../flows/sandbox-steps.js'
+import {DURATION_RULE, durationSeconds} from '../../api/control-endpoints.js'
 import {handleControl} from '../control-api.js'
 import type {SbRequest} from '../http.js'
 import type {Runtime} from '../runtime.js'

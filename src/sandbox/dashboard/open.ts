@@ -1,13 +1,13 @@
 /**
  * `pay sandbox open`: asks the running sandbox where its dashboard is (control API GET /_sandbox/dashboard), prints
- * the URL (stdout: data) and opens it in the browser where there is one (src/cli/browser.ts: $BROWSER, else the
+ * the URL (stdout: data) and opens it in the browser where there is one (src/operation/browser.ts: $BROWSER, else the
  * platform's opener; none on a machine without a display). The CLI's side of the dashboard: it loads nothing of the
  * dashboard's pages.
  */
-import {PayError} from '../../client/errors.js'
+import {PayError} from '../../base/errors.js'
 import type {Output} from '../../output/output.js'
 import {printable} from '../../output/printable.js'
-import type {ControlCall} from '../../webhooks/sandbox-deliveries.js'
+import type {ControlCall} from '../deliveries.js'
 
 export interface OpenOptions {
   /** false: print the URL only (--no-browser). */

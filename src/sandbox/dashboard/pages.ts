@@ -2,10 +2,10 @@
  * The dashboard's pages: server-rendered HTML from the sandbox's own state, read where it lives (no copy, no
  * second model). Every value written into a page is escaped (esc): ids, references, descriptions, URLs, headers and
  * bodies all come from requests. No page shows a secret: API clients are shown by id and webhook URL (userinfo
- * removed), the request log as the one redactor left it (src/client/redact.ts), and neither the clients' secrets nor
+ * removed), the request log as the one redactor left it (src/base/redact.ts), and neither the clients' secrets nor
  * the tokens table is ever read here.
  */
-import {redactUrl} from '../../client/redact.js'
+import {redactUrl} from '../../base/redact.js'
 import type {Core} from '../core.js'
 import {esc} from '../html.js'
 import {checkoutView} from '../resources/checkout.js'
