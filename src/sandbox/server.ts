@@ -127,7 +127,7 @@ function answer(rt: Runtime, req: IncomingMessage, res: ServerResponse, method: 
     raw,
     ip: req.socket.remoteAddress ?? '',
   }
-  if (sb.path.startsWith(DASHBOARD_PATH) && !sb.path.startsWith('/v1/')) {
+  if (sb.path.startsWith(DASHBOARD_PATH)) {
     dashboard(rt, sb, req, res)
     return
   }

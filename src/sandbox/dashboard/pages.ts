@@ -7,6 +7,7 @@
  */
 import {redactUrl} from '../../base/redact.js'
 import type {Core} from '../core.js'
+import type {Kind as IndexKind} from '../indexes.js'
 import {esc} from '../html.js'
 import {checkoutView} from '../resources/checkout.js'
 import {collectionView} from '../resources/collections.js'
@@ -76,11 +77,13 @@ function table(caption: string, columns: string[], rows: string[][], empty = 'No
 }
 
 /** A form POSTing to one action; `fields` is HTML (labelled inputs), hidden values are escaped here. */
-export function actionForm(v: View, action: string, hidden: Record<string, string>, button: string, fields = '', cls = 'inline', buttonClass = ''): string {
+export function actionForm(v: View, action: string, hidden: Record<string, string>, button: string, fields = '', cls = 'inline', buttonClass = '', what = ''): string {
   const inputs = Object.entries({...hidden, _csrf: v.csrf, return: v.here})
     .map(([k, val]) => `<input type="hidden" name="${esc(k)}" value="${esc(val)}">`)
     .join('')
-  return `<form class="${cls}" method="post" action="${esc(href(`actions/${action}`))}">${inputs}${fields}<button type="submit"${buttonClass ? ` class="${buttonClass}"` : ''}>${esc(button)}</button></form>`
+  // in a list, each button names its object for a screen reader ("Succeed CL_…"), not only "Succeed"
+  const label = what ? ` aria-label="${esc(`${button} ${what}`)}"` : ''
+  return `<form class="${cls}" method="post" action="${esc(href(`actions/${action}`))}">${inputs}${fields}<button type="submit"${buttonClass ? ` class="${buttonClass}"` : ''}${label}>${esc(button)}</button></form>`
 }
 
 let fieldSeq = 0
@@ -118,14 +121,21 @@ function pager(path: string, query: Record<string, string>, page: number, more: 
 
 const pageOf = (query: Record<string, string>) => Math.max(1, Math.min(1_000_000, Number.parseInt(query.page ?? '1', 10) || 1))
 
+/** A list read by position (an array, or a table's records through the index's ids). */
+interface Listing<T> {
+  length: number
+  at(i: number): T | undefined
+}
+const listing = <T>(list: ArrayLike<T>): Listing<T> => ({length: list.length, at: (i) => list[i]})
+
 /** Up to PAGE_SIZE items of `list` (oldest first) that match, newest first, for page `page`; and whether there are more. */
-function newest<T>(list: ArrayLike<T>, page: number, match: (x: T) => boolean): {items: T[]; more: boolean} {
+function newest<T>(list: Listing<T>, page: number, match: (x: T) => boolean): {items: T[]; more: boolean} {
   const skip = (page - 1) * PAGE_SIZE
   const items: T[] = []
   let seen = 0
   for (let i = list.length - 1; i >= 0; i--) {
-    const x = list[i]
-    if (!match(x)) continue
+    const x = list.at(i)
+    if (x === undefined || !match(x)) continue
     if (seen++ < skip) continue
     if (items.length === PAGE_SIZE) return {items, more: true}
     items.push(x)
@@ -210,8 +220,16 @@ export const KIND_PAGES: Record<string, KindPage> = {
   },
 }
 
-function recordsOf(core: Core, kind: KindPage): any[] {
-  return Object.values(core.state[kind.table] as Record<string, unknown>)
+/**
+ * The records of a kind, oldest first, read by position through the index's ids: no enumeration of a table per
+ * render (reading the keys of a table of 100,000 records costs tens of milliseconds). Customers (seeded only, a
+ * handful) are read from their table.
+ */
+function recordsOf(core: Core, kind: KindPage): Listing<any> {
+  const table = core.state[kind.table] as Record<string, unknown>
+  if (kind.table === 'customers') return listing(Object.values(table))
+  const ids = core.index.all(kind.table as IndexKind)
+  return {length: ids.length, at: (i) => table[ids[i]]}
 }
 
 function merchantName(core: Core, merchantId: number, accountId: string): string {
@@ -225,11 +243,11 @@ function merchantName(core: Core, merchantId: number, accountId: string): string
 function objectActions(v: View, kindKey: string, rec: any): string {
   const out: string[] = []
   if (['collections', 'checkouts', 'payouts', 'debits'].includes(kindKey) && rec.status === 'processing') {
-    out.push(actionForm(v, 'succeed', {id: rec.id}, 'Succeed'), actionForm(v, 'fail', {id: rec.id}, 'Fail', '', 'inline', 'secondary'))
+    out.push(actionForm(v, 'succeed', {id: rec.id}, 'Succeed', '', 'inline', '', rec.id), actionForm(v, 'fail', {id: rec.id}, 'Fail', '', 'inline', 'secondary', rec.id))
   }
-  if (kindKey === 'mandates' && rec.status === 'processing') out.push(actionForm(v, 'approve', {mandate_id: rec.id}, 'Approve'))
+  if (kindKey === 'mandates' && rec.status === 'processing') out.push(actionForm(v, 'approve', {mandate_id: rec.id}, 'Approve', '', 'inline', '', rec.id))
   const va: string | undefined = kindKey === 'virtual_accounts' ? rec.account_number : rec.status === 'processing' ? rec.va_number : undefined
-  if (va) out.push(actionForm(v, 'transfer', {account_number: va}, 'Transfer in', input('Amount', 'amount', {inputmode: 'decimal', placeholder: '100.00', required: '', size: '9'})))
+  if (va) out.push(actionForm(v, 'transfer', {account_number: va}, 'Transfer in', input(`Amount into ${va}`, 'amount', {inputmode: 'decimal', placeholder: '100.00', required: '', size: '9'}), 'inline', '', va))
   return out.join('')
 }
 
@@ -246,7 +264,7 @@ export function objectsPage(v: View): Page {
     return (!wanted || row.status === wanted) && (!q || row.id.includes(q) || row.reference.includes(q))
   })
   const tabs = Object.entries(KIND_PAGES)
-    .map(([key, k]) => `<li><a href="${esc(href('objects', {kind: key}))}"${key === kindKey ? ' aria-current="page"' : ''}>${esc(k.label)}</a> <span class="muted">${Object.keys(core.state[k.table] as object).length}</span></li>`)
+    .map(([key, k]) => `<li><a href="${esc(href('objects', {kind: key}))}"${key === kindKey ? ' aria-current="page"' : ''}>${esc(k.label)}</a> <span class="muted">${recordsOf(core, k).length}</span></li>`)
     .join('')
   const form = filters(
     'objects',
@@ -341,8 +359,12 @@ ${table('API clients (secrets are never shown)', ['Client id', 'State', 'Webhook
     })
     .join('\n')
   const counts = Object.entries(KIND_PAGES).map(([key, k]) => {
-    const recs = Object.values(s[k.table] as Record<string, {status?: string}>)
-    const processing = recs.reduce((n, r) => (r.status === 'processing' || r.status === 'pending_approval' ? n + 1 : n), 0)
+    const recs = recordsOf(core, k)
+    let processing = 0
+    for (let i = 0; i < recs.length; i++) {
+      const status = (recs.at(i) as {status?: string} | undefined)?.status
+      if (status === 'processing' || status === 'pending_approval') processing++
+    }
     return [link('objects', k.label, {kind: key}), String(recs.length), processing ? link('objects', String(processing), {kind: key, state: k.states[0]}) : '0']
   })
   const f = faults.view()
@@ -402,7 +424,7 @@ export function eventsPage(v: View): Page {
   const client = v.query.client ?? ''
   const page = pageOf(v.query)
   const events = core.state.events
-  const {items, more} = newest(events, page, (e) => (!type || e.type === type) && (!wanted || e.state === wanted) && (!client || e.client_id === client))
+  const {items, more} = newest(listing(events), page, (e) => (!type || e.type === type) && (!wanted || e.state === wanted) && (!client || e.client_id === client))
   const rows = items.map((e) => {
     const lastTry = e.deliveries[e.deliveries.length - 1]
     return [esc(e.created_at), eventLink(e.id), esc(e.type), code(e.client_id), state(e.state), String(e.deliveries.length), lastTry ? esc(lastTry.status === null ? `unreachable: ${lastTry.error ?? ''}` : String(lastTry.status)) : '—']
@@ -447,7 +469,7 @@ export function requestsPage(v: View): Page {
   const log = v.rt.log.entries
   const f = {method: (v.query.method ?? '').toUpperCase(), path: v.query.path ?? '', status: v.query.status ?? '', request_id: (v.query.request_id ?? '').trim(), key: (v.query.key ?? '').trim()}
   const page = pageOf(v.query)
-  const {items, more} = newest(log, page, (e) => {
+  const {items, more} = newest(listing(log), page, (e) => {
     if (f.method && e.method !== f.method) return false
     if (f.path && !e.path.includes(f.path)) return false
     if (f.status && !String(e.status).startsWith(f.status)) return false
