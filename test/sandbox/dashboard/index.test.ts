@@ -8,7 +8,7 @@ import type {AddressInfo} from 'node:net'
 import {request} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../../src/sandbox/index.js'
-import {ACME, type Client, acmeClient, collectionBody, checkoutBody, globexClient, mandateBody, start, until} from '../helpers.js'
+import {ACME, type Client, acmeClient, collectionBody, checkoutBody, globexClient, mandateBody, start, until} from '../../helpers/sandbox-http.js'
 
 let sb: Sandbox
 let acme: Client

@@ -13,7 +13,7 @@ import {runSandboxOpen} from '../../../src/sandbox/dashboard/open.js'
 import type {Sandbox} from '../../../src/sandbox/index.js'
 import {BIN, ROOT, cleanEnv, runCli, tempConfigDir} from '../../helpers/cli.js'
 import {USER_AGENT, memoryOutput} from '../../helpers/in-process.js'
-import {start, until} from '../helpers.js'
+import {start, until} from '../../helpers/sandbox-http.js'
 
 const built = existsSync(join(ROOT, 'dist', 'commands', 'sandbox', 'open.js'))
 

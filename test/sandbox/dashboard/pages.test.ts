@@ -10,7 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../../src/sandbox/index.js'
 import {launchChromium} from '../../helpers/browser.js'
 import {runCli, tempConfigDir} from '../../helpers/cli.js'
-import {ACME, type Client, acmeClient, collectionBody, mandateBody, start} from '../helpers.js'
+import {ACME, type Client, acmeClient, collectionBody, mandateBody, start} from '../../helpers/sandbox-http.js'
 
 let sb: Sandbox
 let acme: Client
