@@ -35,7 +35,7 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Api)
-    const {runApi} = await import('../cli/raw-request.js')
+    const {runApi} = await import('../operation/raw-request.js')
     process.exitCode = await runApi({...flags, ...args}, () => this.api(flags))
   }
 }

@@ -26,7 +26,7 @@ On a terminal, missing values are asked for (the secret masked). With flags or e
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Login)
-    const {runLogin} = await import('../cli/login.js')
+    const {runLogin} = await import('../profiles/login.js')
     process.exitCode = await runLogin(flags, await this.output(), {userAgent: this.userAgent})
   }
 }

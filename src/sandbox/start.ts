@@ -3,8 +3,8 @@
  * Output) → the "sandbox" profile saved → the URL and seeded credentials printed → serving until `until` settles
  * (Ctrl-C / SIGTERM for the command) → closed.
  */
-import {PayError, InputError} from '../client/errors.js'
-import {SANDBOX_PROFILE} from '../client/control-client.js'
+import {PayError, InputError} from '../base/errors.js'
+import {SANDBOX_PROFILE} from '../config/profile-schema.js'
 import {isLoopbackHost} from '../client/loopback.js'
 import {configDir} from '../config/paths.js'
 import {ProfileStore} from '../config/profiles.js'

@@ -4,7 +4,7 @@
  * opened, or stopped while it opens (openTunnelOrStop) → the sandbox registration and the announcement
  * (announce) → serving until stopped → everything closed and the summary printed.
  */
-import {InputError} from '../client/errors.js'
+import {InputError} from '../base/errors.js'
 import {resolveSettings, webhookSecrets, type Settings} from '../config/settings.js'
 import type {Output} from '../output/output.js'
 import {printable, printableLine} from '../output/printable.js'

@@ -4,8 +4,8 @@
  * profile saved → a summary. Nothing is written unless the service accepted the credentials.
  */
 import type {ClientOptions} from '../client/api-client.js'
-import {SANDBOX_PROFILE} from '../client/control-client.js'
-import {InputError} from '../client/errors.js'
+import {SANDBOX_PROFILE} from '../config/profile-schema.js'
+import {InputError} from '../base/errors.js'
 import {checkBaseUrl} from '../client/transport.js'
 import {configDir} from '../config/paths.js'
 import {ProfileStore, savedSecretsNote} from '../config/profiles.js'

@@ -5,7 +5,7 @@
  */
 import type {ApiClient} from '../client/api-client.js'
 import {splitPath} from '../client/api-client.js'
-import {InputError} from '../client/errors.js'
+import {InputError} from '../base/errors.js'
 import {renderDryRun} from '../output/dry-run.js'
 import type {Output} from '../output/output.js'
 import {forStdout, printable} from '../output/printable.js'
@@ -48,7 +48,7 @@ export async function runApi(options: ApiOptions, open: () => Promise<ApiContext
     renderDryRun(out, req, {profileName: settings.profileName, fromProfile: settings.sources.clientId === 'profile'})
     return 0
   }
-  // a money-moving endpoint with a live profile: the rule of src/cli/confirm.ts, as for its resource command
+  // a money-moving endpoint with a live profile: the rule of src/operation/confirm.ts, as for its resource command
   const {liveMoneyGate, moneyOperation, confirmationLines} = await import('./confirm.js')
   const money = moneyOperation(req.endpoint?.id)
   if (money) await liveMoneyGate({client, out, settings}, Boolean(options.yes), () => confirmationLines(money, {body}, settings.profileName))
