@@ -6,7 +6,7 @@
 import {describe, expect, it} from 'vitest'
 import {createJudge, type Judgement, type JudgeRules, type Seen, STATUS_OF} from '../../src/webhooks/judge.js'
 import {MAX_JSON_DEPTH} from '../../src/output/json-shape.js'
-import {opensslHeader} from './support.js'
+import {opensslHeader} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_judge_table_1'
 const NOW = 1_760_000_000

@@ -6,7 +6,7 @@
 import {describe, expect, it, afterEach} from 'vitest'
 import {closedPort, startLocaltunnelServer} from '../helpers/localtunnel-server.js'
 import {parseSchemeId, sign} from '../../src/webhooks/signature.js'
-import {eventBody, listenCommand, listenInProcess, nowSeconds, opensslHeader, post, startTestApp, type ListenProcess, waitFor} from './support.js'
+import {eventBody, listenCommand, listenInProcess, nowSeconds, opensslHeader, post, startTestApp, type ListenProcess, waitFor} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_cli_test_9d1'
 const cleanup: {close(): Promise<void>}[] = []
