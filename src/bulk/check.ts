@@ -8,14 +8,14 @@
 import {hash as sha256Of} from 'node:crypto'
 import type {PreparedRequest} from '../client/api-client.js'
 import type {EndpointId} from '../api/endpoints.js'
-import {uuidOfHex} from '../client/digest.js'
-import {InputError, type InputProblem} from '../client/errors.js'
-import type {ApiContext} from '../cli/api-context.js'
+import {uuidOfHex} from '../base/digest.js'
+import {InputError, type InputProblem} from '../base/errors.js'
+import type {ApiContext} from '../operation/api-context.js'
 import {type BulkInput, type InputRow, RowSyntaxError, readRowChunks} from './input.js'
 import type {BulkOperation, BulkRecord, BulkRequest} from './operation.js'
 import {MoneyTotals} from './report.js'
 import {RowSpool, type SpooledRow} from './spool.js'
-import {SortedRecords, hexWords} from './sorted-spool.js'
+import {SortedRecords, hexWords} from '../journal/sorted-spool.js'
 
 /** Problems listed in full before the rest are only counted. */
 const MAX_LISTED_PROBLEMS = 1000

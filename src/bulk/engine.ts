@@ -26,19 +26,19 @@ import {resolve} from 'node:path'
 import type {PreparedRequest} from '../client/api-client.js'
 import {PoolTransport} from '../client/pool-transport.js'
 import {compileParsers} from '../api/zod-config.js'
-import {classifyState} from '../cli/wait.js'
-import {InputError} from '../client/errors.js'
-import {ExitCode} from '../client/exit-codes.js'
-import {redactUrl} from '../client/redact.js'
+import {classifyState} from '../operation/wait.js'
+import {InputError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
+import {redactUrl} from '../base/redact.js'
 import {openJournalStore} from '../journal/index.js'
 import type {JournalStore} from '../journal/store.js'
-import type {ApiContext} from '../cli/api-context.js'
+import type {ApiContext} from '../operation/api-context.js'
 import {type Checked, check, keyScopes, rowKey, validateAll} from './check.js'
 import {type BulkInput, openInput} from './input.js'
 import type {BulkOperation} from './operation.js'
 import {AdaptiveRate} from './rate.js'
 import {MoneyTotals, ResultSink, progressReporter} from './report.js'
-import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} from './run-journal.js'
+import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} from '../journal/run-journal.js'
 import {type SendPlan, Tally, UNREACHABLE_AFTER, send} from './send.js'
 import type {SpooledRow} from './spool.js'
 
@@ -73,7 +73,7 @@ export interface BulkRun {
   wait?: SendPlan['wait']
   /** The resource's terminal states (the operation's --wait states): a row's verdict reads its state with them. */
   states?: {succeeded: readonly string[]; failed: readonly string[]}
-  /** Asked once, after every row passed and before anything is sent (a live profile on a terminal; src/cli/confirm.ts). */
+  /** Asked once, after every row passed and before anything is sent (a live profile on a terminal; src/operation/confirm.ts). */
   confirm?: (plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}) => Promise<void>
 }
 

@@ -2,8 +2,8 @@
 import {existsSync, readdirSync, statSync} from 'node:fs'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {RunJournal, rowOutcome} from '../../src/bulk/run-journal.js'
-import {SortedRecords} from '../../src/bulk/sorted-spool.js'
+import {RunJournal, rowOutcome} from '../../src/journal/run-journal.js'
+import {SortedRecords} from '../../src/journal/sorted-spool.js'
 import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
 

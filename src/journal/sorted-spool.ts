@@ -9,7 +9,7 @@
 import {closeSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {SECRET_FILE_MODE} from '../config/paths.js'
-import {SPOOL_PREFIXES} from '../journal/store.js'
+import {SPOOL_PREFIXES} from './store.js'
 
 /** Records held in memory before a sorted run is written out. */
 export const DEFAULT_BUDGET_RECORDS = 1 << 16

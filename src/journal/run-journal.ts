@@ -8,7 +8,7 @@
 import {closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import type {RequestClass} from '../client/request-policy.js'
-import type {JournalStore} from '../journal/store.js'
+import type {JournalStore} from './store.js'
 import {SortedRecords} from './sorted-spool.js'
 
 export const FLUSH_MS = 250
