@@ -12,6 +12,8 @@ import type {JournalStore} from './store.js'
 import {SortedRecords} from './sorted-spool.js'
 
 export const FLUSH_MS = 250
+/** 2^32: what a 32-bit word of a sorted record holds (a byte offset takes two). */
+const WORD = 0x1_0000_0000
 const FLUSH_BYTES = 256 * 1024
 
 /**
@@ -136,7 +138,7 @@ export class EarlierOutcomes {
             row = recs[i]
           }
           if (recs[i + 2] === this.epoch) {
-            offset = recs[i + 3] + recs[i + 4] * 2 ** 32
+            offset = recs[i + 3] + recs[i + 4] * WORD
             length = recs[i + 5]
           }
         }
@@ -322,7 +324,7 @@ export class RunJournal {
           ran = true
           continue
         }
-        if (rec.t === 'row' && typeof rec.row === 'number' && rec.row >= 0 && rec.row < 2 ** 32) sorted.add(rec.row, ++seq, epoch, offset % 2 ** 32, Math.floor(offset / 2 ** 32), length)
+        if (rec.t === 'row' && typeof rec.row === 'number' && rec.row >= 0 && rec.row < WORD) sorted.add(rec.row, ++seq, epoch, offset % WORD, Math.floor(offset / WORD), length)
       }
     } catch (err) {
       sorted.dispose()
