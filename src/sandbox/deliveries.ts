@@ -7,7 +7,7 @@ import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
 import type {EventRec} from './state.js'
 
-type ControlCall = (id: ControlEndpointId, input?: ControlInput) => Promise<any>
+export type ControlCall = (id: ControlEndpointId, input?: ControlInput) => Promise<any>
 
 /** An event as the control API shows it (src/sandbox/control-api.ts: eventView). */
 type SandboxEvent = Pick<EventRec, 'id' | 'type' | 'client_id' | 'state' | 'deliveries'>

@@ -8,7 +8,7 @@ import {invalidParameter} from './errors.js'
 import type {MerchantRec, WalletRec} from './state.js'
 import {entry} from './state.js'
 
-const HOLD_MS = 24 * 3600 * 1000
+export const HOLD_MS = 24 * 3600 * 1000
 
 export function wallet(core: Core, merchantId: number, currency: string): WalletRec | undefined {
   const wallets = entry(core.state.wallets, merchantId)

@@ -18,7 +18,7 @@ function customerOf(ctx: Ctx): CustomerRec {
   return own(ctx, entry(ctx.core.state.customers, ctx.params.id), `customer ${ctx.params.id}`)
 }
 
-function customerView(c: CustomerRec) {
+export function customerView(c: CustomerRec) {
   return {id: c.id, object: 'customer', merchant_reference: c.merchant_reference, name: c.name, email: c.email, mobile: c.mobile, created_at: c.created_at.replace(/Z$/, '+00:00')}
 }
 

@@ -9,7 +9,7 @@ import {type Tunnel, type TunnelOptions, type TunnelProvider, type TunnelProvide
 
 export type TunnelChoice = 'auto' | TunnelProviderName
 
-interface ChosenTunnel {
+export interface ChosenTunnel {
   provider: TunnelProviderName
   /** Why (auto), for the start-up message. */
   reason?: string
