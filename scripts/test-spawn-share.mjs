@@ -5,7 +5,7 @@
  *   spawn       a call that starts the built CLI (bin/run.cjs): runCli, probedRun, startListen, a harness's
  *               `.pay(…)`, `pay(…)` of test/helpers/in-process.ts for a command that is not an operation,
  *               spawn/execFile/StdioClientTransport given BIN, and any function of the file that does one of these;
- *   in-process  a call of anything imported from src/, runInProcess, runWithContext, a harness's `.run(…)`,
+ *   in-process  a call of anything imported from src/, runInProcess, runWithContext, runCommand, a harness's `.run(…)`,
  *               `pay(…)` of in-process.ts for an operation, and any function of the file that does one of these
  *               (and no spawn).
  * A call inside such a local function counts once, at the function's call sites, not in its body.
@@ -19,7 +19,7 @@ import ts from 'typescript'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const SPAWN_HELPERS = new Set(['runCli', 'probedRun', 'startListen'])
-const INPROC_HELPERS = new Set(['runInProcess', 'runWithContext'])
+const INPROC_HELPERS = new Set(['runInProcess', 'runWithContext', 'runCommand'])
 const SPAWN_FUNCS = new Set(['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork'])
 
 function walk(dir, out = []) {
