@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 /**
- * How much of the test suite runs the built CLI as a process. Reads every test/**\/*.test.ts with the TypeScript
- * parser and classifies call sites:
- *   spawn       a call that starts the built CLI (bin/run.cjs): runCli, probedRun, startListen, a harness's
- *               `.pay(…)`, `pay(…)` of test/helpers/in-process.ts for a command that is not an operation,
+ * How much of the test suite starts the built CLI (bin/run.cjs) as a process. Reads every test/**\/*.test.ts with
+ * the TypeScript parser and classifies its call sites:
+ *   spawn       starts the built CLI: runCli, probedRun, startListen, a harness's `.pay(…)`, `pay(…)` of
+ *               test/helpers/in-process.ts for its PROCESS_ONLY commands (or a command line it cannot read),
  *               spawn/execFile/StdioClientTransport given BIN, and any function of the file that does one of these;
- *   in-process  a call of anything imported from src/, runInProcess, runWithContext, runCommand, a harness's `.run(…)`,
- *               `pay(…)` of in-process.ts for an operation, and any function of the file that does one of these
- *               (and no spawn).
+ *   command run runs a command in-process: runInProcess, runCommand, runWithContext, a harness's `.run(…)`, `pay(…)`
+ *               of in-process.ts for any other command, a run function (run…) imported from src/, and any function
+ *               of the file that does one of these;
+ *   in-process  a command run, or any other call of something imported from src/.
  * A call inside such a local function counts once, at the function's call sites, not in its body.
- * Prints: spawn call sites / (spawn + in-process call sites), and the share of test cases (it/test) that start
- * the CLI at least once (directly or through a local function or a beforeAll/beforeEach of their file).
+ * Prints three shares: of the command runs (spawn / (spawn + in-process command runs): the figure of issue 32), of
+ * all call sites into pay (spawn / (spawn + in-process)), and of the test cases (it/test) that start the CLI at
+ * least once (directly, through a local function, or in a beforeAll/beforeEach of their file).
  *   node scripts/test-spawn-share.mjs [--files]
  */
 import {readFileSync, readdirSync, statSync} from 'node:fs'
@@ -20,6 +22,7 @@ import ts from 'typescript'
 const ROOT = new URL('..', import.meta.url).pathname
 const SPAWN_HELPERS = new Set(['runCli', 'probedRun', 'startListen'])
 const INPROC_HELPERS = new Set(['runInProcess', 'runWithContext', 'runCommand'])
+const PROCESS_ONLY = ['api', 'login', 'webhook listen', 'sandbox start']
 const SPAWN_FUNCS = new Set(['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork'])
 
 function walk(dir, out = []) {
@@ -31,12 +34,6 @@ function walk(dir, out = []) {
   }
   return out
 }
-
-const operationWords = (() => {
-  // the operation commands' ids (collections:create, balance, …) from the generated operation rules
-  const text = readFileSync(join(ROOT, 'src/api/operations.ts'), 'utf8')
-  return new Set([...text.matchAll(/^\s{2}'?([a-z-]+(?::[a-z-]+)?)'?: (?:op|\{)/gm)].map((m) => m[1]))
-})()
 
 function calleeName(node) {
   const e = node.expression
@@ -95,9 +92,11 @@ function analyse(file) {
     if (object && name === 'run' && ts.isIdentifier(object) && object.text === 'h') return 'in-process'
     if (!object && inProcessPay.has(name)) {
       const a = call.arguments[0]
-      if (a && ts.isArrayLiteralExpression(a)) {
-        const words = a.elements.slice(0, 2).map((e) => (ts.isStringLiteral(e) ? e.text : ''))
-        if (operationWords.has(words.join(':')) || operationWords.has(words[0])) return 'in-process'
+      // test/helpers/in-process.ts: PROCESS_ONLY commands as the built CLI, every other in-process
+      if (a && ts.isArrayLiteralExpression(a) && a.elements.length > 0 && ts.isStringLiteral(a.elements[0])) {
+        const words = a.elements.slice(0, 2).map((e) => (ts.isStringLiteral(e) ? e.text : '')).join(' ')
+        const stdin = call.arguments[1] && ts.isObjectLiteralExpression(call.arguments[1]) && call.arguments[1].properties.some((p) => p.name?.getText() === 'input')
+        return stdin || PROCESS_ONLY.some((c) => words === c || words.startsWith(c + ' ') || words === c.split(' ')[0]) ? 'spawn' : 'in-process'
       }
       return 'spawn'
     }

@@ -95,9 +95,16 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   }
 }
 
-/** A resource command in-process (its logic), anything else (pay api, profiles, login, …) as the built CLI. */
+/** The commands whose logic is still in their oclif run() and that need a process: they run as the built CLI. */
+export const PROCESS_ONLY = ['api', 'login', 'webhook listen', 'sandbox start']
+
+/**
+ * `pay <args>` in-process where it can be: a resource command through runInProcess, any other command through
+ * runCommand; the built CLI for PROCESS_ONLY commands and when stdin is given.
+ */
 export function pay(args: string[], options: RunOptions & {env: Record<string, string | undefined>}): Promise<CliResult> {
-  return isOperation(args) && options.input === undefined ? runInProcess(args, {env: {NO_COLOR: '1', ...options.env}}) : runCli(args, options)
+  if (options.input !== undefined || PROCESS_ONLY.some((c) => args.join(' ').startsWith(c + ' ') || args.join(' ') === c)) return runCli(args, options)
+  return isOperation(args) ? runInProcess(args, {env: {NO_COLOR: '1', ...options.env}}) : runCommand(args, {env: options.env})
 }
 
 /**
