@@ -11,7 +11,7 @@ import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
 import {cacheKey, processStartTime, staleReason} from '../../src/config/token-cache.js'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
-import {runCommand, runInProcess} from '../helpers/in-process.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 import {ACME, start} from '../helpers/sandbox-http.js'
 
@@ -88,7 +88,7 @@ describe('a wrong secret is never covered by a cached token', () => {
 describe('env-only runs need no writable directory', () => {
   it('works with a home that cannot hold a config dir, warning once on stderr', async () => {
     const home = aFile()
-    const r = await runCommand(['account', '--json'], {env: acmeEnv({HOME: home, XDG_CONFIG_HOME: undefined, PAY_CONFIG_DIR: undefined}) as Record<string, string>})
+    const r = await runCli(['account', '--json'], {env: acmeEnv({HOME: home, XDG_CONFIG_HOME: undefined, PAY_CONFIG_DIR: undefined}) as Record<string, string>})
     expect(r.code, r.stderr).toBe(0)
     expect(json(r).object).toBe('account_context')
     expect(r.stderr.match(/warning: cannot write the config dir/g)).toHaveLength(1)
