@@ -5,7 +5,7 @@
  *   spawn       starts the built CLI: runCli, probedRun, startListen, a harness's `.pay(…)`, `pay(…)` of
  *               test/helpers/in-process.ts for its PROCESS_ONLY commands (or a command line it cannot read),
  *               spawn/execFile/StdioClientTransport given BIN, and any function of the file that does one of these;
- *   command run runs a command in-process: runInProcess, runCommand, runWithContext, a harness's `.run(…)`, `pay(…)`
+ *   command run runs a command in-process: runInProcess, runCommand, runWithContext, a harness's `.run(…)` or `.command(…)`, `pay(…)`
  *               of in-process.ts for any other command, a run function (run…) imported from src/, and any function
  *               of the file that does one of these;
  *   in-process  a command run, or any other call of something imported from src/.
@@ -89,7 +89,7 @@ function analyse(file) {
     if (SPAWN_FUNCS.has(name) && mentionsBin(call)) return 'spawn'
     if (ts.isNewExpression(call) && name === 'StdioClientTransport' && mentionsBin(call)) return 'spawn'
     if (object && name === 'pay') return 'spawn' // the resource-command harness: h.pay runs the built CLI
-    if (object && name === 'run' && ts.isIdentifier(object) && object.text === 'h') return 'in-process'
+    if (object && (name === 'run' || name === 'command') && ts.isIdentifier(object) && object.text === 'h') return 'in-process'
     if (!object && inProcessPay.has(name)) {
       const a = call.arguments[0]
       // test/helpers/in-process.ts: PROCESS_ONLY commands as the built CLI, every other in-process
@@ -135,7 +135,7 @@ function analyse(file) {
   const isCommandRun = (call) => {
     const {name, object} = calleeName(call)
     if (!name) return false
-    if (INPROC_HELPERS.has(name) || (object && name === 'run' && ts.isIdentifier(object) && object.text === 'h')) return true
+    if (INPROC_HELPERS.has(name) || (object && (name === 'run' || name === 'command') && ts.isIdentifier(object) && object.text === 'h')) return true
     if (!object && inProcessPay.has(name)) return direct(call) === 'in-process'
     return !object && fromSrc.has(name) && /^run[A-Z]/.test(name)
   }

@@ -9,7 +9,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, expect, vi} from 'vitest'
 import {type LogEntry, type Sandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
 import {BIN, ROOT, type CliResult, cleanEnv, runCli, tempConfigDir} from './cli.js'
-import {runInProcess} from './in-process.js'
+import {runCommand, runInProcess} from './in-process.js'
 
 export interface Harness {
   sb: Sandbox
@@ -18,6 +18,8 @@ export interface Harness {
   pay(args: string[], env?: Record<string, string | undefined>, input?: string): Promise<CliResult>
   /** Runs a resource command in-process (test/helpers/in-process.ts) against this file's sandbox. */
   run(args: string[], env?: Record<string, string | undefined>): Promise<CliResult>
+  /** Runs any command in-process (runCommand: its oclif class, bulk runs included) against this file's sandbox. */
+  command(args: string[], env?: Record<string, string | undefined>): Promise<CliResult>
   /** Service requests (not the token endpoint, not /_sandbox) matching a predicate. */
   requests(pred?: (e: LogEntry) => boolean): LogEntry[]
   /** POSTs /_sandbox control calls. */
@@ -40,6 +42,7 @@ export function useSandbox(options: SandboxOptions = {}): Harness {
   })
   h.pay = (args, env = {}, input) => runCli(args, {env: {...h.env, ...env}, input, timeoutMs: 90_000})
   h.run = (args, env = {}) => runInProcess(args, {env: {...h.env, NO_COLOR: '1', ...env}})
+  h.command = (args, env = {}) => runCommand(args, {env: {...h.env, ...env}})
   h.requests = (pred = () => true) => h.sb.requests.filter((e) => e.path.startsWith('/v1/') && e.path !== '/v1/oauth/token' && pred(e))
   h.control = async (path, body) => {
     const res = await fetch(h.sb.url + path, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body ?? {})})

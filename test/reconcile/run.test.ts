@@ -34,7 +34,7 @@ beforeAll(async () => {
   for (let i = 1; i <= CREATED; i++) lines.push(`rec-${i},${amountOf(i)},${mobileOf(i)},mpesa`)
   writeFileSync(create, lines.join('\n') + '\n')
   createdResults = join(dir, 'created.csv')
-  ok(await h.pay(['collections', 'create', '--from-file', create, '--currency', 'KES', '--concurrency', '16', '--results', createdResults]))
+  ok(await h.command(['collections', 'create', '--from-file', create, '--currency', 'KES', '--concurrency', '16', '--results', createdResults]))
   // row 400 made to fail through the control API; 300 and 301 stay processing (wallets ending in 8)
   const id400 = Object.values(h.sb.state.collections).find((c) => c.merchant_reference === 'rec-400')!.id
   expect(await h.control(`/_sandbox/transactions/${id400}/fail`)).toMatchObject({status: 'failed'})
