@@ -10,6 +10,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {BIN, ROOT, cleanEnv, tempConfigDir} from '../helpers/cli.js'
 import {byRef, useSandbox} from '../helpers/command-harness.js'
+import {waitFor} from '../helpers/wait-for.js'
 
 const h = useSandbox({settleMs: 1500})
 
@@ -42,7 +43,8 @@ describe('a bulk payout that is accepted and then fails', () => {
     expect(first.stderr).toContain('total amount of the rows still processing: 12.00 KES')
     expect(first.stderr).not.toMatch(/of the succeeded rows/)
 
-    await new Promise((r) => setTimeout(r, 3000))
+    // the sandbox settles it (failed, for this number): waited for in its state, not for a guessed time
+    await waitFor(() => Object.values(h.sb.state.payouts).some((p) => p.merchant_reference === 'rw-1' && p.status === 'failed'), 30_000, 'the payout to fail')
     const waited = await h.command([...args, '--wait', '--json'], env)
     expect(waited.code, waited.stderr).toBe(1)
     const [polled] = rows(waited.stdout)
