@@ -6,19 +6,12 @@
 import {describe, expect, it} from 'vitest'
 import {json, tempConfigDir} from '../helpers/cli.js'
 import {runInProcess} from '../helpers/in-process.js'
-import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
+import {TEST_CLIENT_SECRET, scriptedEnv, serviceError, useScriptedServer} from '../helpers/scripted-server.js'
 
 const server = useScriptedServer()
 
-const env = (extra: Record<string, string> = {}) => ({
-  NO_COLOR: '1',
-  PAY_CONFIG_DIR: tempConfigDir(),
-  PAY_BASE_URL: server.url,
-  PAY_CLIENT_ID: TEST_CLIENT_ID,
-  PAY_CLIENT_SECRET: TEST_CLIENT_SECRET,
-  ...extra,
-})
-const err = (code: string, message = code) => ({error: {code, message, request_id: 'REQ_0123456789AB'}})
+const env = (extra: Record<string, string> = {}) => scriptedEnv(server, {NO_COLOR: '1', ...extra})
+const err = serviceError
 
 describe('exit codes', () => {
   const cases: [string, number, {status: number; body: unknown} | undefined, string[]][] = [

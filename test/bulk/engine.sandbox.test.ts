@@ -6,56 +6,26 @@
  * test/e2e/bulk.test.ts.
  */
 import {writeFileSync} from 'node:fs'
-import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/in-process.js'
-import {type FaultProxy, referenceIn, startFaultProxy} from '../helpers/fault-proxy.js'
-import {ok, useSandbox} from '../helpers/command-harness.js'
+import {referenceIn} from '../helpers/fault-proxy.js'
+import {expectOncePerRow, ok, useFaultProxy, useSandbox, withPrefix, withReference, writeRows} from '../helpers/command-harness.js'
 
 const h = useSandbox({rateLimits: {writePerMinute: 10_000_000, writePerHour: 100_000_000}})
-let proxy: FaultProxy
-let env: Record<string, string>
-let dir: string
-
-beforeAll(async () => {
-  proxy = await startFaultProxy(h.sb.url)
-  dir = tempConfigDir()
-  env = {PAY_BASE_URL: proxy.url, PAY_CONFIG_DIR: dir, PAY_BULK_PROGRESS_MS: '500'}
-})
-afterAll(async () => {
-  await proxy?.close()
-})
+const faults = useFaultProxy(h, {PAY_BULK_PROGRESS_MS: '500'})
 
 const refOf = referenceIn
-function csv(file: string, header: string, rows: number, line: (i: number) => string): string {
-  const path = join(dir, file)
-  const lines = [header]
-  for (let i = 1; i <= rows; i++) lines.push(line(i))
-  writeFileSync(path, lines.join('\n') + '\n')
-  return path
-}
+const csv = (file: string, header: string, rows: number, line: (i: number) => string) => writeRows(faults.dir, file, header, rows, line)
 
 /** pay in-process (runCommand), with the sandbox's credentials, through the fault proxy. */
-const run = (args: string[]) => runCommand(args, {env: {...h.env, ...env}})
+const run = (args: string[]) => runCommand(args, {env: {...h.env, ...faults.env}})
 
 /** The collections with exactly this merchant reference. */
-const objects = (ref: string) => rowsIn(h.sb.state.collections, ref).filter((c) => c.merchant_reference === ref)
-const rowsIn = (records: Record<string, {merchant_reference: string}>, prefix: string) => Object.values(records).filter((c) => c.merchant_reference.startsWith(prefix))
+const objects = (ref: string) => withReference(h.sb.state.collections, ref)
+const rowsIn = withPrefix
 
-/** Every reference of the prefix exactly once in `records`, and each sent with one key only. */
-function expectExactlyOnce(records: Record<string, {merchant_reference: string}>, prefix: string, n: number): void {
-  const refs = rowsIn(records, prefix).map((c) => c.merchant_reference)
-  expect(refs).toHaveLength(n)
-  expect(new Set(refs).size).toBe(n)
-  const keys = new Map<string, Set<string>>()
-  for (const e of h.requests((x) => x.method === 'POST' && String((x.body as {merchant_reference?: string})?.merchant_reference ?? '').startsWith(prefix))) {
-    const ref = (e.body as {merchant_reference: string}).merchant_reference
-    if (!keys.has(ref)) keys.set(ref, new Set())
-    keys.get(ref)!.add(e.headers['idempotency-key'])
-  }
-  expect([...keys.values()].filter((k) => k.size !== 1)).toEqual([])
-}
+const expectExactlyOnce = (records: Record<string, {merchant_reference: string}>, prefix: string, n: number) => expectOncePerRow(h, records, prefix, n)
 
 describe('pay collections create --from-file', () => {
   it('every bad row is listed with its line, flag and rule; exit 2 and nothing sent', async () => {
@@ -83,9 +53,9 @@ describe('pay collections create --from-file', () => {
     const rp = await run(['collections', 'create', '--from-file', repeated, '--currency', 'KES'])
     expect(rp.code, rp.stderr).toBe(2)
     expect(rp.stderr).toMatch(/repeated\.csv:1 \(header\) has the column "amount" twice: keep one/)
-    const r = await run(['collections', 'create', '--from-file', good, '--currency', 'KES', '--results', '/proc/no-such-dir/results.csv'])
+    const r = await run(['collections', 'create', '--from-file', good, '--currency', 'KES', '--results', '/proc/no-such-faults.dir/results.csv'])
     expect(r.code, r.stderr).toBe(2)
-    expect(r.stderr).toMatch(/--results cannot write \/proc\/no-such-dir\/results\.csv/)
+    expect(r.stderr).toMatch(/--results cannot write \/proc\/no-such-faults.dir\/results\.csv/)
     const t = await run(['collections', 'create', '--from-file', twice, '--currency', 'KES'])
     expect(t.code, t.stderr).toBe(2)
     expect(t.stderr).toMatch(/twice\.csv:1 column "merchant_reference" gives the same input as column "reference"/) // the header's line
@@ -116,7 +86,7 @@ describe('pay collections create --from-file', () => {
     const file = csv('storm.csv', 'amount,reference,mobile,provider', 300, (i) => `5.00,bk-s-${i},254712345678,mpesa`)
     let posts = 0
     let stormUntil = 0
-    proxy.rule = (r) => {
+    faults.proxy.rule = (r) => {
       if (r.method !== 'POST' || !refOf(r.body)?.startsWith('bk-s-')) return 'pass'
       posts++
       if (posts === 100) stormUntil = Date.now() + 2500
@@ -125,12 +95,12 @@ describe('pay collections create --from-file', () => {
     const r = await run(['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '16'])
     expect(r.code, r.stderr.slice(-2000)).toBe(0)
     expect(r.stderr).toMatch(/0 succeeded, 300 processing, 0 failed, 0 unknown; rate limited \d+ time/)
-    const storm = proxy.seen.filter((s) => typeof s.action === 'object').length
+    const storm = faults.proxy.seen.filter((s) => typeof s.action === 'object').length
     expect(storm).toBeGreaterThan(0)
     // one pause per Retry-After, fewer senders after each: far from every sender retrying at once every time
     expect(storm).toBeLessThan(60)
     expectExactlyOnce(h.sb.state.collections, 'bk-s-', 300)
-    proxy.rule = () => 'pass'
+    faults.proxy.rule = () => 'pass'
   })
 })
 
@@ -193,13 +163,13 @@ describe('Retry-After', () => {
   it('a 429 with the wait only in the Retry-After header is waited out before the row is sent again', async () => {
     const file = csv('retry-after.csv', 'amount,reference,mobile,provider', 1, () => '1.00,bk-ra-1,254712345678,mpesa')
     const at: number[] = []
-    proxy.rule = (r) => {
+    faults.proxy.rule = (r) => {
       if (r.method !== 'POST' || refOf(r.body) !== 'bk-ra-1') return 'pass'
       at.push(Date.now())
       return at.length === 1 ? {status: 429, retryAfter: 3, headerOnly: true} : 'pass'
     }
     const r = await run(['collections', 'create', '--from-file', file, '--currency', 'KES'])
-    proxy.rule = () => 'pass'
+    faults.proxy.rule = () => 'pass'
     expect(r.code, r.stderr).toBe(0)
     expect(at).toHaveLength(2)
     // without the header the engine's own first pause is 1 s; the header asked for 3 s (a lower bound: load cannot shorten it)
@@ -211,9 +181,9 @@ describe('Retry-After', () => {
 describe('stdin, --dry-run, an unreachable service', () => {
   it('stops when the service does not answer, exit 7, saying how to resume', async () => {
     const file = csv('down.csv', 'amount,reference,mobile,provider', 200, (i) => `5.00,bk-down-${i},254712345678,mpesa`)
-    proxy.rule = (req) => (req.method === 'POST' && refOf(req.body)?.startsWith('bk-down-') ? 'drop' : 'pass')
+    faults.proxy.rule = (req) => (req.method === 'POST' && refOf(req.body)?.startsWith('bk-down-') ? 'drop' : 'pass')
     const r = await run(['collections', 'create', '--from-file', file, '--currency', 'KES', '--retries', '0'])
-    proxy.rule = () => 'pass'
+    faults.proxy.rule = () => 'pass'
     expect(r.code, r.stderr).toBe(7)
     expect(rowsIn(h.sb.state.collections, 'bk-down-')).toHaveLength(0)
     expect(r.stderr).toMatch(/stopped after \d+ of 200 rows/)

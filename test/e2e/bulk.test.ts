@@ -8,30 +8,19 @@ import {spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {BIN, ROOT, type CliResult, cleanEnv, tempConfigDir} from '../helpers/cli.js'
-import {type FaultProxy, referenceIn, startFaultProxy} from '../helpers/fault-proxy.js'
-import {ok, useSandbox} from '../helpers/command-harness.js'
+import {referenceIn} from '../helpers/fault-proxy.js'
+import {expectOncePerRow, ok, useFaultProxy, useSandbox, withPrefix, withReference, writeRows} from '../helpers/command-harness.js'
 
 const h = useSandbox({rateLimits: {writePerMinute: 10_000_000, writePerHour: 100_000_000}})
-let proxy: FaultProxy
-let env: Record<string, string>
-let dir: string
-
-beforeAll(async () => {
-  proxy = await startFaultProxy(h.sb.url)
-  dir = tempConfigDir()
-  env = {PAY_BASE_URL: proxy.url, PAY_CONFIG_DIR: dir, PAY_BULK_PROGRESS_MS: '500'}
-})
-afterAll(async () => {
-  await proxy?.close()
-})
+const faults = useFaultProxy(h, {PAY_BULK_PROGRESS_MS: '500'})
 
 const refOf = referenceIn
 /** Loses the answer of the first request of about one row in twenty (the service has committed it). */
 function cutSomeAnswers(prefix: string): void {
   const cut = new Set<string>()
-  proxy.rule = (r) => {
+  faults.proxy.rule = (r) => {
     const ref = r.method === 'POST' ? refOf(r.body) : undefined
     if (!ref?.startsWith(prefix) || cut.has(ref)) return 'pass'
     if (createHash('sha256').update(ref).digest()[0] % 20 !== 0) return 'pass'
@@ -40,18 +29,12 @@ function cutSomeAnswers(prefix: string): void {
   }
 }
 
-function csv(file: string, header: string, rows: number, line: (i: number) => string): string {
-  const path = join(dir, file)
-  const lines = [header]
-  for (let i = 1; i <= rows; i++) lines.push(line(i))
-  writeFileSync(path, lines.join('\n') + '\n')
-  return path
-}
+const csv = (file: string, header: string, rows: number, line: (i: number) => string) => writeRows(faults.dir, file, header, rows, line)
 
 /** Runs pay; `killWhen` is polled and the process sent `signal` (SIGKILL) once it holds. */
 function payUntil(args: string[], killWhen?: () => boolean, signal: NodeJS.Signals = 'SIGKILL'): Promise<CliResult & {killed: boolean}> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv({...h.env, ...env}), stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv({...h.env, ...faults.env}), stdio: ['ignore', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
     let killed = false
@@ -73,22 +56,10 @@ function payUntil(args: string[], killWhen?: () => boolean, signal: NodeJS.Signa
 }
 
 /** The collections with exactly this merchant reference. */
-const objects = (ref: string) => rowsIn(h.sb.state.collections, ref).filter((c) => c.merchant_reference === ref)
-const rowsIn = (records: Record<string, {merchant_reference: string}>, prefix: string) => Object.values(records).filter((c) => c.merchant_reference.startsWith(prefix))
+const objects = (ref: string) => withReference(h.sb.state.collections, ref)
+const rowsIn = withPrefix
 
-/** Every reference of the prefix exactly once in `records`, and each sent with one key only. */
-function expectExactlyOnce(records: Record<string, {merchant_reference: string}>, prefix: string, n: number): void {
-  const refs = rowsIn(records, prefix).map((c) => c.merchant_reference)
-  expect(refs).toHaveLength(n)
-  expect(new Set(refs).size).toBe(n)
-  const keys = new Map<string, Set<string>>()
-  for (const e of h.requests((x) => x.method === 'POST' && String((x.body as {merchant_reference?: string})?.merchant_reference ?? '').startsWith(prefix))) {
-    const ref = (e.body as {merchant_reference: string}).merchant_reference
-    if (!keys.has(ref)) keys.set(ref, new Set())
-    keys.get(ref)!.add(e.headers['idempotency-key'])
-  }
-  expect([...keys.values()].filter((k) => k.size !== 1)).toEqual([])
-}
+const expectExactlyOnce = (records: Record<string, {merchant_reference: string}>, prefix: string, n: number) => expectOncePerRow(h, records, prefix, n)
 
 describe('pay collections create --from-file', () => {
   it('3,000 rows, answers lost, killed with SIGKILL part-way, run again: exactly one collection per row, exit 0', async () => {
@@ -101,7 +72,7 @@ describe('pay collections create --from-file', () => {
     expect(made).toBeGreaterThanOrEqual(1000)
     expect(made).toBeLessThan(3000)
 
-    const results = join(dir, 'collections-results.csv')
+    const results = join(faults.dir, 'collections-results.csv')
     const again = await payUntil([...args, '--json', '--results', results])
     expect(again.code, again.stderr.slice(-2000)).toBe(0)
     expect(again.stderr).toMatch(/resuming run [0-9a-f]{32}/)
@@ -127,9 +98,9 @@ describe('pay collections create --from-file', () => {
     const file = csv('interrupted.csv', 'amount,reference,mobile,provider', 60, (i) => `10.00,bk-int-${i},254712345678,mpesa`)
     // the first 20 rows are answered, then the service's answers are held: rows stay in flight until the signal
     let passed = 0
-    proxy.rule = (r) => (r.method === 'POST' && refOf(r.body)?.startsWith('bk-int-') && ++passed > 20 ? 'hold' : 'pass')
+    faults.proxy.rule = (r) => (r.method === 'POST' && refOf(r.body)?.startsWith('bk-int-') && ++passed > 20 ? 'hold' : 'pass')
     const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '4']
-    const journal = join(dir, 'state', 'journal')
+    const journal = join(faults.dir, 'state', 'journal')
     // spool files left by the SIGKILLed runs above (pruned with the journal later) are not this run's
     const spools = () => readdirSync(journal).filter((n) => n.startsWith('rows-') || n.startsWith('stdin-'))
     const leftBefore = spools()
@@ -138,7 +109,7 @@ describe('pay collections create --from-file', () => {
     expect(first.code, first.stderr).toBe(130)
     expect(first.stderr).toMatch(/interrupted \(SIGINT\) after \d+ of 60 rows; run the same command again to resume/)
     expect(spools()).toEqual(leftBefore)
-    proxy.rule = () => 'pass'
+    faults.proxy.rule = () => 'pass'
     const again = await payUntil(args)
     expect(again.code, again.stderr.slice(-2000)).toBe(0)
     expectExactlyOnce(h.sb.state.collections, 'bk-int-', 60)
@@ -148,18 +119,18 @@ describe('pay collections create --from-file', () => {
   it('a password in the base URL never reaches the disk: not in the spool of a killed run, not in its run journal', async () => {
     const file = csv('password.csv', 'amount,reference,mobile,provider', 120, (i) => `10.00,bk-pw-${i},254712345678,mpesa`)
     let passed = 0
-    proxy.rule = (r) => (r.method === 'POST' && refOf(r.body)?.startsWith('bk-pw-') && ++passed > 30 ? 'hold' : 'pass')
+    faults.proxy.rule = (r) => (r.method === 'POST' && refOf(r.body)?.startsWith('bk-pw-') && ++passed > 30 ? 'hold' : 'pass')
     const cfg = tempConfigDir()
-    const base = proxy.url.replace('http://', 'http://bulkuser:s3cretpw@')
+    const base = faults.proxy.url.replace('http://', 'http://bulkuser:s3cretpw@')
     const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '4', '--base-url', base]
-    const saved = env
-    env = {...env, PAY_CONFIG_DIR: cfg}
+    const saved = faults.env
+    faults.env = {...faults.env, PAY_CONFIG_DIR: cfg}
     try {
       const r = await payUntil(args, () => rowsIn(h.sb.state.collections, 'bk-pw-').length >= 30)
       expect(r.killed, r.stderr).toBe(true)
     } finally {
-      env = saved
-      proxy.rule = () => 'pass'
+      faults.env = saved
+      faults.proxy.rule = () => 'pass'
     }
     const journal = join(cfg, 'state', 'journal')
     const files = [...readdirSync(journal).filter((n) => n.endsWith('.ndjson')).map((n) => join(journal, n)), ...readdirSync(join(journal, 'runs')).map((n) => join(journal, 'runs', n))]
@@ -172,7 +143,7 @@ describe('pay collections create --from-file', () => {
   it('Ctrl-C before anything is sent (stdin still being read): exit 130, nothing sent, no spool file left', async () => {
     const cfg = tempConfigDir()
     const journal = join(cfg, 'state', 'journal')
-    const child = spawn(process.execPath, [BIN, 'collections', 'create', '--from-file', '-', '--currency', 'KES'], {cwd: ROOT, env: cleanEnv({...h.env, ...env, PAY_CONFIG_DIR: cfg}), stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, [BIN, 'collections', 'create', '--from-file', '-', '--currency', 'KES'], {cwd: ROOT, env: cleanEnv({...h.env, ...faults.env, PAY_CONFIG_DIR: cfg}), stdio: ['pipe', 'pipe', 'pipe']})
     let stderr = ''
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
     child.stdin.write('amount,reference,mobile,provider\n10.00,bk-early-1,254712345678,mpesa\n') // and stdin stays open
@@ -198,12 +169,12 @@ describe('one spelling of money on the wire', () => {
     const file = csv('spreadsheet.csv', 'amount,reference,mobile,provider', 400, (i) => row(i, amounts))
     // the service never sees rows after the 392nd in the first run; the run is killed while it tries the 393rd
     const past392 = (r: {method: string; body: string}) => r.method === 'POST' && Number(refOf(r.body)?.replace('bk-ss-', '') ?? 0) > 392
-    proxy.rule = (r) => (past392(r) ? 'drop' : 'pass')
-    const killed = await payUntil(['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '1'], () => rowsIn(h.sb.state.collections, 'bk-ss-').length >= 392 && proxy.seen.some((s) => past392(s.req)))
+    faults.proxy.rule = (r) => (past392(r) ? 'drop' : 'pass')
+    const killed = await payUntil(['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '1'], () => rowsIn(h.sb.state.collections, 'bk-ss-').length >= 392 && faults.proxy.seen.some((s) => past392(s.req)))
     expect(killed.killed, killed.stderr).toBe(true)
     expect(rowsIn(h.sb.state.collections, 'bk-ss-')).toHaveLength(392)
 
-    proxy.rule = () => 'pass'
+    faults.proxy.rule = () => 'pass'
     const lines = ['amount,reference,mobile,provider']
     for (let i = 1; i <= 400; i++) lines.push(row(i, resaved))
     writeFileSync(file, lines.join('\r\n') + '\r\n')
@@ -225,11 +196,11 @@ describe('--force-new across an edit of the file', () => {
     // the 5th request's answer is cut (retried with its key), then after 30 answers every answer is held: the
     // service has committed those rows, the process never learns it
     let posts = 0
-    proxy.rule = (r) => (r.method !== 'POST' || !refOf(r.body)?.startsWith('bk-fl-') ? 'pass' : ++posts === 5 ? 'cut' : posts > 30 ? 'hold' : 'pass')
-    const held = () => proxy.seen.filter((s) => s.action === 'hold' && refOf(s.req.body)?.startsWith('bk-fl-')).length
+    faults.proxy.rule = (r) => (r.method !== 'POST' || !refOf(r.body)?.startsWith('bk-fl-') ? 'pass' : ++posts === 5 ? 'cut' : posts > 30 ? 'hold' : 'pass')
+    const held = () => faults.proxy.seen.filter((s) => s.action === 'hold' && refOf(s.req.body)?.startsWith('bk-fl-')).length
     const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '4']
     const first = await payUntil([...args, '--force-new'], () => held() >= 4)
-    proxy.rule = () => 'pass'
+    faults.proxy.rule = () => 'pass'
     expect(first.killed, first.stderr).toBe(true)
     const sent = rowsIn(h.sb.state.collections, 'bk-fl-').length
     expect(sent).toBeGreaterThanOrEqual(30)
@@ -271,10 +242,10 @@ describe('stdin, --dry-run, an unreachable service', () => {
   it('NDJSON from stdin with --dry-run: the plan, nothing sent; then for real', async () => {
     const input = [1, 2, 3].map((i) => JSON.stringify({amount: '3.00', reference: `bk-in-${i}`, mobile: '254712345678', provider: 'mpesa'})).join('\n') + '\n'
     const args = ['collections', 'create', '--from-file', '-', '--format', 'ndjson', '--currency', 'KES']
-    const dry = ok(await h.pay([...args, '--dry-run', '--json'], env, input))
-    expect(JSON.parse(dry.stdout)).toMatchObject({rows: 3, to_send: 3, method: 'POST', url: `${proxy.url}/v1/collections`})
+    const dry = ok(await h.pay([...args, '--dry-run', '--json'], faults.env, input))
+    expect(JSON.parse(dry.stdout)).toMatchObject({rows: 3, to_send: 3, method: 'POST', url: `${faults.proxy.url}/v1/collections`})
     expect(rowsIn(h.sb.state.collections, 'bk-in-')).toHaveLength(0)
-    const real = ok(await h.pay([...args, '--json'], env, input))
+    const real = ok(await h.pay([...args, '--json'], faults.env, input))
     expect(real.stdout.trim().split('\n')).toHaveLength(3)
     expectExactlyOnce(h.sb.state.collections, 'bk-in-', 3)
   })

@@ -7,22 +7,13 @@ import {statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
-import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
+import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, scriptedEnv, serviceError, useScriptedServer} from '../helpers/scripted-server.js'
 import {closedPort} from '../helpers/localtunnel-server.js'
 
 const server = useScriptedServer()
 
-const env = (extra: Record<string, string> = {}) => ({
-  PAY_CONFIG_DIR: tempConfigDir(),
-  PAY_BASE_URL: server.url,
-  PAY_CLIENT_ID: TEST_CLIENT_ID,
-  PAY_CLIENT_SECRET: TEST_CLIENT_SECRET,
-  ...extra,
-})
-const err = (code: string, message = code) => ({error: {code, message, request_id: 'REQ_0123456789AB'}})
-
-
-
+const env = (extra: Record<string, string> = {}) => scriptedEnv(server, extra)
+const err = serviceError
 
 describe('the exit status of the process', () => {
   // the table of codes is proven in-process (test/base/exit-codes.test.ts); here, that the process exits with the

@@ -4,26 +4,17 @@
  * over), SIGINT / SIGTERM. The journal's logic in-process: test/journal/gate.sandbox.test.ts.
  */
 import {spawn} from 'node:child_process'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {BIN, ROOT, cleanEnv, json, tempConfigDir} from '../helpers/cli.js'
-import {type FaultProxy, referenceIn, startFaultProxy} from '../helpers/fault-proxy.js'
-import {ok, useSandbox} from '../helpers/command-harness.js'
+import {referenceIn} from '../helpers/fault-proxy.js'
+import {keysSent, ok, useFaultProxy, useSandbox, withReference} from '../helpers/command-harness.js'
 
 const h = useSandbox()
-let proxy: FaultProxy
-let env: Record<string, string>
-
-beforeAll(async () => {
-  proxy = await startFaultProxy(h.sb.url)
-  env = {PAY_BASE_URL: proxy.url, PAY_CONFIG_DIR: tempConfigDir()}
-})
-afterAll(async () => {
-  await proxy?.close()
-})
+const faults = useFaultProxy(h)
 
 const refOf = referenceIn
-const collectionsWith = (ref: string) => Object.values(h.sb.state.collections).filter((c) => c.merchant_reference === ref)
-const keysSent = (ref: string) => new Set(h.requests((e) => e.method === 'POST' && (e.body as {merchant_reference?: string})?.merchant_reference === ref).map((e) => e.headers['idempotency-key']))
+const collectionsWith = (ref: string) => withReference(h.sb.state.collections, ref)
+const keysOf = (ref: string) => keysSent(h, ref)
 
 const collect = (ref: string, extra: string[] = []) => ['collections', 'create', '--amount', '150.00', '--currency', 'KES', '--reference', ref, '--mobile', '254712345678', '--provider', 'mpesa', '--retries', '1', ...extra]
 
@@ -52,23 +43,23 @@ describe('one sender per request', () => {
   })
 
   it('a sender killed with SIGKILL while its request is in flight leaves its lock: the next run takes it over and resumes the key', async () => {
-    proxy.rule = (r) => (r.method === 'POST' && refOf(r.body) === 'jr-lock-1' ? 'hold' : 'pass')
+    faults.proxy.rule = (r) => (r.method === 'POST' && refOf(r.body) === 'jr-lock-1' ? 'hold' : 'pass')
     const killed = await interrupt(collect('jr-lock-1'), 'jr-lock-1', 'SIGKILL')
     expect(killed.code).toBe(null)
-    proxy.rule = () => 'pass'
+    faults.proxy.rule = () => 'pass'
     const started = Date.now()
-    const again = ok(await h.pay(collect('jr-lock-1', ['--json']), env))
+    const again = ok(await h.pay(collect('jr-lock-1', ['--json']), faults.env))
     expect(Date.now() - started).toBeLessThan(20_000) // taken over at once, not waited out
     expect(json(again).id).toBe(collectionsWith('jr-lock-1')[0].id)
     expect(collectionsWith('jr-lock-1')).toHaveLength(1)
-    expect(keysSent('jr-lock-1').size).toBe(1)
+    expect(keysOf('jr-lock-1').size).toBe(1)
   })
 })
 
 /** Runs pay, sends `signal` once the sandbox has the request, and collects the result. */
 function interrupt(args: string[], ref: string, signal: NodeJS.Signals): Promise<{code: number | null; stdout: string; stderr: string}> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv({...h.env, ...env}), stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv({...h.env, ...faults.env}), stdio: ['ignore', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
@@ -90,27 +81,27 @@ function interrupt(args: string[], ref: string, signal: NodeJS.Signals): Promise
 
 describe('SIGINT / SIGTERM during a create', () => {
   it('SIGINT prints the key and the resume command and exits 130; a re-run resumes with it', async () => {
-    proxy.rule = (r) => (r.method === 'POST' && refOf(r.body) === 'jr-int-1' ? 'hold' : 'pass')
+    faults.proxy.rule = (r) => (r.method === 'POST' && refOf(r.body) === 'jr-int-1' ? 'hold' : 'pass')
     const r = await interrupt(collect('jr-int-1'), 'jr-int-1', 'SIGINT')
     expect(r.code, r.stderr).toBe(130)
     const key = /idempotency key: (\S+)/.exec(r.stderr)?.[1]
     expect(key, r.stderr).toMatch(/^[0-9a-f-]{36}$/)
     expect(r.stderr).toMatch(/interrupted \(SIGINT\)/)
     expect(r.stderr).toContain(`--idempotency-key ${key}`)
-    proxy.rule = () => 'pass'
-    const again = ok(await h.pay(collect('jr-int-1', ['--json']), env))
+    faults.proxy.rule = () => 'pass'
+    const again = ok(await h.pay(collect('jr-int-1', ['--json']), faults.env))
     expect(json(again).id).toBe(collectionsWith('jr-int-1')[0].id)
     expect(collectionsWith('jr-int-1')).toHaveLength(1)
   })
 
   it('SIGTERM under --json: the envelope names the key; exit 143', async () => {
-    proxy.rule = (r) => (r.method === 'POST' && refOf(r.body) === 'jr-int-2' ? 'hold' : 'pass')
+    faults.proxy.rule = (r) => (r.method === 'POST' && refOf(r.body) === 'jr-int-2' ? 'hold' : 'pass')
     const r = await interrupt(collect('jr-int-2', ['--json']), 'jr-int-2', 'SIGTERM')
     expect(r.code, r.stderr).toBe(143)
     const envelope = JSON.parse(r.stdout)
     expect(envelope.error).toMatchObject({code: 'interrupted'})
     expect(envelope.error.idempotency_key).toMatch(/^[0-9a-f-]{36}$/)
-    proxy.rule = () => 'pass'
+    faults.proxy.rule = () => 'pass'
   })
 })
 
