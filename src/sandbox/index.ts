@@ -9,7 +9,7 @@
 import {type IncomingMessage, type ServerResponse, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {Core} from './core.js'
-import {bugLog, Faults} from './faults.js'
+import {Faults, reportBug, setBugReporter} from './faults.js'
 import {type SandboxOptions, resolveOptions} from './options.js'
 import {Persister, loadState} from './persistence.js'
 import {RateLimiter} from './rate-limit.js'
@@ -57,7 +57,7 @@ const CLOSE_DEADLINE_MS = 1500
  * bug outside a request) is logged and the sandbox keeps serving, rather than dying. Returns the remover.
  */
 function installProcessGuard(): () => void {
-  const onError = (err: unknown) => console.error('sandbox bug (the sandbox keeps running):', bugLog(err))
+  const onError = (err: unknown) => reportBug('sandbox bug (the sandbox keeps running):', err)
   process.on('uncaughtException', onError)
   process.on('unhandledRejection', onError)
   return () => {
@@ -68,6 +68,7 @@ function installProcessGuard(): () => void {
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const opts = resolveOptions(options)
+  if (options.onBug) setBugReporter(options.onBug)
   // The heavy part (zod, the endpoint table, the resources) loads while the server starts listening.
   const impl = import('./server.js')
   let seed: Seed

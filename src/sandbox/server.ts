@@ -14,7 +14,7 @@ import {newRequestId} from './ids.js'
 import {MAX_BODY_BYTES} from './json-body.js'
 import {handlePayPage} from './pay-page.js'
 import {keptBody} from './request-log.js'
-import {bugLog} from './faults.js'
+import {reportBug} from './faults.js'
 import {errorResponse, handleApi} from './router.js'
 import type {Runtime} from './runtime.js'
 
@@ -84,7 +84,7 @@ export function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): 
 
 /** The last line of defence: a bug anywhere in request handling is answered 500 (when still possible) and logged. */
 export function internalError(res: ServerResponse, err: unknown): void {
-  console.error('sandbox bug:', bugLog(err))
+  reportBug('sandbox bug:', err)
   if (res.headersSent) {
     res.destroy()
     return
