@@ -5,7 +5,8 @@
  *   spawn       starts the built CLI: runCli, probedRun, startListen, a harness's `.pay(…)`, `pay(…)` of
  *               test/helpers/in-process.ts for its PROCESS_ONLY commands (or a command line it cannot read),
  *               spawn/execFile/StdioClientTransport given BIN, and any function of the file that does one of these;
- *   command run runs a command in-process: runInProcess, runCommand, runWithContext, a harness's `.run(…)` or `.command(…)`, `pay(…)`
+ *   command run runs a command in-process: runInProcess, runCommand, runWithContext, startCommand, listenCommand,
+ *               listenInProcess, a harness's `.run(…)` or `.command(…)`, `pay(…)`
  *               of in-process.ts for any other command, a run function (run…) imported from src/, and any function
  *               of the file that does one of these;
  *   in-process  a command run, or any other call of something imported from src/.
@@ -21,7 +22,7 @@ import ts from 'typescript'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const SPAWN_HELPERS = new Set(['runCli', 'probedRun', 'startListen'])
-const INPROC_HELPERS = new Set(['runInProcess', 'runWithContext', 'runCommand'])
+const INPROC_HELPERS = new Set(['runInProcess', 'runWithContext', 'runCommand', 'startCommand', 'listenCommand', 'listenInProcess'])
 const PROCESS_ONLY = ['api', 'login', 'webhook listen', 'sandbox start']
 const SPAWN_FUNCS = new Set(['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork'])
 
