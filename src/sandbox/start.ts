@@ -33,6 +33,8 @@ export interface SandboxStartOptions {
   'rate-verification-per-hour'?: number
   'rate-token-per-minute'?: number
   'rate-token-client-per-minute'?: number
+  /** --no-dashboard: false */
+  dashboard?: boolean
   json: boolean
 }
 
@@ -85,6 +87,7 @@ export function sandboxOptions(flags: SandboxStartOptions, out: Output): Sandbox
     latencyMs: flags.latency,
     webhookRetryBaseMs: flags['webhook-retry-ms'],
     onBug: (text) => out.notice(text),
+    dashboard: flags.dashboard ?? true,
     rateLimits: {
       writePerMinute: flags['rate-write-per-minute'],
       writePerHour: flags['rate-write-per-hour'],
@@ -126,10 +129,11 @@ async function saveProfile(sandbox: Sandbox, out: Output, env: NodeJS.ProcessEnv
 
 function printStarted(sandbox: Sandbox, profileSaved: string | undefined, json: boolean, out: Output): void {
   if (json) {
-    out.data(JSON.stringify({url: sandbox.url, profile: profileSaved ? SANDBOX_PROFILE : null, merchants: sandbox.seed.merchants}))
+    out.data(JSON.stringify({url: sandbox.url, dashboard: sandbox.dashboardUrl, profile: profileSaved ? SANDBOX_PROFILE : null, merchants: sandbox.seed.merchants}))
     return
   }
   out.data(`Sandbox listening on ${sandbox.url}`)
+  if (sandbox.dashboardUrl) out.data(`Dashboard at ${sandbox.dashboardUrl} (pay sandbox open)`)
   out.data('')
   for (const m of sandbox.seed.merchants) {
     const mode = [m.testing ? 'Testing mode' : 'live', m.sub_accounts_enabled ? `sub-accounts: ${m.account_refs.join(', ')}` : `account: ${m.account_refs[0]}`].join('; ')

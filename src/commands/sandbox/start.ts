@@ -8,7 +8,8 @@ Serves every /v1 endpoint of the service plus the hosted pay page /pay/{id}, wit
 credentials and wallets, deterministic outcomes, signed webhooks and optional fault injection.
 Prints the base URL and the seeded credentials, saves them as the profile "sandbox" (unless --no-profile),
 and runs until interrupted (Ctrl-C / SIGTERM). The control API under /_sandbox/ and the deterministic rules
-are described in docs/sandbox.md.`
+are described in docs/sandbox.md. A dashboard of its state, events and requests is served at /_dashboard/
+(on this machine only; \`pay sandbox open\`).`
 
   static override examples = [
     {description: 'Start on the default port and save the "sandbox" profile', command: '<%= config.bin %> <%= command.id %>'},
@@ -17,6 +18,7 @@ are described in docs/sandbox.md.`
       description: 'Fast settlement, a request log and persisted state, for a test run',
       command: '<%= config.bin %> <%= command.id %> --port 0 --settle-ms 100 --log requests.jsonl --state sandbox-state.json --no-profile --json',
     },
+    {description: 'Without the dashboard (/_dashboard/)', command: '<%= config.bin %> <%= command.id %> --no-dashboard'},
     {description: 'Inject faults: 10% random 503s and 300 ms latency', command: '<%= config.bin %> <%= command.id %> --fault-rate 0.1 --latency 300'},
   ]
 
@@ -42,6 +44,7 @@ are described in docs/sandbox.md.`
     'rate-verification-per-hour': Flags.integer({description: 'Verification requests per merchant per hour', min: 0}),
     'rate-token-per-minute': Flags.integer({description: 'Token requests per IP per minute', min: 0}),
     'rate-token-client-per-minute': Flags.integer({description: 'Token requests per client_id per minute', min: 0}),
+    dashboard: Flags.boolean({description: 'Serve the dashboard at /_dashboard/ (loopback only; --no-dashboard turns it off)', default: true, allowNo: true}),
     json: Flags.boolean({description: 'Print one JSON object (url and credentials) instead of text', default: false}),
   }
 
