@@ -31,7 +31,8 @@ export function processStartTime(pid: number): string | undefined {
   }
 }
 
-function processAlive(pid: number): boolean {
+/** Whether process `pid` still runs (EPERM: it does, under another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

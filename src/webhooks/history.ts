@@ -16,6 +16,7 @@
  */
 import {closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writevSync} from 'node:fs'
 import {join} from 'node:path'
+import {processAlive} from '../config/holder-lock.js'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE, stateDir} from '../config/paths.js'
 import {isSecretHeader, redactHeader} from '../base/redact.js'
 
@@ -407,14 +408,6 @@ function listSegments(dir: string): Segment[] {
   return out.sort((a, b) => a.started - b.started || (a.name < b.name ? -1 : 1))
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 /**
  * The bounds applied to a directory: `own` (this writer's segment) and another live process's newest segment are
@@ -424,7 +417,7 @@ function pruneSegments(dir: string, bounds: {maxAgeMs: number; maxBytes: number}
   const segments = listSegments(dir)
   const newest = new Map<number, string>()
   for (const s of segments) if (s.pid !== process.pid) newest.set(s.pid, s.name)
-  const protectedNames = new Set([...newest].filter(([pid]) => alive(pid)).map(([, name]) => name))
+  const protectedNames = new Set([...newest].filter(([pid]) => processAlive(pid)).map(([, name]) => name))
   if (own) protectedNames.add(own)
   let total = segments.reduce((sum, s) => sum + s.size, 0)
   for (const s of segments) {

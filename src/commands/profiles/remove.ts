@@ -13,12 +13,7 @@ export default class ProfilesRemove extends BaseCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(ProfilesRemove)
-    const out = await this.output()
-    const rt = await this.runtime()
-    const profile = rt.readProfiles()?.profiles[args.name]
-    if (!profile || !(await (await rt.ProfileStore.open()).remove(args.name))) throw new rt.PayError(`no profile named "${args.name}"`, 4)
-    if (profile.base_url && profile.client_id) new rt.TokenCache(rt.configDir()).delete(rt.cacheKey(profile.base_url, profile.client_id, profile.client_secret, profile.keyring?.client_secret_sha256))
-    if (out.json) out.data(JSON.stringify({removed: args.name}))
-    else out.info(`Removed profile "${args.name}"`)
+    const {runProfilesRemove} = await import('../../profiles/manage.js')
+    await runProfilesRemove(args.name, await this.output())
   }
 }

@@ -12,15 +12,7 @@ export default class ProfilesUse extends BaseCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(ProfilesUse)
-    const out = await this.output()
-    const rt = await this.runtime()
-    const stored = rt.readProfiles()
-    if (!stored?.profiles[args.name]) {
-      const names = stored ? rt.listProfiles(stored).map((p) => p.name) : []
-      throw new rt.PayError(`no profile named "${args.name}"`, 4, names.length > 0 ? `known profiles: ${names.join(', ')}` : 'run `pay login` to create one')
-    }
-    ;(await rt.ProfileStore.open()).use(args.name)
-    if (out.json) out.data(JSON.stringify({active: args.name}))
-    else out.info(`Active profile: ${args.name}`)
+    const {runProfilesUse} = await import('../../profiles/manage.js')
+    await runProfilesUse(args.name, await this.output())
   }
 }

@@ -11,7 +11,7 @@ import {newResourceId} from '../ids.js'
 import {outcomeOf} from '../outcomes.js'
 import type {CollectionRec, TxStatus} from '../state.js'
 import {checkTestingCap, creditCollection, normalise, requireCurrency} from '../wallets.js'
-import {requireProvider, settleAfter} from './common.js'
+import {closeTransaction, copyPresent, requireProvider, settleAfter} from './common.js'
 import {type DynamicTransfer, dynamicTransfer, issueVirtualAccount, vaView} from './virtual-accounts.js'
 import {entry} from '../state.js'
 
@@ -25,10 +25,7 @@ export function collectionView(core: Core, c: CollectionRec): Record<string, unk
     merchant_reference: c.merchant_reference,
     payment_rail: c.payment_rail,
   }
-  if (c.mobile !== undefined) view.mobile = c.mobile
-  if (c.provider !== undefined) view.provider = c.provider
-  if (c.customer_id !== undefined) view.customer_id = c.customer_id
-  if (c.description !== undefined) view.description = c.description
+  copyPresent(view, c, ['mobile', 'provider', 'customer_id', 'description'])
   if (c.va_number) {
     const va = entry(core.state.virtual_accounts, c.va_number)
     if (va) view.virtual_account = vaView(va)
@@ -90,10 +87,7 @@ export const getCollectionByReference: Handler = (ctx: Ctx) => {
 }
 
 export function finishCollection(core: Core, rec: CollectionRec, status: Exclude<TxStatus, 'processing'>, detail: string | null = null): boolean {
-  if (rec.status !== 'processing') return false
-  rec.status = status
-  rec.status_detail = detail
-  rec.settle_at = null
+  if (!closeTransaction(rec, status, detail)) return false
   if (status === 'succeeded') creditCollection(core, rec.merchant_id, rec.currency, rec.amount)
   core.emit(rec.client_id, `collection.${status}`, collectionView(core, rec))
   core.changed()

@@ -39,3 +39,18 @@ export function settleAfter(core: Core, kind: string, id: string, ms = core.opts
   core.at(at, kind, id)
   return at
 }
+
+/** Moves a processing transaction to its final state; false when it had already left `processing`. */
+export function closeTransaction<S extends string>(rec: {status: S; status_detail: string | null; settle_at: number | null}, status: S, detail: string | null): boolean {
+  if (rec.status !== 'processing') return false
+  rec.status = status
+  rec.status_detail = detail
+  rec.settle_at = null
+  return true
+}
+
+/** Copies the optional fields a record holds (left out of the view when absent, as the service does). */
+export function copyPresent<R extends object>(view: Record<string, unknown>, rec: R, keys: readonly (keyof R & string)[]): Record<string, unknown> {
+  for (const k of keys) if (rec[k] !== undefined) view[k] = rec[k]
+  return view
+}

@@ -14,7 +14,7 @@ import {newResourceId, randomId} from '../ids.js'
 import {outcomeOf} from '../outcomes.js'
 import type {DebitRec, MandateRec, TxStatus} from '../state.js'
 import {creditCollection, normalise, requireCurrency} from '../wallets.js'
-import {requireProvider, settleAfter} from './common.js'
+import {closeTransaction, requireProvider, settleAfter} from './common.js'
 import {activePlan, createSubscriptionRecord, subscriptionView} from './subscription-records.js'
 import {debitKey, mobileKey, upstreamKey} from '../indexes.js'
 import {entry} from '../state.js'
@@ -223,10 +223,7 @@ export const getDebitStatus: Handler = (ctx) => {
 }
 
 export function finishDebit(core: Core, rec: DebitRec, status: Exclude<TxStatus, 'processing'>, detail: string | null = null): boolean {
-  if (rec.status !== 'processing') return false
-  rec.status = status
-  rec.status_detail = detail
-  rec.settle_at = null
+  if (!closeTransaction(rec, status, detail)) return false
   if (status === 'succeeded') creditCollection(core, rec.merchant_id, rec.currency, rec.amount)
   core.emit(rec.client_id, `mandate_debit.${status}`, debitView(rec))
   const sub = rec.subscription_id ? entry(core.state.subscriptions, rec.subscription_id) : undefined

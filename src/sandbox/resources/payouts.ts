@@ -12,7 +12,7 @@ import {newResourceId} from '../ids.js'
 import {outcomeOf} from '../outcomes.js'
 import type {PayoutRec, TxStatus} from '../state.js'
 import {debitPayout, normalise, refundPayout, requireCurrency, wallet} from '../wallets.js'
-import {requireBank, requireProvider, settleAfter} from './common.js'
+import {closeTransaction, copyPresent, requireBank, requireProvider, settleAfter} from './common.js'
 import {entry} from '../state.js'
 
 export const PAYOUT_FEES = {mobile_money: '10.00', bank_transfer: '30.00'} as const
@@ -31,11 +31,7 @@ export function payoutView(p: PayoutRec): Record<string, unknown> {
     payment_rail: p.payment_rail,
     created_at: p.created_at,
   }
-  if (p.mobile !== undefined) view.mobile = p.mobile
-  if (p.provider !== undefined) view.provider = p.provider
-  if (p.bank_code !== undefined) view.bank_code = p.bank_code
-  if (p.account_number !== undefined) view.account_number = p.account_number
-  return view
+  return copyPresent(view, p, ['mobile', 'provider', 'bank_code', 'account_number'])
 }
 
 export const createPayout: Handler = (ctx) => {
@@ -90,10 +86,7 @@ export const getPayout: Handler = (ctx) => {
 }
 
 export function finishPayout(core: Core, rec: PayoutRec, status: Exclude<TxStatus, 'processing'>, detail: string | null = null): boolean {
-  if (rec.status !== 'processing') return false
-  rec.status = status
-  rec.status_detail = detail
-  rec.settle_at = null
+  if (!closeTransaction(rec, status, detail)) return false
   if (status === 'failed') {
     const w = wallet(core, rec.merchant_id, rec.currency)
     if (w) refundPayout(w, rec.amount_debited)
