@@ -1,6 +1,6 @@
 /**
  * Runs a resource command in-process: its flags and arguments parsed by oclif's parser from the operation spec
- * (the same definitions the command file declares; test/unit/operation-spec.test.ts proves they are the command's),
+ * (the same definitions the command file declares; test/api/operations.test.ts proves they are the command's),
  * then runOperation with an Output on in-memory streams and a client with an optional injected transport. No
  * process, no build: for the logic of the commands. What only a process shows (exit status of the real binary,
  * TTY, signals, start-up) stays with runCli.
@@ -14,13 +14,13 @@ import type {ApiClient, ClientOptions} from '../../src/client/api-client.js'
 import {createApiContext, type ApiContextFlags} from '../../src/runtime.js'
 import {connectionFlags, globalFlags} from '../../src/cli/flags.js'
 import {operationInputs} from '../../src/cli/operation-command.js'
-import {givenValues, runOperation} from '../../src/cli/run-operation.js'
-import {InputError} from '../../src/client/errors.js'
+import {givenValues, runOperation} from '../../src/operation/run-operation.js'
+import {InputError} from '../../src/base/errors.js'
 import {outputOptions, type OutputOptions} from '../../src/output/options.js'
 import {renderError} from '../../src/output/errors.js'
 import {JqCompileError} from '../../src/output/structured.js'
 import {Output} from '../../src/output/output.js'
-import {userAgentOf} from '../../src/cli/user-agent.js'
+import {userAgentOf} from '../../src/base/user-agent.js'
 import type {Terminal} from '../../src/output/terminal.js'
 import {ROOT, runCli, type CliResult, type RunOptions} from './cli.js'
 

@@ -1,0 +1,311 @@
+/**
+ * The journal of one bulk run: `journal/runs/<run id>.ndjson` next to the operation journal (same directory,
+ * modes and retention). A header line, then one line per row outcome. Row keys are derived (from the row's body and scope, see rowKey), so
+ * an outcome that is lost (the process killed before the buffer reached the disk) costs only a resend with the
+ * same key, which the service answers with the first result: outcomes are therefore written in batches, fsync'd
+ * every FLUSH_MS, instead of one fsync per row.
+ */
+import {existsSync, createReadStream, readFileSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import type {RequestClass} from '../client/request-policy.js'
+import type {JournalStore} from './store.js'
+
+export const FLUSH_MS = 250
+const FLUSH_BYTES = 256 * 1024
+
+/**
+ * A row's verdict, from two facts kept apart: what the request came to (`outcome`, the request policy's class) and
+ * the resource's latest known state. `succeeded`/`failed`: the resource reached that end; `processing`: the service
+ * accepted the request and the resource has not ended (as far as pay saw); `failed` is also a request the service
+ * refused; `unknown`: the service may have acted (the row is resent with its key); `not_sent`: refused for now (rate
+ * limited to the end, or the service never reached): nothing was done, a plain re-run sends it.
+ */
+export type RowState = 'succeeded' | 'processing' | 'failed' | 'unknown' | 'not_sent'
+
+export interface RowOutcome {
+  row: number
+  line: number
+  reference: string | null
+  /** The row's verdict (rowState of the two facts below): what the counts, the totals and the exit code read. */
+  status: RowState
+  /** What the request came to: accepted (with id), refused, or unknown. */
+  outcome: RequestClass
+  http_status: number | null
+  id: string | null
+  /** The resource's latest known state (processing, succeeded, failed, …), and when pay saw it. */
+  state: string | null
+  state_at: string | null
+  error_code: string | null
+  error_message: string | null
+  idempotency_key: string
+  amount: string | null
+  currency: string | null
+  /** True when the request was sent by an earlier run of the same command on the same file. */
+  earlier: boolean
+}
+
+/** The verdict of a row (see RowState); `ended`: the class of its state (classifyState), undefined while not terminal. */
+export function rowState(outcome: RequestClass, ended: 'succeeded' | 'failed' | undefined, refusedForNow: boolean): RowState {
+  if (outcome === 'accepted') return ended ?? 'processing'
+  if (outcome === 'refused') return refusedForNow ? 'not_sent' : 'failed'
+  return 'unknown'
+}
+
+/** A row outcome with every key, in one order (a first run and a re-run write the same keys); `status` derived. */
+export function rowOutcome(o: Omit<RowOutcome, 'status'>, ended: 'succeeded' | 'failed' | undefined, refusedForNow = false): RowOutcome {
+  return {
+    row: o.row, line: o.line, reference: o.reference, status: rowState(o.outcome, ended, refusedForNow), outcome: o.outcome, http_status: o.http_status, id: o.id,
+    state: o.state, state_at: o.state_at, error_code: o.error_code, error_message: o.error_message, idempotency_key: o.idempotency_key, amount: o.amount,
+    currency: o.currency, earlier: o.earlier,
+  }
+}
+
+/** A row record of a run journal as a row outcome of an earlier run (its verdict derived again), or undefined. */
+function rowOfRecord(rec: {t?: string; again?: unknown} & Partial<RowOutcome>, ended: (state: string | null) => 'succeeded' | 'failed' | undefined): (RowOutcome & {again: boolean}) | undefined {
+  if (rec.t !== 'row' || typeof rec.row !== 'number' || typeof rec.idempotency_key !== 'string') return undefined
+  const text = (v: unknown) => (typeof v === 'string' ? v : null)
+  const outcome = outcomeOfRecord(rec)
+  const state = text(rec.state)
+  const again = rec.again === true || (rec.outcome === undefined && outcome === 'unknown')
+  const o = rowOutcome(
+    {
+      row: rec.row, line: typeof rec.line === 'number' ? rec.line : 0, reference: text(rec.reference), outcome, http_status: typeof rec.http_status === 'number' ? rec.http_status : null,
+      id: text(rec.id), state, state_at: text(rec.state_at), error_code: text(rec.error_code), error_message: text(rec.error_message), idempotency_key: rec.idempotency_key,
+      amount: text(rec.amount), currency: text(rec.currency), earlier: true,
+    },
+    ended(state),
+    again,
+  )
+  return {...o, again}
+}
+
+/** One run file as `pay journal` reads it: its last header, each row's latest record, and whether its last run ended. */
+export interface RunFileView {
+  run: string
+  header: RunHeader
+  rows: RowOutcome[]
+  /** False when the last run of the file began and never ended (killed, interrupted): its unrecorded rows are unknown. */
+  finished: boolean
+}
+
+/** Every bulk run file of the journal, for `pay journal` (src/journal/view.ts): synchronous, whole files. */
+export function readRuns(store: JournalStore): RunFileView[] {
+  if (!store.open()) return []
+  const dir = join(store.dir, 'runs')
+  let names: string[]
+  try {
+    names = readdirSync(dir).filter((n) => /^[0-9a-f]{32}\.ndjson$/.test(n))
+  } catch {
+    return []
+  }
+  const views: RunFileView[] = []
+  for (const name of names) {
+    let text: string
+    try {
+      text = readFileSync(join(dir, name), 'utf8')
+    } catch {
+      continue
+    }
+    let header: RunHeader | undefined
+    let finished = true
+    const rows = new Map<number, RowOutcome>()
+    for (const line of text.split('\n')) {
+      let rec: ({t?: string; again?: unknown} & Partial<RowOutcome> & Partial<RunHeader>) | null
+      try {
+        rec = JSON.parse(line.replace(/^\0+|\0+$/g, '')) as typeof rec
+      } catch {
+        continue
+      }
+      if (rec?.t === 'run') {
+        header = rec as RunHeader
+        finished = false
+      } else if (rec?.t === 'end') finished = true
+      else if (rec) {
+        const o = rowOfRecord(rec, () => undefined)
+        if (o) {
+          const {again: _again, ...row} = o
+          rows.set(o.row, row)
+        }
+      }
+    }
+    if (header) views.push({run: name.slice(0, 32), header, rows: [...rows.values()], finished})
+  }
+  return views
+}
+
+/**
+ * What a run journal's row record says of its request: its `outcome`, or for a record written before outcomes were
+ * kept, what its answer shows (a 2xx status: accepted; a refusal with a status: refused; else unknown).
+ */
+function outcomeOfRecord(rec: Partial<RowOutcome>): RequestClass {
+  if (rec.outcome === 'accepted' || rec.outcome === 'refused' || rec.outcome === 'unknown') return rec.outcome
+  const status = typeof rec.http_status === 'number' ? rec.http_status : undefined
+  if (status !== undefined && status >= 200 && status < 300) return 'accepted'
+  return (rec.status as string) === 'failed' && status !== undefined ? 'refused' : 'unknown'
+}
+
+export interface RunHeader {
+  t: 'run'
+  run: string
+  at: string
+  operation: string
+  file: string
+  file_sha256: string
+  profile: string
+  base_url: string
+  /** --force-new's salt of the row keys ('' for none). */
+  salt: string
+}
+
+export class RunJournal {
+  readonly file: string
+  private buffer = ''
+  private timer?: NodeJS.Timeout
+  /** The write in progress: flushes run one after the other, off the event loop's critical path. */
+  private writing: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly store: JournalStore,
+    readonly runId: string,
+  ) {
+    this.file = join(store.dir, 'runs', `${runId}.ndjson`)
+  }
+
+  /**
+   * What earlier runs know of each row: its newest record, whatever it says (the caller decides what is settled).
+   * Only those of the newest salt (--force-new) count, and that salt is returned (`ran`: some run of this content
+   * began): a plain re-run resumes the last forced run (see resumedSalt for a content never run before, an edited
+   * file). `ended` classes a state (the operation's terminal states): each row's verdict is derived again here,
+   * never read from the record.
+   */
+  async load(ended: (state: string | null) => 'succeeded' | 'failed' | undefined = () => undefined): Promise<{salt: string; ran: boolean; outcomes: Map<number, RowOutcome & {again: boolean}>}> {
+    const done = new Map<number, RowOutcome & {again: boolean}>()
+    let salt = ''
+    let ran = false
+    if (!this.store.open() || !existsSync(this.file)) return {salt, ran, outcomes: done}
+    for await (const line of createInterface({input: createReadStream(this.file), crlfDelay: Infinity})) {
+      let rec: {t?: string; salt?: unknown; again?: unknown} & Partial<RowOutcome>
+      try {
+        rec = JSON.parse(line.replace(/\0+/g, '')) as typeof rec
+      } catch {
+        continue // a torn last line
+      }
+      if (rec === null || typeof rec !== 'object') continue
+      if (rec.t === 'run') {
+        const s = typeof rec.salt === 'string' ? rec.salt : ''
+        if (s !== salt) done.clear()
+        salt = s
+        ran = true
+        continue
+      }
+      const o = rowOfRecord(rec, ended)
+      if (o) done.set(o.row, o)
+    }
+    return {salt, ran, outcomes: done}
+  }
+
+  begin(header: RunHeader): void {
+    this.store.appendLine(this.file, JSON.stringify(header), true)
+    this.timer = setInterval(() => this.flush(), FLUSH_MS)
+    this.timer.unref()
+  }
+
+  /** A row's outcome as this run knows it (sent now, or an earlier row looked up again); `again`: refused for now. */
+  record(outcome: RowOutcome, again = false): void {
+    // {"t":"row", then the outcome's own fields: the same line as JSON.stringify({t: 'row', ...outcome}), without a copy
+    const fields = JSON.stringify(outcome).slice(1, -1)
+    this.buffer += `{"t":"row",${fields}${again ? ',"again":true' : ''}}\n`
+    if (this.buffer.length >= FLUSH_BYTES) this.flush()
+  }
+
+  /** Hands the buffered outcomes to the disk (append + fsync) without blocking the senders. */
+  flush(): void {
+    if (this.buffer === '') return
+    const text = this.buffer
+    this.buffer = ''
+    this.writing = this.writing.then(() => this.store.appendLineAsync(this.file, text))
+  }
+
+  /** Flushes what is left, marks the run ended (a run without its end record was cut) and waits for the disk. */
+  async end(): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    this.buffer += `${JSON.stringify({t: 'end', at: new Date().toISOString()})}\n`
+    this.flush()
+    await this.writing
+  }
+
+  /** For a signal handler about to exit: what is buffered, written synchronously. */
+  endNow(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    const text = this.buffer
+    this.buffer = ''
+    if (text !== '') this.store.appendLine(this.file, text, true)
+  }
+}
+
+/** One line of a lineage file: a run of the lineage and the salt of its row keys ('' for none). */
+export interface LineageRecord {
+  t: 'lineage'
+  run: string
+  at: string
+  salt: string
+}
+
+/**
+ * The runs of one input file, named by its absolute, resolved path, under the same settings (operation, base URL,
+ * client id, account ref, defaults, --data/-F), whatever the file's content: `journal/runs/lineage-<id>.ndjson`,
+ * one line per run (its run id, time and salt). A run journal is per content (the run id includes the file's
+ * hash), so editing the file starts a new one; the lineage carries --force-new's salt across the edit, so that a
+ * plain run of the edited file keeps the keys of the rows it did not change. Like the run files: each record one
+ * fsync'd write on an O_APPEND file (several processes at once), a torn line skipped, pruned after the retention
+ * (every run of the lineage touches it). Stdin (`-`) has no path, so no lineage.
+ */
+export class RunLineage {
+  readonly file: string
+
+  constructor(
+    private readonly store: JournalStore,
+    readonly id: string,
+  ) {
+    this.file = join(store.dir, 'runs', `lineage-${id}.ndjson`)
+  }
+
+  /** The newest run of the lineage (the last whole line), or undefined when none is recorded. */
+  newest(): LineageRecord | undefined {
+    let text: string
+    try {
+      if (!this.store.open()) return undefined
+      text = readFileSync(this.file, 'utf8')
+    } catch {
+      return undefined
+    }
+    let last: LineageRecord | undefined
+    for (const line of text.split('\n')) {
+      try {
+        const r = JSON.parse(line) as Partial<LineageRecord> | null
+        if (r?.t === 'lineage' && typeof r.run === 'string' && typeof r.at === 'string' && typeof r.salt === 'string') last = r as LineageRecord
+      } catch {
+        // an empty or torn line
+      }
+    }
+    return last
+  }
+
+  record(rec: LineageRecord): void {
+    this.store.appendLine(this.file, JSON.stringify(rec), true)
+  }
+}
+
+/**
+ * The salt a plain run resumes: a content run before resumes the newest salt of its own runs (its run journal),
+ * whatever ran since on other contents of the lineage (its settled rows are matched by key under that salt); a
+ * content never run before (a new or edited file) resumes the salt of the newest run of its lineage (`run` names
+ * it), so the rows it shares with that run keep their keys. Neither: '' (no salt).
+ */
+export function resumedSalt(own: {salt: string; ran: boolean}, lineage: LineageRecord | undefined): {salt: string; run?: string} {
+  if (own.ran || lineage === undefined) return {salt: own.salt}
+  return {salt: lineage.salt, run: lineage.run}
+}

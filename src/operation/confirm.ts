@@ -1,0 +1,142 @@
+/**
+ * THE RULE FOR LIVE MONEY (the one place it is written; README "Live money" points here). With a profile marked
+ * live (`pay profiles add --live`; the sandbox profile never is), nothing that can move money is sent until someone
+ * said so, on every path that can move money: the resource commands (collections create, payouts create, debits
+ * create), a bulk run of them (--from-file, stdin included), a flow with a step on one of their endpoints, and
+ * `pay api` on one of their endpoints. What will happen is shown (amount, currency, destination, reference; for a
+ * bulk run the rows and totals; for a flow its money steps), then:
+ * - `--yes` given: sent without a question;
+ * - a person present, that is a controlling terminal: asked there. When stdin and stderr are the terminal, on
+ *   them; when stdin is a file or a pipe (`--from-file -`, `< rows.csv`, `</dev/null`), through /dev/tty;
+ * - no one can be asked (no controlling terminal, CI or PAY_NO_INPUT set, --no-input): refused, exit 2, naming
+ *   --yes. Nothing is sent.
+ */
+import type {OperationSpec, ValueSource} from '../api/operation-types.js'
+import {operationList} from '../api/operations.js'
+import type {CallInput} from '../client/api-client.js'
+import {PayError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
+import {printable} from '../output/printable.js'
+import type {ApiContext} from './api-context.js'
+
+function valueAt(source: ValueSource, input: CallInput): string | undefined {
+  const [where, key] = [source.slice(0, source.indexOf('.')), source.slice(source.indexOf('.') + 1)]
+  const from = where === 'body' ? input.body : where === 'path' ? input.path : where === 'query' ? input.query : undefined
+  const v = from && typeof from === 'object' && !Array.isArray(from) ? (from as Record<string, unknown>)[key] : undefined
+  return v === undefined || v === null ? undefined : String(v)
+}
+
+/** The lines shown before asking. */
+export function confirmationLines(op: OperationSpec, input: CallInput, profileName: string): string[] {
+  const body = (input.body && typeof input.body === 'object' ? input.body : {}) as Record<string, unknown>
+  const destination = (op.confirm?.destination ?? [])
+    .map((s) => [s.slice(s.indexOf('.') + 1), valueAt(s, input)] as const)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')
+  const lines = [
+    `LIVE profile "${profileName}": ${op.summary.split(':')[0].toLowerCase()}`,
+    `  amount       ${String(body.amount ?? '?')} ${String(body.currency ?? '')}`.trimEnd(),
+    `  destination  ${destination || '-'}`,
+    `  reference    ${String(body.merchant_reference ?? '-')}`,
+  ]
+  return lines.map((l) => printable(l))
+}
+
+/** The operation that confirms (moves money) on this endpoint (src/api/operations.ts), or undefined. */
+export function moneyOperation(endpoint: string | undefined): OperationSpec | undefined {
+  return endpoint === undefined ? undefined : operationList.find((op) => op.confirm && op.endpoint === endpoint)
+}
+
+export async function confirmMoneyMove(ctx: ApiContext, op: OperationSpec, input: CallInput, yes: boolean): Promise<void> {
+  if (op.confirm) await liveMoneyGate(ctx, yes, () => confirmationLines(op, input, ctx.settings.profileName))
+}
+
+/** The lines shown before a bulk run (--from-file) sends anything with a live profile. */
+export function bulkConfirmationLines(op: OperationSpec, plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}, profileName: string): string[] {
+  const totals = Object.entries(plan.totals).map(([c, a]) => `${a} ${c}`)
+  return [
+    `LIVE profile "${profileName}": ${op.summary.split(':')[0].toLowerCase()}, one request per row of ${plan.file}`,
+    `  rows         ${plan.rows} (${plan.toSend} to send; the others were settled by an earlier run)`,
+    `  amounts      ${totals.length > 0 ? totals.join(', ') : '-'} in all rows`,
+  ].map((l) => printable(l))
+}
+
+/** Before a bulk run with a live profile: asked once, after every row passed its rules. */
+export async function confirmBulkRun(ctx: ApiContext, op: OperationSpec, plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}, yes: boolean): Promise<void> {
+  if (op.confirm) await liveMoneyGate(ctx, yes, () => bulkConfirmationLines(op, plan, ctx.settings.profileName))
+}
+
+/** Who can be asked: nobody (CI, PAY_NO_INPUT, --no-input), the terminal on stdin and stderr, or /dev/tty. */
+type Asker = 'nobody' | 'terminal' | 'tty'
+
+function askerOf(ctx: ApiContext): Asker {
+  const term = ctx.out.term
+  if (term.interactive) return 'terminal'
+  return term.noInput ? 'nobody' : 'tty'
+}
+
+/**
+ * The rule above: returns when the money may move (not live, --yes, or a person said yes); else throws (exit 2).
+ * `lines` says what will happen; made only when it is shown.
+ */
+export async function liveMoneyGate(ctx: ApiContext, yes: boolean, lines: () => string[]): Promise<void> {
+  if (yes || !ctx.settings.live) return
+  const asker = askerOf(ctx)
+  const refused = (why: string) =>
+    new PayError(`LIVE profile "${printable(ctx.settings.profileName)}": this moves real money and ${why}: nothing was sent`, ExitCode.USAGE, 'pass --yes to confirm it without a question')
+  if (asker === 'nobody') throw refused('no one can be asked (CI, PAY_NO_INPUT or --no-input)')
+  if (asker === 'terminal') {
+    for (const line of lines()) ctx.out.notice(line)
+    await ask(ctx, {output: process.stderr})
+    return
+  }
+  const tty = await openControllingTerminal()
+  if (!tty) throw refused('no one can be asked (no terminal)')
+  try {
+    tty.output.write(`${lines().join('\n')}\n`)
+    await ask(ctx, tty)
+  } finally {
+    tty.close()
+  }
+}
+
+/** The controlling terminal (/dev/tty), for a question when stdin is a file or a pipe; undefined when there is none. */
+async function openControllingTerminal(): Promise<{input: NodeJS.ReadableStream; output: NodeJS.WritableStream; close(): void} | undefined> {
+  const {openSync, closeSync} = await import('node:fs')
+  const tty = await import('node:tty')
+  let readFd: number | undefined
+  try {
+    readFd = openSync('/dev/tty', 'r')
+    const writeFd = openSync('/dev/tty', 'w')
+    if (!tty.isatty(readFd)) {
+      closeSync(writeFd)
+      closeSync(readFd)
+      return undefined
+    }
+    const input = new tty.ReadStream(readFd)
+    const output = new tty.WriteStream(writeFd)
+    return {
+      input,
+      output,
+      close: () => {
+        input.destroy()
+        output.destroy()
+      },
+    }
+  } catch {
+    if (readFd !== undefined) closeSync(readFd)
+    return undefined
+  }
+}
+
+async function ask(ctx: ApiContext, io: {input?: NodeJS.ReadableStream; output: NodeJS.WritableStream}): Promise<void> {
+  const {confirm} = await import('@inquirer/prompts')
+  let ok = false
+  try {
+    ok = await confirm({message: 'Send it?', default: false}, io)
+  } catch (err) {
+    if ((err as Error).name !== 'ExitPromptError' && (err as Error).name !== 'AbortPromptError') throw err
+  }
+  if (!ok) throw new PayError('not confirmed: nothing was sent', ExitCode.USAGE, 'answer y to send, or pass --yes')
+}

@@ -1,0 +1,406 @@
+/**
+ * The one path of every operation (src/api/operations.ts), from the values the user gave to rendered output:
+ *
+ *   choose the endpoint (alternatives) → fields (body / query / path, named after their flags) → --data / -F
+ *   merged → checked against the endpoint table's zod schema → missing values prompted for (terminal only) or
+ *   listed all at once (exit 2) → --dry-run prints the request, or the request is sent → --open / --all →
+ *   optional --wait polls the spec's get until one of its terminal states → the spec's view.
+ *
+ * It takes an ApiContext (client, output, settings) and the given values keyed by flag or argument name, so a
+ * test runs it in-process with its own Output and client, the way gh separates options from a run function.
+ * Loaded only through src/runtime.ts (inside run()), so it may import zod schemas and the client freely.
+ */
+import {endpoints, pathValueRule, type EndpointId} from '../api/endpoints.js'
+import {inputLabel, flagName} from '../api/operation-names.js'
+import type {FieldSpec, OperationSpec, PromptSpec, ValueSource} from '../api/operation-types.js'
+import {problemsOf, type FieldProblem} from '../api/validate.js'
+import {withCanonicalAmounts} from '../api/money.js'
+import type {ApiResponse, CallInput} from '../client/api-client.js'
+import {InputError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
+import {renderDryRun} from '../output/dry-run.js'
+import {listColumns, renderView, StreamTable} from '../output/views.js'
+import type {ApiContext} from './api-context.js'
+import {confirmMoneyMove} from './confirm.js'
+import {mergeBody, parseFieldFlags, readDataFlag} from './body-input.js'
+import {classifyState, reportWait, stateOf, waitFor, type PollSpec} from './wait.js'
+
+/** The values the user gave, keyed by flag name (`reference`, `wait-timeout`) or argument name (`mandate_id`). */
+export type Given = Record<string, unknown>
+
+export type FieldPlace = 'body' | 'query' | 'path'
+
+/** One input of a request: where it goes and what the user calls it. */
+export interface InputField {
+  key: string
+  in?: FieldPlace
+  /** How the user names it in messages: `--reference`, `MANDATE_ID`. */
+  flag: string
+  value: string | undefined
+  upper?: boolean
+  prompt?: PromptSpec | false
+  /** The spec field it comes from (for the rule shown with a prompt). */
+  spec?: {op: OperationSpec; field: FieldSpec}
+}
+
+export interface ExtraBody {
+  data?: string
+  field?: string[]
+}
+
+export interface GatherSpec {
+  id: EndpointId
+  fields: InputField[]
+  extra?: ExtraBody
+  fixedBody?: unknown
+  /** Problems found before the schema check (flag combinations), reported with the schema's. */
+  problems?: FieldProblem[]
+}
+
+/**
+ * The parsed flags and arguments as one set of values. An argument that was not given leaves the flag of the same
+ * name alone (a lookup's REFERENCE and --reference, src/api/operation-names.ts referenceLookup); both given with
+ * different values is a usage error, nothing sent.
+ */
+export function givenValues(flags: Given, args: Given): Given {
+  const values: Given = {...flags}
+  for (const [name, value] of Object.entries(args)) {
+    if (value === undefined) continue
+    if (values[name] !== undefined && values[name] !== value) throw InputError.one(`--${name}`, `and the argument ${name.toUpperCase()} name different values: give one of them`)
+    values[name] = value
+  }
+  return values
+}
+
+const REQUIRED = 'is required'
+
+function valueOf(field: InputField): string | undefined {
+  if (field.value === undefined) return undefined
+  return field.upper ? field.value.toUpperCase() : field.value
+}
+
+function isMissing(v: unknown): boolean {
+  return v === undefined || v === null
+}
+
+/** A request being put together from its fields: build it, check it, change one value (for prompts). */
+export interface Draft {
+  build(): CallInput
+  check(input: CallInput): {problems: FieldProblem[]; missing: InputField[]}
+  values: Map<InputField, string | undefined>
+}
+
+/** The pure part of gathering: no prompt, no file. `data` is the parsed --data, `extraFields` the parsed -F. */
+export function draftOf(spec: GatherSpec, data?: unknown, extraFields: Record<string, unknown> = {}): Draft {
+  const endpoint = endpoints[spec.id] as (typeof endpoints)[EndpointId] & {body?: import('zod').ZodType; query?: import('zod').ZodType}
+  const values = new Map<InputField, string | undefined>()
+  const names: Record<string, string> = {}
+  for (const f of spec.fields) {
+    values.set(f, valueOf(f))
+    if ((f.in ?? 'body') !== 'path') names[f.key] = f.flag
+  }
+
+  const build = (): CallInput => {
+    const input: CallInput = {}
+    const body: Record<string, unknown> = {}
+    for (const f of spec.fields) {
+      const v = values.get(f)
+      if (v === undefined) continue
+      const place = f.in ?? 'body'
+      if (place === 'body') body[f.key] = v
+      else if (place === 'query') (input.query ??= {})[f.key] = v
+      else (input.path ??= {})[f.key] = v
+    }
+    if (spec.fixedBody !== undefined && endpoint.body) input.body = spec.fixedBody
+    // amounts in their one spelling on the wire (src/api/money.ts): one amount, one body, one key
+    else if (endpoint.body) input.body = withCanonicalAmounts(mergeBody(body, data, extraFields) ?? {})
+    return input
+  }
+
+  const check = (input: CallInput): {problems: FieldProblem[]; missing: InputField[]} => {
+    const problems: FieldProblem[] = [...(spec.problems ?? [])]
+    const missing: InputField[] = []
+    const seen = new Set<string>()
+    const add = (p: FieldProblem, field?: InputField) => {
+      if (field && isMissing(lookup(input, field)) && !p.rule.startsWith(REQUIRED)) p = {flag: p.flag, rule: REQUIRED}
+      const key = `${p.flag}:${p.rule}`
+      if (seen.has(key)) return
+      seen.add(key)
+      problems.push(p)
+      if (field && isMissing(lookup(input, field)) && !missing.includes(field)) missing.push(field)
+    }
+    const byFlag = (flag: string) => spec.fields.find((f) => f.flag === flag)
+    if (endpoint.body && spec.fixedBody === undefined) for (const p of problemsOf(endpoint.body, input.body, names)) add(p, byFlag(p.flag))
+    if (endpoint.query) for (const p of problemsOf(endpoint.query, input.query ?? {}, names)) add(p, byFlag(p.flag))
+    for (const f of spec.fields) {
+      if ((f.in ?? 'body') !== 'path') continue
+      const v = input.path?.[f.key]
+      const rule = v === undefined ? REQUIRED : pathValueRule(v)
+      if (rule) add({flag: f.flag, rule}, f)
+    }
+    return {problems, missing}
+  }
+  return {build, check, values}
+}
+
+/**
+ * Builds the request input from its fields and checks it before anything is sent. On a terminal, missing values
+ * are asked for; otherwise every problem is listed at once as an InputError (exit 2).
+ */
+export async function gatherInput(ctx: ApiContext, spec: GatherSpec): Promise<{input: CallInput}> {
+  const {build, check, values} = draftOf(spec, await readDataFlag(spec.extra?.data), parseFieldFlags(spec.extra?.field))
+  let input = build()
+  let result = check(input)
+  const interactive = ctx.out.term.interactive
+  for (let round = 0; round < 3 && interactive && result.problems.length > 0; round++) {
+    // Ask only when every problem is a missing value we may ask for; a wrong value is reported, not re-asked.
+    const askable = result.missing.filter((f) => f.prompt !== false)
+    const onlyMissing = result.problems.every((p) => askable.some((f) => f.flag === p.flag))
+    if (askable.length === 0 || !onlyMissing) break
+    const {ask} = await import('./prompts.js')
+    for (const field of askable) {
+      let prompt: PromptSpec = field.prompt || {message: defaultMessage(field)}
+      if (prompt.rule && field.spec) {
+        // the schema's rule with the question; loaded only when asking (the command has it loaded already)
+        const rule = (await import('../api/operation-help.js')).formatRules(field.spec.op, field.spec.field)
+        if (rule) prompt = {...prompt, message: `${prompt.message} (${rule})`}
+      }
+      let answer: string
+      try {
+        answer = await ask(prompt, ctx, (raw) => {
+          const candidate = raw === '' ? undefined : field.upper ? raw.toUpperCase() : raw
+          const before = values.get(field)
+          values.set(field, candidate)
+          const problem = check(build()).problems.find((p) => p.flag === field.flag)
+          values.set(field, before)
+          return problem ? problem.rule : true
+        })
+      } catch (err) {
+        // Ctrl+C or Ctrl+D at a prompt: nothing was sent; say which input is still missing (exit 2).
+        if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') {
+          throw new InputError(askable.filter((f) => isMissing(lookup(build(), f))).map((f) => ({flag: f.flag, rule: 'is required (prompt cancelled; nothing was sent)'})))
+        }
+        throw err
+      }
+      values.set(field, answer === '' ? undefined : field.upper ? answer.toUpperCase() : answer)
+    }
+    input = build()
+    result = check(input)
+  }
+  if (result.problems.length > 0) {
+    const someMissing = result.missing.length > 0
+    const hint = someMissing && !interactive ? 'pass the missing flags (not prompting: no terminal, or CI is set)' : undefined
+    throw new InputError(result.problems, hint)
+  }
+  return {input}
+}
+
+function lookup(input: CallInput, field: InputField): unknown {
+  const place = field.in ?? 'body'
+  if (place === 'path') return input.path?.[field.key]
+  if (place === 'query') return input.query?.[field.key]
+  const body = input.body
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[field.key] : undefined
+}
+
+function defaultMessage(field: InputField): string {
+  const name = field.flag.replace(/^--/, '').replace(/[-_]/g, ' ')
+  return name.charAt(0).toUpperCase() + name.slice(1)
+}
+
+const given = (values: Given, name: string | undefined): boolean => name !== undefined && values[name] !== undefined && values[name] !== false
+const nameOf = (f: FieldSpec): string => flagName(f) ?? f.arg!
+
+export interface Selection {
+  id: EndpointId
+  problems: FieldProblem[]
+  /** What a missing input of the default endpoint is called: "ID (or --reference)". */
+  label?: string
+}
+
+/** Which endpoint of the operation the given values select, and the problems of the selection. No prompt. */
+export function selectEndpoint(op: OperationSpec, values: Given): Selection {
+  const alts = op.alternatives ?? []
+  if (alts.length === 0) return {id: op.endpoint, problems: []}
+  const own = op.fields.filter((f) => f.for === op.endpoint)
+  const ownGiven = own.some((f) => given(values, nameOf(f)))
+  const picked = alts.find((a) => given(values, a.flag))
+  if (picked && ownGiven) return {id: op.endpoint, problems: [{flag: inputLabel(own[0]), rule: `cannot be combined with --${picked.flag} (give one of them)`}]}
+  if (picked) return {id: picked.endpoint, problems: []}
+  return {id: op.endpoint, problems: [], label: ownGiven ? undefined : `${inputLabel(own[0])} (or ${alts.map((a) => `--${a.flag}`).join(' or ')})`}
+}
+
+/** selectEndpoint, and on a terminal with nothing selected, the spec's `choose` question. */
+async function chooseEndpoint(ctx: ApiContext, op: OperationSpec, values: Given): Promise<Selection> {
+  const selection = selectEndpoint(op, values)
+  const alts = op.alternatives ?? []
+  if (selection.label && op.choose && ctx.out.term.interactive) {
+    const {ask} = await import('./prompts.js')
+    const answer = await ask({message: op.choose.message, choices: [op.choose.default, ...alts.map((a) => a.choice ?? a.flag)]}, ctx, () => true)
+    const chosen = alts.find((a) => (a.choice ?? a.flag) === answer)
+    if (chosen) return {id: chosen.endpoint, problems: []}
+  }
+  return selection
+}
+
+/** What inputFields gives every input of an operation whatever its value: built once per operation (a bulk run asks per row). */
+const fieldParts = new WeakMap<OperationSpec, {name: string; prompt: InputField['prompt']; spec: InputField['spec']}[]>()
+
+/** The request fields of an operation for one endpoint, with the values given. */
+export function inputFields(op: OperationSpec, id: EndpointId, values: Given, missingLabel?: string): InputField[] {
+  let parts = fieldParts.get(op)
+  if (!parts) {
+    parts = op.fields.map((f) => ({name: nameOf(f), prompt: f.prompt === false ? false : typeof f.prompt === 'string' ? {message: f.prompt} : f.prompt, spec: {op, field: f}}))
+    fieldParts.set(op, parts)
+  }
+  const fields: InputField[] = []
+  for (let i = 0; i < op.fields.length; i++) {
+    const f = op.fields[i]
+    if (f.for !== undefined && f.for !== id) continue
+    const raw = values[parts[i].name]
+    const label = missingLabel && f.for === id && raw === undefined ? missingLabel : inputLabel(f)
+    fields.push({key: f.key, in: f.in, flag: label, value: raw === undefined ? undefined : String(raw), upper: f.upper, prompt: parts[i].prompt, spec: parts[i].spec})
+  }
+  return fields
+}
+
+function pick(sources: readonly ValueSource[], res: ApiResponse, input: CallInput): string | undefined {
+  for (const source of sources) {
+    const dot = source.indexOf('.')
+    const where = source.slice(0, dot)
+    const key = source.slice(dot + 1)
+    const from = where === 'response' ? res.body : where === 'body' ? input.body : where === 'path' ? input.path : input.query
+    const v = from && typeof from === 'object' && !Array.isArray(from) ? (from as Record<string, unknown>)[key] : undefined
+    if (v !== undefined && v !== null) return String(v)
+  }
+  return undefined
+}
+
+/** The get request --wait polls, from the spec's wait target, the first answer and the request's input. */
+export function pollOf(op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): PollSpec & {states: NonNullable<PollSpec['states']>} {
+  const w = op.wait!
+  let pollInput: CallInput
+  if (w.get === 'self') pollInput = {path: input.path, query: input.query}
+  else {
+    const fill = (m: Record<string, readonly ValueSource[]> | undefined) => (m ? Object.fromEntries(Object.entries(m).map(([k, s]) => [k, pick(s, res, input) ?? ''])) : undefined)
+    pollInput = {path: fill(w.path), query: fill(w.query)}
+  }
+  const name = w.label ? pick(w.label, res, input) : Object.values({...pollInput.path, ...pollInput.query})[0]
+  return {id: w.get === 'self' ? id : w.get, input: pollInput, label: `${w.noun} ${name ?? ''}`.trim(), view: w.view, states: {succeeded: w.succeeded, failed: w.failed, pending: w.pending}}
+}
+
+/** Problems of the given values that are not about one request field: flag combinations. */
+function optionProblems(op: OperationSpec, values: Given): FieldProblem[] {
+  const problems: FieldProblem[] = []
+  const key = values['idempotency-key']
+  if (typeof key === 'string' && key.trim() === '') problems.push({flag: '--idempotency-key', rule: 'must not be empty'})
+  const paging = op.paging && given(values, op.paging.flag) ? op.paging : undefined
+  for (const name of paging?.exclusive ?? []) if (given(values, name)) problems.push({flag: `--${name}`, rule: `cannot be combined with --${paging!.flag} (which follows every page from the first)`})
+  return problems
+}
+
+/** What gatherInput needs for the selected endpoint of an operation. */
+export function gatherSpecOf(op: OperationSpec, choice: Selection, values: Given): GatherSpec {
+  return {id: choice.id, fields: inputFields(op, choice.id, values, choice.label), fixedBody: op.fixedBody, problems: [...choice.problems, ...optionProblems(op, values)]}
+}
+
+/**
+ * Runs one operation. Returns the exit code (0, or 8/9 after --wait), so that under --json stdout still holds
+ * exactly one body: the service's last answer.
+ */
+export async function runOperation(ctx: ApiContext, op: OperationSpec, values: Given): Promise<number> {
+  const choice = await chooseEndpoint(ctx, op, values)
+  const idempotencyKey = values['idempotency-key'] as string | undefined
+  const limit = typeof values.limit === 'number' ? values.limit : undefined
+  // --all, or --limit without --page: follow the pages (as far as the limit)
+  const paging = op.paging && (given(values, op.paging.flag) || (limit !== undefined && !given(values, 'page'))) ? op.paging : undefined
+  const {input} = await gatherInput(ctx, {...gatherSpecOf(op, choice, values), extra: {data: values.data as string | undefined, field: values.field as string[] | undefined}})
+  if (idempotencyKey !== undefined) input.idempotencyKey = idempotencyKey
+  if (paging) return allPages(ctx, op, choice.id, input, paging.noun, limit)
+  const {client, out} = ctx
+  const prepared = client.prepare(choice.id, input)
+  if (values['dry-run']) {
+    renderDryRun(out, prepared, {profileName: ctx.settings.profileName, fromProfile: ctx.settings.sources.clientId === 'profile'})
+    return ExitCode.OK
+  }
+  await confirmMoneyMove(ctx, op, input, values.yes === true)
+  const sent = await client.send(prepared)
+  // the same request was accepted by an earlier run (nothing was sent): its resource as it is now
+  const looked = sent.replayedAt !== undefined && op.wait ? await lookUpAccepted(ctx, op, choice.id, sent, input) : undefined
+  const res = looked?.res ?? sent
+  if (op.open && given(values, op.open.flag)) await openLink(ctx, (res.body as Record<string, unknown> | undefined)?.[op.open.field])
+  if (!op.wait || !values.wait) {
+    renderView(out, looked?.view ?? op.view, limit === undefined ? res : limited(res, limit))
+    return ExitCode.OK
+  }
+  const poll = pollOf(op, choice.id, sent, input)
+  const waited = await waitFor(ctx, {...poll, timeoutSec: Number(values['wait-timeout'] ?? 120), first: res})
+  renderView(out, poll.view ?? op.view, waited.res)
+  return reportWait(out, waited, {profile: values.profile as string | undefined, 'account-ref': values['account-ref'] as string | undefined})
+}
+
+/**
+ * A re-run of a request an earlier run had accepted (the journal's answer, nothing sent): says both facts, the
+ * request's ("accepted 2026-11-26 10:02 UTC as PO_…") and the resource's; when the state known then had not ended,
+ * looks the resource up first (one GET, no money moves), records what it saw, and gives that answer.
+ */
+async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): Promise<{res: ApiResponse; view?: PollSpec['view']} | undefined> {
+  const poll = pollOf(op, id, res, input)
+  const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
+  const body = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
+  const name = typeof body?.id === 'string' ? body.id : typeof body?.merchant_reference === 'string' ? body.merchant_reference : poll.label
+  const what = `accepted ${when(res.replayedAt!)} as ${name}`
+  const state = stateOf(res.body)
+  if (classifyState(state, poll.states)) {
+    ctx.out.info(`${what}; state: ${state} (seen ${when(res.stateSeenAt ?? res.replayedAt!)}; it does not change any more)`)
+    return undefined
+  }
+  try {
+    const now = await ctx.client.call(poll.id, poll.input)
+    const fresh = stateOf(now.body)
+    if (fresh !== undefined) res.noteState?.(fresh, now.text)
+    ctx.out.info(`${what}; state now: ${fresh ?? 'not shown'}`)
+    return {res: now, view: poll.view}
+  } catch (err) {
+    ctx.out.warn(`${what}; its state could not be looked up now (${err instanceof Error ? err.message : String(err)}): showing the state seen ${when(res.stateSeenAt ?? res.replayedAt!)}`)
+    return undefined
+  }
+}
+
+async function openLink(ctx: ApiContext, url: unknown): Promise<void> {
+  if (typeof url !== 'string') return
+  const {openBrowser} = await import('./browser.js')
+  const opened = await openBrowser(url)
+  ctx.out.info(opened ? `Opened ${url} in the browser` : `No browser available here; open ${url} yourself`)
+}
+
+/** A list answer cut to its first `limit` items (the text re-written to match). */
+function limited(res: Pick<ApiResponse, 'text' | 'body' | 'differs'>, limit: number): Pick<ApiResponse, 'text' | 'body' | 'differs'> {
+  const body = res.body as {data?: unknown[]} | undefined
+  if (!body || !Array.isArray(body.data) || body.data.length <= limit) return res
+  const cut = {...body, data: body.data.slice(0, limit)}
+  return {body: cut, text: JSON.stringify(cut), differs: res.differs}
+}
+
+/**
+ * --all (or --limit): every page from the first, each page's rows printed as they arrive (under --json each
+ * page's body, one per line; -o ndjson/csv/tsv stream the rows), stopping after `limit` rows.
+ */
+async function allPages(ctx: ApiContext, op: OperationSpec, id: EndpointId, input: CallInput, noun: string, limit?: number): Promise<number> {
+  const {client, out} = ctx
+  const table = out.json ? undefined : new StreamTable(out, listColumns(op.view))
+  let total: unknown
+  let rows = 0
+  for (let page = 1; page <= 100_000; page++) {
+    const full = await client.call<{data?: Record<string, unknown>[]; has_more?: boolean; total?: number}>(id, {path: input.path, query: {...input.query, page: String(page)}})
+    const res = limit === undefined ? full : (limited(full, limit - rows) as typeof full)
+    const data = res.body?.data ?? []
+    total = res.body?.total
+    rows += data.length
+    if (out.json) out.data(res.text.includes('\n') ? JSON.stringify(res.body) : res.text)
+    else table!.push(data)
+    if (!full.body?.has_more || data.length === 0 || (limit !== undefined && rows >= limit)) break
+  }
+  if (table) out.info(out.color('dim', `${table.rows} ${noun}(s)${typeof total === 'number' ? ` of ${total}` : ''}`, 'err'))
+  return ExitCode.OK
+}

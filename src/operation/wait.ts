@@ -1,0 +1,162 @@
+/**
+ * --wait: polls the matching get endpoint with backoff until the transaction reaches a terminal state.
+ *   succeeded / active                    → exit 0
+ *   failed / cancelled (and the like)     → exit 8
+ *   still pending after --wait-timeout    → exit 9
+ * Progress goes to stderr; the caller prints the last body the service returned on stdout.
+ */
+import type {EndpointId} from '../api/endpoints.js'
+import type {ApiResponse, CallInput} from '../client/api-client.js'
+import {ExitCode} from '../base/exit-codes.js'
+import {pollDelayMs} from '../client/request-policy.js'
+
+export {pollDelayMs}
+import type {Output} from '../output/output.js'
+import {Progress} from '../output/progress.js'
+import type {ViewName} from '../api/operation-types.js'
+import {flagName} from '../api/operation-names.js'
+import {operationList} from '../api/operations.js'
+import {shellArgument, shellQuote} from '../base/shell-quote.js'
+import type {ApiContext} from './api-context.js'
+
+export interface PollSpec {
+  /** The get endpoint that reports the state. */
+  id: EndpointId
+  input: CallInput
+  /** What is waited for, for people: "collection CL_123". */
+  label: string
+  /** The view of the get response, when it differs from the command's. */
+  view?: ViewName
+  /**
+   * The resource's states (spec: States): terminal ones, and those known to be under way; any other is unknown, shown
+   * as it is and not final (with a notice). Without them, the common words of classifyState.
+   */
+  states?: {succeeded: readonly string[]; failed: readonly string[]; pending?: readonly string[]}
+}
+
+export type WaitOutcome = 'succeeded' | 'failed' | 'timeout'
+
+export interface WaitResult {
+  /** What was polled: the get endpoint and its input. */
+  poll?: Pick<PollSpec, 'id' | 'input'>
+  res: ApiResponse
+  outcome: WaitOutcome
+  state?: string
+  label: string
+  elapsedSeconds: number
+  timeoutSec: number
+}
+
+const SUCCEEDED = new Set(['succeeded', 'active', 'success', 'successful', 'completed', 'approved'])
+const FAILED = new Set(['failed', 'cancelled', 'canceled', 'expired', 'rejected', 'declined', 'charge_failed', 'reversed'])
+
+/** Terminal class of a state word; undefined while it is still in progress. */
+export function classifyState(state: string | undefined, states?: PollSpec['states']): 'succeeded' | 'failed' | undefined {
+  if (!state) return undefined
+  const s = state.toLowerCase()
+  // the resource's own states (spec: States); a state the interface does not list is not final
+  if (states?.succeeded) return states.succeeded.includes(s) ? 'succeeded' : states.failed.includes(s) ? 'failed' : undefined
+  if (SUCCEEDED.has(s)) return 'succeeded'
+  if (FAILED.has(s)) return 'failed'
+  return undefined
+}
+
+/** Whether the interface lists a state for the resource (true when its states are not known here). */
+export function knownState(state: string, states?: PollSpec['states']): boolean {
+  if (!states?.pending) return true
+  const s = state.toLowerCase()
+  return states.succeeded.includes(s) || states.failed.includes(s) || states.pending.includes(s)
+}
+
+export function stateOf(body: unknown): string | undefined {
+  if (!body || typeof body !== 'object') return undefined
+  const status = (body as Record<string, unknown>).status
+  return typeof status === 'string' ? status : undefined
+}
+
+export interface WaitOptions extends PollSpec {
+  timeoutSec: number
+  /** The answer already in hand (the create response, or the first get). */
+  first?: ApiResponse
+  sleep?: (ms: number) => Promise<unknown>
+}
+
+export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<WaitResult> {
+  const {client, out} = ctx
+  const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)))
+  const deadline = Date.now() + options.timeoutSec * 1000
+  const progress = new Progress(out)
+  let res = options.first
+  let state = res ? stateOf(res.body) : undefined
+  // The answer in hand may already be final (a reused approved mandate answers succeeded at once).
+  const firstFinal = classifyState(state, options.states)
+  if (res && firstFinal) return {poll: options, res, outcome: firstFinal, state, label: options.label, elapsedSeconds: 0, timeoutSec: options.timeoutSec}
+  let attempt = 0
+  const noticed = new Set<string>()
+  try {
+    for (;;) {
+      if (state !== undefined && !knownState(state, options.states) && !noticed.has(state)) {
+        noticed.add(state)
+        const listed = [...options.states!.pending!, ...options.states!.succeeded, ...options.states!.failed].join(', ')
+        out.warnQuoting(`${options.label} is in state "${state}", which the interface does not list (${listed}); pay treats it as not final and keeps waiting (--wait-timeout)`)
+      }
+      if (res) progress.update(`waiting for ${options.label}: ${state ?? 'state unknown'}`)
+      const remaining = deadline - Date.now()
+      if (res && remaining <= 0) {
+        return {poll: options, res, outcome: 'timeout', state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+      }
+      if (res) await sleep(Math.min(pollDelayMs(attempt++), Math.max(0, remaining)))
+      res = await client.call(options.id, options.input)
+      state = stateOf(res.body)
+      const final = classifyState(state, options.states)
+      if (final) return {poll: options, res, outcome: final, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+    }
+  } finally {
+    progress.stop()
+  }
+}
+
+/** The flags of the run that a later command needs to reach the same service and sub-account (given as flags). */
+export interface LaterFlags {
+  profile?: string
+  'account-ref'?: string
+}
+
+/**
+ * The command that looks the polled thing up later, with --wait: the operation whose endpoint (or alternative) the
+ * poll called, its inputs from the poll's path and query, positional where the spec says so. Undefined when no
+ * command calls that endpoint.
+ */
+export function laterCommand(poll: Pick<PollSpec, 'id' | 'input'>, flags: LaterFlags = {}): string | undefined {
+  const op = operationList.find((o) => o.wait && (o.endpoint === poll.id || o.alternatives?.some((a) => a.endpoint === poll.id)))
+  if (!op) return undefined
+  const words = ['pay', ...op.command.split(':')]
+  const positional: string[] = []
+  for (const field of op.fields) {
+    if (field.for !== undefined && field.for !== poll.id) continue
+    const value = (field.in === 'path' ? poll.input.path : field.in === 'query' ? poll.input.query : undefined)?.[field.key]
+    if (value === undefined) return undefined
+    const name = flagName(field)
+    if (name === undefined) positional.push(shellArgument(value))
+    else words.push(`--${name}`, shellQuote(value))
+  }
+  for (const name of ['profile', 'account-ref'] as const) if (flags[name]) words.push(`--${name}`, shellQuote(flags[name]))
+  return [...words, '--wait', ...positional].join(' ')
+}
+
+/** Prints the outcome of a wait on stderr and returns the exit code. */
+export function reportWait(out: Output, result: WaitResult, flags?: LaterFlags): number {
+  const detail = (result.res.body as {status_detail?: unknown} | undefined)?.status_detail
+  if (result.outcome === 'succeeded') {
+    out.info(`${result.label} ${out.color('green', result.state ?? 'succeeded', 'err')} after ${result.elapsedSeconds} s`)
+    return ExitCode.OK
+  }
+  if (result.outcome === 'failed') {
+    out.errorLine(`${result.label} ended ${result.state}${typeof detail === 'string' && detail ? `: ${detail}` : ''}`)
+    return ExitCode.TX_FAILED
+  }
+  out.errorLine(`${result.label} is still ${result.state ?? 'pending'} after --wait-timeout ${result.timeoutSec} s`)
+  const later = result.poll && laterCommand(result.poll, flags)
+  out.info(`  ${out.color('cyan', 'next:', 'err')} ${later ? `run \`${later}\` later` : 'run the matching get command later'}, or raise --wait-timeout`)
+  return ExitCode.WAIT_TIMEOUT
+}

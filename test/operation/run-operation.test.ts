@@ -1,0 +1,110 @@
+/**
+ * runOperation in-process with an injected transport (no server, no process): the spec's wait target and its
+ * terminal states, the endpoint alternatives, and the record functions the bulk engine and flows read
+ * (columns named by flag or by field, problems named by flag).
+ */
+import {describe, expect, it} from 'vitest'
+import {operations} from '../../src/api/operations.js'
+import type {HttpRequest, HttpResponse} from '../../src/client/transport.js'
+import {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from '../../src/operation/operation-input.js'
+import {tempConfigDir} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
+
+/** A transport answering from a script: the token endpoint always, then each listed answer in turn by "METHOD path". */
+function scripted(answers: Record<string, {status?: number; body: unknown}[]>) {
+  const seen: HttpRequest[] = []
+  return {
+    seen,
+    async send(req: HttpRequest): Promise<HttpResponse> {
+      seen.push(req)
+      const url = new URL(req.url)
+      if (url.pathname === '/v1/oauth/token') return {status: 200, headers: {}, text: JSON.stringify({access_token: 't'.repeat(64), token_type: 'Bearer', expires_in: 3600})}
+      const queue = answers[`${req.method} ${url.pathname}`] ?? []
+      const next = queue.length > 1 ? queue.shift()! : queue[0]
+      if (!next) return {status: 404, headers: {}, text: JSON.stringify({error: {code: 'not_found', message: 'nothing scripted'}})}
+      return {status: next.status ?? 200, headers: {}, text: JSON.stringify(next.body)}
+    },
+    async close() {},
+  }
+}
+
+/** Credentials and a fresh config dir (the token cache) for each run. */
+const envOf = () => ({PAY_BASE_URL: 'http://127.0.0.1:9', PAY_CLIENT_ID: 'id', PAY_CLIENT_SECRET: 'secret', PAY_CONFIG_DIR: tempConfigDir()})
+
+describe('runOperation with an injected transport', () => {
+  it('--wait polls the spec’s get until one of the resource’s terminal states (subscription: active → exit 0)', async () => {
+    const sub = {subscription_id: 'SUB_1', merchant_reference: 's-1', customer_name: 'J', customer_email: 'j@x.io', plan_id: 'PLN_1', mobile: '254700000001', provider: 'mpesa'}
+    const transport = scripted({
+      'POST /v1/subscriptions': [{status: 201, body: {...sub, status: 'pending_approval'}}],
+      'GET /v1/subscriptions': [{body: {...sub, status: 'pending_approval'}}, {body: {...sub, status: 'active'}}],
+    })
+    const r = await runInProcess(['subscriptions', 'create', '--plan', 'PLN_1', '-r', 's-1', '--customer-name', 'J', '--customer-email', 'j@x.io', '--mobile', '254700000001', '--provider', 'mpesa', '--wait', '--json'], {env: envOf(), transport})
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout).status).toBe('active')
+    const polls = transport.seen.filter((q) => q.method === 'GET')
+    expect(polls.map((q) => new URL(q.url).search)).toEqual(['?merchant_reference=s-1', '?merchant_reference=s-1'])
+    expect(r.stderr).toMatch(/subscription s-1 active after/)
+  }, 20_000)
+
+  it('a mandate that ends cancelled is a failed wait (exit 8)', async () => {
+    const transport = scripted({'GET /v1/mandates': [{body: {object: 'mandate', status: 'cancelled', merchant_reference: 'm-1'}}]})
+    const r = await runInProcess(['mandates', 'get', '--reference', 'm-1', '--wait'], {env: envOf(), transport})
+    expect(r.code).toBe(8)
+    expect(r.stderr).toContain('mandate m-1 ended cancelled')
+  })
+
+  it('picks the alternative endpoint by its flag (collections get --reference)', async () => {
+    const transport = scripted({'GET /v1/collections': [{body: {id: 'CL_1', object: 'collection', status: 'processing', currency: 'KES', amount: '1.00', merchant_reference: 'o-1'}}]})
+    const r = await runInProcess(['collections', 'get', '--reference', 'o-1', '--json'], {env: envOf(), transport})
+    expect(r.code, r.stderr).toBe(0)
+    expect(transport.seen.map((q) => `${q.method} ${new URL(q.url).pathname}${new URL(q.url).search}`)).toEqual(['POST /v1/oauth/token', 'GET /v1/collections?merchant_reference=o-1'])
+  })
+
+  it('bad input sends nothing, not even a token request', async () => {
+    const transport = scripted({})
+    const r = await runInProcess(['payouts', 'create', '--amount', '1.001', '--currency', 'KES', '-r', 'p'], {env: envOf(), transport})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('error: --amount must be a positive decimal string')
+    expect(transport.seen).toEqual([])
+  })
+})
+
+describe('records (bulk rows, flow steps)', () => {
+  const op = operations['collections:create']
+
+  it('accepts flag names and field names as columns, upper-cases like the flag, and skips empty cells', () => {
+    const {values, unknown} = valuesFromRecord(op, {amount: '10.00', currency: 'kes', reference: 'r-1', payment_rail: '', mobile: '254700000001', provider: 'mpesa', note: 'x'})
+    expect(values).toEqual({amount: '10.00', currency: 'kes', reference: 'r-1', mobile: '254700000001', provider: 'mpesa'})
+    expect(unknown).toEqual(['note'])
+    const {endpoint, input} = inputFromRecord(op, {amount: '10.00', currency: 'kes', merchant_reference: 'r-1', mobile: '254700000001', provider: 'mpesa'})
+    expect(endpoint).toBe('collections.create')
+    expect(input.body).toEqual({amount: '10.00', currency: 'KES', merchant_reference: 'r-1', mobile: '254700000001', provider: 'mpesa'})
+    // two columns for one input (a flag name and the spec's field name): both named, whichever order
+    const twice = valuesFromRecord(op, {amount: '1.00', reference: 'r-A', merchant_reference: 'r-B'})
+    expect(twice.repeated).toEqual([['merchant_reference', 'reference']])
+    expect(validateRecord(op, {amount: '1.00', currency: 'KES', mobile: '254700000001', provider: 'mpesa', merchant_reference: 'r-B', reference: ''})).toContainEqual({flag: 'reference', rule: 'gives the same input as merchant_reference: keep one of them'})
+  })
+
+  it('names every problem by flag, unknown columns included', () => {
+    expect(validateRecord(op, {amount: '10', currency: 'KES', reference: 'r', rail: 'bank_transfer', mobile: '123', colour: 'red'})).toEqual([
+      {flag: 'colour', rule: 'is not an input of `pay collections create`'},
+      {flag: '--mobile', rule: 'must be 10 to 15 digits'},
+    ])
+    expect(() => inputFromRecord(op, {})).toThrow(/--amount is required/)
+  })
+
+  it('lists its columns by flag name', () => {
+    expect(columnsOf(op)).toEqual(['amount', 'currency', 'reference', 'rail', 'mobile', 'provider', 'account-name', 'description'])
+    expect(columnsOf(operations['virtual-accounts:create'])).toEqual(['customer', 'merchant'])
+    expect(columnsOf(operations['debits:create'])[0]).toBe('mandate_id')
+  })
+
+  it('selects alternatives and fills path arguments from a record', () => {
+    expect(requestFromRecord(operations['virtual-accounts:get'], {merchant: true})).toMatchObject({endpoint: 'merchantVirtualAccount.get', problems: []})
+    expect(requestFromRecord(operations['debits:create'], {MANDATE_ID: 'MD_1', amount: '5', currency: 'KES', reference: 'd-1', provider: 'mpesa'})).toMatchObject({
+      endpoint: 'debits.create',
+      input: {path: {mandate_id: 'MD_1'}},
+      problems: [],
+    })
+  })
+})
