@@ -12,8 +12,10 @@ import type {Dispatcher} from 'undici'
 import {InputError} from '../base/errors.js'
 import {CONNECT_TIMEOUT_CODE, RESPONSE_TIMEOUT_CODE} from './request-policy.js'
 import {isLoopbackHost} from './loopback.js'
+import {loadUndici} from './undici.js'
 
 export {isLoopbackHost} from './loopback.js'
+export {loadUndici} from './undici.js'
 
 export interface HttpResponse {
   status: number
@@ -87,14 +89,6 @@ export interface Exchange {
   status: number
   headers: Record<string, string>
   body: Buffer
-}
-
-/**
- * undici, loaded on first use (a bulk run's Pool, a proxy, `webhook listen --forward-to`): the package itself, no
- * file of its own and no V8 flag (both measured and removed: docs/performance.md).
- */
-export function loadUndici(): Promise<typeof import('undici')> {
-  return import('undici')
 }
 
 /**
