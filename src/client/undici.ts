@@ -10,7 +10,7 @@
  * built-in code cache. test/client/undici.test.ts fails when V8 no longer knows the flag (setFlagsFromString
  * ignores an unknown flag without a word).
  */
-export const UNDICI_V8_FLAG = '--liftoff-only'
+const UNDICI_V8_FLAG = '--liftoff-only'
 
 export async function loadUndici(): Promise<typeof import('undici')> {
   const undici = await import('undici')

@@ -1,6 +1,10 @@
 import {spawnSync} from 'node:child_process'
+import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {UNDICI_V8_FLAG, loadUndici} from '../../src/client/undici.js'
+import {loadUndici} from '../../src/client/undici.js'
+
+/** The flag src/client/undici.ts sets. */
+const UNDICI_V8_FLAG = /const UNDICI_V8_FLAG = '([^']+)'/.exec(readFileSync(new URL('../../src/client/undici.ts', import.meta.url), 'utf8'))?.[1] ?? 'not found'
 
 describe('loading undici', () => {
   it('gives the package itself (its Pool, Agent and EnvHttpProxyAgent)', async () => {
