@@ -4,18 +4,12 @@
  * that reaches into a package's files (a path the package's "exports" does not offer, or any path of a package
  * without "exports") or sets a V8 flag, and is not in that table, fails here.
  */
-import {existsSync, readdirSync, readFileSync} from 'node:fs'
-import {dirname, join, relative} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {existsSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {ROOT, codeLines, srcModules} from '../helpers/source-scan.js'
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const SRC = join(ROOT, 'src')
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {dependencies: Record<string, string>; devDependencies: Record<string, string>}
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : /\.ts$/.test(e.name) && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : []))
-}
 
 /** The rows of docs/performance.md's "Kept tricks" table: the module (`src/...`) and the package it pins, if any. */
 function keptTricks(): {module: string; pkg?: string}[] {
@@ -66,10 +60,9 @@ describe('private internals and V8 flags in src/', () => {
 
   it('only the kept tricks set a V8 flag or import a file a package does not export', () => {
     const offenders: string[] = []
-    for (const file of sources(SRC)) {
-      const rel = relative(ROOT, file).split('\\').join('/')
+    for (const {name: rel, text: source} of srcModules()) {
       // code only: a comment may name what it does not do
-      const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
+      const text = codeLines(source).map((l) => l.code).join('\n')
       const why: string[] = []
       if (/setFlagsFromString|--expose[-_]gc/.test(text)) why.push('sets a V8 flag')
       for (const {name, subpath} of subpathImports(text)) {
