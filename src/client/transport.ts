@@ -85,7 +85,7 @@ export async function within<T>(timeoutMs: number, run: (signal: AbortSignal) =>
   }
 }
 
-export interface Exchange {
+interface Exchange {
   status: number
   headers: Record<string, string>
   body: Buffer
