@@ -6,9 +6,10 @@ import {appendFileSync, mkdtempSync, readdirSync, readFileSync, statSync, utimes
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {HistoryWriter, historySize, readHistory} from '../../src/webhooks/history.js'
+import {HistoryWriter, readHistory} from '../../src/webhooks/history.js'
 import {type Listener, startListener} from '../../src/webhooks/listener.js'
 import {eventBody, nowSeconds, opensslHeader, post, startTestApp, type TestApp} from '../helpers/webhooks.js'
+import {waitFor} from '../helpers/wait-for.js'
 
 const SECRET = 'whsec_history_test_secret_value'
 const tempDir = () => mkdtempSync(join(tmpdir(), 'pay-history-'))
@@ -86,7 +87,7 @@ describe('the listener keeps every delivery', () => {
       answered = true
       return r
     })
-    for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+    await waitFor(() => held.length > 0, 10_000, 'the delivery to be written and its sync asked for')
     expect(held.length).toBe(1)
     await new Promise((r) => setTimeout(r, 100))
     expect(answered).toBe(false)
@@ -96,7 +97,7 @@ describe('the listener keeps every delivery', () => {
     expect((await answer).status).toBe(200)
     // close syncs what is left
     const closing = listener.close()
-    for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 5))
+    for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 5)) // a sync, if close asks for one
     while (held.length > 0) held.shift()!()
     await closing
     listener = undefined
@@ -122,6 +123,12 @@ describe('the listener keeps every delivery', () => {
     expect(readHistory(dir)[0].attempts).toMatchObject([{url: app.url, error: 'unreachable', ok: false}])
   })
 })
+
+/** Total size of the store's segment files (bytes). */
+const historySize = (dir: string): number =>
+  readdirSync(dir)
+    .filter((name) => /^\d{13,}-\d+-[0-9a-z]+\.log$/.test(name))
+    .reduce((sum, name) => sum + statSync(join(dir, name)).size, 0)
 
 describe('the store on disk', () => {
   it('with a low size bound, old segments are pruned and the store stays under the bound', async () => {
