@@ -138,7 +138,9 @@ async function requestTunnel(host: string, subdomain: string | undefined, timeou
       contentType = res.headers.get('content-type') ?? 'no content type'
       text = await res.text()
     } catch (err) {
-      last = `GET ${uri}: ${describeFetchError(err, timeoutMs)}`
+      // an attempt cut by the deadline says less than the answer of the one before (an HTTP 503, a refusal)
+      const cut = (err as {name?: string}).name === 'TimeoutError'
+      if (!cut || last === 'no attempt made') last = `GET ${uri}: ${describeFetchError(err, timeoutMs)}`
       if (!signal?.aborted && deadline - Date.now() > 0) await sleep(Math.min(1000, Math.max(0, deadline - Date.now())), signal)
       continue
     } finally {
