@@ -31,25 +31,23 @@ export function rulesFor(limits: RateLimits, cls: LimitClass): Rule[] {
   return rules
 }
 
+/** Each class's windows: the rule's name and the option holding its limit (docs/sandbox.md, Rate limits). */
+const WINDOWS: Record<LimitClass, [name: string, limit: keyof RateLimits, windowMs: number][]> = {
+  write: [
+    ['write-minute', 'writePerMinute', MINUTE],
+    ['write-hour', 'writePerHour', HOUR],
+  ],
+  read: [['read-minute', 'readPerMinute', MINUTE]],
+  metadata: [['metadata-minute', 'metadataPerMinute', MINUTE]],
+  verification: [
+    ['verification-minute', 'verificationPerMinute', MINUTE],
+    ['verification-hour', 'verificationPerHour', HOUR],
+  ],
+  token: [['token-ip-minute', 'tokenPerMinutePerIp', MINUTE]],
+}
+
 function buildRules(limits: RateLimits, cls: LimitClass): Rule[] {
-  switch (cls) {
-    case 'write':
-      return [
-        {name: 'write-minute', limit: limits.writePerMinute, windowMs: MINUTE},
-        {name: 'write-hour', limit: limits.writePerHour, windowMs: HOUR},
-      ]
-    case 'read':
-      return [{name: 'read-minute', limit: limits.readPerMinute, windowMs: MINUTE}]
-    case 'metadata':
-      return [{name: 'metadata-minute', limit: limits.metadataPerMinute, windowMs: MINUTE}]
-    case 'verification':
-      return [
-        {name: 'verification-minute', limit: limits.verificationPerMinute, windowMs: MINUTE},
-        {name: 'verification-hour', limit: limits.verificationPerHour, windowMs: HOUR},
-      ]
-    case 'token':
-      return [{name: 'token-ip-minute', limit: limits.tokenPerMinutePerIp, windowMs: MINUTE}]
-  }
+  return WINDOWS[cls].map(([name, limit, windowMs]) => ({name, limit: limits[limit], windowMs}))
 }
 
 export class RateLimiter {

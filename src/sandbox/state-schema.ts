@@ -34,7 +34,8 @@ const virtualAccount = z.object({
     z.object({kind: z.literal('checkout'), id: z.string()}),
   ]),
 })
-const collection = z.object({
+/** What collections and payouts share (resources/common.ts newTransaction builds it). */
+const transaction = {
   ...owned,
   id: z.string(),
   status: tx,
@@ -44,14 +45,13 @@ const collection = z.object({
   payment_rail: z.enum(['mobile_money', 'bank_transfer']),
   mobile: optional,
   provider: optional,
-  customer_id: optional,
   account_name: optional,
   description: optional,
-  va_number: optional,
   status_detail: z.string().nullable(),
   created_at: z.string(),
   settle_at: stamp,
-})
+}
+const collection = z.object({...transaction, customer_id: optional, va_number: optional})
 const checkout = z.object({
   ...owned,
   id: z.string(),
@@ -71,26 +71,7 @@ const checkout = z.object({
   created_at: z.string(),
   expires_at: z.string(),
 })
-const payout = z.object({
-  ...owned,
-  id: z.string(),
-  status: tx,
-  currency,
-  amount: money,
-  fee_amount: money,
-  amount_debited: money,
-  merchant_reference: z.string(),
-  payment_rail: z.enum(['mobile_money', 'bank_transfer']),
-  mobile: optional,
-  provider: optional,
-  bank_code: optional,
-  account_number: optional,
-  account_name: optional,
-  description: optional,
-  status_detail: z.string().nullable(),
-  created_at: z.string(),
-  settle_at: stamp,
-})
+const payout = z.object({...transaction, fee_amount: money, amount_debited: money, bank_code: optional, account_number: optional})
 const mandate = z.object({
   ...owned,
   id: z.string(),

@@ -11,7 +11,7 @@ import {newResourceId} from '../ids.js'
 import {outcomeOf} from '../outcomes.js'
 import type {CollectionRec, TxStatus} from '../state.js'
 import {checkTestingCap, creditCollection, normalise, requireCurrency} from '../wallets.js'
-import {closeTransaction, copyPresent, requireProvider, settleAfter} from './common.js'
+import {closeTransaction, copyPresent, newTransaction, requireProvider, settleAfter} from './common.js'
 import {type DynamicTransfer, dynamicTransfer, issueVirtualAccount, vaView} from './virtual-accounts.js'
 import {entry} from '../state.js'
 
@@ -48,20 +48,8 @@ export const createCollection: Handler = (ctx) => {
   const outcome = rail === 'mobile_money' ? outcomeOf(body.mobile) : 'hold'
   const rec: CollectionRec = {
     id,
-    merchant_id: merchant.id,
-    account_id: ctx.account.id,
-    client_id: ctx.client.client_id,
-    status: 'processing',
-    currency: body.currency,
+    ...newTransaction(core, ctx, merchant.id, body, rail),
     amount: normalise(body.amount),
-    merchant_reference: body.merchant_reference,
-    payment_rail: rail,
-    mobile: rail === 'mobile_money' ? body.mobile : undefined,
-    provider: rail === 'mobile_money' ? body.provider : undefined,
-    account_name: body.account_name,
-    description: body.description,
-    status_detail: null,
-    created_at: core.iso(),
     settle_at: outcome === 'hold' ? null : settleAfter(core, 'collection', id),
   }
   if (rail === 'bank_transfer') {

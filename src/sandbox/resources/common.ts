@@ -1,4 +1,5 @@
 /** Checks shared by several resources: reference data and product switches. */
+import type {Ctx} from '../context.js'
 import type {Core} from '../core.js'
 import {forbidden, invalidParameter} from '../errors.js'
 import type {MerchantRec} from '../state.js'
@@ -53,4 +54,24 @@ export function closeTransaction<S extends string>(rec: {status: S; status_detai
 export function copyPresent<R extends object>(view: Record<string, unknown>, rec: R, keys: readonly (keyof R & string)[]): Record<string, unknown> {
   for (const k of keys) if (rec[k] !== undefined) view[k] = rec[k]
   return view
+}
+
+/** What a new collection or payout record starts with: its owner, the request's common fields, `processing`. */
+export function newTransaction(core: Core, ctx: Ctx, merchantId: number, body: any, rail: 'mobile_money' | 'bank_transfer') {
+  const mobile = rail === 'mobile_money'
+  return {
+    merchant_id: merchantId,
+    account_id: ctx.account.id,
+    client_id: ctx.client.client_id,
+    status: 'processing' as const,
+    currency: body.currency as string,
+    merchant_reference: body.merchant_reference as string,
+    payment_rail: rail,
+    mobile: mobile ? (body.mobile as string) : undefined,
+    provider: mobile ? (body.provider as string) : undefined,
+    account_name: body.account_name as string | undefined,
+    description: body.description as string | undefined,
+    status_detail: null,
+    created_at: core.iso(),
+  }
 }

@@ -12,7 +12,7 @@ import {newResourceId} from '../ids.js'
 import {outcomeOf} from '../outcomes.js'
 import type {PayoutRec, TxStatus} from '../state.js'
 import {debitPayout, normalise, refundPayout, requireCurrency, wallet} from '../wallets.js'
-import {closeTransaction, copyPresent, requireBank, requireProvider, settleAfter} from './common.js'
+import {closeTransaction, copyPresent, newTransaction, requireBank, requireProvider, settleAfter} from './common.js'
 import {entry} from '../state.js'
 
 export const PAYOUT_FEES = {mobile_money: '10.00', bank_transfer: '30.00'} as const
@@ -45,24 +45,12 @@ export const createPayout: Handler = (ctx) => {
   const debited = fromMinor(toMinor(amount) + toMinor(fee))
   const rec: PayoutRec = {
     id: newResourceId('PO_'),
-    merchant_id: merchant.id,
-    account_id: ctx.account.id,
-    client_id: ctx.client.client_id,
-    status: 'processing',
-    currency: body.currency,
+    ...newTransaction(core, ctx, merchant.id, body, rail),
     amount,
     fee_amount: fee,
     amount_debited: debited,
-    merchant_reference: body.merchant_reference,
-    payment_rail: rail,
-    mobile: rail === 'mobile_money' ? body.mobile : undefined,
-    provider: rail === 'mobile_money' ? body.provider : undefined,
     bank_code: rail === 'bank_transfer' ? body.bank_code : undefined,
     account_number: rail === 'bank_transfer' ? body.account_number : undefined,
-    account_name: body.account_name,
-    description: body.description,
-    status_detail: null,
-    created_at: core.iso(),
     settle_at: null,
   }
   core.insert('payouts', rec)
