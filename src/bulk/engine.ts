@@ -39,6 +39,7 @@ import type {ApiContext} from '../cli/api-context.js'
 import {type BulkInput, type InputRow, RowSyntaxError, openInput, readRowChunks} from './input.js'
 import type {BulkOperation, BulkRecord, BulkRequest} from './operation.js'
 import {RowSpool, type SpooledRow} from './spool.js'
+import {AcceptedRows, checkReferences} from './references.js'
 import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, ResultSink, progressReporter} from './report.js'
 import {type RowOutcome, RunJournal, RunLineage, resumedSalt, rowOutcome} from './run-journal.js'
@@ -272,13 +273,10 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
         .slice(0, 32)
     const runId = identity(2, {file: input.sha256})
     const journal = new RunJournal(store, runId)
-    // one run of a file at a time: a second one waits for the first to end, then resumes from its outcomes
-    if (!flags['dry-run']) {
-      releaseRun = await store.holdSender(`run-${runId}`, RUN_LEASE_MS, (pid) =>
-        out.info(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is running this same file; this run resumes from its outcomes once it ends (no row is sent twice)`),
-      )
-    }
     const lineage = name === '-' ? undefined : new RunLineage(store, identity(1, {path: resolvedPath(input.path)}))
+    // one run of a file at a time: a second one waits for the first to end, then resumes from its outcomes; and one
+    // run of a file's path at a time (its lineage, taken first), so an edited version never sends a row the running one is sending
+    if (!flags['dry-run']) releaseRun = await holdRun(store, runId, lineage?.id, (text) => out.info(text))
     const ended = (state: string | null) => classifyState(state ?? undefined, run.states)
     const loaded = await journal.load(ended)
     // --force-new starts a new salt (recorded in the run's header and its lineage); a plain run resumes the newest
@@ -286,7 +284,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const forced = flags['force-new'] === true
     const resumed = resumedSalt(loaded, lineage?.newest())
     const salt = forced ? randomUUID() : resumed.salt
-    const earlier = forced ? new Map<number, RowOutcome & {again: boolean}>() : loaded.outcomes
+    const earlier = forced ? new Map<number, RowOutcome & {again: boolean}>() : resumed.run === undefined ? loaded.outcomes : await lineageOutcomes(store, resumed, ended)
     // what an earlier run settled: an accepted request (never sent again: its key would only replay the answer), and a
     // refusal (sent again with --retry-failed); an unknown outcome, or a refusal for now, is sent again with its key
     const settledBy = (o: RowOutcome & {again: boolean}) => o.outcome === 'accepted' || (o.outcome === 'refused' && !o.again && !flags['retry-failed'])
@@ -298,6 +296,10 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const memory = memoryKeeper()
     const total = await validateAll(input, run, rowTotals, keyer(ctx, salt, spool, templates), memory)
     spool.close()
+    // a reference is a promise across runs: a row whose reference an accepted request of another body (or a single
+    // command) already holds refuses the run (exit 5), unless --force-new (src/bulk/references.ts)
+    const scopeOf = (endpoint: string) => ({endpoint, baseUrl: redactUrl(client.baseUrl()), clientId: settings.clientId, accountRef: settings.accountRef})
+    if (!forced) await checkReferences(store, scopeOf, templates.keys(), () => spool!.rows(), input.name)
     const checkSeconds = ((Date.now() - checkStarted) / 1000).toFixed(1)
     const requestOf = (s: SpooledRow): PreparedRequest => {
       const {request, origin} = templates.get(s.endpoint)!
@@ -336,6 +338,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     if (earlier.size > 0) out.info(out.color('dim', `resuming run ${runId}: ${earlier.size} of ${total} rows settled by an earlier run`, 'err'))
 
     const rate = new AdaptiveRate(concurrency)
+    const accepted = new AcceptedRows(store, scopeOf, runId, input.name)
     const counts: Counts = {total, done: 0, succeeded: 0, processing: 0, failed: 0, unknown: 0, not_sent: 0, earlier: 0}
     const money = {succeeded: new MoneyTotals(), processing: new MoneyTotals(), failed: new MoneyTotals()}
     let acceptedThenFailed = 0
@@ -366,6 +369,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
 
     interrupted = (signal) => {
       journal.endNow()
+      accepted.end()
       progress.stop(counts)
       out.errorLine(`interrupted (${signal}) after ${counts.done} of ${total} rows; ${resume} to resume: rows in flight are resent with their keys (run ${runId})`)
     }
@@ -399,10 +403,11 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
           const {again: _again, ...settled} = known
           // --wait: an earlier row whose resource has not ended is looked up again (GETs; nothing is sent)
           if (run.wait && settled.status === 'processing') finish(await waitRow(ctx, settled, run.wait.poll(r.endpoint, answerOf(settled), callInputOf(r)), run.wait.timeoutSec, rate, ended), true)
-          else finish(settled, false)
+          else finish(settled, resumed.run !== undefined) // another content's outcome: journaled in this run's file too
           continue
         }
         const sent = await sendRow(ctx, requestOf(r), r, rate, retries, ended, pool)
+        accepted.add(r, sent.outcome)
         if (run.wait && sent.response) finish(await waitRow(ctx, sent.outcome, run.wait.poll(r.endpoint, sent.response, callInputOf(r)), run.wait.timeoutSec, rate, ended), true)
         else finish(sent.outcome, true, sent.again)
       }
@@ -410,6 +415,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     try {
       await Promise.all(Array.from({length: concurrency}, worker))
     } finally {
+      accepted.end()
       await journal.end()
       progress.stop(counts)
       await sink.close()
@@ -447,6 +453,37 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     spool?.dispose()
     input?.dispose()
     releaseRun?.()
+  }
+}
+
+/**
+ * For a content never run (an edited file), the outcomes of its lineage's newest run: a row of it under the same key
+ * (the same row number, body, occurrence and salt) is that very request, settled there, and is not sent again (an
+ * edited version that waited for a running one reports its rows instead of resending them). Those of another salt: none.
+ */
+async function lineageOutcomes(store: ReturnType<typeof openJournalStore>, resumed: {salt: string; run?: string}, ended: Ended): Promise<Map<number, RowOutcome & {again: boolean}>> {
+  const other = await new RunJournal(store, resumed.run!).load(ended)
+  return other.salt === resumed.salt ? other.outcomes : new Map()
+}
+
+/**
+ * Holds the locks of a run: its lineage's (the file's path and settings, any content), then its content's. Taken in
+ * that order by every run, so two runs never wait for each other. Resolves with the release of both.
+ */
+async function holdRun(store: ReturnType<typeof openJournalStore>, runId: string, lineageId: string | undefined, say: (text: string) => void): Promise<() => void> {
+  const holder = (pid: number | undefined) => `another pay process${pid === undefined ? '' : ` (pid ${pid})`}`
+  const releaseLineage =
+    lineageId === undefined
+      ? undefined
+      : await store.holdSender(`lineage-${lineageId}`, RUN_LEASE_MS, (pid) =>
+          say(`waiting: ${holder(pid)} is running this file (another version of it, or the same); this run starts once it ends, and no row they share is sent while the other may be sending it`),
+        )
+  const releaseRun = await store.holdSender(`run-${runId}`, RUN_LEASE_MS, (pid) =>
+    say(`waiting: ${holder(pid)} is running this same file; this run resumes from its outcomes once it ends (no row is sent twice)`),
+  )
+  return () => {
+    releaseRun?.()
+    releaseLineage?.()
   }
 }
 
