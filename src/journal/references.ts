@@ -15,13 +15,12 @@
  * with the journal (their day past the retention).
  *
  * Single commands are not indexed here: their accepted requests are in the operation journal, which the gate reads
- * already, and a bulk run reads once (`acceptedSingles`).
+ * already, and a bulk run reads once. This module is the format and a single command's lookup (loaded with every
+ * command); the bulk run's check and writer are src/bulk/references.ts (loaded with the bulk engine).
  */
-import {readFileSync, readdirSync, statSync, mkdirSync} from 'node:fs'
+import {existsSync, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
-import {CONFIG_DIR_MODE} from '../config/paths.js'
-import {sha256Hex} from '../client/digest.js'
-import {type JournalEntry, type JournalStore, latestState} from './store.js'
+import type {JournalStore} from './store.js'
 
 /** What makes two requests with one reference requests of the same kind. */
 export interface ReferenceScope {
@@ -45,21 +44,25 @@ export interface AcceptedReference {
   file?: string
 }
 
-const BUCKETS = 16
-/** How many references of the index a bulk run's check holds at once (the index is read in as many passes as needed). */
-const REFERENCES_PER_PASS = 200_000
-const FLUSH_MS = 250
+/** How many files a scope's references are spread over (a day each). */
+export const BUCKETS = 16
 
-/** The directory name of a scope (a hash of its four parts). */
+/** The directory name of a scope: two FNV-1a hashes of its four parts (no SHA-256 on every command's path). */
 export function scopeId(scope: ReferenceScope): string {
-  return sha256Hex(JSON.stringify([scope.endpoint, scope.baseUrl, scope.clientId ?? '', scope.accountRef ?? ''])).slice(0, 32)
+  const text = JSON.stringify([scope.endpoint, scope.baseUrl, scope.clientId ?? '', scope.accountRef ?? ''])
+  return fnv1a(text, 0x811c9dc5).toString(16).padStart(8, '0') + fnv1a(text, 0x050c5d1f).toString(16).padStart(8, '0')
 }
 
-/** The bucket (0-15) of a reference: FNV-1a of its UTF-16 code units, so a bulk row pays no hash of its own for it. */
+/** The bucket (0-15) of a reference: a cheap hash of its text, so a bulk row pays no SHA-256 for it. */
 export function bucketOf(ref: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < ref.length; i++) h = Math.imul(h ^ ref.charCodeAt(i), 0x01000193)
-  return (h >>> 0) % BUCKETS
+  return fnv1a(ref, 0x811c9dc5) % BUCKETS
+}
+
+/** FNV-1a over UTF-16 code units, unsigned 32 bits. */
+function fnv1a(text: string, seed: number): number {
+  let h = seed
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return h >>> 0
 }
 
 /** The reference index of one scope. */
@@ -67,23 +70,20 @@ export class ReferenceIndex {
   readonly dir: string
 
   constructor(
-    private readonly store: JournalStore,
+    readonly store: JournalStore,
     scope: ReferenceScope,
   ) {
     this.dir = join(store.dir, 'references', scopeId(scope))
   }
 
-  /** Whether any bulk row of this scope was indexed (within the retention). */
+  /** Whether any bulk row of this scope was indexed (within the retention): no exception when not, as on most commands. */
   exists(): boolean {
-    try {
-      return statSync(this.dir).isDirectory()
-    } catch {
-      return false
-    }
+    return existsSync(this.dir)
   }
 
   /** The accepted requests with this reference, oldest first (a single command's check). */
   lookup(ref: string): AcceptedReference[] {
+    if (!this.exists()) return []
     const needle = `"ref":${JSON.stringify(ref)}`
     const found: AcceptedReference[] = []
     for (const text of this.bucketTexts(bucketOf(ref))) {
@@ -97,7 +97,7 @@ export class ReferenceIndex {
   }
 
   /** The files of a bucket (one a day), oldest first. */
-  private bucketTexts(bucket: number): string[] {
+  bucketTexts(bucket: number): string[] {
     let names: string[]
     try {
       names = readdirSync(this.dir)
@@ -116,140 +116,19 @@ export class ReferenceIndex {
     return texts
   }
 
-  /**
-   * The bulk run's check: every row whose reference an accepted request of this scope already holds under another
-   * key (a single command, or a bulk row of another body) and none under the row's own key. `rows` is read once per
-   * pass; `singles` are the operation journal's accepted requests of the scope (acceptedSingles). Calls `broken` for
-   * each such row, in file order within a pass; holds at most REFERENCES_PER_PASS references of the index at once.
-   */
-  async check(
-    rows: () => AsyncIterable<{line: number; reference: string | null; key: string}>,
-    singles: Map<string, AcceptedReference[]>,
-    broken: (line: number, earlier: AcceptedReference) => void,
-    perPass = REFERENCES_PER_PASS,
-  ): Promise<void> {
-    const indexed = this.exists()
-    if (!indexed && singles.size === 0) return
-    let bucket = 0
-    do {
-      // the references of the next buckets, up to the cap: those of single commands too (few: one per command run)
-      const held = new Map<string, {keys: Set<string>; first: AcceptedReference}>()
-      const buckets = new Set<number>()
-      const hold = (e: AcceptedReference) => {
-        const h = held.get(e.ref)
-        if (h) h.keys.add(e.key)
-        else held.set(e.ref, {keys: new Set([e.key]), first: e})
-      }
-      while (bucket < BUCKETS && (buckets.size === 0 || held.size < perPass)) {
-        buckets.add(bucket)
-        if (indexed) {
-          for (const text of this.bucketTexts(bucket)) {
-            for (const line of text.split('\n')) {
-              const e = line === '' ? undefined : parseLine(line)
-              if (e) hold(e)
-            }
-          }
-        }
-        bucket++
-      }
-      for (const [ref, list] of singles) if (buckets.has(bucketOf(ref))) for (const e of list) hold(e)
-      if (held.size === 0) continue
-      for await (const r of rows()) {
-        if (r.reference === null) continue
-        const h = held.get(r.reference)
-        if (h && !h.keys.has(r.key)) broken(r.line, h.first)
-      }
-    } while (bucket < BUCKETS)
-  }
-
-  /** A writer for a bulk run's accepted rows: buffered per bucket, appended every FLUSH_MS and at the end. */
-  writer(): ReferenceWriter {
-    return new ReferenceWriter(this.store, this.dir)
+  /** Today's file of a bucket (where a writer appends). */
+  fileOf(bucket: number, day = new Date().toISOString().slice(0, 10)): string {
+    return join(this.dir, `${bucket.toString(16)}-${day}.ndjson`)
   }
 }
 
-export class ReferenceWriter {
-  private readonly buffers: string[] = Array.from({length: BUCKETS}, () => '')
-  private pending = false
-  private timer?: NodeJS.Timeout
-  private made = false
-
-  constructor(
-    private readonly store: JournalStore,
-    private readonly dir: string,
-  ) {}
-
-  /** An accepted row with a reference. */
-  add(e: AcceptedReference): void {
-    const b = bucketOf(e.ref)
-    this.buffers[b] += `${JSON.stringify(e)}\n`
-    this.pending = true
-    if (this.timer === undefined) {
-      this.timer = setInterval(() => this.flush(), FLUSH_MS)
-      this.timer.unref()
-    }
-  }
-
-  /** Appends what is buffered, one write per bucket file of today (synchronous: a few small writes). */
-  flush(): void {
-    if (!this.pending || !this.store.open()) return
-    this.pending = false
-    if (!this.made) {
-      try {
-        mkdirSync(this.dir, {recursive: true, mode: CONFIG_DIR_MODE})
-      } catch {
-        return // the journal's own writes report an unwritable state dir
-      }
-      this.made = true
-    }
-    const today = new Date().toISOString().slice(0, 10)
-    for (let b = 0; b < BUCKETS; b++) {
-      if (this.buffers[b] === '') continue
-      const text = this.buffers[b]
-      this.buffers[b] = ''
-      this.store.appendLine(join(this.dir, `${b.toString(16)}-${today}.ndjson`), text, false)
-    }
-  }
-
-  /** The last flush; no timer left behind. */
-  end(): void {
-    if (this.timer) clearInterval(this.timer)
-    this.timer = undefined
-    this.flush()
-  }
-}
-
-function parseLine(line: string): AcceptedReference | undefined {
+export function parseLine(line: string): AcceptedReference | undefined {
   try {
     const e = JSON.parse(line.replace(/^\0+|\0+$/g, '')) as Partial<AcceptedReference> | null
     return e && typeof e.ref === 'string' && typeof e.key === 'string' && typeof e.at === 'string' ? (e as AcceptedReference) : undefined
   } catch {
     return undefined // a torn line
   }
-}
-
-/** An accepted single command of the operation journal as an index entry (its latest known state). */
-export function acceptedOf(e: JournalEntry): AcceptedReference {
-  const seen = latestState(e)
-  return {ref: e.op.reference ?? '', key: e.op.key, at: e.outcome?.at ?? e.op.at, id: e.outcome?.id, state: seen?.state, state_at: seen?.at}
-}
-
-/**
- * The operation journal's accepted requests of a scope that hold a reference, by reference (a bulk run's check reads
- * them once: single commands are few next to bulk rows).
- */
-export function acceptedSingles(store: JournalStore, scope: ReferenceScope): Map<string, AcceptedReference[]> {
-  const out = new Map<string, AcceptedReference[]>()
-  if (!store.open()) return out
-  for (const e of store.entriesAbout([`"endpoint":${JSON.stringify(scope.endpoint)}`])) {
-    const {op} = e
-    if (op.reference === undefined || op.endpoint !== scope.endpoint || op.base_url !== scope.baseUrl) continue
-    if ((op.client_id ?? '') !== (scope.clientId ?? '') || (op.account_ref ?? '') !== (scope.accountRef ?? '') || e.outcome?.request !== 'accepted') continue
-    const list = out.get(op.reference)
-    if (list) list.push(acceptedOf(e))
-    else out.set(op.reference, [acceptedOf(e)])
-  }
-  return out
 }
 
 /** Where an accepted request came from, for a message: `line 4 of pay.csv (bulk run 3f…)` or `a single command`. */

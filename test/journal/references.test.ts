@@ -1,20 +1,17 @@
 /**
  * The reference index in-process: where an accepted bulk row's reference is written, what a single command's lookup
- * finds, which rows a bulk run's check refuses (also when the index is read in several passes), and what pruning drops.
+ * finds, and what pruning drops.
  */
 import {existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {JournalStore} from '../../src/journal/store.js'
 import {type AcceptedReference, ReferenceIndex, bucketOf, scopeId} from '../../src/journal/references.js'
+import {ReferenceWriter} from '../../src/bulk/references.js'
 import {tempConfigDir} from '../helpers/cli.js'
 
 const SCOPE = {endpoint: 'collections.create', baseUrl: 'http://127.0.0.1:9', clientId: 'c', accountRef: undefined}
 const accepted = (ref: string, key: string, line = 2): AcceptedReference => ({ref, key, at: '2026-11-26T10:00:00.000Z', id: `CL_${ref}`, state: 'processing', run: 'r'.repeat(32), line, file: 'pay.csv'})
-
-async function* rowsOf(rows: {line: number; reference: string | null; key: string}[]) {
-  yield* rows
-}
 
 describe('the reference index', () => {
   it('written in batches by bucket and day; a lookup finds a reference among others, in its scope only', () => {
@@ -23,7 +20,7 @@ describe('the reference index', () => {
     const index = new ReferenceIndex(store, SCOPE)
     expect(index.exists()).toBe(false)
     expect(index.lookup('a-1')).toEqual([])
-    const w = index.writer()
+    const w = new ReferenceWriter(index)
     for (let i = 0; i < 100; i++) w.add(accepted(`a-${i}`, `k-${i}`))
     w.add(accepted('quote"d', 'k-q'))
     w.end()
@@ -38,33 +35,6 @@ describe('the reference index', () => {
     expect(new ReferenceIndex(store, {...SCOPE, accountRef: 'acct'}).lookup('a-7')).toEqual([])
     expect(scopeId(SCOPE)).not.toBe(scopeId({...SCOPE, endpoint: 'payouts.create'}))
     expect(bucketOf('a-7')).toBe(bucketOf('a-7'))
-  })
-
-  it("a bulk check refuses a row whose reference is held under another key only, in one pass or many, and a single command's reference", async () => {
-    const store = new JournalStore(tempConfigDir())
-    store.open()
-    const index = new ReferenceIndex(store, SCOPE)
-    const w = index.writer()
-    for (let i = 0; i < 50; i++) w.add(accepted(`b-${i}`, `k-${i}`))
-    w.add(accepted('b-3', 'k-3-forced')) // the same reference under two keys (a --force-new run): the row's own key settles it
-    w.end()
-    const rows = [
-      {line: 2, reference: 'b-1', key: 'k-1'}, // the same request
-      {line: 3, reference: 'b-2', key: 'other'}, // another body
-      {line: 4, reference: 'b-3', key: 'k-3'},
-      {line: 5, reference: 'new', key: 'k-new'},
-      {line: 6, reference: null, key: 'k-none'},
-      {line: 7, reference: 's-1', key: 'k-s'}, // a single command's reference
-    ]
-    const singles = new Map([['s-1', [{ref: 's-1', key: 'random', at: '2026-11-26T09:00:00.000Z'}]]])
-    for (const perPass of [200_000, 1]) {
-      const broken: [number, string][] = []
-      await index.check(() => rowsOf(rows), singles, (line, e) => broken.push([line, e.key]), perPass)
-      expect(broken.sort((x, y) => x[0] - y[0])).toEqual([
-        [3, 'k-2'],
-        [7, 'random'],
-      ])
-    }
   })
 
   it('pruning drops the files of days past the retention', () => {
