@@ -6,13 +6,13 @@
 // first: zod's settings must hold before any schema is built
 import './api/zod-config.js'
 import {ApiClient, type ClientOptions, type RequestJournal} from './client/api-client.js'
-import type {ApiContext} from './cli/api-context.js'
+import type {ApiContext} from './operation/api-context.js'
 import {resolveSettings, type SettingFlags} from './config/settings.js'
 import {createJournalGate, type JournalUse} from './journal/index.js'
 import {outputOptions, type OutputFlagValues, type OutputOptions} from './output/options.js'
 import {Output} from './output/output.js'
 import {detectTerminal} from './output/terminal.js'
-import {givenValues, runOperation, type Given} from './cli/run-operation.js'
+import {givenValues, runOperation, type Given} from './operation/run-operation.js'
 import {renderError} from './output/errors.js'
 import type {OperationSpec} from './api/operations.js'
 
@@ -25,7 +25,7 @@ export {detectTerminal} from './output/terminal.js'
 export {endpoints, matchEndpoint} from './api/endpoints.js'
 export type {EndpointId} from './api/endpoints.js'
 export {problemsOf} from './api/validate.js'
-export {readDataFlag, parseFieldFlags, mergeBody} from './cli/body-input.js'
+export {readDataFlag, parseFieldFlags, mergeBody} from './operation/body-input.js'
 export {renderDryRun} from './output/dry-run.js'
 export {renderError} from './output/errors.js'
 export {JqCompileError} from './output/structured.js'
@@ -41,7 +41,7 @@ export interface ApiContextFlags extends SettingFlags {
 }
 
 // what a command talks to the service with; defined beside the cli modules that take it (no import circle)
-export type {ApiContext} from './cli/api-context.js'
+export type {ApiContext} from './operation/api-context.js'
 
 /** The Output of a command: --json or the output flags' options; --no-input turns prompting off. */
 export function createOutput(mode: boolean | OutputOptions, noInput = false): Output {
@@ -117,23 +117,23 @@ export async function runOperationCommand(op: OperationSpec, flags: ApiContextFl
   }
 }
 
-// resource commands: the operation specs' one path from flags to rendered output (src/cli/run-operation.ts)
-export {gatherInput, runOperation} from './cli/run-operation.js'
-export type {InputField, Given} from './cli/run-operation.js'
-export {waitFor, reportWait, classifyState} from './cli/wait.js'
-export type {PollSpec} from './cli/wait.js'
+// resource commands: the operation specs' one path from flags to rendered output (src/operation/run-operation.ts)
+export {gatherInput, runOperation} from './operation/run-operation.js'
+export type {InputField, Given} from './operation/run-operation.js'
+export {waitFor, reportWait, classifyState} from './operation/wait.js'
+export type {PollSpec} from './operation/wait.js'
 export {renderView, viewRows, StreamTable, COLLECTION_COLUMNS} from './output/views.js'
 export type {ViewName} from './output/views.js'
-export {openBrowser} from './cli/browser.js'
-export {InputError} from './client/errors.js'
-export {ask} from './cli/prompts.js'
+export {openBrowser} from './operation/browser.js'
+export {InputError} from './base/errors.js'
+export {ask} from './operation/prompts.js'
 // records of an operation: bulk rows (--from-file) and flow steps, with the command's rules and flag names
-export {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from './cli/operation-input.js'
+export {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from './operation/operation-input.js'
 // The specs (src/api/operations.ts) are light: commands import them directly. bin/run.cjs's direct path takes them
 // from here, with the User-Agent, so that it loads this one code-cached file and no further ES modules (~2.5 ms).
 export {operations} from './api/operations.js'
 export type {OperationId, OperationSpec} from './api/operations.js'
-export {userAgentOf} from './cli/user-agent.js'
+export {userAgentOf} from './base/user-agent.js'
 
 // stored profiles and the token cache (login, logout, profiles *, sandbox start); conf loads only to write
 export {ProfileStore, readProfiles, listProfiles, assertProfileName, profilesPath, secretLocation, savedSecretsNote} from './config/profiles.js'
@@ -141,11 +141,12 @@ export {webhookSecrets} from './config/settings.js'
 export {configDir} from './config/paths.js'
 export {redactProfile, secretView} from './config/profile-view.js'
 export {TokenCache, cacheKey} from './config/token-cache.js'
-export {PayError, NetworkError} from './client/errors.js'
+export {PayError, NetworkError} from './base/errors.js'
 export {forStdout, printable} from './output/printable.js'
 export {checkBaseUrl, isLoopbackHost} from './client/transport.js'
 // the operation journal as `pay journal` and `pay mcp`'s journal tool show it
 export {queryJournal} from './journal/view.js'
 // the sandbox's control API (pay sandbox <control>)
-export {ControlClient, SANDBOX_PROFILE} from './client/control-client.js'
+export {ControlClient} from './client/control-client.js'
+export {SANDBOX_PROFILE} from './config/profile-schema.js'
 export type {ControlEndpointId, ControlInput} from './client/control-client.js'

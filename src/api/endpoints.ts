@@ -80,7 +80,7 @@ export function pathParams(template: string): string[] {
 /**
  * Why a path parameter's value cannot be sent, or undefined. "." and ".." stay as they are when URI-encoded (and
  * "%2e" is read as a dot too): a URL reads them as steps in the path, so `mandates cancel ..` would POST to
- * /v1/cancel. The check of every command's input (src/cli/run-operation.ts) and fillPath both ask this.
+ * /v1/cancel. The check of every command's input (src/operation/run-operation.ts) and fillPath both ask this.
  */
 export function pathValueRule(value: string): string | undefined {
   if (value.trim() === '') return 'must not be empty'

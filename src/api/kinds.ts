@@ -5,7 +5,6 @@
  * as its success (the operation specs' --wait states, src/api/operations.ts).
  */
 import type {EndpointId} from './endpoints.js'
-import type {CallInput} from '../client/api-client.js'
 import {operations} from './operations.js'
 
 export type KindName = 'collection' | 'checkout_session' | 'payout' | 'mandate' | 'debit' | 'subscription'
@@ -69,8 +68,8 @@ export function kindOfEndpoint(endpoint: string): Kind | undefined {
   return KINDS.find((k) => k.byReference.split('.')[0] === group || k.byId?.split('.')[0] === group)
 }
 
-/** The request that looks a kind up by merchant reference (a debit's with its mandate id). */
-export function referenceLookup(kind: Kind, reference: string, mandateId?: string): {endpoint: EndpointId; input: CallInput} {
+/** The request that looks a kind up by merchant reference (a debit's with its mandate id): a path or a query. */
+export function referenceLookup(kind: Kind, reference: string, mandateId?: string): {endpoint: EndpointId; input: {path?: Record<string, string>; query?: Record<string, string>}} {
   switch (kind.byReference) {
     case 'transactions.verify':
     case 'payouts.get':

@@ -8,7 +8,7 @@
  * src/api/operations.generated.ts, and test/unit/operation-spec.test.ts fails when that file is stale
  * (`npx vitest run test/unit/operation-spec.test.ts -u` rewrites it).
  */
-import {UNSAFE_TEXT_RULE} from './text-rules.js'
+import {UNSAFE_TEXT_RULE} from '../base/text-rules.js'
 import type {z} from 'zod'
 import {endpoints, pathParams, type Endpoint, type EndpointId} from './endpoints.js'
 import type {OperationSpec} from './operation-types.js'

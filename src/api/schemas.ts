@@ -7,7 +7,7 @@
  */
 import * as z from 'zod'
 import {isDecimalAmount} from './money.js'
-import {UNSAFE_TEXT, UNSAFE_TEXT_RULE} from './text-rules.js'
+import {UNSAFE_TEXT, UNSAFE_TEXT_RULE} from '../base/text-rules.js'
 
 // Every schema here is built on first use: z.lazy keeps its builder, and zod builds it the first time it parses
 // (or is looked into). Building all of them when the module loads cost every command ~7 ms of CPU, for the two

@@ -28,21 +28,21 @@ import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client
 import {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
 import {compileParsers} from '../api/zod-config.js'
-import {classifyState, stateOf} from '../cli/wait.js'
-import {InputError, type InputProblem} from '../client/errors.js'
-import {ExitCode} from '../client/exit-codes.js'
-import {redactUrl} from '../client/redact.js'
-import {uuidOfHex} from '../client/digest.js'
+import {classifyState, stateOf} from '../operation/wait.js'
+import {InputError, type InputProblem} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
+import {redactUrl} from '../base/redact.js'
+import {uuidOfHex} from '../base/digest.js'
 import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, RequestAttempts, askedWaitMs, pollDelayMs, throttleOf} from '../client/request-policy.js'
 import {openJournalStore} from '../journal/index.js'
-import type {ApiContext} from '../cli/api-context.js'
+import type {ApiContext} from '../operation/api-context.js'
 import {type BulkInput, type InputRow, RowSyntaxError, openInput, readRowChunks} from './input.js'
 import type {BulkOperation, BulkRecord, BulkRequest} from './operation.js'
 import {RowSpool, type SpooledRow} from './spool.js'
 import {AcceptedRows, checkReferences} from './references.js'
 import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, ResultSink, progressReporter} from './report.js'
-import {type RowOutcome, RunJournal, RunLineage, resumedSalt, rowOutcome} from './run-journal.js'
+import {type RowOutcome, RunJournal, RunLineage, resumedSalt, rowOutcome} from '../journal/run-journal.js'
 
 export const DEFAULT_CONCURRENCY = 8
 /** Problems listed in full before the rest are only counted. */
@@ -117,7 +117,7 @@ export interface BulkRun {
   wait?: {timeoutSec: number; poll: (endpoint: EndpointId, res: ApiResponse, input: CallInput) => PollTarget}
   /** The resource's terminal states (the operation's --wait states): a row's verdict reads its state with them. */
   states?: {succeeded: readonly string[]; failed: readonly string[]}
-  /** Asked once, after every row passed and before anything is sent (a live profile on a terminal; src/cli/confirm.ts). */
+  /** Asked once, after every row passed and before anything is sent (a live profile on a terminal; src/operation/confirm.ts). */
   confirm?: (plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}) => Promise<void>
 }
 

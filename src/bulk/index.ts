@@ -1,18 +1,18 @@
 /**
- * `--from-file` on the idempotent create commands: runOperation (src/cli/run-operation.ts) hands the operation
+ * `--from-file` on the idempotent create commands: runOperation (src/operation/run-operation.ts) hands the operation
  * spec and the given values here when --from-file is given.
  */
 import {realpathSync, statSync} from 'node:fs'
 import {basename, dirname, join, resolve} from 'node:path'
 import {flagName} from '../api/operation-names.js'
 import type {OperationSpec} from '../api/operation-types.js'
-import {InputError} from '../client/errors.js'
-import type {ApiContext} from '../cli/api-context.js'
-import {parseFieldFlags, readDataFlag} from '../cli/body-input.js'
-import {columnsOf} from '../cli/operation-input.js'
-import {pollOf, type Given} from '../cli/run-operation.js'
+import {InputError} from '../base/errors.js'
+import type {ApiContext} from '../operation/api-context.js'
+import {parseFieldFlags, readDataFlag} from '../operation/body-input.js'
+import {columnsOf} from '../operation/operation-input.js'
+import {pollOf, type Given} from '../operation/run-operation.js'
 import {type BulkFlags, runBulk} from './engine.js'
-import {confirmBulkRun} from '../cli/confirm.js'
+import {confirmBulkRun} from '../operation/confirm.js'
 import {specOperation} from './operation.js'
 
 export {runBulk, rowKey, type BulkFlags} from './engine.js'

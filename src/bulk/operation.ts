@@ -1,13 +1,13 @@
 /**
  * What the bulk engine needs to know about one operation: a small interface, so that any idempotent create can
  * run from a file. `specOperation` builds it from an operation spec (src/api/operations.ts) with the single
- * command's fields, flag names and rules (src/cli/operation-input.ts, src/cli/run-operation.ts).
+ * command's fields, flag names and rules (src/operation/operation-input.ts, src/operation/run-operation.ts).
  */
 import type {EndpointId} from '../api/endpoints.js'
 import type {OperationSpec} from '../api/operation-types.js'
 import type {FieldProblem} from '../api/validate.js'
 import type {CallInput} from '../client/api-client.js'
-import {columnsOf, requestFromRecord} from '../cli/operation-input.js'
+import {columnsOf, requestFromRecord} from '../operation/operation-input.js'
 
 /** A row of the input file after defaults: column (flag name, field name or argument name) -> value. */
 export type BulkRecord = Record<string, unknown>

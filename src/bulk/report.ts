@@ -5,11 +5,11 @@
  * money by currency split into succeeded, processing and failed, time.
  */
 import {createWriteStream, openSync, type WriteStream} from 'node:fs'
-import {InputError} from '../client/errors.js'
+import {InputError} from '../base/errors.js'
 import {fromMinor, toMinor} from '../api/money.js'
 import type {Output} from '../output/output.js'
 import {neutralized} from '../output/table.js'
-import type {RowOutcome} from './run-journal.js'
+import type {RowOutcome} from '../journal/run-journal.js'
 
 /** The keys of every row's result, in order: --json, --results (NDJSON or CSV), first run and re-run alike. */
 export const RESULT_COLUMNS = ['row', 'line', 'reference', 'status', 'outcome', 'http_status', 'id', 'state', 'state_at', 'error_code', 'error_message', 'idempotency_key', 'amount', 'currency', 'earlier'] as const

@@ -11,7 +11,7 @@ import type {ApiContext, ApiContextFlags, ControlClient, ControlEndpointId, Cont
 import {outputFlagsFromArgv, type OutputFlagValues, type OutputOptions} from '../output/options.js'
 import type {Output} from '../output/output.js'
 import {connectionFlags, globalFlags} from './flags.js'
-import {userAgentOf} from './user-agent.js'
+import {userAgentOf} from '../base/user-agent.js'
 
 type Runtime = typeof import('../runtime.js')
 

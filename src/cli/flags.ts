@@ -48,7 +48,7 @@ export const bodyFlags = {
   field: Flags.string({char: 'F', description: 'Extra body field: key=value sends a string, key:=json a JSON value; dots nest (a.b=c). Repeatable', multiple: true}),
 }
 
-/** --wait on commands that start a transaction and on their `get` commands (src/cli/wait.ts). */
+/** --wait on commands that start a transaction and on their `get` commands (src/operation/wait.ts). */
 export const waitFlags = {
   wait: Flags.boolean({description: 'Poll until the transaction ends: exit 0 when it succeeded (or is active), 8 when it failed or was cancelled, 9 on --wait-timeout'}),
   'wait-timeout': Flags.integer({description: 'Seconds --wait polls before giving up (exit 9)', default: 120, min: 1, max: 86_400}),
@@ -64,7 +64,7 @@ export const onePageAllFlag = {
   all: Flags.boolean({description: 'Every item (the service answers this list in one response)'}),
 }
 
-/** Commands that can move money: with a live profile, asked first where a person is present, else refused without --yes (src/cli/confirm.ts). */
+/** Commands that can move money: with a live profile, asked first where a person is present, else refused without --yes (src/operation/confirm.ts). */
 export const confirmFlags = {
   yes: Flags.boolean({char: 'y', description: 'Move money with a live profile without a question (needed where no one can be asked: CI, --no-input, no terminal)'}),
 }

@@ -7,11 +7,11 @@ import {type Endpoint, type EndpointId, endpointList, endpoints, fillPath, match
 import {statedReading} from '../api/schemas.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
-import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from './errors.js'
-import {redactBodyText, redactHeaders, redactUrl, redactValues} from './redact.js'
+import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from '../base/errors.js'
+import {redactBodyText, redactHeaders, redactUrl, redactValues} from '../base/redact.js'
 import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, DEADLINE_FACTOR} from './request-policy.js'
-import {ExitCode} from './exit-codes.js'
-import {randomUUID} from './digest.js'
+import {ExitCode} from '../base/exit-codes.js'
+import {randomUUID} from '../base/digest.js'
 import {Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
 
 /** Milliseconds for deadlines and --debug's timings (node:perf_hooks would add ~1.6 ms to every command's start). */
@@ -245,7 +245,7 @@ export class ApiClient {
     // a key given as a header (`pay api -H 'Idempotency-Key: …'`, any case) is the key: journaled, printed, reused
     const headerKey = Object.entries(input.headers ?? {}).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
     let idempotencyKey = input.idempotencyKey ?? headerKey
-    if (!idempotencyKey && endpoint?.idempotent) idempotencyKey = randomUUID() // without node:crypto (src/client/digest.ts)
+    if (!idempotencyKey && endpoint?.idempotent) idempotencyKey = randomUUID() // without node:crypto (src/base/digest.ts)
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
     for (const [k, v] of Object.entries(input.headers ?? {})) if (k.toLowerCase() !== 'idempotency-key' || input.idempotencyKey === undefined) headers[k.toLowerCase()] = v
 

@@ -5,7 +5,7 @@
  * Where the cache cannot be written, the token lives in this process only.
  */
 import {REFRESH_MARGIN_MS, TokenCache, cacheKey, type CachedToken} from '../config/token-cache.js'
-import {InputError} from './errors.js'
+import {InputError} from '../base/errors.js'
 
 export interface Credentials {
   baseUrl: string

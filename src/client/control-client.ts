@@ -5,16 +5,16 @@
  * failure becomes the same errors (and exit codes) as the service's: a 404 exits 4, a 409 5, no sandbox 7.
  */
 import {fillPath} from '../api/endpoints.js'
+import {SANDBOX_PROFILE} from '../config/profile-schema.js'
 import {readProfiles} from '../config/profiles.js'
 import {parseJson, toApiError} from './api-client.js'
-import {NetworkError} from './errors.js'
+import {NetworkError} from '../base/errors.js'
 import {isLoopbackUrl} from './loopback.js'
-import {redactBodyText, redactUrl} from './redact.js'
+import {redactBodyText, redactUrl} from '../base/redact.js'
 import {Transport} from './transport.js'
 
-/** Where `pay sandbox start` listens by default, and the profile it saves its URL and credentials in. */
+/** Where `pay sandbox start` listens by default. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010'
-export const SANDBOX_PROFILE = 'sandbox'
 
 export const controlEndpoints = {
   'clock.advance': {method: 'POST', path: '/_sandbox/clock/advance'},

@@ -12,6 +12,8 @@
  * test/client/one-policy.test.ts fails when another module of src/ classifies a failure or decides a retry.
  * docs/assumptions.md ("One request policy") says why each choice is what it is.
  */
+import type {AttemptOutcome, RequestClass} from '../base/errors.js'
+
 export const DEFAULT_RETRIES = 3
 export const BASE_DELAY_MS = 250
 export const MAX_DELAY_MS = 8000
@@ -20,18 +22,7 @@ export const MAX_RETRY_AFTER_MS = 30_000
 /** 429s one bulk row may meet (each slows the whole run down) before it is left for a later run. */
 export const MAX_THROTTLES_PER_ROW = 50
 
-export type AttemptOutcome =
-  | {kind: 'status'; status: number; code?: string}
-  /** sent: whether the request may have reached the service (false for refused connections, DNS errors, connect timeouts). */
-  | {kind: 'network'; sent: boolean}
-  | {kind: 'timeout'}
-  /** The server's certificate could not be verified: repeating cannot help. */
-  | {kind: 'tls'; code: string}
-  /** A success status whose body cannot be used (not JSON, not the endpoint's shape): the service may have acted. */
-  | {kind: 'unusable'; status: number}
-
-/** What a request came to. */
-export type RequestClass = 'accepted' | 'refused' | 'unknown'
+export type {AttemptOutcome, RequestClass}
 
 /** Statuses a request that is safe to repeat (a GET, or a POST with its Idempotency-Key) is sent again after. */
 const REPEAT_STATUS = new Set([408, 429, 500, 502, 503, 504])

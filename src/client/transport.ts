@@ -9,7 +9,7 @@
  */
 import type {Agent as HttpAgent, ClientRequest, IncomingMessage} from 'node:http'
 import type {Dispatcher} from 'undici'
-import {InputError} from './errors.js'
+import {InputError} from '../base/errors.js'
 import {CONNECT_TIMEOUT_CODE, RESPONSE_TIMEOUT_CODE} from './request-policy.js'
 import {isLoopbackHost} from './loopback.js'
 

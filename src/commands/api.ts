@@ -36,7 +36,7 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Api)
     const rt = await this.runtime()
-    const {InputError} = await import('../client/errors.js')
+    const {InputError} = await import('../base/errors.js')
     const headers: Record<string, string> = {}
     for (const h of flags.header ?? []) {
       const i = h.indexOf(':')
@@ -55,8 +55,8 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
       rt.renderDryRun(out, req, {profileName: settings.profileName, fromProfile: settings.sources.clientId === 'profile'})
       return
     }
-    // a money-moving endpoint with a live profile: the rule of src/cli/confirm.ts, as for its resource command
-    const {liveMoneyGate, moneyOperation, confirmationLines} = await import('../cli/confirm.js')
+    // a money-moving endpoint with a live profile: the rule of src/operation/confirm.ts, as for its resource command
+    const {liveMoneyGate, moneyOperation, confirmationLines} = await import('../operation/confirm.js')
     const money = moneyOperation(req.endpoint?.id)
     if (money) await liveMoneyGate({client, out, settings}, Boolean(flags.yes), () => confirmationLines(money, {body}, settings.profileName))
     if (flags.paginate) {

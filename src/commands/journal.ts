@@ -29,7 +29,7 @@ The journal lives in the state dir ($PAY_CONFIG_DIR/state/journal when PAY_CONFI
     const {queryJournal, JOURNAL_COLUMNS} = await import('../journal/view.js')
     const result = queryJournal(out, {key: args.key, limit: flags.limit, outcome: flags.outcome as 'accepted' | 'refused' | 'unknown' | 'succeeded' | 'failed' | undefined})
     if (!result.found) {
-      const {PayError} = await import('../client/errors.js')
+      const {PayError} = await import('../base/errors.js')
       throw new PayError(`no journaled request with key or reference "${args.key}"`, 4, 'see `pay journal`')
     }
     if ('entry' in result) out.data(out.json ? JSON.stringify(result.entry) : out.human({...result.entry, response: undefined}))

@@ -33,6 +33,8 @@ stdout carries the protocol only; messages go to stderr. --print-config prints t
       return
     }
     const {serveMcp} = await import('../mcp/server.js')
+    const {default: journal} = await import('./journal.js')
+    const {default: webhookHistory} = await import('./webhook/history.js')
     await serveMcp({
       flags,
       allowMoney: flags['allow-money'],
@@ -40,6 +42,7 @@ stdout carries the protocol only; messages go to stderr. --print-config prints t
       userAgent: this.userAgent,
       version: this.config.version,
       info: (text) => out.info(text),
+      commands: {journal, webhookHistory},
     })
   }
 }

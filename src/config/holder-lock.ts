@@ -5,7 +5,7 @@
  * cache (one token request at a time) and the operation journal (one sender per request).
  */
 import {closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs'
-import {randomUUID} from '../client/digest.js'
+import {randomUUID} from '../base/digest.js'
 import {SECRET_FILE_MODE} from './paths.js'
 
 /** A lock file without a readable holder record (an old version's, or one caught mid-write) is abandoned after this. */

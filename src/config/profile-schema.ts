@@ -13,7 +13,7 @@ export const profileSchema = z.object({
   webhook_secret: z.string().min(1).optional(),
   /** The webhook signature scheme, pinned once the service's is known (`inline-hex-sha256`, …; src/webhooks/signature.ts). */
   webhook_signature: z.string().min(1).optional(),
-  /** The live service: money-moving commands ask first on a terminal (src/cli/confirm.ts). */
+  /** The live service: money-moving commands ask first on a terminal (src/operation/confirm.ts). */
   live: z.boolean().optional(),
   /** `pay mcp` lists its money tools without --allow-money (a live service still needs --allow-live-money). */
   mcp_allow_money: z.boolean().optional(),
@@ -39,4 +39,6 @@ export type ProfilesFile = z.infer<typeof profilesFileSchema>
 
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/
 export const DEFAULT_PROFILE = 'default'
+/** The profile `pay sandbox start` saves the local sandbox's URL and seed credentials in. */
+export const SANDBOX_PROFILE = 'sandbox'
 

@@ -1,6 +1,6 @@
 /** A profile as it may be printed: secrets replaced by whether they are set. */
 import type {Profile} from './profile-schema.js'
-import {redactUrl} from '../client/redact.js'
+import {redactUrl} from '../base/redact.js'
 
 /** A secret as it may be shown: never its value, only whether it is set and where it lives. */
 export function secretView(where: 'keyring' | 'file' | 'env' | 'flag' | undefined): string | null {

@@ -11,8 +11,8 @@
  */
 import {existsSync} from 'node:fs'
 import {join} from 'node:path'
-import {PayError} from '../client/errors.js'
-import {ExitCode} from '../client/exit-codes.js'
+import {PayError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
 import {SECRET_FIELDS, type SecretField} from './profile-schema.js'
 
 /** The keyring service name every entry of pay is filed under; an entry's account is `<profile's id>:<field>`. */

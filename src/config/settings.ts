@@ -4,7 +4,7 @@
  * PAY_WEBHOOK_SIGNATURE.
  * With PAY_BASE_URL, PAY_CLIENT_ID and PAY_CLIENT_SECRET set, no config file is read or needed.
  */
-import {InputError} from '../client/errors.js'
+import {InputError} from '../base/errors.js'
 import {configDir} from './paths.js'
 import {DEFAULT_PROFILE, type Profile} from './profile-schema.js'
 import {readProfiles} from './profiles.js'

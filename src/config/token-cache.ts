@@ -8,8 +8,8 @@
  * When the directory cannot be created or written (a read-only home, PAY_CONFIG_DIR naming a file), the cache
  * degrades to nothing: the caller keeps its token in memory for the process and is told once (`onUnwritable`).
  */
-// sha256 and randomUUID without node:crypto (~3.5 ms of start-up to load): src/client/digest.ts
-import {randomUUID, sha256Hex} from '../client/digest.js'
+// sha256 and randomUUID without node:crypto (~3.5 ms of start-up to load): src/base/digest.ts
+import {randomUUID, sha256Hex} from '../base/digest.js'
 import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from './paths.js'

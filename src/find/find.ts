@@ -11,10 +11,10 @@
  */
 import {matchEndpoint, type EndpointId} from '../api/endpoints.js'
 import {KINDS, type Kind, idOf, kindOfEndpoint, kindOfId, kindOfObject, referenceLookup} from '../api/kinds.js'
-import type {ApiContext} from '../cli/api-context.js'
+import type {ApiContext} from '../operation/api-context.js'
 import type {CallInput} from '../client/api-client.js'
-import {type ApiError, PayError} from '../client/errors.js'
-import {ExitCode} from '../client/exit-codes.js'
+import {type ApiError, PayError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
 import type {JournalEntry} from '../journal/store.js'
 import {journalEntries} from '../journal/view.js'
 import {type DeliverySource, webhookDeliveries} from './deliveries.js'

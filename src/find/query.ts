@@ -4,7 +4,7 @@
  */
 import {pathValueRule} from '../api/endpoints.js'
 import {type Kind, kindOfId} from '../api/kinds.js'
-import {InputError} from '../client/errors.js'
+import {InputError} from '../base/errors.js'
 
 /** Prefixes of the ids the interface names that are not transactions: a customer, a plan, a merchant account. */
 export const OTHER_PREFIXES = {customer: 'MC_', plan: 'PLN_', account: 'MAC_'} as const

@@ -4,8 +4,8 @@
  * and report like `pay smoke`.
  */
 import type {ApiContext, ApiContextFlags} from '../runtime.js'
-import {checkJUnitPath, printStep, printSummary, reportOf, writeJUnitAfter} from '../smoke/report.js'
-import {liveMoneyGate, moneyOperation} from '../cli/confirm.js'
+import {checkJUnitPath, printStep, printSummary, reportOf, writeJUnitAfter} from './report.js'
+import {liveMoneyGate, moneyOperation} from '../operation/confirm.js'
 import {printable} from '../output/printable.js'
 import {loadFlows} from './load.js'
 import {commandOperation} from './poll.js'
@@ -51,7 +51,7 @@ export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFl
   }
 }
 
-/** Flows with a step on a money-moving endpoint, with a live profile: the rule of src/cli/confirm.ts, asked once. */
+/** Flows with a step on a money-moving endpoint, with a live profile: the rule of src/operation/confirm.ts, asked once. */
 async function confirmFlowMoney(ctx: ApiContext, flows: Flow[], yes: boolean): Promise<void> {
   const money = flows.flatMap((f) =>
     f.steps.flatMap((s) => {

@@ -11,7 +11,7 @@
  * and its control API answers), so a flow never reaches for /_sandbox on the real service. The same control calls
  * as `pay sandbox approve|succeed|fail|advance`.
  */
-import {InputError} from '../client/errors.js'
+import {InputError} from '../base/errors.js'
 import type {ControlEndpointId} from '../client/control-client.js'
 
 /** What this module reads of a flow step and a flow (./schema.ts's types, not imported: schema.ts reads this module). */

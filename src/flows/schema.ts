@@ -18,7 +18,7 @@
  * (src/api/operations.ts) exactly as the command line is, rules and flag names included.
  */
 import {z} from 'zod'
-import {ExitCode} from '../client/exit-codes.js'
+import {ExitCode} from '../base/exit-codes.js'
 import {SANDBOX_ACTION_NAMES} from './sandbox-steps.js'
 
 /** Exit-code classes a step may `expect` by name (README: Exit codes): ok, other, usage, auth, not_found… */
@@ -58,7 +58,7 @@ export const flowSchema = z.strictObject({
   description: z.string().optional(),
   /**
    * Environment variables the flow may use although their names look like secrets (the one redactor's patterns,
-   * src/client/redact.ts): their values are redacted in every output, report and --junit file of the run.
+   * src/base/redact.ts): their values are redacted in every output, report and --junit file of the run.
    */
   secrets: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).optional(),
   steps: z.array(stepSchema).min(1, 'must list at least one step'),

@@ -16,13 +16,13 @@
  * command that resumes it (stderr, and the --json error envelope).
  */
 import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, rekeyed} from '../client/api-client.js'
-import {ApiError, InterruptedError, NetworkError, PayError} from '../client/errors.js'
+import {ApiError, InterruptedError, NetworkError, PayError} from '../base/errors.js'
 import {classOfError} from '../client/request-policy.js'
-import {ExitCode} from '../client/exit-codes.js'
-import {redactUrl} from '../client/redact.js'
-import {shellArgument, shellQuote} from '../client/shell-quote.js'
+import {ExitCode} from '../base/exit-codes.js'
+import {redactUrl} from '../base/redact.js'
+import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
-import {sha256Hex as sha256, uuidOfHex} from '../client/digest.js'
+import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
 import {ReferenceIndex, describeAccepted, originOf} from './references.js'
 

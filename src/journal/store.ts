@@ -17,8 +17,8 @@ import type {FileHandle} from 'node:fs/promises'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
 import {HolderLock} from '../config/holder-lock.js'
-import {PayError} from '../client/errors.js'
-import {ExitCode} from '../client/exit-codes.js'
+import {PayError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
 
 export const DEFAULT_RETENTION_DAYS = 7
 /** How often a process waiting for another's lock on the same request looks again. */

@@ -6,7 +6,7 @@
 import type {Output} from '../output/output.js'
 import {openJournalStore} from './index.js'
 import {type JournalEntry, type JournalStore, type RequestOutcome, latestState} from './store.js'
-import {type RunFileView, readRuns} from '../bulk/run-journal.js'
+import {type RunFileView, readRuns} from './run-journal.js'
 import {endpoints} from '../api/endpoints.js'
 
 export {openJournalStore} from './index.js'

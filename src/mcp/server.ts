@@ -13,8 +13,6 @@ import {Writable} from 'node:stream'
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js'
 import {CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, McpError, ErrorCode, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
-import JournalCommand from '../commands/journal.js'
-import WebhookHistoryCommand from '../commands/webhook/history.js'
 import * as rt from '../runtime.js'
 import {commandLineOf, commandTool, interfaceSummary, operationTools, renamer, valuesOf, type ArgumentProblem, type ToolSpec} from './tools.js'
 
@@ -29,7 +27,11 @@ export interface McpOptions {
   /** Messages for people (stderr). */
   info: (text: string) => void
   env?: NodeJS.ProcessEnv
+  /** The commands served as read-only tools, for their flags and help (`pay mcp` passes its siblings: no import upward). */
+  commands: {journal: LookupCommand; webhookHistory: LookupCommand}
 }
+
+type LookupCommand = Parameters<typeof commandTool>[1]
 
 /** What the server decided at start: which tools it lists and why. */
 export interface McpPolicy {
@@ -125,9 +127,9 @@ interface CommandLookup {
   run(values: Record<string, unknown>, out: rt.Output, env?: NodeJS.ProcessEnv): Promise<Record<string, unknown>>
 }
 
-const lookups = (): CommandLookup[] => [
+const lookups = (commands: McpOptions['commands']): CommandLookup[] => [
   {
-    tool: commandTool('journal', JournalCommand),
+    tool: commandTool('journal', commands.journal),
     async run(values, out, env) {
       const result = rt.queryJournal(out, {key: values.key as string | undefined, limit: values.limit as number, outcome: values.outcome as 'succeeded' | 'failed' | 'unknown' | undefined}, env)
       if (!result.found) throw new rt.PayError(`no journaled request with key or reference "${String(values.key)}"`, 4, 'call journal without key to list the recent ones')
@@ -135,7 +137,7 @@ const lookups = (): CommandLookup[] => [
     },
   },
   {
-    tool: commandTool('webhook_history', WebhookHistoryCommand),
+    tool: commandTool('webhook_history', commands.webhookHistory),
     async run(values, out, env) {
       const {runWebhookHistory} = await import('../webhooks/history-commands.js')
       return {deliveries: runWebhookHistory({...values, limit: values.limit as number, env}, out)}
@@ -152,7 +154,7 @@ export class PayMcp {
     readonly settings: rt.Settings,
     readonly policy: McpPolicy,
   ) {
-    this.lookups = lookups()
+    this.lookups = lookups(options.commands)
     this.tools = [...operationTools(), ...this.lookups.map((l) => l.tool)]
   }
 

@@ -1,6 +1,6 @@
 /** --dry-run: the request that would be sent, and a curl line that sends it. Nothing secret is printed. */
 import type {PreparedRequest} from '../client/api-client.js'
-import {redactBodyText, redactHeaders, redactUrl} from '../client/redact.js'
+import {redactBodyText, redactHeaders, redactUrl} from '../base/redact.js'
 import type {Output} from './output.js'
 
 function shellQuote(s: string): string {

@@ -11,8 +11,8 @@
 import {once} from 'node:events'
 import {createRequire} from 'node:module'
 import {MessageChannel, receiveMessageOnPort, Worker} from 'node:worker_threads'
-import {PayError} from '../client/errors.js'
-import {ExitCode} from '../client/exit-codes.js'
+import {PayError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
 import {DEFAULT_JQ_MEMORY_MB, DEFAULT_JQ_TIMEOUT_SECONDS} from './options.js'
 
 const WAIT_SLICE_MS = 25

@@ -5,9 +5,9 @@
  * JSON on a terminal (`--json`, ndjson, --jq's output, `pay api`'s body) goes through printableJson: the same JSON value;
  * piped, JSON is never touched.
  */
-import {FORMAT_CHARACTERS} from '../api/text-rules.js'
+import {FORMAT_CHARACTERS} from '../base/text-rules.js'
 
-// C0 (but tab and newline), DEL, C1, and the invisible format characters of src/api/text-rules.ts
+// C0 (but tab and newline), DEL, C1, and the invisible format characters of src/base/text-rules.ts
 const CONTROL = new RegExp(`[\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F${FORMAT_CHARACTERS}]`, 'g')
 /** The same class, to test: most text has nothing to escape, and a test costs a third of a replace. */
 const ANY_CONTROL = new RegExp(CONTROL.source)

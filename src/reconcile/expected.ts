@@ -8,7 +8,7 @@
 import {pathValueRule} from '../api/endpoints.js'
 import {type Kind, kindNamed, kindOfId, stateClass} from '../api/kinds.js'
 import {compareDecimal, isDecimalAmount} from '../api/money.js'
-import type {InputProblem} from '../client/errors.js'
+import type {InputProblem} from '../base/errors.js'
 import type {InputRow} from '../bulk/input.js'
 
 export interface ExpectedRow {

@@ -2,7 +2,7 @@
  * `pay reconcile FILE`: every row of a file of expected transactions looked up at the service, read only, and classed
  * (src/reconcile/expected.ts). The bulk runs' machinery does the work: their reader (src/bulk/input.ts), their
  * adaptive rate (src/bulk/rate.ts) over an undici Pool of --concurrency connections (src/client/pool-transport.ts)
- * under the client core (token, 401 refresh, response schema), their run journal (src/bulk/run-journal.ts) and money
+ * under the client core (token, 401 refresh, response schema), their run journal (src/journal/run-journal.ts) and money
  * totals (src/bulk/report.ts).
  *
  * Resumable: each row's result goes to a run journal (`journal/runs/reconcile-<id>.ndjson`, batched like a bulk
@@ -15,19 +15,19 @@ import {closeSync, existsSync, openSync, readFileSync, writeSync} from 'node:fs'
 import {setTimeout as sleep} from 'node:timers/promises'
 import type {EndpointId} from '../api/endpoints.js'
 import {type Kind, KINDS, kindNamed, kindOfObject, referenceLookup} from '../api/kinds.js'
-import type {ApiContext} from '../cli/api-context.js'
+import type {ApiContext} from '../operation/api-context.js'
 import type {PreparedRequest} from '../client/api-client.js'
-import {InputError, type InputProblem} from '../client/errors.js'
-import {ExitCode} from '../client/exit-codes.js'
+import {InputError, type InputProblem} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
 import {PoolTransport} from '../client/pool-transport.js'
-import {redactUrl} from '../client/redact.js'
+import {redactUrl} from '../base/redact.js'
 import {neutralized} from '../output/table.js'
 import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, RequestAttempts, askedWaitMs} from '../client/request-policy.js'
 import {openJournalStore} from '../journal/index.js'
 import {openInput, readRowChunks, RowSyntaxError} from '../bulk/input.js'
 import {AdaptiveRate} from '../bulk/rate.js'
 import {MoneyTotals} from '../bulk/report.js'
-import {type RowOutcome, RunJournal} from '../bulk/run-journal.js'
+import {type RowOutcome, RunJournal} from '../journal/run-journal.js'
 import {DEFAULT_CONCURRENCY} from '../bulk/engine.js'
 import {CLASSES, type ExpectedRow, type Found, type ReconcileClass, RESULT_COLUMNS, type RowResult, classify, duplicateKey, expectedOf} from './expected.js'
 

@@ -1,7 +1,7 @@
 /** --state FILE: load at start, save (debounced, async, atomic rename) after changes and at close. */
 import {existsSync} from 'node:fs'
 import {readFile, rename, unlink, writeFile} from 'node:fs/promises'
-import {InputError} from '../client/errors.js'
+import {InputError} from '../base/errors.js'
 import type {State} from './state.js'
 
 /**

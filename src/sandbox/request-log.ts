@@ -1,6 +1,6 @@
 /**
  * The request log: one JSON object per request (time, method, path, query, headers, body, status, duration),
- * redacted by the one redactor (src/client/redact.ts). Kept in memory as a ring of the last MAX_MEMORY to
+ * redacted by the one redactor (src/base/redact.ts). Kept in memory as a ring of the last MAX_MEMORY to
  * MAX_MEMORY + 1000 requests (GET /_sandbox/requests) and appended to --log FILE through a buffered stream:
  * no synchronous I/O on the request path.
  *
@@ -10,7 +10,7 @@
  */
 import {createWriteStream, type WriteStream} from 'node:fs'
 import type {IncomingHttpHeaders} from 'node:http'
-import {redactBodyText, redactHeaders, redactJson, redactQuery, redactUrl} from '../client/redact.js'
+import {redactBodyText, redactHeaders, redactJson, redactQuery, redactUrl} from '../base/redact.js'
 import {parseQuery} from './http.js'
 
 /** Entries kept in memory (a ring trimmed in batches: between MAX_MEMORY and MAX_MEMORY + 1000). */

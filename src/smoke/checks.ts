@@ -8,12 +8,12 @@
 import {randomUUID} from 'node:crypto'
 import type {EndpointId} from '../api/endpoints.js'
 import type {CallInput} from '../client/api-client.js'
-import {ExitCode} from '../client/exit-codes.js'
+import {ExitCode} from '../base/exit-codes.js'
 import type {ApiContext} from '../runtime.js'
-import {pollOf} from '../cli/run-operation.js'
-import {classifyState, stateOf, waitFor} from '../cli/wait.js'
+import {pollOf} from '../operation/run-operation.js'
+import {classifyState, stateOf, waitFor} from '../operation/wait.js'
 import {waitOperation} from '../flows/poll.js'
-import {type RunReport, StepFailure, type StepResult, reportOf, timed} from './report.js'
+import {type RunReport, StepFailure, type StepResult, reportOf, timed} from '../flows/report.js'
 
 export interface MoneyOptions {
   amount: string

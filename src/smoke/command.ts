@@ -1,11 +1,11 @@
 /** What `pay smoke` does after parsing its flags: check them, run the steps, print and write the report. */
 import {problemsOf} from '../api/validate.js'
 import {endpoints} from '../api/endpoints.js'
-import {InputError} from '../client/errors.js'
+import {InputError} from '../base/errors.js'
 import {isSandbox} from '../client/control-client.js'
 import type {ApiContext} from '../runtime.js'
 import {type MoneyOptions, runSmoke} from './checks.js'
-import {checkJUnitPath, printStep, printSummary, writeJUnitAfter} from './report.js'
+import {checkJUnitPath, printStep, printSummary, writeJUnitAfter} from '../flows/report.js'
 
 export interface SmokeFlags {
   junit?: string

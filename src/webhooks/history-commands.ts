@@ -2,8 +2,8 @@
  * The run functions of `pay webhook history`, `pay webhook show` and `pay webhook replay` (the oclif classes only
  * parse): the local webhook history (src/webhooks/history.ts) read, filtered, shown and sent again.
  */
-import {InputError, PayError} from '../client/errors.js'
-import {ExitCode} from '../client/exit-codes.js'
+import {InputError, PayError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
 import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
 import {deliveryHeaders} from './delivery-headers.js'

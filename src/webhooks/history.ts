@@ -17,7 +17,7 @@
 import {closeSync, fdatasync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writevSync} from 'node:fs'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE, stateDir} from '../config/paths.js'
-import {isSecretHeader, redactHeader} from '../client/redact.js'
+import {isSecretHeader, redactHeader} from '../base/redact.js'
 
 export const DEFAULT_MAX_AGE_MS = 7 * 86_400_000
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024

@@ -7,7 +7,7 @@
  */
 import {isLoopbackUrl} from '../client/loopback.js'
 import type {ControlClient} from '../client/control-client.js'
-import {redactUrl} from '../client/redact.js'
+import {redactUrl} from '../base/redact.js'
 
 export {isLoopbackUrl} from '../client/loopback.js'
 
@@ -108,7 +108,7 @@ export class SandboxRegistration {
 async function withControl<T>(baseUrl: string, clientId: string, timeoutMs: number, calls: (client: ControlClient) => Promise<T>): Promise<T | {ok: false; reason: string}> {
   if (!isLoopbackUrl(baseUrl)) return {ok: false, reason: 'the base URL is not a local sandbox'}
   const {ControlClient} = await import('../client/control-client.js')
-  const {ApiError} = await import('../client/errors.js')
+  const {ApiError} = await import('../base/errors.js')
   const client = new ControlClient({url: baseUrl, userAgent: 'pay webhook listen', timeoutMs})
   try {
     return await calls(client)

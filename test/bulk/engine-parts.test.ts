@@ -11,7 +11,7 @@ import {operations} from '../../src/api/operations.js'
 import {AdaptiveRate} from '../../src/bulk/rate.js'
 import {MoneyTotals} from '../../src/bulk/report.js'
 import {RowSpool, type SpooledRow} from '../../src/bulk/spool.js'
-import {RunJournal, RunLineage, resumedSalt} from '../../src/bulk/run-journal.js'
+import {RunJournal, RunLineage, resumedSalt} from '../../src/journal/run-journal.js'
 import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
 

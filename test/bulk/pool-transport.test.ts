@@ -5,7 +5,7 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import type {AddressInfo} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/api-client.js'
-import {InvalidResponseError, NetworkError} from '../../src/client/errors.js'
+import {InvalidResponseError, NetworkError} from '../../src/base/errors.js'
 import {PoolTransport} from '../../src/client/pool-transport.js'
 import {classifyNetworkError} from '../../src/client/request-policy.js'
 

@@ -7,7 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {LOOKUP_REFERENCE, referenceLookup} from '../../src/api/operation-names.js'
 import {operationList} from '../../src/api/operations.js'
 import {operationInputs} from '../../src/cli/operation-command.js'
-import {laterCommand} from '../../src/cli/wait.js'
+import {laterCommand} from '../../src/operation/wait.js'
 import {json} from '../helpers/cli.js'
 import {ok, useSandbox} from '../commands/support.js'
 

@@ -14,8 +14,8 @@ const POLICY = 'src/client/request-policy.ts'
 /** Where a status or a wait is about something else than what a request to the service came to. */
 const ELSEWHERE: Record<string, string> = {
   'src/sandbox/': 'the emulator of the service: it answers requests, it sends none to the service',
-  'src/client/exit-codes.ts': 'the documented exit code of a status (README: Exit codes), not the class of the request',
-  'src/client/errors.ts': 'what to do next for a status (hintFor): words, not a decision',
+  'src/base/exit-codes.ts': 'the documented exit code of a status (README: Exit codes), not the class of the request',
+  'src/base/errors.ts': 'what to do next for a status (hintFor): words, not a decision',
   'src/webhooks/tunnels/': "a tunnel provider's own API (localtunnel, ngrok), not the Payments Service",
   'src/config/': "the config dir's lock files (token cache, profiles): waits for another process, not requests",
 }
@@ -71,7 +71,7 @@ describe('one request policy', () => {
   })
 
   it('the client core, the journal gate and the bulk engine ask the policy', () => {
-    for (const file of ['src/client/api-client.ts', 'src/journal/gate.ts', 'src/bulk/engine.ts', 'src/bulk/rate.ts', 'src/cli/wait.ts']) {
+    for (const file of ['src/client/api-client.ts', 'src/journal/gate.ts', 'src/bulk/engine.ts', 'src/bulk/rate.ts', 'src/operation/wait.ts']) {
       expect(readFileSync(join(ROOT, file), 'utf8'), file).toMatch(/from '\.{1,2}\/(?:client\/)?request-policy\.js'/)
     }
   })

@@ -1,6 +1,6 @@
 /** The human views of src/output/views.ts for the snapshots the sandbox rarely shows (in-process, fast). */
 import {describe, expect, it} from 'vitest'
-import {classifyState, pollDelayMs} from '../../src/cli/wait.js'
+import {classifyState, pollDelayMs} from '../../src/operation/wait.js'
 import {viewRows} from '../../src/output/views.js'
 
 const rows = (view: Parameters<typeof viewRows>[0], body: unknown) => Object.fromEntries(viewRows(view, body, false))

@@ -14,7 +14,7 @@ import {resolve, type Scope} from '../../src/flows/template.js'
 import {Output} from '../../src/output/output.js'
 import type {ApiContext} from '../../src/runtime.js'
 import type {Sandbox} from '../../src/sandbox/index.js'
-import {reportOf, toJUnit} from '../../src/smoke/report.js'
+import {reportOf, toJUnit} from '../../src/flows/report.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {ACME, start} from '../sandbox/helpers.js'
 

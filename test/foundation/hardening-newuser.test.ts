@@ -4,7 +4,7 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {hintFor} from '../../src/client/errors.js'
+import {hintFor} from '../../src/base/errors.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 import {useSandbox} from '../commands/support.js'

@@ -1,6 +1,6 @@
 /**
  * Hardening (issue 12, secrets): what --debug and --dry-run print never holds the password of a base URL's
- * userinfo, a Cookie or an X-Api-Key (the one redaction module, src/client/redact.ts, is used by both), and
+ * userinfo, a Cookie or an X-Api-Key (the one redaction module, src/base/redact.ts, is used by both), and
  * `--client-secret -` reads the secret from stdin so that it is never in argv.
  */
 import {describe, expect, it} from 'vitest'

@@ -6,7 +6,7 @@
 import {spawnSync} from 'node:child_process'
 import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
-import {ApiError, InvalidResponseError, NetworkError} from '../../src/client/errors.js'
+import {ApiError, InvalidResponseError, NetworkError} from '../../src/base/errors.js'
 import {renderError} from '../../src/output/errors.js'
 import {Output} from '../../src/output/output.js'
 import {printable, printableJson, printableText} from '../../src/output/printable.js'

@@ -7,7 +7,7 @@ import {existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSyn
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/api-client.js'
-import {PayError} from '../../src/client/errors.js'
+import {PayError} from '../../src/base/errors.js'
 import {PassThrough} from 'node:stream'
 import {JournalGate} from '../../src/journal/gate.js'
 import {createJournalGate, openJournalStore} from '../../src/journal/index.js'

@@ -1,6 +1,6 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../src/sandbox/index.js'
-import {hintFor} from '../../src/client/errors.js'
+import {hintFor} from '../../src/base/errors.js'
 import {ACME_OPS, type Client, Client as HttpClient, acmeClient, expectError, globexClient, mandateBody, start, tokenFor, until} from './helpers.js'
 
 let sb: Sandbox

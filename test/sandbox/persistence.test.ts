@@ -5,7 +5,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {InputError} from '../../src/client/errors.js'
+import {InputError} from '../../src/base/errors.js'
 import {startSandbox} from '../../src/sandbox/index.js'
 import {runCli, tempConfigDir} from '../helpers/cli.js'
 

@@ -1,11 +1,11 @@
 /**
- * The one redactor (src/client/redact.ts): client --debug traces, --dry-run output and the sandbox request log
+ * The one redactor (src/base/redact.ts): client --debug traces, --dry-run output and the sandbox request log
  * all go through it. Names match case-insensitively; query strings, URL userinfo and unparsable bodies are covered.
  */
 import {readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {REDACTED, redactBodyText, redactHeaders, redactJson, redactQuery, redactText, redactUrl} from '../../src/client/redact.js'
+import {REDACTED, redactBodyText, redactHeaders, redactJson, redactQuery, redactText, redactUrl} from '../../src/base/redact.js'
 import {ROOT} from '../helpers/cli.js'
 
 const S = 's3cr3t-value-42'
@@ -15,8 +15,8 @@ describe('the one redactor', () => {
     const src = join(ROOT, 'src')
     const files = readdirSync(src, {recursive: true, encoding: 'utf8'}).filter((f) => f.endsWith('.ts'))
     const lists = files.filter((f) => /SECRET_(HEADERS|KEY|NAME)\b|REDACTED = '/.test(readFileSync(join(src, f), 'utf8')))
-    expect(lists).toEqual(['client/redact.ts'])
-    expect(readFileSync(join(src, 'sandbox', 'request-log.ts'), 'utf8')).toContain("from '../client/redact.js'")
+    expect(lists).toEqual(['base/redact.ts'])
+    expect(readFileSync(join(src, 'sandbox', 'request-log.ts'), 'utf8')).toContain("from '../base/redact.js'")
   })
 
   it('patterns stay linear on long hostile text (no catastrophic backtracking)', () => {

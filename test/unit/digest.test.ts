@@ -1,7 +1,7 @@
-/** src/client/digest.ts: sha256 and random UUIDs without node:crypto give what node:crypto gives. */
+/** src/base/digest.ts: sha256 and random UUIDs without node:crypto give what node:crypto gives. */
 import {createHash} from 'node:crypto'
 import {describe, expect, it} from 'vitest'
-import {randomUUID, sha256Hex} from '../../src/client/digest.js'
+import {randomUUID, sha256Hex} from '../../src/base/digest.js'
 
 describe('digest', () => {
   it('sha256Hex is node:crypto sha256 of the UTF-8 bytes, in hex', () => {

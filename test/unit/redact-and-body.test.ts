@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {mergeBody, parseFieldFlags} from '../../src/cli/body-input.js'
-import {redactBodyText, redactHeaders, redactValues} from '../../src/client/redact.js'
+import {mergeBody, parseFieldFlags} from '../../src/operation/body-input.js'
+import {redactBodyText, redactHeaders, redactValues} from '../../src/base/redact.js'
 import {matchEndpoint, endpointList, fillPath} from '../../src/api/endpoints.js'
 
 describe('redaction', () => {

@@ -6,7 +6,7 @@
 import {describe, expect, it} from 'vitest'
 import {operations} from '../../src/api/operations.js'
 import type {HttpRequest, HttpResponse} from '../../src/client/transport.js'
-import {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from '../../src/cli/operation-input.js'
+import {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from '../../src/operation/operation-input.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runInProcess} from '../helpers/in-process.js'
 

@@ -22,7 +22,7 @@ export default class CompletionComplete extends BaseCommand {
       const stored = rt.readProfiles()
       return stored ? rt.listProfiles(stored).map((p) => p.name) : []
     }
-    const [{cachedValues}, {fetchChoices}] = await Promise.all([import('../../cli/completion-cache.js'), import('../../cli/prompts.js')])
+    const [{cachedValues}, {fetchChoices}] = await Promise.all([import('../../cli/completion-cache.js'), import('../../operation/prompts.js')])
     return cachedValues(rt.configDir(), source, async () => {
       const quiet = rt.createOutput({format: 'table', quiet: true}, true)
       const ctx = await rt.createApiContext({profile, retries: 0, timeout: 3}, this.userAgent, quiet)

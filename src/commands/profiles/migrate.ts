@@ -21,7 +21,7 @@ export default class ProfilesMigrate extends BaseCommand {
     const {argv, flags} = await this.parse(ProfilesMigrate)
     const out = await this.output()
     const rt = await this.runtime()
-    const {runProfilesMigrate} = await import('../../config/profiles-migrate.js')
+    const {runProfilesMigrate} = await import('../../profiles/migrate.js')
     await runProfilesMigrate(await rt.ProfileStore.open(), {names: argv as string[], to: flags.to as 'keyring' | 'file'}, out)
   }
 }

@@ -16,7 +16,7 @@ export default class SandboxDeliveries extends SandboxCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(SandboxDeliveries)
-    const {runSandboxDeliveries} = await import('../../webhooks/sandbox-deliveries.js')
+    const {runSandboxDeliveries} = await import('../../sandbox/deliveries.js')
     await runSandboxDeliveries((id, input) => this.control(flags, id, input), {eventId: args.event, type: flags.type, client: flags.client}, await this.output())
   }
 }

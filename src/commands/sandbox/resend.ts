@@ -10,7 +10,7 @@ export default class SandboxResend extends SandboxCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(SandboxResend)
-    const {runSandboxResend} = await import('../../webhooks/sandbox-deliveries.js')
+    const {runSandboxResend} = await import('../../sandbox/deliveries.js')
     process.exitCode = await runSandboxResend((id, input) => this.control(flags, id, input), args.event, await this.output())
   }
 }

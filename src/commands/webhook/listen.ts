@@ -59,7 +59,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
   async run(): Promise<void> {
     const {flags} = await this.parse(WebhookListen)
     const out = await this.output()
-    const {InputError} = await import('../../client/errors.js')
+    const {InputError} = await import('../../base/errors.js')
     const {isHttpUrl, parsePatterns, unknownPatterns, parseSize} = await import('../../webhooks/filter.js')
     const {historyBounds, parseRoutes} = await import('../../webhooks/history-commands.js')
 

@@ -4,7 +4,7 @@
  * status changes are reported on the log); when the health check finds the tunnel dead anyway, reconnect()
  * opens a new ngrok listener.
  */
-import {InputError} from '../../client/errors.js'
+import {InputError} from '../../base/errors.js'
 import {type Tunnel, type TunnelOptions, type TunnelProvider, DEFAULT_START_TIMEOUT_MS, TunnelError, sleep, withTimeout} from './tunnel.js'
 
 interface NgrokListener {

@@ -4,7 +4,7 @@
  * - ngrok when NGROK_AUTHTOKEN is set (with --domain, a reserved domain: the URL survives restarts);
  * - else localtunnel, with a warning: its public server is often down, and its URL changes when it reconnects.
  */
-import {InputError} from '../../client/errors.js'
+import {InputError} from '../../base/errors.js'
 import {type Tunnel, type TunnelOptions, type TunnelProvider, type TunnelProviderName, TUNNEL_PROVIDERS} from './tunnel.js'
 
 export const TUNNEL_CHOICES = ['auto', ...TUNNEL_PROVIDERS] as const

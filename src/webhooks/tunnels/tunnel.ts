@@ -3,7 +3,7 @@
  * providers import this file; registry.ts imports the providers (lazily, so that a provider's library is only
  * loaded when it is used). This file imports no provider, so there is no import circle.
  */
-import {NetworkError} from '../../client/errors.js'
+import {NetworkError} from '../../base/errors.js'
 
 export const TUNNEL_PROVIDERS = ['localtunnel', 'ngrok', 'none'] as const
 export type TunnelProviderName = (typeof TUNNEL_PROVIDERS)[number]

@@ -3,7 +3,7 @@
  * `key=value` always sends a string (so amounts stay decimal strings); `key:=json` sends a parsed JSON value;
  * dotted keys nest: `-F destination.bank_code=044`.
  */
-import {InputError} from '../client/errors.js'
+import {InputError} from '../base/errors.js'
 
 export async function readDataFlag(data: string | undefined, stdin?: NodeJS.ReadableStream): Promise<unknown> {
   if (data === undefined) return undefined

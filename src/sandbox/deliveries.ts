@@ -5,7 +5,7 @@
 import type {ControlEndpointId, ControlInput} from '../client/control-client.js'
 import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
-import type {EventRec} from '../sandbox/state.js'
+import type {EventRec} from './state.js'
 
 export type ControlCall = (id: ControlEndpointId, input?: ControlInput) => Promise<any>
 

@@ -7,7 +7,7 @@
  */
 import type {EndpointId} from '../api/endpoints.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
-import {ExitCode} from '../client/exit-codes.js'
+import {ExitCode} from '../base/exit-codes.js'
 import {pollDelayMs} from '../client/request-policy.js'
 
 export {pollDelayMs}
@@ -16,7 +16,7 @@ import {Progress} from '../output/progress.js'
 import type {ViewName} from '../api/operation-types.js'
 import {flagName} from '../api/operation-names.js'
 import {operationList} from '../api/operations.js'
-import {shellArgument, shellQuote} from '../client/shell-quote.js'
+import {shellArgument, shellQuote} from '../base/shell-quote.js'
 import type {ApiContext} from './api-context.js'
 
 export interface PollSpec {

@@ -4,8 +4,21 @@
  */
 import {ExitCode, type ExitCodeValue, exitCodeForStatus} from './exit-codes.js'
 import {shellQuote} from './shell-quote.js'
-import {UNSAFE_TEXT} from '../api/text-rules.js'
-import type {AttemptOutcome, RequestClass} from './request-policy.js'
+import {UNSAFE_TEXT} from './text-rules.js'
+
+/** What one attempt met; src/client/request-policy.ts decides from it. */
+export type AttemptOutcome =
+  | {kind: 'status'; status: number; code?: string}
+  /** sent: whether the request may have reached the service (false for refused connections, DNS errors, connect timeouts). */
+  | {kind: 'network'; sent: boolean}
+  | {kind: 'timeout'}
+  /** The server's certificate could not be verified: repeating cannot help. */
+  | {kind: 'tls'; code: string}
+  /** A success status whose body cannot be used (not JSON, not the endpoint's shape): the service may have acted. */
+  | {kind: 'unusable'; status: number}
+
+/** What a request came to. */
+export type RequestClass = 'accepted' | 'refused' | 'unknown'
 
 export class PayError extends Error {
   constructor(

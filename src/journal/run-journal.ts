@@ -9,7 +9,7 @@ import {existsSync, createReadStream, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import type {RequestClass} from '../client/request-policy.js'
-import type {JournalStore} from '../journal/store.js'
+import type {JournalStore} from './store.js'
 
 export const FLUSH_MS = 250
 const FLUSH_BYTES = 256 * 1024

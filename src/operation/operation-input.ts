@@ -9,7 +9,7 @@ import {flagName} from '../api/operation-names.js'
 import type {OperationSpec} from '../api/operation-types.js'
 import type {FieldProblem} from '../api/validate.js'
 import type {CallInput} from '../client/api-client.js'
-import {InputError} from '../client/errors.js'
+import {InputError} from '../base/errors.js'
 import {draftOf, gatherSpecOf, selectEndpoint, type Given} from './run-operation.js'
 
 const namesCache = new WeakMap<OperationSpec, Map<string, string>>()

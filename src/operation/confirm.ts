@@ -14,8 +14,8 @@
 import type {OperationSpec, ValueSource} from '../api/operation-types.js'
 import {operationList} from '../api/operations.js'
 import type {CallInput} from '../client/api-client.js'
-import {PayError} from '../client/errors.js'
-import {ExitCode} from '../client/exit-codes.js'
+import {PayError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
 import {printable} from '../output/printable.js'
 import type {ApiContext} from './api-context.js'
 

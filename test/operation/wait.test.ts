@@ -1,9 +1,9 @@
 /**
- * --wait and states the interface does not list (src/cli/wait.ts): shown as they are, a notice once, never final.
+ * --wait and states the interface does not list (src/operation/wait.ts): shown as they are, a notice once, never final.
  * In-process against a scripted node:http server on port 0 (the sandbox only uses the listed states).
  */
 import {describe, expect, it} from 'vitest'
-import {classifyState, knownState} from '../../src/cli/wait.js'
+import {classifyState, knownState} from '../../src/operation/wait.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runInProcess} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'

@@ -6,7 +6,7 @@
 import {readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {runProfilesMigrate} from '../../src/config/profiles-migrate.js'
+import {runProfilesMigrate} from '../../src/profiles/migrate.js'
 import {ProfileStore, savedSecretsNote, secretLocation} from '../../src/config/profiles.js'
 import {keyringAbsence, secretStoreChoice} from '../../src/config/secret-store.js'
 import {tempConfigDir} from '../helpers/cli.js'

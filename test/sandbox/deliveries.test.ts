@@ -3,10 +3,10 @@ import {randomUUID} from 'node:crypto'
 import {afterEach, describe, expect, it} from 'vitest'
 import {ControlClient} from '../../src/client/control-client.js'
 import {startSandbox, type Sandbox} from '../../src/sandbox/index.js'
-import {runSandboxDeliveries, runSandboxResend} from '../../src/webhooks/sandbox-deliveries.js'
+import {runSandboxDeliveries, runSandboxResend} from '../../src/sandbox/deliveries.js'
 import {verifySignature} from '../../src/webhooks/signature.js'
 import {memoryOutput} from '../helpers/in-process.js'
-import {startTestApp, type TestApp, waitFor} from './support.js'
+import {startTestApp, type TestApp, waitFor} from '../webhooks/support.js'
 
 let sb: Sandbox | undefined
 let app: TestApp | undefined

@@ -2,13 +2,12 @@
  * `pay profiles migrate`: moves the secrets of stored profiles to the OS keyring (or back to the file), so profiles
  * saved before the keyring existed, or on a machine without one, can be moved once one is there.
  */
-import {PayError} from '../client/errors.js'
+import {PayError} from '../base/errors.js'
 import type {Output} from '../output/output.js'
-import {ExitCode} from '../client/exit-codes.js'
-import {SECRET_FIELDS, type Profile, type SecretField} from './profile-schema.js'
-import type {ProfileStore} from './profiles.js'
-import {keyringAccount, readKeyringSecret} from './secret-store.js'
-import {SANDBOX_PROFILE} from '../client/control-client.js'
+import {ExitCode} from '../base/exit-codes.js'
+import {SANDBOX_PROFILE, SECRET_FIELDS, type Profile, type SecretField} from '../config/profile-schema.js'
+import type {ProfileStore} from '../config/profiles.js'
+import {keyringAccount, readKeyringSecret} from '../config/secret-store.js'
 
 export interface MigrateOptions {
   /** Profiles to move; all when empty. */
