@@ -6,11 +6,11 @@
  */
 import {mkdirSync} from 'node:fs'
 import {CONFIG_DIR_MODE} from '../config/paths.js'
-import {ExitCode} from '../client/exit-codes.js'
-import {PayError} from '../client/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
+import {PayError} from '../base/errors.js'
 import {type JournalStore, latestState} from '../journal/store.js'
 import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, originOf, parseLine} from '../journal/references.js'
-import type {RowOutcome} from './run-journal.js'
+import type {RowOutcome} from '../journal/run-journal.js'
 import type {SpooledRow} from './spool.js'
 
 /** Rows listed in full before the rest are only counted. */
