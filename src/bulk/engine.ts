@@ -10,7 +10,9 @@
  *      defaults) only names the journal of settled rows. Running the same command on the same file again is the
  *      same run: rows that succeeded are not sent again (their journaled result is reported), rows whose outcome
  *      is unknown are sent again with their key, rows that failed are reported again and sent again only with
- *      --retry-failed; on an edited file every row is sent, and the service replays the unchanged ones. A plain
+ *      --retry-failed; on an edited file the rows its lineage's newest run settled under the same key are reported from
+ *      that run, the others are sent (the service replays unchanged rows that moved), and a row whose reference was
+ *      accepted under another key refuses the run before anything is sent (src/bulk/references.ts). A plain
  *      run of a content never run before takes the --force-new salt of the newest run of its lineage (the same
  *      path and settings, whatever the content; see RunLineage), so an edit after a forced run keeps its keys;
  *   4. rows are sent --concurrency at a time under an adaptive rate (src/bulk/rate.ts); 5xx and cut connections

@@ -7,7 +7,6 @@
  */
 import {existsSync, createReadStream, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
-import {createInterface} from 'node:readline'
 import type {RequestClass} from '../client/request-policy.js'
 import type {JournalStore} from './store.js'
 
@@ -184,6 +183,9 @@ export class RunJournal {
     let salt = ''
     let ran = false
     if (!this.store.open() || !existsSync(this.file)) return {salt, ran, outcomes: done}
+    // node:readline loaded here, not with every command (this module is in the runtime bundle for `pay journal`): ~7
+    // of Node's internal modules that a single command never needs
+    const {createInterface} = process.getBuiltinModule('node:readline')
     for await (const line of createInterface({input: createReadStream(this.file), crlfDelay: Infinity})) {
       let rec: {t?: string; salt?: unknown; again?: unknown} & Partial<RowOutcome>
       try {
