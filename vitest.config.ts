@@ -2,7 +2,7 @@ import {defineConfig} from 'vitest/config'
 
 // This machine sets NODE_EXTRA_CA_CERTS, which costs every node start about 40 ms of CPU reading the bundle: the
 // suite starts about 640 processes (its workers and the built CLI), all on loopback over plain HTTP or with
-// certificates a test makes itself and names explicitly (test/foundation/hardening-responses.test.ts sets it for
+// certificates a test makes itself and names explicitly (test/client/api-client.responses.test.ts sets it for
 // its own runs). So the test processes start without it, as the guide measures start-up without it too.
 delete process.env.NODE_EXTRA_CA_CERTS
 

@@ -9,7 +9,7 @@
 // with the command_not_found hook's message (exit 2). And a direct path for the operation commands (directPath
 // below): their command line parsed from the build's table of their own flags and run without oclif. Anything
 // that does not match exactly, or any doubt (a theme file, a changed package.json, OCLIF_COLUMNS, DEBUG,
-// PAY_NO_FAST_PATH=1), falls through to oclif. test/foundation/fast-path*.test.ts prove they print byte for byte
+// PAY_NO_FAST_PATH=1), falls through to oclif. test/e2e/fast-path.test.ts and direct-path.test.ts prove they print byte for byte
 // what oclif prints.
 // Node's modules as CommonJS (process.getBuiltinModule): no ES-module face of them is built.
 const {existsSync, fstatSync, readFileSync, statSync} = process.getBuiltinModule('node:fs')

@@ -10,7 +10,7 @@ import {derived} from './operations.generated.js'
 
 export function factsOf(id: string): EndpointFacts {
   const facts = derived.endpoints[id]
-  if (!facts) throw new Error(`${id} is not in operations.generated.ts: regenerate it (test/unit/operation-spec.test.ts -u)`)
+  if (!facts) throw new Error(`${id} is not in operations.generated.ts: regenerate it (test/api/operations.test.ts -u)`)
   return facts
 }
 

@@ -5,8 +5,8 @@
  * cross-field rules (found by checking a few probe bodies).
  *
  * This loads zod, so it runs at build time, not when a command is loaded: its result is stored in
- * src/api/operations.generated.ts, and test/unit/operation-spec.test.ts fails when that file is stale
- * (`npx vitest run test/unit/operation-spec.test.ts -u` rewrites it).
+ * src/api/operations.generated.ts, and test/api/operations.test.ts fails when that file is stale
+ * (`npx vitest run test/api/operations.test.ts -u` rewrites it).
  */
 import {UNSAFE_TEXT_RULE} from '../base/text-rules.js'
 import type {z} from 'zod'
@@ -172,7 +172,7 @@ export function generatedModule(ops: readonly OperationSpec[]): string {
   const {endpoints: facts, rules} = derive(ops)
   const lines = (record: Record<string, unknown>) => Object.entries(record).map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)},`).join('\n')
   return `// Generated from the endpoint table and its zod schemas by src/api/operation-rules.ts: do not edit.
-// test/unit/operation-spec.test.ts fails when it is stale; \`npx vitest run test/unit/operation-spec.test.ts -u\` rewrites it.
+// test/api/operations.test.ts fails when it is stale; \`npx vitest run test/api/operations.test.ts -u\` rewrites it.
 import type {Derived} from './operation-rules.js'
 
 export const derived: Derived = {

@@ -1,5 +1,5 @@
 // Generated from the endpoint table and its zod schemas by src/api/operation-rules.ts: do not edit.
-// test/unit/operation-spec.test.ts fails when it is stale; `npx vitest run test/unit/operation-spec.test.ts -u` rewrites it.
+// test/api/operations.test.ts fails when it is stale; `npx vitest run test/api/operations.test.ts -u` rewrites it.
 import type {Derived} from './operation-rules.js'
 
 export const derived: Derived = {

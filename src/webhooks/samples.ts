@@ -64,7 +64,7 @@ const iso = (ms: number) => new Date(ms).toISOString()
 
 /**
  * The resource of a sample event: the fields the sandbox sends for the same type (its views), the state named by
- * the type. test/sandbox/shapes.test.ts checks both against the response schemas of src/api/schemas.ts and holds
+ * the type. test/api/schemas.shapes.test.ts checks both against the response schemas of src/api/schemas.ts and holds
  * the field lists equal, so samples, sandbox and schemas cannot drift apart.
  */
 export function sampleData(type: EventType, now = Date.now()): Record<string, unknown> {

@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {readRows, repeatedKey, type BulkInput} from '../../src/bulk/input.js'
 import {tempConfigDir} from '../helpers/cli.js'
-import {useSandbox} from '../commands/support.js'
+import {useSandbox} from '../helpers/command-harness.js'
 
 const h = useSandbox({rateLimits: {writePerMinute: 10_000_000, writePerHour: 100_000_000}})
 const byRefPrefix = (prefix: string) => h.requests((e) => e.method === 'POST' && String((e.body as {merchant_reference?: string})?.merchant_reference ?? '').startsWith(prefix))

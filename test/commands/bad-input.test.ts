@@ -6,7 +6,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {CliResult} from '../helpers/cli.js'
 import {json} from '../helpers/cli.js'
-import {useSandbox} from './support.js'
+import {useSandbox} from '../helpers/command-harness.js'
 
 const h = useSandbox()
 

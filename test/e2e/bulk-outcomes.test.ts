@@ -8,7 +8,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {BIN, ROOT, cleanEnv, tempConfigDir} from '../helpers/cli.js'
-import {byRef, useSandbox} from '../commands/support.js'
+import {byRef, useSandbox} from '../helpers/command-harness.js'
 
 const h = useSandbox({settleMs: 1500})
 

@@ -14,7 +14,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
-import {ACME, start} from '../sandbox/helpers.js'
+import {ACME, start} from '../helpers/sandbox-http.js'
 
 const which = (tool: string) => {
   try {

@@ -10,7 +10,7 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT, cleanEnv, runCli, tempConfigDir} from '../helpers/cli.js'
 import {type FaultProxy, referenceIn, startFaultProxy} from '../helpers/fault-proxy.js'
-import {useSandbox} from '../commands/support.js'
+import {useSandbox} from '../helpers/command-harness.js'
 
 const h = useSandbox()
 let proxy: FaultProxy

@@ -10,7 +10,7 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {historyDir, readHistory} from '../../src/webhooks/history.js'
 import {runCli} from '../helpers/cli.js'
-import {eventBody, type ListenProcess, nowSeconds, opensslHeader, post, startListen, startTestApp, type TestApp} from '../webhooks/support.js'
+import {eventBody, type ListenProcess, nowSeconds, opensslHeader, post, startListen, startTestApp, type TestApp} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_e2e_history_secret'
 const running: ListenProcess[] = []

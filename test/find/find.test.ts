@@ -11,7 +11,7 @@ import {HistoryWriter, historyDir} from '../../src/webhooks/history.js'
 import {parseQuery} from '../../src/find/query.js'
 import {json} from '../helpers/cli.js'
 import {runWithContext} from '../helpers/in-process.js'
-import {ok, useSandbox} from '../commands/support.js'
+import {ok, useSandbox} from '../helpers/command-harness.js'
 
 const h = useSandbox()
 

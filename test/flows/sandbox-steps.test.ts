@@ -16,7 +16,7 @@ import {Output} from '../../src/output/output.js'
 import type {ApiContext} from '../../src/runtime.js'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import {ROOT, tempConfigDir} from '../helpers/cli.js'
-import {ACME, start} from '../sandbox/helpers.js'
+import {ACME, start} from '../helpers/sandbox-http.js'
 
 let sb: Sandbox
 let notSandbox: Server

@@ -1,6 +1,6 @@
 /**
  * Runs a resource command in-process: its flags and arguments parsed by oclif's parser from the operation spec
- * (the same definitions the command file declares; test/unit/operation-spec.test.ts proves they are the command's),
+ * (the same definitions the command file declares; test/api/operations.test.ts proves they are the command's),
  * then runOperation with an Output on in-memory streams and a client with an optional injected transport. No
  * process, no build: for the logic of the commands. What only a process shows (exit status of the real binary,
  * TTY, signals, start-up) stays with runCli.

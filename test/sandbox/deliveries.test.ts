@@ -6,7 +6,7 @@ import {startSandbox, type Sandbox} from '../../src/sandbox/index.js'
 import {runSandboxDeliveries, runSandboxResend} from '../../src/sandbox/deliveries.js'
 import {verifySignature} from '../../src/webhooks/signature.js'
 import {memoryOutput} from '../helpers/in-process.js'
-import {startTestApp, type TestApp, waitFor} from '../webhooks/support.js'
+import {startTestApp, type TestApp, waitFor} from '../helpers/webhooks.js'
 
 let sb: Sandbox | undefined
 let app: TestApp | undefined

@@ -5,7 +5,7 @@ import type {Browser} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import {launchChromium} from '../helpers/browser.js'
-import {type Client, acmeClient, checkoutBody, start} from './helpers.js'
+import {type Client, acmeClient, checkoutBody, start} from '../helpers/sandbox-http.js'
 
 let sb: Sandbox
 let acme: Client

@@ -4,7 +4,7 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../src/sandbox/index.js'
-import {type Client, acmeClient, checkoutBody, collectionBody, expectError, globexClient, mandateBody, start} from './helpers.js'
+import {type Client, acmeClient, checkoutBody, collectionBody, expectError, globexClient, mandateBody, start} from '../helpers/sandbox-http.js'
 
 let sb: Sandbox
 let acme: Client

@@ -13,7 +13,7 @@ import type {Terminal} from '../../src/output/terminal.js'
 import {PROBE_VALUE, readOnlyEndpoints, runContract, runContractCommand} from '../../src/smoke/contract.js'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import type {ApiContext} from '../../src/runtime.js'
-import {ACME, acmeClient, checkoutBody, collectionBody, mandateBody, start, until} from '../sandbox/helpers.js'
+import {ACME, acmeClient, checkoutBody, collectionBody, mandateBody, start, until} from '../helpers/sandbox-http.js'
 
 let sb: Sandbox
 /** Real ids and references of every kind of resource on the sandbox, as --param values. */

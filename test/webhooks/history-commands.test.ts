@@ -14,7 +14,7 @@ import {failedEvents, HistoryWriter, historyDir, readHistory} from '../../src/we
 import {type Listener, startListener} from '../../src/webhooks/listener.js'
 import {verifySignature} from '../../src/webhooks/signature.js'
 import {memoryOutput} from '../helpers/in-process.js'
-import {eventBody, nowSeconds, opensslHeader, post, startTestApp, type TestApp} from './support.js'
+import {eventBody, nowSeconds, opensslHeader, post, startTestApp, type TestApp} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_history_commands_secret'
 const signed = (body: string, secret = SECRET) => ({'service-signature': opensslHeader([secret], nowSeconds(), body)})

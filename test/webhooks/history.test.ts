@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {HistoryWriter, historySize, readHistory} from '../../src/webhooks/history.js'
 import {type Listener, startListener} from '../../src/webhooks/listener.js'
-import {eventBody, nowSeconds, opensslHeader, post, startTestApp, type TestApp} from './support.js'
+import {eventBody, nowSeconds, opensslHeader, post, startTestApp, type TestApp} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_history_test_secret_value'
 const tempDir = () => mkdtempSync(join(tmpdir(), 'pay-history-'))

@@ -4,7 +4,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {type Delivery, type Listener, startListener} from '../../src/webhooks/listener.js'
 import {parseSchemeId, SCHEME_IDS, sign, TIMESTAMP_HEADER} from '../../src/webhooks/signature.js'
 import {deliveryLine} from '../../src/webhooks/render.js'
-import {eventBody, nowSeconds, opensslHeader, post, startTestApp} from './support.js'
+import {eventBody, nowSeconds, opensslHeader, post, startTestApp} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_listener_test'
 const open: {close(): Promise<void>}[] = []

@@ -1,7 +1,7 @@
 /** The signature scheme against an independent signer (openssl), not only against our own signing code. */
 import {describe, expect, it} from 'vitest'
 import {computeSignature, explainSignature, maskedShape, parseSignatureHeader, parseSchemeId, pinnedScheme, SCHEME_IDS, sign, signatureHeader, verifySignature} from '../../src/webhooks/signature.js'
-import {opensslDigest, opensslHeader, opensslSign} from './support.js'
+import {opensslDigest, opensslHeader, opensslSign} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_test_5b0c1f'
 const T = 1_767_225_600

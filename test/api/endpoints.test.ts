@@ -1,0 +1,40 @@
+/**
+ * The endpoint table (src/api/endpoints.ts) against the spec summary: its endpoints, the sub-account header rule,
+ * the idempotent endpoints, matching and path parameters.
+ */
+import {describe, expect, it} from 'vitest'
+import {matchEndpoint, endpointList, fillPath} from '../../src/api/endpoints.js'
+
+describe('endpoint table', () => {
+  it('holds the 29 endpoints of the spec summary', () => {
+    expect(endpointList).toHaveLength(29)
+    expect(new Set(endpointList.map((e) => `${e.method} ${e.path}`)).size).toBe(29)
+  })
+  it('applies the sub-account header to every authenticated endpoint except metadata and balance', () => {
+    for (const e of endpointList) {
+      const exempt = !e.auth || e.path.startsWith('/v1/metadata/') || e.path === '/v1/balance'
+      expect(e.accountRef, e.id).toBe(!exempt)
+    }
+  })
+  it('marks exactly the spec idempotent endpoints', () => {
+    expect(endpointList.filter((e) => e.idempotent).map((e) => `${e.method} ${e.path}`).sort()).toEqual(
+      [
+        'POST /v1/checkout/sessions',
+        'POST /v1/collections',
+        'POST /v1/customers/{id}/virtual-account',
+        'POST /v1/mandates',
+        'POST /v1/mandates/{mandate_id}/cancel',
+        'POST /v1/mandates/{mandate_id}/debits',
+        'POST /v1/payouts',
+        'POST /v1/subscriptions',
+        'POST /v1/virtual-accounts/merchant',
+      ].sort(),
+    )
+  })
+  it('matches concrete paths and encodes path parameters', () => {
+    expect(matchEndpoint('GET', '/v1/collections/CL_1')?.endpoint.id).toBe('collections.get')
+    expect(matchEndpoint('GET', '/v1/collections')?.endpoint.id).toBe('collections.getByReference')
+    expect(matchEndpoint('POST', '/v1/mandates/MD_9/cancel')?.params).toEqual({mandate_id: 'MD_9'})
+    expect(fillPath('/v1/payouts/{merchant_reference}', {merchant_reference: 'a/b c'})).toBe('/v1/payouts/a%2Fb%20c')
+  })
+})

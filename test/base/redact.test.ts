@@ -1,0 +1,102 @@
+/**
+ * The one redactor (src/base/redact.ts): client --debug traces, --dry-run output and the sandbox request log
+ * all go through it. Names match case-insensitively; query strings, URL userinfo and unparsable bodies are covered.
+ */
+import {readFileSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {REDACTED, redactBodyText, redactHeaders, redactJson, redactQuery, redactText, redactUrl, redactValues} from '../../src/base/redact.js'
+import {ROOT} from '../helpers/cli.js'
+
+const S = 's3cr3t-value-42'
+
+describe('the one redactor', () => {
+  it('is the only one: the sandbox log imports it, no other source file keeps a secret list', () => {
+    const src = join(ROOT, 'src')
+    const files = readdirSync(src, {recursive: true, encoding: 'utf8'}).filter((f) => f.endsWith('.ts'))
+    const lists = files.filter((f) => /SECRET_(HEADERS|KEY|NAME)\b|REDACTED = '/.test(readFileSync(join(src, f), 'utf8')))
+    expect(lists).toEqual(['base/redact.ts'])
+    expect(readFileSync(join(src, 'sandbox', 'request-log.ts'), 'utf8')).toContain("from '../base/redact.js'")
+  })
+
+  it('patterns stay linear on long hostile text (no catastrophic backtracking)', () => {
+    const started = performance.now()
+    for (const text of ['['.repeat(200_000), 'a'.repeat(200_000), 'a='.repeat(100_000), 'http://'.repeat(30_000), '"k":'.repeat(50_000)]) redactText(text)
+    // generous: linear work on 1 MB of text is milliseconds; quadratic is minutes
+    expect(performance.now() - started).toBeLessThan(10_000)
+  })
+
+  it('headers: Authorization (keeping the scheme), cookies, API keys, any case', () => {
+    expect(
+      redactHeaders({Authorization: `Bearer ${S}`, 'Proxy-Authorization': `Basic ${S}`, Cookie: `a=${S}`, 'Set-Cookie': S, 'X-Api-Key': S, 'X-Client-Secret': S, Accept: 'application/json'}),
+    ).toEqual({Authorization: `Bearer ${REDACTED}`, 'Proxy-Authorization': `Basic ${REDACTED}`, Cookie: REDACTED, 'Set-Cookie': REDACTED, 'X-Api-Key': REDACTED, 'X-Client-Secret': REDACTED, Accept: 'application/json'})
+    expect(redactHeaders({authorization: S})).toEqual({authorization: REDACTED})
+  })
+
+  it('camelCase and PascalCase names too (clientSecret, accessToken, ApiKey), not look-alikes', () => {
+    const out = redactJson({clientSecret: S, accessToken: S, refreshToken: S, ApiKey: S, webhookSecret: S, tokenType: 'Bearer', pinned: 'yes', spanish: 'si'})
+    expect(JSON.stringify(out)).not.toContain(S)
+    expect(out).toMatchObject({tokenType: 'Bearer', pinned: 'yes', spanish: 'si'})
+    expect(redactQuery({clientSecret: S, page: '2'})).toEqual({clientSecret: REDACTED, page: '2'})
+  })
+
+  it('a profile view shows no URL password', async () => {
+    const {redactProfile} = await import('../../src/config/profile-view.js')
+    const view = redactProfile({base_url: `http://user:${S}@127.0.0.1:4010`, client_id: 'c', client_secret: S})
+    expect(JSON.stringify(view)).not.toContain(S)
+    expect(view.base_url).toBe(`http://${REDACTED}@127.0.0.1:4010`)
+  })
+
+  it('JSON keys in any case and at any depth; non-secret keys kept', () => {
+    const out = redactJson({CLIENT_SECRET: S, nested: [{Access_Token: S, refresh_token: S, password: S, apiKey: S, 'api-key': S, card_number: S}], token_type: 'Bearer', client_id: 'c'})
+    expect(JSON.stringify(out)).not.toContain(S)
+    expect(out).toMatchObject({token_type: 'Bearer', client_id: 'c'})
+    // a copy in the same key order (dry runs print it)
+    const body = {amount: '10.00', currency: 'KES', nested: {b: 1, a: [1, {z: 1, y: 2}]}, password: 'p'}
+    expect(JSON.stringify(redactJson(body))).toBe(JSON.stringify({...body, password: REDACTED}))
+  })
+
+  it('walks 100,000 levels of nesting without recursion', () => {
+    let deep: unknown = {client_secret: S}
+    for (let i = 0; i < 100_000; i++) deep = [deep]
+    let out = redactJson(deep)
+    for (let i = 0; i < 100_000; i++) out = (out as unknown[])[0]
+    expect(out).toEqual({client_secret: REDACTED})
+    const text = '['.repeat(100_000) + `{"client_secret":"${S}"}` + ']'.repeat(100_000)
+    expect(redactBodyText(text)).not.toContain(S)
+  })
+
+  it('query strings and URL userinfo', () => {
+    expect(redactUrl(`https://user:${S}@api.example.com/v1/x?client_secret=${S}&a=1&ACCESS_TOKEN=${S}&api%5Fkey=${S}`)).toBe(
+      `https://${REDACTED}@api.example.com/v1/x?client_secret=${REDACTED}&a=1&ACCESS_TOKEN=${REDACTED}&api%5Fkey=${REDACTED}`,
+    )
+    expect(redactUrl('/v1/balance?currency=KES')).toBe('/v1/balance?currency=KES')
+    expect(redactQuery({Client_Secret: S, merchant_reference: 'r'})).toEqual({Client_Secret: REDACTED, merchant_reference: 'r'})
+  })
+
+  it('bodies that do not parse: malformed or truncated JSON, form encoding, free text', () => {
+    for (const text of [
+      `{"client_id":"x","client_secret":"${S}"`,
+      `{"client_secret": "${S}`,
+      `{"Client_Secret":${S}}`,
+      `client_id=x&client_secret=${S}&grant_type=client_credentials`,
+      `Authorization: Bearer ${S}`,
+      `see https://admin:${S}@host.example/`,
+    ]) {
+      expect(redactBodyText(text), text).not.toContain(S)
+    }
+    expect(redactText('{"client_id":"visible","amount":"10.00"')).toBe('{"client_id":"visible","amount":"10.00"')
+  })
+
+  it('known secret values anywhere in free text', () => {
+    expect(redactBodyText(`{"note":"${S}"}`, [S])).toBe(`{"note":"${REDACTED}"}`)
+  })
+})
+
+describe('redaction', () => {
+  it('redacts the Authorization header and secret-named JSON keys at any depth', () => {
+    expect(redactHeaders({authorization: 'Bearer abc', accept: 'application/json'})).toEqual({authorization: 'Bearer [REDACTED]', accept: 'application/json'})
+    expect(JSON.parse(redactBodyText('{"client_id":"x","client_secret":"s","nested":{"access_token":"t"}}'))).toEqual({client_id: 'x', client_secret: '[REDACTED]', nested: {access_token: '[REDACTED]'}})
+    expect(redactValues('the secret is hunter22', ['hunter22'])).toBe('the secret is [REDACTED]')
+  })
+})

@@ -1,0 +1,255 @@
+/**
+ * The client core against a scripted HTTP server on loopback: one token for many commands, the 401 refresh,
+ * retries with the same key and body, Retry-After, the sub-account header rule, and what is never retried.
+ * Resource commands run in-process (test/helpers/in-process.ts: the same client, real HTTP); `pay api`, `pay
+ * profiles` and what only processes show (several processes sharing the token cache, the proxy environment) run
+ * the built CLI.
+ */
+import {statSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
+import {pay} from '../helpers/in-process.js'
+
+const server = useScriptedServer()
+
+const envFor = (configDir = tempConfigDir(), extra: Record<string, string> = {}) => ({
+  PAY_CONFIG_DIR: configDir,
+  PAY_BASE_URL: server.url,
+  PAY_CLIENT_ID: TEST_CLIENT_ID,
+  PAY_CLIENT_SECRET: TEST_CLIENT_SECRET,
+  ...extra,
+})
+
+describe('token cache', () => {
+  it('costs one token request for several commands in a row, and the cache file is 0600', async () => {
+    const env = envFor()
+    const before = server.tokensIssued.length
+    for (const args of [['balance'], ['account'], ['metadata', 'banks'], ['balance', '--json']]) {
+      const r = await pay(args, {env})
+      expect(r.code, r.stderr).toBe(0)
+    }
+    expect(server.tokensIssued.length - before).toBe(1)
+    expect(server.requests.filter((r) => r.path === '/v1/oauth/token')).toHaveLength(1)
+    expect(statSync(join(env.PAY_CONFIG_DIR, 'tokens.json')).mode & 0o777).toBe(0o600)
+  })
+
+  it('gets one fresh token and retries once when a cached token is rejected', async () => {
+    const env = envFor()
+    expect((await pay(['balance'], {env})).code).toBe(0)
+    server.revokeTokens()
+    server.requests.length = 0
+    const r = await pay(['balance', '--json'], {env})
+    expect(r.code, r.stderr).toBe(0)
+    expect(server.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /v1/balance', 'POST /v1/oauth/token', 'GET /v1/balance'])
+  })
+
+  it('never loops: a token rejected again exits 3 after one refresh', async () => {
+    server.rejectAllTokens = true
+    const r = await pay(['balance', '--json'], {env: envFor()})
+    expect(r.code).toBe(3)
+    expect(server.requests.filter((q) => q.path === '/v1/balance')).toHaveLength(2)
+    expect(server.requests.filter((q) => q.path === '/v1/oauth/token').length).toBeLessThanOrEqual(2)
+    expect(json(r)).toMatchObject({status: 401, error: {code: 'invalid_client'}})
+  })
+
+  it('two processes refreshing at once leave a valid cache', async () => {
+    const env = envFor()
+    const results = await Promise.all([1, 2, 3, 4].map(() => runCli(['balance', '--json'], {env})))
+    for (const r of results) expect(r.code, r.stderr).toBe(0)
+    const again = await runCli(['token', '--json'], {env})
+    expect(json(again).cached).toBe(true)
+  })
+})
+
+describe('retries', () => {
+  it('repeats an idempotent POST with the same Idempotency-Key and body bytes after 503 and a dropped connection', async () => {
+    server.script('POST /v1/collections', {status: 503, body: {error: {code: 'unavailable', message: 'try again', request_id: 'REQ_AAAAAAAAAAAA'}}}, {drop: true})
+    const r = await pay(['api', 'POST', '/v1/collections', '--data', '{"amount":"10.00","currency":"KES","merchant_reference":"r-1","mobile":"254700000001","provider":"mpesa"}'], {env: envFor()})
+    expect(r.code, r.stderr).toBe(0)
+    const posts = server.apiRequests().filter((q) => q.path === '/v1/collections')
+    expect(posts).toHaveLength(3)
+    const keys = new Set(posts.map((p) => p.headers['idempotency-key']))
+    expect(keys.size).toBe(1)
+    expect([...keys][0]).toMatch(/^[0-9a-f-]{36}$/)
+    expect(new Set(posts.map((p) => p.body)).size).toBe(1)
+  })
+
+  it('uses --idempotency-key when given', async () => {
+    const r = await pay(['api', 'POST', '/v1/collections', '-F', 'amount=1.00', '--idempotency-key', 'my-key-1'], {env: envFor()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(server.apiRequests()[0].headers['idempotency-key']).toBe('my-key-1')
+    expect(JSON.parse(server.apiRequests()[0].body)).toEqual({amount: '1.00'})
+  })
+
+  it('waits for Retry-After on a 429', async () => {
+    server.script('GET /v1/balance', {status: 429, headers: {'retry-after': '1'}, body: {error: {code: 'rate_limited', message: 'slow down', request_id: 'REQ_BBBBBBBBBBBB'}}})
+    const r = await pay(['balance', '--json'], {env: envFor()})
+    expect(r.code, r.stderr).toBe(0)
+    const gets = server.apiRequests().filter((q) => q.path === '/v1/balance')
+    expect(gets).toHaveLength(2)
+    expect(gets[1].at - gets[0].at).toBeGreaterThanOrEqual(950)
+  })
+
+  it("waits for the body's retry_after when there is no header", async () => {
+    server.script('GET /v1/balance', {status: 429, body: {error: {code: 'rate_limited', message: 'slow down', request_id: 'REQ_CCCCCCCCCCCC', retry_after: 1}}})
+    const r = await pay(['balance', '--json'], {env: envFor()})
+    expect(r.code).toBe(0)
+    const gets = server.apiRequests().filter((q) => q.path === '/v1/balance')
+    expect(gets[1].at - gets[0].at).toBeGreaterThanOrEqual(950)
+  })
+
+  it('does not retry a non-idempotent POST on 503, but does on 429', async () => {
+    server.script('POST /v1/verifications/msisdn', {status: 503, body: {error: {code: 'unavailable', message: 'down', request_id: 'REQ_DDDDDDDDDDDD'}}})
+    const r = await pay(['api', 'POST', '/v1/verifications/msisdn', '-F', 'mobile=254700000001'], {env: envFor()})
+    expect(r.code).toBe(7)
+    expect(server.apiRequests().filter((q) => q.path === '/v1/verifications/msisdn')).toHaveLength(1)
+    expect(server.apiRequests()[0].headers['idempotency-key']).toBeUndefined()
+
+    server.requests.length = 0
+    server.script(
+      'POST /v1/verifications/msisdn',
+      {status: 429, headers: {'retry-after': '0'}, body: {error: {code: 'rate_limited', message: 'slow', request_id: 'REQ_EEEEEEEEEEEE'}}},
+      {status: 200, body: {status: 'verified', profile: {first_name: 'A', last_name: 'B'}}},
+    )
+    const ok = await pay(['api', 'POST', '/v1/verifications/msisdn', '-F', 'mobile=254700000001'], {env: envFor()})
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(server.apiRequests()).toHaveLength(2)
+  })
+
+  it('retries the token request on 503 (asking for a token changes nothing)', async () => {
+    server.script('POST /v1/oauth/token', {status: 503, body: {error: {code: 'unavailable', message: 'down', request_id: 'REQ_TTTTTTTTTTTT'}}})
+    const r = await pay(['balance', '--json'], {env: envFor()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(server.requests.filter((q) => q.path === '/v1/oauth/token')).toHaveLength(2)
+  })
+
+  it('gives up after --retries and exits 6 when still rate limited', async () => {
+    const limited = {status: 429, headers: {'retry-after': '0'}, body: {error: {code: 'rate_limited', message: 'slow down', request_id: 'REQ_FFFFFFFFFFFF'}}}
+    server.script('GET /v1/balance', limited, limited, limited)
+    const r = await pay(['balance', '--retries', '2'], {env: envFor()})
+    expect(r.code).toBe(6)
+    expect(server.apiRequests()).toHaveLength(3)
+    expect(r.stderr).toContain('rate_limited')
+    expect(r.stderr).toContain('REQ_FFFFFFFFFFFF')
+    expect(r.stderr).toMatch(/retried 2 time/)
+  })
+})
+
+describe('sub-account header', () => {
+  it('is sent exactly where the table says, and never on the token request', async () => {
+    const env = envFor(tempConfigDir(), {PAY_ACCOUNT_REF: 'ACC_TWO'})
+    for (const args of [['account'], ['balance'], ['metadata', 'banks'], ['api', 'GET', '/v1/somewhere-new']]) await pay(args, {env})
+    const byPath = Object.fromEntries(server.requests.map((q) => [q.path, q.headers['x-service-account-ref']]))
+    expect(byPath['/v1/oauth/token']).toBeUndefined()
+    expect(byPath['/v1/account']).toBe('ACC_TWO')
+    expect(byPath['/v1/balance']).toBeUndefined()
+    expect(byPath['/v1/metadata/banks']).toBeUndefined()
+    expect(byPath['/v1/somewhere-new']).toBe('ACC_TWO')
+  })
+
+  it('is absent when no ref is configured', async () => {
+    await pay(['account'], {env: envFor()})
+    expect(server.apiRequests()[0].headers['x-service-account-ref']).toBeUndefined()
+  })
+
+  it('follows flag > env > profile', async () => {
+    const dir = tempConfigDir()
+    const add = await pay(['profiles', 'add', 'p1', '--base-url', server.url, '--client-id', TEST_CLIENT_ID, '--client-secret', TEST_CLIENT_SECRET, '--account-ref', 'FROM_PROFILE', '--use'], {env: {PAY_CONFIG_DIR: dir}})
+    expect(add.code, add.stderr).toBe(0)
+    await pay(['account'], {env: {PAY_CONFIG_DIR: dir}})
+    await pay(['account'], {env: {PAY_CONFIG_DIR: dir, PAY_ACCOUNT_REF: 'FROM_ENV'}})
+    await pay(['account', '--account-ref', 'FROM_FLAG'], {env: {PAY_CONFIG_DIR: dir, PAY_ACCOUNT_REF: 'FROM_ENV'}})
+    expect(server.apiRequests().map((q) => q.headers['x-service-account-ref'])).toEqual(['FROM_PROFILE', 'FROM_ENV', 'FROM_FLAG'])
+  })
+})
+
+describe('headers', () => {
+  it('sends Authorization, Content-Type, Accept and a User-Agent naming pay and its version', async () => {
+    await pay(['balance'], {env: envFor()})
+    const h = server.apiRequests()[0].headers
+    expect(h.authorization).toMatch(/^Bearer [A-Za-z0-9]{64}$/)
+    expect(h['content-type']).toBe('application/json')
+    expect(h.accept).toBe('application/json')
+    expect(h['user-agent']).toMatch(/^pay\/\d+\.\d+\.\d+ /)
+  })
+})
+
+describe('timeouts and proxies', () => {
+  it('--timeout gives up on a slow answer and retries a GET', async () => {
+    server.script('GET /v1/balance', {delayMs: 2500, status: 200, body: {object: 'balance', data: []}})
+    const started = Date.now()
+    const r = await pay(['balance', '--timeout', '1', '--json'], {env: envFor()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(server.apiRequests().filter((q) => q.path === '/v1/balance')).toHaveLength(2)
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+
+  it('does not repeat a non-idempotent POST that timed out: exit 7', async () => {
+    server.script('POST /v1/verifications/msisdn', {delayMs: 2500, status: 200, body: {status: 'verified', profile: null}})
+    const r = await pay(['api', 'POST', '/v1/verifications/msisdn', '-F', 'mobile=254700000001', '--timeout', '1'], {env: envFor()})
+    expect(r.code).toBe(7)
+    expect(r.stderr).toContain('timeout')
+    expect(server.apiRequests().filter((q) => q.path === '/v1/verifications/msisdn')).toHaveLength(1)
+  })
+
+  it('goes through HTTP_PROXY, and not for hosts in NO_PROXY', async () => {
+    const {createServer, request} = await import('node:http')
+    const seen: string[] = []
+    const proxy = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`)
+      const target = new URL(req.url!)
+      const up = request({host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers}, (r) => {
+        res.writeHead(r.statusCode!, r.headers)
+        r.pipe(res)
+      })
+      req.pipe(up)
+    })
+    // undici tunnels through the proxy with CONNECT (also for http:// targets)
+    const {connect} = await import('node:net')
+    proxy.on('connect', (req, socket, head) => {
+      seen.push(`CONNECT ${req.url}`)
+      const [host, port] = (req.url ?? '').split(':')
+      const up = connect(Number(port), host, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+        up.write(head)
+        up.pipe(socket)
+        socket.pipe(up)
+      })
+      up.on('error', () => socket.destroy())
+      socket.on('error', () => up.destroy())
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()))
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as {port: number}).port}`
+    try {
+      const viaProxy = await runCli(['balance', '--json'], {env: envFor(tempConfigDir(), {HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: '', no_proxy: ''})})
+      expect(viaProxy.code, viaProxy.stderr).toBe(0)
+      expect(seen.some((l) => l === `CONNECT ${server.url.replace('http://', '')}` || l === `GET ${server.url}/v1/balance`)).toBe(true)
+      seen.length = 0
+      const direct = await runCli(['balance', '--json'], {env: envFor(tempConfigDir(), {HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: '127.0.0.1', no_proxy: '127.0.0.1'})})
+      expect(direct.code, direct.stderr).toBe(0)
+      expect(seen).toEqual([])
+    } finally {
+      proxy.closeAllConnections()
+      proxy.close()
+    }
+  })
+})
+
+describe('an Idempotency-Key given as a header (pay api -H)', () => {
+  it('is the key the request carries, journals and prints, in any case of the header name', async () => {
+    const {ApiClient} = await import('../../src/client/api-client.js')
+    const client = new ApiClient({settings: {baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's'}, userAgent: 'test'})
+    for (const name of ['Idempotency-Key', 'idempotency-key', 'IDEMPOTENCY-KEY']) {
+      const req = client.prepare('collections.create', {body: {amount: '1.00'}, headers: {[name]: 'key-from-header-1'}})
+      expect(req.idempotencyKey).toBe('key-from-header-1')
+      expect(req.headers['idempotency-key']).toBe('key-from-header-1')
+      expect(req.keyGiven).toBe(true)
+    }
+    // --idempotency-key wins over a header; no second, different key is sent
+    const both = client.prepare('collections.create', {body: {amount: '1.00'}, idempotencyKey: 'flag-key', headers: {'Idempotency-Key': 'header-key'}})
+    expect(both.idempotencyKey).toBe('flag-key')
+    expect(both.headers['idempotency-key']).toBe('flag-key')
+  })
+})

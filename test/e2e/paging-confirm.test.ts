@@ -1,0 +1,166 @@
+/**
+ * What only a process shows: `pay api --paginate` across all 47 of the seeded customer's collections (streamed
+ * items, one merged array with --slurp), --quiet, and the confirmation before money moves with a live profile:
+ * asked on a pseudo-terminal (through /dev/tty when stdin is a file or a pipe), skipped with --yes, refused where no
+ * one can be asked.
+ */
+import {spawnSync} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {byRef, runInPty, useSandbox} from '../helpers/command-harness.js'
+
+const h = useSandbox()
+const COLLECTIONS = '/v1/customers/MC_ACME0001/collections?per_page=10'
+const hasScript = spawnSync('script', ['--version']).status === 0
+
+describe('pay api --paginate', () => {
+  it('follows the pages: 47 collections, one per line; --slurp gives one array; --jq runs per page', async () => {
+    const lines = await h.pay(['api', 'GET', COLLECTIONS, '--paginate'])
+    expect(lines.code, lines.stderr).toBe(0)
+    const items = lines.stdout.trim().split('\n').map((l) => JSON.parse(l) as {id: string})
+    expect(items).toHaveLength(47)
+    expect(new Set(items.map((i) => i.id)).size).toBe(47)
+    expect(h.requests((e) => e.path === '/v1/customers/MC_ACME0001/collections' && e.query?.per_page === '10').length).toBeGreaterThanOrEqual(5)
+    const slurp = await h.pay(['api', 'GET', COLLECTIONS, '--paginate', '--slurp'])
+    expect((JSON.parse(slurp.stdout) as unknown[]).map((i) => (i as {id: string}).id)).toEqual(items.map((i) => i.id))
+    const csv = await h.pay(['api', 'GET', COLLECTIONS, '--paginate', '-o', 'csv', '--fields', 'id,amount'])
+    expect(csv.stdout.trim().split('\r\n')).toHaveLength(48)
+    const bad = await h.pay(['api', 'POST', '/v1/collections', '--paginate'])
+    expect(bad.code).toBe(2)
+    expect((await h.pay(['api', 'GET', COLLECTIONS, '--paginate', '--slurp', '--jq', '.'])).code).toBe(2)
+  })
+
+  it('cuts the path where the request is cut: a #fragment is dropped, never read as part of the query', async () => {
+    // before: `#x?per_page=10` kept the page parameter behind the fragment, page 1 came back forever
+    const since = h.sb.requests.length
+    const frag = await runCli(['api', 'GET', '/v1/customers/MC_ACME0001/collections#x?per_page=10', '--paginate'], {env: h.env, timeoutMs: 10_000})
+    expect(frag.code, frag.stderr).toBe(0)
+    const ids = frag.stdout.trim().split('\n').map((l) => (JSON.parse(l) as {id: string}).id)
+    expect(new Set(ids).size).toBe(47)
+    const pages = h.sb.requests.slice(since).filter((e) => e.path === '/v1/customers/MC_ACME0001/collections')
+    expect(pages.map((e) => e.query)).toEqual(pages.map((_, i) => ({page: String(i + 1)})))
+    expect(pages.length).toBeLessThan(10)
+    // the query before a fragment is sent as without --paginate
+    const before = h.sb.requests.length
+    const ref = await h.pay(['api', 'GET', '/v1/customers/MC_ACME0001/collections?merchant_reference=a#b', '--paginate'])
+    expect(ref.code, ref.stderr).toBe(0)
+    const sent = h.sb.requests.slice(before).filter((e) => e.path === '/v1/customers/MC_ACME0001/collections')
+    expect(sent.map((e) => e.query?.merchant_reference)).toEqual(sent.map(() => 'a'))
+    expect(sent.length).toBeGreaterThan(0)
+  })
+})
+
+describe('--quiet', () => {
+  it('drops notices on stderr, keeps errors', async () => {
+    const ok = await h.pay(['customers', 'collections', 'MC_ACME0001', '--all', '--quiet'])
+    expect(ok.code).toBe(0)
+    expect(ok.stderr).toBe('')
+    const bad = await h.pay(['customers', 'get', 'MC_NOPE', '--quiet'])
+    expect(bad.code).toBe(4)
+    expect(bad.stderr).toMatch(/not found/)
+  })
+})
+
+describe('live profiles: asked before money moves', () => {
+  async function liveProfile(): Promise<Record<string, string>> {
+    const dir = tempConfigDir()
+    const env = {PAY_CONFIG_DIR: dir, PAY_CLIENT_SECRET: h.env.PAY_CLIENT_SECRET}
+    const add = await runCli(['profiles', 'add', 'prod', '--base-url', h.env.PAY_BASE_URL, '--client-id', h.env.PAY_CLIENT_ID, '--live', '--use'], {env})
+    expect(add.code, add.stderr).toBe(0)
+    return {PAY_CONFIG_DIR: dir}
+  }
+  const payout = (ref: string, ...more: string[]) => ['payouts', 'create', '--amount', '120.00', '--currency', 'KES', '--reference', ref, '--mobile', '254712345678', '--provider', 'mpesa', ...more]
+
+  it('the sandbox profile cannot be marked live', async () => {
+    const r = await runCli(['profiles', 'add', 'sandbox', '--base-url', h.env.PAY_BASE_URL, '--live'], {env: {PAY_CONFIG_DIR: tempConfigDir()}})
+    expect(r.code).toBe(2)
+  })
+
+  it.skipIf(!hasScript)('on a terminal: shows amount, currency, destination, reference and asks; "no" sends nothing', async () => {
+    const env = await liveProfile()
+    const no = await runInPty(payout('live-no'), env, [{expect: /Send it\?/, send: 'n\r'}])
+    expect(no.screen).toMatch(/LIVE profile "prod"/)
+    expect(no.screen).toMatch(/amount\s+120\.00 KES/)
+    expect(no.screen).toMatch(/destination\s+mobile 254712345678, provider mpesa/)
+    expect(no.screen).toMatch(/reference\s+live-no/)
+    expect(no.code).toBe(2)
+    expect(h.requests(byRef('live-no'))).toHaveLength(0)
+    const yes = await runInPty(payout('live-yes'), env, [{expect: /Send it\?/, send: 'y\r'}])
+    expect(yes.code, yes.screen).toBe(0)
+    expect(h.requests(byRef('live-yes'))).toHaveLength(1)
+  })
+
+  it.skipIf(!hasScript)('a bulk run (--from-file) asks once, after every row passed, with the row count and totals; "no" sends nothing', async () => {
+    const env = await liveProfile()
+    const file = join(tempConfigDir(), 'payouts.csv')
+    writeFileSync(file, 'amount,reference,mobile\n100.00,live-bulk-1,254712345678\n20.50,live-bulk-2,254712345678\n')
+    const run = (...more: string[]) => ['payouts', 'create', '--from-file', file, '--currency', 'KES', '--provider', 'mpesa', ...more]
+    const no = await runInPty(run(), env, [{expect: /Send it\?/, send: 'n\r'}])
+    expect(no.screen).toMatch(/LIVE profile "prod"/)
+    expect(no.screen).toMatch(/rows\s+2 \(2 to send/)
+    expect(no.screen).toMatch(/amounts\s+120\.50 KES in all rows/)
+    expect(no.code).toBe(2)
+    expect(h.requests(byRef('live-bulk-1'))).toHaveLength(0)
+    const yes = await runInPty(run('--yes'), env, [])
+    expect(yes.code, yes.screen).toBe(0)
+    expect(yes.screen).not.toMatch(/Send it\?/)
+    expect(h.requests(byRef('live-bulk-1'))).toHaveLength(1)
+    expect(h.requests(byRef('live-bulk-2'))).toHaveLength(1)
+  })
+
+  it.skipIf(!hasScript)('--yes skips the question; where no one can be asked (--no-input, CI, no terminal) it is refused naming --yes', async () => {
+    const env = await liveProfile()
+    const yes = await runInPty(payout('live-flag-yes', '--yes'), env, [])
+    expect(yes.code, yes.screen).toBe(0)
+    expect(yes.screen).not.toMatch(/Send it\?/)
+    const noInput = await runInPty(payout('live-no-input', '--no-input'), env, [])
+    expect(noInput.code, noInput.screen).toBe(2)
+    expect(noInput.screen).toMatch(/LIVE profile "prod": this moves real money and no one can be asked.*nothing was sent/)
+    expect(noInput.screen).toMatch(/--yes/)
+    const piped = await runCli(payout('live-piped'), {env}) // CI is set: no one is asked
+    expect(piped.code, piped.stderr).toBe(2)
+    expect(piped.stderr).toMatch(/--yes/)
+    // no controlling terminal at all (a new session), CI unset
+    const {spawn} = await import('node:child_process')
+    const {BIN, cleanEnv} = await import('../helpers/cli.js')
+    const child = spawn(process.execPath, [BIN, ...payout('live-no-tty')], {env: cleanEnv({...env, CI: undefined}), detached: true, stdio: ['ignore', 'pipe', 'pipe']})
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    const code = await new Promise((resolve) => child.on('close', resolve))
+    expect(code, stderr).toBe(2)
+    expect(stderr).toMatch(/no one can be asked \(no terminal\).*nothing was sent/)
+    const scripted = await runCli(payout('live-scripted', '--yes'), {env})
+    expect(scripted.code, scripted.stderr).toBe(0)
+    for (const ref of ['live-no-input', 'live-piped', 'live-no-tty']) expect(h.requests(byRef(ref)), ref).toHaveLength(0)
+    expect(h.requests(byRef('live-flag-yes'))).toHaveLength(1)
+    expect(h.requests(byRef('live-scripted'))).toHaveLength(1)
+  })
+
+  it.skipIf(!hasScript)('a person at the terminal with stdin a file or a pipe is asked through /dev/tty: resource command, bulk from stdin, pay api, flow', async () => {
+    const env = await liveProfile()
+    const dir = tempConfigDir()
+    const csv = join(dir, 'rows.csv')
+    writeFileSync(csv, 'amount,reference,mobile\n100.00,tty-bulk-1,254712345678\n')
+    const flow = join(dir, 'payout.yaml')
+    writeFileSync(flow, 'name: money\nsteps:\n  - id: pay\n    call: payouts.create\n    body: {amount: "70.00", currency: KES, merchant_reference: tty-flow, payment_rail: mobile_money, mobile: "254712345678", provider: mpesa}\n')
+    const api = ['api', 'POST', '/v1/payouts', '-F', 'amount=60.00', '-F', 'currency=KES', '-F', 'merchant_reference=tty-api', '-F', 'payment_rail=mobile_money', '-F', 'mobile=254712345678', '-F', 'provider=mpesa']
+    const cases: {ref: string; args: string[]; shell: {before?: string; after?: string}; shows: RegExp}[] = [
+      {ref: 'tty-devnull', args: payout('tty-devnull'), shell: {after: '</dev/null'}, shows: /amount\s+120\.00 KES/},
+      {ref: 'tty-bulk-1', args: ['payouts', 'create', '--from-file', '-', '--currency', 'KES', '--provider', 'mpesa'], shell: {before: `cat '${csv}' |`}, shows: /rows\s+1 \(1 to send/},
+      {ref: 'tty-api', args: api, shell: {after: '</dev/null'}, shows: /amount\s+60\.00 KES/},
+      {ref: 'tty-flow', args: ['flow', 'run', flow], shell: {after: '</dev/null'}, shows: /money: step pay \(send money/},
+    ]
+    for (const c of cases) {
+      const no = await runInPty(c.args, env, [{expect: /Send it\?/, send: 'n\r'}], 30_000, c.shell)
+      expect(no.screen, c.ref).toMatch(/LIVE profile "prod"/)
+      expect(no.screen, c.ref).toMatch(c.shows)
+      expect(no.code, `${c.ref}\n${no.screen}`).toBe(2)
+      expect(h.requests(byRef(c.ref)), c.ref).toHaveLength(0)
+    }
+    const yes = await runInPty(api, env, [{expect: /Send it\?/, send: 'y\r'}], 30_000, {after: '</dev/null'})
+    expect(yes.code, yes.screen).toBe(0)
+    expect(h.requests(byRef('tty-api'))).toHaveLength(1)
+  })
+})

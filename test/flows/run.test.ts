@@ -1,0 +1,299 @@
+/**
+ * `pay flow run` (issue 11): references, checking before sending, expectations and the shipped flows —
+ * in-process against a sandbox where the logic is, and the built CLI for exit codes, --sandbox and --junit.
+ */
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {PassThrough} from 'node:stream'
+import {XMLParser} from 'fast-xml-parser'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {ApiClient} from '../../src/client/api-client.js'
+import {loadFlows} from '../../src/flows/load.js'
+import {runFlows} from '../../src/flows/run.js'
+import {resolve, type Scope} from '../../src/flows/template.js'
+import {Output} from '../../src/output/output.js'
+import type {ApiContext} from '../../src/runtime.js'
+import type {Sandbox} from '../../src/sandbox/index.js'
+import {reportOf, toJUnit} from '../../src/flows/report.js'
+import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {ACME, start} from '../helpers/sandbox-http.js'
+
+let sb: Sandbox
+beforeAll(async () => {
+  sb = await start()
+})
+afterAll(async () => {
+  await sb?.close()
+})
+
+const FLOWS_DIR = join(ROOT, 'flows')
+const shipped = readdirSync(FLOWS_DIR)
+  .filter((f) => /\.(ya?ml|json)$/.test(f))
+  .map((f) => join(FLOWS_DIR, f))
+
+function context(): ApiContext {
+  const settings = {baseUrl: sb.url, clientId: ACME.client_id, clientSecret: ACME.client_secret}
+  const term = {stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, color: false, colorErr: false, interactive: false, columns: 100}
+  return {client: new ApiClient({settings, userAgent: 'pay-test'}), out: new Output(term, false, new PassThrough(), new PassThrough()), settings: {...settings, profileName: 't', profileFound: false, sources: {}, configDir: ''}} as ApiContext
+}
+
+function flowFile(name: string, text: string): string {
+  const file = join(tempConfigDir(), name)
+  writeFileSync(file, text)
+  return file
+}
+
+describe('references', () => {
+  const scope: Scope = {steps: {charge: {id: 'CL_1', amount: '10.00', n: 3, items: [{plan_id: 'PLN_A'}]}}, env: {ORDER: 'o-42'}, run: {id: 'r1'}}
+
+  it('resolve dot paths, env with defaults (nested too) and the run id', () => {
+    expect(resolve('${steps.charge.id}', scope)).toBe('CL_1')
+    expect(resolve('${steps.charge.n}', scope)).toBe(3) // a whole-string reference keeps its type
+    expect(resolve('x-${steps.charge.n}-${run.id}', scope)).toBe('x-3-r1')
+    expect(resolve('${steps.charge.items.0.plan_id}', scope)).toBe('PLN_A')
+    expect(resolve('${env.ORDER}', scope)).toBe('o-42')
+    expect(resolve('${env.MISSING:-dflt}', scope)).toBe('dflt')
+    expect(resolve('${env.MISSING:-ord-${run.id}}', scope)).toBe('ord-r1')
+    expect(resolve({a: ['${steps.charge.amount}']}, scope)).toEqual({a: ['10.00']})
+  })
+
+  it('say which reference cannot resolve', () => {
+    expect(() => resolve('${steps.charge.nope}', scope)).toThrow(/has no nope/)
+    expect(() => resolve('${steps.later.id}', scope)).toThrow(/step "later" has no result/)
+    expect(() => resolve('${env.MISSING}', scope)).toThrow(/MISSING is not set/)
+  })
+
+  it('resolve between steps against the sandbox: a later step reads an earlier answer', async () => {
+    const file = flowFile('refs.json', JSON.stringify({
+      name: 'refs',
+      steps: [
+        {id: 'charge', call: 'collections.create', body: {amount: '12.50', currency: 'KES', merchant_reference: 'refs-${run.id}', mobile: '254712345670', provider: 'mpesa'}},
+        {id: 'again', call: 'collections.get', path: {id: '${steps.charge.id}'}, expect: {fields: {id: '${steps.charge.id}', amount: '12.50', merchant_reference: 'refs-${run.id}'}}},
+        {id: 'missing', call: 'collections.get', path: {id: 'CL_NOPE${run.id}'}, expect: {status: 404, exit: 'not_found'}},
+      ],
+    }))
+    const steps = await runFlows(context(), loadFlows([file]), {runId: 'abc'})
+    expect(steps.map((s) => [s.name, s.outcome])).toEqual([['charge', 'passed'], ['again', 'passed'], ['missing', 'passed']])
+  })
+})
+
+describe('steps that name a resource command', () => {
+  it('map flag-named inputs onto the endpoint like the command line (upper-casing, alternatives by flag) and run', async () => {
+    const file = flowFile('command.json', JSON.stringify({
+      name: 'command form',
+      steps: [
+        {id: 'charge', command: 'collections create', inputs: {amount: '10.00', currency: 'kes', reference: 'cmd-${run.id}', mobile: '254712345670', provider: 'mpesa'}, wait: true, expect: {fields: {status: 'succeeded', currency: 'KES'}}},
+        {id: 'byref', command: 'collections get', inputs: {reference: '${steps.charge.merchant_reference}'}, expect: {fields: {id: '${steps.charge.id}'}}},
+      ],
+    }))
+    const steps = await runFlows(context(), loadFlows([file]), {runId: 'cmd1'})
+    expect(steps.map((s) => [s.name, s.outcome, s.detail])).toEqual([['charge', 'passed', expect.stringContaining('succeeded')], ['byref', 'passed', 'HTTP 200 succeeded']])
+    expect(sb.requests.some((r) => r.method === 'GET' && r.path === '/v1/collections' && r.query?.merchant_reference === 'cmd-cmd1')).toBe(true)
+  })
+
+  it('are checked with the command\'s flag names before anything is sent', () => {
+    const file = flowFile('command-bad.yaml', 'steps:\n  - id: charge\n    command: collections create\n    inputs: {amount: "ten", currency: KES, mobile: "254712345670", provider: mpesa, colour: red}\n  - id: x\n    command: collections explode\n')
+    let problems: {flag: string; rule: string}[] = []
+    try {
+      loadFlows([file])
+    } catch (e) {
+      problems = (e as {problems: typeof problems}).problems
+    }
+    expect(problems.map((p) => `${p.flag.slice(file.length + 2)} ${p.rule}`)).toEqual([
+      'step charge (#1): inputs: colour is not an input of `pay collections create`',
+      'step charge (#1): inputs: --amount must be a positive decimal string with at most 2 decimal places, such as "10.00"',
+      'step charge (#1): inputs: --reference is required',
+      'step x (#2): command "collections explode" is not a resource command of pay (e.g. "collections create")',
+    ])
+  })
+})
+
+describe('checking before sending', () => {
+  it('lists every problem naming file, step and field, as one exit-2 error', () => {
+    const file = flowFile('bad.yaml', [
+      'steps:',
+      '  - id: charge',
+      '    call: collections.create',
+      '    body: {amount: "ten", currency: KES, merchant_reference: "x", mobile: "254712345670", provider: mpesa}',
+      '  - id: look',
+      '    call: collections.get',
+      '    path: {id: "${steps.nope.id}"}',
+      '  - id: other',
+      '    call: collections.nothing',
+      '  - id: payout',
+      '    call: payouts.get',
+      '',
+    ].join('\n'))
+    let err: {exitCode?: number; problems?: {flag: string; rule: string}[]} = {}
+    try {
+      loadFlows([file], {})
+    } catch (e) {
+      err = e as typeof err
+    }
+    expect(err.exitCode).toBe(2)
+    const flags = err.problems!.map((p) => p.flag)
+    expect(flags).toEqual([`${file}: step charge (#1): body.amount`, `${file}: step look (#2): reference`, `${file}: step other (#3): call`, `${file}: step payout (#4): path.merchant_reference`])
+  })
+
+  it('a field filled from an earlier step is checked when its value is known', () => {
+    const file = flowFile('later.yaml', 'steps:\n  - id: a\n    call: plans.list\n  - id: b\n    call: collections.get\n    path: {id: "${steps.a.data.0.plan_id}"}\n')
+    expect(loadFlows([file])).toHaveLength(1)
+  })
+
+  it('refuses a bad file with exit 2 and sends nothing (sandbox request log)', async () => {
+    const file = flowFile('bad.yaml', 'steps:\n  - id: ok\n    call: balance.get\n  - id: charge\n    call: collections.create\n    body: {amount: 5, currency: KES}\n')
+    const before = sb.requests.length
+    const r = await runCli(['flow', 'run', file], {env: {PAY_BASE_URL: sb.url, PAY_CLIENT_ID: ACME.client_id, PAY_CLIENT_SECRET: ACME.client_secret, PAY_CONFIG_DIR: tempConfigDir()}})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`${file}: step charge (#2): body.amount`)
+    expect(r.stderr).toContain('body.merchant_reference')
+    expect(r.stderr).toContain('nothing was sent')
+    expect(sb.requests.length).toBe(before)
+  })
+
+  it('refuses YAML that does not parse, naming the file', () => {
+    const file = flowFile('broken.yaml', 'steps:\n  - id: a\n   call: x\n')
+    expect(() => loadFlows([file])).toThrow(/broken\.yaml cannot be read as a flow/)
+  })
+})
+
+describe('expectations', () => {
+  it('a failing expectation fails the step naming it and what differed; the rest is skipped; exit non-zero', async () => {
+    const file = flowFile('fail.yaml', [
+      'name: wrong outcome',
+      'steps:',
+      '  - id: charge',
+      '    call: collections.create',
+      '    body: {amount: "10.00", currency: KES, merchant_reference: "f-${run.id}", mobile: "254712345670", provider: mpesa}',
+      '    wait: true',
+      '    expect: {fields: {status: failed}}',
+      '  - id: after',
+      '    call: collections.get',
+      '    path: {id: "${steps.charge.id}"}',
+      '',
+    ].join('\n'))
+    const steps = await runFlows(context(), loadFlows([file]))
+    expect(steps[0]).toMatchObject({suite: 'wrong outcome', name: 'charge', outcome: 'failed', exit_code: 1})
+    expect(steps[0].detail).toBe('step charge: fields.status: expected "failed", got "succeeded"')
+    expect(steps[1].outcome).toBe('skipped')
+    expect(reportOf(steps).exit_code).toBe(1)
+  })
+
+  it('a step that fails without an expectation exits with its own code (8 for a failed transaction)', async () => {
+    const file = flowFile('tx.yaml', 'steps:\n  - id: charge\n    call: collections.create\n    body: {amount: "10.00", currency: KES, merchant_reference: "t-${run.id}", mobile: "254712345679", provider: mpesa}\n    wait: true\n')
+    const steps = await runFlows(context(), loadFlows([file]))
+    expect(steps[0]).toMatchObject({outcome: 'failed', exit_code: 8})
+    expect(steps[0].detail).toMatch(/step charge: expected success, got exit 8/)
+  })
+
+  it('the CLI exits non-zero and prints the step and the difference', async () => {
+    const file = flowFile('cli-fail.yaml', 'steps:\n  - id: bal\n    call: balance.get\n    expect: {fields: {object: wallet}}\n')
+    const r = await runCli(['flow', 'run', file], {env: {PAY_BASE_URL: sb.url, PAY_CLIENT_ID: ACME.client_id, PAY_CLIENT_SECRET: ACME.client_secret, PAY_CONFIG_DIR: tempConfigDir()}})
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain('FAIL\tcli-fail › bal')
+    expect(r.stdout).toContain('fields.object: expected "wallet", got "balance"')
+  })
+})
+
+describe('the shipped flows', () => {
+  it('are the main journeys', () => {
+    expect(shipped.map((f) => f.slice(FLOWS_DIR.length + 1)).sort()).toEqual(['collect-and-verify.yaml', 'mandate-and-debit.yaml', 'pay-link.yaml', 'payout.yaml', 'sandbox-approval.yaml', 'subscription-enrolment.yaml'])
+  })
+
+  it('every one passes against the sandbox (in-process)', async () => {
+    const steps = await runFlows(context(), loadFlows(shipped, {}))
+    expect(steps.filter((s) => s.outcome !== 'passed')).toEqual([])
+    expect(new Set(steps.map((s) => s.suite)).size).toBe(shipped.length)
+  })
+
+  it('pay flow run --sandbox runs them all against an ephemeral sandbox, with a JUnit report of every step', async () => {
+    const junit = join(tempConfigDir(), 'flows.xml')
+    const r = await runCli(['flow', 'run', '--sandbox', '--json', '--junit', junit, ...shipped], {env: {PAY_CONFIG_DIR: tempConfigDir()}, timeoutMs: 120_000})
+    expect(r.code, r.stderr).toBe(0)
+    const report = json(r)
+    expect(report.ok).toBe(true)
+    const parser = new XMLParser({ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => n === 'testcase' || n === 'testsuite'})
+    const doc = parser.parse((await import('node:fs')).readFileSync(junit, 'utf8'))
+    expect(doc.testsuites.testsuite).toHaveLength(shipped.length)
+    const cases = doc.testsuites.testsuite.flatMap((s: {testcase: {name: string}[]}) => s.testcase.map((c) => c.name))
+    expect(cases).toEqual(report.steps.map((s: {name: string}) => s.name))
+    expect(r.stderr).toMatch(/sandbox on http:\/\/127\.0\.0\.1:\d+ \(stopped when the flows end\)/)
+  })
+})
+
+/** The problems of loading `file` (one exit-2 InputError), as "<where after the file name> <rule>". */
+function problemsOf(file: string, env: Record<string, string> = {}): string[] {
+  try {
+    loadFlows([file], env)
+  } catch (e) {
+    expect((e as {exitCode?: number}).exitCode).toBe(2)
+    return (e as {problems: {flag: string; rule: string}[]}).problems.map((p) => `${p.flag.slice(file.length + 2)} ${p.rule}`)
+  }
+  return []
+}
+
+describe('secrets in flows', () => {
+  it('${env.NAME} of a secret-named variable (the redactor\'s patterns) is refused unless the flow lists it under secrets:', () => {
+    const file = flowFile('leak.yaml', 'steps:\n  - id: charge\n    call: collections.create\n    body: {amount: "1.00", currency: KES, merchant_reference: "${env.PAY_CLIENT_SECRET}", mobile: "254712345670", provider: mpesa}\n    expect: {fields: {note: "${env.shopApiToken}"}}\n')
+    const problems = problemsOf(file, {PAY_CLIENT_SECRET: 'sb_acme_secret_x', shopApiToken: 'tok'})
+    expect(problems).toEqual([
+      expect.stringMatching(/^step charge \(#1\): reference \$\{env\.PAY_CLIENT_SECRET\}: PAY_CLIENT_SECRET looks like a secret; list it under secrets:/),
+      expect.stringMatching(/^step charge \(#1\): reference \$\{env\.shopApiToken\}: shopApiToken looks like a secret/),
+    ])
+    const declared = flowFile('declared.yaml', `secrets: [PAY_CLIENT_SECRET, shopApiToken]\n${readFileSync(file, 'utf8')}`)
+    expect(problemsOf(declared, {PAY_CLIENT_SECRET: 'sb_acme_secret_x', shopApiToken: 'tok'})).toEqual([])
+    expect(problemsOf(flowFile('plain.yaml', 'steps:\n  - id: b\n    call: balance.get\n    query: {currency: "${env.CURRENCY}"}\n'), {CURRENCY: 'KES'})).toEqual([])
+  })
+
+  it('the values of declared secrets are redacted in every step result, the report and the JUnit file', async () => {
+    const secret = 'sb_acme_secret_value_42'
+    const file = flowFile('redacted.yaml', 'secrets: [SHOP_API_TOKEN]\nsteps:\n  - id: bal\n    name: "balance for ${env.SHOP_API_TOKEN}"\n    call: balance.get\n    expect: {fields: {object: "${env.SHOP_API_TOKEN}"}}\n')
+    const env = {SHOP_API_TOKEN: secret}
+    const steps = await runFlows(context(), loadFlows([file], env), {env})
+    expect(steps[0]).toMatchObject({outcome: 'failed'})
+    const everything = JSON.stringify(reportOf(steps)) + toJUnit('pay flow run', steps)
+    expect(everything).not.toContain(secret)
+    expect(steps[0].error?.message).toMatch(/fields\.object: expected "\[REDACTED\]"/)
+  })
+})
+
+describe('expectations a step cannot produce are refused at check time', () => {
+  it('wait + a 2xx status, a 2xx status the endpoint never answers, tx_failed or wait_timeout without wait', () => {
+    const file = flowFile('cannot.yaml', [
+      'steps:',
+      '  - id: waited',
+      '    call: collections.create',
+      '    body: {amount: "1.00", currency: KES, merchant_reference: "w", mobile: "254712345670", provider: mpesa}',
+      '    wait: true',
+      '    expect: {status: 200}',
+      '  - id: created',
+      '    command: collections create',
+      '    inputs: {amount: "1.00", currency: KES, reference: c, mobile: "254712345670", provider: mpesa}',
+      '    expect: {status: 200, exit: tx_failed}',
+      '  - id: fine',
+      '    call: collections.get',
+      '    path: {id: "${steps.created.id}"}',
+      '    expect: {status: 404}',
+      '',
+    ].join('\n'))
+    expect(problemsOf(file)).toEqual([
+      expect.stringMatching(/^step waited \(#1\): expect\.status 200 cannot tell a waited step's outcome/),
+      expect.stringMatching(/^step created \(#2\): expect\.status 200 is never the answer of POST \/v1\/collections: it succeeds with 201/),
+      expect.stringMatching(/^step created \(#2\): expect\.exit 8 comes only from a step that waits/),
+    ])
+  })
+
+  it('the built `pay flow run` exits 2 naming the step, nothing sent', async () => {
+    const file = flowFile('waited.yaml', 'steps:\n  - id: charge\n    call: collections.create\n    body: {amount: "1.00", currency: KES, merchant_reference: "waited-200", mobile: "254712345679", provider: mpesa}\n    wait: true\n    expect: {status: 200}\n')
+    const r = await runCli(['flow', 'run', '--sandbox', file])
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr).toMatch(/step charge \(#1\): expect\.status/)
+  })
+})
+
+describe('flow file depth', () => {
+  it('a 200,000-deep JSON flow file is refused as bad input (exit 2), not a stack overflow', () => {
+    const file = flowFile('deep.json', `{"steps":[{"id":"a","call":"balance.get","body":${'['.repeat(200_000)}${']'.repeat(200_000)}}]}`)
+    expect(problemsOf(file)).toEqual([expect.stringMatching(/cannot be read as a flow: nests deeper than 32 levels$/)])
+  })
+})

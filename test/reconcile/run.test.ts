@@ -1,0 +1,205 @@
+/**
+ * pay reconcile against the sandbox: 2,000 collections made by a real bulk run, a file of 2,000 expected rows in
+ * which known rows were made to differ (amount and currency in the file, state through the control API, references
+ * never created, references repeated), classed in-process by runReconcile; a bulk run's --results file as it is; and
+ * the built CLI killed with SIGKILL mid-run, then resumed.
+ */
+import {spawn} from 'node:child_process'
+import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {beforeAll, describe, expect, it} from 'vitest'
+import {fromMinor, toMinor} from '../../src/api/money.js'
+import {runReconcile, type ReconcileSummary} from '../../src/reconcile/run.js'
+import {BIN, ROOT, cleanEnv, json, tempConfigDir} from '../helpers/cli.js'
+import {runWithContext} from '../helpers/in-process.js'
+import {ok, runInPty, useSandbox} from '../helpers/command-harness.js'
+
+const h = useSandbox({rateLimits: {writePerMinute: 10_000_000, writePerHour: 100_000_000, readPerMinute: 10_000_000}})
+const CREATED = 1996
+let dir: string
+let expectedFile: string
+let createdResults: string
+/** The classes the file was made to have: row → class (every other row matched). */
+const made = new Map<number, string>()
+const rows: {reference: string; amount: string; currency: string; kind: string; state: string}[] = []
+
+const amountOf = (i: number) => `${(i % 900) + 1}.${String(i % 100).padStart(2, '0')}`
+/** The sandbox's outcome is the wallet's last digit: 1 succeeds, 8 stays processing (docs/sandbox.md). */
+const mobileOf = (i: number) => `2547${String(i).padStart(7, '0')}${[300, 301, 400].includes(i) ? 8 : 1}`
+
+beforeAll(async () => {
+  dir = tempConfigDir()
+  const create = join(dir, 'create.csv')
+  const lines = ['reference,amount,mobile,provider']
+  for (let i = 1; i <= CREATED; i++) lines.push(`rec-${i},${amountOf(i)},${mobileOf(i)},mpesa`)
+  writeFileSync(create, lines.join('\n') + '\n')
+  createdResults = join(dir, 'created.csv')
+  ok(await h.pay(['collections', 'create', '--from-file', create, '--currency', 'KES', '--concurrency', '16', '--results', createdResults]))
+  // row 400 made to fail through the control API; 300 and 301 stay processing (wallets ending in 8)
+  const id400 = Object.values(h.sb.state.collections).find((c) => c.merchant_reference === 'rec-400')!.id
+  expect(await h.control(`/_sandbox/transactions/${id400}/fail`)).toMatchObject({status: 'failed'})
+  // every other collection has settled (succeeded) before the file is reconciled
+  for (let t = 0; Object.values(h.sb.state.collections).filter((c) => c.status === 'processing').length > 2 && t < 100; t++) await new Promise((r) => setTimeout(r, 100))
+
+  for (let i = 1; i <= CREATED; i++) rows.push({reference: `rec-${i}`, amount: amountOf(i), currency: 'KES', kind: i % 2 === 0 ? 'collection' : '', state: ''})
+  rows[100 - 1].amount = '1.00' // amount differs
+  rows[200 - 1].currency = 'UGX' // currency differs
+  rows[300 - 1].state = 'processing' // expected to be processing: it is, so it matches
+  rows[500 - 1].state = 'failed' // expected failed; it succeeded
+  rows.push({reference: 'rec-never-1', amount: '10.00', currency: 'KES', kind: 'collection', state: ''}, {reference: 'rec-never-2', amount: '20.50', currency: 'KES', kind: '', state: ''})
+  rows.push({...rows[10 - 1]}, {...rows[20 - 1]}) // repeated references: rows 1999 and 2000
+  for (const [row, cls] of [[100, 'amount_differs'], [200, 'amount_differs'], [301, 'state_differs'], [400, 'state_differs'], [500, 'state_differs'], [1997, 'missing'], [1998, 'missing'], [1999, 'duplicated'], [2000, 'duplicated']] as const) made.set(row, cls)
+  expectedFile = join(dir, 'expected.csv')
+  writeFileSync(expectedFile, ['reference,amount,currency,kind,state', ...rows.map((r) => `${r.reference},${r.amount},${r.currency},${r.kind},${r.state}`)].join('\n') + '\n')
+}, 240_000)
+
+/** The sum of amounts (decimal strings) of these rows, per currency. */
+function totals(of: {amount: string; currency: string}[]): Record<string, string> {
+  const sums = new Map<string, bigint>()
+  for (const r of of) sums.set(r.currency, (sums.get(r.currency) ?? 0n) + toMinor(r.amount))
+  return Object.fromEntries([...sums].sort(([a], [b]) => a.localeCompare(b)).map(([c, m]) => [c, fromMinor(m)]))
+}
+
+const reconcile = (file: string, extra: {kind?: string; results?: string; env?: Record<string, string>} = {}) =>
+  runWithContext((ctx) => runReconcile(ctx, {file, kind: extra.kind, results: extra.results, concurrency: 8, env: {...h.env, ...extra.env}}), {env: {...h.env, NO_COLOR: '1', ...extra.env}, json: true})
+
+describe('pay reconcile', () => {
+  it('a 2,000-row file: exactly the rows made to differ are reported, each in its class, with the right totals', async () => {
+    const out = join(dir, 'check.csv')
+    const r = await reconcile(expectedFile, {results: out})
+    expect(r.code, r.stderr).toBe(1)
+    const s = json<ReconcileSummary>(r)
+    expect(s.rows).toBe(2000)
+    expect(new Map(s.mismatches.map((m) => [m.row, m.class]))).toEqual(made)
+    expect(s.classes.matched.rows).toBe(2000 - made.size)
+    const byClass = (cls: string) => [...made].filter(([, c]) => c === cls).map(([row]) => rows[row - 1])
+    for (const cls of ['amount_differs', 'state_differs', 'missing', 'duplicated']) expect(s.classes[cls as 'missing'].expected, cls).toEqual(totals(byClass(cls)))
+    expect(s.classes.matched.expected).toEqual(totals(rows.filter((_, i) => !made.has(i + 1))))
+    // what the service shows for the rows whose amount differs: their real amounts, in KES
+    expect(s.classes.amount_differs.found).toEqual(totals([{amount: amountOf(100), currency: 'KES'}, {amount: amountOf(200), currency: 'KES'}]))
+    expect(s.classes.amount_differs.expected).toEqual({KES: '1.00', UGX: amountOf(200)})
+    const detail = new Map(s.mismatches.map((m) => [m.row, m.detail]))
+    expect(detail.get(100)).toBe(`amount ${amountOf(100)}, expected 1.00`)
+    expect(detail.get(200)).toBe('currency KES, expected UGX')
+    expect(detail.get(301)).toBe('processing: still in progress')
+    expect(detail.get(400)).toBe('failed: it failed')
+    expect(detail.get(500)).toBe('succeeded: expected failed')
+    expect(detail.get(1999)).toMatch(/same reference as row 10/)
+    expect(s.mismatches.find((m) => m.row === 400)).toMatchObject({kind: 'collection', state: 'failed', id: expect.stringMatching(/^CL_/)})
+    // --results: every row, in file order, as CSV
+    const csv = readFileSync(out, 'utf8').trim().split('\n')
+    expect(csv[0]).toBe('row,line,reference,kind,class,expected_amount,expected_currency,expected_state,id,amount,currency,state,detail')
+    expect(csv).toHaveLength(2001)
+    expect(csv[100]).toMatch(/^100,101,rec-100,collection,amount_differs,1\.00,KES,,CL_\w+,/)
+    // read only: nothing but GETs of the service
+    expect(h.sb.requests.filter((e) => e.path.startsWith('/v1/') && e.method !== 'GET' && e.path !== '/v1/oauth/token' && e.path !== '/v1/collections')).toEqual([])
+  })
+
+  it("a bulk run's --results file as it is: its rows' kinds from their ids, every row matched but those still processing or failed", async () => {
+    const r = await reconcile(createdResults)
+    const s = json<ReconcileSummary>(r)
+    expect(r.code).toBe(1)
+    expect(s.rows).toBe(CREATED)
+    expect(s.mismatches.map((m) => [m.reference, m.class, m.kind])).toEqual([
+      ['rec-300', 'state_differs', 'collection'],
+      ['rec-301', 'state_differs', 'collection'],
+      ['rec-400', 'state_differs', 'collection'],
+    ])
+  })
+
+  it('--results CSV: a cell that would run as a spreadsheet formula is neutralised', async () => {
+    const file = join(dir, 'formula.csv')
+    writeFileSync(file, 'reference,amount,currency\n"=HYPERLINK(""x"")",1.00,KES\n')
+    const out = join(dir, 'formula-results.csv')
+    const r = await reconcile(file, {results: out})
+    expect(r.code).toBe(1)
+    expect(readFileSync(out, 'utf8').split('\n')[1]).toMatch(/^1,2,"'=HYPERLINK\(""x""\)",,missing,/)
+  })
+
+  it('bad rows: every problem listed at once, exit 2, nothing looked up', async () => {
+    const bad = join(dir, 'bad.ndjson')
+    writeFileSync(bad, ['{"reference":"a","amount":10,"currency":"KES"}', '{"reference":"b","amount":"1.005","currency":"KESH"}', '{"amount":"1.00","currency":"KES","kind":"loan"}', 'not json'].join('\n') + '\n')
+    const before = h.sb.requests.length
+    const r = await runWithContext((ctx) => runReconcile(ctx, {file: bad, env: h.env}), {env: {...h.env, NO_COLOR: '1'}})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('bad.ndjson:1 column "amount" must be a string (quote numbers in NDJSON')
+    expect(r.stderr).toContain('bad.ndjson:2 column "amount" must be a positive decimal string')
+    expect(r.stderr).toContain('bad.ndjson:2 column "currency" must be a 3-letter code')
+    expect(r.stderr).toContain('bad.ndjson:3 column "reference" is required')
+    expect(r.stderr).toContain('bad.ndjson:3 column "kind" must be one of')
+    expect(r.stderr).toContain('bad.ndjson:4 (row) is not valid JSON')
+    expect(h.sb.requests.length).toBe(before)
+  })
+
+  it('on a terminal: a progress bar on stderr, then the summary and the mismatches as tables', async () => {
+    const small = join(dir, 'small.csv')
+    writeFileSync(small, 'reference,amount,currency\nrec-1,' + amountOf(1) + ',KES\nrec-2,9.99,KES\nrec-never-9,1.00,KES\n')
+    const r = await runInPty(['reconcile', small], {...h.env, NO_COLOR: '1'}, [])
+    expect(r.code).toBe(1)
+    expect(r.screen).toMatch(/3\/3 rows \| ETA \S+ \| 1 matched, 1 differ, 1 missing/)
+    expect(r.screen).toMatch(/│ matched +│ 1 +│ 2\.01 KES │ 2\.01 KES │/)
+    expect(r.screen).toMatch(/│ amount_differs │ 1 +│ 9\.99 KES │ 3\.02 KES │/)
+    expect(r.screen).toMatch(/mismatches \(2\)\r?\n┌/)
+    expect(r.screen).toMatch(/│ 2 +│ rec-2 +│/)
+  })
+
+  it('killed with SIGKILL mid-run, the same command resumes: rows classed before are not looked up again', async () => {
+    const cfg = tempConfigDir()
+    const env = {...h.env, PAY_CONFIG_DIR: cfg, CI: 'true', NO_COLOR: '1'}
+    const args = ['reconcile', expectedFile, '--concurrency', '2', '--json']
+    const runs = join(cfg, 'state', 'journal', 'runs')
+    const classed = () => {
+      const file = existsSync(runs) ? readdirSync(runs).find((n) => n.startsWith('reconcile-')) : undefined
+      if (!file) return new Set<number>()
+      const done = new Set<number>()
+      for (const line of readFileSync(join(runs, file), 'utf8').split('\n')) {
+        try {
+          const rec = JSON.parse(line) as {t?: string; row?: number; class?: string}
+          if (rec.t === 'row' && rec.class !== 'lookup_failed') done.add(rec.row!)
+        } catch {
+          // torn by the kill
+        }
+      }
+      return done
+    }
+    await fetch(`${h.sb.url}/_sandbox/faults`, {method: 'PUT', headers: {'content-type': 'application/json'}, body: JSON.stringify({latency_ms: 4})})
+    try {
+      const killed = await new Promise<{code: number | null; signal: string | null}>((resolve) => {
+        const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'ignore', 'ignore']})
+        const poll = setInterval(() => {
+          if (classed().size >= 300) child.kill('SIGKILL')
+        }, 20)
+        child.on('close', (code, signal) => {
+          clearInterval(poll)
+          resolve({code, signal})
+        })
+      })
+      expect(killed.signal).toBe('SIGKILL')
+    } finally {
+      await fetch(`${h.sb.url}/_sandbox/faults`, {method: 'PUT', headers: {'content-type': 'application/json'}, body: JSON.stringify({latency_ms: 0})})
+    }
+    const before = classed()
+    expect(before.size).toBeGreaterThanOrEqual(300)
+    expect(before.size).toBeLessThan(2000)
+    const mark = h.sb.requests.length
+    const again = await new Promise<{code: number | null; stdout: string; stderr: string}>((resolve) => {
+      const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
+      let stdout = ''
+      let stderr = ''
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+      child.on('close', (code) => resolve({code, stdout, stderr}))
+    })
+    expect(again.code, again.stderr).toBe(1)
+    expect(again.stderr).toContain(`resuming: ${before.size} of 2000 rows classed by an earlier run`)
+    const s = JSON.parse(again.stdout) as ReconcileSummary
+    expect(s.resumed).toBe(before.size)
+    expect(new Map(s.mismatches.map((m) => [m.row, m.class]))).toEqual(made)
+    // the lookups of the second run: only the rows not classed before (a repeated reference is never looked up)
+    const looked = h.sb.requests.slice(mark).filter((e) => e.method === 'GET' && e.path.startsWith('/v1/'))
+    const refs = new Set(looked.map((e) => String(e.query?.merchant_reference ?? decodeURIComponent(e.path.split('/').pop()!))))
+    const notBefore = rows.map((r, i) => ({...r, row: i + 1})).filter((r) => !before.has(r.row) && r.row < 1999)
+    expect(looked).toHaveLength(notBefore.length)
+    expect(refs).toEqual(new Set(notBefore.map((r) => r.reference)))
+  })
+})
