@@ -182,8 +182,11 @@ async function main() {
   if (typeof fast === 'object') {
     // as CommonJS (scripts/bundle.mjs), or as tsc wrote it in a build without bundles
     const hook = join(root, 'dist', 'hooks', 'command-not-found.cjs')
-    const {reportUnknownCommand} = existsSync(hook) ? require(hook) : await import('../dist/hooks/command-not-found.js')
-    process.exitCode = reportUnknownCommand(root, fast.unknownId, argv)
+    const {unknownCommandText} = existsSync(hook) ? require(hook) : await import('../dist/hooks/command-not-found.js')
+    const text = unknownCommandText(root, fast.unknownId, argv)
+    if (text.stdout) process.stdout.write(text.stdout)
+    process.stderr.write(`${text.stderr}\n`)
+    process.exitCode = 2
   } else if (!fast && !(await directPath(argv))) {
     // (no V8 flag is set at start-up: see loadUndici in src/client/transport.ts)
     if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}

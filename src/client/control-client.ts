@@ -12,24 +12,12 @@ import {NetworkError} from '../base/errors.js'
 import {isLoopbackUrl} from './loopback.js'
 import {redactBodyText, redactUrl} from '../base/redact.js'
 import {Transport} from './transport.js'
+import {controlEndpoints, type ControlEndpointId} from '../api/control-endpoints.js'
 
 /** Where `pay sandbox start` listens by default. */
 export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010'
 
-export const controlEndpoints = {
-  'clock.advance': {method: 'POST', path: '/_sandbox/clock/advance'},
-  'clock.get': {method: 'GET', path: '/_sandbox/clock'},
-  'events.list': {method: 'GET', path: '/_sandbox/events'},
-  'events.get': {method: 'GET', path: '/_sandbox/events/{event_id}'},
-  'events.resend': {method: 'POST', path: '/_sandbox/events/{event_id}/resend'},
-  'mandates.approve': {method: 'POST', path: '/_sandbox/mandates/{mandate_id}/approve'},
-  reset: {method: 'POST', path: '/_sandbox/reset'},
-  'transactions.fail': {method: 'POST', path: '/_sandbox/transactions/{id}/fail'},
-  'transactions.succeed': {method: 'POST', path: '/_sandbox/transactions/{id}/succeed'},
-  'virtual-accounts.transfer': {method: 'POST', path: '/_sandbox/virtual-accounts/{account_number}/transfers'},
-  'clients.webhook': {method: 'PUT', path: '/_sandbox/clients/{client_id}/webhook'},
-} as const satisfies Record<string, {method: 'GET' | 'POST' | 'PUT'; path: string}>
-export type ControlEndpointId = keyof typeof controlEndpoints
+export {controlEndpoints, type ControlEndpointId} from '../api/control-endpoints.js'
 
 export interface ControlInput {
   path?: Record<string, string>

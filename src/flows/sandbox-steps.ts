@@ -13,6 +13,7 @@
  */
 import {InputError} from '../base/errors.js'
 import type {ControlEndpointId} from '../client/control-client.js'
+import {DURATION_RULE, durationSeconds} from '../api/control-endpoints.js'
 
 /** What this module reads of a flow step and a flow (./schema.ts's types, not imported: schema.ts reads this module). */
 interface FlowStep {
@@ -53,16 +54,8 @@ export const SANDBOX_ACTIONS = {
 export type SandboxActionName = keyof typeof SANDBOX_ACTIONS
 export const SANDBOX_ACTION_NAMES = Object.keys(SANDBOX_ACTIONS) as [SandboxActionName, ...SandboxActionName[]]
 
-const UNITS: Record<string, number> = {s: 1, m: 60, h: 3600, d: 86_400}
-
-/** Seconds of a duration (86400, 1d, 90m, 1.5h), or undefined when it is not one. `pay sandbox advance` reads it too. */
-export function durationSeconds(text: string): number | undefined {
-  const m = /^([0-9]+(?:\.[0-9]+)?)([smhd]?)$/.exec(text.trim())
-  return m ? Number(m[1]) * UNITS[m[2] || 's'] : undefined
-}
-
-/** The rule of a duration, as messages say it. */
-export const DURATION_RULE = 'must be seconds or a number with s, m, h or d (e.g. 86400, 1d, 90m)'
+// the duration of `advance` (and of `pay sandbox advance`, the dashboard's Advance): one rule, beside the control API's table
+export {DURATION_RULE, durationSeconds}
 
 /** A sandbox step's own problems (its references are checked with every step's): what it may hold, its target. */
 export function sandboxStepProblems(step: FlowStep): {field: string; rule: string}[] {

@@ -2,14 +2,17 @@
  * An unknown command, named the way it was typed (space separated, not oclif's `sandbox:smoke`), with the closest
  * known commands suggested; exit 2, and under --json the error envelope. Used as oclif's `command_not_found` hook
  * and by bin/run.cjs's fast path (which answers an unknown first word without loading oclif): one message for both.
- * Light on purpose: node:fs only (the @oclif/core import is a type).
+ * Light on purpose: node:fs only at the top (the @oclif/core import is a type; the hook loads the Output it writes with).
  */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Hook} from '@oclif/core'
 
-/** Writes the error for an unknown command id (oclif's form, `a:b`) and returns the exit code. */
-export function reportUnknownCommand(root: string, id: string, argv: string[]): number {
+/**
+ * The error for an unknown command id (oclif's form, `a:b`): what goes to stdout (the envelope, under --json) and
+ * to stderr. The caller writes it (bin/run.cjs's fast path, or the hook below through an Output) and exits 2.
+ */
+export function unknownCommandText(root: string, id: string, argv: string[]): {stdout?: string; stderr: string} {
   const typed = id.replace(/:/g, ' ')
   const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
   const suggestions = closest(
@@ -18,13 +21,20 @@ export function reportUnknownCommand(root: string, id: string, argv: string[]): 
   )
   const message = `unknown command "${typed}"`
   const hint = suggestions.length > 0 ? `did you mean ${suggestions.map((s) => `\`pay ${s}\``).join(' or ')}? (\`pay --help\` lists every command)` : 'see `pay --help` for the commands'
-  if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({error: {code: 'unknown_command', message, hint}})}\n`)
-  process.stderr.write(`error: ${message}\n  next: ${hint}\n`)
-  return 2
+  return {
+    stdout: argv.includes('--json') ? `${JSON.stringify({error: {code: 'unknown_command', message, hint}})}\n` : undefined,
+    stderr: `error: ${message}\n  next: ${hint}`,
+  }
 }
 
 const hook: Hook<'command_not_found'> = async function (options) {
-  this.exit(reportUnknownCommand(options.config.root, options.id, options.argv ?? []))
+  const text = unknownCommandText(options.config.root, options.id, options.argv ?? [])
+  // loaded only here (oclif's path): the fast path in bin/run.cjs needs the text alone
+  const [{Output}, {detectTerminal}] = await Promise.all([import('../output/output.js'), import('../output/terminal.js')])
+  const out = new Output(detectTerminal(), false)
+  if (text.stdout) out.chunk(text.stdout)
+  out.notice(text.stderr)
+  this.exit(2)
 }
 
 export default hook

@@ -158,7 +158,7 @@ export class JournalGate implements RequestJournal {
       err.outcomeUnknown(key, command, unknownHint)
       outcome({request: 'unknown', error: {code: 'interrupted', message: err.message}})
       if (this.options.interrupted) this.options.interrupted(err)
-      else process.stderr.write(`${err.message}\n${unknownHint}\n`)
+      else this.options.warn(`${err.message}\n${unknownHint}`)
       process.exit(code)
     }
     process.on('SIGINT', onSignal)

@@ -12,6 +12,7 @@ import {readFileSync} from 'node:fs'
 import {Writable} from 'node:stream'
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js'
+import {takeStdoutForProtocol} from '../output/protocol-stdout.js'
 import {CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, McpError, ErrorCode, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import * as rt from '../runtime.js'
 import {commandLineOf, commandTool, interfaceSummary, operationTools, renamer, valuesOf, type ArgumentProblem, type ToolSpec} from './tools.js'
@@ -317,21 +318,13 @@ export function mcpServer(mcp: PayMcp, version: string): Server {
 
 /**
  * Serves on stdin/stdout until stdin ends. stdout carries the protocol only: anything else that writes to
- * process.stdout meanwhile goes to stderr.
+ * process.stdout meanwhile goes to stderr (src/output/protocol-stdout.ts).
  */
 export async function serveMcp(options: McpOptions): Promise<void> {
   const settings = await rt.resolveSettings(options.flags, options.env)
   const policy = policyOf(settings, options)
   const mcp = new PayMcp(options, settings, policy)
-  const protocolOut = process.stdout
-  const write = protocolOut.write.bind(protocolOut)
-  const protocol = new Writable({
-    write(chunk: Buffer | string, _enc, done) {
-      if (write(chunk)) done()
-      else protocolOut.once('drain', () => done())
-    },
-  })
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write
+  const protocol = takeStdoutForProtocol()
   const server = mcpServer(mcp, options.version)
   const ended = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve)

@@ -88,7 +88,7 @@ export async function liveMoneyGate(ctx: ApiContext, yes: boolean, lines: () => 
   if (asker === 'nobody') throw refused('no one can be asked (CI, PAY_NO_INPUT or --no-input)')
   if (asker === 'terminal') {
     for (const line of lines()) ctx.out.notice(line)
-    await ask(ctx, {output: process.stderr})
+    await ask(ctx, {output: ctx.out.errorStream})
     return
   }
   const tty = await openControllingTerminal()

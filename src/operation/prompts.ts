@@ -53,7 +53,7 @@ export async function ask(
   validate: (value: string) => true | string,
 ): Promise<string> {
   const inquirer = await import('@inquirer/prompts')
-  const context = {output: process.stderr}
+  const context = {output: ctx.out.errorStream}
   let choices: Choice[] | undefined
   if (typeof spec.choices === 'string') choices = await fetchChoices(ctx.client, ctx.out, spec.choices as ChoiceSource)
   else if (spec.choices) choices = spec.choices.map((c) => ({name: c, value: c}))

@@ -92,6 +92,21 @@ export class Output {
     this.writer.document('', value === undefined ? null : value)
   }
 
+  /**
+   * The stream people's messages go to (stderr), for what draws on it itself: a prompt, a progress bar. Everything
+   * else writes through the methods here.
+   */
+  get errorStream(): NodeJS.WritableStream {
+    return this.stderr
+  }
+
+  /** Calls `stop` once when the reader of stdout goes away (`… | head -3`: EPIPE), instead of dying on the error. */
+  onStdoutClosed(stop: () => void): void {
+    this.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') stop()
+    })
+  }
+
   /** Text to stdout exactly as given (a stream written in pieces: `pay api --paginate --slurp`). */
   chunk(text: string): void {
     this.stdout.write(text)

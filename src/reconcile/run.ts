@@ -312,7 +312,7 @@ async function reconcileProgress(out: ApiContext['out'], total: number): Promise
   const values = (c: Map<ReconcileClass, number>) => ({matched: c.get('matched'), differ: c.get('amount_differs')! + c.get('state_differs')!, missing: c.get('missing'), other: c.get('duplicated')! + c.get('lookup_failed')!})
   if (out.term.stderrIsTTY && !out.options.quiet) {
     const {SingleBar, Presets} = await import('cli-progress')
-    const bar = new SingleBar({format: ' {bar} {value}/{total} rows | ETA {eta_formatted} | {matched} matched, {differ} differ, {missing} missing, {other} duplicated or failed', stream: process.stderr, hideCursor: true, etaBuffer: 200}, Presets.shades_classic)
+    const bar = new SingleBar({format: ' {bar} {value}/{total} rows | ETA {eta_formatted} | {matched} matched, {differ} differ, {missing} missing, {other} duplicated or failed', stream: out.errorStream, hideCursor: true, etaBuffer: 200}, Presets.shades_classic)
     bar.start(total, 0, values(new Map(CLASSES.map((c) => [c, 0]))))
     return {update: (done, c) => bar.update(done, values(c)), stop: (done, c) => (bar.update(done, values(c)), bar.stop())}
   }

@@ -8,12 +8,13 @@ import {checkoutCreateRequest} from '../api/schemas.js'
 import {ApiError, invalidParameter, notFound} from './errors.js'
 import {type SbRequest, type SbResponse, jsonResponse} from './http.js'
 import {newRequestId} from './ids.js'
+import {crossSite} from './origin.js'
 import {errorResponse} from './router.js'
 import {checkCheckoutRules, checkoutTransfer, checkoutView, createSession, finishCheckout} from './resources/checkout.js'
 import {collectionTransfer, collectionView, finishCollection} from './resources/collections.js'
 import {approveMandate, debitView, finishDebit, mandateView} from './resources/mandates.js'
 import {finishPayout, payoutView} from './resources/payouts.js'
-import type {Runtime} from './runtime.js'
+import {DASHBOARD_PATH, type Runtime} from './runtime.js'
 import {credentialsOf} from './seed.js'
 import type {CollectionRec, EventRec} from './state.js'
 import {httpUrl, validate} from './validation.js'
@@ -148,6 +149,7 @@ async function docs(): Promise<SbResponse> {
 
 const routes: Route[] = [
   ['GET', /^\/_sandbox\/docs$/, docs],
+  ['GET', /^\/_sandbox\/dashboard$/, (rt) => ok({object: 'dashboard', enabled: rt.dashboard, url: rt.dashboard ? `${rt.core.baseUrl}${DASHBOARD_PATH}/` : null})],
   ['GET', /^\/_sandbox\/seed$/, (rt) => ok(credentialsOf(rt.seed))],
   [
     'PUT',
@@ -292,6 +294,9 @@ const routes: Route[] = [
 export async function handleControl(rt: Runtime, req: SbRequest): Promise<SbResponse> {
   const requestId = newRequestId()
   try {
+    // no browser page of another site may drive the control API (a cross-site form or fetch); reads change nothing
+    const refused = req.method === 'GET' || req.method === 'HEAD' ? undefined : crossSite(req.headers)
+    if (refused) throw new ApiError(403, 'forbidden', `the control API refuses ${refused}: use it from the CLI, a script or the sandbox's own dashboard`)
     for (const [method, pattern, handler] of routes) {
       const m = pattern.exec(req.path)
       if (!m) continue

@@ -49,6 +49,8 @@ class SandboxEvent implements EventRec {
     readonly merchant_id: number,
     readonly created_at: string,
     data: Record<string, unknown>,
+    /** The id of the resource the event is about (the dashboard's history of an object); not saved. */
+    readonly subject: string | undefined,
   ) {
     this.#data = data
   }
@@ -65,6 +67,12 @@ class SandboxEvent implements EventRec {
     const {id, type, client_id, merchant_id, created_at, body, state, deliveries} = this
     return {id, type, client_id, merchant_id, created_at, body, state, deliveries}
   }
+}
+
+/** The id of the resource an event's data is (a mandate's and a subscription's views name it differently). */
+export function subjectOf(type: string, data: Record<string, unknown>): string | undefined {
+  const id = data.id ?? (type.startsWith('subscription.') ? data.subscription_id : type.startsWith('mandate.') ? data.mandate_id : undefined)
+  return typeof id === 'string' ? id : undefined
 }
 
 export class Core {
@@ -145,7 +153,7 @@ export class Core {
     if (clientId === null) return undefined
     const client = entry(this.state.clients, clientId)
     if (!client) return undefined
-    const event = new SandboxEvent(newEventId(), type, clientId, client.merchant_id, this.iso(), data)
+    const event = new SandboxEvent(newEventId(), type, clientId, client.merchant_id, this.iso(), data, subjectOf(type, data))
     const events = this.state.events
     events.push(event)
     if (events.length > MAX_EVENTS + 1000) events.splice(0, events.length - MAX_EVENTS) // trimmed in batches

@@ -4,6 +4,7 @@
  * retry with the same Idempotency-Key and gets the replayed answer.
  */
 import {setTimeout as sleep} from 'node:timers/promises'
+import {inspect} from 'node:util'
 import {ApiError} from './errors.js'
 
 /** A bug the control API asked for (bug_next): logged as one line, not a stack trace that reads as a real failure. */
@@ -14,6 +15,21 @@ export class SimulatedBug extends Error {
 /** What the sandbox logs of a bug: a simulated one in one line, a real one with its stack. */
 export function bugLog(err: unknown): unknown {
   return err instanceof SimulatedBug ? `${err.message} (expected: asked for with bug_next)` : err
+}
+
+/** Where sandbox bugs are reported (SandboxOptions.onBug); by default, through an Output on the process's stderr. */
+let bugSink: ((text: string) => void) | undefined
+export function setBugReporter(sink: ((text: string) => void) | undefined): void {
+  bugSink = sink
+}
+
+/** Reports a sandbox bug: `label` and the bug (a simulated one in one line, a real one with its stack). */
+export function reportBug(label: string, err: unknown): void {
+  const what = bugLog(err)
+  const text = `${label} ${typeof what === 'string' ? what : inspect(what)}`
+  if (bugSink) bugSink(text)
+  // loaded only when a bug happens (the sandbox's start-up stays as it is)
+  else void Promise.all([import('../output/output.js'), import('../output/terminal.js')]).then(([{Output}, {detectTerminal}]) => new Output(detectTerminal(), false).notice(text))
 }
 
 export class Faults {

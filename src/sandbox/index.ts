@@ -9,12 +9,12 @@
 import {type IncomingMessage, type ServerResponse, createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {Core} from './core.js'
-import {bugLog, Faults} from './faults.js'
+import {Faults, reportBug, setBugReporter} from './faults.js'
 import {type SandboxOptions, resolveOptions} from './options.js'
 import {Persister, loadState} from './persistence.js'
 import {RateLimiter} from './rate-limit.js'
 import {type LogEntry, RequestLog} from './request-log.js'
-import type {Runtime} from './runtime.js'
+import {DASHBOARD_PATH, type Runtime} from './runtime.js'
 import {type Seed, type SeedCredentials, credentialsOf, defaultSeed} from './seed.js'
 import {type EventRec, type State, stateFromSeed} from './state.js'
 import {WebhookDelivery} from './webhooks-delivery.js'
@@ -32,6 +32,8 @@ export interface Sandbox {
   readonly url: string
   readonly port: number
   readonly host: string
+  /** The dashboard's URL (`${url}/_dashboard/`), or null when it is off. */
+  readonly dashboardUrl: string | null
   /** Seeded merchants and their API client credentials. */
   readonly seed: SeedCredentials
   /** The request log (newest last; the same entries --log writes), built when read. */
@@ -57,7 +59,7 @@ const CLOSE_DEADLINE_MS = 1500
  * bug outside a request) is logged and the sandbox keeps serving, rather than dying. Returns the remover.
  */
 function installProcessGuard(): () => void {
-  const onError = (err: unknown) => console.error('sandbox bug (the sandbox keeps running):', bugLog(err))
+  const onError = (err: unknown) => reportBug('sandbox bug (the sandbox keeps running):', err)
   process.on('uncaughtException', onError)
   process.on('unhandledRejection', onError)
   return () => {
@@ -68,6 +70,7 @@ function installProcessGuard(): () => void {
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const opts = resolveOptions(options)
+  if (options.onBug) setBugReporter(options.onBug)
   // The heavy part (zod, the endpoint table, the resources) loads while the server starts listening.
   const impl = import('./server.js')
   let seed: Seed
@@ -81,7 +84,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const webhooks = new WebhookDelivery(core)
   core.onEvent = (e) => webhooks.enqueue(e)
   const persister = opts.statePath ? new Persister(opts.statePath, () => core.state) : undefined
-  if (persister) core.onChange = persister.schedule
 
   const rt: Runtime = {
     core,
@@ -95,7 +97,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       rt.limiter.reset()
       core.changed()
     },
+    dashboard: options.dashboard ?? true,
   }
+  // persistence, and the dashboard's live updates while a page is open
+  core.onChange = persister
+    ? () => {
+        persister.schedule()
+        rt.activity?.()
+      }
+    : () => rt.activity?.()
 
   let handle: ((rt: Runtime, req: IncomingMessage, res: ServerResponse) => void) | undefined
   const ready = impl.then((m) => {
@@ -130,6 +140,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let closing: Promise<void> | undefined
   return {
     url,
+    dashboardUrl: rt.dashboard ? `${url}${DASHBOARD_PATH}/` : null,
     port: address.port,
     host: opts.host,
     seed: credentialsOf(seed),

@@ -71,9 +71,12 @@ function keysOf<K extends Kind>(kind: K, rec: Records[K]): string[] {
 export class Indexes {
   /** One id (the common case: a unique reference) or the ids in insertion order. */
   private readonly lists = new Map<string, string | string[]>()
+  /** Every id of each kind, in insertion order (the dashboard's newest-first lists, without enumerating a table). */
+  private readonly order = Object.fromEntries(KINDS.map((k) => [k, [] as string[]])) as Record<Kind, string[]>
 
   add<K extends Kind>(kind: K, rec: Records[K]): void {
     const id = idOf(kind, rec)
+    this.order[kind].push(id)
     for (const key of keysOf(kind, rec)) {
       const list = this.lists.get(key)
       if (list === undefined) this.lists.set(key, id)
@@ -88,8 +91,14 @@ export class Indexes {
     return list === undefined ? EMPTY : typeof list === 'string' ? [list] : list
   }
 
+  /** Every id of a kind, oldest first. */
+  all(kind: Kind): readonly string[] {
+    return this.order[kind]
+  }
+
   rebuild(state: State): void {
     this.lists.clear()
+    for (const kind of KINDS) this.order[kind].length = 0
     for (const kind of KINDS) {
       const records = Object.values(state[kind]) as Records[Kind][]
       if (kind !== 'virtual_accounts') (records as {created_at: string}[]).sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0))

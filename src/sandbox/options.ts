@@ -61,6 +61,10 @@ export interface SandboxOptions {
    * unhandledRejection listeners, removed at close). `pay sandbox start` sets it; a host program decides itself.
    */
   processGuard?: boolean
+  /** Serve the dashboard at /_dashboard/ (default true; loopback peers only). */
+  dashboard?: boolean
+  /** Where a sandbox bug is reported (one line, or a stack); default: stderr through an Output. */
+  onBug?: (text: string) => void
   /** Called with each request log entry (after it is written). */
   onRequest?: (entry: Record<string, unknown>) => void
 }

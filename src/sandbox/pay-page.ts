@@ -6,6 +6,7 @@
  */
 import {isDecimalAmount} from '../api/money.js'
 import {ApiError} from './errors.js'
+import {esc} from './html.js'
 import type {SbRequest, SbResponse} from './http.js'
 import {outcomeOf} from './outcomes.js'
 import {finishCheckout} from './resources/checkout.js'
@@ -15,7 +16,6 @@ import type {CheckoutRec, MerchantRec} from './state.js'
 import {checkTestingCap} from './wallets.js'
 import {entry} from './state.js'
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
 
 const RAIL_LABEL: Record<string, string> = {mobile_money: 'Mobile money', card: 'Card', bank_transfer: 'Bank transfer'}
 

@@ -2,6 +2,7 @@
 import {existsSync} from 'node:fs'
 import {readFile, rename, unlink, writeFile} from 'node:fs/promises'
 import {InputError} from '../base/errors.js'
+import {reportBug} from './faults.js'
 import type {State} from './state.js'
 
 /**
@@ -47,7 +48,7 @@ export class Persister {
     if (this.timer) return
     this.timer = setTimeout(() => {
       this.timer = undefined
-      this.flush().catch((err: Error) => console.error(`could not save the sandbox state: ${err.message}`))
+      this.flush().catch((err: Error) => reportBug('could not save the sandbox state:', err.message))
     }, Math.max(this.delayMs, 10 * this.lastWriteMs))
     this.timer.unref()
   }

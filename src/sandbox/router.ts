@@ -9,7 +9,7 @@ import {type Endpoint, type EndpointId, matchEndpoint} from '../api/endpoints.js
 import {issueToken, authenticate} from './auth.js'
 import type {Ctx} from './context.js'
 import {ApiError, errorBody, invalidParameter, notFound} from './errors.js'
-import {bugLog} from './faults.js'
+import {reportBug} from './faults.js'
 import {type SbRequest, type SbResponse, JSON_TYPE, header} from './http.js'
 import {fingerprint, lookup, remember} from './idempotency.js'
 import {newRequestId} from './ids.js'
@@ -167,7 +167,7 @@ function tokenEndpoint(rt: Runtime, endpoint: Endpoint, body: unknown, requestId
 export function errorResponse(err: unknown, requestId: string, rateHeaders: Record<string, string> = {}, logBody?: unknown, docBase = ''): SbResponse {
   const apiError =
     err instanceof ApiError ? err : new ApiError(500, 'internal_error', `sandbox bug: ${err instanceof Error ? err.message : String(err)}`)
-  if (!(err instanceof ApiError)) console.error('sandbox bug:', bugLog(err))
+  if (!(err instanceof ApiError)) reportBug('sandbox bug:', err)
   return {
     status: apiError.status,
     headers: {'content-type': JSON_TYPE, 'x-request-id': requestId, ...rateHeaders, ...apiError.extra.headers},

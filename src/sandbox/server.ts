@@ -14,9 +14,9 @@ import {newRequestId} from './ids.js'
 import {MAX_BODY_BYTES} from './json-body.js'
 import {handlePayPage} from './pay-page.js'
 import {keptBody} from './request-log.js'
-import {bugLog} from './faults.js'
+import {reportBug} from './faults.js'
 import {errorResponse, handleApi} from './router.js'
-import type {Runtime} from './runtime.js'
+import {DASHBOARD_PATH, type Runtime} from './runtime.js'
 
 const EMPTY: Buffer = Buffer.alloc(0)
 const TOO_LARGE = Symbol('too large')
@@ -84,7 +84,7 @@ export function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): 
 
 /** The last line of defence: a bug anywhere in request handling is answered 500 (when still possible) and logged. */
 export function internalError(res: ServerResponse, err: unknown): void {
-  console.error('sandbox bug:', bugLog(err))
+  reportBug('sandbox bug:', err)
   if (res.headersSent) {
     res.destroy()
     return
@@ -127,6 +127,10 @@ function answer(rt: Runtime, req: IncomingMessage, res: ServerResponse, method: 
     raw,
     ip: req.socket.remoteAddress ?? '',
   }
+  if (sb.path.startsWith(DASHBOARD_PATH)) {
+    dashboard(rt, sb, req, res)
+    return
+  }
   let out: SbResponse | Promise<SbResponse>
   try {
     out = dispatch(rt, sb)
@@ -139,6 +143,21 @@ function answer(rt: Runtime, req: IncomingMessage, res: ServerResponse, method: 
       .then((o) => send(rt, req, res, method, url, sb, o, started))
       .catch((err: unknown) => internalError(res, err))
   } else send(rt, req, res, method, url, sb, out, started)
+}
+
+let dashboardModule: Promise<typeof import('./dashboard/index.js')> | undefined
+
+/**
+ * /_dashboard…: the dashboard module is loaded on its first request (nothing of it at start-up or on the request
+ * path of /v1); it writes its own answers (pages, a live stream) and is not in the request log.
+ */
+function dashboard(rt: Runtime, sb: SbRequest, req: IncomingMessage, res: ServerResponse): void {
+  if (!rt.dashboard || (sb.path !== DASHBOARD_PATH && sb.path[DASHBOARD_PATH.length] !== '/')) {
+    const out = jsonResponse(404, {error: {code: 'not_found', message: rt.dashboard ? `no page ${sb.path.slice(0, 200)}` : 'the dashboard is off (pay sandbox start --no-dashboard)'}})
+    res.writeHead(404, {...out.headers, 'content-length': String(Buffer.byteLength(out.body))}).end(out.body)
+    return
+  }
+  ;(dashboardModule ??= import('./dashboard/index.js')).then((m) => m.serveDashboard(rt, sb, req, res)).catch((err: unknown) => internalError(res, err))
 }
 
 function send(rt: Runtime, req: IncomingMessage, res: ServerResponse, method: string, url: string, sb: SbRequest, out: SbResponse, started: number): void {
@@ -165,4 +184,5 @@ function logRequest(rt: Runtime, req: IncomingMessage, method: string, url: stri
     dropped: out.drop ? true : undefined,
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
   })
+  rt.activity?.()
 }

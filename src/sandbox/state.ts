@@ -218,6 +218,8 @@ export interface EventRec {
   body: string
   state: 'pending' | 'delivered' | 'failed' | 'no_endpoint'
   deliveries: DeliveryAttempt[]
+  /** The id of the resource the event is about, kept in memory for the dashboard (not in a --state file). */
+  subject?: string
 }
 
 export interface IdempotencyRec {

@@ -1,5 +1,6 @@
 /**
- * The webhook listener behind `pay webhook listen`: a node:http server that accepts deliveries at one path,
+ * The webhook listener behind `pay webhook listen`: the HTTP shell around the pure judge (src/webhooks/judge.ts).
+ * A node:http server that accepts deliveries at one path,
  * verifies each against the raw body bytes (src/webhooks/signature.ts), drops duplicates by event id,
  * filters by type, forwards the raw body and original headers to the developer's app, and counts everything.
  * It answers every request and never throws out of a request handler: bad input is a rejection, not a crash.
@@ -12,14 +13,14 @@
  */
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
-import {createHash} from 'node:crypto'
 import {type WebhookEvent} from './events.js'
-import {EVENT_ID_HEADER, EVENT_TYPE_HEADER} from './delivery-headers.js'
-import {depthProblem} from '../output/json-shape.js'
 import {eventFilter, type EventFilter} from './filter.js'
 import type {HistoryWriter} from './history.js'
+import {type Body, createJudge, isOtherShape, type RejectReason, STATUS_OF, type Verdict} from './judge.js'
 import {PING_HEADER, type PingKey} from './ping.js'
-import {DEFAULT_SCHEME, DEFAULT_TOLERANCE_SECONDS, type Scheme, SIGNATURE_HEADER, schemeId, TIMESTAMP_HEADER, verifySignature} from './signature.js'
+import type {Scheme} from './signature.js'
+
+export type {RejectReason, Verdict} from './judge.js'
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 export const DEFAULT_PATH = '/webhooks'
@@ -42,29 +43,6 @@ interface Connection {
   last?: ServerResponse
   /** performance.now() when it connected. */
   since: number
-}
-
-export type RejectReason =
-  | 'missing_header'
-  | 'malformed_header'
-  | 'no_matching_signature'
-  | 'timestamp_outside_tolerance'
-  | 'invalid_json'
-  | 'invalid_event'
-  | 'body_too_large'
-  | 'method_not_allowed'
-  | 'aborted'
-
-const STATUS_OF: Record<RejectReason, number> = {
-  missing_header: 400,
-  malformed_header: 400,
-  invalid_json: 400,
-  invalid_event: 400,
-  no_matching_signature: 401,
-  timestamp_outside_tolerance: 401,
-  body_too_large: 413,
-  method_not_allowed: 405,
-  aborted: 400,
 }
 
 export interface ListenerOptions {
@@ -107,18 +85,6 @@ export interface ForwardRoute {
   /** Glob on the event type (`*` any run, `?` one character). */
   pattern: string
   url: string
-}
-
-export interface Verdict {
-  ok: boolean
-  /** The status answered to the sender. */
-  status: number
-  /** true when the signature was checked and matched; false under --no-verify or when rejected. */
-  verified: boolean
-  /** The signature scheme that matched (src/webhooks/signature.ts: schemeId), when verified. */
-  scheme?: string
-  reason?: RejectReason
-  detail?: string
 }
 
 export interface ForwardResult {
@@ -177,22 +143,9 @@ const SEEN_LIMIT = 100_000
 /** The usual answer and its headers, made once. */
 const RECEIVED = JSON.stringify({received: true})
 const RECEIVED_HEADERS = {'content-type': 'application/json', 'content-length': String(Buffer.byteLength(RECEIVED))}
-const SIGNATURE = SIGNATURE_HEADER.toLowerCase()
-const TIMESTAMP = TIMESTAMP_HEADER.toLowerCase()
-/** The verdict of every verified, accepted delivery, one per scheme that matched (shared: read-only). */
-const ACCEPTED_AS = new Map<string, Verdict>()
-function acceptedAs(scheme: Scheme): Verdict {
-  const id = schemeId(scheme)
-  let verdict = ACCEPTED_AS.get(id)
-  if (!verdict) ACCEPTED_AS.set(id, (verdict = Object.freeze({ok: true, status: 200, verified: true, scheme: id})))
-  return verdict
-}
-const ACCEPTED = acceptedAs(DEFAULT_SCHEME)
-const ACCEPTED_UNVERIFIED: Verdict = Object.freeze({ok: true, status: 200, verified: false})
 const EMPTY = Buffer.alloc(0)
 
 type Outcome = 'accepted' | 'failed'
-type Body = Buffer | 'too_large' | 'aborted'
 
 export function emptyStats(): ListenerStats {
   return {received: 0, verified: 0, unverified: 0, rejected: {}, duplicates: 0, filtered: 0, forwarded: 0, forward_failed: 0, not_found: 0, busy: 0}
@@ -211,13 +164,23 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   if (verify && secrets.length === 0) throw new Error('a webhook secret is required unless verification is off')
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const maxDigits = String(maxBody).length
-  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
-  const verifyOptions = {toleranceSeconds: tolerance, pinned: options.pinnedScheme}
   const filter: EventFilter = eventFilter(options.events ?? [])
   const stats = emptyStats()
   /** Event ids answered 2xx (accepted), and those in flight (a duplicate waits for the first's outcome). */
   const seen = new Map<string, Outcome | Promise<Outcome>>()
   const seenLimit = options.seenLimit ?? SEEN_LIMIT
+  const judge = createJudge({
+    verify,
+    secrets,
+    toleranceSeconds: options.toleranceSeconds,
+    pinned: options.pinnedScheme,
+    maxBodyBytes: maxBody,
+    now: options.now,
+    seen: (id) => {
+      const previous = seen.get(id)
+      return previous === undefined || typeof previous === 'string' ? previous : 'in_flight'
+    },
+  })
   const history = options.history
   history?.open()
   const routeList = [...(options.forwardTo ? [{pattern: '*', url: options.forwardTo}] : []), ...(options.routes ?? [])]
@@ -302,7 +265,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   }
 
   const emit = (d: Delivery) => {
-    if (d.event && OTHER_SHAPE.has(d.event)) d.otherShape = true
+    if (d.event && isOtherShape(d.event)) d.otherShape = true
     if (held) {
       held.push({delivery: d})
       return
@@ -373,7 +336,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     try {
       for (const {req, res, raw} of batch) {
         try {
-          judge(req, res, raw)
+          act(req, res, raw)
         } catch (err) {
           failed(res, err as Error)
         }
@@ -400,63 +363,22 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
   }
 
-  /** The body read: verified against the raw bytes, parsed once, checked for duplicates. */
-  function judge(req: IncomingMessage, res: ServerResponse, raw: Body): void {
-    if (raw === 'too_large') {
-      reject(req, res, 'body_too_large', `body is over the limit of ${maxBody} bytes`, null, maxBody + 1)
-      return
-    }
-    if (raw === 'aborted') {
-      reject(req, res, 'aborted', 'the sender closed the connection before the body was complete', null, 0)
-      return
-    }
-    let event: WebhookEvent | null = null
-    /** A JSON object of another shape than the assumed event. */
-    let other: Record<string, unknown> | undefined
-    let jsonOk = false
-    // nested deeper than any event: never parsed, so nothing after (the render, --json, --jq) walks it
-    const text = raw.toString('utf8')
-    const tooDeep = depthProblem(text)
-    if (!tooDeep) {
-      try {
-        const parsed: unknown = JSON.parse(text)
-        jsonOk = true
-        if (isEvent(parsed)) event = parsed
-        else if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) other = parsed as Record<string, unknown>
-      } catch {
-        // judged after the signature
-      }
-    }
-    let verdict = ACCEPTED_UNVERIFIED
-    if (verify) {
-      const signature = req.headers[SIGNATURE]
-      const stamp = req.headers[TIMESTAMP]
-      const withStamp = stamp === undefined ? verifyOptions : {...verifyOptions, timestampHeader: Array.isArray(stamp) ? stamp.join(',') : stamp}
-      const result = verifySignature(Array.isArray(signature) ? signature.join(',') : signature, raw, secrets, options.now ? {...withStamp, now: options.now()} : withStamp)
-      if (!result.ok) {
-        reject(req, res, result.reason, result.detail, event, raw.length, raw)
-        return
-      }
-      verdict = result.scheme === DEFAULT_SCHEME ? ACCEPTED : acceptedAs(result.scheme)
-    }
-    if (!jsonOk) {
-      reject(req, res, 'invalid_json', tooDeep ? `the body ${tooDeep}` : 'the body is not JSON', null, raw.length, raw)
-      return
-    }
-    if (!event && other) event = otherEvent(other, req, raw)
-    if (!event) {
-      reject(req, res, 'invalid_event', 'the body is not an event: it must be a JSON object', null, raw.length, raw)
+  /** The body read: judged (src/webhooks/judge.ts), then rejected, or accepted, or answered as a duplicate. */
+  function act(req: IncomingMessage, res: ServerResponse, raw: Body): void {
+    const j = judge(req.headers, raw)
+    if (j.kind === 'reject') {
+      reject(req, res, j.reason, j.detail, j.event, j.bytes, typeof raw === 'string' ? EMPTY : raw)
       return
     }
     if (verify) stats.verified++
     else stats.unverified++
-    const previous = seen.get(event.id)
-    if (previous === undefined) accept(req, res, raw, event, verdict)
-    else if (typeof previous === 'string') (previous === 'accepted' ? duplicate : accept)(req, res, raw, event, verdict)
+    const {event, verdict} = j
+    const body = raw as Buffer
+    if (j.dedupe === 'new') accept(req, res, body, event, verdict)
+    else if (j.dedupe === 'duplicate') duplicate(req, res, body, event, verdict)
     else {
       // the same event is being forwarded: its outcome decides
-      const ev = event
-      previous.then((o) => (o === 'accepted' ? duplicate : accept)(req, res, raw, ev, verdict)).catch((err: Error) => failed(res, err))
+      void (seen.get(event.id) as Promise<Outcome>).then((o) => (o === 'accepted' ? duplicate : accept)(req, res, body, event, verdict)).catch((err: Error) => failed(res, err))
     }
   }
 
@@ -651,28 +573,6 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       await history?.close()
     },
   }
-}
-
-/**
- * The event pay makes of a signed JSON object of another shape (the payload shape is "not shown"): the body as its
- * data, its id from Service-Event-Id (else a digest of the body, so a redelivery is still a duplicate), its type from
- * Service-Event-Type (else "unknown"). Marked, so the line and --json say so.
- */
-function otherEvent(body: Record<string, unknown>, req: IncomingMessage, raw: Buffer): WebhookEvent {
-  const header = (name: string) => {
-    const v = req.headers[name]
-    return typeof v === 'string' && v !== '' ? v : undefined
-  }
-  const id = header(EVENT_ID_HEADER.toLowerCase()) ?? `sha256:${createHash('sha256').update(raw).digest('hex').slice(0, 24)}`
-  const event = {id, object: 'event', type: header(EVENT_TYPE_HEADER.toLowerCase()) ?? 'unknown', created_at: '', data: body} as WebhookEvent
-  OTHER_SHAPE.add(event)
-  return event
-}
-/** The events made by otherEvent (their deliveries are marked otherShape). */
-const OTHER_SHAPE = new WeakSet<WebhookEvent>()
-
-function isEvent(value: unknown): value is WebhookEvent {
-  return !!value && typeof value === 'object' && !Array.isArray(value) && typeof (value as {id?: unknown}).id === 'string' && typeof (value as {type?: unknown}).type === 'string'
 }
 
 /**

@@ -2,7 +2,7 @@
 // `npm run bench`: start-up of the built CLI and a real command's cost (issues 2, 13), sandbox throughput (issue 3),
 // webhook listener (issues 5, 12), the start-up table again per installed Node version (issue 15,
 // test/bench/node-versions.mjs), bulk runs (issue 9, test/bench/bulk.mjs), reconcile (issue 26,
-// test/bench/reconcile.mjs). Parts: startup, sandbox, webhooks, sandbox-load, nodes, bulk, reconcile (`npm run bench -- startup nodes`).
+// test/bench/reconcile.mjs). Parts: startup, sandbox, webhooks, sandbox-load, sandbox-dashboard, nodes, bulk, reconcile (`npm run bench -- startup nodes`).
 // Plain Node, builds nothing (run `npm run build` first). Every number is printed as a ratio to a baseline
 // measured in the same run, interleaved, so a loaded machine slows both sides alike; timings are shown alongside.
 // Exits 0 unless something crashed: the ratios are for people to read against their targets, not a gate.
@@ -260,6 +260,7 @@ if (wants('sandbox')) await sandboxBench()
 if (wants('webhooks')) webhookBench()
 // the sandbox under load (issue 10): long (about two minutes); alone with `npm run bench -- sandbox-load`
 if (wants('sandbox-load')) await (await import('./sandbox-load.mjs')).sandboxLoadBench()
+if (wants('sandbox-dashboard')) await (await import('./sandbox-load.mjs')).sandboxLoadBench({dashboard: true})
 if (wants('nodes')) (await import('./node-versions.mjs')).startupPerNode()
 if (wants('bulk')) {
   console.log('\n== bulk runs (issue 9): pay collections create --from-file against the sandbox ==')

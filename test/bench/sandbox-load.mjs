@@ -7,6 +7,8 @@
 //   - RSS of the sandbox after the load and after settlement (goal <= 400 MiB);
 //   - SIGTERM to exit, mid-load (goal <= 2 s), and again with --state set (the state file must be saved and valid).
 // Run alone: `npm run bench -- sandbox-load` (or `node test/bench/sandbox-load.mjs`); BENCH_LOAD_N=20000 for a quick look.
+// `npm run bench -- sandbox-dashboard`: the same with the dashboard open and updating all along (issue 28): a viewer
+// listens to /_dashboard/live and fetches its page again on every push, as the page's script does in a browser.
 // Prints ratios; exits non-zero only when something breaks (a non-2xx answer, a crash, an unsaved state file).
 import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
@@ -185,13 +187,75 @@ async function sigtermMidLoad(sb, headers, prefix) {
   return {ms, code: sb.child.exitCode, signal: sb.child.signalCode}
 }
 
-export async function sandboxLoadBench() {
-  console.log(`\n== sandbox under load (issue 10): the \`pay sandbox start\` process vs a bare node:http server, same requests ==`)
+/** The page a viewer keeps open: the newest collections (a render reads the whole table: the dearest page). */
+const DASHBOARD_PAGE = '/_dashboard/objects?kind=collections'
+
+/**
+ * A dashboard page open in a browser, without the browser: listens to the live stream and fetches the page again on
+ * every push (one fetch at a time, one more if pushes came meanwhile), as live.js does.
+ */
+async function dashboardViewer(url) {
+  const pool = new Pool(url, {connections: 2})
+  const stats = {pushes: 0, pages: 0, ms: []}
+  let busy = false
+  let again = false
+  let stopped = false
+  const refresh = async () => {
+    if (busy) {
+      again = true
+      return
+    }
+    busy = true
+    try {
+      const t = performance.now()
+      const res = await pool.request({method: 'GET', path: DASHBOARD_PAGE})
+      const text = await res.body.text()
+      if (res.statusCode !== 200) throw new Error(`${DASHBOARD_PAGE}: ${res.statusCode} ${text.slice(0, 200)}`)
+      stats.ms.push(performance.now() - t)
+      stats.pages++
+    } catch (err) {
+      if (!stopped) console.log(`  dashboard viewer: ${err.message}`)
+    } finally {
+      busy = false
+      if (again && !stopped) {
+        again = false
+        void refresh()
+      }
+    }
+  }
+  const live = await pool.request({method: 'GET', path: '/_dashboard/live'})
+  if (live.statusCode !== 200) throw new Error(`/_dashboard/live: ${live.statusCode}`)
+  live.body.setEncoding('utf8')
+  live.body.on('data', (chunk) => {
+    const n = String(chunk).split('event: change').length - 1
+    if (n === 0) return
+    stats.pushes += n
+    void refresh()
+  })
+  live.body.on('error', () => undefined)
+  return {
+    stats,
+    stop() {
+      stopped = true
+      live.body.destroy()
+      return pool.destroy().catch(() => undefined)
+    },
+  }
+}
+
+export async function sandboxLoadBench({dashboard = false} = {}) {
+  console.log(
+    dashboard
+      ? `\n== sandbox under load with the dashboard open and updating (issue 28): a viewer on ${DASHBOARD_PAGE}, refetched on every live push ==`
+      : `\n== sandbox under load (issue 10): the \`pay sandbox start\` process vs a bare node:http server, same requests ==`,
+  )
   const configDir = mkdtempSync(join(tmpdir(), 'pay-bench-load-'))
   const children = []
+  let viewer
   try {
     const sb = await startSandbox(configDir)
     children.push(sb.child)
+    if (dashboard) viewer = await dashboardViewer(sb.url)
     const headers = {authorization: `Bearer ${await token(sb.url, sb.merchant)}`, 'content-type': 'application/json', accept: 'application/json'}
     // The bare server answers with the sandbox's own bytes.
     const sample = await one(sb.url, collectionRequest(headers, 'sample')(0))
@@ -249,6 +313,11 @@ export async function sandboxLoadBench() {
     const balRatio = median(sbBal) / median(bareBal)
     console.log(`  GET /v1/balance (${BALANCE_N} x 5 interleaved rounds, median, ${TOTAL} credits held): bare ${rate(median(bareBal))}, sandbox ${rate(median(sbBal))}  ${balRatio.toFixed(2)}x  target >= 0.7x  ${balRatio >= 0.7 ? 'ok' : 'UNDER'}`)
 
+    if (viewer) {
+      const ms = viewer.stats.ms
+      const mean = ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length)
+      console.log(`  dashboard viewer: ${viewer.stats.pushes} live pushes, ${viewer.stats.pages} page renders fetched (median ${ms.length ? median(ms).toFixed(0) : '-'} ms, mean ${mean.toFixed(0)} ms, max ${ms.length ? Math.max(...ms).toFixed(0) : '-'} ms)`)
+    }
     const term = await sigtermMidLoad(sb, headers, 'term')
     console.log(`  SIGTERM mid-load to exit (holding ${TOTAL}): ${term.ms.toFixed(0)} ms (exit ${term.code ?? term.signal})  goal <= 2000 ms  ${term.ms <= 2000 ? 'ok' : 'OVER'}`)
 
@@ -265,9 +334,10 @@ export async function sandboxLoadBench() {
     console.log(`  SIGTERM mid-load with --state (${stateN}+ collections): ${term2.ms.toFixed(0)} ms, state saved with ${held} collections  goal <= 2000 ms  ${term2.ms <= 2000 ? 'ok' : 'OVER'}`)
     if (held < stateN) throw new Error(`the state file holds ${held} collections, fewer than the ${stateN} created`)
   } finally {
+    await viewer?.stop()
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
     rmSync(configDir, {recursive: true, force: true})
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await sandboxLoadBench()
+if (process.argv[1] === fileURLToPath(import.meta.url)) await sandboxLoadBench({dashboard: process.argv.includes('--dashboard')})

@@ -4,11 +4,11 @@
  * `status === 503` check, a `xxxFailureState` function or an exponential back-off elsewhere fails this test; the
  * module that needs one asks the policy instead (docs/architecture.md: "change the retry rule").
  */
-import {readFileSync, readdirSync} from 'node:fs'
-import {join, relative} from 'node:path'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {ROOT, codeLines, srcModules} from '../helpers/source-scan.js'
 
-const ROOT = join(import.meta.dirname, '..', '..')
 const POLICY = 'src/client/request-policy.ts'
 
 /** Where a status or a wait is about something else than what a request to the service came to. */
@@ -29,34 +29,19 @@ const RULES: [string, RegExp][] = [
   ['a random wait (jitter)', /Math\.random\(\)[^\n]*(?:delay|wait|backoff)|(?:delay|wait|backoff)[^\n]*Math\.random\(\)/i],
 ]
 
-function sources(dir: string): string[] {
-  const out: string[] = []
-  for (const entry of readdirSync(dir, {withFileTypes: true})) {
-    const path = join(dir, entry.name)
-    if (entry.isDirectory()) out.push(...sources(path))
-    else if (entry.name.endsWith('.ts')) out.push(path)
-  }
-  return out
-}
-
 /** The lines of `text` that break a rule, without its comments. */
 export function breaches(text: string): string[] {
   const found: string[] = []
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, (c) => c.replace(/[^\n]/g, ' '))
-  code.split('\n').forEach((line, i) => {
-    const bare = line.replace(/(^|[^:'"`])\/\/.*$/, '$1')
-    for (const [what, rule] of RULES) if (rule.test(bare)) found.push(`line ${i + 1}: ${what}: ${line.trim()}`)
-  })
+  for (const {n, code, line} of codeLines(text)) for (const [what, rule] of RULES) if (rule.test(code)) found.push(`line ${n}: ${what}: ${line.trim()}`)
   return found
 }
 
 describe('one request policy', () => {
   it('no module of src/ but the policy classifies failures or decides retries', () => {
     const problems: string[] = []
-    for (const file of sources(join(ROOT, 'src'))) {
-      const name = relative(ROOT, file).split('\\').join('/')
+    for (const {name, text} of srcModules()) {
       if (name === POLICY || Object.keys(ELSEWHERE).some((p) => name.startsWith(p))) continue
-      for (const b of breaches(readFileSync(file, 'utf8'))) problems.push(`${name} ${b}`)
+      for (const b of breaches(text)) problems.push(`${name} ${b}`)
     }
     expect(problems, 'ask src/client/request-policy.ts instead (or, for something that is not a request to the service, add the file to ELSEWHERE with the reason)').toEqual([])
   })

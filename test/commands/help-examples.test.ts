@@ -261,7 +261,8 @@ beforeAll(async () => {
   writeFileSync(join(work, 'payouts-2026-11-25.csv'), 'reference,amount,currency\npo-reconcile-1,100.00,KES\npo-reconcile-2,200.00,KES\n')
   writeFileSync(join(work, 'created.csv'), 'reference,amount,currency\ncol-reconcile-1,250.00,KES\n')
   writeFileSync(join(work, 'expected.ndjson'), '{"reference":"po-reconcile-1","amount":"100.00","currency":"KES"}\n')
-  shellEnv = {HOME: join(work, 'home'), BODY: delivery, SIG: signatureHeader(client.webhook_secret, delivery), NGROK_AUTHTOKEN: '', PAY_BASE_URL: sb.url, PAY_WEBHOOK_SECRET: client.webhook_secret}
+  // BROWSER: `pay sandbox open` "opens" the dashboard with true(1), never a real browser of the machine running the tests
+  shellEnv = {HOME: join(work, 'home'), BROWSER: 'true', BODY: delivery, SIG: signatureHeader(client.webhook_secret, delivery), NGROK_AUTHTOKEN: '', PAY_BASE_URL: sb.url, PAY_WEBHOOK_SECRET: client.webhook_secret}
 }, 120_000)
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 /**
  * Test scaffolding: a small server of the localtunnel protocol on 127.0.0.1, standing in for the remote side
- * only (the client side under test is the real `localtunnel` library inside `pay webhook listen`).
+ * only (the client side under test is pay's own localtunnel client, src/webhooks/tunnels/localtunnel.ts).
  *
  * - `GET /?new` creates a client: {id, port, max_conn_count, url}; `GET /<id>` asks for that id (the library
  *   requests `/${subdomain}` when one is given; we use it on reconnect).

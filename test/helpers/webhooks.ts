@@ -160,3 +160,38 @@ export async function startListen(args: string[], env: Record<string, string | u
     },
   }
 }
+
+/** `pay webhook listen` in-process (its run function, src/webhooks/listen.ts), stopped when `until` settles. */
+export async function listenCommand(args: string[], env: Record<string, string | undefined> = {}, until: Promise<void> = new Promise(() => {}), ready?: (url: string) => void) {
+  const [{default: WebhookListen}, {runListen}, {startCommand}] = await Promise.all([import('../../src/commands/webhook/listen.js'), import('../../src/webhooks/listen.js'), import('./command-in-process.js')])
+  return startCommand(WebhookListen, args, ({flags, out, env}) => runListen(flags, out, {until, env, ready}), {env})
+}
+
+/** `pay webhook listen` in-process until it is ready (or fails), with the same handle as startListen's process. */
+export async function listenInProcess(args: string[], env: Record<string, string | undefined> = {}, readyTimeoutMs = 20_000): Promise<ListenProcess> {
+  let stop!: () => void
+  const until = new Promise<void>((resolve) => (stop = resolve))
+  let url: string | undefined
+  const running = await listenCommand(args, env, until, (u) => (url = u))
+  let result: {code: number; stdout: string; stderr: string} | undefined
+  void running.done.then((r) => (result = r))
+  const started = Date.now()
+  while (url === undefined) {
+    if (result) throw new Error(`pay webhook listen exited ${result.code} before it was ready\nstdout: ${result.stdout}\nstderr: ${result.stderr}`)
+    if (Date.now() - started > readyTimeoutMs) throw new Error(`pay webhook listen not ready in ${readyTimeoutMs} ms\nstderr: ${running.stderr()}`)
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  return {
+    url,
+    stdout: running.stdout,
+    stderr: running.stderr,
+    async stop() {
+      stop()
+      return running.done
+    },
+    async kill() {
+      stop()
+      await running.done
+    },
+  }
+}

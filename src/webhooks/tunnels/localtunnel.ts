@@ -1,23 +1,22 @@
 /**
- * `--tunnel localtunnel`: the npm `localtunnel` client (no account needed; `--tunnel-host` for a self-hosted
- * server). The library's sockets, piping and re-opening of dead sockets are used as they are (lib/Tunnel.js and
- * lib/TunnelCluster.js). Two quirks of the library are worked around here:
+ * `--tunnel localtunnel`: a client of the localtunnel protocol (no account needed; `--tunnel-host` for a
+ * self-hosted server), written here over its two documented steps rather than with the npm `localtunnel` package,
+ * whose public API cannot do what a listener needs:
  *
- * 1. Its handshake (`GET ${host}/?new`, or `/${subdomain}`) retries every second forever on any error, with no
- *    timeout, and cannot be cancelled, even by close(). So the handshake is done here instead, with the same
- *    request, bounded by the start timeout and cancellable, and with an exact reason on failure (refused, no
- *    answer, HTTP status, or an answer that is not the protocol's JSON). The answer is handed to the library's
- *    own `_getInfo`/`_establish` through its `_init` hook.
- * 2. When the tunnel server refuses the tunnel sockets it only emits 'error' (an unhandled 'error' would crash
- *    the process) and never tries again. Here an error, or all sockets staying closed, starts a reconnect:
- *    a new handshake asking for the same subdomain, with backoff, reported on the log.
+ * 1. The handshake, `GET ${host}/?new` (or `/${subdomain}`), answers JSON {id, port, url, max_conn_count, ip?}.
+ *    The package retries it every second forever on any error, with no timeout, and cannot cancel it, even by
+ *    close(); here it is bounded by the start timeout, cancellable, and fails with an exact reason (refused, no
+ *    answer, HTTP status, or an answer that is not the protocol's JSON).
+ * 2. The tunnel: up to max_conn_count raw TCP connections to the server's `ip` (else the host) at `port`, each
+ *    piped both ways to the local listener; one that closes is re-opened. The package only emits 'error' when the
+ *    server refuses them (an unhandled 'error' crashes) and never tries again; here a refusal, or every connection
+ *    staying closed, starts a reconnect: a new handshake asking for the same id, with backoff, reported on the log.
  *
- * Also: the library rewrites the Host header of the first chunk with a string transform when `local_host` is
- * set (we set it to 127.0.0.1, because `localhost` may resolve to ::1); a multi-byte UTF-8 character cut at
- * the end of that first chunk would be damaged. Bodies of a few KB arrive in one chunk in practice.
+ * The bytes pass through unchanged (the package rewrote the Host header of a first chunk, which the listener does
+ * not read, and which could cut a multi-byte character).
  */
-import type {EventEmitter} from 'node:events'
-import {createRequire} from 'node:module'
+import {EventEmitter} from 'node:events'
+import {connect, type Socket} from 'node:net'
 import {type Tunnel, type TunnelOptions, type TunnelProvider, DEFAULT_START_TIMEOUT_MS, TunnelError, sleep} from './tunnel.js'
 
 export const DEFAULT_LOCALTUNNEL_HOST = 'https://localtunnel.me'
@@ -32,30 +31,70 @@ export interface LocaltunnelAnswer {
   cached_url?: string
 }
 
-interface LtTunnel extends EventEmitter {
-  url?: string
-  clientId?: string
-  tunnelCluster?: EventEmitter
-  answer?: LocaltunnelAnswer
-  open(cb: (err?: Error) => void): void
-  close(): void
-}
-type LtTunnelClass = new (opts: Record<string, unknown>) => LtTunnel
+/**
+ * The tunnel connections of one handshake's answer: `max` connections to the server, each piped to the local port
+ * once it connects. Emits 'open' (a connection to the server is up), 'dead' (one closed; it is re-opened unless
+ * closed) and 'error' (the server refused a connection).
+ */
+class TunnelConnections extends EventEmitter {
+  private closed = false
+  private readonly remotes = new Set<Socket>()
 
-let tunnelClass: LtTunnelClass | undefined
-function boundedTunnelClass(): LtTunnelClass {
-  if (tunnelClass) return tunnelClass
-  const require = createRequire(import.meta.url)
-  const Base = require('localtunnel/lib/Tunnel.js') as LtTunnelClass
-  class BoundedTunnel extends Base {
-    // Replaces the library's unbounded, uncancellable handshake: the answer was fetched by requestTunnel().
-    _init(cb: (err: Error | null, info?: unknown) => void): void {
-      const self = this as unknown as {answer: LocaltunnelAnswer; _getInfo(body: unknown): unknown}
-      cb(null, self._getInfo(self.answer))
-    }
+  constructor(
+    private readonly remote: {host: string; port: number},
+    private readonly local: {host: string; port: number},
+    readonly max: number,
+  ) {
+    super()
   }
-  tunnelClass = BoundedTunnel
-  return tunnelClass
+
+  open(): void {
+    for (let i = 0; i < this.max; i++) this.openOne()
+  }
+
+  private openOne(): void {
+    if (this.closed) return
+    const remote = connect(this.remote)
+    this.remotes.add(remote)
+    remote.setKeepAlive(true)
+    remote.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ECONNREFUSED') this.emit('error', new Error(`connection refused: ${this.remote.host}:${this.remote.port}`))
+      remote.destroy()
+    })
+    remote.once('connect', () => {
+      this.emit('open')
+      this.pipeToLocal(remote)
+    })
+    remote.once('close', () => {
+      this.remotes.delete(remote)
+      if (this.closed) return
+      this.emit('dead')
+      this.openOne()
+    })
+  }
+
+  /** Pipes a server connection to a new local one; while the local port refuses, tries again every second. */
+  private pipeToLocal(remote: Socket): void {
+    if (remote.destroyed || this.closed) return
+    remote.pause()
+    const local = connect(this.local)
+    local.once('error', (err: NodeJS.ErrnoException) => {
+      local.destroy()
+      if (err.code === 'ECONNREFUSED') setTimeout(() => this.pipeToLocal(remote), 1000).unref()
+      else remote.destroy()
+    })
+    local.once('connect', () => {
+      remote.pipe(local).pipe(remote)
+      remote.resume()
+    })
+    remote.once('close', () => local.destroy())
+  }
+
+  close(): void {
+    this.closed = true
+    for (const r of this.remotes) r.destroy()
+    this.remotes.clear()
+  }
 }
 
 function describeFetchError(err: unknown, timeoutMs: number): string {
@@ -132,7 +171,7 @@ class LocaltunnelSession implements Tunnel {
   url = ''
   reconnects = 0
   private id?: string
-  private current?: LtTunnel
+  private current?: TunnelConnections
   private closed = false
   private reconnecting = false
   private readonly abort = new AbortController()
@@ -150,55 +189,52 @@ class LocaltunnelSession implements Tunnel {
     this.options.log?.(level, message)
   }
 
-  /** One handshake plus the first tunnel socket, within the timeout. */
+  /** One handshake plus the first tunnel connection, within the timeout. */
   async connect(subdomain: string | undefined): Promise<string> {
     const started = Date.now()
     const answer = await requestTunnel(this.host, subdomain, this.timeoutMs, this.abort.signal)
-    this.log('debug', `tunnel server gave id ${answer.id}, port ${answer.port}, ${answer.max_conn_count ?? 1} connection(s)`)
-    const Tunnel = boundedTunnelClass()
-    const lt = new Tunnel({host: this.host, port: this.options.localPort, local_host: this.options.localHost ?? '127.0.0.1', subdomain})
-    lt.answer = answer
+    const max = answer.max_conn_count ?? 1
+    this.log('debug', `tunnel server gave id ${answer.id}, port ${answer.port}, ${max} connection(s)`)
+    const remoteHost = answer.ip ?? new URL(this.host).hostname
+    const conns = new TunnelConnections({host: remoteHost, port: answer.port}, {host: this.options.localHost ?? '127.0.0.1', port: this.options.localPort}, max)
     // A permanent handler: an 'error' without a listener would crash the process.
-    lt.on('error', (err: Error) => {
-      if (lt !== this.current || this.closed) return
+    conns.on('error', (err: Error) => {
+      if (conns !== this.current || this.closed) return
       void this.reconnect(`the tunnel server refused a tunnel connection (${err.message})`)
     })
     await new Promise<void>((resolve, reject) => {
       const remaining = Math.max(1, this.timeoutMs - (Date.now() - started))
       const fail = (message: string) => {
         clearTimeout(timer)
-        lt.removeListener('url', ok)
-        lt.removeListener('error', onError)
-        lt.close()
+        conns.removeListener('open', ok)
+        conns.removeListener('error', onError)
+        conns.close()
         reject(new TunnelError(message, 'check that the tunnel server accepts connections on the port it hands out'))
       }
       const ok = () => {
         clearTimeout(timer)
-        lt.removeListener('error', onError)
+        conns.removeListener('error', onError)
         resolve()
       }
       const onError = (err: Error) => fail(`the tunnel server gave port ${answer.port} but refused the tunnel connection: ${err.message}`)
       const timer = setTimeout(() => fail(`the tunnel server gave port ${answer.port} but no tunnel connection opened within ${Math.round(this.timeoutMs / 1000)} s`), remaining)
-      lt.once('url', ok)
-      lt.once('error', onError)
-      lt.open((err) => {
-        if (err) fail(`tunnel start failed: ${err.message}`)
-      })
-      this.watchSockets(lt, answer.max_conn_count ?? 1)
+      conns.once('open', ok)
+      conns.once('error', onError)
+      this.watchConnections(conns)
+      conns.open()
     })
-    this.current = lt
+    this.current = conns
     this.id = answer.id
     return answer.url.replace(/\/+$/, '')
   }
 
   /**
-   * Counts open tunnel sockets. When as many sockets as the server allows die within a second, the server
-   * dropped the tunnel: say so, and say when the library has re-opened it. If no socket is back within a few
-   * seconds, start over with a new handshake.
+   * Counts open tunnel connections. When as many connections as the server allows die within a second, the server
+   * dropped the tunnel: say so, and say when they are re-opened. If none is back within a few seconds, start over
+   * with a new handshake.
    */
-  private watchSockets(lt: LtTunnel, maxConn: number): void {
-    const cluster = lt.tunnelCluster
-    if (!cluster) return
+  private watchConnections(conns: TunnelConnections): void {
+    const maxConn = conns.max
     let count = 0
     let deaths: number[] = []
     let droppedAt: number | undefined
@@ -207,15 +243,15 @@ class LocaltunnelSession implements Tunnel {
       this.log('info', `tunnel: connection to the tunnel server re-opened after ${Date.now() - droppedAt} ms`)
       droppedAt = undefined
     }
-    cluster.on('open', () => {
+    conns.on('open', () => {
       count++
-      if (lt !== this.current && this.current !== undefined) return
+      if (conns !== this.current && this.current !== undefined) return
       this.openSockets = count
       reopened()
     })
-    cluster.on('dead', () => {
+    conns.on('dead', () => {
       count = Math.max(0, count - 1)
-      if (lt !== this.current || this.closed) return
+      if (conns !== this.current || this.closed) return
       this.openSockets = count
       const now = Date.now()
       deaths = [...deaths.filter((t) => now - t < 1000), now]
@@ -227,7 +263,7 @@ class LocaltunnelSession implements Tunnel {
       if (this.zeroTimer) clearTimeout(this.zeroTimer)
       this.zeroTimer = setTimeout(() => {
         this.zeroTimer = undefined
-        if (!this.closed && lt === this.current && this.openSockets === 0) void this.reconnect('the tunnel connections did not come back')
+        if (!this.closed && conns === this.current && this.openSockets === 0) void this.reconnect('the tunnel connections did not come back')
       }, Math.min(this.timeoutMs, 5000))
     })
   }

@@ -1,5 +1,5 @@
 /**
- * The built `pay webhook listen` over its life (issues 12 and 15): --tunnel auto's choice as the user sees it,
+ * `pay webhook listen` over its life, in-process (its run function): --tunnel auto's choice as the user sees it,
  * the sandbox registration (set at start, set again after a reconnect gave a new URL, removed on Ctrl-C), and
  * the loud message when the public URL changed. Sandbox and tunnel server on loopback.
  */
@@ -8,7 +8,7 @@ import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
 import {type RegistrationEvent, SandboxRegistration, sandboxWebhookControl, type WebhookControl} from '../../src/webhooks/sandbox-link.js'
 import {startLocaltunnelServer} from '../helpers/localtunnel-server.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
-import {type ListenProcess, startListen, waitFor} from '../helpers/webhooks.js'
+import {type ListenProcess, listenInProcess, waitFor} from '../helpers/webhooks.js'
 
 let sb: Sandbox
 const server = useScriptedServer()
@@ -29,7 +29,7 @@ const sandboxEnv = () => ({PAY_BASE_URL: sb.url, PAY_CLIENT_ID: sb.seed.client_i
 const webhookUrl = () => sb.state.clients[sb.seed.client_id].webhook_url
 
 async function listen(args: string[], env: Record<string, string>) {
-  const p = await startListen(args, env)
+  const p = await listenInProcess(args, env)
   running.push(p)
   return p
 }

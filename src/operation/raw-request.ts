@@ -1,0 +1,123 @@
+/**
+ * `pay api`'s run function: the raw request checked (headers, --paginate, --slurp), its body built from --data and
+ * -F, prepared from the endpoint table (or any path), then a dry run, or the live-money question where it applies and
+ * the request sent: one answer printed, or every page of a list with --paginate.
+ */
+import type {ApiClient} from '../client/api-client.js'
+import {splitPath} from '../client/api-client.js'
+import {InputError} from '../base/errors.js'
+import {renderDryRun} from '../output/dry-run.js'
+import type {Output} from '../output/output.js'
+import {forStdout, printable} from '../output/printable.js'
+import type {ApiContext} from './api-context.js'
+import {mergeBody, parseFieldFlags, readDataFlag} from './body-input.js'
+
+export interface ApiOptions {
+  method: string
+  path: string
+  data?: string
+  field?: string[]
+  header?: string[]
+  include?: boolean
+  'allow-any-path'?: boolean
+  paginate?: boolean
+  slurp?: boolean
+  'idempotency-key'?: string
+  'dry-run'?: boolean
+  yes?: boolean
+  /** The output flags that --slurp cannot be combined with. */
+  jq?: string
+  output?: string
+  fields?: string
+}
+
+/**
+ * Runs `pay api`; `open` gives the context (client, Output, settings) once the input is checked, so a bad header
+ * or flag exits 2 before any profile is read. Returns the exit code (failures throw, for the caller to render).
+ */
+export async function runApi(options: ApiOptions, open: () => Promise<ApiContext>): Promise<number> {
+  const method = options.method.toUpperCase()
+  const headers = requestHeaders(options.header)
+  if (options.paginate && method !== 'GET') throw InputError.one('--paginate', 'works only with GET')
+  if (options.slurp && (options.jq !== undefined || !['table', 'json', 'ndjson'].includes(options.output ?? 'json') || options.fields !== undefined)) throw InputError.one('--slurp', 'cannot be combined with --jq, --fields or -o csv|tsv|yaml (it prints one JSON array)')
+  const body = mergeBody(undefined, await readDataFlag(options.data), parseFieldFlags(options.field))
+  const {client, out, settings} = await open()
+  const allowAnyPath = options['allow-any-path']
+  const req = client.prepareRaw(method, options.path, {body, headers, idempotencyKey: options['idempotency-key']}, {allowAnyPath})
+  if (options['dry-run']) {
+    renderDryRun(out, req, {profileName: settings.profileName, fromProfile: settings.sources.clientId === 'profile'})
+    return 0
+  }
+  // a money-moving endpoint with a live profile: the rule of src/operation/confirm.ts, as for its resource command
+  const {liveMoneyGate, moneyOperation, confirmationLines} = await import('./confirm.js')
+  const money = moneyOperation(req.endpoint?.id)
+  if (money) await liveMoneyGate({client, out, settings}, Boolean(options.yes), () => confirmationLines(money, {body}, settings.profileName))
+  const shown = forStdout(out.term.stdoutIsTTY)
+  if (options.paginate) {
+    await paginate(client, out, options.path, {headers, slurp: Boolean(options.slurp), allowAnyPath, shown})
+    return 0
+  }
+  // -i: the status line and headers of any answer, an error's too (on stderr, made printable)
+  const include = (status: number, headers: Record<string, string> = {}) => {
+    if (!options.include) return
+    out.info(`HTTP ${status}`)
+    for (const [k, v] of Object.entries(headers)) out.info(printable(`${k}: ${v}`))
+  }
+  const res = await client.send(req).catch((err: {status?: unknown; responseHeaders?: Record<string, string>}) => {
+    if (typeof err.status === 'number') include(err.status, err.responseHeaders)
+    throw err
+  })
+  include(res.status, res.headers)
+  if (res.body === undefined) out.data(shown.text(res.text))
+  else out.data(shown.json(out.json ? res.text : JSON.stringify(res.body, null, 2)))
+  return 0
+}
+
+/** -H 'Name: value' as lower-case names; Authorization is refused (the token comes from the profile). */
+export function requestHeaders(given: string[] = []): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const h of given) {
+    const i = h.indexOf(':')
+    if (i <= 0) throw InputError.one('-H', `"${h}" must be 'Name: value'`)
+    const name = h.slice(0, i).trim().toLowerCase()
+    if (name === 'authorization') throw InputError.one('-H', 'must not set Authorization: the token comes from the profile')
+    headers[name] = h.slice(i + 1).trim()
+  }
+  return headers
+}
+
+type Shown = ReturnType<typeof forStdout>
+
+/**
+ * --paginate: GET page 1, 2, … of the path (its other query parameters kept, a #fragment dropped) while the answer says has_more,
+ * writing each page's items as they arrive; an answer that is not a list is printed once. Memory holds one page.
+ */
+async function paginate(client: ApiClient, out: Output, path: string, options: {headers: Record<string, string>; slurp: boolean; allowAnyPath?: boolean; shown: Shown}): Promise<void> {
+  const {headers, slurp, allowAnyPath, shown} = options
+  // cut where the request itself is cut (at `?` or `#`; a fragment is never sent), else a `#` before the query
+  // would hide the page parameter and the first page would come back forever
+  const [base, query] = splitPath(path)
+  const params = new URLSearchParams(query)
+  // without --jq, --fields or another format, items are written as they are (one per line, or one array)
+  const plain = !out.options.jq && !out.options.fields && ['table', 'json', 'ndjson'].includes(out.format)
+  let written = 0
+  if (slurp) out.chunk('[')
+  for (let page = Number(params.get('page') ?? '1'); page < 1_000_000; page++) {
+    params.set('page', String(page))
+    const res = await client.send(client.prepareRaw('GET', `${base}?${params.toString()}`, {headers}, {allowAnyPath}))
+    const body = res.body as {data?: unknown[]; has_more?: boolean} | undefined
+    const items = body && Array.isArray(body.data) ? body.data : undefined
+    if (!items) {
+      // not a list: the answer itself, once
+      if (slurp) out.chunk(`${shown.json(JSON.stringify(res.body ?? null))}]\n`)
+      else if (plain) out.data(shown.json(JSON.stringify(res.body ?? null)))
+      else out.data(res.body === undefined ? shown.text(res.text) : shown.json(res.text))
+      return
+    }
+    if (slurp) for (const item of items) out.chunk(`${written++ === 0 ? '\n' : ',\n'}${shown.json(JSON.stringify(item))}`)
+    else if (plain) for (const item of items) out.data(shown.json(JSON.stringify(item)))
+    else out.data(shown.json(JSON.stringify(body)))
+    if (!body!.has_more || items.length === 0) break
+  }
+  if (slurp) out.chunk(written === 0 ? ']\n' : '\n]\n')
+}

@@ -1,0 +1,119 @@
+/**
+ * `pay sandbox open`: in-process (its run function over the control client, a real sandbox), and as a process for what
+ * only a process shows: $BROWSER started with the URL, a machine with no browser (the URL printed), exit codes; and
+ * `pay sandbox start` printing the dashboard's URL (or null with --no-dashboard).
+ */
+import {spawn} from 'node:child_process'
+import {chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {ControlClient} from '../../../src/client/control-client.js'
+import {runSandboxOpen} from '../../../src/sandbox/dashboard/open.js'
+import type {Sandbox} from '../../../src/sandbox/index.js'
+import {BIN, ROOT, cleanEnv, runCli, tempConfigDir} from '../../helpers/cli.js'
+import {USER_AGENT, memoryOutput} from '../../helpers/in-process.js'
+import {start, until} from '../../helpers/sandbox-http.js'
+
+const built = existsSync(join(ROOT, 'dist', 'commands', 'sandbox', 'open.js'))
+
+let sb: Sandbox
+let off: Sandbox
+
+beforeAll(async () => {
+  sb = await start()
+  off = await start({dashboard: false})
+})
+
+afterAll(async () => {
+  await sb?.close()
+  await off?.close()
+})
+
+/** A stand-in browser: a script writing the URL it was started with into a file. */
+function fakeBrowser(): {command: string; opened: () => string | undefined} {
+  const dir = mkdtempSync(join(tmpdir(), 'pay-browser-'))
+  const file = join(dir, 'opened.txt')
+  const command = join(dir, 'browser.sh')
+  writeFileSync(command, `#!/bin/sh\nprintf '%s' "$1" > '${file}'\n`)
+  chmodSync(command, 0o755)
+  return {command, opened: () => (existsSync(file) ? readFileSync(file, 'utf8') : undefined)}
+}
+
+describe('runSandboxOpen (in-process)', () => {
+  const call = (url: string) => {
+    const client = new ControlClient({url, userAgent: USER_AGENT})
+    return (id: Parameters<ControlClient['call']>[0], input?: Parameters<ControlClient['call']>[1]) => client.call(id, input)
+  }
+
+  it('prints the URL and opens it; says so when there is no browser; --no-browser only prints', async () => {
+    const opened: string[] = []
+    let io = memoryOutput(false)
+    expect(await runSandboxOpen(call(sb.url), {browser: true, open: async (u) => (opened.push(u), true)}, io.out)).toEqual({url: `${sb.url}/_dashboard/`, opened: true})
+    expect(io.stdout()).toBe(`${sb.url}/_dashboard/\n`)
+    expect(io.stderr()).toMatch(/Opened the sandbox dashboard/)
+    expect(opened).toEqual([`${sb.url}/_dashboard/`])
+
+    io = memoryOutput(false)
+    await runSandboxOpen(call(sb.url), {browser: true, open: async () => false}, io.out)
+    expect(io.stdout()).toBe(`${sb.url}/_dashboard/\n`)
+    expect(io.stderr()).toMatch(/No browser to open here/)
+
+    io = memoryOutput(true)
+    await runSandboxOpen(call(sb.url), {browser: false, open: async () => expect.fail('no browser with --no-browser')}, io.out)
+    expect(JSON.parse(io.stdout())).toEqual({url: `${sb.url}/_dashboard/`, opened: false})
+  })
+
+  it('a sandbox started with --no-dashboard: a clear error saying what to do', async () => {
+    await expect(runSandboxOpen(call(off.url), {browser: true, open: async () => true}, memoryOutput(false).out)).rejects.toMatchObject({
+      message: expect.stringMatching(/--no-dashboard/),
+      hint: expect.stringMatching(/pay sandbox start/),
+      exitCode: 1,
+    })
+  })
+})
+
+describe.skipIf(!built)('pay sandbox open and start (built CLI)', () => {
+  it('starts $BROWSER with the URL; with no browser at all it prints the URL; no sandbox exits 7', async () => {
+    const browser = fakeBrowser()
+    const env = {PAY_CONFIG_DIR: tempConfigDir()}
+    const r = await runCli(['sandbox', 'open', '--url', sb.url], {env: {...env, BROWSER: browser.command}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe(`${sb.url}/_dashboard/\n`)
+    expect(await until(() => browser.opened(), 5000, 'the browser')).toBe(`${sb.url}/_dashboard/`)
+
+    const none = await runCli(['sandbox', 'open', '--url', sb.url], {env: {...env, BROWSER: undefined, DISPLAY: undefined, WAYLAND_DISPLAY: undefined}})
+    expect(none.code).toBe(0)
+    expect(none.stdout).toBe(`${sb.url}/_dashboard/\n`)
+    expect(none.stderr).toMatch(/No browser to open here/)
+
+    const disabled = await runCli(['sandbox', 'open', '--url', off.url], {env})
+    expect(disabled.code).toBe(1)
+    expect(disabled.stderr).toMatch(/--no-dashboard/)
+    const down = await runCli(['sandbox', 'open', '--url', 'http://127.0.0.1:9'], {env})
+    expect(down.code).toBe(7)
+  })
+
+  it('pay sandbox start prints the dashboard URL (text and --json), and null with --no-dashboard', async () => {
+    const launch = (args: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--no-profile', ...args], {cwd: ROOT, env: cleanEnv({PAY_CONFIG_DIR: tempConfigDir()}), stdio: ['ignore', 'pipe', 'pipe']})
+        let out = ''
+        child.stdout.setEncoding('utf8').on('data', (d: string) => {
+          out += d
+          if (/\}\n|Press Ctrl-C/.test(out)) {
+            child.kill('SIGTERM')
+            resolve(out)
+          }
+        })
+        child.on('exit', () => reject(new Error(`exited early: ${out}`)))
+      })
+    const text = await launch([])
+    const url = /Sandbox listening on (\S+)/.exec(text)![1]
+    expect(text).toContain(`Dashboard at ${url}/_dashboard/ (pay sandbox open)`)
+    const json = JSON.parse(await launch(['--json']))
+    expect(json.dashboard).toBe(`${json.url}/_dashboard/`)
+    expect(JSON.parse(await launch(['--json', '--no-dashboard'])).dashboard).toBeNull()
+    expect(await launch(['--no-dashboard'])).not.toContain('Dashboard at')
+  })
+})
