@@ -185,30 +185,30 @@ function countKeys(value: unknown): number {
 const CSV_READ_BYTES = 16 * 1024
 
 /**
- * csv-parse's stream, its records taken as it parses them: each one with the line where it ends (csv-parse's
- * `info.lines` as the record is pushed, the value its `info` option would give the record), into `records` and
- * `lines` instead of the stream's object-mode buffer. The `info` option builds an object of about a dozen fields per
- * record (and another around the record), and reading records back one read() at a time cost as much as parsing
- * them: those were most of the cost of reading a row. The stream's readable side only ends.
+ * csv-parse's stream, its records taken as it emits them, into `records` and `lines`, each with the line where it ends:
+ * the parser's public `info.lines` as the record is emitted. The stream flows (a 'data' listener), so each record is
+ * emitted as it is parsed, from within the write of its chunk: never buffered, so its line is still current (a test in
+ * test/bulk/input.test.ts holds these lines to those of csv-parse's own `info` option). That option's per-record
+ * object, or the `on_record` hook's (made even when unread), cost about as much as parsing a record.
  */
 async function recordParser(): Promise<{parser: import('csv-parse').Parser; records: string[][]; lines: number[]}> {
-  const {Parser} = await import('csv-parse')
+  const {parse} = await import('csv-parse')
   const records: string[][] = []
   const lines: number[] = []
-  class RecordParser extends Parser {
-    override push(chunk: unknown, encoding?: BufferEncoding): boolean {
-      if (chunk === null) return super.push(chunk, encoding)
-      records.push(chunk as string[])
-      lines.push(this.info.lines)
-      return true
-    }
-  }
-  // Each of CRLF, LF and CR ends a record (csv-parse would take the first one it meets for the whole file): a
-  // file whose lines were saved by two editors is read as it shows, with the right line numbers, not as one record
-  // (CRLF header, LF rows) or with every line counted twice (LF header, CRLF rows). Inside quotes they stay.
-  const parser = new RecordParser({bom: true, skip_empty_lines: true, trim: true, relax_column_count: false, skip_records_with_error: false, record_delimiter: ['\r\n', '\n', '\r']})
+  const parser = parse(CSV_OPTIONS)
+  parser.on('data', (record: string[]) => {
+    records.push(record)
+    lines.push(parser.info.lines)
+  })
   return {parser, records, lines}
 }
+
+/**
+ * How pay reads a CSV. Each of CRLF, LF and CR ends a record (csv-parse would take the first one it meets for the
+ * whole file): a file whose lines were saved by two editors is read as it shows, with the right line numbers, not as
+ * one record (CRLF header, LF rows) or with every line counted twice (LF header, CRLF rows). Inside quotes they stay.
+ */
+export const CSV_OPTIONS = {bom: true, skip_empty_lines: true, trim: true, relax_column_count: false, skip_records_with_error: false, record_delimiter: ['\r\n', '\n', '\r']}
 
 /**
  * CSV through csv-parse's stream, written a file chunk at a time and the records of each chunk taken at once.
@@ -270,7 +270,6 @@ async function* csvRowChunks(input: BulkInput): AsyncGenerator<(InputRow | RowSy
   }
   // the last record (no line break after it) and an error found only at the end (a quote never closed)
   let error: unknown
-  parser.resume() // the readable side holds nothing: let it end
   parser.end()
   try {
     await finished(parser)

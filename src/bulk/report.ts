@@ -142,14 +142,14 @@ export interface ProgressReporter {
   stop(c: Counts): void
 }
 
-/** A bar on a terminal, NDJSON lines every `everyMs` otherwise. Both on stderr. */
+/** A bar on a terminal, NDJSON lines every `everyMs` otherwise. Both on stderr, through `out`. */
 export async function progressReporter(out: Output, total: number, everyMs = Number(process.env.PAY_BULK_PROGRESS_MS ?? 2000)): Promise<ProgressReporter> {
   const started = Date.now()
   const rate = (c: Counts) => Math.round((c.done - c.earlier) / Math.max(0.001, (Date.now() - started) / 1000))
   if (out.term.stderrIsTTY) {
     const {SingleBar, Presets} = await import('cli-progress')
     const bar = new SingleBar(
-      {format: ' {bar} {value}/{total} rows | {rate}/s | ETA {eta_formatted} | {succeeded} ok, {processing} processing, {failed} failed, {unknown} unknown', stream: process.stderr, hideCursor: true, etaBuffer: 200},
+      {format: ' {bar} {value}/{total} rows | {rate}/s | ETA {eta_formatted} | {succeeded} ok, {processing} processing, {failed} failed, {unknown} unknown', stream: out.liveStream as NodeJS.WriteStream, hideCursor: true, etaBuffer: 200},
       Presets.shades_classic,
     )
     bar.start(total, 0, {rate: 0, succeeded: 0, processing: 0, failed: 0, unknown: 0})

@@ -5,12 +5,15 @@
  * same key, which the service answers with the first result: outcomes are therefore written in batches, fsync'd
  * every FLUSH_MS, instead of one fsync per row.
  */
-import {existsSync, createReadStream, readFileSync, readdirSync} from 'node:fs'
+import {closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import type {RequestClass} from '../client/request-policy.js'
 import type {JournalStore} from './store.js'
+import {SortedRecords} from './sorted-spool.js'
 
 export const FLUSH_MS = 250
+/** 2^32: what a 32-bit word of a sorted record holds (a byte offset takes two). */
+const WORD = 0x1_0000_0000
 const FLUSH_BYTES = 256 * 1024
 
 /**
@@ -77,6 +80,125 @@ function rowOfRecord(rec: {t?: string; again?: unknown} & Partial<RowOutcome>, e
     again,
   )
   return {...o, again}
+}
+
+type Ended = (state: string | null) => 'succeeded' | 'failed' | undefined
+
+/** An earlier run's row as a re-run reads it: its outcome, and whether it was refused for now (`again`). */
+export type EarlierRow = RowOutcome & {again: boolean}
+
+/**
+ * The newest record of each row that earlier runs of the same salt journaled, in row order: the records' places in the
+ * journal are sorted by row on disk (src/bulk/sorted-spool.ts) and each row's newest record is read back from the
+ * journal when asked for. A re-run of a million settled rows holds a chunk of them at a time, not a map of all.
+ */
+export class EarlierOutcomes {
+  /** Rows with an outcome (once counted). */
+  rows = 0
+
+  constructor(
+    private readonly sorted: SortedRecords | undefined,
+    private readonly file: string,
+    private readonly epoch: number,
+    private readonly ended: Ended,
+  ) {}
+
+  /** Counts the rows (and returns how many `settled` says are, when given) by reading them all once. */
+  async count(settled?: (o: EarlierRow) => boolean): Promise<number> {
+    let rows = 0
+    let n = 0
+    for await (const chunk of this.chunks()) {
+      rows += chunk.length
+      if (settled) for (const o of chunk) if (settled(o)) n++
+    }
+    this.rows = rows
+    return n
+  }
+
+  /** The rows' newest outcomes, in row order, a chunk at a time. */
+  async *chunks(): AsyncGenerator<EarlierRow[]> {
+    if (!this.sorted) return
+    const reader = new Positioned(this.file)
+    try {
+      let row = -1
+      // the newest record of `row` so far, of the newest salt (only those count): its place in the journal
+      let offset = -1
+      let length = 0
+      let out: EarlierRow[] = []
+      const take = () => {
+        if (offset < 0) return
+        const o = rowOfRecord(JSON.parse(reader.read(offset, length).replace(/\0+/g, '')) as Partial<RowOutcome>, this.ended)
+        if (o) out.push(o)
+        offset = -1
+      }
+      for await (const recs of this.sorted.sorted()) {
+        for (let i = 0; i < recs.length; i += 6) {
+          if (recs[i] !== row) {
+            take()
+            row = recs[i]
+          }
+          if (recs[i + 2] === this.epoch) {
+            offset = recs[i + 3] + recs[i + 4] * WORD
+            length = recs[i + 5]
+          }
+        }
+        if (out.length > 0) {
+          yield out
+          out = []
+        }
+      }
+      take()
+      if (out.length > 0) yield out
+    } finally {
+      reader.close()
+    }
+  }
+
+  dispose(): void {
+    this.sorted?.dispose()
+  }
+}
+
+/** Reads byte ranges of a file that are asked for mostly in order, through a window of the file. */
+class Positioned {
+  private readonly fd: number
+  private window: Buffer = Buffer.alloc(0)
+  private start = 0
+
+  constructor(file: string) {
+    this.fd = openSync(file, 'r')
+  }
+
+  read(offset: number, length: number): string {
+    if (offset < this.start || offset + length > this.start + this.window.length) {
+      const buf = Buffer.allocUnsafe(Math.max(length, 64 * 1024))
+      const n = readSync(this.fd, buf, 0, buf.length, offset)
+      this.window = buf.subarray(0, n)
+      this.start = offset
+    }
+    return this.window.toString('utf8', offset - this.start, offset - this.start + length)
+  }
+
+  close(): void {
+    closeSync(this.fd)
+  }
+}
+
+/** The lines of a file, each with its byte offset and length (without the line break). */
+async function* linesOf(file: string): AsyncGenerator<{text: string; offset: number; length: number}> {
+  let rest: Buffer = Buffer.alloc(0)
+  let base = 0 // the file offset of rest[0]
+  for await (const data of createReadStream(file, {highWaterMark: 256 * 1024})) {
+    const buf = rest.length > 0 ? Buffer.concat([rest, data as Buffer]) : (data as Buffer)
+    let from = 0
+    for (let nl = buf.indexOf(10, from); nl >= 0; nl = buf.indexOf(10, from)) {
+      if (nl > from) yield {text: buf.toString('utf8', from, nl), offset: base + from, length: nl - from}
+      from = nl + 1
+    }
+    rest = buf.subarray(from)
+    base += from
+  }
+  if (rest.length > 0) yield {text: rest.toString('utf8'), offset: base, length: rest.length}
 }
 
 /** One run file as `pay journal` reads it: its last header, each row's latest record, and whether its last run ended. */
@@ -176,35 +298,39 @@ export class RunJournal {
    * Only those of the newest salt (--force-new) count, and that salt is returned (`ran`: some run of this content
    * began): a plain re-run resumes the last forced run (see resumedSalt for a content never run before, an edited
    * file). `ended` classes a state (the operation's terminal states): each row's verdict is derived again here,
-   * never read from the record.
+   * never read from the record. The records are sorted by row on disk (`spoolDir`), not held: see EarlierOutcomes.
    */
-  async load(ended: (state: string | null) => 'succeeded' | 'failed' | undefined = () => undefined): Promise<{salt: string; ran: boolean; outcomes: Map<number, RowOutcome & {again: boolean}>}> {
-    const done = new Map<number, RowOutcome & {again: boolean}>()
+  async load(ended: Ended = () => undefined, spoolDir = this.store.dir): Promise<{salt: string; ran: boolean; outcomes: EarlierOutcomes}> {
     let salt = ''
     let ran = false
-    if (!this.store.open() || !existsSync(this.file)) return {salt, ran, outcomes: done}
-    // node:readline loaded here, not with every command (this module is in the runtime bundle for `pay journal`): ~7
-    // of Node's internal modules that a single command never needs
-    const {createInterface} = process.getBuiltinModule('node:readline')
-    for await (const line of createInterface({input: createReadStream(this.file), crlfDelay: Infinity})) {
-      let rec: {t?: string; salt?: unknown; again?: unknown} & Partial<RowOutcome>
-      try {
-        rec = JSON.parse(line.replace(/\0+/g, '')) as typeof rec
-      } catch {
-        continue // a torn last line
+    let epoch = 0
+    if (!this.store.open() || !existsSync(this.file)) return {salt, ran, outcomes: new EarlierOutcomes(undefined, this.file, 0, ended)}
+    // each row record as (row, position in the file, salt's epoch, byte offset (2 words), length): sorted by row on disk
+    const sorted = new SortedRecords(spoolDir, 6)
+    let seq = 0
+    try {
+      for await (const {text, offset, length} of linesOf(this.file)) {
+        let rec: {t?: string; salt?: unknown; row?: unknown} | null
+        try {
+          rec = JSON.parse(text.replace(/\0+/g, '')) as typeof rec
+        } catch {
+          continue // a torn last line
+        }
+        if (rec === null || typeof rec !== 'object') continue
+        if (rec.t === 'run') {
+          const s = typeof rec.salt === 'string' ? rec.salt : ''
+          if (s !== salt) epoch++ // the records of another salt no longer count
+          salt = s
+          ran = true
+          continue
+        }
+        if (rec.t === 'row' && typeof rec.row === 'number' && rec.row >= 0 && rec.row < WORD) sorted.add(rec.row, ++seq, epoch, offset % WORD, Math.floor(offset / WORD), length)
       }
-      if (rec === null || typeof rec !== 'object') continue
-      if (rec.t === 'run') {
-        const s = typeof rec.salt === 'string' ? rec.salt : ''
-        if (s !== salt) done.clear()
-        salt = s
-        ran = true
-        continue
-      }
-      const o = rowOfRecord(rec, ended)
-      if (o) done.set(o.row, o)
+    } catch (err) {
+      sorted.dispose()
+      throw err
     }
-    return {salt, ran, outcomes: done}
+    return {salt, ran, outcomes: new EarlierOutcomes(sorted, this.file, epoch, ended)}
   }
 
   begin(header: RunHeader): void {

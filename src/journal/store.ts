@@ -27,7 +27,7 @@ const DAY_MS = 86_400_000
 const PRUNE_EVERY_MS = 6 * 3_600_000
 const SEGMENT = /^(\d{4}-\d{2}-\d{2})\.ndjson$/
 /** Spool files bulk runs keep next to the journal while they run (stdin copied; rows ready to send): removed at the end, pruned with the journal when a run was killed. */
-export const SPOOL_PREFIXES = {stdin: 'stdin-', rows: 'rows-'} as const
+export const SPOOL_PREFIXES = {stdin: 'stdin-', rows: 'rows-', sorted: 'sorted-'} as const
 
 /** An idempotent request, written (and fsync'd) before it is sent. */
 export interface OpRecord {

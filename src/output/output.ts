@@ -145,6 +145,11 @@ export class Output {
     this.stderr.write(`${paint(this.term.colorErr, 'yellow', 'warning:')} ${text}\n`)
   }
 
+  /** The stream a live display (a progress bar on a terminal) redraws itself on: stderr, this Output's. */
+  get liveStream(): NodeJS.WritableStream {
+    return this.stderr
+  }
+
   errorLine(text: string): void {
     this.stderr.write(`${paint(this.term.colorErr, 'red', 'error:')} ${text}\n`)
   }

@@ -88,3 +88,23 @@ describe('a --results file that fails mid-run', () => {
     expect(byRefPrefix('bi-full-')).toHaveLength(5)
   })
 })
+
+describe('CSV rows and their lines', () => {
+  it("each row's line is the one csv-parse's own info option gives its record (quoted line breaks, CR, CRLF, blank lines)", async () => {
+    const {parse} = await import('csv-parse/sync')
+    const {CSV_OPTIONS} = await import('../../src/bulk/input.js')
+    const cells = ['1.00', '"a\nb"', '"c\r\nd"', '"e\rf"', 'g', '" h "', '""']
+    const breaks = ['\n', '\r\n', '\r', '\n\n', '\r\n\r\n']
+    // enough records to cross the reader's 16 KiB chunks
+    let text = 'amount,reference\n'
+    for (let i = 0; i < 3000; i++) text += `${cells[i % cells.length]},${cells[(i * 3 + 1) % cells.length]}${breaks[i % breaks.length]}`
+    const path = join(tempConfigDir(), 'lines.csv')
+    writeFileSync(path, text)
+    const expected = (parse(text, {...CSV_OPTIONS, info: true}) as {info: {lines: number}}[]).slice(1).map((r) => r.info.lines)
+    const got: number[] = []
+    const input: BulkInput = {path, name: path, format: 'csv', sha256: '', dispose: () => undefined}
+    for await (const r of readRows(input)) got.push('line' in r ? r.line : -1)
+    expect(got).toHaveLength(3000)
+    expect(got).toEqual(expected)
+  })
+})

@@ -55,8 +55,8 @@ describe('one request policy', () => {
     expect(breaches('// status >= 500 in a comment\nconst ok = 1')).toEqual([])
   })
 
-  it('the client core, the journal gate and the bulk engine ask the policy', () => {
-    for (const file of ['src/client/api-client.ts', 'src/journal/gate.ts', 'src/bulk/engine.ts', 'src/bulk/rate.ts', 'src/operation/wait.ts']) {
+  it('the client core, the journal gate and the bulk sending pass ask the policy', () => {
+    for (const file of ['src/client/api-client.ts', 'src/journal/gate.ts', 'src/bulk/send.ts', 'src/bulk/rate.ts', 'src/operation/wait.ts']) {
       expect(readFileSync(join(ROOT, file), 'utf8'), file).toMatch(/from '\.{1,2}\/(?:client\/)?request-policy\.js'/)
     }
   })

@@ -1,0 +1,308 @@
+/**
+ * The sending pass of a bulk run: the spooled rows, in file order, each joined with what an earlier run settled of
+ * it (src/bulk/run-journal.ts, sorted by row on disk) and, for a body that came again, its key; `--concurrency`
+ * workers send them under the shared adaptive rate (src/bulk/rate.ts), each row until the request policy says what it
+ * came to; every outcome is journaled, written to the results and counted.
+ */
+import {setTimeout as sleep} from 'node:timers/promises'
+import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client.js'
+import type {PoolTransport} from '../client/pool-transport.js'
+import type {EndpointId} from '../api/endpoints.js'
+import {stateOf} from '../operation/wait.js'
+import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, RequestAttempts, askedWaitMs, pollDelayMs, throttleOf} from '../client/request-policy.js'
+import type {ApiContext} from '../operation/api-context.js'
+import type {Checked} from './check.js'
+import {AdaptiveRate} from './rate.js'
+import {type Counts, MoneyTotals, type ProgressReporter, type ResultSink} from './report.js'
+import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RunJournal, rowOutcome} from '../journal/run-journal.js'
+import type {SpooledRow} from './spool.js'
+
+/** Rows in a row left "unknown" by network errors after their retries: the service is unreachable, stop. */
+export const UNREACHABLE_AFTER = 24
+
+export type Ended = (state: string | null) => 'succeeded' | 'failed' | undefined
+
+export interface PollTarget {
+  id: EndpointId
+  input: CallInput
+  states?: {succeeded: readonly string[]; failed: readonly string[]}
+}
+
+/** What the sending pass needs besides the rows. */
+export interface SendPlan {
+  checked: Checked
+  earlier: EarlierOutcomes
+  /** An earlier run's outcome that stands (not sent again). */
+  settledBy: (o: EarlierRow) => boolean
+  /** The key of a row whose body is the `occurrence`th of its kind in the file. */
+  rekey: (r: SpooledRow, occurrence: number) => string
+  /** The request of a spooled row (its endpoint's template with its target, body and key). */
+  requestOf: (r: SpooledRow) => PreparedRequest
+  journal: RunJournal
+  sink: ResultSink
+  progress: ProgressReporter
+  rate: AdaptiveRate
+  concurrency: number
+  retries: number
+  ended: Ended
+  pool?: PoolTransport
+  /** --wait: the request that reports a row's state, and how long to poll. */
+  wait?: {timeoutSec: number; poll: (endpoint: EndpointId, res: ApiResponse, input: CallInput) => PollTarget}
+  /** The earlier outcomes are another content's (the lineage's newest run): journaled in this run's file too. */
+  adopted?: boolean
+  /** Told of each row sent by this run, with its outcome (the reference index, src/bulk/references.ts). */
+  sent?: (r: SpooledRow, o: RowOutcome) => void
+}
+
+/** What the sending pass counted, as it goes (an interruption reads it too). */
+export class Tally {
+  readonly counts: Counts
+  readonly money = {succeeded: new MoneyTotals(), processing: new MoneyTotals(), failed: new MoneyTotals()}
+  acceptedThenFailed = 0
+  /** The first failed rows, for the summary. */
+  readonly failedRows: string[] = []
+  /** Why the run stopped before its last row, if it did. */
+  stopped?: 'unreachable' | 'results'
+
+  constructor(total: number) {
+    this.counts = {total, done: 0, succeeded: 0, processing: 0, failed: 0, unknown: 0, not_sent: 0, earlier: 0}
+  }
+}
+
+/** Sends every row not settled by an earlier run; `tally` counts the outcomes. */
+export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promise<void> {
+  const {journal, sink, progress, rate, ended, wait} = plan
+  const {counts, money, failedRows} = tally
+  let unreachableStreak = 0
+  // `news`: this run learnt it (sent the row, or looked an earlier row up): journaled; `again`: refused for now
+  const finish = (o: RowOutcome, news: boolean, again = false) => {
+    const noAnswer = news && !o.earlier && o.http_status === null && (o.status === 'unknown' || o.status === 'not_sent')
+    unreachableStreak = noAnswer ? unreachableStreak + 1 : o.earlier ? unreachableStreak : 0
+    if (unreachableStreak >= UNREACHABLE_AFTER) tally.stopped ??= 'unreachable'
+    counts.done++
+    counts[o.status]++
+    if (o.earlier) counts.earlier++
+    if (news) journal.record(o, again)
+    if (o.status === 'succeeded' || o.status === 'processing' || o.status === 'failed') money[o.status].add(o.amount, o.currency)
+    if (o.status === 'failed' && o.outcome === 'accepted') tally.acceptedThenFailed++
+    if (o.status === 'failed' && failedRows.length < 20) failedRows.push(`  line ${o.line}${o.reference ? ` (${o.reference})` : ''}: ${o.error_code ?? ''} ${o.error_message ?? ''}`.trimEnd())
+    sink.write(o)
+    if (sink.failed) tally.stopped ??= 'results' // the outcomes are journaled: the run ends cleanly, resumable
+    progress.update(counts)
+  }
+
+  // the rows, a chunk at a time: a worker takes the next one without an await while the chunk lasts
+  const chunks = rowsToSend(plan)
+  let chunk: ToSend[] = []
+  let taken = 0
+  let reading: Promise<boolean> | undefined
+  const take = (): ToSend | undefined => (taken < chunk.length ? chunk[taken++] : undefined)
+  const readMore = async (): Promise<ToSend | undefined> => {
+    for (;;) {
+      const r = take()
+      if (r !== undefined) return r
+      reading ??= chunks.next().then((next) => {
+        reading = undefined
+        if (next.done) return false
+        chunk = next.value
+        taken = 0
+        return true
+      })
+      if (!(await reading)) return undefined
+    }
+  }
+  const worker = async () => {
+    while (tally.stopped === undefined) {
+      const next = take() ?? (await readMore())
+      if (next === undefined) return
+      const {r, known} = next
+      if (known && known.idempotency_key === r.key && plan.settledBy(known)) {
+        const {again: _again, ...settled} = known
+        // --wait: an earlier row whose resource has not ended is looked up again (GETs; nothing is sent)
+        if (wait && settled.status === 'processing') finish(await waitRow(ctx, settled, wait.poll(r.endpoint, answerOf(settled), callInputOf(r)), wait.timeoutSec, rate, ended), true)
+        else finish(settled, plan.adopted === true)
+        continue
+      }
+      const sent = await sendRow(ctx, plan.requestOf(r), r, rate, plan.retries, ended, plan.pool)
+      plan.sent?.(r, sent.outcome)
+      if (wait && sent.response) finish(await waitRow(ctx, sent.outcome, wait.poll(r.endpoint, sent.response, callInputOf(r)), wait.timeoutSec, rate, ended), true)
+      else finish(sent.outcome, true, sent.again)
+    }
+  }
+  try {
+    await Promise.all(Array.from({length: plan.concurrency}, worker))
+  } finally {
+    await chunks.return(undefined)
+  }
+}
+
+/** A spooled row with its final key, and what an earlier run settled of it. */
+interface ToSend {
+  r: SpooledRow
+  known?: EarlierRow
+}
+
+/** The spool's rows in file order, joined (by row number) with the repeated bodies and the earlier outcomes. */
+async function* rowsToSend(plan: SendPlan): AsyncGenerator<ToSend[]> {
+  const repeats = new RowCursor(pairsOf(plan.checked.repeats.sorted()), (pair: [number, number]) => pair[0])
+  const earlier = new RowCursor(plan.earlier.chunks(), (o: EarlierRow) => o.row)
+  try {
+    for await (const rows of plan.checked.spool.chunks()) {
+      const out: ToSend[] = []
+      for (const r of rows) {
+        const repeat = await repeats.at(r.row)
+        if (repeat !== undefined) r.key = plan.rekey(r, repeat[1])
+        out.push({r, known: await earlier.at(r.row)})
+      }
+      yield out
+    }
+  } finally {
+    await repeats.close()
+    await earlier.close()
+  }
+}
+
+/** (row, occurrence) records as pairs. */
+async function* pairsOf(chunks: AsyncGenerator<Uint32Array>): AsyncGenerator<[number, number][]> {
+  for await (const recs of chunks) {
+    const pairs: [number, number][] = []
+    for (let i = 0; i < recs.length; i += 2) pairs.push([recs[i], recs[i + 1]])
+    yield pairs
+  }
+}
+
+/** Reads items sorted by row number, for rows asked in increasing order. */
+class RowCursor<T> {
+  private items: T[] = []
+  private at_ = 0
+  private done = false
+
+  constructor(
+    private readonly source: AsyncGenerator<T[]>,
+    private readonly rowOf: (item: T) => number,
+  ) {}
+
+  /** The item of `row`, if any (items of earlier rows are passed over). */
+  async at(row: number): Promise<T | undefined> {
+    for (;;) {
+      while (this.at_ < this.items.length && this.rowOf(this.items[this.at_]) < row) this.at_++
+      if (this.at_ < this.items.length) return this.rowOf(this.items[this.at_]) === row ? this.items[this.at_] : undefined
+      if (this.done) return undefined
+      const next = await this.source.next()
+      if (next.done) this.done = true
+      else {
+        this.items = next.value
+        this.at_ = 0
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.source.return(undefined)
+  }
+}
+
+/** The operation's input of a spooled row (what --wait's poll reads: path, query, body). */
+function callInputOf(r: SpooledRow): CallInput {
+  return {path: r.path, query: r.query, body: r.body === undefined ? undefined : (JSON.parse(r.body) as unknown)}
+}
+
+interface ErrorShape {
+  status?: number
+  error?: {code?: string; message?: string}
+  body?: unknown
+  message?: string
+  responseHeaders?: Record<string, string>
+  attemptOutcome?: AttemptOutcome
+}
+
+interface Sent {
+  outcome: RowOutcome
+  response?: ApiResponse
+  /** Refused for now: a plain re-run sends it. */
+  again?: boolean
+}
+
+/** An earlier row's answer as --wait's poll reads it (its id, reference and state). */
+function answerOf(o: RowOutcome): ApiResponse {
+  const body = {id: o.id ?? undefined, merchant_reference: o.reference ?? undefined, status: o.state ?? undefined}
+  return {status: o.http_status ?? 200, headers: {}, body, text: '', attempts: 0, request: undefined as unknown as PreparedRequest}
+}
+
+/**
+ * --wait: polls an accepted row until its resource ends (its state decides the row: succeeded or failed), under the
+ * shared rate; still not ended after the timeout: processing, as last seen (a re-run with --wait polls it again).
+ * A poll that fails keeps the last state seen. An earlier run's row is looked up at once.
+ */
+async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, timeoutSec: number, rate: AdaptiveRate, ended: Ended): Promise<RowOutcome> {
+  const deadline = Date.now() + timeoutSec * 1000
+  let state = accepted.state
+  let seen = accepted.state_at
+  let detail: string | undefined
+  for (let attempt = 0; ; attempt++) {
+    const end = ended(state)
+    const reached = {...accepted, state, state_at: seen}
+    if (end === 'succeeded') return rowOutcome(reached, end)
+    if (end === 'failed') return rowOutcome({...reached, error_code: 'transaction_failed', error_message: detail ?? `ended ${state}`}, end)
+    if (attempt > 0 && Date.now() >= deadline) return rowOutcome({...reached, error_code: 'wait_timeout', error_message: `still ${state ?? 'in progress'} after ${timeoutSec} s`}, undefined)
+    if (attempt > 0 || !accepted.earlier) await sleep(Math.min(pollDelayMs(attempt), Math.max(0, deadline - Date.now())))
+    await rate.acquire()
+    try {
+      const body = (await ctx.client.sendUnjournaled(ctx.client.prepare(spec.id, spec.input))).body as {failure_reason?: unknown; status_detail?: unknown} | undefined
+      state = stateOf(body) ?? state
+      seen = new Date().toISOString()
+      detail = typeof body?.failure_reason === 'string' ? body.failure_reason : typeof body?.status_detail === 'string' && body.status_detail ? body.status_detail : undefined
+      rate.ok()
+    } catch (err) {
+      const throttled = throttleOf(err)
+      if (throttled) rate.throttle(throttled.waitMs)
+    } finally {
+      rate.release()
+    }
+  }
+}
+
+/**
+ * Sends one row until the request policy (src/client/request-policy.ts) says what it came to: accepted, refused
+ * (for now, or for good) or unknown. 429s slow the whole run down (the shared rate) instead of this row waiting alone.
+ */
+async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number, ended: Ended, via?: PoolTransport): Promise<Sent> {
+  const base = {row: r.row, line: r.line, reference: r.reference, http_status: null, id: null, state: null, state_at: null, error_code: null, error_message: null, idempotency_key: r.key, amount: r.amount, currency: r.currency, earlier: false}
+  const policy = new RequestAttempts({retries, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
+  for (;;) {
+    if (!rate.tryAcquire()) await rate.acquire()
+    let res: ApiResponse | undefined
+    let err: ErrorShape | undefined
+    try {
+      res = await ctx.client.sendUnjournaled(req, via) // req.retries is 0 (the template's): the policy below repeats it
+    } catch (e) {
+      err = e as ErrorShape
+    } finally {
+      rate.release()
+    }
+    if (res) {
+      rate.ok()
+      const b = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
+      const id = typeof b?.id === 'string' ? b.id : typeof b?.merchant_reference === 'string' ? b.merchant_reference : null
+      const state = stateOf(res.body) ?? null
+      return {outcome: rowOutcome({...base, outcome: 'accepted', http_status: res.status, id, state, state_at: new Date().toISOString()}, ended(state)), response: res}
+    }
+    const status = typeof err?.status === 'number' ? err.status : undefined
+    // a failure the client did not judge (none is expected): it may have reached the service
+    const outcome: AttemptOutcome = err?.attemptOutcome ?? {kind: 'network', sent: true}
+    const asked = askedWaitMs(status, err?.responseHeaders ?? {}, err?.body)
+    const decision = policy.next(outcome, asked)
+    if (decision.retry && decision.throttled) {
+      rate.throttle(asked)
+      continue
+    }
+    if (decision.retry) {
+      await sleep(decision.waitMs)
+      continue
+    }
+    rate.ok()
+    const code = err?.error?.code ?? (status === undefined ? 'network_error' : `http_${status}`)
+    const message = err?.error?.message ?? err?.message ?? String(err)
+    return {outcome: rowOutcome({...base, outcome: decision.class, http_status: status ?? null, error_code: code, error_message: message}, undefined, decision.again), again: decision.again}
+  }
+}

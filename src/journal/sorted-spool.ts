@@ -1,0 +1,183 @@
+/**
+ * Fixed-width records sorted on disk (an external merge sort), so that what a bulk run must know across rows (a
+ * reference's body, a body's earlier copies, an earlier run's outcome) costs disk, not memory. A record is a few
+ * 32-bit words (hash words, row and line numbers, file offsets), compared word by word. Records are held in one
+ * typed array up to a budget, then sorted and written to a 0600 run file next to the journal; reading merges the run
+ * files. Typed arrays, not a string or an object per row: nothing per row lives long enough to reach V8's old space,
+ * and a run within its budget never touches the disk.
+ */
+import {closeSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
+import {join} from 'node:path'
+import {SECRET_FILE_MODE} from '../config/paths.js'
+import {SPOOL_PREFIXES} from './store.js'
+
+/** Records held in memory before a sorted run is written out. */
+export const DEFAULT_BUDGET_RECORDS = 1 << 16
+/** Records handed out at a time, and read from each run file at a time while merging. */
+const CHUNK_RECORDS = 2048
+
+let made = 0
+
+export class SortedRecords {
+  private held: Uint32Array
+  private count = 0
+  private sortedHeld = true
+  private readonly runs: string[] = []
+
+  constructor(
+    private readonly dir: string,
+    /** Words per record. */
+    readonly width: number,
+    private readonly budget = DEFAULT_BUDGET_RECORDS,
+  ) {
+    this.held = new Uint32Array(Math.min(budget, 1024) * width)
+  }
+
+  /** Run files written so far. */
+  get runFiles(): readonly string[] {
+    return this.runs
+  }
+
+  /** Adds a record of `width` words (the first `width` arguments; each a 32-bit unsigned integer). */
+  add(a: number, b = 0, c = 0, d = 0, e = 0, f = 0): void {
+    const w = this.width
+    if ((this.count + 1) * w > this.held.length) {
+      const grown = new Uint32Array(Math.min(this.held.length * 2, this.budget * w))
+      grown.set(this.held)
+      this.held = grown
+    }
+    const at = this.count * w
+    const h = this.held
+    h[at] = a
+    if (w > 1) h[at + 1] = b
+    if (w > 2) h[at + 2] = c
+    if (w > 3) h[at + 3] = d
+    if (w > 4) h[at + 4] = e
+    if (w > 5) h[at + 5] = f
+    this.count++
+    this.sortedHeld = false
+    if (this.count >= this.budget) this.spill()
+  }
+
+  /** Every record, in order, a chunk at a time (each chunk `width` words per record); as often as asked, once all are added. */
+  async *sorted(): AsyncGenerator<Uint32Array> {
+    if (this.runs.length === 0) {
+      if (!this.sortedHeld) this.held = sortRecords(this.held, this.count, this.width)
+      this.sortedHeld = true
+      const step = CHUNK_RECORDS * this.width
+      for (let at = 0; at < this.count * this.width; at += step) yield this.held.subarray(at, Math.min(at + step, this.count * this.width))
+      return
+    }
+    if (this.count > 0) this.spill()
+    yield* merge(this.runs, this.width)
+  }
+
+  /** Removes the run files. */
+  dispose(): void {
+    for (const file of this.runs) rmSync(file, {force: true})
+    this.runs.length = 0
+    this.count = 0
+  }
+
+  private spill(): void {
+    const file = join(this.dir, `${SPOOL_PREFIXES.sorted}${process.pid}-${Date.now()}-${++made}.bin`)
+    const fd = openSync(file, 'wx', SECRET_FILE_MODE) // a new file: never through a link left in a shared directory
+    this.runs.push(file)
+    try {
+      const sorted = sortRecords(this.held, this.count, this.width)
+      const bytes = Buffer.from(sorted.buffer, sorted.byteOffset, this.count * this.width * 4)
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at)
+    } finally {
+      closeSync(fd)
+    }
+    this.count = 0
+  }
+}
+
+/** Compares record `i` of `a` with record `j` of `b`, word by word. */
+function compare(a: Uint32Array, i: number, b: Uint32Array, j: number, width: number): number {
+  for (let k = 0; k < width; k++) {
+    const d = a[i + k] - b[j + k]
+    if (d !== 0) return d
+  }
+  return 0
+}
+
+/** The first `count` records of `held`, sorted, as a new array. */
+function sortRecords(held: Uint32Array, count: number, width: number): Uint32Array {
+  const order = new Uint32Array(count)
+  for (let i = 0; i < count; i++) order[i] = i * width
+  order.sort((x, y) => compare(held, x, held, y, width))
+  const out = new Uint32Array(Math.max(held.length, count * width))
+  for (let i = 0; i < count; i++) out.set(held.subarray(order[i], order[i] + width), i * width)
+  return out
+}
+
+/** A run file being merged: its current chunk, where in it, and where in the file. */
+interface Head {
+  fd: number
+  chunk: Uint32Array
+  words: number
+  at: number
+  offset: number
+}
+
+/** The run files as one sorted sequence: a binary heap of their current records. */
+async function* merge(files: string[], width: number): AsyncGenerator<Uint32Array> {
+  const heads: Head[] = []
+  const refill = (h: Head): boolean => {
+    const bytes = Buffer.from(h.chunk.buffer, h.chunk.byteOffset, h.chunk.byteLength)
+    const n = readSync(h.fd, bytes, 0, bytes.length, h.offset)
+    h.offset += n
+    h.words = n >> 2
+    h.at = 0
+    return h.words > 0
+  }
+  try {
+    for (const file of files) {
+      const h = {fd: openSync(file, 'r'), chunk: new Uint32Array(CHUNK_RECORDS * width), words: 0, at: 0, offset: 0}
+      heads.push(h)
+    }
+    const heap = heads.filter(refill)
+    const less = (a: Head, b: Head) => compare(a.chunk, a.at, b.chunk, b.at, width) < 0
+    const down = (i: number) => {
+      for (;;) {
+        const l = 2 * i + 1
+        const r = l + 1
+        let m = i
+        if (l < heap.length && less(heap[l], heap[m])) m = l
+        if (r < heap.length && less(heap[r], heap[m])) m = r
+        if (m === i) return
+        ;[heap[i], heap[m]] = [heap[m], heap[i]]
+        i = m
+      }
+    }
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i)
+    let out = new Uint32Array(CHUNK_RECORDS * width)
+    let filled = 0
+    while (heap.length > 0) {
+      const top = heap[0]
+      out.set(top.chunk.subarray(top.at, top.at + width), filled)
+      filled += width
+      top.at += width
+      if (top.at >= top.words && !refill(top)) {
+        heap[0] = heap[heap.length - 1]
+        heap.pop()
+      }
+      if (heap.length > 0) down(0)
+      if (filled === out.length) {
+        yield out
+        out = new Uint32Array(CHUNK_RECORDS * width)
+        filled = 0
+      }
+    }
+    if (filled > 0) yield out.subarray(0, filled)
+  } finally {
+    for (const h of heads) closeSync(h.fd)
+  }
+}
+
+/** The first 32-bit words of a hex digest (8 hex digits each). */
+export function hexWords(hex: string, at: number): number {
+  return Number.parseInt(hex.slice(at * 8, at * 8 + 8), 16)
+}
