@@ -1,24 +1,35 @@
 /**
- * Hardening (issue 12, input rules): what would corrupt a request or the service's stored text is refused with
- * exit 2 before anything is sent: header values with CR/LF or non-ASCII, an --idempotency-key over 255
- * characters, prototype keys in -F / --data, control characters, direction overrides and invalid UTF-8 in stored
- * text fields, non-http(s) checkout URLs, and `pay api` paths outside /v1/ or with dot segments.
+ * Input rules: what would corrupt a request or the service's stored text is refused with exit 2 before anything
+ * is sent: header values with CR/LF or non-ASCII, an --idempotency-key over 255 characters, prototype keys in -F /
+ * --data, control characters, direction overrides and invalid UTF-8 in stored text fields, non-http(s) checkout
+ * URLs, and `pay api` paths outside /v1/ or with dot segments. Resource commands in-process (runInProcess), against
+ * a scripted server whose log shows that nothing was sent; `pay api` as the built CLI.
  */
 import {describe, expect, it} from 'vitest'
 import {checkSentUrl} from '../../src/client/api-client.js'
-import {json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {json, runCli, tempConfigDir, type CliResult} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
 const server = useScriptedServer()
 const env = () => ({PAY_CONFIG_DIR: tempConfigDir(), PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET})
 
-/** Runs pay and expects exit 2, the flag (and the rule, if given) named in the error, and nothing sent (not even a token request). */
-async function refused(args: string[], flag: string, rule = '', environment = env()): Promise<void> {
-  const r = await runCli([...args, '--json'], {env: environment})
+/** Expects exit 2, the flag (and the rule, if given) named in the error, and nothing sent (not even a token request). */
+function expectRefused(r: CliResult, args: string[], flag: string, rule: string): void {
   expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(2)
   expect(json(r).error.message, args.join(' ')).toContain(flag)
   expect(json(r).error.message, args.join(' ')).toContain(rule)
   expect(server.requests, args.join(' ')).toHaveLength(0)
+}
+
+/** A resource command, in-process: refused as expectRefused says. */
+async function refused(args: string[], flag: string, rule = '', environment = env()): Promise<void> {
+  expectRefused(await runInProcess([...args, '--json'], {env: {NO_COLOR: '1', ...environment}}), args, flag, rule)
+}
+
+/** `pay api` (the built CLI): refused as expectRefused says. */
+async function apiRefused(args: string[], flag: string, rule = '', environment = env()): Promise<void> {
+  expectRefused(await runCli([...args, '--json'], {env: environment}), args, flag, rule)
 }
 
 const COLLECTION = ['collections', 'create', '--amount', '10.00', '--currency', 'KES', '--mobile', '254700000001', '--provider', 'mpesa']
@@ -31,24 +42,24 @@ describe('header values', () => {
   })
 
   it('-H values with CR/LF or non-ASCII: exit 2, nothing sent', async () => {
-    await refused(['api', 'GET', '/v1/balance', '-H', 'X-Trace: a\rb'], '-H')
-    await refused(['api', 'GET', '/v1/balance', '-H', 'X-Trace: café'], '-H')
-    await refused(['api', 'GET', '/v1/balance', '-H', 'X Bad Name: 1'], '-H')
+    await apiRefused(['api', 'GET', '/v1/balance', '-H', 'X-Trace: a\rb'], '-H')
+    await apiRefused(['api', 'GET', '/v1/balance', '-H', 'X-Trace: café'], '-H')
+    await apiRefused(['api', 'GET', '/v1/balance', '-H', 'X Bad Name: 1'], '-H')
   })
 
   it('a 255-character ASCII key is still accepted', async () => {
-    const r = await runCli([...COLLECTION, '--reference', 'h-4', '--idempotency-key', 'k'.repeat(255), '--json'], {env: env()})
+    const r = await runInProcess([...COLLECTION, '--reference', 'h-4', '--idempotency-key', 'k'.repeat(255), '--json'], {env: env()})
     expect(r.code, r.stderr).toBe(0)
   })
 })
 
 describe('prototype keys in -F and --data', () => {
   it('-F __proto__.polluted=1, -F constructor.prototype.x=1 and --data {"__proto__":…}: exit 2, nothing sent', async () => {
-    await refused(['api', 'POST', '/v1/collections', '-F', '__proto__.polluted=1'], '-F')
-    await refused(['api', 'POST', '/v1/collections', '-F', 'constructor.prototype.x=1'], '-F')
-    await refused(['api', 'POST', '/v1/collections', '-F', 'meta:={"__proto__":{"x":1}}'], '-F')
-    await refused(['api', 'POST', '/v1/collections', '--data', '{"__proto__":{"x":1}}'], '--data')
-    await refused(['api', 'POST', '/v1/collections', '--data', '{"a":{"b":[{"__proto__":{}}]}}'], '--data')
+    await apiRefused(['api', 'POST', '/v1/collections', '-F', '__proto__.polluted=1'], '-F')
+    await apiRefused(['api', 'POST', '/v1/collections', '-F', 'constructor.prototype.x=1'], '-F')
+    await apiRefused(['api', 'POST', '/v1/collections', '-F', 'meta:={"__proto__":{"x":1}}'], '-F')
+    await apiRefused(['api', 'POST', '/v1/collections', '--data', '{"__proto__":{"x":1}}'], '--data')
+    await apiRefused(['api', 'POST', '/v1/collections', '--data', '{"a":{"b":[{"__proto__":{}}]}}'], '--data')
   })
 })
 
@@ -73,7 +84,7 @@ describe('stored text fields', () => {
   })
 
   it('ordinary text, accents and emoji included, still passes', async () => {
-    const r = await runCli([...COLLECTION, '--reference', 'order-42', '--description', 'Café crème – 2 × ☕ 🎉', '--json'], {env: env()})
+    const r = await runInProcess([...COLLECTION, '--reference', 'order-42', '--description', 'Café crème – 2 × ☕ 🎉', '--json'], {env: env()})
     expect(r.code, r.stderr).toBe(0)
   })
 })
@@ -88,23 +99,23 @@ describe('checkout URLs', () => {
 
 describe('pay api paths', () => {
   it('dot segments (plain or encoded) and paths outside /v1/ are refused unless --allow-any-path', async () => {
-    await refused(['api', 'POST', '/v1/../_sandbox/reset'], 'PATH')
-    await refused(['api', 'GET', '/v1/%2e%2e/_sandbox/requests'], 'PATH')
-    await refused(['api', 'GET', '/_sandbox/requests'], 'PATH')
+    await apiRefused(['api', 'POST', '/v1/../_sandbox/reset'], 'PATH')
+    await apiRefused(['api', 'GET', '/v1/%2e%2e/_sandbox/requests'], 'PATH')
+    await apiRefused(['api', 'GET', '/_sandbox/requests'], 'PATH')
     // the URL parser drops tabs and line breaks, and control characters or spaces at the end, before it resolves
     // the dot segments: each of these would leave /v1/ (the first three become /_sandbox/reset)
-    await refused(['api', 'POST', '/v1/.\t./_sandbox/reset'], 'PATH')
-    await refused(['api', 'POST', '/v1/\n../_sandbox/reset'], 'PATH')
-    await refused(['api', 'POST', '/v1/.\r./_sandbox/reset'], 'PATH')
-    await refused(['api', 'POST', '/v1/.. '], 'PATH')
-    await refused(['api', 'POST', '/v1/..\x1f'], 'PATH')
+    await apiRefused(['api', 'POST', '/v1/.\t./_sandbox/reset'], 'PATH')
+    await apiRefused(['api', 'POST', '/v1/\n../_sandbox/reset'], 'PATH')
+    await apiRefused(['api', 'POST', '/v1/.\r./_sandbox/reset'], 'PATH')
+    await apiRefused(['api', 'POST', '/v1/.. '], 'PATH')
+    await apiRefused(['api', 'POST', '/v1/..\x1f'], 'PATH')
     // the pathname ends at `#` and `?`: each of these is refused by the PATH rules themselves, not only by the last
     // guard on the parsed URL (`/v1/..#` is sent as /, `/v1/.. ?a=1` as /?a=1)
-    await refused(['api', 'POST', '/v1/..#', '--dry-run'], 'PATH', 'must not contain . or .. segments')
-    await refused(['api', 'POST', '/v1/.. ?a=1', '--dry-run'], 'PATH', 'or begin or end with a space')
+    await apiRefused(['api', 'POST', '/v1/..#', '--dry-run'], 'PATH', 'must not contain . or .. segments')
+    await apiRefused(['api', 'POST', '/v1/.. ?a=1', '--dry-run'], 'PATH', 'or begin or end with a space')
     // `..;` is `..` to servers that strip a segment's ;params (sent as it is, it stays under /v1/ for the parser)
-    await refused(['api', 'POST', '/v1/..;/_sandbox/reset'], 'PATH', 'must not contain . or .. segments')
-    await refused(['api', 'POST', '/v1/..#'], 'PATH', 'must not contain . or .. segments', {...env(), PAY_BASE_URL: `${server.url}/prefix`})
+    await apiRefused(['api', 'POST', '/v1/..;/_sandbox/reset'], 'PATH', 'must not contain . or .. segments')
+    await apiRefused(['api', 'POST', '/v1/..#'], 'PATH', 'must not contain . or .. segments', {...env(), PAY_BASE_URL: `${server.url}/prefix`})
     const r = await runCli(['api', 'GET', '/_sandbox/requests', '--allow-any-path'], {env: env()})
     expect(r.code).toBe(4) // the scripted server does not know it; it was sent
     expect(server.apiRequests().map((q) => q.path)).toEqual(['/_sandbox/requests'])
@@ -128,8 +139,8 @@ describe('pay api paths', () => {
   })
 
   it('the token never leaves the base URL origin: absolute URLs and //host paths are refused, even with --allow-any-path', async () => {
-    await refused(['api', 'GET', 'http://127.0.0.1:1/v1/balance', '--allow-any-path'], 'PATH')
-    await refused(['api', 'GET', '//evil.example/v1/balance', '--allow-any-path'], 'PATH')
-    await refused(['api', 'GET', '/\\evil.example/v1/balance', '--allow-any-path'], 'PATH')
+    await apiRefused(['api', 'GET', 'http://127.0.0.1:1/v1/balance', '--allow-any-path'], 'PATH')
+    await apiRefused(['api', 'GET', '//evil.example/v1/balance', '--allow-any-path'], 'PATH')
+    await apiRefused(['api', 'GET', '/\\evil.example/v1/balance', '--allow-any-path'], 'PATH')
   })
 })

@@ -6,6 +6,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {hintFor} from '../../src/base/errors.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {runCommand, runInProcess} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 import {useSandbox} from '../helpers/command-harness.js'
 
@@ -50,7 +51,7 @@ describe('the pending-mandate 409', () => {
 describe('a 429 with a Retry-After longer than pay waits', () => {
   it('exits 6 and says pay waits at most 30 s, and the README says so too', async () => {
     server.script('GET /v1/balance', {status: 429, headers: {'retry-after': '60'}, body: {error: {code: 'rate_limited', message: 'slow down', request_id: 'REQ_429'}}})
-    const r = await runCli(['balance'], {env: env()})
+    const r = await runInProcess(['balance'], {env: env()})
     expect(r.code).toBe(6)
     expect(r.stderr).toMatch(/60 s/)
     expect(r.stderr).toMatch(/at most 30 s/)
@@ -62,10 +63,10 @@ describe('after `pay profiles remove` of the active profile', () => {
   it('says there is no active profile and how to choose one, not "--base-url is not set"', async () => {
     const dir = tempConfigDir()
     const e = {PAY_CONFIG_DIR: dir}
-    for (const name of ['one', 'two']) expect((await runCli(['profiles', 'add', name, '--base-url', server.url, '--client-id', TEST_CLIENT_ID], {env: e})).code).toBe(0)
-    expect((await runCli(['profiles', 'use', 'two'], {env: e})).code).toBe(0)
-    expect((await runCli(['profiles', 'remove', 'two'], {env: e})).code).toBe(0)
-    const r = await runCli(['balance', '--json'], {env: e})
+    for (const name of ['one', 'two']) expect((await runCommand(['profiles', 'add', name, '--base-url', server.url, '--client-id', TEST_CLIENT_ID], {env: e})).code).toBe(0)
+    expect((await runCommand(['profiles', 'use', 'two'], {env: e})).code).toBe(0)
+    expect((await runCommand(['profiles', 'remove', 'two'], {env: e})).code).toBe(0)
+    const r = await runInProcess(['balance', '--json'], {env: e})
     expect(r.code).toBe(2)
     expect(json(r).error.message).toMatch(/no active profile/)
     expect(r.stderr).toContain('pay profiles use')
@@ -74,9 +75,9 @@ describe('after `pay profiles remove` of the active profile', () => {
 
   it('after removing the last profile, says none is left and that `pay login` creates one, not to choose among none', async () => {
     const e = {PAY_CONFIG_DIR: tempConfigDir()}
-    expect((await runCli(['profiles', 'add', 'only', '--base-url', server.url, '--client-id', TEST_CLIENT_ID], {env: e})).code).toBe(0)
-    expect((await runCli(['profiles', 'remove', 'only'], {env: e})).code).toBe(0)
-    const r = await runCli(['balance', '--json'], {env: e})
+    expect((await runCommand(['profiles', 'add', 'only', '--base-url', server.url, '--client-id', TEST_CLIENT_ID], {env: e})).code).toBe(0)
+    expect((await runCommand(['profiles', 'remove', 'only'], {env: e})).code).toBe(0)
+    const r = await runInProcess(['balance', '--json'], {env: e})
     expect(r.code).toBe(2)
     expect(json(r).error.message).toMatch(/no active profile/)
     expect(r.stderr).toContain('pay login')

@@ -22,22 +22,22 @@ function file(name: string, text: string): string {
 describe('bulk input refusals (exit 2, nothing sent)', () => {
   it('-F or --data setting a field every row may set (a row\'s amount) is refused, naming the flag to use instead', async () => {
     const rows = file('rows.csv', 'amount,reference,mobile\n1.00,bi-f-1,254712345678\n2.00,bi-f-2,254712345678\n')
-    const f = await h.pay(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '-F', 'amount=999.00'])
+    const f = await h.command(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '-F', 'amount=999.00'])
     expect(f.code, f.stderr).toBe(2)
     expect(f.stderr).toMatch(/-F sets amount, which every row of --from-file may set: give a default with --amount instead/)
-    const d = await h.pay(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '--data', '{"merchant_reference":"x"}'])
+    const d = await h.command(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '--data', '{"merchant_reference":"x"}'])
     expect(d.code, d.stderr).toBe(2)
     expect(d.stderr).toMatch(/--data sets merchant_reference, which every row of --from-file may set: give a default with --reference/)
     expect(byRefPrefix('bi-f-')).toHaveLength(0)
     // a flag is a default: each row's own amount is sent
-    const ok = await h.pay(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '--amount', '999.00'])
+    const ok = await h.command(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '--amount', '999.00'])
     expect(ok.code, ok.stderr).toBe(0)
     expect(byRefPrefix('bi-f-').map((e) => (e.body as {amount: string}).amount).sort()).toEqual(['1.00', '2.00'])
   })
 
   it('an NDJSON key given twice is refused like a CSV column given twice', async () => {
     const rows = file('rows.ndjson', '{"amount":"1.00","reference":"bi-dup-1","mobile":"254712345678"}\n{"amount":"1.00","amount":"900.00","reference":"bi-dup-2","mobile":"254712345678"}\n')
-    const r = await h.pay(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa'])
+    const r = await h.command(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa'])
     expect(r.code, r.stderr).toBe(2)
     expect(r.stderr).toMatch(/rows\.ndjson:2 \(row\) has the key "amount" twice: keep one/)
     expect(byRefPrefix('bi-dup-')).toHaveLength(0)
@@ -62,7 +62,7 @@ describe('bulk input refusals (exit 2, nothing sent)', () => {
     const hard = join(tempConfigDir(), 'hard.csv')
     linkSync(rows, hard)
     for (const results of [rows, link, hard]) {
-      const r = await h.pay(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '--results', results])
+      const r = await h.command(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '--results', results])
       expect(r.code, r.stderr).toBe(2)
       expect(r.stderr).toMatch(/--results is the --from-file input itself/)
     }
@@ -75,12 +75,12 @@ describe('a --results file that fails mid-run', () => {
   it('a full disk (/dev/full): exit 7, no stack trace, the resume said; the re-run resumes every row from the journal', async () => {
     const rows = file('full.csv', `amount,reference,mobile\n${Array.from({length: 5}, (_, i) => `1.00,bi-full-${i},254712345678`).join('\n')}\n`)
     const args = ['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa']
-    const r = await h.pay([...args, '--results', '/dev/full'])
+    const r = await h.command([...args, '--results', '/dev/full'])
     expect(r.code, r.stderr).toBe(7)
     expect(r.stderr).toMatch(/--results \/dev\/full could not be written \(ENOSPC\); every row's outcome is in the journal/)
     expect(r.stderr).toMatch(/run the same command again: it resumes/)
     expect(r.stderr).not.toMatch(/Unhandled|at .*\.js:\d+/)
-    const again = await h.pay(args)
+    const again = await h.command(args)
     expect(again.code, again.stderr).toBe(0)
     expect(again.stderr).toMatch(/resuming run/)
     // one request per row across both runs: the rows of the first are settled by its journal

@@ -1,17 +1,19 @@
 /**
- * Hardening (issue 12, "Data a script can trust"): what a hostile or broken server answers must never become a
- * silent success, a hang, or a misleading message. The built CLI runs as a process against the scripted server
- * (answers written by hand: truncated bodies, trickling bodies, no answer) and against TLS servers whose
- * certificates are made in the test with openssl.
+ * Data a script can trust: what a hostile or broken server answers must never become a silent success, a hang, or
+ * a misleading message. Resource commands in-process against the scripted server (answers written by hand:
+ * truncated bodies, trickling bodies, no answer); `pay api` and the TLS failures (NODE_EXTRA_CA_CERTS is read when
+ * a process starts) as the built CLI, against TLS servers whose certificates are made in the test with openssl.
  */
 import {execFileSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {createServer as createHttpsServer, type Server as HttpsServer} from 'node:https'
-import {createServer as createNetServer, type AddressInfo} from 'node:net'
+import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
+import {closedPort} from '../helpers/localtunnel-server.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
 const server = useScriptedServer()
@@ -37,7 +39,7 @@ const truncated = (text = FRAGMENT) => ({
 describe('a 2xx body that does not parse or does not match the endpoint is an error (exit 7)', () => {
   it('pay balance --json: a truncated body exits 7 with the invalid_response envelope, never the fragment', async () => {
     server.script('GET /v1/balance', truncated())
-    const r = await runCli(['balance', '--json', '--retries', '0'], {env: envFor()})
+    const r = await runInProcess(['balance', '--json', '--retries', '0'], {env: envFor()})
     expect(r.code, r.stderr).toBe(7)
     const envelope = json(r)
     expect(envelope.error.code).toBe('invalid_response')
@@ -55,7 +57,7 @@ describe('a 2xx body that does not parse or does not match the endpoint is an er
 
   it('collections get: an empty 200 exits 7 instead of printing an empty line', async () => {
     server.script('GET /v1/collections/CL_1', {status: 200})
-    const r = await runCli(['collections', 'get', 'CL_1', '--retries', '0'], {env: envFor()})
+    const r = await runInProcess(['collections', 'get', 'CL_1', '--retries', '0'], {env: envFor()})
     expect(r.code, r.stderr).toBe(7)
     expect(r.stdout.trim()).toBe('')
     expect(r.stderr).toMatch(/empty body|not valid JSON|does not match/)
@@ -68,7 +70,7 @@ describe('a 2xx body that does not parse or does not match the endpoint is an er
         res.end('{"id":"CL_9","object":"collec')
       },
     })
-    const r = await runCli(
+    const r = await runInProcess(
       ['collections', 'create', '--amount', '10.00', '--currency', 'KES', '--reference', 'trunc-1', '--mobile', '254700000001', '--provider', 'mpesa', '--json', '--retries', '0'],
       {env: envFor()},
     )
@@ -79,7 +81,7 @@ describe('a 2xx body that does not parse or does not match the endpoint is an er
   it('a body that parses but breaks a stated rule of the response exits 7 and names the field', async () => {
     // the interface states that amounts are decimal strings (the balance's shape, by contrast, is only assumed)
     server.script('GET /v1/collections/CL_1', {status: 200, body: {id: 'CL_1', object: 'collection', status: 'processing', currency: 'KES', amount: 10, merchant_reference: 'r'}})
-    const r = await runCli(['collections', 'get', 'CL_1', '--json'], {env: envFor()})
+    const r = await runInProcess(['collections', 'get', 'CL_1', '--json'], {env: envFor()})
     expect(r.code, r.stderr).toBe(7)
     const envelope = json(r)
     expect(envelope.error.code).toBe('invalid_response')
@@ -123,7 +125,7 @@ const silent = () => ({handle: () => undefined})
 describe('--timeout bounds the whole exchange, and all attempts share an overall deadline', () => {
   it('a body trickling one space a second does not outlive --timeout 2 --retries 0', async () => {
     server.script('GET /v1/balance', trickle())
-    const r = await runCli(['balance', '--timeout', '2', '--retries', '0', '--json'], {env: envFor(), timeoutMs: 30_000})
+    const r = await runInProcess(['balance', '--timeout', '2', '--retries', '0', '--json'], {env: envFor()})
     expect(r.code, r.stderr).toBe(7)
     expect(json(r).error.code).toBe('network_error')
     expect(r.stderr).toMatch(/timeout/)
@@ -131,7 +133,7 @@ describe('--timeout bounds the whole exchange, and all attempts share an overall
 
   it('a server that never answers gets at most 2 attempts within the deadline (2 x --timeout), not 4', async () => {
     for (let i = 0; i < 4; i++) server.script('GET /v1/balance', silent())
-    const r = await runCli(['balance', '--timeout', '2', '--json'], {env: envFor(), timeoutMs: 45_000})
+    const r = await runInProcess(['balance', '--timeout', '2', '--json'], {env: envFor()})
     expect(r.code, r.stderr).toBe(7)
     expect(server.apiRequests().filter((q) => q.path === '/v1/balance').length).toBeLessThanOrEqual(2)
     expect(r.stderr).toMatch(/deadline/)
@@ -140,7 +142,7 @@ describe('--timeout bounds the whole exchange, and all attempts share an overall
 
 describe('failures that say what to do', () => {
   it('a dead proxy is named as the proxy, not as the service', async () => {
-    const port = await deadPort()
+    const port = await closedPort()
     const proxy = `http://127.0.0.1:${port}`
     const r = await runCli(['balance', '--retries', '0'], {env: envFor({HTTP_PROXY: proxy, http_proxy: proxy, HTTPS_PROXY: proxy, https_proxy: proxy, NO_PROXY: '', no_proxy: ''})})
     expect(r.code, r.stderr).toBe(7)
@@ -150,7 +152,7 @@ describe('failures that say what to do', () => {
 
   it('verifications msisdn (no Idempotency-Key) does not hint at --idempotency-key when it fails', async () => {
     server.script('POST /v1/verifications/msisdn', {drop: true})
-    const r = await runCli(['verifications', 'msisdn', '--mobile', '254700000001'], {env: envFor()})
+    const r = await runInProcess(['verifications', 'msisdn', '--mobile', '254700000001'], {env: envFor()})
     expect(r.code, r.stderr).toBe(7)
     expect(r.stderr).not.toContain('--idempotency-key')
   })
@@ -206,15 +208,6 @@ describe('TLS errors are not retried and say how to trust a private CA', () => {
     s.handshakes = 0
   })
 })
-
-/** A loopback port with nothing listening. */
-async function deadPort(): Promise<number> {
-  const probe = createNetServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()))
-  const {port} = probe.address() as AddressInfo
-  await new Promise<void>((resolve) => probe.close(() => resolve()))
-  return port
-}
 
 describe('in-process: the rules behind the above', () => {
   it('certificate failures are classified tls and never retried; the exchange timeout is a timeout', async () => {

@@ -2,11 +2,12 @@
  * pay checkout create|get, in-process against the sandbox (test/helpers/command-harness.ts). Each case checks the human
  * and --json output and, through the sandbox's request log, the exact method, path, query, headers and body sent.
  */
-import {chmodSync, readFileSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {json, tempConfigDir} from '../helpers/cli.js'
 import {byRef, expectServiceHeaders, kv, ok, only, useSandbox} from '../helpers/command-harness.js'
+import {waitFor} from '../helpers/wait-for.js'
 
 const h = useSandbox()
 
@@ -28,7 +29,8 @@ describe('pay checkout', () => {
     expect(v.ID).toMatch(/^CS_/)
     expect(v['Pay link']).toBe(`${h.sb.url}/pay/${v.ID}`)
     expect(withBrowser.stderr).toContain(`Opened ${v['Pay link']}`)
-    expect(readFileSync(opened, 'utf8').trim()).toBe(v['Pay link'])
+    // the browser is started, not waited for: its file appears when it has run
+    expect(await waitFor(() => existsSync(opened) && readFileSync(opened, 'utf8').trim(), 10_000, 'the browser to run')).toBe(v['Pay link'])
 
     const n = kv(ok(noBrowser))
     expect(n['Pay link']).toMatch(/\/pay\/CS_/)
@@ -57,12 +59,14 @@ describe('pay checkout', () => {
     expect([get.method, get.query]).toEqual(['GET', {}])
     expectServiceHeaders(get)
 
+    const lookups = (id: string) => h.requests((e) => e.method === 'GET' && e.path === `/v1/checkout/sessions/${id}`).length
+    const before = [lookups(s1.id), lookups(s2.id)]
     const w1 = h.run(['checkout', 'get', s1.id, '--wait', '--wait-timeout', '20'])
     const w2 = h.run(['checkout', 'get', s2.id, '--wait', '--wait-timeout', '20', '--json'])
-    setTimeout(() => {
-      void h.control(`/_sandbox/transactions/${s1.id}/succeed`)
-      void h.control(`/_sandbox/transactions/${s2.id}/fail`)
-    }, 800)
+    // the outcomes are forced once both commands are waiting (each has had a lookup answered), not after a guessed time
+    void waitFor(() => lookups(s1.id) > before[0] && lookups(s2.id) > before[1], 20_000, 'the first lookups of --wait').then(() =>
+      Promise.all([h.control(`/_sandbox/transactions/${s1.id}/succeed`), h.control(`/_sandbox/transactions/${s2.id}/fail`)]),
+    )
     const w3 = h.run(['checkout', 'create', '--reference', 'co-get-3', ...common, '--wait', '--wait-timeout', '1'])
     const [r1, r2, r3] = await Promise.all([w1, w2, w3])
     expect(r3.code, r3.stderr).toBe(9)

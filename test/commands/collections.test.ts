@@ -5,6 +5,7 @@
 import {describe, expect, it} from 'vitest'
 import {json} from '../helpers/cli.js'
 import {byRef, expectServiceHeaders, kv, ok, only, useSandbox} from '../helpers/command-harness.js'
+import {waitFor} from '../helpers/wait-for.js'
 
 const h = useSandbox()
 
@@ -108,7 +109,9 @@ describe('pay collections get', () => {
   it('--wait on a get: waits for a forced outcome (exit 0), and 404 is exit 4', async () => {
     const created = json(ok(await h.run(['collections', 'create', '--amount', '5', '--currency', 'KES', '--reference', 'col-get-w', '--mobile', '254712345678', '--provider', 'mpesa', '--json'])))
     const waiting = h.run(['collections', 'get', '--reference', 'col-get-w', '--wait', '--wait-timeout', '20', '--json'])
-    setTimeout(() => void h.control(`/_sandbox/transactions/${created.id}/succeed`), 800)
+    // the outcome is forced once the command is waiting (its first lookup has been answered), not after a guessed time
+    await waitFor(() => h.requests((e) => e.method === 'GET' && e.query.merchant_reference === 'col-get-w').length > 0, 20_000, 'the first lookup of --wait')
+    await h.control(`/_sandbox/transactions/${created.id}/succeed`)
     const [r, missing] = await Promise.all([waiting, h.run(['collections', 'get', 'CL_DOESNOTEXIST'])])
     expect(json(ok(r))).toMatchObject({id: created.id, status: 'succeeded'})
     expect(missing.code).toBe(4)

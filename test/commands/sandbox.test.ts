@@ -2,18 +2,21 @@
  * The `pay sandbox <control>` commands are on the shared base class (src/cli/base-command.ts: SandboxCommand):
  * their failures exit with the documented codes (README: Exit codes) and print {"error":…} on stdout under
  * --json, like every API command; the sandbox URL comes from --url, $PAY_SANDBOX_URL or the "sandbox" profile.
- * The built CLI as a process (only a process shows exit codes) against an in-process sandbox.
+ * In-process (runCommand: the command's class with its base class's catch, as the process runs it) against an
+ * in-process sandbox; test/e2e/sandbox-cli.test.ts runs them as the built CLI.
  */
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {type CliResult, json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {type CliResult, json, tempConfigDir} from '../helpers/cli.js'
+import {runCommand} from '../helpers/in-process.js'
+import {closedPort} from '../helpers/localtunnel-server.js'
 import {collectionBody, acmeClient, start} from '../helpers/sandbox-http.js'
 
 type Sandbox = Awaited<ReturnType<typeof start>>
 let sb: Sandbox
 const config = tempConfigDir()
-const pay = (args: string[], env: Record<string, string> = {}): Promise<CliResult> => runCli(['sandbox', ...args], {env: {PAY_CONFIG_DIR: config, ...env}})
+const pay = (args: string[], env: Record<string, string> = {}): Promise<CliResult> => runCommand(['sandbox', ...args], {env: {PAY_CONFIG_DIR: config, ...env}})
 
 beforeAll(async () => {
   sb = await start({settleMs: 60_000})
@@ -59,18 +62,20 @@ describe('sandbox control commands: exit codes and --json errors', () => {
   })
 
   it('no sandbox at the URL: exit 7 with a network error naming it', async () => {
-    const down = await pay(['reset', '--url', 'http://127.0.0.1:9'])
+    const port = await closedPort()
+    const down = await pay(['reset', '--url', `http://127.0.0.1:${port}`])
     expect(down.code).toBe(7)
-    expect(down.stderr).toMatch(/cannot reach the sandbox at http:\/\/127\.0\.0\.1:9/)
-    const machine = await pay(['events', '--url', 'http://127.0.0.1:9', '--json'])
+    expect(down.stderr).toContain(`cannot reach the sandbox at http://127.0.0.1:${port}`)
+    const machine = await pay(['events', '--url', `http://127.0.0.1:${port}`, '--json'])
     expect(machine.code).toBe(7)
     expect(json(machine)).toMatchObject({error: {code: 'network_error'}})
   })
 
   it('a password in --url is never printed, in --debug traces or in errors', async () => {
-    const down = await pay(['reset', '--debug', '--url', 'http://u:hunter2@127.0.0.1:9'])
+    const port = await closedPort()
+    const down = await pay(['reset', '--debug', '--url', `http://u:hunter2@127.0.0.1:${port}`])
     expect(down.code).toBe(7)
-    expect(down.stderr).toMatch(/cannot reach the sandbox at http:\/\/\[REDACTED\]@127\.0\.0\.1:9/)
+    expect(down.stderr).toContain(`cannot reach the sandbox at http://[REDACTED]@127.0.0.1:${port}`)
     expect(down.stdout + down.stderr).not.toContain('hunter2')
   })
 
@@ -89,7 +94,7 @@ describe('sandbox control commands: exit codes and --json errors', () => {
     expect((await pay(['advance', '0'], {PAY_SANDBOX_URL: `${sb.url}/`})).stdout).toMatch(/^sandbox clock now /)
     const dir = tempConfigDir()
     writeFileSync(join(dir, 'profiles.json'), JSON.stringify({active: 'sandbox', profiles: {sandbox: {base_url: sb.url}}}), {mode: 0o600})
-    const viaProfile = await runCli(['sandbox', 'advance', '0', '--json'], {env: {PAY_CONFIG_DIR: dir}})
+    const viaProfile = await runCommand(['sandbox', 'advance', '0', '--json'], {env: {PAY_CONFIG_DIR: dir}})
     expect(viaProfile.code, viaProfile.stderr).toBe(0)
     expect(json(viaProfile)).toMatchObject({object: 'clock'})
   })

@@ -11,6 +11,7 @@ import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
 import {cacheKey, processStartTime, staleReason} from '../../src/config/token-cache.js'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 import {ACME, start} from '../helpers/sandbox-http.js'
 
@@ -48,7 +49,7 @@ describe('the token cache key', () => {
 
   it('keeps the secret out of the cache file', async () => {
     const dir = tempConfigDir()
-    const r = await runCli(['account', '--json'], {env: acmeEnv({PAY_CONFIG_DIR: dir})})
+    const r = await runInProcess(['account', '--json'], {env: acmeEnv({PAY_CONFIG_DIR: dir})})
     expect(r.code, r.stderr).toBe(0)
     expect(readFileSync(join(dir, 'tokens.json'), 'utf8')).not.toContain(ACME.client_secret)
   })
@@ -57,16 +58,16 @@ describe('the token cache key', () => {
 describe('a wrong secret is never covered by a cached token', () => {
   it('exits 3 while a token for the right secret is cached', async () => {
     const dir = tempConfigDir()
-    const good = await runCli(['account', '--json'], {env: acmeEnv({PAY_CONFIG_DIR: dir})})
+    const good = await runInProcess(['account', '--json'], {env: acmeEnv({PAY_CONFIG_DIR: dir})})
     expect(good.code, good.stderr).toBe(0)
-    const wrong = await runCli(['account', '--json'], {env: acmeEnv({PAY_CONFIG_DIR: dir, PAY_CLIENT_SECRET: 'wrong-secret'})})
+    const wrong = await runInProcess(['account', '--json'], {env: acmeEnv({PAY_CONFIG_DIR: dir, PAY_CLIENT_SECRET: 'wrong-secret'})})
     expect(wrong.code).toBe(3)
     expect(json(wrong).error.code).toBe('invalid_client')
   })
 
   it('pay login with a wrong secret saves nothing, even with the right one cached', async () => {
     const dir = tempConfigDir()
-    expect((await runCli(['account'], {env: acmeEnv({PAY_CONFIG_DIR: dir})})).code).toBe(0)
+    expect((await runInProcess(['account'], {env: acmeEnv({PAY_CONFIG_DIR: dir})})).code).toBe(0)
     const r = await runCli(['login', '--profile', 'ci'], {env: acmeEnv({PAY_CONFIG_DIR: dir, PAY_CLIENT_SECRET: 'wrong-secret'})})
     expect(r.code).toBe(3)
     expect(r.stderr).not.toContain('Saved profile')
@@ -75,7 +76,7 @@ describe('a wrong secret is never covered by a cached token', () => {
 
   it('pay login proves the credentials with a token request of its own before saving', async () => {
     const dir = tempConfigDir()
-    expect((await runCli(['account'], {env: acmeEnv({PAY_CONFIG_DIR: dir})})).code).toBe(0)
+    expect((await runInProcess(['account'], {env: acmeEnv({PAY_CONFIG_DIR: dir})})).code).toBe(0)
     const before = sb.requests.filter((q) => q.path === '/v1/oauth/token').length
     const r = await runCli(['login', '--profile', 'ci', '--json'], {env: acmeEnv({PAY_CONFIG_DIR: dir})})
     expect(r.code, r.stderr).toBe(0)
@@ -131,7 +132,7 @@ describe('a broken profiles file', () => {
   it('names its path and what to do', async () => {
     const dir = tempConfigDir()
     writeFileSync(join(dir, 'profiles.json'), '{"profiles": ')
-    const r = await runCli(['balance'], {env: {PAY_CONFIG_DIR: dir}})
+    const r = await runInProcess(['balance'], {env: {PAY_CONFIG_DIR: dir}})
     expect(r.code).toBe(1)
     expect(r.stderr).toContain(join(dir, 'profiles.json'))
     expect(r.stderr).toContain('is not a valid profiles file')

@@ -1,7 +1,8 @@
 /**
- * What a bulk run says about money is true: the built CLI against the sandbox (its default settle time), on the
- * journey of a payout that is accepted, then fails, across plain, --wait and --retry-failed re-runs. Each row's
- * verdict is the request's outcome (accepted / refused / unknown) read with the resource's latest known state.
+ * What a bulk run says about money is true: pay against the sandbox (its default settle time), on the journey of a
+ * payout that is accepted, then fails, across plain, --wait and --retry-failed re-runs. Each row's verdict is the
+ * request's outcome (accepted / refused / unknown) read with the resource's latest known state. The runs are
+ * in-process (h.command) but where only processes show it: two runs of one file at once, a run killed with SIGKILL.
  */
 import {spawn} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
@@ -9,6 +10,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {BIN, ROOT, cleanEnv, tempConfigDir} from '../helpers/cli.js'
 import {byRef, useSandbox} from '../helpers/command-harness.js'
+import {waitFor} from '../helpers/wait-for.js'
 
 const h = useSandbox({settleMs: 1500})
 
@@ -33,7 +35,7 @@ describe('a bulk payout that is accepted and then fails', () => {
     writeFileSync(file, 'amount,reference,mobile,provider\n12.00,rw-1,254700000409,mpesa\n')
     const args = ['payouts', 'create', '--from-file', file, '--currency', 'KES']
 
-    const first = await h.pay([...args, '--json'], env)
+    const first = await h.command([...args, '--json'], env)
     expect(first.code, first.stderr).toBe(0)
     const [sent] = rows(first.stdout)
     expect(sent).toMatchObject({status: 'processing', outcome: 'accepted', state: 'processing', earlier: false})
@@ -41,31 +43,32 @@ describe('a bulk payout that is accepted and then fails', () => {
     expect(first.stderr).toContain('total amount of the rows still processing: 12.00 KES')
     expect(first.stderr).not.toMatch(/of the succeeded rows/)
 
-    await new Promise((r) => setTimeout(r, 3000))
-    const waited = await h.pay([...args, '--wait', '--json'], env)
+    // the sandbox settles it (failed, for this number): waited for in its state, not for a guessed time
+    await waitFor(() => Object.values(h.sb.state.payouts).some((p) => p.merchant_reference === 'rw-1' && p.status === 'failed'), 30_000, 'the payout to fail')
+    const waited = await h.command([...args, '--wait', '--json'], env)
     expect(waited.code, waited.stderr).toBe(1)
     const [polled] = rows(waited.stdout)
     expect(polled).toMatchObject({status: 'failed', outcome: 'accepted', state: 'failed', earlier: true, error_code: 'transaction_failed'})
     expect(Object.keys(polled)).toEqual(Object.keys(sent))
     expect(waited.stderr).toContain('total amount of the failed rows: 12.00 KES')
-    expect((await h.pay(['payouts', 'get', 'rw-1', '--json'], env)).stdout).toContain('"status":"failed"')
+    expect((await h.command(['payouts', 'get', 'rw-1', '--json'], env)).stdout).toContain('"status":"failed"')
 
-    const retried = await h.pay([...args, '--retry-failed', '--json'], env)
+    const retried = await h.command([...args, '--retry-failed', '--json'], env)
     expect(retried.code, retried.stderr).toBe(1)
     expect(rows(retried.stdout)[0]).toMatchObject({status: 'failed', state: 'failed'})
     expect(retried.stderr).toMatch(/0 succeeded, 0 processing, 1 failed/)
     expect(retried.stderr).toContain('--retry-failed does not send them again')
 
-    const again = await h.pay([...args, '--wait'], env)
+    const again = await h.command([...args, '--wait'], env)
     expect(again.code).toBe(1)
     expect(again.stderr).toMatch(/0 succeeded, 0 processing, 1 failed/)
     // one payout upstream, whatever ran after
     expect(h.requests((e) => e.method === 'POST' && byRef('rw-1')(e))).toHaveLength(1)
     // pay journal sees the row, by reference and by key, with both facts and its run
-    const byReference = await h.pay(['journal', 'rw-1', '--json'], env)
+    const byReference = await h.command(['journal', 'rw-1', '--json'], env)
     expect(byReference.code, byReference.stderr).toBe(0)
     expect(JSON.parse(byReference.stdout)).toMatchObject({reference: 'rw-1', outcome: 'accepted', state: 'failed', id: sent.id, idempotency_key: sent.idempotency_key, line: 2})
-    const byKey = await h.pay(['journal', String(sent.idempotency_key), '--json'], env)
+    const byKey = await h.command(['journal', String(sent.idempotency_key), '--json'], env)
     expect(JSON.parse(byKey.stdout)).toMatchObject({reference: 'rw-1', run: expect.stringMatching(/^[0-9a-f]{32}$/)})
   })
 
@@ -76,8 +79,8 @@ describe('a bulk payout that is accepted and then fails', () => {
     writeFileSync(file, 'amount,reference,mobile,provider\n5.00,rw-ok-1,254700000001,mpesa\n')
     const out1 = join(dir, 'r1.csv')
     const out2 = join(dir, 'r2.csv')
-    expect((await h.pay(['payouts', 'create', '--from-file', file, '--currency', 'KES', '--results', out1], env)).code).toBe(0)
-    expect((await h.pay(['payouts', 'create', '--from-file', file, '--currency', 'KES', '--results', out2], env)).code).toBe(0)
+    expect((await h.command(['payouts', 'create', '--from-file', file, '--currency', 'KES', '--results', out1], env)).code).toBe(0)
+    expect((await h.command(['payouts', 'create', '--from-file', file, '--currency', 'KES', '--results', out2], env)).code).toBe(0)
     const {readFileSync} = await import('node:fs')
     const header = (p: string) => readFileSync(p, 'utf8').split('\n')[0]
     expect(header(out1)).toBe('row,line,reference,status,outcome,http_status,id,state,state_at,error_code,error_message,idempotency_key,amount,currency,earlier')
@@ -90,7 +93,7 @@ describe('a reference is a promise within one file', () => {
     const dir = tempConfigDir()
     const file = join(dir, 'dup.csv')
     writeFileSync(file, 'amount,reference,mobile,provider\n10.00,dup-1,254700000001,mpesa\n7.00,dup-2,254700000001,mpesa\n11.00,dup-1,254700000001,mpesa\n')
-    const r = await h.pay(['payouts', 'create', '--from-file', file, '--currency', 'KES'], {PAY_CONFIG_DIR: dir})
+    const r = await h.command(['payouts', 'create', '--from-file', file, '--currency', 'KES'], {PAY_CONFIG_DIR: dir})
     expect(r.code, r.stderr).toBe(2)
     expect(r.stderr).toMatch(/dup\.csv:4 reference dup-1 is also on line 2 with another body/)
     expect(h.requests((e) => e.method === 'POST' && (byRef('dup-1')(e) || byRef('dup-2')(e)))).toHaveLength(0)
@@ -124,15 +127,15 @@ describe('pay journal sees bulk runs', () => {
       })
     })
     expect(made()).toBeLessThan(400)
-    const unknown = await h.pay(['journal', '--outcome', 'unknown', '--json'], {PAY_CONFIG_DIR: dir})
+    const unknown = await h.command(['journal', '--outcome', 'unknown', '--json'], {PAY_CONFIG_DIR: dir})
     const listed = JSON.parse(unknown.stdout) as {error: {code: string} | null; run?: string; file?: string}[]
     expect(listed.some((e) => e.error?.code === 'run_cut' && e.file === file), unknown.stdout).toBe(true)
-    const again = await h.pay(args, {PAY_CONFIG_DIR: dir})
+    const again = await h.command(args, {PAY_CONFIG_DIR: dir})
     expect(again.code, again.stderr).toBe(0)
     expect(made()).toBe(400)
-    const after = JSON.parse((await h.pay(['journal', '--outcome', 'unknown', '--json'], {PAY_CONFIG_DIR: dir})).stdout) as {error: {code: string} | null}[]
+    const after = JSON.parse((await h.command(['journal', '--outcome', 'unknown', '--json'], {PAY_CONFIG_DIR: dir})).stdout) as {error: {code: string} | null}[]
     expect(after.filter((e) => e.error?.code === 'run_cut')).toEqual([])
-    const row = JSON.parse((await h.pay(['journal', 'kj-400', '--json'], {PAY_CONFIG_DIR: dir})).stdout)
+    const row = JSON.parse((await h.command(['journal', 'kj-400', '--json'], {PAY_CONFIG_DIR: dir})).stdout)
     expect(row).toMatchObject({reference: 'kj-400', outcome: 'accepted', endpoint: 'collections.create'})
   })
 })

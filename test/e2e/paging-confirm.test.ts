@@ -1,14 +1,15 @@
 /**
- * What only a process shows: `pay api --paginate` across all 47 of the seeded customer's collections (streamed
- * items, one merged array with --slurp), --quiet, and the confirmation before money moves with a live profile:
- * asked on a pseudo-terminal (through /dev/tty when stdin is a file or a pipe), skipped with --yes, refused where no
- * one can be asked.
+ * `pay api --paginate` across all 47 of the seeded customer's collections (streamed items, one merged array with
+ * --slurp; the built CLI), --quiet, and the confirmation before money moves with a live profile: asked on a
+ * pseudo-terminal (through /dev/tty when stdin is a file or a pipe), skipped with --yes, refused where no one can
+ * be asked. Where no terminal is involved the commands run in-process.
  */
 import {spawnSync} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {runCommand} from '../helpers/in-process.js'
 import {byRef, runInPty, useSandbox} from '../helpers/command-harness.js'
 
 const h = useSandbox()
@@ -54,10 +55,10 @@ describe('pay api --paginate', () => {
 
 describe('--quiet', () => {
   it('drops notices on stderr, keeps errors', async () => {
-    const ok = await h.pay(['customers', 'collections', 'MC_ACME0001', '--all', '--quiet'])
+    const ok = await h.run(['customers', 'collections', 'MC_ACME0001', '--all', '--quiet'])
     expect(ok.code).toBe(0)
     expect(ok.stderr).toBe('')
-    const bad = await h.pay(['customers', 'get', 'MC_NOPE', '--quiet'])
+    const bad = await h.run(['customers', 'get', 'MC_NOPE', '--quiet'])
     expect(bad.code).toBe(4)
     expect(bad.stderr).toMatch(/not found/)
   })
@@ -67,14 +68,14 @@ describe('live profiles: asked before money moves', () => {
   async function liveProfile(): Promise<Record<string, string>> {
     const dir = tempConfigDir()
     const env = {PAY_CONFIG_DIR: dir, PAY_CLIENT_SECRET: h.env.PAY_CLIENT_SECRET}
-    const add = await runCli(['profiles', 'add', 'prod', '--base-url', h.env.PAY_BASE_URL, '--client-id', h.env.PAY_CLIENT_ID, '--live', '--use'], {env})
+    const add = await runCommand(['profiles', 'add', 'prod', '--base-url', h.env.PAY_BASE_URL, '--client-id', h.env.PAY_CLIENT_ID, '--live', '--use'], {env})
     expect(add.code, add.stderr).toBe(0)
     return {PAY_CONFIG_DIR: dir}
   }
   const payout = (ref: string, ...more: string[]) => ['payouts', 'create', '--amount', '120.00', '--currency', 'KES', '--reference', ref, '--mobile', '254712345678', '--provider', 'mpesa', ...more]
 
   it('the sandbox profile cannot be marked live', async () => {
-    const r = await runCli(['profiles', 'add', 'sandbox', '--base-url', h.env.PAY_BASE_URL, '--live'], {env: {PAY_CONFIG_DIR: tempConfigDir()}})
+    const r = await runCommand(['profiles', 'add', 'sandbox', '--base-url', h.env.PAY_BASE_URL, '--live'], {env: {PAY_CONFIG_DIR: tempConfigDir()}})
     expect(r.code).toBe(2)
   })
 
@@ -119,7 +120,7 @@ describe('live profiles: asked before money moves', () => {
     expect(noInput.code, noInput.screen).toBe(2)
     expect(noInput.screen).toMatch(/LIVE profile "prod": this moves real money and no one can be asked.*nothing was sent/)
     expect(noInput.screen).toMatch(/--yes/)
-    const piped = await runCli(payout('live-piped'), {env}) // CI is set: no one is asked
+    const piped = await runCommand(payout('live-piped'), {env}) // CI is set: no one is asked
     expect(piped.code, piped.stderr).toBe(2)
     expect(piped.stderr).toMatch(/--yes/)
     // no controlling terminal at all (a new session), CI unset
@@ -131,7 +132,7 @@ describe('live profiles: asked before money moves', () => {
     const code = await new Promise((resolve) => child.on('close', resolve))
     expect(code, stderr).toBe(2)
     expect(stderr).toMatch(/no one can be asked \(no terminal\).*nothing was sent/)
-    const scripted = await runCli(payout('live-scripted', '--yes'), {env})
+    const scripted = await runCommand(payout('live-scripted', '--yes'), {env})
     expect(scripted.code, scripted.stderr).toBe(0)
     for (const ref of ['live-no-input', 'live-piped', 'live-no-tty']) expect(h.requests(byRef(ref)), ref).toHaveLength(0)
     expect(h.requests(byRef('live-flag-yes'))).toHaveLength(1)

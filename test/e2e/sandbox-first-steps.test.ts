@@ -1,6 +1,6 @@
 /**
- * Hardening (issue 12, "What a new user tripped on"), against the sandbox: the built CLI as a process, the sandbox
- * in-process on a free loopback port.
+ * A new user's first steps against the sandbox (in-process, on a free loopback port): the curl example of
+ * `pay token --help` run as printed, `pay api -i` (the built CLI), and --currency's rule (in-process).
  */
 import {execFile} from 'node:child_process'
 import {promisify} from 'node:util'
@@ -10,6 +10,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
 import {BIN, ROOT, cleanEnv, json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 let sb: Sandbox
 let env: Record<string, string>
@@ -62,12 +63,12 @@ describe('pay api -i', () => {
 
 describe('--currency', () => {
   it('a bad currency is refused with a rule that matches what is accepted (lower case is upper-cased)', async () => {
-    const r = await runCli(['balance', '--currency', 'KESX', '--json'], {env})
+    const r = await runInProcess(['balance', '--currency', 'KESX', '--json'], {env})
     expect(r.code).toBe(2)
     const message = json(r).error.message as string
     expect(message).toContain('--currency')
     expect(message).not.toMatch(/upper-case/)
     expect(message).toMatch(/3 letters/)
-    expect((await runCli(['balance', '--currency', 'kes', '--json'], {env})).code).toBe(0)
+    expect((await runInProcess(['balance', '--currency', 'kes', '--json'], {env})).code).toBe(0)
   })
 })

@@ -5,6 +5,7 @@
  */
 import {describe, expect, it} from 'vitest'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
 const server = useScriptedServer()
@@ -47,7 +48,7 @@ describe('--client-secret - reads the secret from stdin', () => {
     const dir = tempConfigDir()
     const r = await runCli(['login', '--profile', 'fromstdin', '--base-url', server.url, '--client-id', TEST_CLIENT_ID, '--client-secret', '-', '--json'], {env: {PAY_CONFIG_DIR: dir}, input: `${TEST_CLIENT_SECRET}\n`})
     expect(r.code, r.stderr).toBe(0)
-    const balance = await runCli(['balance', '--json', '--profile', 'fromstdin'], {env: {PAY_CONFIG_DIR: dir}})
+    const balance = await runInProcess(['balance', '--json', '--profile', 'fromstdin'], {env: {PAY_CONFIG_DIR: dir}})
     expect(balance.code, balance.stderr).toBe(0)
   })
 
@@ -55,7 +56,7 @@ describe('--client-secret - reads the secret from stdin', () => {
     const dir = tempConfigDir()
     const r = await runCli(['profiles', 'add', 'piped', '--base-url', server.url, '--client-id', TEST_CLIENT_ID, '--client-secret', '-'], {env: {PAY_CONFIG_DIR: dir}, input: `${TEST_CLIENT_SECRET}\n`})
     expect(r.code, r.stderr).toBe(0)
-    const balance = await runCli(['balance', '--json', '--profile', 'piped'], {env: {PAY_CONFIG_DIR: dir}})
+    const balance = await runInProcess(['balance', '--json', '--profile', 'piped'], {env: {PAY_CONFIG_DIR: dir}})
     expect(balance.code, balance.stderr).toBe(0)
     expect(json(balance).object).toBe('balance')
 

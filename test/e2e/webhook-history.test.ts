@@ -9,7 +9,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {historyDir, readHistory} from '../../src/webhooks/history.js'
-import {runCli} from '../helpers/cli.js'
+import {runCommand} from '../helpers/in-process.js'
 import {eventBody, type ListenProcess, nowSeconds, opensslHeader, post, startListen, startTestApp, type TestApp} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_e2e_history_secret'
@@ -64,37 +64,37 @@ describe('the webhook history of the built CLI', () => {
     expect((await second.stop()).code).toBe(0)
     running.splice(running.indexOf(second), 1)
 
-    const history = await runCli(['webhook', 'history', '--json', '--limit', '100000'], {env})
+    const history = await runCommand(['webhook', 'history', '--json', '--limit', '100000'], {env})
     expect(history.code).toBe(0)
     const rows = JSON.parse(history.stdout) as {event_id: string; forward: string}[]
     expect(rows[0]).toMatchObject({event_id: late.id, forward: 'failed'})
     const ids = new Set(rows.map((r) => r.event_id))
     for (const id of answered) expect(ids.has(id)).toBe(true)
-    const failed = await runCli(['webhook', 'history', '--forward', 'failed', '-o', 'csv', '--fields', 'event_id,type'], {env})
+    const failed = await runCommand(['webhook', 'history', '--forward', 'failed', '-o', 'csv', '--fields', 'event_id,type'], {env})
     expect(failed.stdout.trim().split(/\r?\n/)).toEqual(['event_id,type', `${late.id},payout.failed`])
 
-    const show = await runCli(['webhook', 'show', late.id], {env})
+    const show = await runCommand(['webhook', 'show', late.id], {env})
     expect(show.code).toBe(0)
     expect(show.stdout).toContain('"merchant_reference": "order-late"')
-    expect((await runCli(['webhook', 'show', 'EVT_NOT_KEPT'], {env})).code).toBe(4)
+    expect((await runCommand(['webhook', 'show', 'EVT_NOT_KEPT'], {env})).code).toBe(4)
 
     // replay: the app still fails (exit 1), then works; what it got verifies with `pay webhook verify`
     app.status = 503
-    const failing = await runCli(['webhook', 'replay', '--failed', '--to', app.url], {env: {...env, PAY_WEBHOOK_SECRET: SECRET}})
+    const failing = await runCommand(['webhook', 'replay', '--failed', '--to', app.url], {env: {...env, PAY_WEBHOOK_SECRET: SECRET}})
     expect(failing.code).toBe(1)
     expect(failing.stderr).toContain('Replayed 1: 0 answered 2xx, 1 not')
     app.status = 200
-    const replay = await runCli(['webhook', 'replay', '--failed', '--since', '1h', '--to', app.url], {env: {...env, PAY_WEBHOOK_SECRET: SECRET}})
+    const replay = await runCommand(['webhook', 'replay', '--failed', '--since', '1h', '--to', app.url], {env: {...env, PAY_WEBHOOK_SECRET: SECRET}})
     expect(replay.code).toBe(0)
     const got = app.received[app.received.length - 1]
     expect(got.headers['service-delivery-replay']).toBe('true')
     expect(got.body.toString()).toBe(late.body)
     const file = join(env.PAY_CONFIG_DIR, 'replayed.json')
     writeFileSync(file, got.body)
-    const verify = await runCli(['webhook', 'verify', '--signature', String(got.headers['service-signature']), '--file', file], {env: {...env, PAY_WEBHOOK_SECRET: SECRET}})
+    const verify = await runCommand(['webhook', 'verify', '--signature', String(got.headers['service-signature']), '--file', file], {env: {...env, PAY_WEBHOOK_SECRET: SECRET}})
     expect(verify.code).toBe(0)
     // nothing is left failed
-    const none = await runCli(['webhook', 'replay', '--failed', '--to', app.url], {env: {...env, PAY_WEBHOOK_SECRET: SECRET}})
+    const none = await runCommand(['webhook', 'replay', '--failed', '--to', app.url], {env: {...env, PAY_WEBHOOK_SECRET: SECRET}})
     expect(none.code).toBe(0)
     expect(none.stderr).toContain('Nothing to replay')
   })

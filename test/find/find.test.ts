@@ -151,11 +151,11 @@ describe('pay find', () => {
   it('a reference created by a bulk run: found, and the timeline holds what `pay journal` holds for it', async () => {
     const file = join(h.env.PAY_CONFIG_DIR, 'find-bulk.csv')
     writeFileSync(file, 'reference,amount,mobile,provider\nfind-bulk-1,12.00,254712345671,mpesa\nfind-bulk-2,13.00,254712345671,mpesa\n')
-    ok(await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES']))
+    ok(await h.command(['collections', 'create', '--from-file', file, '--currency', 'KES']))
     const r = await found('find-bulk-1')
     expect(r.matches).toMatchObject([{kind: 'collection', merchant_reference: 'find-bulk-1', amount: '12.00'}])
     // the journal as `pay journal` reads it (the one read function): its entries for the reference are the timeline's
-    const journal = json<{reference: string | null; idempotency_key: string}[]>(ok(await h.pay(['journal', '--json', '--limit', '1000'])))
+    const journal = json<{reference: string | null; idempotency_key: string}[]>(ok(await h.command(['journal', '--json', '--limit', '1000'])))
     const keys = journal.filter((e) => e.reference === 'find-bulk-1').map((e) => e.idempotency_key)
     expect(keys).toHaveLength(1) // the bulk row, now in the journal pay journal reads (issue 22)
     expect(r.timeline.filter((t) => t.source === 'journal').map((t) => t.idempotency_key).sort()).toEqual(keys.sort())
@@ -164,9 +164,9 @@ describe('pay find', () => {
 
   it('the built CLI: exit 0 and JSON on stdout; exit 4 with the error envelope', async () => {
     ok(await collection('find-cli-1'))
-    const yes = await h.pay(['find', 'find-cli-1', '--json'])
+    const yes = await h.command(['find', 'find-cli-1', '--json'])
     expect(json(ok(yes)).matches[0]).toMatchObject({kind: 'collection', merchant_reference: 'find-cli-1'})
-    const no = await h.pay(['find', 'find-cli-none', '--json'])
+    const no = await h.command(['find', 'find-cli-none', '--json'])
     expect(no.code).toBe(4)
     expect(json(no).error.message).toMatch(/nothing found/)
   })

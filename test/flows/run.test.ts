@@ -16,6 +16,7 @@ import type {ApiContext} from '../../src/runtime.js'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import {reportOf, toJUnit} from '../../src/flows/report.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {runCommand} from '../helpers/in-process.js'
 import {ACME, start} from '../helpers/sandbox-http.js'
 
 let sb: Sandbox
@@ -143,7 +144,7 @@ describe('checking before sending', () => {
   it('refuses a bad file with exit 2 and sends nothing (sandbox request log)', async () => {
     const file = flowFile('bad.yaml', 'steps:\n  - id: ok\n    call: balance.get\n  - id: charge\n    call: collections.create\n    body: {amount: 5, currency: KES}\n')
     const before = sb.requests.length
-    const r = await runCli(['flow', 'run', file], {env: {PAY_BASE_URL: sb.url, PAY_CLIENT_ID: ACME.client_id, PAY_CLIENT_SECRET: ACME.client_secret, PAY_CONFIG_DIR: tempConfigDir()}})
+    const r = await runCommand(['flow', 'run', file], {env: {PAY_BASE_URL: sb.url, PAY_CLIENT_ID: ACME.client_id, PAY_CLIENT_SECRET: ACME.client_secret, PAY_CONFIG_DIR: tempConfigDir()}})
     expect(r.code).toBe(2)
     expect(r.stderr).toContain(`${file}: step charge (#2): body.amount`)
     expect(r.stderr).toContain('body.merchant_reference')
@@ -188,7 +189,7 @@ describe('expectations', () => {
 
   it('the CLI exits non-zero and prints the step and the difference', async () => {
     const file = flowFile('cli-fail.yaml', 'steps:\n  - id: bal\n    call: balance.get\n    expect: {fields: {object: wallet}}\n')
-    const r = await runCli(['flow', 'run', file], {env: {PAY_BASE_URL: sb.url, PAY_CLIENT_ID: ACME.client_id, PAY_CLIENT_SECRET: ACME.client_secret, PAY_CONFIG_DIR: tempConfigDir()}})
+    const r = await runCommand(['flow', 'run', file], {env: {PAY_BASE_URL: sb.url, PAY_CLIENT_ID: ACME.client_id, PAY_CLIENT_SECRET: ACME.client_secret, PAY_CONFIG_DIR: tempConfigDir()}})
     expect(r.code).toBe(1)
     expect(r.stdout).toContain('FAIL\tcli-fail › bal')
     expect(r.stdout).toContain('fields.object: expected "wallet", got "balance"')

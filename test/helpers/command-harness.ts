@@ -5,11 +5,13 @@
  * process shows it; helpers that read the sandbox's request log and the CLI's human output.
  */
 import {spawn} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, expect, vi} from 'vitest'
 import {type LogEntry, type Sandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
 import {BIN, ROOT, type CliResult, cleanEnv, runCli, tempConfigDir} from './cli.js'
-import {runInProcess} from './in-process.js'
+import {runCommand, runInProcess} from './in-process.js'
+import {type FaultProxy, startFaultProxy} from './fault-proxy.js'
 
 export interface Harness {
   sb: Sandbox
@@ -18,6 +20,8 @@ export interface Harness {
   pay(args: string[], env?: Record<string, string | undefined>, input?: string): Promise<CliResult>
   /** Runs a resource command in-process (test/helpers/in-process.ts) against this file's sandbox. */
   run(args: string[], env?: Record<string, string | undefined>): Promise<CliResult>
+  /** Runs any command in-process (runCommand: its oclif class, bulk runs included) against this file's sandbox. */
+  command(args: string[], env?: Record<string, string | undefined>): Promise<CliResult>
   /** Service requests (not the token endpoint, not /_sandbox) matching a predicate. */
   requests(pred?: (e: LogEntry) => boolean): LogEntry[]
   /** POSTs /_sandbox control calls. */
@@ -40,6 +44,7 @@ export function useSandbox(options: SandboxOptions = {}): Harness {
   })
   h.pay = (args, env = {}, input) => runCli(args, {env: {...h.env, ...env}, input, timeoutMs: 90_000})
   h.run = (args, env = {}) => runInProcess(args, {env: {...h.env, NO_COLOR: '1', ...env}})
+  h.command = (args, env = {}) => runCommand(args, {env: {...h.env, ...env}})
   h.requests = (pred = () => true) => h.sb.requests.filter((e) => e.path.startsWith('/v1/') && e.path !== '/v1/oauth/token' && pred(e))
   h.control = async (path, body) => {
     const res = await fetch(h.sb.url + path, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(body ?? {})})
@@ -142,4 +147,53 @@ export function runInPty(args: string[], env: Record<string, string | undefined>
       resolve({code: code ?? -1, screen: raw.replace(ANSI, '')})
     })
   })
+}
+
+/**
+ * A fault proxy (test/helpers/fault-proxy.ts) in front of this file's sandbox, started before its tests: `env`
+ * sends pay through it, with a config dir of its own (`dir`), plus `extra`.
+ */
+export function useFaultProxy(h: Harness, extra: Record<string, string> = {}): {proxy: FaultProxy; env: Record<string, string>; dir: string} {
+  const faults = {} as {proxy: FaultProxy; env: Record<string, string>; dir: string}
+  beforeAll(async () => {
+    faults.proxy = await startFaultProxy(h.sb.url)
+    faults.dir = tempConfigDir()
+    faults.env = {PAY_BASE_URL: faults.proxy.url, PAY_CONFIG_DIR: faults.dir, ...extra}
+  })
+  afterAll(async () => {
+    await faults.proxy?.close()
+  })
+  return faults
+}
+
+/** The records with exactly this merchant reference. */
+export const withReference = <T extends {merchant_reference: string}>(records: Record<string, T>, ref: string): T[] => Object.values(records).filter((c) => c.merchant_reference === ref)
+
+/** The Idempotency-Keys of the POSTs that carried this merchant reference. */
+export const keysSent = (h: Harness, ref: string): Set<string> => new Set(h.requests((e) => e.method === 'POST' && (e.body as {merchant_reference?: string})?.merchant_reference === ref).map((e) => e.headers['idempotency-key']))
+
+/** The records whose merchant reference starts with `prefix`. */
+export const withPrefix = <T extends {merchant_reference: string}>(records: Record<string, T>, prefix: string): T[] => Object.values(records).filter((c) => c.merchant_reference.startsWith(prefix))
+
+/** A rows file in `dir`: the header, then `line(i)` for i = 1..rows. */
+export function writeRows(dir: string, file: string, header: string, rows: number, line: (i: number) => string): string {
+  const path = join(dir, file)
+  const lines = [header]
+  for (let i = 1; i <= rows; i++) lines.push(line(i))
+  writeFileSync(path, lines.join('\n') + '\n')
+  return path
+}
+
+/** Every reference of the prefix exactly once in `records`, and each sent with one key only. */
+export function expectOncePerRow(h: Harness, records: Record<string, {merchant_reference: string}>, prefix: string, n: number): void {
+  const refs = withPrefix(records, prefix).map((c) => c.merchant_reference)
+  expect(refs).toHaveLength(n)
+  expect(new Set(refs).size).toBe(n)
+  const keys = new Map<string, Set<string>>()
+  for (const e of h.requests((x) => x.method === 'POST' && String((x.body as {merchant_reference?: string})?.merchant_reference ?? '').startsWith(prefix))) {
+    const ref = (e.body as {merchant_reference: string}).merchant_reference
+    if (!keys.has(ref)) keys.set(ref, new Set())
+    keys.get(ref)!.add(e.headers['idempotency-key'])
+  }
+  expect([...keys.values()].filter((k) => k.size !== 1)).toEqual([])
 }

@@ -95,9 +95,16 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   }
 }
 
-/** A resource command in-process (its logic), anything else (pay api, profiles, login, …) as the built CLI. */
+/** The commands whose logic is still in their oclif run() and that need a process: they run as the built CLI. */
+export const PROCESS_ONLY = ['api', 'login', 'webhook listen', 'sandbox start']
+
+/**
+ * `pay <args>` in-process where it can be: a resource command through runInProcess, any other command through
+ * runCommand; the built CLI for PROCESS_ONLY commands and when stdin is given.
+ */
 export function pay(args: string[], options: RunOptions & {env: Record<string, string | undefined>}): Promise<CliResult> {
-  return isOperation(args) && options.input === undefined ? runInProcess(args, {env: {NO_COLOR: '1', ...options.env}}) : runCli(args, options)
+  if (options.input !== undefined || PROCESS_ONLY.some((c) => args.join(' ').startsWith(c + ' ') || args.join(' ') === c)) return runCli(args, options)
+  return isOperation(args) ? runInProcess(args, {env: {NO_COLOR: '1', ...options.env}}) : runCommand(args, {env: options.env})
 }
 
 /**
@@ -120,4 +127,73 @@ export async function runWithContext(run: (ctx: Awaited<ReturnType<typeof create
   } finally {
     await client?.close()
   }
+}
+
+type CommandClass = {id?: string; run(argv: string[], config: unknown): Promise<unknown>; new (argv: string[], config: any): any}
+let oclifConfig: Promise<unknown> | undefined
+let queue: Promise<unknown> = Promise.resolve()
+
+/** The command file of a command line: the longest run of leading words that names a file of src/commands/. */
+async function commandOf(argv: string[]): Promise<{Command: CommandClass; id: string; rest: string[]}> {
+  const {existsSync} = await import('node:fs')
+  for (let n = Math.min(argv.length, 3); n >= 1; n--) {
+    const words = argv.slice(0, n)
+    if (words.some((w) => !/^[a-z][a-z-]*$/.test(w))) continue
+    for (const file of [join(ROOT, 'src/commands', ...words) + '.ts', join(ROOT, 'src/commands', ...words, 'index.ts')]) {
+      if (existsSync(file)) return {Command: ((await import(file)) as {default: CommandClass}).default, id: words.join(':'), rest: argv.slice(n)}
+    }
+  }
+  throw new Error(`no command file for: pay ${argv.join(' ')}`)
+}
+
+/**
+ * Any command in-process (`pay profiles add …`, `pay journal`, `pay sandbox reset`, `pay webhook trigger`, …): its
+ * oclif class from src/commands/, run by oclif as the built CLI runs it (parse, run, the base command's catch with
+ * its exit code), with one difference: its Output writes into strings through a terminal that is not a TTY, as
+ * runCli's pipes are. The command sees `env` as its whole environment (cleanEnv, as runCli gives the process): the
+ * commands read process.env, so runs are one at a time and process.env and process.exitCode are put back after
+ * each. For what only a process shows (its real exit status, stdin, a TTY, signals, start-up), use runCli.
+ */
+export function runCommand(argv: string[], options: {env?: Record<string, string | undefined>} = {}): Promise<CliResult> {
+  const run = queue.then(() => runCommandNow(argv, options))
+  queue = run.catch(() => undefined)
+  return run
+}
+
+async function runCommandNow(argv: string[], options: {env?: Record<string, string | undefined>}): Promise<CliResult> {
+  const {cleanEnv} = await import('./cli.js')
+  const {Config} = await import('@oclif/core')
+  oclifConfig ??= Config.load(ROOT)
+  const config = await oclifConfig
+  const {Command, id, rest} = await commandOf(argv)
+  let io: ReturnType<typeof memoryOutput> | undefined
+  // the command's Output: the one the base command would make, writing into strings instead of the process's streams
+  class InProcess extends (Command as unknown as new (argv: string[], config: any) => {runtime(): Promise<Record<string, unknown>>}) {
+    static id = id
+    async runtime(): Promise<Record<string, unknown>> {
+      const rt = await super.runtime()
+      return {...rt, createOutput: (mode: boolean | OutputOptions) => (io = memoryOutput(mode)).out}
+    }
+  }
+  const savedEnv = {...process.env}
+  const savedExitCode = process.exitCode
+  const env = cleanEnv(options.env)
+  for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k]
+  Object.assign(process.env, env)
+  process.exitCode = undefined
+  let code: number
+  try {
+    await (InProcess as unknown as CommandClass).run(rest, config)
+    code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0)
+  } catch (err) {
+    // this.exit(n), or what the base command's catch passes on (oclif's own exit errors)
+    const e = err as {oclif?: {exit?: number}; message?: string}
+    if (e.oclif?.exit === undefined) throw err
+    code = e.oclif.exit
+  } finally {
+    for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k]
+    Object.assign(process.env, savedEnv)
+    process.exitCode = savedExitCode
+  }
+  return {code, stdout: io?.stdout() ?? '', stderr: io?.stderr() ?? ''}
 }

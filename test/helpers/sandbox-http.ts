@@ -3,6 +3,7 @@ import {randomUUID} from 'node:crypto'
 import {request} from 'undici'
 import {matchEndpoint} from '../../src/api/endpoints.js'
 import {type Sandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
+import {waitFor} from './wait-for.js'
 
 export const ACME = {client_id: 'sb_acme_client', client_secret: 'sb_acme_secret_4f8a2c1e9b7d', webhook_secret: 'whsec_sb_acme_1c9e7a5b3d'}
 /** Merchant A's second enabled client (the back office): events go to the client that created the resource. */
@@ -89,14 +90,9 @@ export function start(options: SandboxOptions = {}): Promise<Sandbox> {
 }
 
 /** Polls until `fn` returns a truthy value (or throws after `timeoutMs`). */
-export async function until<T>(fn: () => Promise<T> | T, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await fn()
-    if (v) return v as NonNullable<T>
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 15))
-  }
+/** waitFor (test/helpers/wait-for.ts) with a shorter default bound. */
+export function until<T>(fn: () => Promise<T> | T, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
+  return waitFor(fn, timeoutMs, what, 15)
 }
 
 export const collectionBody = (over: Record<string, unknown> = {}) => ({

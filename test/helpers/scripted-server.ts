@@ -7,6 +7,7 @@
 import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {afterAll, afterEach, beforeAll} from 'vitest'
+import {tempConfigDir} from './cli.js'
 
 export interface Recorded {
   method: string
@@ -161,3 +162,11 @@ function createScriptedServer(): {state: ScriptedServer; listen(): Promise<void>
   }
   return {state, listen}
 }
+
+/** The environment of a run against `server` with the test client's credentials, in a fresh config dir. */
+export function scriptedEnv(server: ScriptedServer, extra: Record<string, string> = {}): Record<string, string> {
+  return {PAY_CONFIG_DIR: tempConfigDir(), PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET, ...extra}
+}
+
+/** A service error body, as the Payments Service sends one. */
+export const serviceError = (code: string, message = code) => ({error: {code, message, request_id: 'REQ_0123456789AB'}})

@@ -101,13 +101,7 @@ export async function startTestApp(path = '/hooks'): Promise<TestApp> {
   return app
 }
 
-export async function waitFor(check: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const started = Date.now()
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
+export {waitFor} from './wait-for.js'
 
 export interface ListenProcess {
   /** The URL deliveries go to (public tunnel URL, or the local one with --tunnel none), path included. */

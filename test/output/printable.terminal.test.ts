@@ -14,6 +14,7 @@ import {StreamTable} from '../../src/output/views.js'
 import type {Terminal} from '../../src/output/terminal.js'
 import {runInPty} from '../helpers/command-harness.js'
 import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {runCommand, runInProcess} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
 const hasScript = spawnSync('script', ['--version']).status === 0
@@ -87,7 +88,7 @@ describe('through the built CLI', () => {
 
   it('a 400 whose message holds escape sequences, and a 500 HTML body, are printed escaped', async () => {
     server.script('GET /v1/balance', {status: 400, body: {error: {code: 'invalid_parameter', message: `bad ${HOSTILE}`, request_id: 'REQ_1'}}})
-    const r400 = await runCli(['balance'], {env: env()})
+    const r400 = await runInProcess(['balance'], {env: env()})
     expect(r400.code).toBe(1)
     expect(r400.stderr).not.toMatch(RAW)
     expect(r400.stderr).toContain('\\u001b]0;PWNED')
@@ -98,7 +99,7 @@ describe('through the built CLI', () => {
         res.end(`<html><title>${HOSTILE}</title></html>`)
       },
     })
-    const r500 = await runCli(['balance', '--retries', '0', '--debug'], {env: env()})
+    const r500 = await runInProcess(['balance', '--retries', '0', '--debug'], {env: env()})
     expect(r500.code).toBe(7)
     expect(r500.stderr).not.toMatch(RAW)
     expect(r500.stderr).toContain('\\u001b[2J')
@@ -168,7 +169,7 @@ describe('through the built CLI', () => {
   it('pay sandbox … --debug: the control API\'s body in the trace is printed escaped', async () => {
     const event = {id: `EVT${HOSTILE}`, type: 'collection.succeeded', created_at: '2026-01-01T00:00:00Z', state: 'delivered', deliveries: []}
     server.script('GET /_sandbox/events', {status: 200, body: {object: 'list', data: [event]}})
-    const r = await runCli(['sandbox', 'events', '--url', server.url, '--debug'], {env: env()})
+    const r = await runCommand(['sandbox', 'events', '--url', server.url, '--debug'], {env: env()})
     expect(r.code, r.stderr).toBe(0)
     expect(server.requests.map((q) => q.path)).toEqual(['/_sandbox/events'])
     expect(r.stderr).toContain('<- 200 GET /_sandbox/events')

@@ -13,6 +13,7 @@ import {runReconcile, type ReconcileSummary} from '../../src/reconcile/run.js'
 import {BIN, ROOT, cleanEnv, json, tempConfigDir} from '../helpers/cli.js'
 import {runWithContext} from '../helpers/in-process.js'
 import {ok, runInPty, useSandbox} from '../helpers/command-harness.js'
+import {waitFor} from '../helpers/wait-for.js'
 
 const h = useSandbox({rateLimits: {writePerMinute: 10_000_000, writePerHour: 100_000_000, readPerMinute: 10_000_000}})
 const CREATED = 1996
@@ -34,12 +35,12 @@ beforeAll(async () => {
   for (let i = 1; i <= CREATED; i++) lines.push(`rec-${i},${amountOf(i)},${mobileOf(i)},mpesa`)
   writeFileSync(create, lines.join('\n') + '\n')
   createdResults = join(dir, 'created.csv')
-  ok(await h.pay(['collections', 'create', '--from-file', create, '--currency', 'KES', '--concurrency', '16', '--results', createdResults]))
+  ok(await h.command(['collections', 'create', '--from-file', create, '--currency', 'KES', '--concurrency', '16', '--results', createdResults]))
   // row 400 made to fail through the control API; 300 and 301 stay processing (wallets ending in 8)
   const id400 = Object.values(h.sb.state.collections).find((c) => c.merchant_reference === 'rec-400')!.id
   expect(await h.control(`/_sandbox/transactions/${id400}/fail`)).toMatchObject({status: 'failed'})
   // every other collection has settled (succeeded) before the file is reconciled
-  for (let t = 0; Object.values(h.sb.state.collections).filter((c) => c.status === 'processing').length > 2 && t < 100; t++) await new Promise((r) => setTimeout(r, 100))
+  await waitFor(() => Object.values(h.sb.state.collections).filter((c) => c.status === 'processing').length <= 2, 30_000, 'the collections to settle')
 
   for (let i = 1; i <= CREATED; i++) rows.push({reference: `rec-${i}`, amount: amountOf(i), currency: 'KES', kind: i % 2 === 0 ? 'collection' : '', state: ''})
   rows[100 - 1].amount = '1.00' // amount differs

@@ -16,6 +16,7 @@ import {printStep, toJUnit, type StepResult} from '../../src/flows/report.js'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import type {ApiContext} from '../../src/runtime.js'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {runCommand, runInProcess} from '../helpers/in-process.js'
 import {ACME, GLOBEX, start} from '../helpers/sandbox-http.js'
 
 let sb: Sandbox
@@ -159,8 +160,8 @@ describe('pay smoke (the built CLI)', () => {
 
   it('fails with exit 3 with a wrong secret while a token for the right one is cached', async () => {
     const dir = tempConfigDir()
-    expect((await runCli(['account'], {env: env({PAY_CONFIG_DIR: dir})})).code).toBe(0)
-    const r = await runCli(['smoke', '--json'], {env: env({PAY_CONFIG_DIR: dir, PAY_CLIENT_SECRET: 'wrong-secret'})})
+    expect((await runInProcess(['account'], {env: env({PAY_CONFIG_DIR: dir})})).code).toBe(0)
+    const r = await runCommand(['smoke', '--json'], {env: env({PAY_CONFIG_DIR: dir, PAY_CLIENT_SECRET: 'wrong-secret'})})
     expect(r.code).toBe(3)
     const report = json(r)
     expect(report).toMatchObject({ok: false, exit_code: 3})
@@ -169,7 +170,7 @@ describe('pay smoke (the built CLI)', () => {
 
   it('--junit writes well-formed XML listing every step of the run', async () => {
     const file = join(tempConfigDir(), 'smoke.xml')
-    const r = await runCli(['smoke', '--json', '--money', '--junit', file], {env: env({PAY_CONFIG_DIR: tempConfigDir()})})
+    const r = await runCommand(['smoke', '--json', '--money', '--junit', file], {env: env({PAY_CONFIG_DIR: tempConfigDir()})})
     expect(r.code, r.stderr).toBe(0)
     const steps = json(r).steps as StepResult[]
     const doc = parser.parse(readFileSync(file, 'utf8'))
@@ -201,14 +202,14 @@ describe('pay smoke (the built CLI)', () => {
   })
 
   it('merchant B: subscriptions reported as not enabled, exit 0', async () => {
-    const r = await runCli(['smoke', '--account-ref', GLOBEX.east], {env: env({PAY_CONFIG_DIR: tempConfigDir(), PAY_CLIENT_ID: GLOBEX.client_id, PAY_CLIENT_SECRET: GLOBEX.client_secret})})
+    const r = await runCommand(['smoke', '--account-ref', GLOBEX.east], {env: env({PAY_CONFIG_DIR: tempConfigDir(), PAY_CLIENT_ID: GLOBEX.client_id, PAY_CLIENT_SECRET: GLOBEX.client_secret})})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^not-enabled\tproduct: subscriptions\t/m)
   })
 
   it('a --junit file that cannot be written is refused before anything is sent (exit 2, naming --junit)', async () => {
     const before = sb.requests.length
-    const r = await runCli(['smoke', '--money', '--json', '--junit', join(tempConfigDir(), 'no-such-folder', 'smoke.xml')], {env: env({PAY_CONFIG_DIR: tempConfigDir()})})
+    const r = await runCommand(['smoke', '--money', '--json', '--junit', join(tempConfigDir(), 'no-such-folder', 'smoke.xml')], {env: env({PAY_CONFIG_DIR: tempConfigDir()})})
     expect(r.code).toBe(2)
     expect(json(r)).toMatchObject({error: {code: 'invalid_input'}})
     expect(r.stderr).toMatch(/--junit cannot be written/)
@@ -221,7 +222,7 @@ describe('pay smoke (the built CLI)', () => {
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
     try {
       const port = (other.address() as {port: number}).port
-      const r = await runCli(['smoke', '--money'], {env: env({PAY_BASE_URL: `http://127.0.0.1:${port}`, PAY_CONFIG_DIR: tempConfigDir()})})
+      const r = await runCommand(['smoke', '--money'], {env: env({PAY_BASE_URL: `http://127.0.0.1:${port}`, PAY_CONFIG_DIR: tempConfigDir()})})
       expect(r.code).toBe(2)
       expect(r.stderr).toMatch(/--money .*not the local sandbox: add --yes/)
     } finally {
@@ -230,7 +231,7 @@ describe('pay smoke (the built CLI)', () => {
   })
 
   it('--money is refused (exit 2, nothing sent) against a service that is not the sandbox, unless --yes', async () => {
-    const r = await runCli(['smoke', '--money'], {env: env({PAY_BASE_URL: 'https://payments.example.invalid', PAY_CONFIG_DIR: tempConfigDir()})})
+    const r = await runCommand(['smoke', '--money'], {env: env({PAY_BASE_URL: 'https://payments.example.invalid', PAY_CONFIG_DIR: tempConfigDir()})})
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/--money .*not the local sandbox: add --yes/)
     expect(r.stdout).toBe('')

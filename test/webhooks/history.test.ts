@@ -9,6 +9,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {HistoryWriter, historySize, readHistory} from '../../src/webhooks/history.js'
 import {type Listener, startListener} from '../../src/webhooks/listener.js'
 import {eventBody, nowSeconds, opensslHeader, post, startTestApp, type TestApp} from '../helpers/webhooks.js'
+import {waitFor} from '../helpers/wait-for.js'
 
 const SECRET = 'whsec_history_test_secret_value'
 const tempDir = () => mkdtempSync(join(tmpdir(), 'pay-history-'))
@@ -86,7 +87,7 @@ describe('the listener keeps every delivery', () => {
       answered = true
       return r
     })
-    for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 10))
+    await waitFor(() => held.length > 0, 10_000, 'the delivery to be written and its sync asked for')
     expect(held.length).toBe(1)
     await new Promise((r) => setTimeout(r, 100))
     expect(answered).toBe(false)
@@ -96,7 +97,7 @@ describe('the listener keeps every delivery', () => {
     expect((await answer).status).toBe(200)
     // close syncs what is left
     const closing = listener.close()
-    for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 5))
+    for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 5)) // a sync, if close asks for one
     while (held.length > 0) held.shift()!()
     await closing
     listener = undefined

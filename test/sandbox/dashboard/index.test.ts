@@ -7,6 +7,7 @@ import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {request} from 'undici'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {THROTTLE_MS} from '../../../src/sandbox/dashboard/live.js'
 import type {Sandbox} from '../../../src/sandbox/index.js'
 import {ACME, type Client, acmeClient, collectionBody, checkoutBody, globexClient, mandateBody, start, until} from '../../helpers/sandbox-http.js'
 
@@ -191,12 +192,12 @@ describe('live updates', () => {
     const started = Date.now()
     await Promise.all(Array.from({length: 40}, () => acme.get('/v1/balance')))
     await until(() => text.includes('event: change'), 5000, 'a change')
-    await new Promise((r) => setTimeout(r, 700))
+    await new Promise((r) => setTimeout(r, 1200))
     const changes = text.split('event: change').length - 1
     const seconds = (Date.now() - started) / 1000
-    // 40 requests and their log entries: at most one push per 500 ms
+    // 40 requests and their log entries: at most one push per THROTTLE_MS
     expect(changes).toBeGreaterThanOrEqual(1)
-    expect(changes).toBeLessThanOrEqual(Math.ceil(seconds / 0.5) + 1)
+    expect(changes).toBeLessThanOrEqual(Math.ceil((seconds * 1000) / THROTTLE_MS) + 1)
     controller.abort()
   })
 })
