@@ -188,7 +188,7 @@ async function main() {
     process.stderr.write(`${text.stderr}\n`)
     process.exitCode = 2
   } else if (!fast && !(await directPath(argv))) {
-    // (no V8 flag is set at start-up: see loadUndici in src/client/transport.ts)
+    // (no V8 flag is set at start-up: see src/client/undici.ts)
     if (!process.env.OCLIF_COLUMNS) globalThis.oclif = {...globalThis.oclif, columns: HELP_COLUMNS}
     // This binary runs the build (dist/); bin/dev.js runs the sources. Left to itself, oclif transpiles src/ with
     // tsx whenever NODE_ENV is test or development (vitest sets test), which would load the sources and a second

@@ -16,30 +16,21 @@
 //    twice; errors are recognised by shape (src/output/errors.ts), so that does not matter.
 //
 // import() inside the bundles becomes __payImport(), which cached-require passes in (see there).
-// One change to third-party code remains, sortWithoutIcu (below): measured, named, and failing the build when
-// its target is gone.
+// One change to third-party code remains, sortWithoutIcu (scripts/oclif-patches.mjs): measured, named, and
+// failing the build when its target is gone.
 import {build} from 'esbuild'
 import {copyFileSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
+import {sortWithoutIcu} from './oclif-patches.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const DYNAMIC = '__pay_dynamic_import__:'
-/**
- * The build's changes to third-party code, each named and measured (docs/architecture.md, The build).
- * PAY_BUNDLE_SKIP=name,… builds without them, to measure what one saves; otherwise a change whose target is not
- * found fails the build: the patched package is pinned to an exact version in package.json, and an upgrade must
- * come with a look at the patch, never ship silently unpatched.
- */
+/** PAY_BUNDLE_SKIP=name,… builds without the named changes to third-party code, to measure what one saves. */
 const SKIP = new Set((process.env.PAY_BUNDLE_SKIP ?? '').split(',').filter(Boolean))
 const PATCHES = ['sortWithoutIcu']
 for (const name of SKIP) if (!PATCHES.includes(name)) throw new Error(`PAY_BUNDLE_SKIP: no patch named ${name} (known: ${PATCHES.join(', ')})`)
-
-/** A patch target was not found: fail the build, naming the patch. */
-function notFound(patch, what) {
-  throw new Error(`bundle: ${patch}: ${what}. The package it patches changed: check the patch against the new code (see docs/architecture.md, The build)`)
-}
 
 /** A relative ESM specifier from the directory of `fromFile` to `toFile`. */
 function specifier(fromFile, toFile) {
@@ -86,26 +77,9 @@ async function bundleOclif(dist, loader) {
   // oclif imports computed specifiers (command files, hooks), always as `await import(`; the build fails if any
   // import() is left (Node 20 cannot run one from a script restored from a code cache)
   routeDynamicImports(outfile, /\bawait import\(/g, 'await __payImport(')
-  if (!SKIP.has('sortWithoutIcu')) sortWithoutIcu(outfile)
+  if (!SKIP.has('sortWithoutIcu')) writeFileSync(outfile, sortWithoutIcu(readFileSync(outfile, 'utf8')))
   const names = Object.keys(createRequire(join(root, 'package.json'))('@oclif/core')).filter((n) => n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n))
   esmFace(join(dist, 'vendor', 'oclif.js'), outfile, names, loader)
-}
-
-/**
- * Plugin.load sorts the manifest's commands with localeCompare, and the first localeCompare of a process sets up
- * ICU's collator: 5 ms of CPU of every command (pay balance, paired, median of 30). In English and the C/POSIX
- * locale (no tailorings), ICU orders ids made of a-z, '-' and ':' as their code units (punctuation before
- * letters, '-' before ':'), so those are compared directly; any other id or locale (Czech sorts "ch" after "h",
- * Danish "aa" last) still goes to localeCompare. The build fails if oclif's code changed (@oclif/core is pinned).
- */
-function sortWithoutIcu(file) {
-  const text = readFileSync(file, 'utf8')
-  const sort = '.sort((a, b) => a.id.localeCompare(b.id))'
-  if (text.split(sort).length !== 2) notFound('sortWithoutIcu', `oclif's command sort not found once in ${relative(root, file)}`)
-  const english = "['LC_ALL', 'LC_COLLATE', 'LC_MESSAGES', 'LANG'].every((k) => !process.env[k] || /^(C|POSIX|en)([._@-]|$)/.test(process.env[k]))"
-  const plain = '/^[a-z:-]*$/'
-  const compare = `(a, b) => ${plain}.test(a.id) && ${plain}.test(b.id) ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.id.localeCompare(b.id)`
-  writeFileSync(file, text.replace(sort, `.sort(${english} ? ${compare} : (a, b) => a.id.localeCompare(b.id))`))
 }
 
 /** Rewrites every import of '@oclif/core' in dist's own files to the ESM face of the bundle. */

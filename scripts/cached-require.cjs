@@ -13,8 +13,7 @@
 // Node's modules as CommonJS (process.getBuiltinModule): an ES-module import of one builds its ES-module face,
 // reading every export, which for node:fs loads its streams and promises (~1.5 ms of every start).
 const {readFileSync, renameSync, writeFileSync} = process.getBuiltinModule('node:fs')
-const Module = process.getBuiltinModule('node:module')
-const {createRequire} = Module
+const {createRequire} = process.getBuiltinModule('node:module')
 const {dirname} = process.getBuiltinModule('node:path')
 const {pathToFileURL} = process.getBuiltinModule('node:url')
 const vm = process.getBuiltinModule('node:vm')
@@ -29,8 +28,9 @@ function codeCachePath(file) {
 
 /** require(file) for a bundle of the build, through its code cache when there is one. */
 function cachedRequire(file) {
-  const loaded = Module._cache[file]
-  if (loaded) return loaded.exports
+  // each bundle once per process, whoever asks (bin/run.cjs, the ES-module faces): Node's public module cache
+  const done = require.cache[file]
+  if (done) return done.exports
   let cachedData
   try {
     cachedData = readFileSync(codeCachePath(file))
@@ -44,16 +44,15 @@ function cachedRequire(file) {
   const wrapper = `(function (exports, require, module, __filename, __dirname, __payImport) {${text}\n})`
   const script = new vm.Script(wrapper, {filename: file, cachedData})
   scripts.set(file, script)
-  const mod = new Module(file, undefined)
-  mod.filename = file
-  mod.paths = Module._nodeModulePaths(dirname(file))
-  Module._cache[file] = mod
+  // what a CommonJS module sees of itself (no Module internals needed: the bundle's require is createRequire(file))
+  const mod = {id: file, filename: file, exports: {}, loaded: false, children: []}
+  require.cache[file] = mod
   // (the file's URL made when first needed: pathToFileURL costs ~0.5 ms the first time)
   const payImport = (specifier) => import(specifier.startsWith('./') || specifier.startsWith('../') ? new URL(specifier, pathToFileURL(file)).href : specifier)
   try {
     script.runInThisContext()(mod.exports, createRequire(file), mod, file, dirname(file), payImport)
   } catch (error) {
-    delete Module._cache[file]
+    delete require.cache[file]
     throw error
   }
   mod.loaded = true

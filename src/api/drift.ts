@@ -5,7 +5,7 @@
  */
 import type {z} from 'zod'
 
-export type DriftKind = 'missing' | 'extra' | 'type' | 'shape' | 'rule'
+type DriftKind = 'missing' | 'extra' | 'type' | 'shape' | 'rule'
 
 export interface Drift {
   /** Dotted path in the body (`data[].plan_id`); '(body)' for the whole answer. */

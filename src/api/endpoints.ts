@@ -6,7 +6,7 @@
 import type {z} from 'zod'
 import * as s from './schemas.js'
 
-export type HttpMethod = 'GET' | 'POST'
+type HttpMethod = 'GET' | 'POST'
 /** Rate-limit class of an endpoint (spec: Limits). */
 export type LimitClass = 'token' | 'write' | 'read' | 'metadata' | 'verification'
 
@@ -67,8 +67,6 @@ export const endpoints = {
 } as const satisfies Record<string, Endpoint>
 
 export type EndpointId = keyof typeof endpoints
-export type BodyOf<K extends EndpointId> = (typeof endpoints)[K] extends {body: infer B extends z.ZodType} ? z.input<B> : never
-export type ResponseOf<K extends EndpointId> = z.infer<(typeof endpoints)[K]['response']>
 
 export const endpointList: readonly Endpoint[] = Object.values(endpoints)
 

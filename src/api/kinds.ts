@@ -7,7 +7,7 @@
 import type {EndpointId} from './endpoints.js'
 import {operations} from './operations.js'
 
-export type KindName = 'collection' | 'checkout_session' | 'payout' | 'mandate' | 'debit' | 'subscription'
+type KindName = 'collection' | 'checkout_session' | 'payout' | 'mandate' | 'debit' | 'subscription'
 
 export interface Kind {
   name: KindName

@@ -26,7 +26,7 @@ export function canonicalAmount(value: string): string {
 }
 
 /** The body fields that hold an amount (the request schemas' `amount` rule): sent in canonicalAmount's spelling. */
-export const AMOUNT_FIELDS = ['amount'] as const
+const AMOUNT_FIELDS = ['amount'] as const
 
 /** A request body with its amounts in the one spelling (a new object when one changed; the body itself otherwise). */
 export function withCanonicalAmounts(body: unknown): unknown {

@@ -15,7 +15,7 @@ export function factsOf(id: string): EndpointFacts {
 }
 
 /** `POST /v1/collections (idempotent)`, `GET /v1/mandates?merchant_reference=…`. */
-export function endpointLine(id: string): string {
+function endpointLine(id: string): string {
   const f = factsOf(id)
   const query = f.query.length > 0 ? '?' + f.query.map((k) => `${k}=…`).join('&') : ''
   return `${f.method} ${f.path}${query}${f.idempotent ? ' (idempotent)' : ''}`
@@ -30,7 +30,7 @@ function selectorOf(op: OperationSpec, id: string): string {
 }
 
 /** The first lines of the description: what is called, from the table. */
-export function endpointLines(op: OperationSpec): string {
+function endpointLines(op: OperationSpec): string {
   const ids = [op.endpoint, ...(op.alternatives ?? []).map((a) => a.endpoint)]
   const line = ids.length === 1 ? endpointLine(op.endpoint) + '.' : ids.map((id) => `${selectorOf(op, id)}: ${endpointLine(id)}.`).join(' ')
   const noRef = ids.every((id) => !factsOf(id).accountRef)
@@ -38,7 +38,7 @@ export function endpointLines(op: OperationSpec): string {
 }
 
 /** The --wait sentence, from the wait target and its terminal states. */
-export function waitLine(op: OperationSpec): string | undefined {
+function waitLine(op: OperationSpec): string | undefined {
   const w = op.wait
   if (!w) return undefined
   const get = w.get === 'self' ? '' : ` ${endpointLine(w.get).replace(/ \(idempotent\)$/, '')}`

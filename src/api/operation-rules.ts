@@ -123,14 +123,14 @@ function factsOf(e: Endpoint): EndpointFacts {
 }
 
 /** The endpoints an operation may call: its own, its alternatives' and its wait target's. */
-export function endpointsOf(op: OperationSpec): EndpointId[] {
+function endpointsOf(op: OperationSpec): EndpointId[] {
   const ids = [op.endpoint, ...(op.alternatives ?? []).map((a) => a.endpoint)]
   if (op.wait && op.wait.get !== 'self') ids.push(op.wait.get)
   return [...new Set(ids)]
 }
 
 /** The rule text of each field of an operation, from the zod schemas of the endpoint it goes to. */
-export function ruleTexts(op: OperationSpec): Record<string, string> {
+function ruleTexts(op: OperationSpec): Record<string, string> {
   const names = flagNamesOf(op)
   const out: Record<string, string> = {}
   for (const field of op.fields) {
@@ -157,7 +157,7 @@ export function ruleTexts(op: OperationSpec): Record<string, string> {
   return out
 }
 
-export function derive(ops: readonly OperationSpec[]): Derived {
+function derive(ops: readonly OperationSpec[]): Derived {
   const facts: Record<string, EndpointFacts> = {}
   const rules: Record<string, Record<string, string>> = {}
   for (const op of ops) {

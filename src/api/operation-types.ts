@@ -85,14 +85,14 @@ export interface WaitSpec {
   view?: ViewName
 }
 
-export interface Example {
+interface Example {
   description: string
   /** The command line after `pay` (`collections create --amount …`). */
   command: string
 }
 
 /** A flag that switches the operation to another endpoint (`collections get --reference`). */
-export interface Alternative {
+interface Alternative {
   /** The flag that selects it (a field's flag, or a boolean flag declared here). */
   flag: string
   endpoint: EndpointId

@@ -7,7 +7,7 @@
  * idempotent come from the endpoint table; each flag's rule text comes from the zod schema of the request
  * (src/api/operation-rules.ts, stored at build time in operations.generated.ts so that loading a command
  * for --help loads no zod). Readers: the resource commands (src/cli/operation-command.ts), runOperation
- * (src/operation/run-operation.ts), the bulk engine's column names and flow inputs (src/api/operation-input.ts),
+ * (src/operation/run-operation.ts), the bulk engine's column names and flow inputs (src/operation/operation-input.ts),
  * the README reference and docs/resource-commands.md.
  *
  * Light on purpose: only types are imported.

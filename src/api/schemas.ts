@@ -33,20 +33,19 @@ export const reference = z.lazy(() => bounded(255))
 export const mobile = z.lazy(() => z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits'))
 export const provider = z.lazy(() => bounded(64))
 export const email = z.lazy(() => z.email({error: 'must be an email address'}))
-export const uri = z.lazy(() => z.url({protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://shop.example/ok'}))
-export const dateTime = z.lazy(() => z.iso.datetime({offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z'}))
-export const nonEmpty = z.lazy(() => storable(z.string({error: 'is required'}).min(1, 'must not be empty')))
+const uri = z.lazy(() => z.url({protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://shop.example/ok'}))
+const dateTime = z.lazy(() => z.iso.datetime({offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z'}))
+const nonEmpty = z.lazy(() => storable(z.string({error: 'is required'}).min(1, 'must not be empty')))
 /** Optional free text of at most `max` characters. */
 export const text = (max: number) => storable(z.string().max(max, `must be at most ${max} characters`))
 
-export const collectionRail = z.lazy(() => z.enum(['mobile_money', 'bank_transfer'], {error: 'must be mobile_money or bank_transfer'}))
-export const checkoutRail = z.lazy(() =>
+const collectionRail = z.lazy(() => z.enum(['mobile_money', 'bank_transfer'], {error: 'must be mobile_money or bank_transfer'}))
+const checkoutRail = z.lazy(() =>
   z.enum(['mobile_money', 'card', 'bank_transfer'], {
     error: 'must be mobile_money, card or bank_transfer',
   })
 )
-export const frequency = z.lazy(() => z.enum(['DAILY', 'WEEKLY', 'MONTHLY'], {error: 'must be DAILY, WEEKLY or MONTHLY'}))
-export const txState = z.lazy(() => z.enum(['processing', 'succeeded', 'failed']))
+const frequency = z.lazy(() => z.enum(['DAILY', 'WEEKLY', 'MONTHLY'], {error: 'must be DAILY, WEEKLY or MONTHLY'}))
 
 // ---------- request bodies ----------
 /**
@@ -203,7 +202,7 @@ export const emptyArrayBody = z.lazy(() => z.array(z.unknown()).max(0, 'must be 
 export const byReferenceQuery = z.lazy(() => z.object({merchant_reference: reference}))
 export const debitStatusQuery = z.lazy(() => z.object({mandate_id: nonEmpty, merchant_reference: reference}))
 /** ASSUMPTION: paging is `page` (1-based) with `per_page` default 20, maximum 100. */
-export const MAX_PER_PAGE = 100
+const MAX_PER_PAGE = 100
 export const DEFAULT_PER_PAGE = 20
 const positiveIntString = (max: number) =>
   z
@@ -234,14 +233,14 @@ export const balanceQuery = z.lazy(() =>
  *   shows it with the generic view and exits 0 (src/client/api-client.ts, src/output/views.ts). Failing this one too
  *   breaks a stated rule: exit 7.
  */
-export type Assume = <S extends z.ZodType>(shape: S, stated?: z.ZodType) => S
+type Assume = <S extends z.ZodType>(shape: S, stated?: z.ZodType) => S
 /** What a response's builder is given: the mark, and `of(schema)` for a response schema used inside another. */
-export interface Tier {
+interface Tier {
   assumed: Assume
   of<S extends z.ZodType>(schema: S): S
 }
 /** Any JSON object: what the interface states of a shape it does not show. */
-export const anyObject = z.lazy(() => z.record(z.string(), z.unknown()))
+const anyObject = z.lazy(() => z.record(z.string(), z.unknown()))
 const STATED = new WeakMap<z.ZodType, z.ZodType>()
 const STRICT_TIER: Tier = {assumed: (shape) => shape, of: (schema) => schema}
 const STATED_TIER: Tier = {
@@ -272,7 +271,7 @@ export const tokenResponse = z.lazy(() =>
   })
 )
 
-export const virtualAccount = z.lazy(() =>
+const virtualAccount = z.lazy(() =>
   z.looseObject({
     account_number: z.string(),
     account_name: z.string(),
@@ -377,9 +376,6 @@ export const mandateCreateResponse = z.lazy(() =>
     message_id: z.string(),
   })
 )
-
-/** Free-form objects (spec: "field lists not shown"): any JSON object is what the interface states. */
-export const freeForm = anyObject
 
 /** ASSUMPTION: the mandate list/get answer (a free-form object): the sandbox's fields. */
 export const mandate = response((t) =>
@@ -508,7 +504,7 @@ export const bankList = response((t) => list(bank(t)))
 export const providerList = response((t) => list(mobileProvider(t)))
 
 /** ASSUMPTION: balance shape is not shown; we use one entry per currency (docs/assumptions.md). */
-export const balanceEntry = z.lazy(() =>
+const balanceEntry = z.lazy(() =>
   z.looseObject({
     currency: z.string(),
     collection_wallet: decimal,
@@ -544,4 +540,3 @@ export const errorBody = z.lazy(() =>
     }),
   })
 )
-export type ErrorBody = z.infer<typeof errorBody>

@@ -10,7 +10,7 @@ export interface FieldProblem {
   rule: string
 }
 
-export function flagFor(field: string, names: Record<string, string> = {}): string {
+function flagFor(field: string, names: Record<string, string> = {}): string {
   return names[field] ?? `--${field.replace(/_/g, '-')}`
 }
 

@@ -137,7 +137,7 @@ export class NetworkError extends PayError {
 }
 
 /** How much of an unusable body an error keeps (for --debug and the --json envelope). */
-export const RECEIVED_KEPT_CHARS = 2000
+const RECEIVED_KEPT_CHARS = 2000
 
 /**
  * A 2xx whose body is not JSON, or does not match the endpoint's response schema: exit 7, never a silent success.
@@ -172,22 +172,6 @@ export class InterruptedError extends PayError {
 
   override toJSON(): Record<string, unknown> {
     return {error: {code: 'interrupted', message: this.message, ...(this.hint ? {hint: this.hint} : {})}}
-  }
-}
-
-/** A waited-for transaction ended failed or cancelled: exit 8. */
-export class TransactionFailedError extends PayError {
-  constructor(message: string, readonly resource: unknown) {
-    super(message, ExitCode.TX_FAILED)
-    this.name = 'TransactionFailedError'
-  }
-}
-
-/** --wait ran out of --wait-timeout: exit 9. */
-export class WaitTimeoutError extends PayError {
-  constructor(message: string, readonly resource: unknown) {
-    super(message, ExitCode.WAIT_TIMEOUT, 'run the matching `get` command later, or raise --wait-timeout')
-    this.name = 'WaitTimeoutError'
   }
 }
 

@@ -65,7 +65,7 @@ export interface BulkFlags {
   wait?: boolean
 }
 
-export interface BulkRun {
+interface BulkRun {
   op: BulkOperation
   /** Column -> value given as a flag: the default of every row. */
   defaults: Record<string, string | undefined>

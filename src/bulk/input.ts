@@ -13,7 +13,7 @@ import {SECRET_FILE_MODE} from '../config/paths.js'
 import {SPOOL_PREFIXES} from '../journal/store.js'
 import {depthProblem} from '../output/json-shape.js'
 
-export type InputFormat = 'csv' | 'ndjson'
+type InputFormat = 'csv' | 'ndjson'
 
 export interface InputRow {
   /** 1-based number of the data row (header excluded). */

@@ -111,7 +111,7 @@ export abstract class ApiCommand extends BaseCommand {
 }
 
 /** The `--url` of the sandbox control commands. */
-export const sandboxFlags = {
+const sandboxFlags = {
   url: Flags.string({description: 'Sandbox base URL (default: $PAY_SANDBOX_URL, the "sandbox" profile, or http://127.0.0.1:4010)', helpValue: 'URL', helpGroup: 'GLOBAL'}),
 }
 

@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import type {ValueSource} from './surface.js'
 
 export const CACHE_TTL_MS = 10 * 60_000
-export const CACHE_FILE = 'completion-cache.json'
+const CACHE_FILE = 'completion-cache.json'
 
 type Cache = Partial<Record<ValueSource, {at: number; values: string[]}>>
 

@@ -12,7 +12,7 @@
  */
 
 /** One flag as the build describes it (only the kinds the direct path reproduces exactly). */
-export interface DirectFlag {
+interface DirectFlag {
   type: 'boolean' | 'option'
   char?: string
   multiple?: boolean
@@ -28,7 +28,7 @@ export interface DirectFlag {
   dependsOn?: string[]
 }
 
-export interface DirectCommand {
+interface DirectCommand {
   /** the operation id in src/api/operations.ts */
   op: string
   flags: Record<string, DirectFlag>
@@ -54,7 +54,7 @@ export interface DirectTable {
   commands: Record<string, DirectCommand>
 }
 
-export interface DirectPlan {
+interface DirectPlan {
   id: string
   op: string
   flags: Record<string, unknown>

@@ -63,7 +63,7 @@ function render(command: string, id: string): string {
   return command.replace(/<%=\s*config\.bin\s*%>/g, 'pay').replace(/<%=\s*command\.id\s*%>/g, id)
 }
 
-export function commandSurface(cmd: Loadable): CommandSurface {
+function commandSurface(cmd: Loadable): CommandSurface {
   const op = operationOf(cmd.id)
   const id = cmd.id.replace(/:/g, ' ')
   const flags: FlagSurface[] = Object.values(cmd.flags ?? {})

@@ -443,7 +443,7 @@ function decided<E extends PayError>(err: E, decision: Decision, outcome: Attemp
 const HEADER_VALUE = /^[\x20-\x7e]*$/
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** The longest Idempotency-Key sent (the service's reference fields allow 255 too). */
-export const MAX_IDEMPOTENCY_KEY = 255
+const MAX_IDEMPOTENCY_KEY = 255
 
 function headerProblems(input: CallInput): {flag: string; rule: string}[] {
   const problems: {flag: string; rule: string}[] = []

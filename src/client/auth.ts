@@ -7,7 +7,7 @@
 import {REFRESH_MARGIN_MS, TokenCache, cacheKey, type CachedToken} from '../config/token-cache.js'
 import {InputError} from '../base/errors.js'
 
-export interface Credentials {
+interface Credentials {
   baseUrl: string
   clientId?: string
   clientSecret?: string
@@ -20,7 +20,7 @@ export interface TokenInfo extends CachedToken {
   cached: boolean
 }
 
-export type FetchToken = () => Promise<{access_token: string; token_type: string; expires_in: number}>
+type FetchToken = () => Promise<{access_token: string; token_type: string; expires_in: number}>
 
 export class TokenProvider {
   private current?: TokenInfo

@@ -15,8 +15,8 @@
 import type {AttemptOutcome, RequestClass} from '../base/errors.js'
 
 export const DEFAULT_RETRIES = 3
-export const BASE_DELAY_MS = 250
-export const MAX_DELAY_MS = 8000
+const BASE_DELAY_MS = 250
+const MAX_DELAY_MS = 8000
 /** A Retry-After longer than this is not waited out: the command fails with exit 6 and says when to retry. */
 export const MAX_RETRY_AFTER_MS = 30_000
 /** 429s one bulk row may meet (each slows the whole run down) before it is left for a later run. */
@@ -67,7 +67,7 @@ export function refusedForNow(outcome: AttemptOutcome): boolean {
   return (outcome.kind === 'status' && outcome.status === 429) || (outcome.kind === 'network' && !outcome.sent)
 }
 
-export interface PolicyOptions {
+interface PolicyOptions {
   /** Retries after the first attempt (--retries). */
   retries: number
   /** A GET, or a request with an Idempotency-Key: repeating it cannot act twice. */
@@ -136,11 +136,6 @@ export function classOfError(err: unknown, earlierMaybeSent = false): RequestCla
   const marked = (err as {requestClass?: unknown} | undefined)?.requestClass
   if (marked === 'refused' || marked === 'unknown' || marked === 'accepted') return marked
   return earlierMaybeSent ? 'unknown' : 'refused'
-}
-
-/** Whether a failure thrown on the way to an answer may be repeated later with hope (see refusedForNow). */
-export function againOfError(err: unknown): boolean {
-  return (err as {refusedForNow?: unknown} | undefined)?.refusedForNow === true
 }
 
 /** The wait a refusal asks for: a 429's Retry-After (header or body, see retryAfterMs); undefined for anything else. */

@@ -12,8 +12,10 @@ import type {Dispatcher} from 'undici'
 import {InputError} from '../base/errors.js'
 import {CONNECT_TIMEOUT_CODE, RESPONSE_TIMEOUT_CODE} from './request-policy.js'
 import {isLoopbackHost} from './loopback.js'
+import {loadUndici} from './undici.js'
 
 export {isLoopbackHost} from './loopback.js'
+export {loadUndici} from './undici.js'
 
 export interface HttpResponse {
   status: number
@@ -83,44 +85,10 @@ export async function within<T>(timeoutMs: number, run: (signal: AbortSignal) =>
   }
 }
 
-export interface Exchange {
+interface Exchange {
   status: number
   headers: Record<string, string>
   body: Buffer
-}
-
-/**
- * undici, with V8 set to compile WebAssembly with its baseline compiler only (Liftoff). undici parses HTTP with
- * llhttp compiled to WebAssembly; V8 compiles it at once with Liftoff and then again, optimised, on a background
- * thread, and Node waits for that job before the process may exit: ~100 ms, for code that parses a few responses.
- * Set here, when undici is loaded, never at start-up: a V8 flag set at run time changes V8's flag hash, and every
- * module of Node's own loaded after that misses Node's built-in code cache and is compiled from source (that cost
- * each command ~5 ms of CPU). Every import of undici goes through here.
- */
-export async function loadUndici(): Promise<typeof import('undici')> {
-  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only')
-  return import('undici')
-}
-
-/**
- * undici's Pool alone (src/client/pool-transport.ts): its module and what it needs cost ~32 ms of CPU to load,
- * all of undici (fetch, WebSocket, caches...) ~85. A path inside the package (undici has no "exports" map, and
- * the file has been there since undici 6); the whole package should it ever move. Under loadUndici's V8 flag,
- * set once the module is loaded.
- */
-export async function loadUndiciPool(): Promise<typeof import('undici').Pool> {
-  let Pool: typeof import('undici').Pool
-  try {
-    Pool = (await import('undici/lib/dispatcher/pool.js')).default
-  } catch {
-    return (await loadUndici()).Pool
-  }
-  // the file is undici's, not its interface: should an upgrade make it export something else, the whole package
-  if (typeof Pool !== 'function' || typeof Pool.prototype?.dispatch !== 'function') return (await loadUndici()).Pool
-  // set after the import: the Node modules undici loads still come from Node's code cache (see loadUndici; ~10 ms),
-  // and llhttp is compiled at the first connection, under the flag
-  process.getBuiltinModule('node:v8').setFlagsFromString('--liftoff-only')
-  return Pool
 }
 
 /**

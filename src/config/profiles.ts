@@ -21,7 +21,7 @@ import {forgetKeyringSecrets, keyringAbsence, keyringAccount, keyringReason, key
 
 export type {Profile} from './profile-schema.js'
 
-export const PROFILES_FILE = 'profiles.json'
+const PROFILES_FILE = 'profiles.json'
 
 export function profilesPath(dir = configDir()): string {
   return join(dir, PROFILES_FILE)
@@ -234,7 +234,7 @@ export class ProfileStore {
 }
 
 /** What saveWithSecrets() did: where the secrets went, and why not to the keyring when it was tried. */
-export interface SavedProfile {
+interface SavedProfile {
   profile: Profile
   secrets: 'keyring' | 'file' | 'none'
   fallback?: string

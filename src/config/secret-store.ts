@@ -16,9 +16,9 @@ import {ExitCode} from '../base/exit-codes.js'
 import {SECRET_FIELDS, type SecretField} from './profile-schema.js'
 
 /** The keyring service name every entry of pay is filed under; an entry's account is `<profile's id>:<field>`. */
-export const KEYRING_SERVICE = 'pay-cli'
+const KEYRING_SERVICE = 'pay-cli'
 
-export type SecretStoreChoice = 'auto' | 'file' | 'keyring'
+type SecretStoreChoice = 'auto' | 'file' | 'keyring'
 
 /** PAY_SECRET_STORE: file, keyring, or unset/auto. */
 export function secretStoreChoice(env: NodeJS.ProcessEnv = process.env): SecretStoreChoice {
@@ -63,13 +63,13 @@ export async function keyringSet(account: string, value: string): Promise<void> 
   await new AsyncEntry(KEYRING_SERVICE, account).setPassword(value)
 }
 
-export async function keyringGet(account: string): Promise<string | undefined> {
+async function keyringGet(account: string): Promise<string | undefined> {
   const {AsyncEntry} = await keyring()
   return (await new AsyncEntry(KEYRING_SERVICE, account).getPassword()) ?? undefined
 }
 
 /** Removes an entry; true when one was there. */
-export async function keyringDelete(account: string): Promise<boolean> {
+async function keyringDelete(account: string): Promise<boolean> {
   const {AsyncEntry} = await keyring()
   return new AsyncEntry(KEYRING_SERVICE, account).deleteCredential()
 }

@@ -21,10 +21,10 @@ export interface SettingFlags {
 }
 
 /** Where a setting came from; 'keyring': the profile names it, and the OS keyring holds it (read on first use). */
-export type Source = 'flag' | 'env' | 'profile' | 'keyring' | 'default'
+type Source = 'flag' | 'env' | 'profile' | 'keyring' | 'default'
 
 /** The settings that may be secrets kept in the OS keyring. */
-export type SecretSetting = 'clientSecret' | 'webhookSecret'
+type SecretSetting = 'clientSecret' | 'webhookSecret'
 
 export interface Settings {
   profileName: string
@@ -57,7 +57,7 @@ export interface Settings {
 }
 
 /** A secret setting, read from the OS keyring when the profile keeps it there (src/config/secret-store.ts). */
-export async function secretSetting(settings: Pick<Settings, SecretSetting | 'loadSecret'>, key: SecretSetting): Promise<string | undefined> {
+async function secretSetting(settings: Pick<Settings, SecretSetting | 'loadSecret'>, key: SecretSetting): Promise<string | undefined> {
   return settings[key] ?? (await settings.loadSecret?.(key))
 }
 

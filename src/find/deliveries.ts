@@ -6,7 +6,7 @@
 import {existsSync} from 'node:fs'
 import {deliveriesByReference, historyDir} from '../webhooks/history.js'
 
-export interface Delivery {
+interface Delivery {
   /** When it was received (ISO 8601). */
   at: string
   event_id: string | null

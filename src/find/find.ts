@@ -20,7 +20,7 @@ import {journalEntries} from '../journal/view.js'
 import {type DeliverySource, webhookDeliveries} from './deliveries.js'
 import {OTHER_PREFIXES, type Query, parseQuery} from './query.js'
 
-export interface FindOptions {
+interface FindOptions {
   query: string
   /** Take QUERY as a merchant reference even when it looks like an id or a URL. */
   reference?: boolean
@@ -32,7 +32,7 @@ export interface FindOptions {
   deliveries?: DeliverySource
 }
 
-export interface Match {
+interface Match {
   /** "collection CL_…": what the timeline calls it. */
   label: string
   kind: string
@@ -47,13 +47,13 @@ export interface Match {
   object: Record<string, unknown>
 }
 
-export interface Tried {
+interface Tried {
   lookup: string
   request: string | null
   result: string
 }
 
-export interface TimelineItem {
+interface TimelineItem {
   at: string
   source: 'service' | 'journal' | 'webhook'
   /** The label of the match it belongs to; null when no object at the service is known for it. */
@@ -79,7 +79,7 @@ export interface FindResult {
 const MAX_REFERENCES = 5
 
 /** What one run of `pay find` gathers, before it is printed. */
-export async function findAll(ctx: ApiContext, options: FindOptions): Promise<{result: FindResult; failures: unknown[]}> {
+async function findAll(ctx: ApiContext, options: FindOptions): Promise<{result: FindResult; failures: unknown[]}> {
   const query = parseQuery(options.query, options.reference)
   const entries = journalEntries(ctx.out, options.env)
   const deliveries = options.deliveries ?? webhookDeliveries(options.env)

@@ -8,7 +8,7 @@ import {InputError} from '../base/errors.js'
 
 /** Prefixes of the ids the interface names that are not transactions: a customer, a plan, a merchant account. */
 export const OTHER_PREFIXES = {customer: 'MC_', plan: 'PLN_', account: 'MAC_'} as const
-export type OtherKind = keyof typeof OTHER_PREFIXES
+type OtherKind = keyof typeof OTHER_PREFIXES
 
 export type Query =
   | {type: 'reference'; text: string; reference: string}

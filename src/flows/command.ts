@@ -12,7 +12,7 @@ import {commandOperation} from './poll.js'
 import type {Flow} from './schema.js'
 import {runFlows} from './run.js'
 
-export interface FlowFlags extends ApiContextFlags {
+interface FlowFlags extends ApiContextFlags {
   sandbox?: boolean
   junit?: string
   yes?: boolean

@@ -20,7 +20,7 @@ import {EXIT_CLASSES, type Flow, type FlowStep, flowSchema} from './schema.js'
 import {type Scope, hasReference, referencesIn, resolve} from './template.js'
 
 /** Parses the text of a flow file: JSON when it ends in .json, YAML otherwise (YAML 1.2 reads JSON too). */
-export function parseFlowText(text: string, file: string): unknown {
+function parseFlowText(text: string, file: string): unknown {
   // bounded like every JSON pay reads from outside: a deeper file is never parsed or walked
   const deep = depthProblem(text)
   if (deep) throw new Error(deep)
@@ -33,7 +33,7 @@ function issuePath(path: PropertyKey[]): string {
 }
 
 /** Checks one step's inputs against the endpoint; problems at fields that hold a step reference wait for the run. */
-export function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['env'], secrets: ReadonlySet<string> = new Set()): {field: string; rule: string}[] {
+function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['env'], secrets: ReadonlySet<string> = new Set()): {field: string; rule: string}[] {
   const problems: {field: string; rule: string}[] = []
   if (step.sandbox !== undefined || step.target !== undefined) return [...sandboxStepProblems(step), ...referenceProblems(step, earlier, env, secrets)]
   if (step.command !== undefined || step.inputs !== undefined) return commandProblems(step, earlier, env, secrets)

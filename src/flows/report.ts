@@ -13,7 +13,7 @@ import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
 
 /** passed; failed; not_enabled (the service says 403: the merchant lacks the product); skipped (not run). */
-export type StepOutcome = 'passed' | 'failed' | 'not_enabled' | 'skipped'
+type StepOutcome = 'passed' | 'failed' | 'not_enabled' | 'skipped'
 
 export interface StepResult {
   /** Group of the step: the suite (`smoke`) or the flow's name. */
@@ -49,7 +49,7 @@ export class StepFailure extends PayError {
 
 /** The failure fields of a step from any error (the service's code, message and request id kept). Errors are
  * recognised by shape: the runtime may be a bundled copy with classes of its own (src/output/errors.ts). */
-export function failureOf(err: unknown): Pick<StepResult, 'exit_code' | 'error' | 'detail'> {
+function failureOf(err: unknown): Pick<StepResult, 'exit_code' | 'error' | 'detail'> {
   if (err instanceof StepFailure) return {exit_code: err.exitCode, error: {code: err.code, message: err.message}, detail: err.message}
   if (isPayError(err)) {
     if (err.error && err.status !== undefined) {
@@ -62,7 +62,7 @@ export function failureOf(err: unknown): Pick<StepResult, 'exit_code' | 'error' 
 }
 
 /** Exit code of a run: 0 when nothing failed, else the code of the first failed step. */
-export function exitCodeOf(steps: StepResult[]): number {
+function exitCodeOf(steps: StepResult[]): number {
   const failed = steps.find((s) => s.outcome === 'failed')
   return failed ? (failed.exit_code ?? ExitCode.OTHER) : ExitCode.OK
 }
@@ -148,7 +148,7 @@ export function toJUnit(title: string, steps: StepResult[], timestamp = new Date
  * The JUnit file is 0600 whatever the umask (it names the merchant, references and ids): the mode is given when it
  * is created and set again on a file that was there before.
  */
-export function writeJUnit(file: string, title: string, steps: StepResult[]): void {
+function writeJUnit(file: string, title: string, steps: StepResult[]): void {
   const fd = openSync(file, 'w', REPORT_FILE_MODE)
   try {
     fchmodSync(fd, REPORT_FILE_MODE)

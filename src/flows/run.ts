@@ -21,7 +21,7 @@ import {ControlClient, isSandbox} from '../client/control-client.js'
 import {DEFAULT_WAIT_SECONDS, EXIT_CLASSES, type Flow, type FlowExpect, type FlowStep} from './schema.js'
 import {ReferenceError, type Scope, dig, resolve} from './template.js'
 
-export interface FlowRunOptions {
+interface FlowRunOptions {
   /** The User-Agent of sandbox control calls (sandbox steps). */
   userAgent?: string
   env?: Scope['env']
@@ -106,7 +106,7 @@ function same(actual: unknown, expected: unknown): boolean {
 const show = (v: unknown) => (v === undefined ? 'nothing' : JSON.stringify(v))
 
 /** What differs between the answer and the step's expectations (empty when it passes). */
-export function differences(expect: FlowExpect | undefined, answer: Answer, scope: Scope): string[] {
+function differences(expect: FlowExpect | undefined, answer: Answer, scope: Scope): string[] {
   const diffs: string[] = []
   if (expect?.exit !== undefined) {
     const want = typeof expect.exit === 'number' ? expect.exit : EXIT_CLASSES[expect.exit]

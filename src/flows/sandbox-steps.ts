@@ -51,7 +51,7 @@ export const SANDBOX_ACTIONS = {
   advance: {endpoint: 'clock.advance', target: 'how far to move the sandbox clock: seconds, or a number with s, m, h or d (90m, 1d)', command: 'pay sandbox advance'},
 } as const satisfies Record<string, SandboxAction>
 
-export type SandboxActionName = keyof typeof SANDBOX_ACTIONS
+type SandboxActionName = keyof typeof SANDBOX_ACTIONS
 export const SANDBOX_ACTION_NAMES = Object.keys(SANDBOX_ACTIONS) as [SandboxActionName, ...SandboxActionName[]]
 
 // the duration of `advance` (and of `pay sandbox advance`, the dashboard's Advance): one rule, beside the control API's table
@@ -71,7 +71,7 @@ export function sandboxStepProblems(step: FlowStep): {field: string; rule: strin
 }
 
 /** The flows' first sandbox step, if any (file and step, for the message). */
-export function firstSandboxStep(flows: Flow[]): {flow: Flow; step: FlowStep} | undefined {
+function firstSandboxStep(flows: Flow[]): {flow: Flow; step: FlowStep} | undefined {
   for (const flow of flows) for (const step of flow.steps) if (step.sandbox !== undefined) return {flow, step}
   return undefined
 }

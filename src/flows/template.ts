@@ -13,7 +13,7 @@ export interface Scope {
   run: {id: string}
 }
 
-export interface Reference {
+interface Reference {
   /** The text of the reference, `steps.charge.id`. */
   expr: string
   kind: 'steps' | 'env' | 'run'
@@ -25,7 +25,7 @@ export interface Reference {
 }
 
 /** The `${…}` spans of a text, braces balanced (so a default may hold a reference: `${env.X:-a-${run.id}}`). */
-export function spans(text: string): {start: number; end: number; expr: string}[] {
+function spans(text: string): {start: number; end: number; expr: string}[] {
   const found: {start: number; end: number; expr: string}[] = []
   let i = text.indexOf('${')
   while (i !== -1) {
@@ -55,7 +55,7 @@ function replaceSpans(text: string, fn: (expr: string) => string): string {
   return result + text.slice(at)
 }
 
-export function parseReference(expr: string): Reference | string {
+function parseReference(expr: string): Reference | string {
   const text = expr.trim()
   const env = /^env\.([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?$/s.exec(text)
   if (env) return {expr: text, kind: 'env', name: env[1], path: [], fallback: env[2]}

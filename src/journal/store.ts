@@ -20,7 +20,7 @@ import {HolderLock} from '../config/holder-lock.js'
 import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 
-export const DEFAULT_RETENTION_DAYS = 7
+const DEFAULT_RETENTION_DAYS = 7
 /** How often a process waiting for another's lock on the same request looks again. */
 const SENDER_POLL_MS = 25
 const DAY_MS = 86_400_000
@@ -79,7 +79,7 @@ export interface OutcomeRecord {
 }
 
 /** A later look at the resource an accepted request made (a re-run's lookup): its state then, and the body seen. */
-export interface StateRecord {
+interface StateRecord {
   t: 'state'
   at: string
   key: string
@@ -87,7 +87,7 @@ export interface StateRecord {
   body?: string
 }
 
-export type JournalRecord = OpRecord | OutcomeRecord | StateRecord
+type JournalRecord = OpRecord | OutcomeRecord | StateRecord
 
 /** One operation with its latest outcome (none: the process ended before it knew, e.g. killed) and latest look. */
 export interface JournalEntry {
@@ -103,7 +103,7 @@ export function latestState(e: JournalEntry): {state: string; at: string; body?:
   return undefined
 }
 
-export interface JournalOptions {
+interface JournalOptions {
   retentionDays?: number
   /** node:fs's writeSync (tests make it fail, or write short, as a full disk does). */
   write?: typeof writeSync
@@ -450,7 +450,7 @@ export class JournalWriteError extends PayError {
  * One record line, or undefined when it is torn; NULs around it (a NUL-padded tail before it was written) ignored.
  * An outcome written before the two facts were kept apart reads as its request's outcome (succeeded: accepted).
  */
-export function parseRecord(line: string): JournalRecord | undefined {
+function parseRecord(line: string): JournalRecord | undefined {
   let r: JournalRecord | undefined
   try {
     r = JSON.parse(line) as JournalRecord

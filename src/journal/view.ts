@@ -16,7 +16,7 @@ export function journalEntries(out: Output, env: NodeJS.ProcessEnv = process.env
   return allEntries(openJournalStore(out, env))
 }
 
-export type EntryView = {
+type EntryView = {
   at: string
   endpoint: string
   method: string
@@ -42,7 +42,7 @@ export type EntryView = {
   origin: string
 }
 
-export function entryView(e: JournalEntry): EntryView {
+function entryView(e: JournalEntry): EntryView {
   const seen = latestState(e)
   return {
     at: e.op.at,
@@ -66,7 +66,7 @@ export function entryView(e: JournalEntry): EntryView {
 }
 
 /** One entry in full: what was sent, the outcome, the resume command and the earlier answer (parsed). */
-export function detailView(e: JournalEntry): EntryView & {url: string; body_sha256: string; resume_command: string | null; response: unknown} {
+function detailView(e: JournalEntry): EntryView & {url: string; body_sha256: string; resume_command: string | null; response: unknown} {
   let response: unknown = null
   const body = latestState(e)?.body ?? e.outcome?.body
   if (body !== undefined) {
@@ -114,7 +114,7 @@ function cutRunEntry(r: RunFileView): JournalEntry {
  * Every journaled request, newest first: the operation journal's, every bulk run's rows and its cut runs. THE read
  * of the journal: `pay journal` and `pay mcp` (queryJournal), `pay find` (its timeline, journalEntries).
  */
-export function allEntries(store: JournalStore): JournalEntry[] {
+function allEntries(store: JournalStore): JournalEntry[] {
   const all = store.entries()
   for (const r of readRuns(store)) {
     for (const row of r.rows) all.push(rowEntry(r, row))
@@ -124,7 +124,7 @@ export function allEntries(store: JournalStore): JournalEntry[] {
   return all.map((e, i) => ({e, i})).sort((a, b) => (a.e.op.at === b.e.op.at ? b.i - a.i : a.e.op.at < b.e.op.at ? 1 : -1)).map(({e}) => e)
 }
 
-export interface JournalQuery {
+interface JournalQuery {
   /** One request: its Idempotency-Key or merchant reference (the newest with it). */
   key?: string
   limit: number

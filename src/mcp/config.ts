@@ -4,7 +4,7 @@
  */
 
 /** Which of `names` (the settings' environment variables, and PAY_CONFIG_DIR) are set in `env`; values never printed. */
-export function namesSet(names: readonly string[], env: NodeJS.ProcessEnv): string[] {
+function namesSet(names: readonly string[], env: NodeJS.ProcessEnv): string[] {
   return [...names, 'PAY_CONFIG_DIR'].filter((name) => env[name] !== undefined && env[name] !== '')
 }
 

@@ -17,7 +17,7 @@ import {CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchem
 import * as rt from '../runtime.js'
 import {commandLineOf, commandTool, interfaceSummary, operationTools, renamer, valuesOf, type ArgumentProblem, type ToolSpec} from './tools.js'
 
-export interface McpOptions {
+interface McpOptions {
   /** The connection flags `pay mcp` was given (profile, base URL, account ref, retries, timeout). */
   flags: rt.ApiContextFlags
   /** --allow-money (or the profile's mcp_allow_money), --allow-live-money. */
@@ -35,7 +35,7 @@ export interface McpOptions {
 type LookupCommand = Parameters<typeof commandTool>[1]
 
 /** What the server decided at start: which tools it lists and why. */
-export interface McpPolicy {
+interface McpPolicy {
   live: boolean
   moneyListed: boolean
   /** Why money tools are not listed, for the instructions and a refused call. */
@@ -146,7 +146,7 @@ const lookups = (commands: McpOptions['commands']): CommandLookup[] => [
   },
 ]
 
-export class PayMcp {
+class PayMcp {
   readonly tools: ToolSpec[]
   private readonly lookups: CommandLookup[]
 
@@ -295,14 +295,14 @@ const RESOURCES = [
 ] as const
 
 /** The text of a resource. */
-export function readResource(mcp: PayMcp, uri: string): string {
+function readResource(mcp: PayMcp, uri: string): string {
   if (uri === 'pay://interface') return interfaceSummary(mcp.tools)
   if (uri === 'pay://docs/assumptions.md') return readFileSync(new URL('../../docs/assumptions.md', import.meta.url), 'utf8')
   throw new McpError(ErrorCode.InvalidParams, `no resource ${uri}`)
 }
 
 /** The SDK's server over the tools and resources of `mcp`. */
-export function mcpServer(mcp: PayMcp, version: string): Server {
+function mcpServer(mcp: PayMcp, version: string): Server {
   const server = new Server({name: 'pay', title: 'pay: Payments Service merchant account', version}, {capabilities: {tools: {}, resources: {}}, instructions: instructionsOf(mcp.policy, mcp.settings)})
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: mcp.listed().map((t) => ({name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations})),

@@ -34,11 +34,11 @@ export const NOT_TOOL_INPUTS: Readonly<Record<string, string>> = {
   'force-new': "an agent's retry must never become a second request: a new request takes a new merchant reference",
 }
 
-export type JsonSchema = Record<string, unknown>
-export type InputType = 'string' | 'integer' | 'boolean' | 'object' | 'array'
+type JsonSchema = Record<string, unknown>
+type InputType = 'string' | 'integer' | 'boolean' | 'object' | 'array'
 
 /** One input of a tool: its property, and the name runOperation (or the command) knows it by. */
-export interface ToolInput {
+interface ToolInput {
   property: string
   /** The flag (`account-name`) or argument (`id`) name. */
   name: string
@@ -136,7 +136,7 @@ function words(line: string): string[] {
  * The arguments of a tool that an example command line of the spec gives; flags that are no input of the tool
  * (output flags, --open, --jq) are dropped with their values.
  */
-export function exampleArguments(op: OperationSpec, inputs: readonly ToolInput[], command: string): Record<string, unknown> {
+function exampleArguments(op: OperationSpec, inputs: readonly ToolInput[], command: string): Record<string, unknown> {
   const known: Record<string, AnyFlag> = {...globalFlags, ...connectionFlags, ...(operationInputs(op).flags as unknown as Record<string, AnyFlag>)} as Record<string, AnyFlag>
   const byChar = new Map(Object.entries(known).flatMap(([n, f]) => ((f as {char?: string}).char ? [[(f as {char?: string}).char!, n] as const] : [])))
   const byName = new Map(inputs.map((i) => [i.name, i]))

@@ -11,7 +11,7 @@ function onPath(cmd: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 /** The command that would open a URL here, or undefined when there is no browser to open. */
-export function browserCommand(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] | undefined {
+function browserCommand(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string[] | undefined {
   if (env.BROWSER) return [env.BROWSER]
   if (platform === 'darwin') return ['open']
   if (platform === 'win32') return ['cmd', '/c', 'start', '""']

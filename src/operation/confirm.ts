@@ -53,7 +53,7 @@ export async function confirmMoneyMove(ctx: ApiContext, op: OperationSpec, input
 }
 
 /** The lines shown before a bulk run (--from-file) sends anything with a live profile. */
-export function bulkConfirmationLines(op: OperationSpec, plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}, profileName: string): string[] {
+function bulkConfirmationLines(op: OperationSpec, plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}, profileName: string): string[] {
   const totals = Object.entries(plan.totals).map(([c, a]) => `${a} ${c}`)
   return [
     `LIVE profile "${profileName}": ${op.summary.split(':')[0].toLowerCase()}, one request per row of ${plan.file}`,

@@ -73,7 +73,7 @@ export function validateRecord(op: OperationSpec, record: Record<string, unknown
   return requestFromRecord(op, record).problems
 }
 
-export interface RecordOptions {
+interface RecordOptions {
   /** The parsed --data and -F, into the body (a bulk run's flags). */
   data?: unknown
   field?: Record<string, unknown>

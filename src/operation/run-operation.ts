@@ -28,7 +28,7 @@ import {classifyState, reportWait, stateOf, waitFor, type PollSpec} from './wait
 /** The values the user gave, keyed by flag name (`reference`, `wait-timeout`) or argument name (`mandate_id`). */
 export type Given = Record<string, unknown>
 
-export type FieldPlace = 'body' | 'query' | 'path'
+type FieldPlace = 'body' | 'query' | 'path'
 
 /** One input of a request: where it goes and what the user calls it. */
 export interface InputField {
@@ -43,12 +43,12 @@ export interface InputField {
   spec?: {op: OperationSpec; field: FieldSpec}
 }
 
-export interface ExtraBody {
+interface ExtraBody {
   data?: string
   field?: string[]
 }
 
-export interface GatherSpec {
+interface GatherSpec {
   id: EndpointId
   fields: InputField[]
   extra?: ExtraBody
@@ -84,7 +84,7 @@ function isMissing(v: unknown): boolean {
 }
 
 /** A request being put together from its fields: build it, check it, change one value (for prompts). */
-export interface Draft {
+interface Draft {
   build(): CallInput
   check(input: CallInput): {problems: FieldProblem[]; missing: InputField[]}
   values: Map<InputField, string | undefined>
@@ -211,7 +211,7 @@ function defaultMessage(field: InputField): string {
 const given = (values: Given, name: string | undefined): boolean => name !== undefined && values[name] !== undefined && values[name] !== false
 const nameOf = (f: FieldSpec): string => flagName(f) ?? f.arg!
 
-export interface Selection {
+interface Selection {
   id: EndpointId
   problems: FieldProblem[]
   /** What a missing input of the default endpoint is called: "ID (or --reference)". */
@@ -247,7 +247,7 @@ async function chooseEndpoint(ctx: ApiContext, op: OperationSpec, values: Given)
 const fieldParts = new WeakMap<OperationSpec, {name: string; prompt: InputField['prompt']; spec: InputField['spec']}[]>()
 
 /** The request fields of an operation for one endpoint, with the values given. */
-export function inputFields(op: OperationSpec, id: EndpointId, values: Given, missingLabel?: string): InputField[] {
+function inputFields(op: OperationSpec, id: EndpointId, values: Given, missingLabel?: string): InputField[] {
   let parts = fieldParts.get(op)
   if (!parts) {
     parts = op.fields.map((f) => ({name: nameOf(f), prompt: f.prompt === false ? false : typeof f.prompt === 'string' ? {message: f.prompt} : f.prompt, spec: {op, field: f}}))

@@ -34,9 +34,9 @@ export interface PollSpec {
   states?: {succeeded: readonly string[]; failed: readonly string[]; pending?: readonly string[]}
 }
 
-export type WaitOutcome = 'succeeded' | 'failed' | 'timeout'
+type WaitOutcome = 'succeeded' | 'failed' | 'timeout'
 
-export interface WaitResult {
+interface WaitResult {
   /** What was polled: the get endpoint and its input. */
   poll?: Pick<PollSpec, 'id' | 'input'>
   res: ApiResponse
@@ -74,7 +74,7 @@ export function stateOf(body: unknown): string | undefined {
   return typeof status === 'string' ? status : undefined
 }
 
-export interface WaitOptions extends PollSpec {
+interface WaitOptions extends PollSpec {
   timeoutSec: number
   /** The answer already in hand (the create response, or the first get). */
   first?: ApiResponse
@@ -117,7 +117,7 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
 }
 
 /** The flags of the run that a later command needs to reach the same service and sub-account (given as flags). */
-export interface LaterFlags {
+interface LaterFlags {
   profile?: string
   'account-ref'?: string
 }

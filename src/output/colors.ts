@@ -12,7 +12,7 @@ const GOOD = new Set(['succeeded', 'active', 'verified', 'approved', 'ok', 'vali
 const BAD = new Set(['failed', 'cancelled', 'canceled', 'invalid', 'rejected', 'expired', 'charge_failed'])
 const PENDING = new Set(['processing', 'pending_approval', 'pending', 'created'])
 
-export function stateColor(state: string): ColorName | undefined {
+function stateColor(state: string): ColorName | undefined {
   const s = state.toLowerCase()
   if (GOOD.has(s)) return 'green'
   if (BAD.has(s)) return 'red'

@@ -8,17 +8,17 @@ function shellQuote(s: string): string {
 }
 
 /** Where the token of the curl line comes from: the same profile, or the same PAY_* variables. */
-export interface TokenSource {
+interface TokenSource {
   profileName?: string
   /** True when the credentials came from a profile (not from flags or the environment). */
   fromProfile?: boolean
 }
 
-export function tokenCommand(source: TokenSource = {}): string {
+function tokenCommand(source: TokenSource = {}): string {
   return source.fromProfile && source.profileName ? `pay token --profile ${shellQuote(source.profileName)}` : 'pay token'
 }
 
-export function curlLine(req: PreparedRequest, source: TokenSource = {}): string {
+function curlLine(req: PreparedRequest, source: TokenSource = {}): string {
   const parts = ['curl', '-sS', '-X', req.method, shellQuote(redactUrl(req.url))]
   if (req.auth) parts.push('-H', `"Authorization: Bearer $(${tokenCommand(source)})"`)
   for (const [k, v] of Object.entries(redactHeaders(req.headers))) if (k !== 'user-agent') parts.push('-H', shellQuote(`${k}: ${v}`))

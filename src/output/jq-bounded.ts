@@ -42,12 +42,12 @@ require(jqWeb).then((jq) => {
 })
 `
 
-export interface JqLimits {
+interface JqLimits {
   timeoutSeconds?: number
   memoryMb?: number
 }
 
-export interface BoundedJq {
+interface BoundedJq {
   /** jq's output for one input document; throws jq's error (with its stderr), or a PayError (exit 2) past a bound. */
   raw(input: string, filter: string, flags?: string[]): string
 }

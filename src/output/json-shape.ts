@@ -16,7 +16,7 @@ const CLOSE_BRACE = 0x7d
 const CLOSE_BRACKET = 0x5d
 const COMMA = 0x2c
 
-export interface JsonLimits {
+interface JsonLimits {
   maxDepth?: number
   /** Array elements and object members at most (default: not counted). */
   maxValues?: number

@@ -3,7 +3,7 @@
  * Output is built with. Light (no imports): the base command reads it from parsed flags, or from argv when
  * parsing itself failed, so an error is rendered in the format that was asked for.
  */
-export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml'] as const
+const FORMATS = ['table', 'json', 'ndjson', 'csv', 'tsv', 'yaml'] as const
 /** The bounds of one run of the --jq program unless --jq-timeout / --jq-memory say otherwise (src/output/jq-bounded.ts). */
 export const DEFAULT_JQ_TIMEOUT_SECONDS = 10
 export const DEFAULT_JQ_MEMORY_MB = 512
@@ -43,12 +43,12 @@ export interface OutputFlagValues {
 }
 
 /** A problem with the output flags themselves (checked before anything is sent). */
-export interface OutputFlagProblem {
+interface OutputFlagProblem {
   flag: string
   rule: string
 }
 
-export function parseFields(text: string | undefined): string[] | undefined {
+function parseFields(text: string | undefined): string[] | undefined {
   if (text === undefined) return undefined
   return text
     .split(',')

@@ -11,7 +11,7 @@ import {loadLibraries, needsLibraries, StructuredWriter, writtenAsIs, type Libra
 import {keyValueTable, listTable} from './table.js'
 import type {Terminal} from './terminal.js'
 
-export interface RenderOptions {
+interface RenderOptions {
   /** Columns of a list, in order (dotted paths allowed). */
   columns?: string[]
   /** A title line printed to stderr above human output. */

@@ -13,7 +13,7 @@ import {neutralized, tsvRow} from './table.js'
 
 type Obj = Record<string, unknown>
 
-export interface JqEngine {
+interface JqEngine {
   /** jq's own output text for one input document (throws with jq's message on an error). */
   raw(input: string, filter: string, flags?: string[]): string
 }
@@ -80,7 +80,7 @@ function isList(v: unknown): v is Obj & {data: unknown[]} {
 }
 
 /** The rows of a document: a list's items, an array's elements, or the document itself. */
-export function itemsOf(v: unknown): unknown[] {
+function itemsOf(v: unknown): unknown[] {
   if (Array.isArray(v)) return v
   if (isList(v)) return v.data
   return [v]
@@ -97,7 +97,7 @@ function setPath(target: Obj, path: string, value: unknown): void {
 }
 
 /** Only the given dot paths of an object, nested as in the source (a missing field is null). */
-export function pickFields(item: unknown, fields: string[]): unknown {
+function pickFields(item: unknown, fields: string[]): unknown {
   if (!item || typeof item !== 'object' || Array.isArray(item)) return item
   const out: Obj = {}
   for (const f of fields) {
@@ -108,14 +108,14 @@ export function pickFields(item: unknown, fields: string[]): unknown {
 }
 
 /** --fields applied to a document: each item of a list or array, or the object itself. */
-export function projectFields(v: unknown, fields: string[]): unknown {
+function projectFields(v: unknown, fields: string[]): unknown {
   if (Array.isArray(v)) return v.map((i) => pickFields(i, fields))
   if (isList(v)) return {...v, data: v.data.map((i) => pickFields(i, fields))}
   return pickFields(v, fields)
 }
 
 /** The columns of a row: the dot paths of its scalar leaves (nested objects flattened), in order. */
-export function leafPaths(item: unknown, prefix = ''): string[] {
+function leafPaths(item: unknown, prefix = ''): string[] {
   if (!item || typeof item !== 'object' || Array.isArray(item)) return prefix ? [prefix] : ['value']
   const paths: string[] = []
   for (const [k, v] of Object.entries(item)) {

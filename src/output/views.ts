@@ -11,7 +11,7 @@ import {paintState} from './colors.js'
 import {printableDeep} from './printable.js'
 import {flatten, getPath} from './format.js'
 import type {Output} from './output.js'
-import {cut, fitWidths, keptWhole, keyValueTable, listTable, tsvRow} from './table.js'
+import {cut, fitWidths, keptWhole, keyValueTable, tsvRow} from './table.js'
 
 export type {ViewName} from '../api/operation-types.js'
 
@@ -32,7 +32,7 @@ const KIND: Record<string, string> = {
 const RAIL: Record<string, string> = {mobile_money: 'mobile money', bank_transfer: 'bank transfer', card: 'card'}
 
 export const COLLECTION_COLUMNS = ['id', 'status', 'amount', 'currency', 'merchant_reference', 'payment_rail', 'provider', 'mobile']
-export const PLAN_COLUMNS = ['plan_id', 'plan_name', 'amount', 'currency', 'frequency', 'status']
+const PLAN_COLUMNS = ['plan_id', 'plan_name', 'amount', 'currency', 'frequency', 'status']
 
 /** The columns of the list views. */
 const LIST_COLUMNS: Partial<Record<ViewName, string[]>> = {
@@ -335,9 +335,4 @@ export class StreamTable {
   get rows(): number {
     return this.count
   }
-}
-
-/** A list rendered all at once (used by tests of the view code and small lists). */
-export function listText(out: Output, items: Obj[], columns: string[]): string {
-  return listTable(columns, items.map((i) => columns.map((c) => str(getPath(i, c)) ?? '')), out.term.stdoutIsTTY)
 }

@@ -9,21 +9,21 @@ import {SANDBOX_PROFILE, SECRET_FIELDS, type Profile, type SecretField} from '..
 import type {ProfileStore} from '../config/profiles.js'
 import {keyringAccount, readKeyringSecret} from '../config/secret-store.js'
 
-export interface MigrateOptions {
+interface MigrateOptions {
   /** Profiles to move; all when empty. */
   names: string[]
   to: 'keyring' | 'file'
   env?: NodeJS.ProcessEnv
 }
 
-export interface MigratedProfile {
+interface MigratedProfile {
   profile: string
   /** The secrets moved (already where they were asked to be: none). */
   moved: SecretField[]
   store: 'keyring' | 'file'
 }
 
-export async function migrateProfiles(store: ProfileStore, options: MigrateOptions): Promise<MigratedProfile[]> {
+async function migrateProfiles(store: ProfileStore, options: MigrateOptions): Promise<MigratedProfile[]> {
   const all = store.list()
   for (const name of options.names) if (!all.some((p) => p.name === name)) throw new PayError(`no profile named "${name}"`, ExitCode.NOT_FOUND, 'pay profiles list shows them')
   // the sandbox profile's seed credentials are public: they stay in the file (as `pay sandbox start` saves them)

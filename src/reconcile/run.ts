@@ -31,7 +31,7 @@ import {type RowOutcome, RunJournal} from '../journal/run-journal.js'
 import {DEFAULT_CONCURRENCY} from '../bulk/engine.js'
 import {CLASSES, type ExpectedRow, type Found, type ReconcileClass, RESULT_COLUMNS, type RowResult, classify, duplicateKey, expectedOf} from './expected.js'
 
-export interface ReconcileOptions {
+interface ReconcileOptions {
   file: string
   format?: string
   /** The kind of the rows that name none. */
@@ -45,7 +45,7 @@ export interface ReconcileOptions {
   stdin?: NodeJS.ReadableStream
 }
 
-export interface ClassSummary {
+interface ClassSummary {
   rows: number
   /** Expected amounts of the rows of this class, per currency. */
   expected: Record<string, string>

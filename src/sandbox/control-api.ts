@@ -24,7 +24,7 @@ import {decodePathSegment, parseJsonBody} from './json-body.js'
 import {entry} from './state.js'
 
 /** Bounds of the control API's numeric inputs (docs/sandbox.md, "Limits"); out of range is 400 invalid_parameter. */
-export const CONTROL_LIMITS = {
+const CONTROL_LIMITS = {
   /** One clock advance: at most ten years. */
   maxAdvanceSeconds: 10 * 365 * 24 * 3600,
   /** The clock offset in total: at most a hundred years. */

@@ -16,7 +16,7 @@ import {TimerQueue} from './timer-queue.js'
 import {entry} from './state.js'
 
 /** Settles one record whose due time came (must check the record still waits for it). */
-export type DueHandler = (core: Core, id: string, now: number) => void
+type DueHandler = (core: Core, id: string, now: number) => void
 
 /** What the resource modules give the engine once they are loaded (after start-up). */
 export interface Scheduling {
@@ -27,7 +27,7 @@ export interface Scheduling {
 }
 
 /** Events kept in memory (GET /_sandbox/events); older ones are dropped, oldest first. */
-export const MAX_EVENTS = 10_000
+const MAX_EVENTS = 10_000
 /** setTimeout's largest delay. */
 const MAX_DELAY_MS = 2 ** 31 - 1
 

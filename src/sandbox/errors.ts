@@ -30,7 +30,6 @@ export const notFound = (what: string) => new ApiError(404, 'not_found', `${what
 export const forbidden = (message: string) => new ApiError(403, 'forbidden', message, {doc: 'products'})
 export const validationError = (param: string, message: string) =>
   new ApiError(422, 'validation_error', `${param}: ${message}`, {param})
-export const unauthorized = (message: string) => new ApiError(401, 'invalid_client', message, {doc: 'authentication'})
 
 /** The error envelope; `docBase` is the sandbox's base URL (doc_url points at its /_sandbox/docs page). */
 export function errorBody(err: ApiError, requestId: string, docBase = ''): Record<string, unknown> {

@@ -8,7 +8,7 @@ import {inspect} from 'node:util'
 import {ApiError} from './errors.js'
 
 /** A bug the control API asked for (bug_next): logged as one line, not a stack trace that reads as a real failure. */
-export class SimulatedBug extends Error {
+class SimulatedBug extends Error {
   override name = 'SimulatedBug'
 }
 

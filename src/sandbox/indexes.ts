@@ -16,7 +16,7 @@ export interface Records {
   virtual_accounts: VirtualAccountRec
 }
 export type Kind = keyof Records
-export const KINDS: readonly Kind[] = ['collections', 'payouts', 'checkouts', 'mandates', 'debits', 'subscriptions', 'virtual_accounts']
+const KINDS: readonly Kind[] = ['collections', 'payouts', 'checkouts', 'mandates', 'debits', 'subscriptions', 'virtual_accounts']
 
 const EMPTY: readonly string[] = []
 

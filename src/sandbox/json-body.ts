@@ -13,7 +13,7 @@ export {MAX_JSON_DEPTH}
 export const MAX_JSON_VALUES = 10_000
 
 /** One pass over the bytes (no recursion): the nesting depth and the number of values, outside strings. */
-export function checkJsonShape(raw: Uint8Array): void {
+function checkJsonShape(raw: Uint8Array): void {
   const problem = jsonShapeProblem(raw, {maxDepth: MAX_JSON_DEPTH, maxValues: MAX_JSON_VALUES})
   if (problem) throw invalidParameter('body', problem)
 }

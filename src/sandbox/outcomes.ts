@@ -7,7 +7,7 @@
  *   other -> succeeded after --settle-ms
  * Verifications: ...9 -> invalid, ...5 -> 502 gateway_error, other -> verified.
  */
-export type Outcome = 'succeed' | 'fail' | 'hold'
+type Outcome = 'succeed' | 'fail' | 'hold'
 
 export function outcomeOf(number: string | undefined | null): Outcome {
   const last = number ? number[number.length - 1] : ''

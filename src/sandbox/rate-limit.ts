@@ -11,7 +11,7 @@ interface Window {
   count: number
 }
 
-export interface Rule {
+interface Rule {
   name: string
   limit: number
   windowMs: number

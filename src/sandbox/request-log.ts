@@ -21,7 +21,7 @@ export const LOG_BODY_MAX = 4096
 const MAX_TEXT = 512
 
 /** What the request path records. */
-export interface RawEntry {
+interface RawEntry {
   time: number
   request_id: string | null
   method: string
@@ -64,7 +64,7 @@ function bodyOf(e: RawEntry): unknown {
 }
 
 /** The redacted, printable entry of a recorded request. */
-export function materialise(e: RawEntry): LogEntry {
+function materialise(e: RawEntry): LogEntry {
   const q = e.url.indexOf('?')
   const headers = redactHeaders(e.headers)
   for (const [k, v] of Object.entries(headers)) headers[k] = cut(v)

@@ -42,7 +42,7 @@ export interface WalletRec {
   held?: string
 }
 
-export interface Owned {
+interface Owned {
   merchant_id: number
   account_id: string
   /** API client that created the resource (events go to it); null when created "in the portal". */

@@ -21,7 +21,7 @@ export function validate<T>(schema: z.ZodType<T>, value: unknown, where: 'body' 
   throw invalidParameter(param, message)
 }
 
-export const MAX_URL_LENGTH = 2048
+const MAX_URL_LENGTH = 2048
 
 /** An absolute http(s) URL of at most MAX_URL_LENGTH characters, else 400 (no javascript:, data: or file: URLs). */
 export function httpUrl(value: unknown, name: string): string {

@@ -96,7 +96,6 @@ export function refundPayout(w: WalletRec, amount: string): void {
   w.payout_wallet = fromMinor(toMinor(w.payout_wallet) + toMinor(amount))
 }
 
-export const addDecimal = (a: string, b: string) => fromMinor(toMinor(a) + toMinor(b))
 /** The canonical form of a decimal amount (what fromMinor writes); an amount already in it is returned as it is. */
 const CANONICAL_AMOUNT = new RegExp(`^(?:0|[1-9]\\d*)\\.\\d{${MAX_FRACTION_DIGITS}}$`)
 export const normalise = (a: string) => (CANONICAL_AMOUNT.test(a) ? a : fromMinor(toMinor(a)))

@@ -24,7 +24,7 @@ export interface MoneyOptions {
   waitTimeoutSec: number
 }
 
-export interface SmokeOptions {
+interface SmokeOptions {
   /** Run the small real flow too (a collection, a pay link, a lookup). */
   money?: MoneyOptions
   /** Called as each step finishes (to print it at once). */
@@ -40,7 +40,7 @@ interface ProductProbe {
   input: (probe: string) => CallInput
 }
 
-export const PRODUCT_PROBES: ProductProbe[] = [
+const PRODUCT_PROBES: ProductProbe[] = [
   {name: 'collections', id: 'collections.getByReference', input: (p) => ({query: {merchant_reference: p}})},
   {name: 'checkout', id: 'checkout.get', input: (p) => ({path: {id: p}})},
   {name: 'payouts', id: 'payouts.get', input: (p) => ({path: {merchant_reference: p}})},

@@ -7,7 +7,7 @@ import type {ApiContext} from '../runtime.js'
 import {type MoneyOptions, runSmoke} from './checks.js'
 import {checkJUnitPath, printStep, printSummary, writeJUnitAfter} from '../flows/report.js'
 
-export interface SmokeFlags {
+interface SmokeFlags {
   junit?: string
   money?: boolean
   yes?: boolean
@@ -24,7 +24,7 @@ export interface SmokeFlags {
 const SANDBOX_MOBILE = '254712345670'
 
 /** Checks the --money flags (exit 2 before anything is sent), or undefined without --money. */
-export async function moneyOptions(ctx: ApiContext, flags: SmokeFlags, userAgent: string): Promise<MoneyOptions | undefined> {
+async function moneyOptions(ctx: ApiContext, flags: SmokeFlags, userAgent: string): Promise<MoneyOptions | undefined> {
   if (!flags.money) return undefined
   const base = ctx.client.baseUrl()
   const sandbox = await isSandbox(base, userAgent)

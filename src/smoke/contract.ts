@@ -20,9 +20,9 @@ import {listTable} from '../output/table.js'
 /** The value given to a path or query parameter no `--param` names: an id or reference nobody has. */
 export const PROBE_VALUE = 'pay-contract-probe'
 
-export type ContractVerdict = 'as-assumed' | 'differs' | 'breaks-stated-rule' | 'not-found' | 'not-enabled' | 'failed'
+type ContractVerdict = 'as-assumed' | 'differs' | 'breaks-stated-rule' | 'not-found' | 'not-enabled' | 'failed'
 
-export interface EndpointReport {
+interface EndpointReport {
   endpoint: EndpointId
   method: string
   path: string
@@ -39,7 +39,7 @@ export interface EndpointReport {
   probe?: Record<string, string>
 }
 
-export interface ContractReport {
+interface ContractReport {
   ok: boolean
   base_url: string
   exit_code: number
@@ -52,7 +52,7 @@ export function readOnlyEndpoints(): Endpoint[] {
 }
 
 /** The `--param NAME=VALUE` values: a parameter of any endpoint (`id`, `merchant_reference`, `mandate_id`), or ENDPOINT.NAME for one. */
-export function parseParams(given: readonly string[] = []): Record<string, string> {
+function parseParams(given: readonly string[] = []): Record<string, string> {
   const params: Record<string, string> = {}
   for (const pair of given) {
     const eq = pair.indexOf('=')
@@ -170,7 +170,7 @@ const VERDICT_TEXT: Record<ContractVerdict, string> = {
 }
 
 /** The report for people: one row per endpoint, then each difference under its endpoint. */
-export function contractText(report: ContractReport, tty: boolean): string {
+function contractText(report: ContractReport, tty: boolean): string {
   const safe = printableDeep(report)
   const rows = safe.endpoints.map((e) => [e.endpoint, `${e.method} ${e.path}`, e.status === undefined ? '-' : String(e.status), VERDICT_TEXT[e.verdict], String(e.drift.length)])
   const lines = [listTable(['endpoint', 'request', 'status', 'verdict', 'differences'], rows, tty)]

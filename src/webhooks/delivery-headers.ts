@@ -8,9 +8,9 @@ import {SIGNATURE_HEADER, signatureHeader} from './signature.js'
 
 export const EVENT_ID_HEADER = 'Service-Event-Id'
 export const EVENT_TYPE_HEADER = 'Service-Event-Type'
-export const DELIVERY_ATTEMPT_HEADER = 'Service-Delivery-Attempt'
+const DELIVERY_ATTEMPT_HEADER = 'Service-Delivery-Attempt'
 
-export interface DeliveryHeaderOptions {
+interface DeliveryHeaderOptions {
   userAgent: string
   /** 1-based (default 1). */
   attempt?: number

@@ -8,7 +8,7 @@ export function parsePatterns(spec: string | string[] | undefined): string[] {
   return list.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '')
 }
 
-export function globToRegExp(pattern: string): RegExp {
+function globToRegExp(pattern: string): RegExp {
   const body = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')
   return new RegExp(`^${body}$`)
 }

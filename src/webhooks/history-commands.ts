@@ -13,12 +13,12 @@ import type {ForwardRoute} from './listener.js'
 import {SIGNATURE_HEADER} from './signature.js'
 
 /** The header a replayed delivery carries, so that an app can tell it from the service's own. */
-export const REPLAY_HEADER = 'Service-Delivery-Replay'
-export const VERDICTS: HistoryVerdict[] = ['accepted', 'duplicate', 'rejected']
-export const FORWARD_STATES: ForwardState[] = ['ok', 'failed', 'none']
+const REPLAY_HEADER = 'Service-Delivery-Replay'
+const VERDICTS: HistoryVerdict[] = ['accepted', 'duplicate', 'rejected']
+const FORWARD_STATES: ForwardState[] = ['ok', 'failed', 'none']
 
 /** The filters shared by `history` and `replay`, as given on the command line. */
-export interface HistoryFilterFlags {
+interface HistoryFilterFlags {
   type?: string[]
   since?: string
   verdict?: string
@@ -26,14 +26,14 @@ export interface HistoryFilterFlags {
   reference?: string
 }
 
-export interface HistoryFilter {
+interface HistoryFilter {
   match: (d: StoredDelivery) => boolean
   /** Whether any filter was given. */
   any: boolean
 }
 
 /** The filters checked (a bad value names its flag, exit 2) and made into one predicate. */
-export function historyFilter(flags: HistoryFilterFlags, now = Date.now()): HistoryFilter {
+function historyFilter(flags: HistoryFilterFlags, now = Date.now()): HistoryFilter {
   const problems: {flag: string; rule: string}[] = []
   const patterns = parsePatterns(flags.type)
   const since = flags.since === undefined ? undefined : parseSince(flags.since, now)
@@ -67,7 +67,7 @@ export function historyBounds(flags: {'history-max-age'?: string; 'history-max-s
 }
 
 /** One row of `pay webhook history`. */
-export function deliveryRow(d: StoredDelivery): Record<string, unknown> {
+function deliveryRow(d: StoredDelivery): Record<string, unknown> {
   return {
     at: new Date(d.at).toISOString(),
     event_id: d.event_id ?? null,
@@ -84,7 +84,7 @@ export function deliveryRow(d: StoredDelivery): Record<string, unknown> {
 
 const NO_HISTORY = 'No webhook deliveries are kept on this machine yet: `pay webhook listen` keeps every delivery it receives.'
 
-export interface HistoryOptions extends HistoryFilterFlags {
+interface HistoryOptions extends HistoryFilterFlags {
   limit: number
   env?: NodeJS.ProcessEnv
 }
@@ -115,7 +115,7 @@ function bodyView(body: Buffer): unknown {
 }
 
 /** A delivery in full (the structured view of `pay webhook show`). */
-export function deliveryDetail(d: StoredDelivery): Record<string, unknown> {
+function deliveryDetail(d: StoredDelivery): Record<string, unknown> {
   return {
     id: d.id,
     at: new Date(d.at).toISOString(),
@@ -181,7 +181,7 @@ export interface ReplayOptions extends HistoryFilterFlags {
   env?: NodeJS.ProcessEnv
 }
 
-export interface ReplayResult {
+interface ReplayResult {
   event_id: string | null
   delivery_id: string
   type: string | null

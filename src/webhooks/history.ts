@@ -29,12 +29,11 @@ const PRUNE_EVERY_MS = 10 * 60_000
 const NL = Buffer.from('\n')
 
 export type SyncMode = 'answer' | 'background' | 'none'
-export const SYNC_MODES: SyncMode[] = ['answer', 'background', 'none']
 
 export type HistoryVerdict = 'accepted' | 'duplicate' | 'rejected'
 
 /** What the listener knows of a delivery when it has judged it. */
-export interface DeliveryInput {
+interface DeliveryInput {
   event_id?: string
   type?: string
   reference?: string
@@ -56,7 +55,7 @@ interface DeliveryMeta extends DeliveryInput {
   len: number
 }
 
-export interface AttemptInput {
+interface AttemptInput {
   url: string
   status?: number
   error?: string
@@ -74,7 +73,7 @@ interface AttemptMeta extends AttemptInput {
   at: number
 }
 
-export interface StoredAttempt extends AttemptInput {
+interface StoredAttempt extends AttemptInput {
   at: number
   ok: boolean
 }
@@ -98,7 +97,7 @@ export function historyDir(env: NodeJS.ProcessEnv = process.env): string {
 
 const okStatus = (status: number | undefined) => status !== undefined && status >= 200 && status < 300
 
-export interface WriterOptions extends HistoryBounds {
+interface WriterOptions extends HistoryBounds {
   /** Told once when the store cannot be written (the listener carries on without it). */
   warn?: (text: string) => void
   /**
@@ -421,7 +420,7 @@ function alive(pid: number): boolean {
  * The bounds applied to a directory: `own` (this writer's segment) and another live process's newest segment are
  * never deleted (it may be writing it).
  */
-export function pruneSegments(dir: string, bounds: {maxAgeMs: number; maxBytes: number}, now = Date.now(), own?: string): void {
+function pruneSegments(dir: string, bounds: {maxAgeMs: number; maxBytes: number}, now = Date.now(), own?: string): void {
   const segments = listSegments(dir)
   const newest = new Map<number, string>()
   for (const s of segments) if (s.pid !== process.pid) newest.set(s.pid, s.name)
@@ -439,11 +438,6 @@ export function pruneSegments(dir: string, bounds: {maxAgeMs: number; maxBytes: 
       }
     }
   }
-}
-
-/** Total size of the store's segments (bytes). */
-export function historySize(dir: string): number {
-  return listSegments(dir).reduce((sum, s) => sum + s.size, 0)
 }
 
 /** Every record of one segment that can be read whole (a cut tail ends it). */

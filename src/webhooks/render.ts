@@ -13,7 +13,7 @@ function field(data: unknown, key: string): string | undefined {
 }
 
 /** The id of the resource an event is about: the mandate's for mandate events (a plan mandate also names its subscription). */
-export function resourceId(data: unknown, type = ''): string | undefined {
+function resourceId(data: unknown, type = ''): string | undefined {
   if (type.startsWith('mandate')) return field(data, 'id') ?? field(data, 'mandate_id') ?? field(data, 'subscription_id')
   return field(data, 'id') ?? field(data, 'subscription_id') ?? field(data, 'mandate_id')
 }

@@ -5,7 +5,7 @@
  */
 import {EVENT_TYPES, type EventType, makeEvent, randomId, type WebhookEvent} from './events.js'
 
-export interface EventTypeInfo {
+interface EventTypeInfo {
   type: EventType
   resource: string
   operation: string
@@ -46,7 +46,7 @@ const DESCRIPTION: Record<EventType, string> = {
   'subscription.charge_failed': 'a charge of an active subscription failed',
 }
 
-export function stateOf(type: string): string {
+function stateOf(type: string): string {
   const action = type.split('.').pop() ?? ''
   if (type === 'subscription.created') return 'pending_approval'
   if (type === 'subscription.charge_failed') return 'active'
@@ -67,7 +67,7 @@ const iso = (ms: number) => new Date(ms).toISOString()
  * the type. test/api/schemas.shapes.test.ts checks both against the response schemas of src/api/schemas.ts and holds
  * the field lists equal, so samples, sandbox and schemas cannot drift apart.
  */
-export function sampleData(type: EventType, now = Date.now()): Record<string, unknown> {
+function sampleData(type: EventType, now = Date.now()): Record<string, unknown> {
   const kind = type.split('.')[0]
   const status = stateOf(type)
   const created = iso(now - 60_000)

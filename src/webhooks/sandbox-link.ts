@@ -11,9 +11,9 @@ import {redactUrl} from '../base/redact.js'
 
 export {isLoopbackUrl} from '../client/loopback.js'
 
-export type LinkResult = {ok: true} | {ok: false; reason: string}
+type LinkResult = {ok: true} | {ok: false; reason: string}
 /** On exit: `removed` the URL this listener had set; else `kept` the URL the client has now (null: none). */
-export type UnlinkResult = {ok: true; removed: string} | {ok: true; kept: string | null} | {ok: false; reason: string}
+type UnlinkResult = {ok: true; removed: string} | {ok: true; kept: string | null} | {ok: false; reason: string}
 
 /** The two calls a registration makes (src/client/control-client.ts for the sandbox; a test may wrap them). */
 export interface WebhookControl {

@@ -20,10 +20,10 @@ export const SIGNATURE_HEADER = 'Service-Signature'
 export const TIMESTAMP_HEADER = 'Service-Timestamp'
 export const DEFAULT_TOLERANCE_SECONDS = 300
 
-export type Algorithm = 'sha256' | 'sha512'
+type Algorithm = 'sha256' | 'sha512'
 export type Encoding = 'hex' | 'base64'
 /** Where the timestamp is: `t=` in Service-Signature, or the Service-Timestamp header. */
-export type TimestampPlace = 'inline' | 'header'
+type TimestampPlace = 'inline' | 'header'
 
 export interface Scheme {
   place: TimestampPlace
@@ -70,16 +70,11 @@ function hmac(algorithm: Algorithm, secret: string, timestamp: number, rawBody: 
   return createHmac(algorithm, secret).update(`${timestamp}.`).update(rawBody).digest()
 }
 
-/** The signature of a body as lowercase hex (HMAC-SHA256 unless another algorithm is named). */
-export function computeSignature(secret: string, timestamp: number, rawBody: Buffer | string, algorithm: Algorithm = 'sha256'): string {
-  return hmac(algorithm, secret, timestamp, rawBody).toString('hex')
-}
-
 function encode(digest: Buffer, encoding: Encoding): string {
   return digest.toString(encoding)
 }
 
-export interface SignedHeaders {
+interface SignedHeaders {
   /** The Service-Signature value. */
   signature: string
   /** The Service-Timestamp value, for the schemes that carry the timestamp apart. */
@@ -105,12 +100,12 @@ export function signatureHeader(secrets: string | string[], rawBody: Buffer | st
 }
 
 /** One digest found in a header: how it is encoded, which algorithm its length says, its bytes. */
-export interface Candidate {
+interface Candidate {
   scheme: Scheme
   digest: Buffer
 }
 
-export interface ParsedSignature {
+interface ParsedSignature {
   /** The timestamp, from `t=` or the Service-Timestamp header (undefined: neither). */
   timestamp?: number
   candidates: Candidate[]
@@ -206,11 +201,11 @@ export function maskedShape(value: string, max = 80): string {
   return masked.length > max ? `${masked.slice(0, max)}… (${value.length} characters)` : masked
 }
 
-export type VerifyFailure = 'missing_header' | 'malformed_header' | 'timestamp_outside_tolerance' | 'no_matching_signature'
+type VerifyFailure = 'missing_header' | 'malformed_header' | 'timestamp_outside_tolerance' | 'no_matching_signature'
 
-export type VerifyResult = {ok: true; timestamp: number; scheme: Scheme} | {ok: false; reason: VerifyFailure; detail: string}
+type VerifyResult = {ok: true; timestamp: number; scheme: Scheme} | {ok: false; reason: VerifyFailure; detail: string}
 
-export interface VerifyOptions {
+interface VerifyOptions {
   toleranceSeconds?: number
   /** Current time in unix seconds; defaults to the clock. */
   now?: number
@@ -221,7 +216,7 @@ export interface VerifyOptions {
 }
 
 /** What `pay webhook verify --explain` shows: each candidate tried and whether it matched. */
-export interface Explanation {
+interface Explanation {
   result: VerifyResult
   timestamp?: number
   candidates: {scheme: string; description: string; matched: boolean; skipped?: string}[]

@@ -7,7 +7,7 @@ import type {Output} from '../output/output.js'
 import {printableLine} from '../output/printable.js'
 import {describeScheme, explainSignature, parseSchemeId, type Scheme, SCHEME_IDS, schemeId, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature} from './signature.js'
 
-export interface VerifyDeliveryOptions {
+interface VerifyDeliveryOptions {
   /** The Service-Signature value (a leading `Service-Signature:` is dropped). */
   header: string
   /** The Service-Timestamp value, when the service sends the timestamp apart. */

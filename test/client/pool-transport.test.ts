@@ -127,13 +127,6 @@ describe('the pool transport', () => {
   })
 })
 
-describe("undici's Pool loaded alone", () => {
-  it('is the Pool undici itself exports (a deep import of undici/lib/dispatcher/pool.js, the package as the fallback)', async () => {
-    const {loadUndiciPool} = await import('../../src/client/transport.js')
-    expect(await loadUndiciPool()).toBe((await import('undici')).Pool)
-  })
-})
-
 describe('the pool transport once closed', () => {
   it('opens no new pool: a later send fails at once (a worker still running after the run stopped)', async () => {
     const {PoolTransport: P} = await import('../../src/client/pool-transport.js')

@@ -1,7 +1,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import {type Client, acmeClient, checkoutBody, collectionBody, expectError, globexClient, start, until} from '../helpers/sandbox-http.js'
-import {addDecimal} from '../../src/sandbox/wallets.js'
+import {fromMinor, toMinor} from '../../src/api/money.js'
 
 let sb: Sandbox
 let acme: Client
@@ -140,7 +140,7 @@ describe('dynamic accounts: every credit is money kept', () => {
     const over = await acme.post(`/_sandbox/virtual-accounts/${c.body.virtual_account.account_number}/transfers`, {amount: '750.50'})
     expect(over.body).toMatchObject({credited: '700.00', returned: '50.50', collection: {status: 'succeeded', status_detail: expect.stringMatching(/^overpaid/)}})
     const after = await kes(acme)
-    expect(after.collection_wallet_held).toBe(addDecimal(before.collection_wallet_held, '1000.00'))
+    expect(after.collection_wallet_held).toBe(fromMinor(toMinor(before.collection_wallet_held) + toMinor('1000.00')))
     for (const [acc, what] of [[account, 'the paid checkout'], [c.body.virtual_account.account_number, 'the paid collection']]) {
       const again = await acme.post(`/_sandbox/virtual-accounts/${acc}/transfers`, {amount: '10.00'})
       expect(again.status, what).toBe(409)

@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
+import {SHELLS, type Shell} from '../../cli/completion.js'
 
 export default class Completion extends BaseCommand {
   static override summary = 'Print the shell completion script for bash, zsh or fish'
@@ -11,11 +12,11 @@ export default class Completion extends BaseCommand {
     {description: 'fish, for good', command: '<%= config.bin %> completion fish > ~/.config/fish/completions/pay.fish'},
   ]
 
-  static override args = {shell: Args.string({description: 'The shell', required: true, options: ['bash', 'zsh', 'fish']})}
+  static override args = {shell: Args.string({description: 'The shell', required: true, options: [...SHELLS]})}
 
   async run(): Promise<void> {
     const {args} = await this.parse(Completion)
     const {completionScript} = await import('../../cli/completion.js')
-    ;(await this.output()).chunk(completionScript(args.shell as 'bash' | 'zsh' | 'fish', this.config.bin))
+    ;(await this.output()).chunk(completionScript(args.shell as Shell, this.config.bin))
   }
 }

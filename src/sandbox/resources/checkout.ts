@@ -34,7 +34,7 @@ export function checkoutView(core: Core, s: CheckoutRec): Record<string, unknown
   }
 }
 
-export function slimCheckoutView(core: Core, s: CheckoutRec) {
+function slimCheckoutView(core: Core, s: CheckoutRec) {
   return {id: s.id, object: 'checkout_session', status: s.status, url: `${core.baseUrl}/pay/${s.id}`, expires_at: s.expires_at}
 }
 

@@ -62,7 +62,7 @@ export function debitView(d: DebitRec): Record<string, unknown> {
   }
 }
 
-export type NewMandate = Pick<MandateRec, 'mobile' | 'provider' | 'currency' | 'amount' | 'frequency' | 'starts_at' | 'merchant_reference' | 'description' | 'notes' | 'plan_id'>
+type NewMandate = Pick<MandateRec, 'mobile' | 'provider' | 'currency' | 'amount' | 'frequency' | 'starts_at' | 'merchant_reference' | 'description' | 'notes' | 'plan_id'>
 
 /** Creates a local mandate (reusing an approved upstream one); throws 409 while one awaits approval. */
 export function createMandateRecord(ctx: Ctx, input: NewMandate): MandateRec {
@@ -141,7 +141,7 @@ export const cancelMandate: Handler = (ctx) => {
   return {status: 200, body: {object: 'mandate_cancellation', status: wasCancelled ? 'cancelled' : 'processing', mandate_id: rec.id, message_id: randomId('MSG_', 16)}}
 }
 
-export function cancelUpstream(core: Core, merchantId: number, upstreamId: string): void {
+function cancelUpstream(core: Core, merchantId: number, upstreamId: string): void {
   for (const m of core.lookup('mandates', upstreamKey(merchantId, upstreamId))) {
     if (m.status === 'cancelled') continue
     m.status = 'cancelled'

@@ -10,11 +10,11 @@ import type {PingKey} from '../ping.js'
 import {PING_HEADER} from '../ping.js'
 import type {Tunnel, TunnelLogLevel} from './tunnel.js'
 
-export const DEFAULT_HEALTH_INTERVAL_MS = 5000
-export const DEFAULT_HEALTH_FAILURES = 2
+const DEFAULT_HEALTH_INTERVAL_MS = 5000
+const DEFAULT_HEALTH_FAILURES = 2
 const MAX_BACKOFF = 64
 
-export interface HealthOptions {
+interface HealthOptions {
   tunnel: Tunnel
   /** The delivery path (appended to the tunnel's current URL). */
   path: string
@@ -27,7 +27,7 @@ export interface HealthOptions {
   log?: (level: TunnelLogLevel, message: string) => void
 }
 
-export interface HealthWatch {
+interface HealthWatch {
   /** Checks done, and the failures among them (tests, the summary). */
   readonly checks: number
   readonly failed: number

@@ -19,10 +19,10 @@ import {EventEmitter} from 'node:events'
 import {connect, type Socket} from 'node:net'
 import {type Tunnel, type TunnelOptions, type TunnelProvider, DEFAULT_START_TIMEOUT_MS, TunnelError, sleep} from './tunnel.js'
 
-export const DEFAULT_LOCALTUNNEL_HOST = 'https://localtunnel.me'
+const DEFAULT_LOCALTUNNEL_HOST = 'https://localtunnel.me'
 
 /** What a localtunnel server answers to `GET /?new`. */
-export interface LocaltunnelAnswer {
+interface LocaltunnelAnswer {
   id: string
   port: number
   url: string
@@ -111,7 +111,7 @@ function describeFetchError(err: unknown, timeoutMs: number): string {
  * The localtunnel handshake, bounded: retries refused connections and 5xx answers once a second until the
  * deadline; fails at once on an answer that is not the protocol's JSON or on a 4xx.
  */
-export async function requestTunnel(host: string, subdomain: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<LocaltunnelAnswer> {
+async function requestTunnel(host: string, subdomain: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<LocaltunnelAnswer> {
   const base = host.replace(/\/+$/, '')
   const uri = `${base}/${subdomain ?? '?new'}`
   const deadline = Date.now() + timeoutMs

@@ -5,10 +5,9 @@
  * - else localtunnel, with a warning: its public server is often down, and its URL changes when it reconnects.
  */
 import {InputError} from '../../base/errors.js'
-import {type Tunnel, type TunnelOptions, type TunnelProvider, type TunnelProviderName, TUNNEL_PROVIDERS} from './tunnel.js'
+import {type Tunnel, type TunnelOptions, type TunnelProvider, type TunnelProviderName} from './tunnel.js'
 
-export const TUNNEL_CHOICES = ['auto', ...TUNNEL_PROVIDERS] as const
-export type TunnelChoice = (typeof TUNNEL_CHOICES)[number]
+export type TunnelChoice = 'auto' | TunnelProviderName
 
 export interface ChosenTunnel {
   provider: TunnelProviderName
@@ -18,7 +17,7 @@ export interface ChosenTunnel {
   warning?: string
 }
 
-export interface ChoiceContext {
+interface ChoiceContext {
   /** The profile's base URL is a local sandbox. */
   sandbox: boolean
   /** NGROK_AUTHTOKEN is set. */
@@ -27,7 +26,7 @@ export interface ChoiceContext {
   domain?: string
 }
 
-export const LOCALTUNNEL_ADVICE =
+const LOCALTUNNEL_ADVICE =
   'for a URL that holds, set NGROK_AUTHTOKEN (a free account at https://dashboard.ngrok.com) and reserve a domain for --domain; or pass --tunnel localtunnel to silence this warning'
 
 export function chooseTunnel(requested: TunnelChoice, ctx: ChoiceContext): ChosenTunnel {
@@ -44,7 +43,7 @@ export function chooseTunnel(requested: TunnelChoice, ctx: ChoiceContext): Chose
   }
 }
 
-export async function loadProvider(name: TunnelProviderName): Promise<TunnelProvider> {
+async function loadProvider(name: TunnelProviderName): Promise<TunnelProvider> {
   switch (name) {
     case 'localtunnel':
       return (await import('./localtunnel.js')).localtunnelProvider

@@ -5,8 +5,7 @@
  */
 import {NetworkError} from '../../base/errors.js'
 
-export const TUNNEL_PROVIDERS = ['localtunnel', 'ngrok', 'none'] as const
-export type TunnelProviderName = (typeof TUNNEL_PROVIDERS)[number]
+export type TunnelProviderName = 'localtunnel' | 'ngrok' | 'none'
 
 export type TunnelLogLevel = 'debug' | 'info' | 'warn'
 
