@@ -10,7 +10,9 @@
  *      defaults) only names the journal of settled rows. Running the same command on the same file again is the
  *      same run: rows that succeeded are not sent again (their journaled result is reported), rows whose outcome
  *      is unknown are sent again with their key, rows that failed are reported again and sent again only with
- *      --retry-failed; on an edited file every row is sent, and the service replays the unchanged ones. A plain
+ *      --retry-failed; on an edited file the rows its lineage's newest run settled under the same key are reported from
+ *      that run, the others are sent (the service replays unchanged rows that moved), and a row whose reference was
+ *      accepted under another key refuses the run before anything is sent (src/bulk/references.ts). A plain
  *      run of a content never run before takes the --force-new salt of the newest run of its lineage (the same
  *      path and settings, whatever the content; see RunLineage), so an edit after a forced run keeps its keys;
  *   4. rows are sent --concurrency at a time under an adaptive rate (src/bulk/rate.ts); 5xx and cut connections
@@ -41,6 +43,7 @@ import {MoneyTotals, ResultSink, progressReporter} from './report.js'
 import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} from '../journal/run-journal.js'
 import {type SendPlan, Tally, UNREACHABLE_AFTER, send} from './send.js'
 import type {SpooledRow} from './spool.js'
+import {AcceptedRows, checkReferences} from './references.js'
 
 export {bodyHash, rowKey, splitUrl} from './check.js'
 
@@ -116,6 +119,10 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     await refuseWithoutBaseUrl(ctx, run, input)
     const resumed = await resume(ctx, run, input, store, held)
     const checked = (held.checked = await check(ctx, run, input, resumed.salt, spoolDir))
+    // a reference is a promise across runs: a row whose reference an accepted request of another key (another body,
+    // or a single command) already holds refuses the run (exit 5), unless --force-new (src/bulk/references.ts)
+    const referenceScope = (endpoint: string) => ({endpoint, baseUrl: redactUrl(client.baseUrl()), clientId: ctx.settings.clientId, accountRef: ctx.settings.accountRef})
+    if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
     const scopeOf = keyScopes(ctx, resumed.salt)
     const requestOf = (s: SpooledRow): PreparedRequest => {
       const {request, origin} = checked.templates.get(s.endpoint)!
@@ -135,18 +142,20 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     await tokenReady
     begin(ctx, run, input, resumed, checked.total)
 
+    const accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name)
     const tally = new Tally(checked.total)
     const progress = await progressReporter(out, checked.total)
     const started = Date.now()
     interrupted = (signal) => {
       resumed.journal.endNow()
+      accepted.end()
       progress.stop(tally.counts)
       out.errorLine(`interrupted (${signal}) after ${tally.counts.done} of ${checked.total} rows; ${resumed.resume} to resume: rows in flight are resent with their keys (run ${resumed.runId})`)
     }
     const rate = new AdaptiveRate(concurrency)
     const plan: SendPlan = {
       checked, earlier: resumed.earlier, settledBy: resumed.settledBy, requestOf, journal: resumed.journal, sink, progress, rate, concurrency,
-      retries: flags.retries ?? 3, ended: resumed.ended, pool: held.pool, wait: run.wait,
+      retries: flags.retries ?? 3, ended: resumed.ended, pool: held.pool, wait: run.wait, adopted: resumed.adopted, sent: (r, o) => accepted.add(r, o),
       rekey: (r, occurrence) => {
         const {request, origin} = checked.templates.get(r.endpoint)!
         return rowKey(scopeOf(request.method, origin + r.target), r.body ?? '', occurrence)
@@ -155,6 +164,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     try {
       await send(ctx, plan, tally)
     } finally {
+      accepted.end()
       await resumed.journal.end()
       progress.stop(tally.counts)
       await sink.close()
@@ -197,6 +207,8 @@ interface Resumed {
   /** The run whose --force-new salt a changed file resumes. */
   saltOf?: string
   earlier: EarlierOutcomes
+  /** `earlier` holds the outcomes of another content of the file (its lineage's newest run). */
+  adopted: boolean
   settledBy: (o: EarlierRow) => boolean
   ended: (state: string | null) => 'succeeded' | 'failed' | undefined
   /** What to tell the user to do to resume. */
@@ -218,12 +230,9 @@ async function resume(ctx: ApiContext, run: BulkRun, input: BulkInput, store: Jo
       .slice(0, 32)
   const runId = identity(2, {file: input.sha256})
   const journal = new RunJournal(store, runId)
-  if (!flags['dry-run']) {
-    held.releaseRun = await store.holdSender(`run-${runId}`, RUN_LEASE_MS, (pid) =>
-      out.info(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is running this same file; this run resumes from its outcomes once it ends (no row is sent twice)`),
-    )
-  }
   const lineage = input.name === '-' ? undefined : new RunLineage(store, identity(1, {path: resolvedPath(input.path)}))
+  // one run of a file at a time, and one run of a file's path at a time (an edited version waits for a running one)
+  if (!flags['dry-run']) held.releaseRun = await holdRun(store, runId, lineage?.id, (text) => out.info(text))
   const ended = (state: string | null) => classifyState(state ?? undefined, run.states)
   const loaded = await journal.load(ended)
   held.earlier = loaded.outcomes
@@ -232,6 +241,17 @@ async function resume(ctx: ApiContext, run: BulkRun, input: BulkInput, store: Jo
   const forced = flags['force-new'] === true
   const resumed = resumedSalt(loaded, lineage?.newest())
   const salt = forced ? randomUUID() : resumed.salt
+  // a content never run (an edited file): a row under the same key as one of its lineage's newest run (the same row
+  // number, body, occurrence and salt) is that very request, settled there: reported from it, not sent again
+  let adopted = false
+  if (!forced && resumed.run !== undefined) {
+    const other = await new RunJournal(store, resumed.run).load(ended)
+    if (other.salt === resumed.salt) {
+      loaded.outcomes.dispose()
+      held.earlier = other.outcomes
+      adopted = true
+    } else other.outcomes.dispose()
+  }
   // what an earlier run settled: an accepted request (never sent again: its key would only replay the answer), and a
   // refusal (sent again with --retry-failed); an unknown outcome, or a refusal for now, is sent again with its key
   const settledBy = forced ? () => false : (o: EarlierRow) => o.outcome === 'accepted' || (o.outcome === 'refused' && !o.again && !flags['retry-failed'])
@@ -240,7 +260,7 @@ async function resume(ctx: ApiContext, run: BulkRun, input: BulkInput, store: Jo
     loaded.outcomes.dispose() // every row is sent as new: what earlier runs settled does not count
     held.earlier = new EarlierOutcomes(undefined, '', 0, ended)
   }
-  return {runId, journal, lineage, salt, forced, saltOf: resumed.run, earlier: held.earlier, settledBy, ended, resume}
+  return {runId, journal, lineage, salt, forced, saltOf: resumed.run, earlier: held.earlier, adopted, settledBy, ended, resume}
 }
 
 /** --dry-run: the plan (the first row's request, how many rows are to send); nothing is sent. */
@@ -301,6 +321,27 @@ function report(ctx: ApiContext, run: BulkRun, r: {tally: Tally; resumed: Resume
   if (counts.not_sent > 0) out.info(`  ${next} ${counts.not_sent} row(s) not sent (rate limited, or the service was not reached): ${resume} to send them`)
   out.info(out.color('dim', `  run ${runId}, journal ${journal.file}`, 'err'))
   return counts.failed > 0 || counts.unknown > 0 || counts.not_sent > 0 ? ExitCode.OTHER : ExitCode.OK
+}
+
+/**
+ * Holds the locks of a run: its lineage's (the file's path and settings, any content), then its content's. Taken in
+ * that order by every run, so two runs never wait for each other. Resolves with the release of both.
+ */
+async function holdRun(store: JournalStore, runId: string, lineageId: string | undefined, say: (text: string) => void): Promise<() => void> {
+  const holder = (pid: number | undefined) => `another pay process${pid === undefined ? '' : ` (pid ${pid})`}`
+  const releaseLineage =
+    lineageId === undefined
+      ? undefined
+      : await store.holdSender(`lineage-${lineageId}`, RUN_LEASE_MS, (pid) =>
+          say(`waiting: ${holder(pid)} is running this file (another version of it, or the same); this run starts once it ends, and no row they share is sent while the other may be sending it`),
+        )
+  const releaseRun = await store.holdSender(`run-${runId}`, RUN_LEASE_MS, (pid) =>
+    say(`waiting: ${holder(pid)} is running this same file; this run resumes from its outcomes once it ends (no row is sent twice)`),
+  )
+  return () => {
+    releaseRun?.()
+    releaseLineage?.()
+  }
 }
 
 /** The file's absolute path, symbolic links resolved (what names its lineage); just absolute when it cannot be resolved. */

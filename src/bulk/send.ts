@@ -48,6 +48,10 @@ export interface SendPlan {
   pool?: PoolTransport
   /** --wait: the request that reports a row's state, and how long to poll. */
   wait?: {timeoutSec: number; poll: (endpoint: EndpointId, res: ApiResponse, input: CallInput) => PollTarget}
+  /** The earlier outcomes are another content's (the lineage's newest run): journaled in this run's file too. */
+  adopted?: boolean
+  /** Told of each row sent by this run, with its outcome (the reference index, src/bulk/references.ts). */
+  sent?: (r: SpooledRow, o: RowOutcome) => void
 }
 
 /** What the sending pass counted, as it goes (an interruption reads it too). */
@@ -116,10 +120,11 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
         const {again: _again, ...settled} = known
         // --wait: an earlier row whose resource has not ended is looked up again (GETs; nothing is sent)
         if (wait && settled.status === 'processing') finish(await waitRow(ctx, settled, wait.poll(r.endpoint, answerOf(settled), callInputOf(r)), wait.timeoutSec, rate, ended), true)
-        else finish(settled, false)
+        else finish(settled, plan.adopted === true)
         continue
       }
       const sent = await sendRow(ctx, plan.requestOf(r), r, rate, plan.retries, ended, plan.pool)
+      plan.sent?.(r, sent.outcome)
       if (wait && sent.response) finish(await waitRow(ctx, sent.outcome, wait.poll(r.endpoint, sent.response, callInputOf(r)), wait.timeoutSec, rate, ended), true)
       else finish(sent.outcome, true, sent.again)
     }

@@ -24,6 +24,7 @@ import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
+import {ReferenceIndex, describeAccepted, originOf} from './references.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -201,7 +202,10 @@ export class JournalGate implements RequestJournal {
         e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl &&
         (e.op.client_id ?? '') === (settings.clientId ?? '') && (e.op.account_ref ?? '') === (settings.accountRef ?? '') && requestOf(e) === 'accepted',
     )
-    if (!earlier) return
+    if (!earlier) {
+      this.keepPromiseOfRows(req, reference, settings, shownBaseUrl)
+      return
+    }
     const seen = latestState(earlier)
     const err = new PayError(
       `reference ${reference} already names another request: ${earlier.op.endpoint} accepted at ${earlier.outcome!.at}${earlier.outcome!.id ? ` as ${earlier.outcome!.id}` : ''} with a different body (Idempotency-Key ${earlier.op.key})${seen ? `, state ${seen.state} as seen at ${seen.at}` : ''}; nothing was sent`,
@@ -209,6 +213,23 @@ export class JournalGate implements RequestJournal {
       `look it up with \`pay transactions verify ${shellArgument(reference)}\`; to send this one as well, on purpose, add --force-new, or give it another reference`,
     )
     throw err
+  }
+
+  /**
+   * The same promise across bulk runs: a bulk row of the same kind accepted with this reference (the reference index,
+   * src/journal/references.ts) under another key: exit 5, naming its file, line and run.
+   */
+  private keepPromiseOfRows(req: PreparedRequest, reference: string, settings: ClientSettings, shownBaseUrl: string): void {
+    const index = new ReferenceIndex(this.store, {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId: settings.clientId, accountRef: settings.accountRef})
+    const rows = index.lookup(reference)
+    if (rows.some((e) => e.key === req.idempotencyKey)) return
+    const earlier = rows.at(-1)
+    if (!earlier) return
+    throw new PayError(
+      `reference ${reference} already names another request: ${originOf(earlier)}, ${req.endpoint?.id ?? ''} ${describeAccepted(earlier)}; nothing was sent`,
+      ExitCode.CONFLICT,
+      `look it up with \`pay transactions verify ${shellArgument(reference)}\`; to send this one as well, on purpose, add --force-new, or give it another reference`,
+    )
   }
 
   /** The journaled answer of an accepted request, its latest known body (a later lookup's), and a way to note a newer state. */

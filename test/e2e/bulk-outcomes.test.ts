@@ -5,7 +5,7 @@
  * in-process (h.command) but where only processes show it: two runs of one file at once, a run killed with SIGKILL.
  */
 import {spawn} from 'node:child_process'
-import {writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {BIN, ROOT, cleanEnv, tempConfigDir} from '../helpers/cli.js'
@@ -137,5 +137,81 @@ describe('pay journal sees bulk runs', () => {
     expect(after.filter((e) => e.error?.code === 'run_cut')).toEqual([])
     const row = JSON.parse((await h.command(['journal', 'kj-400', '--json'], {PAY_CONFIG_DIR: dir})).stdout)
     expect(row).toMatchObject({reference: 'kj-400', outcome: 'accepted', endpoint: 'collections.create'})
+  })
+})
+
+describe('a reference is a promise across runs and commands', () => {
+  it('a file edited after an accepted run, a row keeping its reference with another amount: the re-run is refused (exit 5, the line named), nothing sent', async () => {
+    const {dir, file} = collectionsFile('edited.csv', 'pe', 3, 50_000_000)
+    const env = {PAY_CONFIG_DIR: dir}
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES']
+    expect((await h.pay(args, env)).code).toBe(0)
+    writeFileSync(file, ['amount,reference,mobile,provider', '1.00,pe-1,254750000001,mpesa', '7.50,pe-2,254750000002,mpesa', '3.00,pe-3,254750000003,mpesa'].join('\n') + '\n')
+    const posts = () => h.requests((e) => e.method === 'POST' && String((e.body as {merchant_reference?: string})?.merchant_reference).startsWith('pe-')).length
+    const before = posts()
+    const refused = await h.pay(args, env)
+    expect(refused.code, refused.stderr).toBe(5)
+    expect(refused.stderr).toMatch(/edited\.csv:3 reference pe-2: line 3 of .*edited\.csv \(bulk run [0-9a-f]{32}\), accepted at .* as CL_/)
+    expect(refused.stderr).toContain('nothing was sent')
+    expect(refused.stderr).toContain('--force-new')
+    expect(posts()).toBe(before)
+    // the same under --dry-run: it says what a run would do
+    expect((await h.pay([...args, '--dry-run'], env)).code).toBe(5)
+    // the edited row under a reference of its own: sent; the unchanged rows are settled by the first run, not sent again
+    writeFileSync(file, ['amount,reference,mobile,provider', '1.00,pe-1,254750000001,mpesa', '7.50,pe-2b,254750000002,mpesa', '3.00,pe-3,254750000003,mpesa'].join('\n') + '\n')
+    const fixed = await h.pay([...args, '--json'], env)
+    expect(fixed.code, fixed.stderr).toBe(0)
+    expect(posts()).toBe(before + 1)
+    expect(rows(fixed.stdout).sort((x, y) => Number(x.row) - Number(y.row)).map((r) => r.earlier)).toEqual([true, false, true])
+  })
+
+  it('a single command whose --reference a bulk row had accepted with another body: exit 5 naming the row; --force-new sends it', async () => {
+    const {dir, file} = collectionsFile('single-after.csv', 'ps', 2, 51_000_000)
+    const env = {PAY_CONFIG_DIR: dir}
+    expect((await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES'], env)).code).toBe(0)
+    const single = ['collections', 'create', '--amount', '9.00', '--currency', 'KES', '--mobile', '254751000001', '--provider', 'mpesa', '--reference', 'ps-1']
+    const refused = await h.pay(single, env)
+    expect(refused.code, refused.stderr).toBe(5)
+    expect(refused.stderr).toMatch(/reference ps-1 already names another request: line 2 of .*single-after\.csv \(bulk run [0-9a-f]{32}\), collections\.create accepted at .* as CL_/)
+    expect(h.requests((e) => e.method === 'POST' && byRef('ps-1')(e))).toHaveLength(1)
+    const forced = await h.pay([...single, '--force-new'], env)
+    expect(forced.code, forced.stderr).toBe(0)
+    expect(h.requests((e) => e.method === 'POST' && byRef('ps-1')(e))).toHaveLength(2)
+  })
+
+  it('a bulk row whose reference a single command had accepted: the run is refused (exit 5), nothing sent', async () => {
+    const {dir, file} = collectionsFile('bulk-after.csv', 'pb', 3, 52_000_000)
+    const env = {PAY_CONFIG_DIR: dir}
+    const single = await h.pay(['collections', 'create', '--amount', '2.00', '--currency', 'KES', '--mobile', '254752000002', '--provider', 'mpesa', '--reference', 'pb-2'], env)
+    expect(single.code, single.stderr).toBe(0)
+    const refused = await h.pay(['collections', 'create', '--from-file', file, '--currency', 'KES'], env)
+    expect(refused.code, refused.stderr).toBe(5)
+    expect(refused.stderr).toMatch(/bulk-after\.csv:3 reference pb-2: a single command, accepted at .* as CL_/)
+    for (const ref of ['pb-1', 'pb-2', 'pb-3']) expect(h.requests((e) => e.method === 'POST' && byRef(ref)(e))).toHaveLength(ref === 'pb-2' ? 1 : 0)
+  })
+})
+
+describe('one run of a file path at a time', () => {
+  it('two versions of one file run together: the second waits for the first, every row is paid once, shared rows are not sent again', async () => {
+    const {dir, file} = collectionsFile('versions.csv', 'vv', 60, 53_000_000)
+    const env = {PAY_CONFIG_DIR: dir}
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n')
+    const v2 = join(dir, 'v2.csv')
+    // version 2: the same path once version 1 started; it adds rows 61-70
+    writeFileSync(v2, [...lines, ...Array.from({length: 10}, (_, k) => `${61 + k}.00,vv-${61 + k},2547${String(53_000_061 + k)},mpesa`)].join('\n') + '\n')
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '1', '--json']
+    const first = h.pay(args, env)
+    // the first run holds the file's lock once it sends; then the file is replaced by version 2 and run again
+    const sent = () => h.requests((e) => e.method === 'POST' && String((e.body as {merchant_reference?: string})?.merchant_reference).startsWith('vv-')).length
+    while (sent() < 3) await new Promise((r) => setTimeout(r, 10))
+    writeFileSync(file, readFileSync(v2))
+    const second = await h.pay(args, env)
+    const a = await first
+    expect(a.code, a.stderr).toBe(0)
+    expect(second.code, second.stderr).toBe(0)
+    expect(second.stderr).toMatch(/waiting: another pay process \(pid \d+\) is running this file/)
+    for (let i = 1; i <= 70; i++) expect(h.requests((e) => e.method === 'POST' && byRef(`vv-${i}`)(e)), `vv-${i}`).toHaveLength(1)
+    const ids = new Map(rows(a.stdout).map((r) => [r.reference, r.id]))
+    for (const r of rows(second.stdout)) if (ids.has(r.reference)) expect(r).toMatchObject({id: ids.get(r.reference), earlier: true})
   })
 })

@@ -60,15 +60,15 @@ const createWith = (...extra: string[]) => (way: string) => ['collections', 'cre
 describe('what the direct path loads', () => {
   // start-up costs that crept in before (docs/architecture.md, The build): an ES-module loader, a V8 flag set at
   // run time (node:v8), node:crypto for a write's key, and Node's internal undici (Node 22+ loads it for an
-  // import() of node:http)
-  it('no ES-module loader, no node:v8, no node:crypto, no undici: for a read and a write', {timeout: 60_000}, async () => {
+  // import() of node:http), node:readline (a bulk run's journal read, in the runtime bundle for `pay journal`)
+  it('no ES-module loader, no node:v8, no node:crypto, no undici, no node:readline: for a read and a write', {timeout: 60_000}, async () => {
     const bare = await bareNodeModules() // what this Node loads by itself is not pay's doing
     for (const argv of [['balance'], createWith()('direct')]) {
       const r = await run(argv)
       expect(r.code, r.stderr).toBe(0)
       expect(r.oclifLoaded).toBe(false)
       expect(r.nodeModules).toContain('NativeModule http')
-      const unwanted = ['NativeModule internal/modules/esm/module_job', 'NativeModule v8', 'NativeModule crypto', 'NativeModule internal/deps/undici/undici']
+      const unwanted = ['NativeModule internal/modules/esm/module_job', 'NativeModule v8', 'NativeModule crypto', 'NativeModule internal/deps/undici/undici', 'NativeModule readline']
       if (process.platform === 'win32') unwanted.splice(2, 1) // no /dev/urandom: node:crypto makes the key
       expect(r.nodeModules.filter((m) => unwanted.includes(m) && !bare.includes(m)), `pay ${argv.join(' ')}`).toEqual([])
     }

@@ -1,0 +1,142 @@
+/**
+ * A reference is a promise across bulk runs and single commands: the index of the merchant references that bulk rows
+ * had accepted, so that a single command (src/journal/gate.ts) and a later bulk run (src/bulk/engine.ts) find them
+ * without reading every run file.
+ *
+ *   journal/references/<scope id>/<bucket>-<YYYY-MM-DD>.ndjson
+ *
+ * The scope is what makes two requests "of the same kind": endpoint id, base URL (as the journal shows it), client id
+ * and account ref. Its directory exists only once a bulk row of that scope was accepted, so a command of a scope no
+ * bulk run touched pays one failed stat. A reference falls in one of 16 buckets (a cheap hash of its text): a lookup
+ * reads the bucket's files of the retention (one a day), never the run files. A line: the reference, the row's key,
+ * when it was accepted, its id and state then, its run, line and file. Lines are appended in batches with one write
+ * each (O_APPEND, a line break first, as every journal write), not fsync'd: an index line lost with the machine only
+ * loses that row's promise check, never a key (a re-run still resends an unknown row with its key). Files are pruned
+ * with the journal (their day past the retention).
+ *
+ * Single commands are not indexed here: their accepted requests are in the operation journal, which the gate reads
+ * already, and a bulk run reads once. This module is the format and a single command's lookup (loaded with every
+ * command); the bulk run's check and writer are src/bulk/references.ts (loaded with the bulk engine).
+ */
+import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import type {JournalStore} from './store.js'
+
+/** What makes two requests with one reference requests of the same kind. */
+export interface ReferenceScope {
+  endpoint: string
+  /** The base URL as the journal records it (redactUrl). */
+  baseUrl: string
+  clientId?: string
+  accountRef?: string
+}
+
+/** An accepted request that holds a reference: a bulk row (run, line, file) or a single command (neither). */
+export interface AcceptedReference {
+  ref: string
+  key: string
+  at: string
+  id?: string
+  state?: string
+  state_at?: string
+  run?: string
+  line?: number
+  file?: string
+}
+
+/** How many files a scope's references are spread over (a day each). */
+export const BUCKETS = 16
+
+/** The directory name of a scope: two FNV-1a hashes of its four parts (no SHA-256 on every command's path). */
+export function scopeId(scope: ReferenceScope): string {
+  const text = JSON.stringify([scope.endpoint, scope.baseUrl, scope.clientId ?? '', scope.accountRef ?? ''])
+  return fnv1a(text, 0x811c9dc5).toString(16).padStart(8, '0') + fnv1a(text, 0x050c5d1f).toString(16).padStart(8, '0')
+}
+
+/** The bucket (0-15) of a reference: a cheap hash of its text, so a bulk row pays no SHA-256 for it. */
+export function bucketOf(ref: string): number {
+  return fnv1a(ref, 0x811c9dc5) % BUCKETS
+}
+
+/** FNV-1a over UTF-16 code units, unsigned 32 bits. */
+function fnv1a(text: string, seed: number): number {
+  let h = seed
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return h >>> 0
+}
+
+/** The reference index of one scope. */
+export class ReferenceIndex {
+  readonly dir: string
+
+  constructor(
+    readonly store: JournalStore,
+    scope: ReferenceScope,
+  ) {
+    this.dir = join(store.dir, 'references', scopeId(scope))
+  }
+
+  /** Whether any bulk row of this scope was indexed (within the retention): no exception when not, as on most commands. */
+  exists(): boolean {
+    return existsSync(this.dir)
+  }
+
+  /** The accepted requests with this reference, oldest first (a single command's check). */
+  lookup(ref: string): AcceptedReference[] {
+    if (!this.exists()) return []
+    const needle = `"ref":${JSON.stringify(ref)}`
+    const found: AcceptedReference[] = []
+    for (const text of this.bucketTexts(bucketOf(ref))) {
+      for (const line of text.split('\n')) {
+        if (!line.includes(needle)) continue
+        const e = parseLine(line)
+        if (e?.ref === ref) found.push(e)
+      }
+    }
+    return found
+  }
+
+  /** The files of a bucket (one a day), oldest first. */
+  bucketTexts(bucket: number): string[] {
+    let names: string[]
+    try {
+      names = readdirSync(this.dir)
+    } catch {
+      return []
+    }
+    const prefix = `${bucket.toString(16)}-`
+    const texts: string[] = []
+    for (const name of names.filter((n) => n.startsWith(prefix)).sort()) {
+      try {
+        texts.push(readFileSync(join(this.dir, name), 'utf8'))
+      } catch {
+        // pruned meanwhile
+      }
+    }
+    return texts
+  }
+
+  /** Today's file of a bucket (where a writer appends). */
+  fileOf(bucket: number, day = new Date().toISOString().slice(0, 10)): string {
+    return join(this.dir, `${bucket.toString(16)}-${day}.ndjson`)
+  }
+}
+
+export function parseLine(line: string): AcceptedReference | undefined {
+  try {
+    const e = JSON.parse(line.replace(/^\0+|\0+$/g, '')) as Partial<AcceptedReference> | null
+    return e && typeof e.ref === 'string' && typeof e.key === 'string' && typeof e.at === 'string' ? (e as AcceptedReference) : undefined
+  } catch {
+    return undefined // a torn line
+  }
+}
+
+/** Where an accepted request came from, for a message: `line 4 of pay.csv (bulk run 3f…)` or `a single command`. */
+export function originOf(e: AcceptedReference): string {
+  return e.run === undefined ? 'a single command' : `line ${e.line ?? '?'} of ${e.file ?? 'a bulk file'} (bulk run ${e.run})`
+}
+
+/** `accepted at T as ID (Idempotency-Key K), state S as seen at T2`: what a refusal says of the earlier request. */
+export function describeAccepted(e: AcceptedReference): string {
+  return `accepted at ${e.at}${e.id ? ` as ${e.id}` : ''} (Idempotency-Key ${e.key})${e.state ? `, state ${e.state} as seen at ${e.state_at ?? e.at}` : ''}`
+}

@@ -1,0 +1,52 @@
+/**
+ * The reference index in-process: where an accepted bulk row's reference is written, what a single command's lookup
+ * finds, and what pruning drops.
+ */
+import {existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {JournalStore} from '../../src/journal/store.js'
+import {type AcceptedReference, ReferenceIndex, bucketOf, scopeId} from '../../src/journal/references.js'
+import {ReferenceWriter} from '../../src/bulk/references.js'
+import {tempConfigDir} from '../helpers/cli.js'
+
+const SCOPE = {endpoint: 'collections.create', baseUrl: 'http://127.0.0.1:9', clientId: 'c', accountRef: undefined}
+const accepted = (ref: string, key: string, line = 2): AcceptedReference => ({ref, key, at: '2026-11-26T10:00:00.000Z', id: `CL_${ref}`, state: 'processing', run: 'r'.repeat(32), line, file: 'pay.csv'})
+
+describe('the reference index', () => {
+  it('written in batches by bucket and day; a lookup finds a reference among others, in its scope only', () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const index = new ReferenceIndex(store, SCOPE)
+    expect(index.exists()).toBe(false)
+    expect(index.lookup('a-1')).toEqual([])
+    const w = new ReferenceWriter(index)
+    for (let i = 0; i < 100; i++) w.add(accepted(`a-${i}`, `k-${i}`))
+    w.add(accepted('quote"d', 'k-q'))
+    w.end()
+    expect(index.exists()).toBe(true)
+    const files = readdirSync(index.dir)
+    expect(files.length).toBeGreaterThan(1)
+    expect(files.every((f) => /^[0-9a-f]-\d{4}-\d{2}-\d{2}\.ndjson$/.test(f))).toBe(true)
+    expect(index.lookup('a-7')).toEqual([accepted('a-7', 'k-7')])
+    expect(index.lookup('quote"d').map((e) => e.key)).toEqual(['k-q'])
+    expect(index.lookup('a-700')).toEqual([])
+    // another account: another scope, another directory
+    expect(new ReferenceIndex(store, {...SCOPE, accountRef: 'acct'}).lookup('a-7')).toEqual([])
+    expect(scopeId(SCOPE)).not.toBe(scopeId({...SCOPE, endpoint: 'payouts.create'}))
+    expect(bucketOf('a-7')).toBe(bucketOf('a-7'))
+  })
+
+  it('pruning drops the files of days past the retention', () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(dir, {retentionDays: 7})
+    const scopeDir = join(dir, 'journal', 'references', scopeId(SCOPE))
+    mkdirSync(scopeDir, {recursive: true})
+    writeFileSync(join(scopeDir, '3-2001-01-01.ndjson'), '')
+    const today = `3-${new Date().toISOString().slice(0, 10)}.ndjson`
+    writeFileSync(join(scopeDir, today), '')
+    store.open()
+    expect(existsSync(join(scopeDir, '3-2001-01-01.ndjson'))).toBe(false)
+    expect(existsSync(join(scopeDir, today))).toBe(true)
+  })
+})
