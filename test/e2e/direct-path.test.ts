@@ -58,7 +58,7 @@ let n = 0
 const createWith = (...extra: string[]) => (way: string) => ['collections', 'create', '--amount', '10.00', ...MOBILE, '--reference', `direct-${way}-${n++}`, ...extra]
 
 describe('what the direct path loads', () => {
-  // start-up costs that crept in before (docs/architecture.md, The build): an ES-module loader, a V8 flag set at
+  // start-up costs that crept in before (docs/build.md): an ES-module loader, a V8 flag set at
   // run time (node:v8), node:crypto for a write's key, and Node's internal undici (Node 22+ loads it for an
   // import() of node:http), node:readline (a bulk run's journal read, in the runtime bundle for `pay journal`)
   it('no ES-module loader, no node:v8, no node:crypto, no undici, no node:readline: for a read and a write', {timeout: 60_000}, async () => {
