@@ -200,7 +200,10 @@ describe('one run of a file path at a time', () => {
     // version 2: the same path once version 1 started; it adds rows 61-70
     writeFileSync(v2, [...lines, ...Array.from({length: 10}, (_, k) => `${61 + k}.00,vv-${61 + k},2547${String(53_000_061 + k)},mpesa`)].join('\n') + '\n')
     const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--concurrency', '1', '--json']
-    const first = h.pay(args, env)
+    // 100 ms a request: the first run still sends (about 6 s) when the second starts, however busy the machine
+    const faults = (latency_ms: number) => fetch(h.sb.url + '/_sandbox/faults', {method: 'PUT', headers: {'content-type': 'application/json'}, body: JSON.stringify({latency_ms})})
+    await faults(100)
+    const first = h.pay(args, env).finally(() => faults(0))
     // the first run holds the file's lock once it sends; then the file is replaced by version 2 and run again
     const sent = () => h.requests((e) => e.method === 'POST' && String((e.body as {merchant_reference?: string})?.merchant_reference).startsWith('vv-')).length
     while (sent() < 3) await new Promise((r) => setTimeout(r, 10))
