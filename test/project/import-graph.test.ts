@@ -75,7 +75,7 @@ export function circles(graph: Map<string, string[]>): string[][] {
  * where what it imports is below it and what imports it is above.
  */
 export const LAYERS = [
-  'hooks', // oclif's command_not_found hook: imports nothing of src/
+  'hooks', // oclif's command_not_found hook: imports only the Output it writes with
   'commands', // the oclif commands: parse flags, call a run function
   'mcp', // `pay mcp`: the operation specs and some commands as tools
   'cli', // the oclif shell the commands share: base classes, flags, completion, the direct path
