@@ -27,6 +27,8 @@ export const MAX_AGE_ENV = 'PAY_WEBHOOK_HISTORY_MAX_AGE'
 export const MAX_SIZE_ENV = 'PAY_WEBHOOK_HISTORY_MAX_SIZE'
 const SEGMENT = /^(\d{13,})-(\d+)-[0-9a-z]+\.log$/
 const PRUNE_EVERY_MS = 10 * 60_000
+/** 'background' sync: under a steady load, one fdatasync every this many ms at most (HistoryWriter.syncBehind). */
+const BACKGROUND_SYNC_MS = 10
 const NL = Buffer.from('\n')
 
 export type SyncMode = 'answer' | 'background' | 'none'
@@ -285,16 +287,33 @@ export class HistoryWriter {
     if (this.size >= this.segmentBytes || this.now() - this.lastPrune > PRUNE_EVERY_MS) this.rotate()
   }
 
-  /** 'background': one fdatasync at a time behind the answers; another after it when more was written meanwhile. */
+  /**
+   * 'background': one fdatasync at a time behind the answers, and under a steady load at most one every
+   * BACKGROUND_SYNC_MS (the first after a pause starts at once): back to back, syncs cost more CPU than the
+   * deliveries they cover on a disk that syncs fast (docs/performance.md), and a machine crash loses no more.
+   */
   private behind = false
   private behindAgain = false
+  private lastSync = Number.NEGATIVE_INFINITY
   private syncBehind(): void {
     if (this.behind) {
       this.behindAgain = true
       return
     }
     this.behind = true
-    ;(this.options.fdatasync ?? fdatasync)(this.fd!, (err) => {
+    const wait = this.lastSync + BACKGROUND_SYNC_MS - performance.now()
+    if (wait > 0) setTimeout(() => this.syncNow(), wait).unref()
+    else this.syncNow()
+  }
+
+  private syncNow(): void {
+    // closed meanwhile (and synced then)
+    if (this.fd === undefined) {
+      this.behind = false
+      return
+    }
+    this.lastSync = performance.now()
+    ;(this.options.fdatasync ?? fdatasync)(this.fd, (err) => {
       this.behind = false
       // EBADF: the segment was closed (and synced then) meanwhile
       if (err && (err as NodeJS.ErrnoException).code !== 'EBADF') this.disable(err)
