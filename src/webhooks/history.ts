@@ -118,8 +118,9 @@ interface WriterOptions extends HistoryBounds {
  * The writer of one process. Records are appended to memory and written together, with one writev(2) (in the
  * page cache from then on: they survive the process, a kill -9 included); `afterCommit(cb)` calls `cb` once every
  * record appended before it is kept as the sync mode says:
- * - 'background' (the default): written at once, then `cb`; an fdatasync runs right behind, one at a time (a
- *   machine crash may lose what was answered in the last few milliseconds, never a listener crash).
+ * - 'background' (the default): written at once, then `cb`; an fdatasync runs right behind, one at a time and at
+ *   most one every BACKGROUND_SYNC_MS (a machine crash may lose what was answered in the last few milliseconds,
+ *   never a listener crash).
  * - 'answer': written and fdatasync'd before `cb`. While one batch is being synced, new records gather for the
  *   next one (group commit): one fdatasync per batch, however many deliveries it holds.
  * docs/assumptions.md (Webhooks) has the measured cost of each.
