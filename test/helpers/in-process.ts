@@ -95,8 +95,11 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   }
 }
 
-/** The commands whose logic is still in their oclif run() and that need a process: they run as the built CLI. */
-export const PROCESS_ONLY = ['api', 'login', 'webhook listen', 'sandbox start']
+/**
+ * The commands that serve until a signal: through their classes they would never end in-process, so pay() runs them
+ * as the built CLI (in-process, with a promise to stop on: listenInProcess, test/sandbox/start.test.ts).
+ */
+export const PROCESS_ONLY = ['webhook listen', 'sandbox start']
 
 /**
  * `pay <args>` in-process where it can be: a resource command through runInProcess, any other command through
