@@ -53,7 +53,7 @@ describe('pay sandbox start', () => {
     await waitFor(() => /Press Ctrl-C/.test(sb.stdout()), 5000, 'the last line')
     const url = /Sandbox listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(sb.stdout())![1]
     expect(url).toBe(sb.sandbox.url)
-    for (const text of [ACME.client_id, ACME.client_secret, 'sb_globex_client', `Dashboard at ${url}/_dashboard/`]) expect(sb.stdout()).toContain(text)
+    for (const text of [ACME.client_id, ACME.client_secret, 'sb_globex_client', `Dashboard at ${url}/_dashboard/ (pay sandbox open)`]) expect(sb.stdout()).toContain(text)
     const profiles = JSON.parse(readFileSync(join(config, 'profiles.json'), 'utf8'))
     expect(profiles.profiles.sandbox).toEqual({base_url: url, client_id: ACME.client_id, client_secret: ACME.client_secret, webhook_secret: ACME.webhook_secret})
     const c = new Client(url, await tokenFor(url, ACME))
@@ -91,6 +91,18 @@ describe('pay sandbox start', () => {
     const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'))
     expect(state.version).toBe(1)
     expect(Object.keys(state.tokens)).toHaveLength(1)
+  })
+
+  it('the dashboard\'s URL: printed (text and --json), and null with --no-dashboard', async () => {
+    const json = await sandboxStart(['--port', '0', '--no-profile', '--json'])
+    await waitFor(() => json.stdout().endsWith('}\n'), 5000, 'the JSON line')
+    expect(JSON.parse(json.stdout()).dashboard).toBe(`${json.sandbox.url}/_dashboard/`)
+    const off = await sandboxStart(['--port', '0', '--no-profile', '--json', '--no-dashboard'])
+    await waitFor(() => off.stdout().endsWith('}\n'), 5000, 'the JSON line')
+    expect(JSON.parse(off.stdout()).dashboard).toBeNull()
+    const text = await sandboxStart(['--port', '0', '--no-profile', '--no-dashboard'])
+    await waitFor(() => /Press Ctrl-C/.test(text.stdout()), 5000, 'the last line')
+    expect(text.stdout()).not.toContain('Dashboard at')
   })
 
   it('a port in use: exit 1 naming the port and what to do', async () => {
