@@ -14,6 +14,7 @@
  * (timingSafeEqual on equal lengths), with an HMAC computed by node:crypto, and only inside the timestamp window.
  */
 import {createHmac, createSecretKey, type KeyObject, timingSafeEqual} from 'node:crypto'
+import {InputError} from '../base/errors.js'
 
 export const SIGNATURE_HEADER = 'Service-Signature'
 /** The separate timestamp header of the schemes whose Service-Signature holds only the digest. */
@@ -55,6 +56,13 @@ export function pinnedScheme(id: string | undefined): {scheme?: Scheme; problem?
   if (id === undefined || id === '') return {}
   const scheme = parseSchemeId(id.trim().toLowerCase())
   return scheme ? {scheme} : {problem: `must be one of ${SCHEME_IDS.join(', ')} (got ${JSON.stringify(id)})`}
+}
+
+/** The scheme the settings pin (the profile's webhook_signature, PAY_WEBHOOK_SIGNATURE); a bad one is bad input. */
+export function pinnedSetting(id: string | undefined): Scheme | undefined {
+  const pinned = pinnedScheme(id)
+  if (pinned.problem) throw InputError.one('webhook_signature', pinned.problem, 'fix it in the profile (pay profiles add NAME --webhook-signature …) or PAY_WEBHOOK_SIGNATURE')
+  return pinned.scheme
 }
 
 /** A scheme in words: "t=…,v1=<hex HMAC-SHA256> in Service-Signature". */
