@@ -10,7 +10,7 @@ import {printable} from '../output/printable.js'
 import {deliveryHeaders} from './delivery-headers.js'
 import {eventFilter, isHttpUrl, parseDuration, parsePatterns, parseSince, parseSize} from './filter.js'
 import {failedEvents, forwardState, historyDir, HistoryWriter, readHistory, type ForwardState, type HistoryBounds, type HistoryVerdict, type StoredDelivery, MAX_AGE_ENV, MAX_SIZE_ENV, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_BYTES} from './history.js'
-import type {ForwardRoute} from './listener.js'
+import type {ForwardRoute} from './forward.js'
 import {SIGNATURE_HEADER} from './signature.js'
 
 /** The header a replayed delivery carries, so that an app can tell it from the service's own. */
@@ -261,7 +261,7 @@ export async function runWebhookReplay(options: ReplayOptions, out: Output): Pro
   }
   const writer = new HistoryWriter(dir, {...historyBounds({}, options.env), warn: (text) => out.warnQuoting(text)})
   writer.open()
-  const {createForwarder} = await import('./listener.js')
+  const {createForwarder} = await import('./forward.js')
   const forwarder = await createForwarder(options.to, options.timeoutMs, 'pay webhook replay')
   const results: ReplayResult[] = new Array(selected.length)
   const total = selected.length
