@@ -94,7 +94,7 @@ describe('the listener keeps every delivery', () => {
     }
     const elapsed = performance.now() - started
     await waitFor(() => syncs.at(-1)!.written === written)
-    expect(written).toBeGreaterThan(20)
+    expect(written).toBeGreaterThan(5)
     // back to back, a sync per batch or so; paced, one per 10 ms (the first at once, the last after the load)
     expect(syncs.length).toBeLessThanOrEqual(Math.ceil(elapsed / 10) + 2)
     // a timer may fire a little early (the event loop's clock is read once a turn): 5 ms, where back to back is ~0.05
