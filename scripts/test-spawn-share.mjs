@@ -23,7 +23,7 @@ import ts from 'typescript'
 const ROOT = new URL('..', import.meta.url).pathname
 const SPAWN_HELPERS = new Set(['runCli', 'probedRun', 'startListen'])
 const INPROC_HELPERS = new Set(['runInProcess', 'runWithContext', 'runCommand', 'startCommand', 'listenCommand', 'listenInProcess'])
-const PROCESS_ONLY = ['api', 'login', 'webhook listen', 'sandbox start']
+const PROCESS_ONLY = ['webhook listen', 'sandbox start'] // test/helpers/in-process.ts's
 const SPAWN_FUNCS = new Set(['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork'])
 
 function walk(dir, out = []) {

@@ -117,6 +117,10 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   try {
     const input = (held.input = await openInput(name, flags.format, spoolDir, process.stdin, (path) => (held.stdinSpool = path)))
     await refuseWithoutBaseUrl(ctx, run, input)
+    // the token is asked for while the rows are checked (its round trip overlaps the check; it moves no money and
+    // --dry-run asks nothing); bad credentials fail the run once every row passed (exit 3), not on every row
+    const tokenReady = flags['dry-run'] ? undefined : client.token()
+    tokenReady?.catch(() => undefined) // (awaited before the first row: no unhandled rejection meanwhile)
     const resumed = await resume(ctx, run, input, store, held)
     const checked = (held.checked = await check(ctx, run, input, resumed.salt, spoolDir))
     // a reference is a promise across runs: a row whose reference an accepted request of another key (another body,
@@ -134,10 +138,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
 
     const sink = await ResultSink.open(out, flags.results)
     await run.confirm?.({rows: checked.total, toSend: checked.total - settled, totals: checked.totals.toJSON(), file: input.name})
-    // bad credentials fail the run here (exit 3), not on every row; the token is asked for while undici's Pool loads
     const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
-    const tokenReady = client.token()
-    tokenReady.catch(() => undefined) // (awaited just below: no unhandled rejection meanwhile)
     held.pool = client.poolable ? await PoolTransport.open(concurrency) : undefined
     await tokenReady
     begin(ctx, run, input, resumed, checked.total)

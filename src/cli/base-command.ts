@@ -133,12 +133,6 @@ export abstract class SandboxCommand extends BaseCommand {
     return this.controlClient.call<T>(id, input)
   }
 
-  /** The control API's answer under --json (indented), else lines for people (made printable: they quote it). */
-  protected async print(answer: unknown, lines: string): Promise<void> {
-    const out = await this.output()
-    out.data(out.json ? JSON.stringify(answer, null, 2) : (await this.runtime()).printable(lines))
-  }
-
   protected override async finally(err: Error | undefined): Promise<void> {
     await this.controlClient?.close()
     return super.finally(err)

@@ -4,6 +4,7 @@
  * and show what it prints, so the logic is one, and tested in-process. Values of --provider, --bank-code, --plan
  * and --profile come from a local cache (src/cli/completion-cache.ts), never a request per keystroke.
  */
+import type {Output} from '../output/output.js'
 import type {CommandSurface, FlagSurface, ValueSource} from './surface.js'
 
 export type Shell = 'bash' | 'zsh' | 'fish'
@@ -122,4 +123,11 @@ if (( \${+functions[compdef]} )); then compdef _${bin} ${bin}; fi
 # or for good:  ${bin} completion fish > ~/.config/fish/completions/${bin}.fish
 complete -c ${bin} -f -a '(${bin} completion complete -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)'
 `
+}
+
+/** `pay completion SHELL`: the script, as one chunk of stdout. */
+export function runCompletion(shell: Shell, out: Output, bin = 'pay'): string {
+  const script = completionScript(shell, bin)
+  out.chunk(script)
+  return script
 }

@@ -20,9 +20,8 @@ export function sandboxIdAction(spec: IdAction) {
 
     async run(): Promise<void> {
       const {args, flags} = await this.parse(Action)
-      const id = String(args[name])
-      const out = await this.control<{status: string}>(flags as {url?: string; debug?: boolean}, spec.op, {path: {[name]: id}})
-      await this.print(out, `${id} ${out.status}`)
+      const {runSandboxIdAction} = await import('../sandbox/control-commands.js')
+      await runSandboxIdAction((id, input) => this.control(flags as {url?: string; debug?: boolean}, id, input), spec.op, {name, id: String(args[name])}, await this.output())
     }
   }
   return Action

@@ -9,6 +9,7 @@ import {derived} from '../api/operations.generated.js'
 import {flagName} from '../api/operation-names.js'
 import {operations, type OperationSpec} from '../api/operations.js'
 import type {ChoiceSource} from '../api/operation-types.js'
+import type {Output} from '../output/output.js'
 
 /** Lists whose values completion offers from its local cache (src/cli/completion-cache.ts). */
 export type ValueSource = ChoiceSource | 'profiles'
@@ -95,4 +96,12 @@ export function surfaceOf(commands: readonly Loadable[]): CommandSurface[] {
     .filter((c) => !c.hidden)
     .map((c) => commandSurface(c))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+}
+
+/** `pay commands`: every command and its summary; with --json, the whole surface. */
+export function runCommands(commands: readonly Loadable[], out: Output): CommandSurface[] {
+  const surface = surfaceOf(commands)
+  if (out.json) out.data(JSON.stringify(surface))
+  else out.data(out.human(surface.map((c) => ({command: c.command, summary: c.summary ?? ''})), {columns: ['command', 'summary']}))
+  return surface
 }

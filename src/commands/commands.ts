@@ -11,10 +11,7 @@ export default class Commands extends BaseCommand {
 
   async run(): Promise<void> {
     await this.parse(Commands)
-    const out = await this.output()
-    const {surfaceOf} = await import('../cli/surface.js')
-    const surface = surfaceOf(this.config.commands)
-    if (out.json) out.data(JSON.stringify(surface))
-    else out.data(out.human(surface.map((c) => ({command: c.command, summary: c.summary ?? ''})), {columns: ['command', 'summary']}))
+    const {runCommands} = await import('../cli/surface.js')
+    runCommands(this.config.commands, await this.output())
   }
 }

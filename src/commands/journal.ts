@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
+import type {JournalQuery} from '../journal/view.js'
 
 export default class Journal extends BaseCommand {
   static override args = {key: Args.string({description: 'Show one request: its Idempotency-Key or merchant reference (the newest with it)'})}
@@ -25,16 +26,7 @@ The journal lives in the state dir ($PAY_CONFIG_DIR/state/journal when PAY_CONFI
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(Journal)
-    const out = await this.output()
-    const {queryJournal, JOURNAL_COLUMNS} = await import('../journal/view.js')
-    const result = queryJournal(out, {key: args.key, limit: flags.limit, outcome: flags.outcome as 'accepted' | 'refused' | 'unknown' | 'succeeded' | 'failed' | undefined})
-    if (!result.found) {
-      const {PayError} = await import('../base/errors.js')
-      throw new PayError(`no journaled request with key or reference "${args.key}"`, 4, 'see `pay journal`')
-    }
-    if ('entry' in result) out.data(out.json ? JSON.stringify(result.entry) : out.human({...result.entry, response: undefined}))
-    else if (out.json) out.data(JSON.stringify(result.rows))
-    else if (result.rows.length === 0) out.info('The journal is empty: no idempotent request was sent from this machine in the retention period.')
-    else out.data(out.list(result.rows, JOURNAL_COLUMNS))
+    const {runJournal} = await import('../journal/view.js')
+    runJournal({key: args.key, limit: flags.limit, outcome: flags.outcome as JournalQuery['outcome']}, await this.output())
   }
 }

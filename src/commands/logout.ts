@@ -18,27 +18,7 @@ export default class Logout extends BaseCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Logout)
-    const out = await this.output()
-    const rt = await this.runtime()
-    const dir = rt.configDir()
-    const cache = new rt.TokenCache(dir)
-    if (flags.all) {
-      cache.delete()
-      let cleared = 0
-      if (rt.readProfiles(dir)) {
-        const store = await rt.ProfileStore.open(dir)
-        for (const {name} of store.list()) {
-          await store.unset(name, ['client_secret', 'webhook_secret'])
-          cleared++
-        }
-      }
-      if (out.json) out.data(JSON.stringify({tokens_forgotten: 'all', profiles_cleared: cleared}))
-      else out.info(`Forgot every cached token and the secrets of ${cleared} profile(s).`)
-      return
-    }
-    const settings = await rt.resolveSettings({profile: flags.profile})
-    if (settings.baseUrl && settings.clientId) cache.delete(rt.cacheKey(settings.baseUrl, settings.clientId, settings.clientSecret, settings.clientSecretSha256))
-    if (out.json) out.data(JSON.stringify({profile: settings.profileName, tokens_forgotten: settings.clientId ? 1 : 0}))
-    else out.info(`Forgot the cached token of profile "${settings.profileName}".`)
+    const {runLogout} = await import('../profiles/manage.js')
+    await runLogout(flags, await this.output())
   }
 }

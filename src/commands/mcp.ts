@@ -22,27 +22,8 @@ stdout carries the protocol only; messages go to stderr. --print-config prints t
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Mcp)
-    const out = await this.output()
-    if (flags['print-config']) {
-      const {clientConfig} = await import('../mcp/config.js')
-      const {join} = await import('node:path')
-      const args = this.argv.filter((a) => a !== '--print-config')
-      const config = clientConfig(process.execPath, join(this.config.root, 'bin', 'run.cjs'), args, (await this.runtime()).SETTING_ENV, process.env)
-      out.data(JSON.stringify(config, null, 2))
-      if (Object.keys(config.mcpServers.pay.env).length > 0) out.info(`env: fill in the values of ${Object.keys(config.mcpServers.pay.env).join(', ')} (not printed), or use --profile instead`)
-      return
-    }
-    const {serveMcp} = await import('../mcp/server.js')
-    const {default: journal} = await import('./journal.js')
-    const {default: webhookHistory} = await import('./webhook/history.js')
-    await serveMcp({
-      flags,
-      allowMoney: flags['allow-money'],
-      allowLiveMoney: flags['allow-live-money'],
-      userAgent: this.userAgent,
-      version: this.config.version,
-      info: (text) => out.info(text),
-      commands: {journal, webhookHistory},
-    })
+    // the commands served as read-only tools, for their flags and help (mcp/ imports no command: no arrow upward)
+    const [{runMcp}, {join}, {default: journal}, {default: webhookHistory}] = await Promise.all([import('../mcp/command.js'), import('node:path'), import('./journal.js'), import('./webhook/history.js')])
+    await runMcp(flags, await this.output(), {argv: this.argv, entry: join(this.config.root, 'bin', 'run.cjs'), userAgent: this.userAgent, version: this.config.version, commands: {journal, webhookHistory}})
   }
 }

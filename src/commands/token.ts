@@ -11,13 +11,7 @@ With --json it prints {access_token, token_type, expires_at, cached}: pay's own 
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Token)
-    const {client, out} = await this.api(flags)
-    const token = await client.token()
-    if (out.json) {
-      out.data(JSON.stringify({access_token: token.access_token, token_type: token.token_type, expires_at: new Date(token.expires_at).toISOString(), cached: token.cached}))
-    } else {
-      out.data(token.access_token)
-      out.info(out.color('dim', `${token.cached ? 'cached' : 'new'} token, expires ${new Date(token.expires_at).toISOString()}`, 'err'))
-    }
+    const {runToken} = await import('../profiles/manage.js')
+    await runToken(await this.api(flags))
   }
 }

@@ -247,12 +247,6 @@ export function savedSecretsNote(saved: SavedProfile): string {
   return ''
 }
 
-/** Where a profile keeps a secret: 'keyring', 'file', or null when it has none. */
-export function secretLocation(profile: Profile | undefined, field: SecretField): 'keyring' | 'file' | null {
-  if (profile?.keyring?.fields.includes(field)) return 'keyring'
-  return profile?.[field] !== undefined ? 'file' : null
-}
-
 type KeyringRef = NonNullable<Profile['keyring']>
 
 /** A keyring reference without `fields`: what is left of it (undefined: nothing), and the entries leaving it. */

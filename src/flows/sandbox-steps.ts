@@ -54,9 +54,6 @@ export const SANDBOX_ACTIONS = {
 type SandboxActionName = keyof typeof SANDBOX_ACTIONS
 export const SANDBOX_ACTION_NAMES = Object.keys(SANDBOX_ACTIONS) as [SandboxActionName, ...SandboxActionName[]]
 
-// the duration of `advance` (and of `pay sandbox advance`, the dashboard's Advance): one rule, beside the control API's table
-export {DURATION_RULE, durationSeconds}
-
 /** A sandbox step's own problems (its references are checked with every step's): what it may hold, its target. */
 export function sandboxStepProblems(step: FlowStep): {field: string; rule: string}[] {
   const problems: {field: string; rule: string}[] = []

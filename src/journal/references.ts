@@ -8,7 +8,8 @@
  * The scope is what makes two requests "of the same kind": endpoint id, base URL (as the journal shows it), client id
  * and account ref. Its directory exists only once a bulk row of that scope was accepted, so a command of a scope no
  * bulk run touched pays one failed stat. A reference falls in one of 16 buckets (a cheap hash of its text): a lookup
- * reads the bucket's files of the retention (one a day), never the run files. A line: the reference, the row's key,
+ * reads the bucket's files of the retention (one a day, in chunks), never the run files; a bulk run's check streams
+ * every bucket once (src/bulk/references.ts). A line: the reference, the row's key,
  * when it was accepted, its id and state then, its run, line and file. Lines are appended in batches with one write
  * each (O_APPEND, a line break first, as every journal write), not fsync'd: an index line lost with the machine only
  * loses that row's promise check, never a key (a re-run still resends an unknown row with its key). Files are pruned
@@ -18,7 +19,7 @@
  * already, and a bulk run reads once. This module is the format and a single command's lookup (loaded with every
  * command); the bulk run's check and writer are src/bulk/references.ts (loaded with the bulk engine).
  */
-import {existsSync, readFileSync, readdirSync} from 'node:fs'
+import {closeSync, existsSync, openSync, readSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import type {JournalStore} from './store.js'
 
@@ -81,23 +82,29 @@ export class ReferenceIndex {
     return existsSync(this.dir)
   }
 
-  /** The accepted requests with this reference, oldest first (a single command's check). */
+  /**
+   * The accepted requests with this reference, oldest first (a single command's check): its bucket's files are
+   * read 256 KiB at a time and only the lines holding the reference's text are decoded.
+   */
   lookup(ref: string): AcceptedReference[] {
     if (!this.exists()) return []
-    const needle = `"ref":${JSON.stringify(ref)}`
+    const needle = Buffer.from(`"ref":${JSON.stringify(ref)}`)
     const found: AcceptedReference[] = []
-    for (const text of this.bucketTexts(bucketOf(ref))) {
-      for (const line of text.split('\n')) {
-        if (!line.includes(needle)) continue
-        const e = parseLine(line)
-        if (e?.ref === ref) found.push(e)
+    for (const file of this.bucketFiles(bucketOf(ref))) {
+      try {
+        for (const line of linesWith(file, needle)) {
+          const e = parseLine(line)
+          if (e?.ref === ref) found.push(e)
+        }
+      } catch {
+        // pruned meanwhile, or unreadable: nothing of it is known
       }
     }
     return found
   }
 
   /** The files of a bucket (one a day), oldest first. */
-  bucketTexts(bucket: number): string[] {
+  bucketFiles(bucket: number): string[] {
     let names: string[]
     try {
       names = readdirSync(this.dir)
@@ -105,20 +112,41 @@ export class ReferenceIndex {
       return []
     }
     const prefix = `${bucket.toString(16)}-`
-    const texts: string[] = []
-    for (const name of names.filter((n) => n.startsWith(prefix)).sort()) {
-      try {
-        texts.push(readFileSync(join(this.dir, name), 'utf8'))
-      } catch {
-        // pruned meanwhile
-      }
-    }
-    return texts
+    return names
+      .filter((n) => n.startsWith(prefix))
+      .sort()
+      .map((n) => join(this.dir, n))
   }
 
   /** Today's file of a bucket (where a writer appends). */
   fileOf(bucket: number, day = new Date().toISOString().slice(0, 10)): string {
     return join(this.dir, `${bucket.toString(16)}-${day}.ndjson`)
+  }
+}
+
+/** The lines of a file that hold `needle`, read a chunk at a time (a line is decoded only when it holds it). */
+function* linesWith(file: string, needle: Buffer): Generator<string> {
+  const fd = openSync(file, 'r')
+  try {
+    const chunk = Buffer.allocUnsafe(256 * 1024)
+    let rest = Buffer.alloc(0)
+    for (;;) {
+      const n = readSync(fd, chunk, 0, chunk.length, null)
+      const buf = rest.length > 0 ? Buffer.concat([rest, chunk.subarray(0, n)]) : chunk.subarray(0, n)
+      // whole lines only, but the last line of the file when it has no line break
+      const end = n === 0 ? buf.length : buf.lastIndexOf(10) + 1
+      for (let at = buf.indexOf(needle); at >= 0 && at < end; at = buf.indexOf(needle, at + needle.length)) {
+        const start = buf.lastIndexOf(10, at) + 1
+        const stop = buf.indexOf(10, at)
+        yield buf.toString('utf8', start, stop < 0 ? buf.length : stop)
+        if (stop < 0) break
+        at = stop
+      }
+      if (n === 0) return
+      rest = Buffer.from(buf.subarray(end))
+    }
+  } finally {
+    closeSync(fd)
   }
 }
 

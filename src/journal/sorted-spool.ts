@@ -26,10 +26,11 @@ export class SortedRecords {
 
   constructor(
     private readonly dir: string,
-    /** Words per record. */
+    /** Words per record (at most 8). */
     readonly width: number,
     private readonly budget = DEFAULT_BUDGET_RECORDS,
   ) {
+    if (width < 1 || width > 8) throw new RangeError(`a sorted record is 1 to 8 words, not ${width}`)
     this.held = new Uint32Array(Math.min(budget, 1024) * width)
   }
 
@@ -39,7 +40,7 @@ export class SortedRecords {
   }
 
   /** Adds a record of `width` words (the first `width` arguments; each a 32-bit unsigned integer). */
-  add(a: number, b = 0, c = 0, d = 0, e = 0, f = 0): void {
+  add(a: number, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h8 = 0): void {
     const w = this.width
     if ((this.count + 1) * w > this.held.length) {
       const grown = new Uint32Array(Math.min(this.held.length * 2, this.budget * w))
@@ -54,6 +55,8 @@ export class SortedRecords {
     if (w > 3) h[at + 3] = d
     if (w > 4) h[at + 4] = e
     if (w > 5) h[at + 5] = f
+    if (w > 6) h[at + 6] = g
+    if (w > 7) h[at + 7] = h8
     this.count++
     this.sortedHeld = false
     if (this.count >= this.budget) this.spill()

@@ -3,6 +3,8 @@
  * and key, with their run), newest first. `allEntries` is THE read of both, for `pay journal` and `pay mcp`
  * (queryJournal) and `pay find` (journalEntries).
  */
+import {PayError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
 import type {Output} from '../output/output.js'
 import {openJournalStore} from './index.js'
 import {type JournalEntry, type JournalStore, type RequestOutcome, latestState} from './store.js'
@@ -124,7 +126,7 @@ function allEntries(store: JournalStore): JournalEntry[] {
   return all.map((e, i) => ({e, i})).sort((a, b) => (a.e.op.at === b.e.op.at ? b.i - a.i : a.e.op.at < b.e.op.at ? 1 : -1)).map(({e}) => e)
 }
 
-interface JournalQuery {
+export interface JournalQuery {
   /** One request: its Idempotency-Key or merchant reference (the newest with it). */
   key?: string
   limit: number
@@ -147,4 +149,15 @@ export function queryJournal(out: Output, query: JournalQuery, env: NodeJS.Proce
   }
   const wanted = query.outcome === 'succeeded' ? 'accepted' : query.outcome === 'failed' ? 'refused' : query.outcome
   return {found: true, rows: entries.map(entryView).filter((e) => !wanted || e.outcome === wanted).slice(0, query.limit)}
+}
+
+/** `pay journal [KEY]`: the list (newest first) or one request in full; a KEY nothing matches exits 4. */
+export function runJournal(query: JournalQuery, out: Output, env: NodeJS.ProcessEnv = process.env): Exclude<ReturnType<typeof queryJournal>, {found: false}> {
+  const result = queryJournal(out, query, env)
+  if (!result.found) throw new PayError(`no journaled request with key or reference "${query.key}"`, ExitCode.NOT_FOUND, 'see `pay journal`')
+  if ('entry' in result) out.data(out.json ? JSON.stringify(result.entry) : out.human({...result.entry, response: undefined}))
+  else if (out.json) out.data(JSON.stringify(result.rows))
+  else if (result.rows.length === 0) out.info('The journal is empty: no idempotent request was sent from this machine in the retention period.')
+  else out.data(out.list(result.rows, JOURNAL_COLUMNS))
+  return result
 }

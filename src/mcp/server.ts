@@ -17,7 +17,7 @@ import {CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchem
 import * as rt from '../runtime.js'
 import {commandLineOf, commandTool, interfaceSummary, operationTools, renamer, valuesOf, type ArgumentProblem, type ToolSpec} from './tools.js'
 
-interface McpOptions {
+export interface McpOptions {
   /** The connection flags `pay mcp` was given (profile, base URL, account ref, retries, timeout). */
   flags: rt.ApiContextFlags
   /** --allow-money (or the profile's mcp_allow_money), --allow-live-money. */

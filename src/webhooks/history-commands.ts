@@ -4,12 +4,13 @@
  */
 import {InputError, PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
+import {resolveSettings, webhookSecrets} from '../config/settings.js'
 import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
 import {deliveryHeaders} from './delivery-headers.js'
 import {eventFilter, isHttpUrl, parseDuration, parsePatterns, parseSince, parseSize} from './filter.js'
 import {failedEvents, forwardState, historyDir, HistoryWriter, readHistory, type ForwardState, type HistoryBounds, type HistoryVerdict, type StoredDelivery, MAX_AGE_ENV, MAX_SIZE_ENV, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_BYTES} from './history.js'
-import type {ForwardRoute} from './listener.js'
+import type {ForwardRoute} from './forward.js'
 import {SIGNATURE_HEADER} from './signature.js'
 
 /** The header a replayed delivery carries, so that an app can tell it from the service's own. */
@@ -172,8 +173,9 @@ export interface ReplayOptions extends HistoryFilterFlags {
   to: string
   includeRejected: boolean
   originalHeaders: boolean
-  /** The profile's webhook secret(s): each replay is signed afresh with a current timestamp. */
-  secrets: string[]
+  /** The secrets to sign with (--secret), else the one in effect (PAY_WEBHOOK_SECRET, the profile's): each replay is signed afresh with a current timestamp. */
+  secret?: string[]
+  profile?: string
   timeoutMs: number
   concurrency: number
   userAgent: string
@@ -225,8 +227,8 @@ function replaySelection(all: StoredDelivery[], options: ReplayOptions): StoredD
 }
 
 /** The headers of one replay: fresh delivery headers (or the original ones), a fresh signature, the replay mark. */
-function replayHeaders(d: StoredDelivery, options: ReplayOptions): string[] {
-  const fresh = deliveryHeaders({id: d.event_id ?? '', type: d.type ?? ''}, d.body, options.secrets, {userAgent: options.userAgent, attempt: d.attempts.length + 1})
+function replayHeaders(d: StoredDelivery, options: ReplayOptions, secrets: string[]): string[] {
+  const fresh = deliveryHeaders({id: d.event_id ?? '', type: d.type ?? ''}, d.body, secrets, {userAgent: options.userAgent, attempt: d.attempts.length + 1})
   const signature = SIGNATURE_HEADER.toLowerCase()
   const headers: string[] = []
   if (options.originalHeaders) {
@@ -246,7 +248,8 @@ function replayHeaders(d: StoredDelivery, options: ReplayOptions): string[] {
  */
 export async function runWebhookReplay(options: ReplayOptions, out: Output): Promise<{exitCode: number; results: ReplayResult[]}> {
   if (!isHttpUrl(options.to)) throw InputError.one('--to', 'must be an http:// or https:// URL')
-  if (options.secrets.length === 0) {
+  const secrets = await webhookSecrets(options.secret, await resolveSettings({profile: options.profile}, options.env))
+  if (secrets.length === 0) {
     throw InputError.one('--secret', 'is required to sign the replays (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)', "copy the webhook secret your app verifies with; it is never stored in the history")
   }
   const dir = historyDir(options.env)
@@ -258,7 +261,7 @@ export async function runWebhookReplay(options: ReplayOptions, out: Output): Pro
   }
   const writer = new HistoryWriter(dir, {...historyBounds({}, options.env), warn: (text) => out.warnQuoting(text)})
   writer.open()
-  const {createForwarder} = await import('./listener.js')
+  const {createForwarder} = await import('./forward.js')
   const forwarder = await createForwarder(options.to, options.timeoutMs, 'pay webhook replay')
   const results: ReplayResult[] = new Array(selected.length)
   const total = selected.length
@@ -271,7 +274,7 @@ export async function runWebhookReplay(options: ReplayOptions, out: Output): Pro
     while (next < total) {
       const i = next++
       const d = selected[i]
-      const r = await forwarder.send(d.body, replayHeaders(d, options))
+      const r = await forwarder.send(d.body, replayHeaders(d, options, secrets))
       const status = r.response?.status
       const ok = status !== undefined && status >= 200 && status < 300
       writer.attempt(d.id, d.event_id, {url: options.to, status, error: r.error, detail: r.detail, ms: r.ms, replay: true})

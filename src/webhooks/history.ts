@@ -27,6 +27,8 @@ export const MAX_AGE_ENV = 'PAY_WEBHOOK_HISTORY_MAX_AGE'
 export const MAX_SIZE_ENV = 'PAY_WEBHOOK_HISTORY_MAX_SIZE'
 const SEGMENT = /^(\d{13,})-(\d+)-[0-9a-z]+\.log$/
 const PRUNE_EVERY_MS = 10 * 60_000
+/** 'background' sync: under a steady load, one fdatasync every this many ms at most (HistoryWriter.syncBehind). */
+const BACKGROUND_SYNC_MS = 10
 const NL = Buffer.from('\n')
 
 export type SyncMode = 'answer' | 'background' | 'none'
@@ -116,8 +118,9 @@ interface WriterOptions extends HistoryBounds {
  * The writer of one process. Records are appended to memory and written together, with one writev(2) (in the
  * page cache from then on: they survive the process, a kill -9 included); `afterCommit(cb)` calls `cb` once every
  * record appended before it is kept as the sync mode says:
- * - 'background' (the default): written at once, then `cb`; an fdatasync runs right behind, one at a time (a
- *   machine crash may lose what was answered in the last few milliseconds, never a listener crash).
+ * - 'background' (the default): written at once, then `cb`; an fdatasync runs right behind, one at a time and at
+ *   most one every BACKGROUND_SYNC_MS (a machine crash may lose what was answered in the last few milliseconds,
+ *   never a listener crash).
  * - 'answer': written and fdatasync'd before `cb`. While one batch is being synced, new records gather for the
  *   next one (group commit): one fdatasync per batch, however many deliveries it holds.
  * docs/assumptions.md (Webhooks) has the measured cost of each.
@@ -285,16 +288,33 @@ export class HistoryWriter {
     if (this.size >= this.segmentBytes || this.now() - this.lastPrune > PRUNE_EVERY_MS) this.rotate()
   }
 
-  /** 'background': one fdatasync at a time behind the answers; another after it when more was written meanwhile. */
+  /**
+   * 'background': one fdatasync at a time behind the answers, and under a steady load at most one every
+   * BACKGROUND_SYNC_MS (the first after a pause starts at once): back to back, syncs cost more CPU than the
+   * deliveries they cover on a disk that syncs fast (docs/performance.md), and a machine crash loses no more.
+   */
   private behind = false
   private behindAgain = false
+  private lastSync = Number.NEGATIVE_INFINITY
   private syncBehind(): void {
     if (this.behind) {
       this.behindAgain = true
       return
     }
     this.behind = true
-    ;(this.options.fdatasync ?? fdatasync)(this.fd!, (err) => {
+    const wait = this.lastSync + BACKGROUND_SYNC_MS - performance.now()
+    if (wait > 0) setTimeout(() => this.syncNow(), wait).unref()
+    else this.syncNow()
+  }
+
+  private syncNow(): void {
+    // closed meanwhile (and synced then)
+    if (this.fd === undefined) {
+      this.behind = false
+      return
+    }
+    this.lastSync = performance.now()
+    ;(this.options.fdatasync ?? fdatasync)(this.fd, (err) => {
       this.behind = false
       // EBADF: the segment was closed (and synced then) meanwhile
       if (err && (err as NodeJS.ErrnoException).code !== 'EBADF') this.disable(err)

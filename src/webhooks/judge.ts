@@ -13,7 +13,7 @@ import type {IncomingHttpHeaders} from 'node:http'
 import {depthProblem} from '../output/json-shape.js'
 import {EVENT_ID_HEADER, EVENT_TYPE_HEADER} from './delivery-headers.js'
 import type {WebhookEvent} from './events.js'
-import {DEFAULT_SCHEME, DEFAULT_TOLERANCE_SECONDS, type Scheme, SIGNATURE_HEADER, schemeId, TIMESTAMP_HEADER, verifySignature} from './signature.js'
+import {DEFAULT_SCHEME, DEFAULT_TOLERANCE_SECONDS, type Scheme, secretKeys, SIGNATURE_HEADER, schemeId, TIMESTAMP_HEADER, verifySignature} from './signature.js'
 
 export type RejectReason =
   | 'missing_header'
@@ -101,6 +101,7 @@ const ACCEPTED_UNVERIFIED: Verdict = Object.freeze({ok: true, status: 200, verif
 /** The judge of a listener's rules: `judge(headers, raw)` → its Judgement. */
 export function createJudge(rules: JudgeRules): (headers: IncomingHttpHeaders, raw: Body) => Judgement {
   const verifyOptions = {toleranceSeconds: rules.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, pinned: rules.pinned}
+  const keys = secretKeys(rules.secrets)
   const reject = (reason: RejectReason, detail: string, event: WebhookEvent | null, bytes: number): Judgement => ({kind: 'reject', reason, detail, event, bytes})
 
   return function judge(headers, raw) {
@@ -113,7 +114,7 @@ export function createJudge(rules: JudgeRules): (headers: IncomingHttpHeaders, r
       const signature = headers[SIGNATURE]
       const stamp = headers[TIMESTAMP]
       const withStamp = stamp === undefined ? verifyOptions : {...verifyOptions, timestampHeader: Array.isArray(stamp) ? stamp.join(',') : stamp}
-      const result = verifySignature(Array.isArray(signature) ? signature.join(',') : signature, raw, rules.secrets, rules.now ? {...withStamp, now: rules.now()} : withStamp)
+      const result = verifySignature(Array.isArray(signature) ? signature.join(',') : signature, raw, keys, rules.now ? {...withStamp, now: rules.now()} : withStamp)
       if (!result.ok) return reject(result.reason, result.detail, event, raw.length)
       verdict = result.scheme === DEFAULT_SCHEME ? ACCEPTED : acceptedAs(result.scheme)
     }

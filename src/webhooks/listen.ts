@@ -11,11 +11,13 @@ import {printable, printableLine} from '../output/printable.js'
 import {isHttpUrl, parsePatterns, parseSize, unknownPatterns} from './filter.js'
 import {historyDir, HistoryWriter, type SyncMode} from './history.js'
 import {historyBounds, parseRoutes} from './history-commands.js'
-import {startListener, type Delivery, type ForwardRoute, type Listener} from './listener.js'
+import type {ForwardRoute} from './forward.js'
+import type {Delivery} from './deliveries.js'
+import {startListener, type Listener} from './listener.js'
 import {createPingKey, type PingKey} from './ping.js'
 import {deliveryLine, formatSummary, lineBatch, urlChangedLines} from './render.js'
 import {isLoopbackUrl, SandboxRegistration, sandboxWebhookControl} from './sandbox-link.js'
-import {describeScheme, parseSchemeId, pinnedScheme, type Scheme} from './signature.js'
+import {describeScheme, parseSchemeId, pinnedSetting, type Scheme} from './signature.js'
 import type {ChosenTunnel, TunnelChoice} from './tunnels/registry.js'
 import type {Tunnel, TunnelLogLevel} from './tunnels/tunnel.js'
 
@@ -147,9 +149,7 @@ async function resolveSecrets(flags: ListenOptions, env: NodeJS.ProcessEnv): Pro
   if (flags.verify && secrets.length === 0) {
     throw InputError.one('--secret', 'is required to verify deliveries (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)', 'copy the webhook secret from the portal; --no-verify accepts unsigned events (unsafe)')
   }
-  const pinned = pinnedScheme(settings.webhookSignature)
-  if (pinned.problem) throw InputError.one('webhook_signature', pinned.problem, 'fix it in the profile (pay profiles add NAME --webhook-signature …) or PAY_WEBHOOK_SIGNATURE')
-  return {settings, secrets, pinned: pinned.scheme}
+  return {settings, secrets, pinned: pinnedSetting(settings.webhookSignature)}
 }
 
 function warnAboutFlags(flags: ListenOptions, checked: Checked, out: Output): void {

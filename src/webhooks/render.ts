@@ -4,7 +4,7 @@
  */
 import {paint, paintState} from '../output/colors.js'
 import {forStdout, printableLine} from '../output/printable.js'
-import type {Delivery, ListenerStats} from './listener.js'
+import type {Delivery, ListenerStats} from './deliveries.js'
 
 function field(data: unknown, key: string): string | undefined {
   if (!data || typeof data !== 'object') return undefined

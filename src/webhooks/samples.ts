@@ -4,6 +4,7 @@
  * event type names; what the spec leaves open follows docs/assumptions.md.
  */
 import {EVENT_TYPES, type EventType, makeEvent, randomId, type WebhookEvent} from './events.js'
+import type {Output} from '../output/output.js'
 
 interface EventTypeInfo {
   type: EventType
@@ -196,4 +197,12 @@ function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Reco
         : v
   }
   return out
+}
+
+/** `pay webhook events`: the event types, the resource each carries, and the sample's state. */
+export function runWebhookEvents(out: Output): ReturnType<typeof eventTypeInfo> {
+  const rows = eventTypeInfo()
+  if (out.json) out.data(JSON.stringify(rows))
+  else out.data(out.list(rows as unknown as Record<string, unknown>[], ['type', 'resource', 'operation', 'state', 'description']))
+  return rows
 }

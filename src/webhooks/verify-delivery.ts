@@ -1,11 +1,69 @@
 /**
  * `pay webhook verify`: checks a saved delivery exactly as the listener does (src/webhooks/signature.ts) and says
- * why it is or is not genuine; with --explain, every signature candidate tried. The command only parses and reads
- * the body; this is its logic, tested in-process.
+ * why it is or is not genuine; with --explain, every signature candidate tried. The command only parses; this is
+ * its logic, tested in-process.
  */
+import {readFile} from 'node:fs/promises'
+import {InputError} from '../base/errors.js'
+import {resolveSettings, webhookSecrets} from '../config/settings.js'
 import type {Output} from '../output/output.js'
 import {printableLine} from '../output/printable.js'
-import {describeScheme, explainSignature, parseSchemeId, type Scheme, SCHEME_IDS, schemeId, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature} from './signature.js'
+import {describeScheme, explainSignature, parseSchemeId, pinnedSetting, type Scheme, SCHEME_IDS, schemeId, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature} from './signature.js'
+
+export interface VerifyOptions {
+  profile?: string
+  secret?: string[]
+  /** The Service-Signature header value. */
+  signature: string
+  /** The Service-Timestamp header value. */
+  timestamp?: string
+  /** The file holding the raw body (default: stdin). */
+  file?: string
+  tolerance: number
+  'ignore-timestamp'?: boolean
+  explain?: boolean
+}
+
+export interface VerifyRun {
+  /** The environment settings are read from (default: the process's). */
+  env?: NodeJS.ProcessEnv
+  /** Where the body comes from without --file (default: the process's stdin); a terminal is refused. */
+  stdin?: NodeJS.ReadableStream & {isTTY?: boolean}
+}
+
+/** `pay webhook verify`: the secrets and the pinned format from flags, env or profile, the body, then the verdict. */
+export async function runWebhookVerify(o: VerifyOptions, out: Output, run: VerifyRun = {}): Promise<number> {
+  const settings = await resolveSettings({profile: o.profile}, run.env)
+  const secrets = await webhookSecrets(o.secret, settings)
+  if (secrets.length === 0) throw InputError.one('--secret', 'is required (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)')
+  const pinned = pinnedSetting(settings.webhookSignature)
+  const body = await bodyOf(o.file, run.stdin ?? process.stdin)
+  return verifyDelivery(out, {
+    header: o.signature,
+    timestampHeader: o.timestamp,
+    body,
+    secrets,
+    toleranceSeconds: o.tolerance,
+    ignoreTimestamp: o['ignore-timestamp'],
+    explain: o.explain,
+    pinned,
+  })
+}
+
+/** The raw body: the file's bytes, or stdin's (never a terminal's: nobody types a signed body). */
+async function bodyOf(file: string | undefined, stdin: NodeJS.ReadableStream & {isTTY?: boolean}): Promise<Buffer> {
+  if (file) {
+    try {
+      return await readFile(file)
+    } catch (err) {
+      throw InputError.one('--file', `cannot be read: ${(err as Error).message}`)
+    }
+  }
+  if (stdin.isTTY) throw InputError.one('--file', 'or a body on stdin is required', 'pipe the raw body in, or give --file body.json')
+  const chunks: Buffer[] = []
+  for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))
+  return Buffer.concat(chunks)
+}
 
 interface VerifyDeliveryOptions {
   /** The Service-Signature value (a leading `Service-Signature:` is dropped). */
@@ -23,7 +81,7 @@ interface VerifyDeliveryOptions {
 }
 
 /** Prints the verdict (the event on stdout when genuine) and returns the exit code: 0 genuine, 1 not. */
-export function runWebhookVerify(out: Output, o: VerifyDeliveryOptions): number {
+export function verifyDelivery(out: Output, o: VerifyDeliveryOptions): number {
   const header = o.header.replace(/^\s*service-signature\s*:\s*/i, '').trim()
   const timestampHeader = o.timestampHeader?.replace(/^\s*service-timestamp\s*:\s*/i, '').trim()
   const now = o.now ?? Math.floor(Date.now() / 1000)

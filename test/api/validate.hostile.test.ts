@@ -2,13 +2,13 @@
  * Input rules: what would corrupt a request or the service's stored text is refused with exit 2 before anything
  * is sent: header values with CR/LF or non-ASCII, an --idempotency-key over 255 characters, prototype keys in -F /
  * --data, control characters, direction overrides and invalid UTF-8 in stored text fields, non-http(s) checkout
- * URLs, and `pay api` paths outside /v1/ or with dot segments. Resource commands in-process (runInProcess), against
- * a scripted server whose log shows that nothing was sent; `pay api` as the built CLI.
+ * URLs, and `pay api` paths outside /v1/ or with dot segments. In-process (runInProcess, runCommand), against a
+ * scripted server whose log shows that nothing was sent.
  */
 import {describe, expect, it} from 'vitest'
 import {checkSentUrl} from '../../src/client/api-client.js'
-import {json, runCli, tempConfigDir, type CliResult} from '../helpers/cli.js'
-import {runInProcess} from '../helpers/in-process.js'
+import {json, tempConfigDir, type CliResult} from '../helpers/cli.js'
+import {runCommand, runInProcess} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
 const server = useScriptedServer()
@@ -27,9 +27,9 @@ async function refused(args: string[], flag: string, rule = '', environment = en
   expectRefused(await runInProcess([...args, '--json'], {env: {NO_COLOR: '1', ...environment}}), args, flag, rule)
 }
 
-/** `pay api` (the built CLI): refused as expectRefused says. */
+/** `pay api` in-process (its command class): refused as expectRefused says. */
 async function apiRefused(args: string[], flag: string, rule = '', environment = env()): Promise<void> {
-  expectRefused(await runCli([...args, '--json'], {env: environment}), args, flag, rule)
+  expectRefused(await runCommand([...args, '--json'], {env: environment}), args, flag, rule)
 }
 
 const COLLECTION = ['collections', 'create', '--amount', '10.00', '--currency', 'KES', '--mobile', '254700000001', '--provider', 'mpesa']
@@ -116,13 +116,13 @@ describe('pay api paths', () => {
     // `..;` is `..` to servers that strip a segment's ;params (sent as it is, it stays under /v1/ for the parser)
     await apiRefused(['api', 'POST', '/v1/..;/_sandbox/reset'], 'PATH', 'must not contain . or .. segments')
     await apiRefused(['api', 'POST', '/v1/..#'], 'PATH', 'must not contain . or .. segments', {...env(), PAY_BASE_URL: `${server.url}/prefix`})
-    const r = await runCli(['api', 'GET', '/_sandbox/requests', '--allow-any-path'], {env: env()})
+    const r = await runCommand(['api', 'GET', '/_sandbox/requests', '--allow-any-path'], {env: env()})
     expect(r.code).toBe(4) // the scripted server does not know it; it was sent
     expect(server.apiRequests().map((q) => q.path)).toEqual(['/_sandbox/requests'])
   })
 
   it('a base URL with a path prefix: PATH goes under it', async () => {
-    const r = await runCli(['api', 'GET', '/v1/balance#top', '--dry-run', '--json'], {env: {...env(), PAY_BASE_URL: `${server.url}/prefix`}})
+    const r = await runCommand(['api', 'GET', '/v1/balance#top', '--dry-run', '--json'], {env: {...env(), PAY_BASE_URL: `${server.url}/prefix`}})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain(`${server.url}/prefix/v1/balance`)
     expect(r.stdout).not.toContain('#top')

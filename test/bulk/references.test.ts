@@ -1,10 +1,11 @@
 /**
  * A bulk run's reference check in-process: which rows it refuses against the reference index and the single
- * commands' accepted references, when the index is read in one pass or in many.
+ * commands' accepted references, sorted in memory or through files on disk.
  */
+import {mkdirSync, readdirSync, writeFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {JournalStore} from '../../src/journal/store.js'
-import {type AcceptedReference, ReferenceIndex} from '../../src/journal/references.js'
+import {type AcceptedReference, ReferenceIndex, bucketOf} from '../../src/journal/references.js'
 import {ReferenceWriter, brokenPromises} from '../../src/bulk/references.js'
 import {tempConfigDir} from '../helpers/cli.js'
 
@@ -33,14 +34,44 @@ describe('the reference check of a bulk run', () => {
       {line: 7, reference: 's-1', key: 'k-s'}, // a single command's reference
     ]
     const singles = new Map([['s-1', [{ref: 's-1', key: 'random', at: '2026-11-26T09:00:00.000Z'}]]])
-    for (const perPass of [200_000, 1]) {
-      const broken: [number, string][] = []
-      await brokenPromises(index, () => rowsOf(rows), singles, (line, e) => broken.push([line, e.key]), perPass)
-      expect(broken.sort((x, y) => x[0] - y[0])).toEqual([
+    for (const budget of [undefined, 1]) {
+      const found = await brokenPromises(index, () => rowsOf(rows), singles, 20, budget)
+      expect(found.count).toBe(2)
+      expect(found.listed.map((b) => [b.line, b.earlier.key])).toEqual([
         [3, 'k-2'],
         [7, 'random'],
       ])
+      expect(found.listed[0].earlier).toEqual(accepted('b-2', 'k-2'))
     }
+    expect(readdirSync(store.dir).filter((n) => n.startsWith('sorted-'))).toEqual([]) // its sorted files are removed
+  })
+
+  it('counts every broken row, lists the first ones in file order with the oldest accepted request of each, over sorted files on disk', async () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const index = new ReferenceIndex(store, SCOPE)
+    // an older day's file holds the first request of r-5; today's a later one under another key
+    const old = index.fileOf(bucketOf('r-5'), '2026-11-20')
+    mkdirSync(index.dir, {recursive: true})
+    writeFileSync(old, `${JSON.stringify(accepted('r-5', 'k-old', 9))}\n{"torn":\n\0\0`)
+    const w = new ReferenceWriter(index)
+    for (let i = 0; i < 300; i++) w.add(accepted(`r-${i}`, `k-${i}`))
+    w.end()
+    // rows in file order: every third one under another key than the index's
+    const rows = Array.from({length: 300}, (_, i) => ({line: i + 2, reference: `r-${i}`, key: i % 3 === 0 && i !== 5 ? `x-${i}` : `k-${i}`}))
+    for (const budget of [undefined, 7]) {
+      const found = await brokenPromises(index, () => rowsOf(rows), new Map(), 4, budget)
+      expect(found.count).toBe(100)
+      expect(found.listed.map((b) => [b.line, b.earlier.ref, b.earlier.key])).toEqual([
+        [2, 'r-0', 'k-0'],
+        [5, 'r-3', 'k-3'],
+        [8, 'r-6', 'k-6'],
+        [11, 'r-9', 'k-9'],
+      ])
+    }
+    // r-5 under its own key in today's file: held; under neither key: broken, naming the older day's request
+    const five = await brokenPromises(index, () => rowsOf([{line: 40, reference: 'r-5', key: 'k-new'}]), new Map())
+    expect(five.listed.map((b) => [b.line, b.earlier.key, b.earlier.line])).toEqual([[40, 'k-old', 9]])
   })
 
 })

@@ -12,7 +12,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
-import {runInProcess} from '../helpers/in-process.js'
+import {runCommand, runInProcess} from '../helpers/in-process.js'
 import {closedPort} from '../helpers/localtunnel-server.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
@@ -49,7 +49,7 @@ describe('a 2xx body that does not parse or does not match the endpoint is an er
 
   it('pay api GET /v1/balance: a truncated body exits 7; --debug shows the body received', async () => {
     server.script('GET /v1/balance', truncated())
-    const r = await runCli(['api', 'GET', '/v1/balance', '--debug', '--retries', '0'], {env: envFor()})
+    const r = await runCommand(['api', 'GET', '/v1/balance', '--debug', '--retries', '0'], {env: envFor()})
     expect(r.code, r.stderr).toBe(7)
     expect(r.stdout).toBe('')
     expect(r.stderr).toContain(FRAGMENT)
@@ -90,7 +90,7 @@ describe('a 2xx body that does not parse or does not match the endpoint is an er
 
   it('pay api on a path the table does not know: any JSON passes, non-JSON text is printed as received, broken JSON is exit 7', async () => {
     server.script('GET /v1/not-in-the-table', {status: 200, body: {anything: ['goes']}})
-    const ok = await runCli(['api', 'GET', '/v1/not-in-the-table', '--json'], {env: envFor()})
+    const ok = await runCommand(['api', 'GET', '/v1/not-in-the-table', '--json'], {env: envFor()})
     expect(ok.code, ok.stderr).toBe(0)
     expect(json(ok)).toEqual({anything: ['goes']})
 
@@ -100,12 +100,12 @@ describe('a 2xx body that does not parse or does not match the endpoint is an er
         res.end('plain text')
       },
     })
-    const text = await runCli(['api', 'GET', '/v1/not-in-the-table'], {env: envFor()})
+    const text = await runCommand(['api', 'GET', '/v1/not-in-the-table'], {env: envFor()})
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout.trim()).toBe('plain text')
 
     server.script('GET /v1/not-in-the-table', truncated('{"a":'))
-    const broken = await runCli(['api', 'GET', '/v1/not-in-the-table', '--retries', '0'], {env: envFor()})
+    const broken = await runCommand(['api', 'GET', '/v1/not-in-the-table', '--retries', '0'], {env: envFor()})
     expect(broken.code, broken.stderr).toBe(7)
   })
 })

@@ -2,13 +2,12 @@
  * The client core against the sandbox (real emulator, real HTTP on loopback), proven through its request log:
  * one token for many commands, the sub-account header rule with a merchant that requires it, the 401 refresh
  * after the sandbox forgets its tokens, and a write whose answer is lost being retried with the same
- * Idempotency-Key so that exactly one collection exists. Resource commands run in-process (the same client, real
- * HTTP); `pay api` runs the built CLI.
+ * Idempotency-Key so that exactly one collection exists. In-process (the same client, real HTTP).
  */
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
-import {json, runCli, tempConfigDir} from '../helpers/cli.js'
-import {pay} from '../helpers/in-process.js'
+import {json, tempConfigDir} from '../helpers/cli.js'
+import {pay, runCommand} from '../helpers/in-process.js'
 
 let sb: Sandbox
 beforeAll(async () => {
@@ -77,14 +76,14 @@ describe('against the sandbox', () => {
     const control = await fetch(`${sb.url}/_sandbox/faults`, {method: 'PUT', headers: {'content-type': 'application/json'}, body: JSON.stringify({drop_next: 1})})
     expect(control.status).toBe(200)
     const body = {amount: '120.00', currency: 'KES', merchant_reference: 'found-drop-1', mobile: '254700000001', provider: 'mpesa'}
-    const r = await runCli(['api', 'POST', '/v1/collections', '--data', JSON.stringify(body), '--json'], {env: envOf(acme())})
+    const r = await runCommand(['api', 'POST', '/v1/collections', '--data', JSON.stringify(body), '--json'], {env: envOf(acme())})
     expect(r.code, r.stderr).toBe(0)
     const posts = sb.requests.filter((q) => q.path === '/v1/collections' && q.method === 'POST')
     expect(posts).toHaveLength(2)
     expect(posts[0].headers['idempotency-key']).toBe(posts[1].headers['idempotency-key'])
     expect(posts[0].body).toEqual(posts[1].body)
     const created = json(r)
-    const lookup = await runCli(['api', 'GET', `/v1/collections?merchant_reference=found-drop-1`, '--json'], {env: envOf(acme())})
+    const lookup = await runCommand(['api', 'GET', `/v1/collections?merchant_reference=found-drop-1`, '--json'], {env: envOf(acme())})
     expect(json(lookup).id).toBe(created.id)
   })
 })

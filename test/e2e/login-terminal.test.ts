@@ -1,11 +1,13 @@
 /**
  * Hardening (issue 12, "What a new user tripped on"): interactive `pay login` for a merchant with sub-accounts
  * explains why a ref is needed only when the service says so, insists on one, says when a ref is unknown, and
- * saves the profile that works. In a pseudo-terminal (util-linux `script`), against the sandbox.
+ * saves the profile that works. In a pseudo-terminal (util-linux `script`), against the sandbox; the questions'
+ * logic in-process: test/profiles/login.test.ts.
  */
 import {spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
-import {json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {json, tempConfigDir} from '../helpers/cli.js'
+import {runCommand} from '../helpers/in-process.js'
 import {runInPty, useSandbox} from '../helpers/command-harness.js'
 
 const h = useSandbox()
@@ -35,14 +37,7 @@ describe.skipIf(!hasScript)('interactive pay login, sub-accounts', () => {
     ])
     expect(r.code, r.screen).toBe(0)
     expect(r.screen).toContain('Saved profile "sub"')
-    const shown = json(await runCli(['profiles', 'show', 'sub', '--json'], {env: {PAY_CONFIG_DIR: dir}}))
+    const shown = json(await runCommand(['profiles', 'show', 'sub', '--json'], {env: {PAY_CONFIG_DIR: dir}}))
     expect(shown).toMatchObject({account_ref: 'globex-east'})
-  })
-
-  it('a merchant without sub-accounts is not asked for a ref', async () => {
-    const {r} = await login('plain', 'acme', [])
-    expect(r.code, r.screen).toBe(0)
-    expect(r.screen).not.toMatch(/Sub-account ref/)
-    expect(r.screen).toContain('Saved profile "plain"')
   })
 })

@@ -1,57 +1,18 @@
 /**
- * `pay api --paginate` across all 47 of the seeded customer's collections (streamed items, one merged array with
- * --slurp; the built CLI), --quiet, and the confirmation before money moves with a live profile: asked on a
- * pseudo-terminal (through /dev/tty when stdin is a file or a pipe), skipped with --yes, refused where no one can
- * be asked. Where no terminal is involved the commands run in-process.
+ * --quiet, and the confirmation before money moves with a live profile: asked on a pseudo-terminal (through /dev/tty
+ * when stdin is a file or a pipe), skipped with --yes, refused where no one can be asked. Where no terminal is
+ * involved the commands run in-process. `pay api --paginate`: test/operation/raw-request.test.ts.
  */
 import {spawnSync} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/in-process.js'
 import {byRef, runInPty, useSandbox} from '../helpers/command-harness.js'
 
 const h = useSandbox()
-const COLLECTIONS = '/v1/customers/MC_ACME0001/collections?per_page=10'
 const hasScript = spawnSync('script', ['--version']).status === 0
-
-describe('pay api --paginate', () => {
-  it('follows the pages: 47 collections, one per line; --slurp gives one array; --jq runs per page', async () => {
-    const lines = await h.pay(['api', 'GET', COLLECTIONS, '--paginate'])
-    expect(lines.code, lines.stderr).toBe(0)
-    const items = lines.stdout.trim().split('\n').map((l) => JSON.parse(l) as {id: string})
-    expect(items).toHaveLength(47)
-    expect(new Set(items.map((i) => i.id)).size).toBe(47)
-    expect(h.requests((e) => e.path === '/v1/customers/MC_ACME0001/collections' && e.query?.per_page === '10').length).toBeGreaterThanOrEqual(5)
-    const slurp = await h.pay(['api', 'GET', COLLECTIONS, '--paginate', '--slurp'])
-    expect((JSON.parse(slurp.stdout) as unknown[]).map((i) => (i as {id: string}).id)).toEqual(items.map((i) => i.id))
-    const csv = await h.pay(['api', 'GET', COLLECTIONS, '--paginate', '-o', 'csv', '--fields', 'id,amount'])
-    expect(csv.stdout.trim().split('\r\n')).toHaveLength(48)
-    const bad = await h.pay(['api', 'POST', '/v1/collections', '--paginate'])
-    expect(bad.code).toBe(2)
-    expect((await h.pay(['api', 'GET', COLLECTIONS, '--paginate', '--slurp', '--jq', '.'])).code).toBe(2)
-  })
-
-  it('cuts the path where the request is cut: a #fragment is dropped, never read as part of the query', async () => {
-    // before: `#x?per_page=10` kept the page parameter behind the fragment, page 1 came back forever
-    const since = h.sb.requests.length
-    const frag = await runCli(['api', 'GET', '/v1/customers/MC_ACME0001/collections#x?per_page=10', '--paginate'], {env: h.env, timeoutMs: 10_000})
-    expect(frag.code, frag.stderr).toBe(0)
-    const ids = frag.stdout.trim().split('\n').map((l) => (JSON.parse(l) as {id: string}).id)
-    expect(new Set(ids).size).toBe(47)
-    const pages = h.sb.requests.slice(since).filter((e) => e.path === '/v1/customers/MC_ACME0001/collections')
-    expect(pages.map((e) => e.query)).toEqual(pages.map((_, i) => ({page: String(i + 1)})))
-    expect(pages.length).toBeLessThan(10)
-    // the query before a fragment is sent as without --paginate
-    const before = h.sb.requests.length
-    const ref = await h.pay(['api', 'GET', '/v1/customers/MC_ACME0001/collections?merchant_reference=a#b', '--paginate'])
-    expect(ref.code, ref.stderr).toBe(0)
-    const sent = h.sb.requests.slice(before).filter((e) => e.path === '/v1/customers/MC_ACME0001/collections')
-    expect(sent.map((e) => e.query?.merchant_reference)).toEqual(sent.map(() => 'a'))
-    expect(sent.length).toBeGreaterThan(0)
-  })
-})
 
 describe('--quiet', () => {
   it('drops notices on stderr, keeps errors', async () => {

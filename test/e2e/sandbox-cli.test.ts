@@ -1,10 +1,13 @@
-/** `pay sandbox start` as a real process through the built CLI (npm run build first). */
+/**
+ * `pay sandbox start` as a real process through the built CLI (npm run build first): what only a process shows
+ * (SIGTERM, SIGINT, start-up, the process guard). Its logic in-process: test/sandbox/start.test.ts.
+ */
 import {type ChildProcess, spawn} from 'node:child_process'
 import {existsSync, mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {BIN, ROOT, cleanEnv, runCli, tempConfigDir} from '../helpers/cli.js'
+import {BIN, ROOT, cleanEnv, tempConfigDir} from '../helpers/cli.js'
 import {ACME, Client, collectionBody, tokenFor} from '../helpers/sandbox-http.js'
 
 const built = existsSync(join(ROOT, 'dist', 'commands', 'sandbox', 'start.js'))
@@ -63,37 +66,9 @@ describe.skipIf(!built)('pay sandbox start (built CLI)', () => {
     const c = new Client(url, await tokenFor(url, ACME))
     expect((await c.post('/v1/collections', collectionBody())).status).toBe(201)
 
-    // the CLI's own commands work against it through the saved profile
-    const balance = await runCli(['balance', '--profile', 'sandbox', '--json'], {env: {PAY_CONFIG_DIR: config}})
-    expect(balance.code).toBe(0)
-    expect(JSON.parse(balance.stdout)).toMatchObject({object: 'balance', data: expect.arrayContaining([expect.objectContaining({currency: 'KES', payout_wallet: '100000.00'})])})
-
     running.child.kill('SIGTERM')
     expect(await running.exited).toBe(0)
     expect(running.stdout()).toContain('Sandbox stopped.')
-  })
-
-  it('--json prints one JSON object; --no-profile writes nothing; --log and --state files are written', async () => {
-    const config = tempConfigDir()
-    const dir = mkdtempSync(join(tmpdir(), 'sb-cli-'))
-    running = launch(['--port', '0', '--json', '--no-profile', '--log', join(dir, 'log.jsonl'), '--state', join(dir, 'state.json'), '--token-ttl', '30'], {PAY_CONFIG_DIR: config})
-    const [line] = await waitFor(running, /^\{.*\}\n/)
-    const info = JSON.parse(line)
-    expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    expect(info.profile).toBeNull()
-    expect(info.merchants[0]).toMatchObject({client_id: ACME.client_id, client_secret: ACME.client_secret, webhook_secret: ACME.webhook_secret, account_refs: ['acme-main']})
-    expect(info.merchants[1]).toMatchObject({client_id: 'sb_globex_client', sub_accounts_enabled: true, account_refs: ['globex-east', 'globex-west']})
-    const token = await new Client(info.url).post('/v1/oauth/token', {client_id: ACME.client_id, client_secret: ACME.client_secret})
-    expect(token.body.expires_in).toBe(30)
-    running.child.kill('SIGINT')
-    expect(await running.exited).toBe(0)
-    expect(existsSync(join(config, 'profiles.json'))).toBe(false)
-    const log = readFileSync(join(dir, 'log.jsonl'), 'utf8').trim().split('\n')
-    expect(log).toHaveLength(1)
-    expect(log[0]).not.toContain(ACME.client_secret)
-    const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'))
-    expect(state.version).toBe(1)
-    expect(Object.keys(state.tokens)).toHaveLength(1)
   })
 
   it('a sandbox bug, in a request or outside any, is logged; the process keeps serving (the process guard)', async () => {
@@ -148,84 +123,5 @@ describe.skipIf(!built)('pay sandbox start (built CLI)', () => {
     expect(stopMs).toBeLessThan(10_000)
     const saved = JSON.parse(readFileSync(statePath, 'utf8'))
     for (const id of created) expect(saved.collections[id], id).toBeDefined()
-  })
-
-  it('reports a port in use clearly', async () => {
-    const config = tempConfigDir()
-    running = launch(['--port', '0', '--json', '--no-profile'], {PAY_CONFIG_DIR: config})
-    const [line] = await waitFor(running, /^\{.*\}\n/)
-    const port = new URL(JSON.parse(line).url).port
-    const second = await runCli(['sandbox', 'start', '--port', port, '--no-profile'], {env: {PAY_CONFIG_DIR: config}})
-    expect(second.code).not.toBe(0)
-    expect(second.stderr).toMatch(/already in use/)
-  })
-})
-
-describe.skipIf(!built)('pay sandbox control commands (built CLI)', () => {
-  it('succeed, fail, approve, transfer, advance, webhook, events and reset drive a running sandbox', async () => {
-    const {start, acmeClient, mandateBody, until} = await import('../helpers/sandbox-http.js')
-    const sb = await start({settleMs: 20, tokenTtlSeconds: 10 * 86_400})
-    try {
-      const env = {PAY_CONFIG_DIR: tempConfigDir()}
-      const pay = (...args: string[]) => runCli(['sandbox', ...args, '--url', sb.url], {env})
-      const acme = await acmeClient(sb)
-      const held = (await acme.post('/v1/collections', collectionBody({mobile: '254700000008'}))).body
-      const ok = await pay('succeed', held.id)
-      expect(ok.code).toBe(0)
-      expect(ok.stdout.trim()).toBe(`${held.id} succeeded`)
-      const again = await pay('fail', held.id)
-      expect(again.code).toBe(5) // 409: the shared base class's exit code (test/commands/sandbox.test.ts)
-      expect(again.stderr).toMatch(/invalid_state/)
-
-      await acme.post('/v1/mandates', mandateBody({mobile: '254700000018', merchant_reference: 'cli-md'}))
-      const md = (await acme.get('/v1/mandates?merchant_reference=cli-md')).body.mandate_id
-      expect((await pay('approve', md)).stdout).toContain('succeeded')
-
-      const bank = (await acme.post('/v1/collections', collectionBody({payment_rail: 'bank_transfer', mobile: undefined, provider: undefined, amount: '10.00'}))).body
-      const t = await pay('transfer', bank.virtual_account.account_number, '--amount', '10.00', '--json')
-      expect(JSON.parse(t.stdout).collection.status).toBe('succeeded')
-
-      expect((await acme.get('/v1/balance?currency=KES')).body.data[0].collection_wallet_held).not.toBe('0.00')
-      expect((await pay('advance', '1d')).stdout).toMatch(/\+86400 s/)
-      expect((await acme.get('/v1/balance?currency=KES')).body.data[0].collection_wallet_held).toBe('0.00')
-
-      const hook = await pay('webhook', '--client', 'sb_acme_client', '--target', 'http://127.0.0.1:9/x')
-      expect(hook.stdout).toContain('events go to http://127.0.0.1:9/x')
-      expect(sb.state.clients.sb_acme_client.webhook_url).toBe('http://127.0.0.1:9/x')
-      await until(() => sb.events.length > 0, 2000)
-      const events = await pay('events', '--type', 'collection.succeeded')
-      expect(events.stdout).toMatch(/EVT_[A-Z0-9]{24}\s+collection\.succeeded/)
-
-      expect((await pay('reset')).stdout).toContain('reset')
-      expect(sb.state.clients.sb_acme_client.webhook_url).toBeNull()
-      const down = await runCli(['sandbox', 'reset', '--url', 'http://127.0.0.1:9'], {env})
-      expect(down.code).toBe(7)
-      expect(down.stderr).toMatch(/cannot reach the sandbox/)
-    } finally {
-      await sb.close()
-    }
-  })
-})
-
-describe.skipIf(!built)('the CLI against sandbox faults', () => {
-  it('a dropped answer after commit: pay retries with the same Idempotency-Key and gets the replay; one collection exists', async () => {
-    const {start} = await import('../helpers/sandbox-http.js')
-    const sb = await start()
-    try {
-      await new Client(sb.url).call('PUT', '/_sandbox/faults', {body: {drop_next: 1}})
-      const env = {PAY_CONFIG_DIR: tempConfigDir(), PAY_BASE_URL: sb.url, PAY_CLIENT_ID: ACME.client_id, PAY_CLIENT_SECRET: ACME.client_secret}
-      const r = await runCli(['collections', 'create', '--amount', '10.00', '--currency', 'KES', '--mobile', '254700000008', '--provider', 'mpesa', '--reference', 'cli-drop', '--json'], {env})
-      expect(r.code, r.stderr).toBe(0)
-      const created = JSON.parse(r.stdout)
-      const all = Object.values(sb.state.collections).filter((c) => c.merchant_reference === 'cli-drop')
-      expect(all).toHaveLength(1)
-      expect(created.id).toBe(all[0].id)
-      const posts = sb.requests.filter((e) => e.path === '/v1/collections' && e.method === 'POST')
-      expect(posts.length).toBe(2)
-      expect(posts[0].dropped).toBe(true)
-      expect(posts[1].headers['idempotency-key']).toBe(posts[0].headers['idempotency-key'])
-    } finally {
-      await sb.close()
-    }
   })
 })

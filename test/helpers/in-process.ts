@@ -22,7 +22,7 @@ import {JqCompileError} from '../../src/output/structured.js'
 import {Output} from '../../src/output/output.js'
 import {userAgentOf} from '../../src/base/user-agent.js'
 import type {Terminal} from '../../src/output/terminal.js'
-import {ROOT, runCli, type CliResult, type RunOptions} from './cli.js'
+import {ROOT, cleanEnv, runCli, tempConfigDir, type CliResult, type RunOptions} from './cli.js'
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {version: string}).version
 export const USER_AGENT = userAgentOf(VERSION)
@@ -95,8 +95,11 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   }
 }
 
-/** The commands whose logic is still in their oclif run() and that need a process: they run as the built CLI. */
-export const PROCESS_ONLY = ['api', 'login', 'webhook listen', 'sandbox start']
+/**
+ * The commands that serve until a signal: through their classes they would never end in-process, so pay() runs them
+ * as the built CLI (in-process, with a promise to stop on: listenInProcess, test/sandbox/start.test.ts).
+ */
+export const PROCESS_ONLY = ['webhook listen', 'sandbox start']
 
 /**
  * `pay <args>` in-process where it can be: a resource command through runInProcess, any other command through
@@ -129,7 +132,16 @@ export async function runWithContext(run: (ctx: Awaited<ReturnType<typeof create
   }
 }
 
-type CommandClass = {id?: string; run(argv: string[], config: unknown): Promise<unknown>; new (argv: string[], config: any): any}
+/** The parts of an oclif command class runCommand uses: its definitions for the parser, and oclif's static run. */
+type CommandClass = {
+  id?: string
+  strict?: boolean
+  flags?: Record<string, unknown>
+  baseFlags?: Record<string, unknown>
+  args?: Record<string, unknown>
+  run(argv: string[], config: unknown): Promise<unknown>
+  new (argv: string[], config: any): any
+}
 let oclifConfig: Promise<unknown> | undefined
 let queue: Promise<unknown> = Promise.resolve()
 
@@ -146,22 +158,90 @@ async function commandOf(argv: string[]): Promise<{Command: CommandClass; id: st
   throw new Error(`no command file for: pay ${argv.join(' ')}`)
 }
 
+/** What a run function given to runCommand gets: the command line parsed by the command's own class. */
+export interface CommandRun<F> {
+  flags: F
+  args: Record<string, string>
+  /** The words a command of `strict = false` takes beyond its flags. */
+  argv: string[]
+  out: Output
+  /** The command's environment: cleanEnv() with a fresh PAY_CONFIG_DIR, and the test's variables. */
+  env: NodeJS.ProcessEnv
+}
+
+export interface CommandOptions<F> {
+  /** The variables the command sees beyond cleanEnv()'s (undefined removes one). */
+  env?: Record<string, string | undefined>
+  /**
+   * The command's run function (src/<room>/…), called with the command line as its class parses it, an Output on
+   * in-memory streams and the environment, instead of the class's run(): for what a test hands in (a signal to stop
+   * on, a prompt's answers, a terminal). Its number is the exit code (anything else: 0).
+   */
+  run?: (c: CommandRun<F>) => Promise<unknown>
+  /** The terminal the Output believes it writes to (with `run`). */
+  terminal?: Partial<Terminal>
+}
+
+export interface RunningCommand {
+  stdout(): string
+  stderr(): string
+  /** The exit code and the whole output, once the run function returned or threw. */
+  done: Promise<CliResult>
+}
+
+/** The environment a command's run function sees in-process: as runCli's process would, with a config dir of its own. */
+export function commandEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  return cleanEnv({PAY_CONFIG_DIR: tempConfigDir(), ...extra})
+}
+
 /**
- * Any command in-process (`pay profiles add …`, `pay journal`, `pay sandbox reset`, `pay webhook trigger`, …): its
- * oclif class from src/commands/, run by oclif as the built CLI runs it (parse, run, the base command's catch with
- * its exit code), with one difference: its Output writes into strings through a terminal that is not a TTY, as
- * runCli's pipes are. The command sees `env` as its whole environment (cleanEnv, as runCli gives the process): the
- * commands read process.env, so runs are one at a time and process.env and process.exitCode are put back after
- * each. For what only a process shows (its real exit status, stdin, a TTY, signals, start-up), use runCli.
+ * `pay <argv>` in-process, any command but the resource commands (runInProcess): `pay profiles add …`,
+ * `pay journal`, `pay sandbox reset`, `pay webhook trigger`, … Without `run`, the command's oclif class from
+ * src/commands/ runs as the built CLI runs it (parse, run, the base command's catch with its exit code), its Output
+ * writing into strings through a terminal that is not a TTY, as runCli's pipes are; the command sees `env` as its
+ * whole environment (cleanEnv, as runCli gives the process): commands read process.env, so these runs are one at a
+ * time and process.env and process.exitCode are put back after each. With `run`, the class only parses (as its
+ * run() does) and `run` is called with what it parsed, an in-memory Output and its own env object (process.env
+ * untouched), a failure rendered with its exit code as the base command's catch renders it. For what only a process
+ * shows (its real exit status, stdin, a TTY, signals, start-up), use runCli.
  */
-export function runCommand(argv: string[], options: {env?: Record<string, string | undefined>} = {}): Promise<CliResult> {
-  const run = queue.then(() => runCommandNow(argv, options))
+export function runCommand<F = any>(argv: string[], options: CommandOptions<F> = {}): Promise<CliResult> {
+  if (options.run) return startCommand(argv, options.run, options).done
+  const run = queue.then(() => runCommandClass(argv, options))
   queue = run.catch(() => undefined)
   return run
 }
 
-async function runCommandNow(argv: string[], options: {env?: Record<string, string | undefined>}): Promise<CliResult> {
-  const {cleanEnv} = await import('./cli.js')
+/** runCommand with a run function, started: its output so far, and `done` once it is over (a listener, a sandbox). */
+export function startCommand<F = any>(argv: string[], run: (c: CommandRun<F>) => Promise<unknown>, options: Omit<CommandOptions<F>, 'run'> = {}): RunningCommand {
+  let io = memoryOutput(argv.includes('--json'), options.terminal)
+  let id: string | undefined
+  const done = (async (): Promise<CliResult> => {
+    try {
+      const {Command, id: commandId, rest} = await commandOf(argv)
+      id = commandId
+      const parsed = await Parser.parse(rest, {flags: {...Command.baseFlags, ...Command.flags} as never, args: (Command.args ?? {}) as never, strict: Command.strict ?? true})
+      const flags = parsed.flags as Record<string, unknown>
+      const wanted = outputOptions(flags)
+      if (wanted.problems.length > 0) throw new InputError(wanted.problems)
+      io = memoryOutput(wanted.options, flags['no-input'] ? {...options.terminal, interactive: false} : options.terminal)
+      await io.out.prepare().catch((err: unknown) => {
+        throw err instanceof JqCompileError ? InputError.one('--jq', `does not compile: ${err.detail}`) : err
+      })
+      const result = await run({flags: flags as F, args: parsed.args as Record<string, string>, argv: parsed.argv as string[], out: io.out, env: commandEnv(options.env)})
+      return {code: typeof result === 'number' ? result : 0, stdout: io.stdout(), stderr: io.stderr()}
+    } catch (err) {
+      const e = err as Error & {exitCode?: number; oclif?: {exit?: number}}
+      io.out.forError()
+      // an oclif parse error (unknown flag, bad value): exit 2, as src/cli/base-command.ts renders it
+      const code = typeof e.exitCode !== 'number' && e.oclif?.exit !== undefined ? (io.out.errorLine(e.message), 2) : renderError(io.out, err, id)
+      return {code, stdout: io.stdout(), stderr: io.stderr()}
+    }
+  })()
+  return {stdout: () => io.stdout(), stderr: () => io.stderr(), done}
+}
+
+async function runCommandClass(argv: string[], options: {env?: Record<string, string | undefined>}): Promise<CliResult> {
   const {Config} = await import('@oclif/core')
   oclifConfig ??= Config.load(ROOT)
   const config = await oclifConfig

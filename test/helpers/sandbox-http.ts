@@ -1,6 +1,7 @@
 /** Plain-HTTP helpers for the sandbox end-to-end tests (real loopback requests, no mocks). */
 import {randomUUID} from 'node:crypto'
 import {request} from 'undici'
+import {afterAll, afterEach, beforeAll} from 'vitest'
 import {matchEndpoint} from '../../src/api/endpoints.js'
 import {type Sandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
 import {waitFor} from './wait-for.js'
@@ -89,7 +90,42 @@ export function start(options: SandboxOptions = {}): Promise<Sandbox> {
   return startSandbox({settleMs: 30, webhookRetryBaseMs: 20, ...options})
 }
 
-/** Polls until `fn` returns a truthy value (or throws after `timeoutMs`). */
+/** A file's sandbox and a client of each seeded merchant (globex: one per sub-account; anon: no token). */
+export interface SandboxClients {
+  sb: Sandbox
+  acme: Client
+  globexEast: Client
+  globexWest: Client
+  anon: Client
+}
+
+/** One sandbox for the calling test file with its clients, ready before the file's tests and closed after them. */
+export function useSandboxClients(options: SandboxOptions = {}): SandboxClients {
+  const t = {} as SandboxClients
+  beforeAll(async () => {
+    t.sb = await start(options)
+    ;[t.acme, t.globexEast, t.globexWest] = await Promise.all([acmeClient(t.sb), globexClient(t.sb, GLOBEX.east), globexClient(t.sb, GLOBEX.west)])
+    t.anon = new Client(t.sb.url)
+  })
+  afterAll(() => t.sb?.close())
+  return t
+}
+
+/** Sandboxes that live for one test: each one `start` gives is closed after the test (a test may close it earlier). */
+export function sandboxPerTest(): {start(options?: SandboxOptions): Promise<Sandbox>} {
+  const started: Sandbox[] = []
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((sb) => sb.close()))
+  })
+  return {
+    async start(options) {
+      const sb = await start(options)
+      started.push(sb)
+      return sb
+    },
+  }
+}
+
 /** waitFor (test/helpers/wait-for.ts) with a shorter default bound. */
 export function until<T>(fn: () => Promise<T> | T, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
   return waitFor(fn, timeoutMs, what, 15)

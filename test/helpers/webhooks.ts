@@ -157,8 +157,8 @@ export async function startListen(args: string[], env: Record<string, string | u
 
 /** `pay webhook listen` in-process (its run function, src/webhooks/listen.ts), stopped when `until` settles. */
 export async function listenCommand(args: string[], env: Record<string, string | undefined> = {}, until: Promise<void> = new Promise(() => {}), ready?: (url: string) => void) {
-  const [{default: WebhookListen}, {runListen}, {startCommand}] = await Promise.all([import('../../src/commands/webhook/listen.js'), import('../../src/webhooks/listen.js'), import('./command-in-process.js')])
-  return startCommand(WebhookListen, args, ({flags, out, env}) => runListen(flags, out, {until, env, ready}), {env})
+  const [{runListen}, {startCommand}] = await Promise.all([import('../../src/webhooks/listen.js'), import('./in-process.js')])
+  return startCommand(['webhook', 'listen', ...args], ({flags, out, env}) => runListen(flags, out, {until, env, ready}), {env})
 }
 
 /** `pay webhook listen` in-process until it is ready (or fails), with the same handle as startListen's process. */

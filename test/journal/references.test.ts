@@ -37,6 +37,25 @@ describe('the reference index', () => {
     expect(bucketOf('a-7')).toBe(bucketOf('a-7'))
   })
 
+  it('a lookup reads a large bucket file in chunks: lines across a chunk boundary, torn and unterminated ones', () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const index = new ReferenceIndex(store, SCOPE)
+    mkdirSync(index.dir, {recursive: true})
+    const line = (ref: string, key: string) => JSON.stringify(accepted(ref, key))
+    const filler = Array.from({length: 3000}, (_, i) => line(`other-${i}`, `f-${i}`)) // ~600 KiB: three chunks
+    const middle = `k-middle-${'m'.repeat(600)}` // its line crosses the first chunk's end (256 KiB)
+    const lines = [line('x', 'k-first'), ...filler.slice(0, 1496), line('x', middle), '{"ref":"x","key":', '\0\0', ...filler.slice(1496), line('x', 'k-last')]
+    const text = lines.join('\n') // the last line without its line break
+    const at = text.indexOf(middle)
+    expect(at < 256 * 1024 && at + middle.length > 256 * 1024 && text.length > 512 * 1024).toBe(true)
+    writeFileSync(index.fileOf(bucketOf('x'), '2026-11-25'), text)
+    writeFileSync(index.fileOf(bucketOf('x'), '2026-11-26'), `${line('x', 'k-next-day')}\n`)
+    expect(index.lookup('x').map((e) => e.key)).toEqual(['k-first', middle, 'k-last', 'k-next-day'])
+    expect(index.lookup('other-2999').map((e) => e.key)).toEqual(bucketOf('other-2999') === bucketOf('x') ? ['f-2999'] : [])
+    expect(index.lookup('x"')).toEqual([])
+  })
+
   it('pruning drops the files of days past the retention', () => {
     const dir = tempConfigDir()
     const store = new JournalStore(dir, {retentionDays: 7})

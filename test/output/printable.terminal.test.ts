@@ -13,7 +13,7 @@ import {printable, printableJson, printableText} from '../../src/output/printabl
 import {StreamTable} from '../../src/output/views.js'
 import type {Terminal} from '../../src/output/terminal.js'
 import {runInPty} from '../helpers/command-harness.js'
-import {runCli, tempConfigDir} from '../helpers/cli.js'
+import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand, runInProcess} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
@@ -157,11 +157,11 @@ describe('through the built CLI', () => {
 
   it('pay api piped: the body is written byte for byte (text, and JSON with --json)', async () => {
     server.script('GET /v1/not-in-the-table', answer('text/plain', TEXT))
-    const text = await runCli(['api', 'GET', '/v1/not-in-the-table'], {env: env()})
+    const text = await runCommand(['api', 'GET', '/v1/not-in-the-table'], {env: env()})
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toBe(`${TEXT}\n`)
     server.script('GET /v1/not-in-the-table', answer('application/json', JSON_BODY))
-    const json = await runCli(['api', 'GET', '/v1/not-in-the-table', '--json'], {env: env()})
+    const json = await runCommand(['api', 'GET', '/v1/not-in-the-table', '--json'], {env: env()})
     expect(json.code, json.stderr).toBe(0)
     expect(json.stdout).toBe(`${JSON_BODY}\n`)
   })

@@ -7,7 +7,7 @@ import {readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {runProfilesMigrate} from '../../src/profiles/migrate.js'
-import {ProfileStore, savedSecretsNote, secretLocation} from '../../src/config/profiles.js'
+import {ProfileStore, savedSecretsNote} from '../../src/config/profiles.js'
 import {keyringAbsence, secretStoreChoice} from '../../src/config/secret-store.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {memoryOutput} from '../helpers/in-process.js'
@@ -21,7 +21,7 @@ describe('secrets without a keyring', () => {
     const saved = await store.saveWithSecrets('a', {client_id: 'c', client_secret: 's-1'}, {}, noBus)
     expect(saved.secrets).toBe('file')
     expect(savedSecretsNote(saved)).toContain('the OS keyring cannot be used: no D-Bus session')
-    expect(secretLocation(saved.profile, 'client_secret')).toBe('file')
+    expect([saved.profile.client_secret, saved.profile.keyring]).toEqual(['s-1', undefined])
     expect(statSync(join(dir, 'profiles.json')).mode & 0o777).toBe(0o600)
     const forcedFile = await store.saveWithSecrets('b', {client_secret: 's-2'}, {}, {PAY_SECRET_STORE: 'file'})
     expect(savedSecretsNote(forcedFile)).toBe('')

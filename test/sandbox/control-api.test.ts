@@ -2,19 +2,16 @@ import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {request} from 'undici'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import {type Sandbox, defaultSeed, startSandbox} from '../../src/sandbox/index.js'
-import {ACME, Client, acmeClient, checkoutBody, collectionBody, expectError, start, tokenFor} from '../helpers/sandbox-http.js'
+import {ACME, Client, acmeClient, checkoutBody, collectionBody, expectError, sandboxPerTest, tokenFor} from '../helpers/sandbox-http.js'
 
-let sb: Sandbox | undefined
-afterEach(async () => {
-  await sb?.close()
-  sb = undefined
-})
+const each = sandboxPerTest()
+let sb: Sandbox
 
 describe('seed', () => {
   it('exposes the seeded credentials programmatically and through GET /_sandbox/seed', async () => {
-    sb = await start()
+    sb = await each.start()
     expect(sb.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(sb.seed).toMatchObject({client_id: ACME.client_id, client_secret: ACME.client_secret, webhook_secret: ACME.webhook_secret, account_ref: 'acme-main'})
     expect(sb.seed.merchants.map((m) => [m.key, m.testing, m.sub_accounts_enabled, m.account_refs.length])).toEqual([
@@ -32,12 +29,11 @@ describe('seed', () => {
     seed.merchants[0].wallets = [{currency: 'KES', collection_wallet: '1.00', collection_wallet_held: '0.00', payout_wallet: '2.00'}]
     const file = join(dir, 'seed.json')
     writeFileSync(file, JSON.stringify(seed))
-    sb = await startSandbox({seedFile: file})
+    sb = await each.start({seedFile: file})
     expect(sb.seed.client_id).toBe('custom_client')
     const c = new Client(sb.url, await tokenFor(sb.url, {client_id: 'custom_client', client_secret: 'custom_secret'}))
     expect((await c.get('/v1/balance')).body.data).toEqual([{currency: 'KES', collection_wallet: '1.00', collection_wallet_actual: '1.00', collection_wallet_held: '0.00', payout_wallet: '2.00'}])
     await sb.close()
-    sb = undefined
     const badFile = join(dir, 'bad.json')
     writeFileSync(badFile, JSON.stringify({...seed, mobile_providers: []}))
     await expect(startSandbox({seedFile: badFile})).rejects.toThrow(/bad\.json: invalid seed at mobile_providers/)
@@ -46,7 +42,7 @@ describe('seed', () => {
 
 describe('control API', () => {
   it('reset returns to the seed', async () => {
-    sb = await start()
+    sb = await each.start()
     const acme = await acmeClient(sb)
     await acme.post('/v1/collections', collectionBody({merchant_reference: 'before-reset'}))
     expect((await acme.post('/_sandbox/reset')).body.ok).toBe(true)
@@ -56,7 +52,7 @@ describe('control API', () => {
   })
 
   it('clock advance and clock read', async () => {
-    sb = await start()
+    sb = await each.start()
     const c = new Client(sb.url)
     const r = await c.post('/_sandbox/clock/advance', {seconds: 3600})
     expect(r.body.offset_seconds).toBe(3600)
@@ -65,7 +61,7 @@ describe('control API', () => {
   })
 
   it('unknown ids and paths are 404 with the error envelope; errors link to /_sandbox/docs', async () => {
-    sb = await start()
+    sb = await each.start()
     const c = new Client(sb.url)
     expectError(await c.post('/_sandbox/transactions/CL_NOPE/succeed'), 404, 'not_found')
     expectError(await c.post('/_sandbox/mandates/MD_NOPE/approve'), 404, 'not_found')
@@ -80,7 +76,7 @@ describe('control API', () => {
   })
 
   it('the pay page bank-transfer rail shows a dynamic account; a transfer into it completes the session', async () => {
-    sb = await start()
+    sb = await each.start()
     const acme = await acmeClient(sb)
     const cs = (await acme.post('/v1/checkout/sessions', checkoutBody({amount: '300.00'}))).body
     const page = await request(cs.url, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: 'rail=bank_transfer'})
@@ -95,7 +91,7 @@ describe('control API', () => {
 
 describe('request log of the pay page', () => {
   it('logs form posts as fields, with the card number redacted', async () => {
-    sb = await start()
+    sb = await each.start()
     const acme = await acmeClient(sb)
     const cs = (await acme.post('/v1/checkout/sessions', checkoutBody({payment_rail: 'card'}))).body
     const r = await request(cs.url, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: 'rail=card&card_number=4242424242424242'})

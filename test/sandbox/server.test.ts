@@ -1,21 +1,18 @@
 import {mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../src/sandbox/index.js'
-import {ACME, Client, GLOBEX, acmeClient, collectionBody, expectError, globexClient, start, tokenFor} from '../helpers/sandbox-http.js'
+import {ACME, Client, GLOBEX, acmeClient, collectionBody, expectError, globexClient, sandboxPerTest, tokenFor} from '../helpers/sandbox-http.js'
 import {closedPort} from '../helpers/localtunnel-server.js'
 import {waitFor} from '../helpers/wait-for.js'
 
-let sb: Sandbox | undefined
-afterEach(async () => {
-  await sb?.close()
-  sb = undefined
-})
+const each = sandboxPerTest()
+let sb: Sandbox
 
 describe('rate limits', () => {
   it('per merchant write cap: 429 rate_limited with Retry-After, X-RateLimit-* and retry_after; other merchants unaffected', async () => {
-    sb = await start({rateLimits: {writePerMinute: 3}})
+    sb = await each.start({rateLimits: {writePerMinute: 3}})
     const acme = await acmeClient(sb)
     const first = await acme.post('/v1/collections', collectionBody())
     expect(first.headers['x-ratelimit-limit']).toBe('3')
@@ -36,7 +33,7 @@ describe('rate limits', () => {
   })
 
   it('read, metadata and verification classes', async () => {
-    sb = await start({rateLimits: {readPerMinute: 2, metadataPerMinute: 1, verificationPerMinute: 1}})
+    sb = await each.start({rateLimits: {readPerMinute: 2, metadataPerMinute: 1, verificationPerMinute: 1}})
     const acme = await acmeClient(sb)
     await acme.get('/v1/account')
     await acme.get('/v1/balance')
@@ -48,7 +45,7 @@ describe('rate limits', () => {
   })
 
   it('token endpoint: per IP and per client_id', async () => {
-    sb = await start({rateLimits: {tokenPerMinutePerClient: 2, tokenPerMinutePerIp: 4}})
+    sb = await each.start({rateLimits: {tokenPerMinutePerClient: 2, tokenPerMinutePerIp: 4}})
     await tokenFor(sb.url, ACME)
     await tokenFor(sb.url, ACME)
     const anon = new Client(sb.url)
@@ -62,7 +59,7 @@ describe('rate limits', () => {
 
 describe('faults', () => {
   it('--fault-rate 1: every /v1 request answers 503 and nothing is created', async () => {
-    sb = await start()
+    sb = await each.start()
     const acme = await acmeClient(sb)
     await acme.call('PUT', '/_sandbox/faults', {body: {fault_rate: 1}})
     const r = await acme.post('/v1/collections', collectionBody({merchant_reference: 'fault-1'}))
@@ -74,7 +71,7 @@ describe('faults', () => {
   })
 
   it('--latency delays every /v1 answer', async () => {
-    sb = await start({latencyMs: 150})
+    sb = await each.start({latencyMs: 150})
     const acme = await acmeClient(sb)
     const t = Date.now()
     await acme.get('/v1/account')
@@ -87,7 +84,7 @@ describe('request log', () => {
   it('writes one JSON line per request to --log with secrets redacted; GET /_sandbox/requests has the same entries', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-log-'))
     const file = join(dir, 'requests.jsonl')
-    sb = await start({logFile: file})
+    sb = await each.start({logFile: file})
     const acme = await acmeClient(sb)
     await acme.post('/v1/collections', collectionBody({merchant_reference: 'logged-1'}), {key: 'log-key-1'})
     const control = await acme.get('/_sandbox/requests')
@@ -115,11 +112,11 @@ describe('--state persistence', () => {
   it('keeps state (resources, tokens, wallets, clock) across restarts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-state-'))
     const statePath = join(dir, 'state.json')
-    sb = await start({statePath})
+    sb = await each.start({statePath})
     const acme = await acmeClient(sb)
     const created = await acme.post('/v1/collections', collectionBody({merchant_reference: 'persist-1', mobile: '254700000008'}))
     await sb.close()
-    sb = await start({statePath})
+    sb = await each.start({statePath})
     const again = new Client(sb.url, acme.token)
     const r = await again.get(`/v1/collections/${created.body.id}`)
     expect(r.status).toBe(200)
@@ -132,7 +129,7 @@ describe('--state and webhooks', () => {
     const {createServer} = await import('node:http')
     const dir = mkdtempSync(join(tmpdir(), 'sb-state-wh-'))
     const statePath = join(dir, 'state.json')
-    sb = await start({statePath, webhookRetryBaseMs: 60_000})
+    sb = await each.start({statePath, webhookRetryBaseMs: 60_000})
     sb.setWebhookUrl(ACME.client_id, `http://127.0.0.1:${await closedPort()}/down`)
     const acme = await acmeClient(sb)
     await acme.post('/v1/collections', collectionBody({merchant_reference: 'pending-wh', mobile: '254700000008'}))
@@ -153,7 +150,7 @@ describe('--state and webhooks', () => {
     state.clients[ACME.client_id].webhook_url = `http://127.0.0.1:${(rx.address() as {port: number}).port}/`
     const {writeFileSync} = await import('node:fs')
     writeFileSync(statePath, JSON.stringify(state))
-    sb = await start({statePath})
+    sb = await each.start({statePath})
     await waitFor(() => got.includes(pendingId), 20_000, 'the pending event to be delivered after the restart')
     rx.close()
   })

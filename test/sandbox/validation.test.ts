@@ -2,19 +2,10 @@
  * Request validation over plain HTTP: each case names the field the sandbox must reject. These assert the
  * spec's rules directly, so a wrong shared zod schema (src/api/schemas.ts) is caught here too.
  */
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import type {Sandbox} from '../../src/sandbox/index.js'
-import {type Client, acmeClient, checkoutBody, collectionBody, expectError, globexClient, mandateBody, start} from '../helpers/sandbox-http.js'
+import {describe, expect, it} from 'vitest'
+import {checkoutBody, collectionBody, expectError, mandateBody, useSandboxClients} from '../helpers/sandbox-http.js'
 
-let sb: Sandbox
-let acme: Client
-let globex: Client
-beforeAll(async () => {
-  sb = await start()
-  acme = await acmeClient(sb)
-  globex = await globexClient(sb)
-})
-afterAll(() => sb.close())
+const t = useSandboxClients()
 
 describe('400 invalid_parameter naming the field', () => {
   const cases: [string, string, unknown, string][] = [
@@ -59,66 +50,66 @@ describe('400 invalid_parameter naming the field', () => {
   ]
   for (const [name, path, body, param] of cases) {
     it(name, async () => {
-      expectError(await acme.post(path, body), 400, 'invalid_parameter', param)
+      expectError(await t.acme.post(path, body), 400, 'invalid_parameter', param)
     })
   }
 
   it('invalid JSON body', async () => {
-    expectError(await acme.call('POST', '/v1/collections', {raw: '{"amount":'}), 400, 'invalid_parameter', 'body')
+    expectError(await t.acme.call('POST', '/v1/collections', {raw: '{"amount":'}), 400, 'invalid_parameter', 'body')
   })
 
   it('query rules: merchant_reference required, per_page max 100, page >= 1, balance currency 3 letters', async () => {
-    expectError(await acme.get('/v1/collections'), 400, 'invalid_parameter', 'merchant_reference')
-    expectError(await acme.get('/v1/mandate_debits/status?merchant_reference=x'), 400, 'invalid_parameter', 'mandate_id')
-    expectError(await acme.get('/v1/customers/MC_ACME0001/collections?per_page=101'), 400, 'invalid_parameter', 'per_page')
-    expectError(await acme.get('/v1/customers/MC_ACME0001/collections?page=0'), 400, 'invalid_parameter', 'page')
-    expectError(await acme.get('/v1/balance?currency=KE'), 400, 'invalid_parameter', 'currency')
+    expectError(await t.acme.get('/v1/collections'), 400, 'invalid_parameter', 'merchant_reference')
+    expectError(await t.acme.get('/v1/mandate_debits/status?merchant_reference=x'), 400, 'invalid_parameter', 'mandate_id')
+    expectError(await t.acme.get('/v1/customers/MC_ACME0001/collections?per_page=101'), 400, 'invalid_parameter', 'per_page')
+    expectError(await t.acme.get('/v1/customers/MC_ACME0001/collections?page=0'), 400, 'invalid_parameter', 'page')
+    expectError(await t.acme.get('/v1/balance?currency=KE'), 400, 'invalid_parameter', 'currency')
   })
 
   it('accepts a valid body of every kind (no false rejections)', async () => {
-    expect((await acme.post('/v1/collections', collectionBody())).status).toBe(201)
-    expect((await acme.post('/v1/collections', collectionBody({payment_rail: 'bank_transfer', mobile: undefined, provider: undefined, account_name: 'Order 1'}))).status).toBe(201)
-    expect((await acme.post('/v1/checkout/sessions', checkoutBody({payment_rail: null, mobile: null, provider: null}))).status).toBe(201)
-    expect((await acme.post('/v1/checkout/sessions', checkoutBody({amount_mode: 'open', amount: undefined}))).status).toBe(201)
-    expect((await acme.post('/v1/checkout/sessions', checkoutBody({payment_rail: 'card'}))).status).toBe(201)
-    expect((await acme.post('/v1/payouts', {amount: '10.00', currency: 'KES', merchant_reference: 'p-ok', mobile: '254712345670', provider: 'airtel'})).status).toBe(201)
-    expect((await acme.post('/v1/verifications/bank_accounts', {bank_code: '01', account_number: '0123456780'})).status).toBe(200)
+    expect((await t.acme.post('/v1/collections', collectionBody())).status).toBe(201)
+    expect((await t.acme.post('/v1/collections', collectionBody({payment_rail: 'bank_transfer', mobile: undefined, provider: undefined, account_name: 'Order 1'}))).status).toBe(201)
+    expect((await t.acme.post('/v1/checkout/sessions', checkoutBody({payment_rail: null, mobile: null, provider: null}))).status).toBe(201)
+    expect((await t.acme.post('/v1/checkout/sessions', checkoutBody({amount_mode: 'open', amount: undefined}))).status).toBe(201)
+    expect((await t.acme.post('/v1/checkout/sessions', checkoutBody({payment_rail: 'card'}))).status).toBe(201)
+    expect((await t.acme.post('/v1/payouts', {amount: '10.00', currency: 'KES', merchant_reference: 'p-ok', mobile: '254712345670', provider: 'airtel'})).status).toBe(201)
+    expect((await t.acme.post('/v1/verifications/bank_accounts', {bank_code: '01', account_number: '0123456780'})).status).toBe(200)
   })
 })
 
 describe('product switches, plans and Testing mode', () => {
   it('card checkout not enabled is 400 invalid_parameter on payment_rail', async () => {
-    expectError(await globex.post('/v1/checkout/sessions', checkoutBody({payment_rail: 'card'})), 400, 'invalid_parameter', 'payment_rail')
+    expectError(await t.globexEast.post('/v1/checkout/sessions', checkoutBody({payment_rail: 'card'})), 400, 'invalid_parameter', 'payment_rail')
   })
 
   it('subscriptions not enabled is 403 forbidden (plans list and enrolment)', async () => {
-    expectError(await globex.get('/v1/subscription_plans'), 403, 'forbidden')
-    expectError(await globex.post('/v1/subscriptions', {plan_id: 'PLN_GLOBEXBASIC', merchant_reference: 's1', customer_name: 'A', customer_email: 'a@b.example', mobile: '254711000001', provider: 'mpesa'}), 403, 'forbidden')
+    expectError(await t.globexEast.get('/v1/subscription_plans'), 403, 'forbidden')
+    expectError(await t.globexEast.post('/v1/subscriptions', {plan_id: 'PLN_GLOBEXBASIC', merchant_reference: 's1', customer_name: 'A', customer_email: 'a@b.example', mobile: '254711000001', provider: 'mpesa'}), 403, 'forbidden')
   })
 
   it('an inactive or unknown plan is 422 validation_error', async () => {
     const body = {merchant_reference: 's2', customer_name: 'A', customer_email: 'a@b.example', mobile: '254711000002', provider: 'mpesa'}
-    expectError(await acme.post('/v1/subscriptions', {...body, plan_id: 'PLN_ACMELEGACY'}), 422, 'validation_error', 'plan_id')
-    expectError(await acme.post('/v1/subscriptions', {...body, plan_id: 'PLN_NOPE'}), 422, 'validation_error', 'plan_id')
-    expectError(await acme.post('/v1/subscriptions', {...body, plan_id: 'PLN_GLOBEXBASIC'}), 422, 'validation_error', 'plan_id') // another merchant's plan
+    expectError(await t.acme.post('/v1/subscriptions', {...body, plan_id: 'PLN_ACMELEGACY'}), 422, 'validation_error', 'plan_id')
+    expectError(await t.acme.post('/v1/subscriptions', {...body, plan_id: 'PLN_NOPE'}), 422, 'validation_error', 'plan_id')
+    expectError(await t.acme.post('/v1/subscriptions', {...body, plan_id: 'PLN_GLOBEXBASIC'}), 422, 'validation_error', 'plan_id') // another merchant's plan
   })
 
   it('Testing mode caps money-in at KES 1000.00 on collections and fixed checkout sessions', async () => {
-    expectError(await globex.post('/v1/collections', collectionBody({amount: '1000.01'})), 400, 'invalid_parameter', 'amount')
-    expect((await globex.post('/v1/collections', collectionBody({amount: '1000.00'}))).status).toBe(201)
-    expectError(await globex.post('/v1/checkout/sessions', checkoutBody({amount: '5000.00'})), 400, 'invalid_parameter', 'amount')
-    expect((await globex.post('/v1/checkout/sessions', checkoutBody({amount: '999.99'}))).status).toBe(201)
+    expectError(await t.globexEast.post('/v1/collections', collectionBody({amount: '1000.01'})), 400, 'invalid_parameter', 'amount')
+    expect((await t.globexEast.post('/v1/collections', collectionBody({amount: '1000.00'}))).status).toBe(201)
+    expectError(await t.globexEast.post('/v1/checkout/sessions', checkoutBody({amount: '5000.00'})), 400, 'invalid_parameter', 'amount')
+    expect((await t.globexEast.post('/v1/checkout/sessions', checkoutBody({amount: '999.99'}))).status).toBe(201)
     // the live merchant has no cap
-    expect((await acme.post('/v1/collections', collectionBody({amount: '50000.00'}))).status).toBe(201)
+    expect((await t.acme.post('/v1/collections', collectionBody({amount: '50000.00'}))).status).toBe(201)
   })
 
   it('Testing mode refuses amount_mode open', async () => {
-    expectError(await globex.post('/v1/checkout/sessions', checkoutBody({amount_mode: 'open', amount: undefined})), 400, 'invalid_parameter', 'amount_mode')
+    expectError(await t.globexEast.post('/v1/checkout/sessions', checkoutBody({amount_mode: 'open', amount: undefined})), 400, 'invalid_parameter', 'amount_mode')
   })
 
   it('going live through the control API lifts the cap', async () => {
-    await acme.call('PUT', '/_sandbox/merchants/globex', {body: {testing: false}})
-    expect((await globex.post('/v1/collections', collectionBody({amount: '5000.00'}))).status).toBe(201)
-    await acme.call('PUT', '/_sandbox/merchants/globex', {body: {testing: true}})
+    await t.acme.call('PUT', '/_sandbox/merchants/globex', {body: {testing: false}})
+    expect((await t.globexEast.post('/v1/collections', collectionBody({amount: '5000.00'}))).status).toBe(201)
+    await t.acme.call('PUT', '/_sandbox/merchants/globex', {body: {testing: true}})
   })
 })

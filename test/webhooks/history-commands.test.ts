@@ -49,7 +49,7 @@ const replayOptions = (env: NodeJS.ProcessEnv, to: string, more: Partial<ReplayO
   to,
   includeRejected: false,
   originalHeaders: false,
-  secrets: [SECRET],
+  secret: [SECRET],
   timeoutMs: 5000,
   concurrency: 4,
   userAgent: 'pay-test',
@@ -154,7 +154,7 @@ describe('pay webhook replay', () => {
     // bad input: named, nothing sent
     await expect(runWebhookReplay(replayOptions(env, 'ftp://x'), memoryOutput(false).out)).rejects.toThrow(/--to/)
     await expect(runWebhookReplay(replayOptions(env, target.url), memoryOutput(false).out)).rejects.toThrow(/EVENT_ID/)
-    await expect(runWebhookReplay(replayOptions(env, target.url, {ids: [e.id], secrets: []}), memoryOutput(false).out)).rejects.toThrow(/--secret/)
+    await expect(runWebhookReplay(replayOptions(env, target.url, {ids: [e.id], secret: []}), memoryOutput(false).out)).rejects.toThrow(/--secret/)
     await expect(runWebhookReplay(replayOptions(env, target.url, {ids: ['EVT_UNKNOWN']}), memoryOutput(false).out)).rejects.toThrow(/no kept delivery/)
     expect(target.received).toHaveLength(3)
   })
@@ -195,7 +195,7 @@ describe('pay webhook replay', () => {
     expect(failedEvents(kept)).toHaveLength(300)
 
     const out = memoryOutput(true)
-    const replay = await runWebhookReplay(replayOptions(env, target.url, {failed: true, since: '1h', secrets: [seed.webhook_secret], concurrency: 8}), out.out)
+    const replay = await runWebhookReplay(replayOptions(env, target.url, {failed: true, since: '1h', secret: [seed.webhook_secret], concurrency: 8}), out.out)
     expect(replay.exitCode).toBe(0)
     expect(replay.results).toHaveLength(300)
 
@@ -213,7 +213,7 @@ describe('pay webhook replay', () => {
     }
     // nothing is left failed: the same command again sends nothing
     expect(failedEvents(readHistory(historyDir(env)))).toHaveLength(0)
-    const again = await runWebhookReplay(replayOptions(env, target.url, {failed: true, secrets: [seed.webhook_secret]}), memoryOutput(false).out)
+    const again = await runWebhookReplay(replayOptions(env, target.url, {failed: true, secret: [seed.webhook_secret]}), memoryOutput(false).out)
     expect(again.results).toHaveLength(0)
     expect(target.received).toHaveLength(1300)
   })

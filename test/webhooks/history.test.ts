@@ -76,6 +76,32 @@ describe('the listener keeps every delivery', () => {
     expect(synced.length).toBeGreaterThanOrEqual(1)
   })
 
+  it('under a steady load the background fdatasyncs are paced (one every 10 ms at most), and the last batch is synced', async () => {
+    const syncs: {at: number; written: number}[] = []
+    let written = 0
+    const history = new HistoryWriter(tempDir(), {fdatasync: ((fd: number, cb: (err: Error | null) => void) => {
+      syncs.push({at: performance.now(), written})
+      setImmediate(() => cb(null))
+    }) as never})
+    history.open()
+    const started = performance.now()
+    // a batch a turn, as a busy listener writes them, for 60 ms
+    while (performance.now() - started < 60) {
+      written++
+      history.delivery({event_id: `EVT_${written}`, verdict: 'accepted', status: 200, verified: true}, [], Buffer.from('{}'))
+      await new Promise<void>((resolve) => history.afterCommit(resolve))
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    const elapsed = performance.now() - started
+    await waitFor(() => syncs.at(-1)!.written === written)
+    expect(written).toBeGreaterThan(5)
+    // back to back, a sync per batch or so; paced, one per 10 ms (the first at once, the last after the load)
+    expect(syncs.length).toBeLessThanOrEqual(Math.ceil(elapsed / 10) + 2)
+    // a timer may fire a little early (the event loop's clock is read once a turn): 5 ms, where back to back is ~0.05
+    for (let i = 1; i < syncs.length; i++) expect(syncs[i].at - syncs[i - 1].at).toBeGreaterThanOrEqual(5)
+    await history.close()
+  })
+
   it('--history-sync answer: an answer waits until its delivery is fdatasync\'d (held here)', async () => {
     const dir = tempDir()
     const held: (() => void)[] = []

@@ -7,7 +7,9 @@
  */
 import {connect, type Socket} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
-import {type Delivery, OVERFLOW_FACTOR, startListener} from '../../src/webhooks/listener.js'
+import {OVERFLOW_FACTOR} from '../../src/webhooks/http-shell.js'
+import type {Delivery} from '../../src/webhooks/deliveries.js'
+import {startListener} from '../../src/webhooks/listener.js'
 import {createPingKey, PING_HEADER} from '../../src/webhooks/ping.js'
 import {eventBody, nowSeconds, opensslHeader, post, waitFor} from '../helpers/webhooks.js'
 

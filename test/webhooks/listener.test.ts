@@ -1,7 +1,8 @@
 /** The listener in-process: every verdict, duplicates, filtering, forwarding, limits, and that it never crashes. */
 import {connect} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
-import {type Delivery, type Listener, startListener} from '../../src/webhooks/listener.js'
+import type {Delivery} from '../../src/webhooks/deliveries.js'
+import {type Listener, startListener} from '../../src/webhooks/listener.js'
 import {parseSchemeId, SCHEME_IDS, sign, TIMESTAMP_HEADER} from '../../src/webhooks/signature.js'
 import {deliveryLine} from '../../src/webhooks/render.js'
 import {eventBody, nowSeconds, opensslHeader, post, startTestApp} from '../helpers/webhooks.js'

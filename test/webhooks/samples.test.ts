@@ -2,7 +2,8 @@
 import {describe, expect, it} from 'vitest'
 import {EVENT_ID_PATTERN, EVENT_TYPES} from '../../src/webhooks/events.js'
 import {eventFilter, parsePatterns, parseSize, unknownPatterns} from '../../src/webhooks/filter.js'
-import {eventTypeInfo, sampleEvent} from '../../src/webhooks/samples.js'
+import {eventTypeInfo, runWebhookEvents, sampleEvent} from '../../src/webhooks/samples.js'
+import {memoryOutput} from '../helpers/in-process.js'
 
 const PREFIX: Record<string, [string, string]> = {
   collection: ['id', 'CL_'],
@@ -58,5 +59,17 @@ describe('--events filter and --max-body', () => {
     expect(parseSize('2048')).toBe(2048)
     expect(parseSize('lots')).toBeUndefined()
     expect(parseSize('0')).toBeUndefined()
+  })
+})
+
+describe('pay webhook events (runWebhookEvents)', () => {
+  it('lists every event type of the spec: a table, or JSON rows', () => {
+    const json = memoryOutput(true)
+    expect(runWebhookEvents(json.out).map((e) => e.type)).toEqual([...EVENT_TYPES])
+    expect(JSON.parse(json.stdout()).map((e: {type: string}) => e.type)).toEqual([...EVENT_TYPES])
+    const human = memoryOutput(false)
+    runWebhookEvents(human.out)
+    expect(human.stdout().split('\n')[0].split(/\s+/)).toEqual(['type', 'resource', 'operation', 'state', 'description'])
+    for (const t of EVENT_TYPES) expect(human.stdout()).toContain(t)
   })
 })

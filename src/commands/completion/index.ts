@@ -16,7 +16,7 @@ export default class Completion extends BaseCommand {
 
   async run(): Promise<void> {
     const {args} = await this.parse(Completion)
-    const {completionScript} = await import('../../cli/completion.js')
-    ;(await this.output()).chunk(completionScript(args.shell as Shell, this.config.bin))
+    const {runCompletion} = await import('../../cli/completion.js')
+    runCompletion(args.shell as Shell, await this.output(), this.config.bin)
   }
 }

@@ -27,36 +27,7 @@ export default class ProfilesAdd extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProfilesAdd)
-    const out = await this.output()
-    const rt = await this.runtime()
-    try {
-      rt.assertProfileName(args.name)
-    } catch (err) {
-      throw rt.InputError.one('NAME', (err as Error).message.replace(/^profile name "[^"]*" /, ''))
-    }
-    if (flags['base-url']) rt.checkBaseUrl(flags['base-url'])
-    if (flags['webhook-signature']) {
-      const {pinnedScheme} = await import('../../webhooks/signature.js')
-      const problem = pinnedScheme(flags['webhook-signature']).problem
-      if (problem) throw rt.InputError.one('--webhook-signature', problem)
-    }
-    if (flags.live && args.name === rt.SANDBOX_PROFILE) throw rt.InputError.one('--live', `cannot mark the "${rt.SANDBOX_PROFILE}" profile live (it is the local sandbox)`)
-    const store = await rt.ProfileStore.open()
-    const saved = await store.saveWithSecrets(
-      args.name,
-      {
-        base_url: flags['base-url']?.replace(/\/+$/, ''),
-        client_id: flags['client-id'],
-        client_secret: (await rt.secretFlag(flags['client-secret'])) ?? process.env.PAY_CLIENT_SECRET,
-        account_ref: flags['account-ref'],
-        webhook_secret: flags['webhook-secret'] ?? process.env.PAY_WEBHOOK_SECRET,
-        webhook_signature: flags['webhook-signature'],
-        live: flags.live,
-        mcp_allow_money: flags['mcp-allow-money'],
-      },
-      {activate: flags.use},
-    )
-    if (out.json) out.data(JSON.stringify({name: args.name, ...rt.redactProfile(saved.profile)}))
-    else out.info(`Saved profile "${args.name}"${store.activeName() === args.name ? ' (active)' : ''} in ${store.path}${rt.savedSecretsNote(saved)}`)
+    const {runProfilesAdd} = await import('../../profiles/manage.js')
+    await runProfilesAdd({...flags, name: args.name}, await this.output())
   }
 }

@@ -19,9 +19,7 @@ export default class ProfilesMigrate extends BaseCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(ProfilesMigrate)
-    const out = await this.output()
-    const rt = await this.runtime()
-    const {runProfilesMigrate} = await import('../../profiles/migrate.js')
-    await runProfilesMigrate(await rt.ProfileStore.open(), {names: argv as string[], to: flags.to as 'keyring' | 'file'}, out)
+    const [{runProfilesMigrate}, rt] = await Promise.all([import('../../profiles/migrate.js'), this.runtime()])
+    await runProfilesMigrate(await rt.ProfileStore.open(), {names: argv as string[], to: flags.to as 'keyring' | 'file'}, await this.output())
   }
 }

@@ -15,16 +15,7 @@ export default class ProfilesShow extends BaseCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(ProfilesShow)
-    const out = await this.output()
-    const rt = await this.runtime()
-    const s = await rt.resolveSettings({...flags, profile: args.name ?? flags.profile})
-    if (args.name && !s.profileFound) throw new rt.PayError(`no profile named "${args.name}"`, 4)
-    const {redactProfile} = await import('../../config/profile-view.js')
-    // the same view as `profiles list`: secrets as whether they are set, a password in the base URL redacted
-    const shown = redactProfile({base_url: s.baseUrl, client_id: s.clientId, client_secret: s.clientSecret, account_ref: s.accountRef, webhook_secret: s.webhookSecret, webhook_signature: s.webhookSignature, live: s.live === true})
-    // where each secret lives: the flag, the environment, the profiles file or the OS keyring (never its value)
-    const secret = (key: 'clientSecret' | 'webhookSecret') => rt.secretView(s.sources[key] === 'profile' ? 'file' : s.sources[key] === 'default' ? undefined : s.sources[key])
-    const view = {profile: s.profileName, profile_found: s.profileFound, ...shown, client_secret: secret('clientSecret'), webhook_secret: secret('webhookSecret'), sources: s.sources, config_dir: s.configDir}
-    out.body(JSON.stringify(view), view)
+    const {runProfilesShow} = await import('../../profiles/manage.js')
+    await runProfilesShow({...flags, name: args.name}, await this.output())
   }
 }

@@ -11,11 +11,7 @@ export default class SandboxAdvance extends SandboxCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(SandboxAdvance)
-    // the rule flows' `sandbox: advance` steps use too
-    const {durationSeconds, DURATION_RULE} = await import('../../flows/sandbox-steps.js')
-    const seconds = durationSeconds(args.duration)
-    if (seconds === undefined) throw (await this.runtime()).InputError.one('DURATION', DURATION_RULE)
-    const out = await this.control(flags, 'clock.advance', {body: {seconds}})
-    await this.print(out, `sandbox clock now ${out.now} (+${out.offset_seconds} s)`)
+    const {runSandboxAdvance} = await import('../../sandbox/control-commands.js')
+    await runSandboxAdvance((id, input) => this.control(flags, id, input), args.duration, await this.output())
   }
 }

@@ -14,11 +14,7 @@ export default class SandboxEvents extends SandboxCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxEvents)
-    const out = await this.control(flags, 'events.list', {query: {type: flags.type, client_id: flags.client}})
-    const lines = (out.data as {id: string; type: string; created_at: string; state: string; deliveries: {status: number | null}[]}[]).map((e) => {
-      const attempts = e.deliveries.map((d) => d.status ?? 'unreachable').join(',')
-      return `${e.created_at}  ${e.id}  ${e.type.padEnd(28)} ${e.state}${attempts ? ` (${attempts})` : ''}`
-    })
-    await this.print(out, lines.length === 0 ? 'no events' : lines.join('\n'))
+    const {runSandboxEvents} = await import('../../sandbox/control-commands.js')
+    await runSandboxEvents((id, input) => this.control(flags, id, input), flags, await this.output())
   }
 }

@@ -6,7 +6,7 @@ export default class SandboxReset extends SandboxCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxReset)
-    const out = await this.control(flags, 'reset')
-    await this.print(out, 'sandbox reset to its seed')
+    const {runSandboxReset} = await import('../../sandbox/control-commands.js')
+    await runSandboxReset((id, input) => this.control(flags, id, input), await this.output())
   }
 }

@@ -9,8 +9,7 @@ export default class SandboxTransfer extends SandboxCommand {
 
   async run(): Promise<void> {
     const {args, flags} = await this.parse(SandboxTransfer)
-    const out = await this.control(flags, 'virtual-accounts.transfer', {path: {account_number: args.account_number}, body: {amount: flags.amount}})
-    const target = out.collection ?? out.checkout_session
-    await this.print(out, `transferred ${out.amount} to ${args.account_number}: ${target?.id ?? ''} ${target?.status ?? ''}`.trim())
+    const {runSandboxTransfer} = await import('../../sandbox/control-commands.js')
+    await runSandboxTransfer((id, input) => this.control(flags, id, input), {accountNumber: args.account_number, amount: flags.amount}, await this.output())
   }
 }

@@ -15,8 +15,7 @@ export default class SandboxWebhook extends SandboxCommand {
 
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxWebhook)
-    if (!flags.target && !flags.clear) throw (await this.runtime()).InputError.one('--target', 'or --clear is required')
-    const out = await this.control(flags, 'clients.webhook', {path: {client_id: flags.client}, body: {url: flags.clear ? null : flags.target}})
-    await this.print(out, out.url ? `${out.client_id} events go to ${out.url}` : `${out.client_id} has no webhook URL`)
+    const {runSandboxWebhook} = await import('../../sandbox/control-commands.js')
+    await runSandboxWebhook((id, input) => this.control(flags, id, input), flags, await this.output())
   }
 }

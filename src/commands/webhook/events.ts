@@ -11,13 +11,7 @@ export default class WebhookEvents extends BaseCommand {
 
   async run(): Promise<void> {
     await this.parse(WebhookEvents)
-    const out = await this.output()
-    const {eventTypeInfo} = await import('../../webhooks/samples.js')
-    const rows = eventTypeInfo()
-    if (out.json) {
-      out.data(JSON.stringify(rows))
-      return
-    }
-    out.data(out.list(rows as unknown as Record<string, unknown>[], ['type', 'resource', 'operation', 'state', 'description']))
+    const {runWebhookEvents} = await import('../../webhooks/samples.js')
+    runWebhookEvents(await this.output())
   }
 }

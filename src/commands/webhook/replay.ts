@@ -32,23 +32,8 @@ Rejected deliveries are replayed only with --include-rejected. --original-header
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(WebhookReplay)
-    const out = await this.output()
-    const {resolveSettings} = await this.runtime()
-    const settings = await resolveSettings({profile: flags.profile})
-    const secrets = flags.secret?.length ? flags.secret : settings.webhookSecret ? [settings.webhookSecret] : []
     const {runWebhookReplay} = await import('../../webhooks/history-commands.js')
-    const {exitCode} = await runWebhookReplay(
-      {
-        ...flags,
-        ids: argv as string[],
-        includeRejected: flags['include-rejected'],
-        originalHeaders: flags['original-headers'],
-        secrets,
-        timeoutMs: flags.timeout * 1000,
-        userAgent: this.userAgent,
-      },
-      out,
-    )
-    process.exitCode = exitCode
+    const options = {...flags, ids: argv as string[], includeRejected: flags['include-rejected'], originalHeaders: flags['original-headers'], timeoutMs: flags.timeout * 1000, userAgent: this.userAgent}
+    process.exitCode = (await runWebhookReplay(options, await this.output())).exitCode
   }
 }

@@ -27,41 +27,7 @@ The body must be the exact bytes received: a re-formatted JSON, or a newline add
 
   async run(): Promise<void> {
     const {flags} = await this.parse(WebhookVerify)
-    const out = await this.output()
-    const rt = await this.runtime()
-    const {InputError} = rt
-    const {pinnedScheme} = await import('../../webhooks/signature.js')
     const {runWebhookVerify} = await import('../../webhooks/verify-delivery.js')
-
-    const settings = await rt.resolveSettings({profile: flags.profile})
-    const secrets = await rt.webhookSecrets(flags.secret, settings)
-    if (secrets.length === 0) throw InputError.one('--secret', 'is required (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)')
-    const pinned = pinnedScheme(settings.webhookSignature)
-    if (pinned.problem) throw InputError.one('webhook_signature', pinned.problem, 'fix it in the profile (pay profiles add NAME --webhook-signature …) or PAY_WEBHOOK_SIGNATURE')
-
-    let body: Buffer
-    if (flags.file) {
-      const {readFile} = await import('node:fs/promises')
-      try {
-        body = await readFile(flags.file)
-      } catch (err) {
-        throw InputError.one('--file', `cannot be read: ${(err as Error).message}`)
-      }
-    } else {
-      if (process.stdin.isTTY) throw InputError.one('--file', 'or a body on stdin is required', 'pipe the raw body in, or give --file body.json')
-      const chunks: Buffer[] = []
-      for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))
-      body = Buffer.concat(chunks)
-    }
-    process.exitCode = runWebhookVerify(out, {
-      header: flags.signature,
-      timestampHeader: flags.timestamp,
-      body,
-      secrets,
-      toleranceSeconds: flags.tolerance,
-      ignoreTimestamp: flags['ignore-timestamp'],
-      explain: flags.explain,
-      pinned: pinned.scheme,
-    })
+    process.exitCode = await runWebhookVerify(flags, await this.output())
   }
 }

@@ -1,9 +1,8 @@
 /**
- * `pay sandbox open`: in-process (its run function over the control client, a real sandbox), and as a process for what
- * only a process shows: $BROWSER started with the URL, a machine with no browser (the URL printed), exit codes; and
- * `pay sandbox start` printing the dashboard's URL (or null with --no-dashboard).
+ * `pay sandbox open` in-process: its run function over the control client (a real sandbox), and its command class:
+ * $BROWSER started with the URL, a machine with no browser (the URL printed), exit codes. `pay sandbox start`
+ * printing the dashboard's URL: test/sandbox/start.test.ts.
  */
-import {spawn} from 'node:child_process'
 import {chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -11,11 +10,10 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ControlClient} from '../../../src/client/control-client.js'
 import {runSandboxOpen} from '../../../src/sandbox/dashboard/open.js'
 import type {Sandbox} from '../../../src/sandbox/index.js'
-import {BIN, ROOT, cleanEnv, runCli, tempConfigDir} from '../../helpers/cli.js'
-import {USER_AGENT, memoryOutput} from '../../helpers/in-process.js'
+import {tempConfigDir} from '../../helpers/cli.js'
+import {USER_AGENT, memoryOutput, runCommand} from '../../helpers/in-process.js'
+import {closedPort} from '../../helpers/localtunnel-server.js'
 import {start, until} from '../../helpers/sandbox-http.js'
-
-const built = existsSync(join(ROOT, 'dist', 'commands', 'sandbox', 'open.js'))
 
 let sb: Sandbox
 let off: Sandbox
@@ -73,47 +71,24 @@ describe('runSandboxOpen (in-process)', () => {
   })
 })
 
-describe.skipIf(!built)('pay sandbox open and start (built CLI)', () => {
+describe('pay sandbox open (its command class)', () => {
   it('starts $BROWSER with the URL; with no browser at all it prints the URL; no sandbox exits 7', async () => {
     const browser = fakeBrowser()
     const env = {PAY_CONFIG_DIR: tempConfigDir()}
-    const r = await runCli(['sandbox', 'open', '--url', sb.url], {env: {...env, BROWSER: browser.command}})
+    const r = await runCommand(['sandbox', 'open', '--url', sb.url], {env: {...env, BROWSER: browser.command}})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toBe(`${sb.url}/_dashboard/\n`)
     expect(await until(() => browser.opened(), 5000, 'the browser')).toBe(`${sb.url}/_dashboard/`)
 
-    const none = await runCli(['sandbox', 'open', '--url', sb.url], {env: {...env, BROWSER: undefined, DISPLAY: undefined, WAYLAND_DISPLAY: undefined}})
+    const none = await runCommand(['sandbox', 'open', '--url', sb.url], {env: {...env, BROWSER: undefined, DISPLAY: undefined, WAYLAND_DISPLAY: undefined}})
     expect(none.code).toBe(0)
     expect(none.stdout).toBe(`${sb.url}/_dashboard/\n`)
     expect(none.stderr).toMatch(/No browser to open here/)
 
-    const disabled = await runCli(['sandbox', 'open', '--url', off.url], {env})
+    const disabled = await runCommand(['sandbox', 'open', '--url', off.url], {env})
     expect(disabled.code).toBe(1)
     expect(disabled.stderr).toMatch(/--no-dashboard/)
-    const down = await runCli(['sandbox', 'open', '--url', 'http://127.0.0.1:9'], {env})
+    const down = await runCommand(['sandbox', 'open', '--url', `http://127.0.0.1:${await closedPort()}`], {env})
     expect(down.code).toBe(7)
-  })
-
-  it('pay sandbox start prints the dashboard URL (text and --json), and null with --no-dashboard', async () => {
-    const launch = (args: string[]) =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0', '--no-profile', ...args], {cwd: ROOT, env: cleanEnv({PAY_CONFIG_DIR: tempConfigDir()}), stdio: ['ignore', 'pipe', 'pipe']})
-        let out = ''
-        child.stdout.setEncoding('utf8').on('data', (d: string) => {
-          out += d
-          if (/\}\n|Press Ctrl-C/.test(out)) {
-            child.kill('SIGTERM')
-            resolve(out)
-          }
-        })
-        child.on('exit', () => reject(new Error(`exited early: ${out}`)))
-      })
-    const text = await launch([])
-    const url = /Sandbox listening on (\S+)/.exec(text)![1]
-    expect(text).toContain(`Dashboard at ${url}/_dashboard/ (pay sandbox open)`)
-    const json = JSON.parse(await launch(['--json']))
-    expect(json.dashboard).toBe(`${json.url}/_dashboard/`)
-    expect(JSON.parse(await launch(['--json', '--no-dashboard'])).dashboard).toBeNull()
-    expect(await launch(['--no-dashboard'])).not.toContain('Dashboard at')
   })
 })

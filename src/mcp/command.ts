@@ -1,0 +1,49 @@
+/**
+ * `pay mcp`: with --print-config, the JSON MCP clients take to start this server; else the server on stdio until
+ * stdin ends (src/mcp/server.ts, loaded only then: no other path loads the SDK).
+ */
+import {SETTING_ENV} from '../config/settings.js'
+import type {Output} from '../output/output.js'
+import type {ApiContextFlags} from '../runtime.js'
+import {clientConfig} from './config.js'
+import type {McpOptions} from './server.js'
+
+export interface McpCommandOptions extends ApiContextFlags {
+  'allow-money'?: boolean
+  'allow-live-money'?: boolean
+  'print-config'?: boolean
+}
+
+export interface McpRun {
+  /** The arguments `pay mcp` was given (repeated in the printed configuration, less --print-config). */
+  argv: string[]
+  /** This pay's entry (bin/run.cjs), started by this Node: the client's PATH does not matter. */
+  entry: string
+  userAgent: string
+  version: string
+  commands: McpOptions['commands']
+  /** default: the process's */
+  env?: NodeJS.ProcessEnv
+}
+
+export async function runMcp(flags: McpCommandOptions, out: Output, run: McpRun): Promise<void> {
+  const env = run.env ?? process.env
+  if (flags['print-config']) {
+    const config = clientConfig(process.execPath, run.entry, run.argv.filter((a) => a !== '--print-config'), SETTING_ENV, env)
+    out.data(JSON.stringify(config, null, 2))
+    const names = Object.keys(config.mcpServers.pay.env)
+    if (names.length > 0) out.info(`env: fill in the values of ${names.join(', ')} (not printed), or use --profile instead`)
+    return
+  }
+  const {serveMcp} = await import('./server.js')
+  await serveMcp({
+    flags,
+    allowMoney: Boolean(flags['allow-money']),
+    allowLiveMoney: Boolean(flags['allow-live-money']),
+    userAgent: run.userAgent,
+    version: run.version,
+    info: (text) => out.info(text),
+    env: run.env,
+    commands: run.commands,
+  })
+}
