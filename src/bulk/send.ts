@@ -9,12 +9,12 @@ import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client
 import type {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
 import {stateOf} from '../operation/wait.js'
-import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, RequestAttempts, askedWaitMs, pollDelayMs, throttleOf} from '../client/request-policy.js'
+import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, type RequestClass, RequestAttempts, askedWaitMs, pollDelayMs, throttleOf} from '../client/request-policy.js'
 import type {ApiContext} from '../operation/api-context.js'
 import type {Checked} from './check.js'
 import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, type ProgressReporter, type ResultSink} from './report.js'
-import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RunJournal, rowOutcome} from '../journal/run-journal.js'
+import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RunJournal, rowOutcome, withStatus} from '../journal/run-journal.js'
 import type {SpooledRow} from './spool.js'
 
 /** Rows in a row left "unknown" by network errors after their retries: the service is unreachable, stop. */
@@ -117,7 +117,7 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
       if (next === undefined) return
       const {r, known} = next
       if (known && known.idempotency_key === r.key && plan.settledBy(known)) {
-        const {again: _again, ...settled} = known
+        const settled = withStatus(known, known.status) // without `again`
         // --wait: an earlier row whose resource has not ended is looked up again (GETs; nothing is sent)
         if (wait && settled.status === 'processing') finish(await waitRow(ctx, settled, wait.poll(r.endpoint, answerOf(settled), callInputOf(r)), wait.timeoutSec, rate, ended), true)
         else finish(settled, plan.adopted === true)
@@ -267,7 +267,6 @@ async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, 
  * (for now, or for good) or unknown. 429s slow the whole run down (the shared rate) instead of this row waiting alone.
  */
 async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number, ended: Ended, via?: PoolTransport): Promise<Sent> {
-  const base = {row: r.row, line: r.line, reference: r.reference, http_status: null, id: null, state: null, state_at: null, error_code: null, error_message: null, idempotency_key: r.key, amount: r.amount, currency: r.currency, earlier: false}
   const policy = new RequestAttempts({retries, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
   for (;;) {
     if (!rate.tryAcquire()) await rate.acquire()
@@ -285,7 +284,7 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
       const b = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
       const id = typeof b?.id === 'string' ? b.id : typeof b?.merchant_reference === 'string' ? b.merchant_reference : null
       const state = stateOf(res.body) ?? null
-      return {outcome: rowOutcome({...base, outcome: 'accepted', http_status: res.status, id, state, state_at: new Date().toISOString()}, ended(state)), response: res}
+      return {outcome: rowOutcome(fieldsOf(r, 'accepted', res.status, id, state, new Date().toISOString(), null, null), ended(state)), response: res}
     }
     const status = typeof err?.status === 'number' ? err.status : undefined
     // a failure the client did not judge (none is expected): it may have reached the service
@@ -303,6 +302,14 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     rate.ok()
     const code = err?.error?.code ?? (status === undefined ? 'network_error' : `http_${status}`)
     const message = err?.error?.message ?? err?.message ?? String(err)
-    return {outcome: rowOutcome({...base, outcome: decision.class, http_status: status ?? null, error_code: code, error_message: message}, undefined, decision.again), again: decision.again}
+    return {outcome: rowOutcome(fieldsOf(r, decision.class, status ?? null, null, null, null, code, message), undefined, decision.again), again: decision.again}
+  }
+}
+
+/** A sent row's outcome fields (an object literal, not a spread of shared ones: see withStatus). */
+function fieldsOf(r: SpooledRow, outcome: RequestClass, httpStatus: number | null, id: string | null, state: string | null, stateAt: string | null, code: string | null, message: string | null): Omit<RowOutcome, 'status'> {
+  return {
+    row: r.row, line: r.line, reference: r.reference, outcome, http_status: httpStatus, id, state, state_at: stateAt, error_code: code, error_message: message, idempotency_key: r.key,
+    amount: r.amount, currency: r.currency, earlier: false,
   }
 }

@@ -2,7 +2,7 @@
 import {existsSync, readdirSync, statSync} from 'node:fs'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {RunJournal, rowOutcome} from '../../src/journal/run-journal.js'
+import {RunJournal, rowOutcome, withStatus} from '../../src/journal/run-journal.js'
 import {SortedRecords} from '../../src/journal/sorted-spool.js'
 import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
@@ -82,7 +82,14 @@ describe("earlier runs' outcomes, sorted by row on disk", () => {
     const {outcomes, salt} = await journal.load()
     expect(salt).toBe('')
     const seen: {row: number; outcome: string; again: boolean}[] = []
-    for await (const chunk of outcomes.chunks()) for (const o of chunk) seen.push({row: o.row, outcome: o.outcome, again: o.again})
+    const keys = [...Object.keys(row(1, 'accepted')), 'again'] // a row outcome's keys in their one order, then `again`
+    for await (const chunk of outcomes.chunks()) {
+      for (const o of chunk) {
+        seen.push({row: o.row, outcome: o.outcome, again: o.again})
+        expect(Object.keys(o)).toEqual(keys)
+        expect(Object.keys(withStatus(o, o.status))).toEqual(keys.slice(0, -1)) // the copy the send pass reports
+      }
+    }
     // row 9 was journaled under another salt: it does not count
     expect(seen).toEqual([
       {row: 1, outcome: 'unknown', again: false},
