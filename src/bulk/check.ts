@@ -21,7 +21,7 @@ import {SortedRecords, hexWords} from '../journal/sorted-spool.js'
 const MAX_LISTED_PROBLEMS = 1000
 
 /** An endpoint's request as the first row built it, and its URL's origin: every row's request is it with the row's target, body and key. */
-export interface Template {
+interface Template {
   request: PreparedRequest
   origin: string
 }
@@ -42,7 +42,7 @@ export interface Checked {
 }
 
 /** What a row's request is made of, as check() needs it from the run. */
-export interface CheckRun {
+interface CheckRun {
   op: BulkOperation
   defaults: Record<string, string | undefined>
 }

@@ -49,7 +49,7 @@ export async function checkReferences(store: JournalStore, scopeOf: (endpoint: s
 }
 
 /** A broken promise: a row's line, and the first accepted request that holds its reference under another key. */
-export interface BrokenPromise {
+interface BrokenPromise {
   line: number
   earlier: AcceptedReference
 }
@@ -182,7 +182,7 @@ async function eachAccepted(index: ReferenceIndex, singles: Map<string, Accepted
  * The operation journal's accepted requests of a scope that hold a reference, by reference, each with its latest
  * known state (a bulk run reads them once: single commands are few next to bulk rows).
  */
-export function acceptedSingles(store: JournalStore, scope: ReferenceScope): Map<string, AcceptedReference[]> {
+function acceptedSingles(store: JournalStore, scope: ReferenceScope): Map<string, AcceptedReference[]> {
   const out = new Map<string, AcceptedReference[]>()
   if (!store.open()) return out
   for (const e of store.entriesAbout([`"endpoint":${JSON.stringify(scope.endpoint)}`])) {

@@ -20,9 +20,9 @@ import type {SpooledRow} from './spool.js'
 /** Rows in a row left "unknown" by network errors after their retries: the service is unreachable, stop. */
 export const UNREACHABLE_AFTER = 24
 
-export type Ended = (state: string | null) => 'succeeded' | 'failed' | undefined
+type Ended = (state: string | null) => 'succeeded' | 'failed' | undefined
 
-export interface PollTarget {
+interface PollTarget {
   id: EndpointId
   input: CallInput
   states?: {succeeded: readonly string[]; failed: readonly string[]}

@@ -9,7 +9,7 @@ import type {Output} from '../output/output.js'
 import {complete, profileOf, shellSafe} from './completion.js'
 import {surfaceOf, type ValueSource} from './surface.js'
 
-export interface CompleteRun {
+interface CompleteRun {
   /** What oclif loaded (this.config.commands). */
   commands: Parameters<typeof surfaceOf>[0]
   userAgent: string

@@ -91,7 +91,7 @@ export function profileOf(typed: readonly string[]): string | undefined {
 }
 
 /** The script a shell sources: it hands the words to `pay completion complete` and offers what comes back. */
-export function completionScript(shell: Shell, bin = 'pay'): string {
+function completionScript(shell: Shell, bin = 'pay'): string {
   if (shell === 'bash') {
     return `# ${bin} completion for bash. Load it now:  source <(${bin} completion bash)
 # or for good:  ${bin} completion bash > ~/.local/share/bash-completion/completions/${bin}

@@ -15,7 +15,7 @@ import {Transport} from './transport.js'
 import {controlEndpoints, type ControlEndpointId} from '../api/control-endpoints.js'
 
 /** Where `pay sandbox start` listens by default. */
-export const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010'
+const DEFAULT_SANDBOX_URL = 'http://127.0.0.1:4010'
 
 export {controlEndpoints, type ControlEndpointId} from '../api/control-endpoints.js'
 
@@ -25,7 +25,7 @@ export interface ControlInput {
   body?: unknown
 }
 
-export interface ControlOptions {
+interface ControlOptions {
   /** --url */
   url?: string
   userAgent: string
@@ -36,7 +36,7 @@ export interface ControlOptions {
 }
 
 /** The sandbox to control: --url, else $PAY_SANDBOX_URL, else the "sandbox" profile's base URL, else the default. */
-export function sandboxUrl(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+function sandboxUrl(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
   let url = flag || env.PAY_SANDBOX_URL
   if (!url) {
     try {

@@ -23,7 +23,7 @@ export type {Profile} from './profile-schema.js'
 
 const PROFILES_FILE = 'profiles.json'
 
-export function profilesPath(dir = configDir()): string {
+function profilesPath(dir = configDir()): string {
   return join(dir, PROFILES_FILE)
 }
 

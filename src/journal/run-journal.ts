@@ -25,7 +25,7 @@ const CHUNK_ROWS = 128
  * refused; `unknown`: the service may have acted (the row is resent with its key); `not_sent`: refused for now (rate
  * limited to the end, or the service never reached): nothing was done, a plain re-run sends it.
  */
-export type RowState = 'succeeded' | 'processing' | 'failed' | 'unknown' | 'not_sent'
+type RowState = 'succeeded' | 'processing' | 'failed' | 'unknown' | 'not_sent'
 
 export interface RowOutcome {
   row: number
@@ -50,7 +50,7 @@ export interface RowOutcome {
 }
 
 /** The verdict of a row (see RowState); `ended`: the class of its state (classifyState), undefined while not terminal. */
-export function rowState(outcome: RequestClass, ended: 'succeeded' | 'failed' | undefined, refusedForNow: boolean): RowState {
+function rowState(outcome: RequestClass, ended: 'succeeded' | 'failed' | undefined, refusedForNow: boolean): RowState {
   if (outcome === 'accepted') return ended ?? 'processing'
   if (outcome === 'refused') return refusedForNow ? 'not_sent' : 'failed'
   return 'unknown'
@@ -279,7 +279,7 @@ function outcomeOfRecord(rec: Partial<RowOutcome>): RequestClass {
   return (rec.status as string) === 'failed' && status !== undefined ? 'refused' : 'unknown'
 }
 
-export interface RunHeader {
+interface RunHeader {
   t: 'run'
   run: string
   at: string
@@ -388,7 +388,7 @@ export class RunJournal {
 }
 
 /** One line of a lineage file: a run of the lineage and the salt of its row keys ('' for none). */
-export interface LineageRecord {
+interface LineageRecord {
   t: 'lineage'
   run: string
   at: string

@@ -12,7 +12,7 @@ import {SECRET_FILE_MODE} from '../config/paths.js'
 import {SPOOL_PREFIXES} from './store.js'
 
 /** Records held in memory before a sorted run is written out. */
-export const DEFAULT_BUDGET_RECORDS = 1 << 16
+const DEFAULT_BUDGET_RECORDS = 1 << 16
 /** Records handed out at a time, and read from each run file at a time while merging. */
 const CHUNK_RECORDS = 2048
 

@@ -135,7 +135,7 @@ export interface JournalQuery {
 }
 
 /** The columns of the human list. */
-export const JOURNAL_COLUMNS = ['at', 'origin', 'endpoint', 'reference', 'outcome', 'id', 'state', 'idempotency_key']
+const JOURNAL_COLUMNS = ['at', 'origin', 'endpoint', 'reference', 'outcome', 'id', 'state', 'idempotency_key']
 
 /**
  * What `pay journal` (and the journal tool of `pay mcp`) shows: newest first, bulk rows included, or one entry in

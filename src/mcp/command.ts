@@ -8,13 +8,13 @@ import type {ApiContextFlags} from '../runtime.js'
 import {clientConfig} from './config.js'
 import type {McpOptions} from './server.js'
 
-export interface McpCommandOptions extends ApiContextFlags {
+interface McpCommandOptions extends ApiContextFlags {
   'allow-money'?: boolean
   'allow-live-money'?: boolean
   'print-config'?: boolean
 }
 
-export interface McpRun {
+interface McpRun {
   /** The arguments `pay mcp` was given (repeated in the printed configuration, less --print-config). */
   argv: string[]
   /** This pay's entry (bin/run.cjs), started by this Node: the client's PATH does not matter. */

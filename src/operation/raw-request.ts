@@ -12,7 +12,7 @@ import {forStdout, printable} from '../output/printable.js'
 import type {ApiContext} from './api-context.js'
 import {mergeBody, parseFieldFlags, readDataFlag} from './body-input.js'
 
-export interface ApiOptions {
+interface ApiOptions {
   method: string
   path: string
   data?: string
@@ -74,7 +74,7 @@ export async function runApi(options: ApiOptions, open: () => Promise<ApiContext
 }
 
 /** -H 'Name: value' as lower-case names; Authorization is refused (the token comes from the profile). */
-export function requestHeaders(given: string[] = []): Record<string, string> {
+function requestHeaders(given: string[] = []): Record<string, string> {
   const headers: Record<string, string> = {}
   for (const h of given) {
     const i = h.indexOf(':')

@@ -31,7 +31,7 @@ export interface LoginAsker {
 }
 
 /** The questions asked with @inquirer/prompts, drawn on the Output's stderr. */
-export function inquirerAsker(out: Output): LoginAsker {
+function inquirerAsker(out: Output): LoginAsker {
   const context = {output: out.errorStream}
   const inquirer = import('@inquirer/prompts')
   return {
@@ -41,7 +41,7 @@ export function inquirerAsker(out: Output): LoginAsker {
   }
 }
 
-export interface LoginRun {
+interface LoginRun {
   userAgent: string
   /** The environment settings and the config dir are read from (default: the process's). */
   env?: NodeJS.ProcessEnv

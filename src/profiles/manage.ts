@@ -16,14 +16,14 @@ import type {Output} from '../output/output.js'
 import {pinnedScheme} from '../webhooks/signature.js'
 
 /** Where a run function reads its settings and, for `--client-secret -`, the secret. */
-export interface ProfilesRun {
+interface ProfilesRun {
   /** default: the process's */
   env?: NodeJS.ProcessEnv
   /** default: the process's stdin */
   stdin?: NodeJS.ReadableStream
 }
 
-export interface ProfilesAddOptions {
+interface ProfilesAddOptions {
   name: string
   'base-url'?: string
   'client-id'?: string

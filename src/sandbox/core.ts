@@ -70,7 +70,7 @@ class SandboxEvent implements EventRec {
 }
 
 /** The id of the resource an event's data is (a mandate's and a subscription's views name it differently). */
-export function subjectOf(type: string, data: Record<string, unknown>): string | undefined {
+function subjectOf(type: string, data: Record<string, unknown>): string | undefined {
   const id = data.id ?? (type.startsWith('subscription.') ? data.subscription_id : type.startsWith('mandate.') ? data.mandate_id : undefined)
   return typeof id === 'string' ? id : undefined
 }

@@ -13,7 +13,7 @@ class SimulatedBug extends Error {
 }
 
 /** What the sandbox logs of a bug: a simulated one in one line, a real one with its stack. */
-export function bugLog(err: unknown): unknown {
+function bugLog(err: unknown): unknown {
   return err instanceof SimulatedBug ? `${err.message} (expected: asked for with bug_next)` : err
 }
 

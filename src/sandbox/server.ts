@@ -83,7 +83,7 @@ export function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): 
 }
 
 /** The last line of defence: a bug anywhere in request handling is answered 500 (when still possible) and logged. */
-export function internalError(res: ServerResponse, err: unknown): void {
+function internalError(res: ServerResponse, err: unknown): void {
   reportBug('sandbox bug:', err)
   if (res.headersSent) {
     res.destroy()

@@ -11,7 +11,7 @@ import {ProfileStore} from '../config/profiles.js'
 import type {Output} from '../output/output.js'
 import type {Sandbox, SandboxOptions} from './index.js'
 
-export interface SandboxStartOptions {
+interface SandboxStartOptions {
   port: number
   host: string
   profile: boolean
@@ -38,7 +38,7 @@ export interface SandboxStartOptions {
   json: boolean
 }
 
-export interface SandboxStartRun {
+interface SandboxStartRun {
   /** Serving stops when it settles. */
   until: Promise<void>
   /** Where the profile is saved (default: the process's environment). */
@@ -66,7 +66,7 @@ export async function runSandboxStart(flags: SandboxStartOptions, out: Output, r
 }
 
 /** The sandbox's options from the flags; a fraction out of 0..1 exits 2 naming its flag. */
-export function sandboxOptions(flags: SandboxStartOptions, out: Output): SandboxOptions {
+function sandboxOptions(flags: SandboxStartOptions, out: Output): SandboxOptions {
   const problems: {flag: string; rule: string}[] = []
   const fraction = (name: string, value: string) => {
     const n = Number(value)

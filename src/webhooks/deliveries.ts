@@ -57,7 +57,7 @@ export function emptyStats(): ListenerStats {
 }
 
 /** The parts a delivery goes through, made by startListener (src/webhooks/listener.ts). */
-export interface StageParts {
+interface StageParts {
   judge: (headers: IncomingMessage['headers'], raw: Body) => Judgement
   /** false: --no-verify (accepted deliveries are counted unverified). */
   verify: boolean
@@ -70,7 +70,7 @@ export interface StageParts {
   stats: ListenerStats
 }
 
-export interface DeliveryStage {
+interface DeliveryStage {
   /** A body read (or over the limit, or cut short by the sender): judged with the others read in this turn. */
   read(req: IncomingMessage, res: ServerResponse, raw: Body): void
   /** A delivery rejected on its headers alone (its method, a declared length over the limit). */

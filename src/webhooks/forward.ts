@@ -22,14 +22,14 @@ export interface ForwardResult {
   ms: number
 }
 
-export interface SendResult {
+interface SendResult {
   response?: {status: number; headers: Record<string, string>; body: Buffer}
   error?: ForwardResult['error']
   detail?: string
   ms: number
 }
 
-export interface Forwarder {
+interface Forwarder {
   send(body: Buffer, rawHeaders: string[]): Promise<SendResult>
   close(): Promise<void>
 }

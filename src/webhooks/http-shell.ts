@@ -10,12 +10,12 @@ import type {Body} from './judge.js'
 import {PING_HEADER, type PingKey} from './ping.js'
 
 /** A request's headers must arrive within this time, its whole body within REQUEST_TIMEOUT (answered 408, closed). */
-export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
 /** Requests in progress at most; one over it is answered 503 with Retry-After. */
 export const DEFAULT_MAX_CONNECTIONS = 256
 /** What a 503 over the cap asks the sender to wait. */
-export const RETRY_AFTER_SECONDS = 1
+const RETRY_AFTER_SECONDS = 1
 /** Over the open-socket bound, a connection that has not sent its headers this long after it connected may be closed. */
 const HEADERS_GRACE_MS = 3000
 /** Open sockets at most, as a multiple of the cap: over it, stale ones are closed, or else the new one. */
@@ -29,7 +29,7 @@ interface ShellCounts {
 }
 
 /** What the listener does with the requests at its path. */
-export interface ShellHandlers {
+interface ShellHandlers {
   /** A JSON answer (the pong, the 404), through the listener's answers. */
   reply(res: ServerResponse, status: number, body: unknown): void
   /** Rejected on its headers alone: its method, or a declared length over the limit (`bytes`). */
@@ -40,7 +40,7 @@ export interface ShellHandlers {
   failed(res: ServerResponse, err: Error): void
 }
 
-export interface ShellOptions {
+interface ShellOptions {
   port?: number
   host?: string
   path: string
@@ -54,7 +54,7 @@ export interface ShellOptions {
   handlers: ShellHandlers
 }
 
-export interface HttpShell {
+interface HttpShell {
   /** http://host:port (no path). */
   url: string
   port: number

@@ -21,7 +21,7 @@ import {describeScheme, parseSchemeId, pinnedSetting, type Scheme} from './signa
 import type {ChosenTunnel, TunnelChoice} from './tunnels/registry.js'
 import type {Tunnel, TunnelLogLevel} from './tunnels/tunnel.js'
 
-export interface ListenOptions {
+interface ListenOptions {
   profile?: string
   'base-url'?: string
   port: number
@@ -49,7 +49,7 @@ export interface ListenOptions {
   debug?: boolean
 }
 
-export interface ListenRun {
+interface ListenRun {
   /** Serving stops when it settles (the command: Ctrl-C, SIGTERM). */
   until: Promise<void>
   /** Settings, NGROK_AUTHTOKEN and the history's bounds are read from it (default: the process's). */
@@ -125,7 +125,7 @@ export async function runListen(flags: ListenOptions, out: Output, run: ListenRu
 }
 
 /** Every flag problem at once (exit 2 naming each); the history writer when kept. */
-export function checkFlags(flags: ListenOptions, env: NodeJS.ProcessEnv, out: Output): Checked {
+function checkFlags(flags: ListenOptions, env: NodeJS.ProcessEnv, out: Output): Checked {
   const problems: {flag: string; rule: string}[] = []
   if (!flags.path.startsWith('/')) problems.push({flag: '--path', rule: 'must start with /'})
   const maxBody = parseSize(flags['max-body'])

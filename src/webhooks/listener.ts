@@ -23,10 +23,10 @@ import type {PingKey} from './ping.js'
 import {SeenEvents} from './seen-events.js'
 import type {Scheme} from './signature.js'
 
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
-export const DEFAULT_PATH = '/webhooks'
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+const DEFAULT_PATH = '/webhooks'
 
-export interface ListenerOptions {
+interface ListenerOptions {
   /** Port to bind; 0 (default) picks a free one. */
   port?: number
   /** Address to bind (default 127.0.0.1). */

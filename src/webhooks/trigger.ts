@@ -11,7 +11,7 @@ import {deliveryHeaders} from './delivery-headers.js'
 import {EVENT_ID_PATTERN} from './events.js'
 import {isEventType, sampleEvent} from './samples.js'
 
-export interface TriggerOptions {
+interface TriggerOptions {
   type: string
   to: string
   profile?: string
@@ -24,7 +24,7 @@ export interface TriggerOptions {
   'dry-run'?: boolean
 }
 
-export interface TriggerRun {
+interface TriggerRun {
   /** The User-Agent of the delivery. */
   userAgent: string
   /** The environment settings are read from (default: the process's). */

@@ -24,7 +24,7 @@ export interface VerifyOptions {
   explain?: boolean
 }
 
-export interface VerifyRun {
+interface VerifyRun {
   /** The environment settings are read from (default: the process's). */
   env?: NodeJS.ProcessEnv
   /** Where the body comes from without --file (default: the process's stdin); a terminal is refused. */

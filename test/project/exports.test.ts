@@ -1,7 +1,7 @@
 /**
  * No export without a user: every name a module of src/ exports is imported by another module (of src/, scripts/
- * or bin/, which load dist/) or used by the module itself (then a test may import it); code only tests use is not
- * in src/. The commands' and hooks' default exports are what oclif
+ * or bin/, which load dist/), or is a piece its own module uses that a test imports to check on its own; a name
+ * only its own module uses is not exported, and code only tests use is not in src/. The commands' and hooks' default exports are what oclif
  * loads, so they are left out. Read as text, like test/project/import-graph.test.ts: an import names the module by a relative
  * path, and the importer mentions the name.
  */
@@ -59,9 +59,9 @@ export function unimportedExports(root: string): string[] {
       const by = (importers.get(module) ?? []).filter((f) => f !== file && text.get(f)!.search(word) >= 0)
       if (by.some((f) => !relative(root, f).startsWith('test/'))) continue
       const ownUse = (body.match(word) ?? []).length > 1
-      // a piece of the module, tested on its own; or a name only its module uses (better not exported: not enforced
-      // while several people reshape modules at once)
-      if (ownUse || FOR_TESTS[`${module} ${name}`]) continue
+      // a piece of the module that a test imports to check it on its own (the module uses it too); a name only its
+      // own module uses is not exported
+      if ((ownUse && by.length > 0) || FOR_TESTS[`${module} ${name}`]) continue
       found.push(`${module} ${name}: ${by.length > 0 ? 'only tests use it' : 'nothing uses it'}`)
     }
   }

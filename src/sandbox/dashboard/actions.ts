@@ -42,7 +42,7 @@ function faultsBody(form: Record<string, string>): Record<string, number> {
 }
 
 /** Action name -> the control call it makes from the form's fields. */
-export const ACTIONS: Record<string, (form: Record<string, string>) => Call> = {
+const ACTIONS: Record<string, (form: Record<string, string>) => Call> = {
   succeed: (f) => ({id: 'transactions.succeed', path: {id: need(f, 'id', 'the transaction id')}, done: (a) => `${a.id} succeeded`}),
   fail: (f) => ({id: 'transactions.fail', path: {id: need(f, 'id', 'the transaction id')}, done: (a) => `${a.id} failed`}),
   approve: (f) => ({id: 'mandates.approve', path: {mandate_id: need(f, 'mandate_id', 'the mandate id')}, done: (a) => `mandate ${a.mandate_id} approved: ${a.status}`}),

@@ -9,7 +9,7 @@ import type {Output} from '../../output/output.js'
 import {printable} from '../../output/printable.js'
 import type {ControlCall} from '../deliveries.js'
 
-export interface OpenOptions {
+interface OpenOptions {
   /** false: print the URL only (--no-browser). */
   browser: boolean
   /** Starts a browser on the URL; true when one was started. */

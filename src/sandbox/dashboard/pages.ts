@@ -23,7 +23,7 @@ import {HOLD_MS, balanceEntry} from '../wallets.js'
 
 export const BASE = `${DASHBOARD_PATH}/`
 /** Rows per page of a list. */
-export const PAGE_SIZE = 50
+const PAGE_SIZE = 50
 
 /** What a page handler gets: the runtime, the query, the CSRF token for its forms, the URL to come back to. */
 export interface View {
@@ -77,7 +77,7 @@ function table(caption: string, columns: string[], rows: string[][], empty = 'No
 }
 
 /** A form POSTing to one action; `fields` is HTML (labelled inputs), hidden values are escaped here. */
-export function actionForm(v: View, action: string, hidden: Record<string, string>, button: string, fields = '', cls = 'inline', buttonClass = '', what = ''): string {
+function actionForm(v: View, action: string, hidden: Record<string, string>, button: string, fields = '', cls = 'inline', buttonClass = '', what = ''): string {
   const inputs = Object.entries({...hidden, _csrf: v.csrf, return: v.here})
     .map(([k, val]) => `<input type="hidden" name="${esc(k)}" value="${esc(val)}">`)
     .join('')
@@ -183,7 +183,7 @@ const tx = (r: {id: string; status: string; currency: string; amount: string | n
 const TX_STATES = ['processing', 'succeeded', 'failed']
 
 /** The kinds of object, in the order of the tabs. */
-export const KIND_PAGES: Record<string, KindPage> = {
+const KIND_PAGES: Record<string, KindPage> = {
   collections: {label: 'Collections', table: 'collections', row: tx, view: collectionView, states: TX_STATES},
   checkouts: {label: 'Checkout sessions', table: 'checkouts', row: tx, view: checkoutView, states: TX_STATES},
   payouts: {label: 'Payouts', table: 'payouts', row: tx, view: (_c, r) => payoutView(r), states: TX_STATES},
