@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest'
 import {rowKey, splitUrl} from '../../src/bulk/engine.js'
 import {headerRecord} from '../../src/client/pool-transport.js'
 import {retryAfterMs} from '../../src/client/request-policy.js'
-import {RowSyntaxError, formatOf, openInput, readRows} from '../../src/bulk/input.js'
+import {RowSyntaxError, openInput, readRowChunks, type BulkInput} from '../../src/bulk/input.js'
 import {specOperation} from '../../src/bulk/operation.js'
 import {operations} from '../../src/api/operations.js'
 import {AdaptiveRate} from '../../src/bulk/rate.js'
@@ -74,6 +74,11 @@ describe('a bulk operation from the operation spec', () => {
   })
 })
 
+/** The rows of an input, in file order, one list (the reader gives them a chunk at a time). */
+async function* readRows(input: BulkInput) {
+  for await (const chunk of readRowChunks(input)) yield* chunk
+}
+
 describe('readers', () => {
   it('CSV: BOM, blank lines and the line of each row; NDJSON: each broken line reported, reading goes on', async () => {
     const dir = tempConfigDir()
@@ -123,11 +128,19 @@ describe('readers', () => {
     }
   })
 
-  it('the format from --format or the extension, else a clear error', () => {
-    expect(formatOf('x.CSV', undefined)).toBe('csv')
-    expect(formatOf('x.jsonl', undefined)).toBe('ndjson')
-    expect(formatOf('x.txt', 'ndjson')).toBe('ndjson')
-    expect(() => formatOf('x.txt', undefined)).toThrow(/--format/)
+  it('the format from --format or the extension, else a clear error', async () => {
+    const dir = tempConfigDir()
+    const formatOf = async (name: string, format: string | undefined) => {
+      writeFileSync(join(dir, name), '')
+      return (await openInput(join(dir, name), format, dir)).format
+    }
+    expect(await formatOf('x.CSV', undefined)).toBe('csv')
+    expect(await formatOf('x.jsonl', undefined)).toBe('ndjson')
+    expect(await formatOf('x.ndjson', undefined)).toBe('ndjson')
+    expect(await formatOf('x.txt', 'ndjson')).toBe('ndjson')
+    expect(await formatOf('x.csv', 'ndjson')).toBe('ndjson')
+    await expect(formatOf('x.txt', undefined)).rejects.toThrow(/--format is required: cannot tell the format/)
+    await expect(formatOf('x.csv', 'xml')).rejects.toThrow(/--format must be csv or ndjson/)
   })
 })
 
