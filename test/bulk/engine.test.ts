@@ -3,7 +3,6 @@ import {appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFil
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {rowKey, splitUrl} from '../../src/bulk/engine.js'
-import {headerRecord} from '../../src/client/pool-transport.js'
 import {retryAfterMs} from '../../src/client/request-policy.js'
 import {RowSyntaxError, openInput, readRowChunks, type BulkInput} from '../../src/bulk/input.js'
 import {specOperation} from '../../src/bulk/operation.js'
@@ -284,16 +283,3 @@ describe('the lineage of a file: the salt of its newest run, across edits', () =
   })
 })
 
-describe("the pool transport's response headers", () => {
-  const raw = (...pairs: string[]) => pairs.map((p) => Buffer.from(p, 'latin1'))
-  it('as node:http gives them: a repeated Retry-After keeps its first value (and still waits), other repeats joined, any name an own key', () => {
-    const h = headerRecord(raw('Retry-After', '5', 'retry-after', '5', 'Content-Type', 'application/json', 'content-type', 'text/html', 'Vary', 'a', 'vary', 'b', 'constructor', 'x', '__proto__', 'y'))
-    expect(h['retry-after']).toBe('5')
-    expect(retryAfterMs(h, undefined)).toBe(5000)
-    expect(h['content-type']).toBe('application/json')
-    expect(h.vary).toBe('a, b')
-    expect(Object.hasOwn(h, 'constructor') && h.constructor).toBe('x')
-    expect(Object.getOwnPropertyDescriptor(h, '__proto__')?.value).toBe('y')
-    expect(Object.getPrototypeOf(h)).toBe(Object.prototype)
-  })
-})
