@@ -3,7 +3,6 @@ import {appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFil
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {rowKey, splitUrl} from '../../src/bulk/engine.js'
-import {retryAfterMs} from '../../src/client/request-policy.js'
 import {RowSyntaxError, openInput, readRowChunks, type BulkInput} from '../../src/bulk/input.js'
 import {specOperation} from '../../src/bulk/operation.js'
 import {operations} from '../../src/api/operations.js'
