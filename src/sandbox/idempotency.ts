@@ -41,7 +41,7 @@ function keysInOrder(value: unknown): boolean {
  * JSON with sorted keys, so whitespace and key order do not matter ("the same JSON body"). A body whose keys are
  * already in order (what most clients send) is stringified as it is, without sorted copies of its objects.
  */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === undefined) return 'null'
   return keysInOrder(value) ? JSON.stringify(value) : (JSON.stringify(value, sortedKeys) ?? 'null')
 }

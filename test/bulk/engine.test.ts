@@ -3,9 +3,7 @@ import {appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFil
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {rowKey, splitUrl} from '../../src/bulk/engine.js'
-import {headerRecord} from '../../src/client/pool-transport.js'
-import {retryAfterMs} from '../../src/client/request-policy.js'
-import {RowSyntaxError, formatOf, openInput, readRows} from '../../src/bulk/input.js'
+import {RowSyntaxError, openInput, readRowChunks, type BulkInput} from '../../src/bulk/input.js'
 import {specOperation} from '../../src/bulk/operation.js'
 import {operations} from '../../src/api/operations.js'
 import {AdaptiveRate} from '../../src/bulk/rate.js'
@@ -74,6 +72,11 @@ describe('a bulk operation from the operation spec', () => {
   })
 })
 
+/** The rows of an input, in file order, one list (the reader gives them a chunk at a time). */
+async function* readRows(input: BulkInput) {
+  for await (const chunk of readRowChunks(input)) yield* chunk
+}
+
 describe('readers', () => {
   it('CSV: BOM, blank lines and the line of each row; NDJSON: each broken line reported, reading goes on', async () => {
     const dir = tempConfigDir()
@@ -123,11 +126,19 @@ describe('readers', () => {
     }
   })
 
-  it('the format from --format or the extension, else a clear error', () => {
-    expect(formatOf('x.CSV', undefined)).toBe('csv')
-    expect(formatOf('x.jsonl', undefined)).toBe('ndjson')
-    expect(formatOf('x.txt', 'ndjson')).toBe('ndjson')
-    expect(() => formatOf('x.txt', undefined)).toThrow(/--format/)
+  it('the format from --format or the extension, else a clear error', async () => {
+    const dir = tempConfigDir()
+    const formatOf = async (name: string, format: string | undefined) => {
+      writeFileSync(join(dir, name), '')
+      return (await openInput(join(dir, name), format, dir)).format
+    }
+    expect(await formatOf('x.CSV', undefined)).toBe('csv')
+    expect(await formatOf('x.jsonl', undefined)).toBe('ndjson')
+    expect(await formatOf('x.ndjson', undefined)).toBe('ndjson')
+    expect(await formatOf('x.txt', 'ndjson')).toBe('ndjson')
+    expect(await formatOf('x.csv', 'ndjson')).toBe('ndjson')
+    await expect(formatOf('x.txt', undefined)).rejects.toThrow(/--format is required: cannot tell the format/)
+    await expect(formatOf('x.csv', 'xml')).rejects.toThrow(/--format must be csv or ndjson/)
   })
 })
 
@@ -271,16 +282,3 @@ describe('the lineage of a file: the salt of its newest run, across edits', () =
   })
 })
 
-describe("the pool transport's response headers", () => {
-  const raw = (...pairs: string[]) => pairs.map((p) => Buffer.from(p, 'latin1'))
-  it('as node:http gives them: a repeated Retry-After keeps its first value (and still waits), other repeats joined, any name an own key', () => {
-    const h = headerRecord(raw('Retry-After', '5', 'retry-after', '5', 'Content-Type', 'application/json', 'content-type', 'text/html', 'Vary', 'a', 'vary', 'b', 'constructor', 'x', '__proto__', 'y'))
-    expect(h['retry-after']).toBe('5')
-    expect(retryAfterMs(h, undefined)).toBe(5000)
-    expect(h['content-type']).toBe('application/json')
-    expect(h.vary).toBe('a, b')
-    expect(Object.hasOwn(h, 'constructor') && h.constructor).toBe('x')
-    expect(Object.getOwnPropertyDescriptor(h, '__proto__')?.value).toBe('y')
-    expect(Object.getPrototypeOf(h)).toBe(Object.prototype)
-  })
-})

@@ -21,7 +21,7 @@ const BODY = {amount: '150.00', currency: 'KES', merchant_reference: 'gate-1', p
 const apiError = (status: number, code: string, headers: Record<string, string> = {}): Answer => ({status, text: JSON.stringify({error: {code, message: code}}), headers})
 
 /** One run of `pay collections create`: each POST attempt takes the next answer; returns the keys sent and the error. */
-async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number; body?: Record<string, string>} = {}) {
+async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number; body?: Record<string, string> | string} = {}) {
   const keys: string[] = []
   const notices: string[] = []
   const transport = {
@@ -284,5 +284,22 @@ describe('the reference in a suggested `pay transactions verify` is quoted for t
     const first = await run(dir, ['cut'], {retries: 0, body: {...BODY, merchant_reference: '-abc', amount: '1.00'}})
     expect(first.last?.outcome?.request).toBe('unknown')
     expect(JSON.stringify(first.error)).toContain('pay transactions verify -- -abc`')
+  })
+})
+
+describe('what an entry says of its request', () => {
+  it('the resume command: the same argv with the key, secrets masked, --force-new dropped, quoted for a shell', async () => {
+    const r = await run(tempConfigDir(), ['cut'], {retries: 0, argv: ['collections', 'create', '--reference', 'a b', '--client-secret', 's3cr3t', '--force-new']})
+    expect(r.error?.resumeCommand).toBe(`pay collections create --reference 'a b' --client-secret '***' --idempotency-key ${r.keys[0]}`)
+    // a key on the command line already: kept where it is, not added again
+    const given = await run(tempConfigDir(), ['cut'], {retries: 0, argv: ['api', 'POST', '/v1/payouts', '--idempotency-key', 'K2', '--webhook-secret=abc']})
+    expect(given.error?.resumeCommand).toBe("pay api POST /v1/payouts --idempotency-key K2 '--webhook-secret=***'")
+  })
+
+  it('the merchant reference of a JSON object body; none of another body', async () => {
+    for (const [body, reference] of [[BODY, 'gate-1'], ['{"amount":"1","merchant_reference":"r-1"}', 'r-1'], ['[]', undefined], ['not json merchant_reference', undefined]] as const) {
+      const r = await run(tempConfigDir(), ['cut'], {retries: 0, body})
+      expect(r.last?.op.reference, JSON.stringify(body)).toBe(reference)
+    }
   })
 })
