@@ -49,7 +49,7 @@ export interface AcceptedReference {
 export const BUCKETS = 16
 
 /** The directory name of a scope: two FNV-1a hashes of its four parts (no SHA-256 on every command's path). */
-export function scopeId(scope: ReferenceScope): string {
+function scopeId(scope: ReferenceScope): string {
   const text = JSON.stringify([scope.endpoint, scope.baseUrl, scope.clientId ?? '', scope.accountRef ?? ''])
   return fnv1a(text, 0x811c9dc5).toString(16).padStart(8, '0') + fnv1a(text, 0x050c5d1f).toString(16).padStart(8, '0')
 }

@@ -6,18 +6,15 @@ import {appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFil
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {rowKey, splitUrl} from '../../src/bulk/engine.js'
-import {headerRecord} from '../../src/client/pool-transport.js'
-import {retryAfterMs} from '../../src/client/request-policy.js'
-import {RowSyntaxError, formatOf, openInput, readRows} from '../../src/bulk/input.js'
+import {RowSyntaxError, openInput, readRowChunks, type BulkInput} from '../../src/bulk/input.js'
 import {specOperation} from '../../src/bulk/operation.js'
 import {operations} from '../../src/api/operations.js'
 import {AdaptiveRate} from '../../src/bulk/rate.js'
 import {MoneyTotals} from '../../src/bulk/report.js'
 import {RowSpool, type SpooledRow} from '../../src/bulk/spool.js'
-import {RunJournal, RunLineage, resumedSalt} from '../../src/journal/run-journal.js'
+import {type RowOutcome, RunJournal, RunLineage, resumedSalt} from '../../src/journal/run-journal.js'
 import {JournalStore} from '../../src/journal/store.js'
-import {ReferenceIndex} from '../../src/journal/references.js'
-import {ReferenceWriter} from '../../src/bulk/references.js'
+import {AcceptedRows} from '../../src/bulk/references.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
@@ -81,6 +78,11 @@ describe('a bulk operation from the operation spec', () => {
   })
 })
 
+/** The rows of an input, in file order, one list (the reader gives them a chunk at a time). */
+async function* readRows(input: BulkInput) {
+  for await (const chunk of readRowChunks(input)) yield* chunk
+}
+
 describe('readers', () => {
   it('CSV: BOM, blank lines and the line of each row; NDJSON: each broken line reported, reading goes on', async () => {
     const dir = tempConfigDir()
@@ -130,11 +132,19 @@ describe('readers', () => {
     }
   })
 
-  it('the format from --format or the extension, else a clear error', () => {
-    expect(formatOf('x.CSV', undefined)).toBe('csv')
-    expect(formatOf('x.jsonl', undefined)).toBe('ndjson')
-    expect(formatOf('x.txt', 'ndjson')).toBe('ndjson')
-    expect(() => formatOf('x.txt', undefined)).toThrow(/--format/)
+  it('the format from --format or the extension, else a clear error', async () => {
+    const dir = tempConfigDir()
+    const formatOf = async (name: string, format: string | undefined) => {
+      writeFileSync(join(dir, name), '')
+      return (await openInput(join(dir, name), format, dir)).format
+    }
+    expect(await formatOf('x.CSV', undefined)).toBe('csv')
+    expect(await formatOf('x.jsonl', undefined)).toBe('ndjson')
+    expect(await formatOf('x.ndjson', undefined)).toBe('ndjson')
+    expect(await formatOf('x.txt', 'ndjson')).toBe('ndjson')
+    expect(await formatOf('x.csv', 'ndjson')).toBe('ndjson')
+    await expect(formatOf('x.txt', undefined)).rejects.toThrow(/--format is required: cannot tell the format/)
+    await expect(formatOf('x.csv', 'xml')).rejects.toThrow(/--format must be csv or ndjson/)
   })
 })
 
@@ -278,20 +288,6 @@ describe('the lineage of a file: the salt of its newest run, across edits', () =
   })
 })
 
-describe("the pool transport's response headers", () => {
-  const raw = (...pairs: string[]) => pairs.map((p) => Buffer.from(p, 'latin1'))
-  it('as node:http gives them: a repeated Retry-After keeps its first value (and still waits), other repeats joined, any name an own key', () => {
-    const h = headerRecord(raw('Retry-After', '5', 'retry-after', '5', 'Content-Type', 'application/json', 'content-type', 'text/html', 'Vary', 'a', 'vary', 'b', 'constructor', 'x', '__proto__', 'y'))
-    expect(h['retry-after']).toBe('5')
-    expect(retryAfterMs(h, undefined)).toBe(5000)
-    expect(h['content-type']).toBe('application/json')
-    expect(h.vary).toBe('a, b')
-    expect(Object.hasOwn(h, 'constructor') && h.constructor).toBe('x')
-    expect(Object.getOwnPropertyDescriptor(h, '__proto__')?.value).toBe('y')
-    expect(Object.getPrototypeOf(h)).toBe(Object.prototype)
-  })
-})
-
 describe('the client secret goes out only for a run that will send', () => {
   const server = useScriptedServer()
   const HEADER = 'amount,currency,reference,mobile,provider\n'
@@ -313,9 +309,9 @@ describe('the client secret goes out only for a run that will send', () => {
     const dir = tempConfigDir()
     const store = new JournalStore(join(dir, 'state'))
     store.open()
-    const w = new ReferenceWriter(new ReferenceIndex(store, {endpoint: 'payouts.create', baseUrl: server.url, clientId: TEST_CLIENT_ID}))
-    w.add({ref: 'tk-9', key: 'another-key', at: '2026-11-26T10:00:00.000Z', run: 'r'.repeat(32), line: 2, file: 'old.csv'})
-    w.end()
+    const earlier = new AcceptedRows(store, (endpoint) => ({endpoint, baseUrl: server.url, clientId: TEST_CLIENT_ID}), 'r'.repeat(32), 'old.csv')
+    earlier.add({endpoint: 'payouts.create', reference: 'tk-9', key: 'another-key', line: 2} as SpooledRow, {outcome: 'accepted', id: 'PO_1', state: 'processing'} as RowOutcome)
+    earlier.end()
     const file = join(dir, 'rows.csv')
     writeFileSync(file, `${HEADER}10.00,KES,tk-9,254700000001,mpesa\n`)
     const r = await runCommand(['payouts', 'create', '--from-file', file], {env: env(dir)})
