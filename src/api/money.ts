@@ -18,7 +18,7 @@ export function isDecimalAmount(value: string): boolean {
  * "350.50"), so that one amount is one body and one Idempotency-Key however a file or a flag spelt it (README:
  * Amounts). A value that is not a decimal amount is returned as it is (the schema's rule reports it).
  */
-export function canonicalAmount(value: string): string {
+function canonicalAmount(value: string): string {
   if (!DECIMAL.test(value)) return value
   const dot = value.indexOf('.')
   if (dot === -1) return `${value}.${'0'.repeat(MAX_FRACTION_DIGITS)}`

@@ -85,7 +85,7 @@ function fieldMessages(schema: Schema): {messages: string[]; optional: boolean; 
 }
 
 /** The fields of an object schema (through z.lazy and unwrapped of nothing else), or undefined. */
-export function shapeOf(schema: z.ZodType | undefined): Record<string, Schema> | undefined {
+function shapeOf(schema: z.ZodType | undefined): Record<string, Schema> | undefined {
   if (!schema) return undefined
   const def = defOf(schema)
   return def.type === 'object' ? def.shape : undefined

@@ -31,7 +31,7 @@ export const bounded = (max: number) => storable(z.string({error: 'is required'}
 export const reference = z.lazy(() => bounded(255))
 /** ASSUMPTION: wallet numbers are 10 to 15 digits (the msisdn rule of Limits §11) everywhere. */
 export const mobile = z.lazy(() => z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits'))
-export const provider = z.lazy(() => bounded(64))
+const provider = z.lazy(() => bounded(64))
 export const email = z.lazy(() => z.email({error: 'must be an email address'}))
 const uri = z.lazy(() => z.url({protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://shop.example/ok'}))
 const dateTime = z.lazy(() => z.iso.datetime({offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z'}))

@@ -106,7 +106,7 @@ export function redactJson(value: unknown): unknown {
  * Redacts by pattern, for text that is not valid JSON (malformed, truncated, form-encoded, free text):
  * `"secret_name": "value"` pairs, `secret_name=value` pairs, `Bearer <token>` and URL userinfo.
  */
-export function redactText(text: string): string {
+function redactText(text: string): string {
   return text
     .replace(/("([^"\\]{1,128})"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^,}\]\s]+)/g, (all, head: string, name: string) => (isSecretName(name) ? `${head}"${REDACTED}"` : all))
     .replace(PAIR, (all, lead: string, name: string) => (isSecretName(safeDecode(name)) ? `${lead}${name}=${REDACTED}` : all))

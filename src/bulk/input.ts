@@ -37,7 +37,7 @@ export interface BulkInput {
   dispose(): void
 }
 
-export function formatOf(name: string, format: string | undefined): InputFormat {
+function formatOf(name: string, format: string | undefined): InputFormat {
   if (format === 'csv' || format === 'ndjson') return format
   if (format !== undefined) throw InputError.one('--format', 'must be csv or ndjson')
   if (/\.csv$/i.test(name)) return 'csv'
@@ -80,14 +80,10 @@ export class RowSyntaxError extends Error {
   }
 }
 
-/** The rows of the input, in file order. A syntax error is yielded as a RowSyntaxError, then reading goes on. */
-export async function* readRows(input: BulkInput): AsyncGenerator<InputRow | RowSyntaxError> {
-  for await (const chunk of readRowChunks(input)) yield* chunk
-}
-
 /**
- * readRows a chunk at a time: the rows of one read of the file (CSV: one 64 KiB chunk), so that the checking pass
- * loops over them without an await per row.
+ * The rows of the input, in file order, a chunk at a time: the rows of one read of the file (CSV: one 16 KiB
+ * chunk), so that the checking pass loops over them without an await per row. A syntax error is yielded as a
+ * RowSyntaxError, then reading goes on.
  */
 export async function* readRowChunks(input: BulkInput): AsyncGenerator<(InputRow | RowSyntaxError)[]> {
   if (input.format === 'csv') {
@@ -133,7 +129,7 @@ export async function* readRowChunks(input: BulkInput): AsyncGenerator<(InputRow
  * A key that an object of the line holds twice (at any depth), or undefined. Only scanned when the line could hold
  * one: when it has more `":` pairs than the parsed value has keys (nested ones included).
  */
-export function repeatedKey(text: string, value: object): string | undefined {
+function repeatedKey(text: string, value: object): string | undefined {
   if (countPairs(text) <= countKeys(value)) return undefined
   const stack: Set<string>[] = []
   let i = 0

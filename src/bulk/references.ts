@@ -4,23 +4,20 @@
  * the whole run (exit 5, each line named); while sending, each accepted row is added to the reference index
  * (src/journal/references.ts: its format, and a single command's lookup) for the checks of later runs and commands.
  */
-import {hash as sha256Of} from 'node:crypto'
 import {mkdirSync} from 'node:fs'
 import {CONFIG_DIR_MODE} from '../config/paths.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {PayError} from '../base/errors.js'
 import {type JournalStore, latestState} from '../journal/store.js'
-import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, originOf, parseLine} from '../journal/references.js'
-import {type RowOutcome, linesOf} from '../journal/run-journal.js'
-import {SortedRecords, hexWords} from '../journal/sorted-spool.js'
+import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, originOf} from '../journal/references.js'
+import type {RowOutcome} from '../journal/run-journal.js'
+import {brokenPromises} from './reference-join.js'
 import type {SpooledRow} from './spool.js'
 
 /** Rows listed in full before the rest are only counted. */
 const MAX_LISTED = 20
 /** How often accepted rows are appended to the index. */
 const FLUSH_MS = 250
-
-type RowKey = {line: number; reference: string | null; key: string}
 
 /**
  * Refuses the run (exit 5) when a row's reference already names another accepted request of its endpoint's scope.
@@ -48,136 +45,6 @@ export async function checkReferences(store: JournalStore, scopeOf: (endpoint: s
   )
 }
 
-/** A broken promise: a row's line, and the first accepted request that holds its reference under another key. */
-interface BrokenPromise {
-  line: number
-  earlier: AcceptedReference
-}
-
-/**
- * Every row whose reference an accepted request of the index's scope already holds under another key (a single
- * command, or a bulk row of another body) and none under the row's own key. `singles` are the operation journal's
- * accepted requests of the scope (acceptedSingles). Returns how many rows there are, and the first `limit` of them
- * in file order, each with the first accepted request of its reference (the index's oldest, else a single command).
- *
- * A join sorted on disk (src/journal/sorted-spool.ts), so that memory does not grow with the rows or the index: each
- * accepted request and each row is a record (SHA-256 of the reference: 128 bits; accepted request or row; its place
- * in the index's reading order, or the row's line; 64 bits of the SHA-256 of its key); sorted, a reference's accepted
- * requests come before its rows. Only the `limit` listed requests are read back from the index, by their place.
- */
-export async function brokenPromises(
-  index: ReferenceIndex,
-  rows: () => AsyncIterable<RowKey>,
-  singles: Map<string, AcceptedReference[]>,
-  limit = MAX_LISTED,
-  budget?: number,
-): Promise<{count: number; listed: BrokenPromise[]}> {
-  const none = {count: 0, listed: []}
-  if (!index.exists() && singles.size === 0) return none
-  const dir = index.store.dir
-  const joined = new SortedRecords(dir, 8, budget) // reference (4 words), 0 accepted | 1 row, place | line, key (2 words)
-  const found = new SortedRecords(dir, 4, budget) // line, place of the first accepted request of its reference, reference (2 words)
-  try {
-    let places = 0
-    await eachAccepted(index, singles, (e) => {
-      const [r0, r1, r2, r3] = words(e.ref)
-      const [k0, k1] = words(e.key)
-      joined.add(r0, r1, r2, r3, 0, places++, k0, k1)
-    })
-    if (places === 0) return none
-    for await (const r of rows()) {
-      if (r.reference === null) continue
-      const [r0, r1, r2, r3] = words(r.reference)
-      const [k0, k1] = words(r.key)
-      joined.add(r0, r1, r2, r3, 1, r.line, k0, k1)
-    }
-    // per reference: its accepted requests' keys (few), then its rows
-    const keys: number[] = []
-    let first = -1
-    let ref = [-1, -1, -1, -1]
-    let count = 0
-    for await (const recs of joined.sorted()) {
-      for (let i = 0; i < recs.length; i += 8) {
-        if (recs[i] !== ref[0] || recs[i + 1] !== ref[1] || recs[i + 2] !== ref[2] || recs[i + 3] !== ref[3]) {
-          ref = [recs[i], recs[i + 1], recs[i + 2], recs[i + 3]]
-          keys.length = 0
-          first = recs[i + 5]
-        }
-        if (recs[i + 4] === 0) keys.push(recs[i + 6], recs[i + 7])
-        else if (keys.length > 0 && !heldUnder(keys, recs[i + 6], recs[i + 7])) {
-          found.add(recs[i + 5], first, ref[0], ref[1])
-          count++
-        }
-      }
-    }
-    if (count === 0) return none
-    // the first `limit` rows in file order, and the accepted requests they name, read back by place (by reference
-    // instead when a file of the index was pruned between the two readings)
-    const listed: {line: number; place: number; ref: [number, number]; earlier?: AcceptedReference}[] = []
-    for await (const recs of found.sorted()) {
-      for (let i = 0; i < recs.length && listed.length < limit; i += 4) listed.push({line: recs[i], place: recs[i + 1], ref: [recs[i + 2], recs[i + 3]]})
-      if (listed.length >= limit) break
-    }
-    const byPlace = new Map(listed.map((l) => [l.place, l]))
-    let place = 0
-    await eachAccepted(index, singles, (e) => {
-      const l = byPlace.get(place++)
-      if (l && sameRef(e, l.ref)) l.earlier = e
-    })
-    if (listed.some((l) => l.earlier === undefined)) {
-      await eachAccepted(index, singles, (e) => {
-        const [r0, r1] = words(e.ref)
-        for (const l of listed) if (l.earlier === undefined && l.ref[0] === r0 && l.ref[1] === r1) l.earlier = e
-      })
-    }
-    return {count, listed: listed.flatMap((l) => (l.earlier ? [{line: l.line, earlier: l.earlier}] : []))}
-  } finally {
-    joined.dispose()
-    found.dispose()
-  }
-}
-
-/** Whether an accepted request's reference is the one of these words (its SHA-256's first two). */
-function sameRef(e: AcceptedReference, ref: [number, number]): boolean {
-  const [r0, r1] = words(e.ref)
-  return r0 === ref[0] && r1 === ref[1]
-}
-
-/** Whether the (k0, k1) pairs of `keys` hold this one. */
-function heldUnder(keys: number[], k0: number, k1: number): boolean {
-  for (let i = 0; i < keys.length; i += 2) if (keys[i] === k0 && keys[i + 1] === k1) return true
-  return false
-}
-
-/** The first four 32-bit words of a text's SHA-256. */
-function words(text: string): [number, number, number, number] {
-  const h = sha256Of('sha256', text, 'hex')
-  return [hexWords(h, 0), hexWords(h, 1), hexWords(h, 2), hexWords(h, 3)]
-}
-
-/**
- * Every accepted request of the scope, in one fixed order (so that a place in it names one request): the index
- * bucket by bucket, each bucket's files oldest first, line by line (streamed, never a whole file), then single
- * commands'. A reference's oldest indexed request comes before its others.
- */
-async function eachAccepted(index: ReferenceIndex, singles: Map<string, AcceptedReference[]>, each: (e: AcceptedReference) => void): Promise<void> {
-  if (index.exists()) {
-    for (let bucket = 0; bucket < BUCKETS; bucket++) {
-      for (const file of index.bucketFiles(bucket)) {
-        try {
-          for await (const {text} of linesOf(file)) {
-            const e = parseLine(text)
-            if (e) each(e)
-          }
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err // a file pruned meanwhile
-        }
-      }
-    }
-  }
-  for (const list of singles.values()) for (const e of list) each(e)
-}
-
 /**
  * The operation journal's accepted requests of a scope that hold a reference, by reference, each with its latest
  * known state (a bulk run reads them once: single commands are few next to bulk rows).
@@ -199,7 +66,7 @@ function acceptedSingles(store: JournalStore, scope: ReferenceScope): Map<string
 }
 
 /** Appends a run's accepted rows to the index of their scope: buffered per bucket, one write a bucket every FLUSH_MS. */
-export class ReferenceWriter {
+class ReferenceWriter {
   private readonly buffers: string[] = Array.from({length: BUCKETS}, () => '')
   private pending = false
   private timer?: NodeJS.Timeout

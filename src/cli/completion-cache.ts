@@ -7,6 +7,7 @@ import {readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {ValueSource} from './surface.js'
 
+/** How long a list is kept (the completion command's help says it). */
 export const CACHE_TTL_MS = 10 * 60_000
 const CACHE_FILE = 'completion-cache.json'
 

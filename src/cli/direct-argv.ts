@@ -38,7 +38,7 @@ interface DirectCommand {
   noStdin?: string[]
 }
 
-export interface DirectTable {
+interface DirectTable {
   format: 2
   /** JSON of package.json's oclif section and the manifest's size, as the build saw them */
   oclif: string

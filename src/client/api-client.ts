@@ -13,6 +13,7 @@ import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision,
 import {ExitCode} from '../base/exit-codes.js'
 import {randomUUID} from '../base/digest.js'
 import {Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
+import {checkRawPath, checkSentUrl} from './raw-path.js'
 
 /** Milliseconds for deadlines and --debug's timings (node:perf_hooks would add ~1.6 ms to every command's start). */
 const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6
@@ -457,49 +458,6 @@ function headerProblems(input: CallInput): {flag: string; rule: string}[] {
     else if (!HEADER_VALUE.test(value)) problems.push({flag: '-H', rule: `value of ${name} must be printable ASCII (no line breaks or other control characters, no accents)`})
   }
   return problems
-}
-
-// eslint-disable-next-line no-control-regex
-const ASCII_CONTROL = /[\x00-\x1f\x7f]/
-
-/** Where `pay api` paths must stay, under the base URL, unless --allow-any-path. */
-const API_ROOT = '/v1/'
-
-/** `pay api`'s PATH rules (docs/assumptions.md: "pay api paths"); `pathname` is the path up to its `?` or `#`. */
-function checkRawPath(given: string, pathname: string, allowAnyPath: boolean): void {
-  // the URL parser drops tabs and line breaks anywhere and control characters or spaces at the end of what it
-  // parses (the pathname: the query is set apart), so `/v1/.\t./x` or `/v1/.. ?a=1` would pass the checks below
-  // and be sent as /x or /: such a path is never what was meant
-  if (ASCII_CONTROL.test(given) || /^\s/.test(given) || /\s$/.test(pathname)) {
-    throw InputError.one('PATH', 'must not contain control characters (tab, line breaks, …) or begin or end with a space: %-encode them')
-  }
-  if (/^[a-z][a-z0-9+.-]*:/i.test(given) || given.startsWith('//') || given.includes('\\')) {
-    throw InputError.one('PATH', 'must be a path on the base URL such as /v1/balance, not a URL: the token is never sent to another host')
-  }
-  if (allowAnyPath) return
-  let decoded = pathname
-  try {
-    decoded = decodeURIComponent(pathname)
-  } catch {
-    throw InputError.one('PATH', 'has a malformed %-escape')
-  }
-  // a segment's `;params` stripped first: servers that read them resolve `..;` as `..`
-  if (decoded.split('/').some((segment) => ['.', '..'].includes(segment.split(';')[0]))) {
-    throw InputError.one('PATH', 'must not contain . or .. segments, with or without ;params (--allow-any-path to send it anyway)')
-  }
-  if (!pathname.startsWith(API_ROOT)) throw InputError.one('PATH', `must start with ${API_ROOT} (--allow-any-path to send another path with the token)`)
-}
-
-/**
- * The last guard on the URL `pay api` built: it stays on the base URL's origin and, whatever the URL parser made of
- * the path, unless `allowAnyPath` under the base URL's path + /v1/ (a base URL may have a path prefix).
- */
-export function checkSentUrl(base: URL, sent: URL, allowAnyPath: boolean): void {
-  if (sent.origin !== base.origin) throw InputError.one('PATH', `must stay on the base URL's origin ${base.origin}`)
-  const prefix = `${base.pathname.replace(/\/+$/, '')}${API_ROOT}`
-  if (!allowAnyPath && !sent.pathname.startsWith(prefix)) {
-    throw InputError.one('PATH', `must stay under ${API_ROOT} once parsed (it would be sent as ${sent.pathname}; --allow-any-path to send it anyway)`)
-  }
 }
 
 /** A path's pathname and query as a URL parser splits them: the pathname ends at `?` or `#`, the query at `#`. */

@@ -105,7 +105,7 @@ const SINGLE_HEADERS = new Set(['age', 'authorization', 'content-length', 'conte
  * names, a repeat of a single-value header (Retry-After, Content-Type, …) dropped, other repeats joined with ", ";
  * any name (`constructor`, `__proto__`) an own key.
  */
-export function headerRecord(raw: Buffer[]): Record<string, string> {
+function headerRecord(raw: Buffer[]): Record<string, string> {
   const headers: Record<string, string> = {}
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toString('latin1').toLowerCase()

@@ -44,7 +44,7 @@ export function mayHaveReached(outcome: AttemptOutcome): boolean {
 }
 
 /** Whether an attempt with this outcome is worth repeating at once (before its class is final). */
-export function isRetryable(outcome: AttemptOutcome, safeToRepeat: boolean): boolean {
+function isRetryable(outcome: AttemptOutcome, safeToRepeat: boolean): boolean {
   if (outcome.kind === 'status') return outcome.status === 429 || (safeToRepeat && REPEAT_STATUS.has(outcome.status))
   if (outcome.kind === 'network') return safeToRepeat || !outcome.sent
   if (outcome.kind === 'timeout') return safeToRepeat
@@ -161,7 +161,7 @@ export function pollDelayMs(attempt: number, random: () => number = Math.random)
 }
 
 /** Exponential backoff with full jitter: attempt 1 waits up to BASE, attempt 2 up to 2×BASE, … capped. */
-export function backoffMs(attempt: number, random: () => number = Math.random): number {
+function backoffMs(attempt: number, random: () => number = Math.random): number {
   const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** Math.max(0, attempt - 1))
   return Math.round(ceiling / 2 + (random() * ceiling) / 2)
 }

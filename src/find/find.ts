@@ -66,7 +66,7 @@ interface TimelineItem {
   detail: string | null
 }
 
-export interface FindResult {
+interface FindResult {
   query: string
   looked_up_as: 'merchant reference' | 'id' | 'pay-page URL'
   matches: Match[]

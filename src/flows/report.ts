@@ -117,7 +117,7 @@ function xmlEscape(text: string): string {
 const seconds = (ms: number) => (ms / 1000).toFixed(3)
 
 /** JUnit XML: one <testsuite> per suite, one <testcase> per step; not-enabled and skipped steps are <skipped>. */
-export function toJUnit(title: string, steps: StepResult[], timestamp = new Date()): string {
+function toJUnit(title: string, steps: StepResult[], timestamp = new Date()): string {
   const suites = new Map<string, StepResult[]>()
   for (const s of steps) suites.set(s.suite, [...(suites.get(s.suite) ?? []), s])
   const total = (list: StepResult[], o?: StepOutcome) => (o ? list.filter((s) => s.outcome === o).length : list.length)

@@ -44,7 +44,7 @@ interface SandboxAction {
   command: string
 }
 
-export const SANDBOX_ACTIONS = {
+const SANDBOX_ACTIONS = {
   approve: {endpoint: 'mandates.approve', target: 'the mandate id (MD_…) to approve', path: 'mandate_id', command: 'pay sandbox approve'},
   succeed: {endpoint: 'transactions.succeed', target: 'the id of the processing transaction (CL_…, PO_…, CS_…, a debit) to succeed', path: 'id', command: 'pay sandbox succeed'},
   fail: {endpoint: 'transactions.fail', target: 'the id of the processing transaction to fail', path: 'id', command: 'pay sandbox fail'},

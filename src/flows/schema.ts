@@ -28,7 +28,7 @@ const STEP_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
 
 const scalar = z.union([z.string(), z.number(), z.boolean()])
 
-export const expectSchema = z.strictObject({
+const expectSchema = z.strictObject({
   status: z.number().int().min(100).max(599).optional(),
   exit: z
     .union([z.number().int().min(0).max(255), z.string().refine((v) => Object.hasOwn(EXIT_CLASSES, v), {message: `must be an exit code or one of ${Object.keys(EXIT_CLASSES).join(', ')}`})])
@@ -36,7 +36,7 @@ export const expectSchema = z.strictObject({
   fields: z.record(z.string().min(1), z.unknown()).optional(),
 })
 
-export const stepSchema = z.strictObject({
+const stepSchema = z.strictObject({
   id: z.string().regex(STEP_ID, 'must start with a letter and hold only letters, digits, "_" or "-" (at most 64)'),
   name: z.string().optional(),
   call: z.string().optional(),

@@ -268,7 +268,7 @@ function findLast(entries: JournalEntry[], pred: (e: JournalEntry, i: number) =>
 }
 
 /** merchant_reference of a JSON body, when it has one. */
-export function referenceOf(body: string | undefined): string | undefined {
+function referenceOf(body: string | undefined): string | undefined {
   if (!body || !body.includes('merchant_reference')) return undefined
   try {
     const ref = (JSON.parse(body) as {merchant_reference?: unknown}).merchant_reference
@@ -281,7 +281,7 @@ export function referenceOf(body: string | undefined): string | undefined {
 const SECRET_FLAG = /secret|token|password/i
 
 /** `pay …` as run, secrets masked (a password in --base-url too), with --idempotency-key KEY added when it was not given. */
-export function resumeCommand(argv: string[], key: string): string {
+function resumeCommand(argv: string[], key: string): string {
   const args: string[] = []
   let hasKey = false
   for (let i = 0; i < argv.length; i++) {

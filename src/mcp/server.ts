@@ -9,13 +9,14 @@
  * stderr), and stdout carries the protocol only.
  */
 import {readFileSync} from 'node:fs'
-import {Writable} from 'node:stream'
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js'
 import {takeStdoutForProtocol} from '../output/protocol-stdout.js'
 import {CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, McpError, ErrorCode, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import * as rt from '../runtime.js'
 import {commandLineOf, commandTool, interfaceSummary, operationTools, renamer, valuesOf, type ArgumentProblem, type ToolSpec} from './tools.js'
+import {instructionsOf, policyOf, type McpPolicy} from './policy.js'
+import {errorResult, inputErrorResult, memoryOutput, structuredOf, text} from './results.js'
 
 export interface McpOptions {
   /** The connection flags `pay mcp` was given (profile, base URL, account ref, retries, timeout). */
@@ -33,94 +34,6 @@ export interface McpOptions {
 }
 
 type LookupCommand = Parameters<typeof commandTool>[1]
-
-/** What the server decided at start: which tools it lists and why. */
-interface McpPolicy {
-  live: boolean
-  moneyListed: boolean
-  /** Why money tools are not listed, for the instructions and a refused call. */
-  why?: string
-}
-
-/** A live service: a profile marked live, or any service not on this machine (docs/assumptions.md). */
-export function isLive(settings: rt.Settings): boolean {
-  if (settings.live) return true
-  if (!settings.baseUrl) return false
-  try {
-    return !rt.isLoopbackHost(new URL(settings.baseUrl).hostname)
-  } catch {
-    return true
-  }
-}
-
-export function policyOf(settings: rt.Settings, options: Pick<McpOptions, 'allowMoney' | 'allowLiveMoney'>): McpPolicy {
-  const live = isLive(settings)
-  const allowMoney = options.allowMoney || settings.mcpAllowMoney === true
-  if (!allowMoney) return {live, moneyListed: false, why: 'pay mcp was started read-only: start it with --allow-money (or set mcp_allow_money on the profile) to list the money tools'}
-  if (live && !options.allowLiveMoney) return {live, moneyListed: false, why: `the service is live (${settings.sources.baseUrl === 'profile' && settings.live ? `profile "${settings.profileName}" is marked live` : 'not the local sandbox'}): money tools need --allow-live-money as well as --allow-money`}
-  return {live, moneyListed: true}
-}
-
-/** The server's instructions text: what it is, and both safety rules. */
-export function instructionsOf(policy: McpPolicy, settings: rt.Settings): string {
-  return [
-    `pay: the merchant account of the Payments Service (profile "${settings.profileName}"${settings.baseUrl ? `, ${settings.baseUrl}` : ''}${policy.live ? ', LIVE' : ''}).`,
-    'Safety rules:',
-    '- Read-only by default. Tools that create or move money (collections, payouts, checkout, mandates, debits, subscriptions, virtual accounts) are listed only when `pay mcp` is started with --allow-money (or the profile sets mcp_allow_money).',
-    '- Never for a live service (a profile marked live, or any service not on this machine) unless --allow-live-money is given as well.',
-    policy.moneyListed ? `- Money tools are listed now${policy.live ? ' (LIVE: real money moves)' : ''}.` : `- Money tools are not listed now: ${policy.why}.`,
-    '- Exactly once: a money tool called again with the same arguments sends nothing when the first call succeeded (the earlier answer is returned and says so), and reuses the same Idempotency-Key when the outcome was unknown. To repeat a payment on purpose, use a new merchant reference. dry_run: true shows the request and sends nothing.',
-    '- An error whose outcome is unknown carries the idempotency key: call the same tool with the same arguments again, or look it up with transactions_verify.',
-    '- Amounts are decimal strings ("1500.00"), never numbers.',
-    'Every money call is journaled on this machine with origin mcp (the journal tool, or `pay journal`). Resources: the interface summary (pay://interface) and the assumptions pay makes where the interface is silent (pay://docs/assumptions.md).',
-  ].join('\n')
-}
-
-const TERM: rt.Output['term'] = {stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, color: false, colorErr: false, interactive: false, columns: 100}
-
-/** An Output whose stdout and stderr are strings. */
-function memoryOutput(): {out: rt.Output; stdout: () => string; stderr: () => string} {
-  let stdout = ''
-  let stderr = ''
-  const sink = (add: (s: string) => void) =>
-    new Writable({
-      write(chunk: Buffer | string, _enc, done) {
-        add(String(chunk))
-        done()
-      },
-    })
-  const out = new rt.Output(TERM, true, sink((s) => (stdout += s)), sink((s) => (stderr += s)))
-  return {out, stdout: () => stdout, stderr: () => stderr}
-}
-
-const text = (t: string) => ({type: 'text' as const, text: t})
-
-/** A tool error: the envelope's error (code, message, request_id, …) as structured content, and as text. */
-function errorResult(error: Record<string, unknown>, lines: string[]): CallToolResult {
-  return {isError: true, content: [text([`${String(error.code)}: ${String(error.message)}`, ...lines].join('\n'))], structuredContent: {error}}
-}
-
-/** Problems with the arguments: the tool's field names and rules, nothing sent. */
-function inputErrorResult(tool: ToolSpec, problems: ArgumentProblem[]): CallToolResult {
-  const message = problems.map((p) => `${p.field} ${p.rule}`).join('\n')
-  return errorResult({code: 'invalid_input', message, problems, sent: false}, [`Nothing was sent. See the input schema of ${tool.name}.`])
-}
-
-/** The body (or bodies: one per page, one per line) the operation printed, as one object. */
-export function structuredOf(stdout: string): Record<string, unknown> {
-  const asObject = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {value: v})
-  try {
-    // one body, as the service sent it (which may span lines)
-    return asObject(JSON.parse(stdout))
-  } catch {
-    // --all: one body per page, one per line; their rows together
-    const docs = stdout
-      .split('\n')
-      .filter((l) => l.trim() !== '')
-      .map((l) => JSON.parse(l) as {data?: unknown[]})
-    return {data: docs.flatMap((d) => d?.data ?? []), pages: docs.length}
-  }
-}
 
 /** A lookup that is a command, not an operation: its tool, and what it answers (read on this machine). */
 interface CommandLookup {

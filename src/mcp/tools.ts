@@ -7,8 +7,8 @@
  *
  * A money tool is one whose endpoint is idempotent in the table (it creates or moves money, or changes a mandate):
  * `pay mcp` lists it only when money is allowed (src/mcp/server.ts). The flags a tool has no use for are named in
- * NOT_TOOL_INPUTS with the reason; test/mcp/tools.test.ts fails when an operation command gains a flag that is
- * neither a property nor named there.
+ * NOT_TOOL_INPUTS with the reason, which the interface summary tells the agent; test/mcp/tools.test.ts fails when an
+ * operation command gains a flag that is neither a property nor named there.
  *
  * No SDK and no zod here: the schemas are plain JSON Schema.
  */
@@ -21,8 +21,8 @@ import {operationList, type OperationSpec} from '../api/operations.js'
 import {operationInputs} from '../cli/operation-command.js'
 import {connectionFlags, globalFlags} from '../cli/flags.js'
 
-/** Flags of the operation commands that are no tool input, and why (the drift test reads this list). */
-export const NOT_TOOL_INPUTS: Readonly<Record<string, string>> = {
+/** Flags of the operation commands that are no tool input, and why (the interface summary lists them). */
+const NOT_TOOL_INPUTS: Readonly<Record<string, string>> = {
   'from-file': 'bulk runs read a file of rows on this machine: run `pay … --from-file` in a shell',
   format: 'a --from-file setting',
   concurrency: 'a --from-file setting',
@@ -65,10 +65,10 @@ export interface ToolSpec {
 }
 
 /** A flag's or argument's name as a property: `account-name` → `account_name`. */
-export const propertyOf = (name: string): string => name.replaceAll('-', '_')
+const propertyOf = (name: string): string => name.replaceAll('-', '_')
 
 /** The tool name of an operation: `collections:create` → `collections_create`, `virtual-accounts:get` → `virtual_accounts_get`. */
-export const toolNameOf = (command: string): string => command.replace(/[:-]/g, '_')
+const toolNameOf = (command: string): string => command.replace(/[:-]/g, '_')
 
 const INTEGER_PARSE = String(Flags.integer().parse)
 
@@ -169,7 +169,7 @@ function exampleArguments(op: OperationSpec, inputs: readonly ToolInput[], comma
 const MONEY_NOTE = `Money tool: exactly once across retries. Calling it again with the same arguments sends nothing when the first call succeeded (the earlier answer is returned, marked as such), and reuses the same Idempotency-Key when its outcome was unknown. dry_run: true returns the request that would be sent, and sends nothing.`
 
 /** The tool of one operation. */
-export function operationTool(op: OperationSpec): ToolSpec {
+function operationTool(op: OperationSpec): ToolSpec {
   const {flags, args} = operationInputs(op)
   // a lookup by reference takes it as an argument or as --reference on the command line: one input for a tool
   const lookup = referenceLookup(op)
@@ -315,5 +315,8 @@ export function interfaceSummary(tools: readonly ToolSpec[]): string {
     }
     lines.push('')
   }
+  lines.push('## Flags of the command line that are no tool input', '')
+  for (const [flag, why] of Object.entries(NOT_TOOL_INPUTS)) lines.push(`- \`--${flag}\`: ${why}`)
+  lines.push('')
   return lines.join('\n')
 }

@@ -62,7 +62,7 @@ export function classifyState(state: string | undefined, states?: PollSpec['stat
 }
 
 /** Whether the interface lists a state for the resource (true when its states are not known here). */
-export function knownState(state: string, states?: PollSpec['states']): boolean {
+function knownState(state: string, states?: PollSpec['states']): boolean {
   if (!states?.pending) return true
   const s = state.toLowerCase()
   return states.succeeded.includes(s) || states.failed.includes(s) || states.pending.includes(s)
@@ -127,7 +127,7 @@ interface LaterFlags {
  * poll called, its inputs from the poll's path and query, positional where the spec says so. Undefined when no
  * command calls that endpoint.
  */
-export function laterCommand(poll: Pick<PollSpec, 'id' | 'input'>, flags: LaterFlags = {}): string | undefined {
+function laterCommand(poll: Pick<PollSpec, 'id' | 'input'>, flags: LaterFlags = {}): string | undefined {
   const op = operationList.find((o) => o.wait && (o.endpoint === poll.id || o.alternatives?.some((a) => a.endpoint === poll.id)))
   if (!op) return undefined
   const words = ['pay', ...op.command.split(':')]

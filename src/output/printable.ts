@@ -26,7 +26,7 @@ export function printable(text: string): string {
  * line either way; escaped, every line of a CRLF body ended in `\u000d`). A lone CR stays escaped: it would
  * return the cursor and let the next characters overwrite the line.
  */
-export function printableText(text: string): string {
+function printableText(text: string): string {
   return printable(text.includes('\r\n') ? text.replaceAll('\r\n', '\n') : text)
 }
 
@@ -40,7 +40,7 @@ export function printableLine(text: string): string {
  * only inside a string (DEL, C1, direction marks), where its `\uXXXX` escape is valid; a raw carriage return
  * only as whitespace between tokens, so it is dropped. Tab and newline, JSON's own whitespace, stay.
  */
-export function printableJson(text: string): string {
+function printableJson(text: string): string {
   return printable(text.includes('\r') ? text.replaceAll('\r', '') : text)
 }
 

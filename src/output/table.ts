@@ -36,7 +36,7 @@ export function keyValueTable(rows: [string, string][], tty: boolean): string {
 }
 
 /** Characters a cell shows (colour codes take none). */
-export function shownLength(text: string): number {
+function shownLength(text: string): number {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\u001b\[[0-9;]*m/g, '').length
 }

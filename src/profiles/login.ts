@@ -12,7 +12,7 @@ import {ProfileStore, savedSecretsNote} from '../config/profiles.js'
 import {resolveSettings} from '../config/settings.js'
 import type {Output} from '../output/output.js'
 
-export interface LoginOptions {
+interface LoginOptions {
   profile?: string
   'base-url'?: string
   'client-id'?: string
@@ -24,7 +24,7 @@ export interface LoginOptions {
 }
 
 /** The questions `pay login` asks on a terminal (validate: true, or the rule the answer breaks). */
-export interface LoginAsker {
+interface LoginAsker {
   input(message: string, validate: (value: string) => true | string, initial?: string): Promise<string>
   password(message: string, validate: (value: string) => true | string): Promise<string>
   confirm(message: string): Promise<boolean>

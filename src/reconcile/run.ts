@@ -53,7 +53,7 @@ interface ClassSummary {
   found: Record<string, string>
 }
 
-export interface ReconcileSummary {
+interface ReconcileSummary {
   file: string
   rows: number
   run: string

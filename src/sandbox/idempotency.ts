@@ -11,7 +11,8 @@ import {entry} from './state.js'
 /** Sorts the keys of each object JSON.stringify visits (no recursion of ours; depth is capped by json-body.ts). */
 function sortedKeys(_key: string, value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
-  const out: Record<string, unknown> = {}
+  // no prototype: a key named __proto__ is kept as the body's own key, not taken as the copy's prototype
+  const out: Record<string, unknown> = Object.create(null)
   for (const k of Object.keys(value).sort()) out[k] = (value as Record<string, unknown>)[k]
   return out
 }
@@ -41,7 +42,7 @@ function keysInOrder(value: unknown): boolean {
  * JSON with sorted keys, so whitespace and key order do not matter ("the same JSON body"). A body whose keys are
  * already in order (what most clients send) is stringified as it is, without sorted copies of its objects.
  */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (value === undefined) return 'null'
   return keysInOrder(value) ? JSON.stringify(value) : (JSON.stringify(value, sortedKeys) ?? 'null')
 }

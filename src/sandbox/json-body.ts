@@ -9,8 +9,8 @@ import {bracketsAtLeast, jsonShapeProblem, MAX_JSON_DEPTH} from '../output/json-
 import {invalidParameter} from './errors.js'
 
 export const MAX_BODY_BYTES = 1024 * 1024
-export {MAX_JSON_DEPTH}
-export const MAX_JSON_VALUES = 10_000
+/** Values (array elements and object members) in one body, at most (docs/sandbox.md, Limits). */
+const MAX_JSON_VALUES = 10_000
 
 /** One pass over the bytes (no recursion): the nesting depth and the number of values, outside strings. */
 function checkJsonShape(raw: Uint8Array): void {

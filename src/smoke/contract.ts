@@ -18,7 +18,7 @@ import {printableDeep} from '../output/printable.js'
 import {listTable} from '../output/table.js'
 
 /** The value given to a path or query parameter no `--param` names: an id or reference nobody has. */
-export const PROBE_VALUE = 'pay-contract-probe'
+const PROBE_VALUE = 'pay-contract-probe'
 
 type ContractVerdict = 'as-assumed' | 'differs' | 'breaks-stated-rule' | 'not-found' | 'not-enabled' | 'failed'
 
@@ -47,7 +47,7 @@ interface ContractReport {
 }
 
 /** Every read-only endpoint of the table: the GETs. */
-export function readOnlyEndpoints(): Endpoint[] {
+function readOnlyEndpoints(): Endpoint[] {
   return endpointList.filter((e) => e.method === 'GET')
 }
 
@@ -135,7 +135,7 @@ async function checkEndpoint(ctx: ApiContext, endpoint: Endpoint, params: Record
 }
 
 /** Runs the contract check over every read-only endpoint, one after the other (each endpoint once). */
-export async function runContract(ctx: ApiContext, options: {params?: Record<string, string>; onEndpoint?: (r: EndpointReport) => void} = {}): Promise<ContractReport> {
+async function runContract(ctx: ApiContext, options: {params?: Record<string, string>; onEndpoint?: (r: EndpointReport) => void} = {}): Promise<ContractReport> {
   const reports: EndpointReport[] = []
   let exit: number = ExitCode.OK
   for (const endpoint of readOnlyEndpoints()) {

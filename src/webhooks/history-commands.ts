@@ -167,7 +167,7 @@ export function runWebhookShow(options: {id: string; env?: NodeJS.ProcessEnv}, o
   return views
 }
 
-export interface ReplayOptions extends HistoryFilterFlags {
+interface ReplayOptions extends HistoryFilterFlags {
   ids: string[]
   failed: boolean
   to: string

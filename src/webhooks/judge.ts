@@ -67,7 +67,7 @@ export type Judgement =
   | {kind: 'reject'; reason: RejectReason; detail: string; event: WebhookEvent | null; bytes: number}
   | {kind: 'event'; event: WebhookEvent; verdict: Verdict; dedupe: 'new' | 'duplicate' | 'wait'}
 
-export interface JudgeRules {
+interface JudgeRules {
   /** false = accept unsigned deliveries (--no-verify); each is then marked unverified. */
   verify: boolean
   /** Secrets to verify with; any one matching passes (rotation). */

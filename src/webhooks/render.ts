@@ -41,7 +41,7 @@ function shown(data: unknown, key: string): string | undefined {
  * cannot break the line (a forged event id cannot print a line of its own). Built by concatenation: it runs for
  * every delivery.
  */
-export function formatDelivery(d: Delivery, color: boolean): string {
+function formatDelivery(d: Delivery, color: boolean): string {
   const event = d.event
   let line = paint(color, 'dim', time(d.time))
   if (!d.verdict.ok) {
@@ -99,7 +99,7 @@ function otherFields(body: Record<string, unknown>, max = 8): string {
 }
 
 /** The --json line: {event, verdict, duplicate} plus time, filtered and forward. */
-export function deliveryJson(d: Delivery): string {
+function deliveryJson(d: Delivery): string {
   return JSON.stringify({
     time: d.time.toISOString(),
     event: d.event,

@@ -54,7 +54,7 @@ function stateOf(type: string): string {
   return action
 }
 
-export function eventTypeInfo(): EventTypeInfo[] {
+function eventTypeInfo(): EventTypeInfo[] {
   return EVENT_TYPES.map((type) => {
     const [resource, operation] = OPERATION[type.split('.')[0]]
     return {type, resource, operation, state: stateOf(type), description: DESCRIPTION[type]}

@@ -16,7 +16,7 @@ type LinkResult = {ok: true} | {ok: false; reason: string}
 type UnlinkResult = {ok: true; removed: string} | {ok: true; kept: string | null} | {ok: false; reason: string}
 
 /** The two calls a registration makes (src/client/control-client.ts for the sandbox; a test may wrap them). */
-export interface WebhookControl {
+interface WebhookControl {
   set(url: string): Promise<LinkResult>
   /** Removes the URL only while it is one of `ours`. */
   clearIf(ours: string[]): Promise<UnlinkResult>
@@ -40,7 +40,7 @@ export function sandboxWebhookControl(baseUrl: string, clientId: string, timeout
 }
 
 /** What a registration did, for the listener to say. */
-export type RegistrationEvent =
+type RegistrationEvent =
   | {kind: 'set'; url: string}
   | {kind: 'changed'; url: string; was: string}
   | {kind: 'removed'; was: string}

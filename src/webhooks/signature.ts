@@ -22,7 +22,7 @@ export const TIMESTAMP_HEADER = 'Service-Timestamp'
 export const DEFAULT_TOLERANCE_SECONDS = 300
 
 type Algorithm = 'sha256' | 'sha512'
-export type Encoding = 'hex' | 'base64'
+type Encoding = 'hex' | 'base64'
 /** Where the timestamp is: `t=` in Service-Signature, or the Service-Timestamp header. */
 type TimestampPlace = 'inline' | 'header'
 
@@ -178,7 +178,7 @@ function usualHeader(value: string): ParsedSignature | undefined {
  * Reads a Service-Signature value (and the Service-Timestamp header, if any) into its digests; undefined when the
  * shape is not one pay recognises.
  */
-export function parseSignatureHeader(value: string, timestampHeader?: string): ParsedSignature | undefined {
+function parseSignatureHeader(value: string, timestampHeader?: string): ParsedSignature | undefined {
   const usual = usualHeader(value)
   if (usual) return usual
   const separate = timestampHeader !== undefined && TIMESTAMP.test(timestampHeader.trim()) ? Number(timestampHeader.trim()) : undefined
@@ -214,7 +214,7 @@ export function parseSignatureHeader(value: string, timestampHeader?: string): P
 }
 
 /** The shape of a header value with its digits and letters masked (`t=0000000000,xx=xxxx…`): says what came, shows no value. */
-export function maskedShape(value: string, max = 80): string {
+function maskedShape(value: string, max = 80): string {
   const masked = value.replace(/[0-9]/g, '0').replace(/[A-Za-z]/g, 'x').replace(/[^\x20-\x7e]/g, '?')
   return masked.length > max ? `${masked.slice(0, max)}… (${value.length} characters)` : masked
 }

@@ -10,7 +10,7 @@ import type {Output} from '../output/output.js'
 import {printableLine} from '../output/printable.js'
 import {describeScheme, explainSignature, parseSchemeId, pinnedSetting, type Scheme, SCHEME_IDS, schemeId, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature} from './signature.js'
 
-export interface VerifyOptions {
+interface VerifyOptions {
   profile?: string
   secret?: string[]
   /** The Service-Signature header value. */
@@ -76,15 +76,13 @@ interface VerifyDeliveryOptions {
   ignoreTimestamp?: boolean
   explain?: boolean
   pinned?: Scheme
-  /** Unix seconds (tests). */
-  now?: number
 }
 
 /** Prints the verdict (the event on stdout when genuine) and returns the exit code: 0 genuine, 1 not. */
-export function verifyDelivery(out: Output, o: VerifyDeliveryOptions): number {
+function verifyDelivery(out: Output, o: VerifyDeliveryOptions): number {
   const header = o.header.replace(/^\s*service-signature\s*:\s*/i, '').trim()
   const timestampHeader = o.timestampHeader?.replace(/^\s*service-timestamp\s*:\s*/i, '').trim()
-  const now = o.now ?? Math.floor(Date.now() / 1000)
+  const now = Math.floor(Date.now() / 1000)
   const options = {toleranceSeconds: o.ignoreTimestamp ? Number.MAX_SAFE_INTEGER : o.toleranceSeconds, now, timestampHeader, pinned: o.pinned}
   const explained = explainSignature(header, o.body, o.secrets, options)
   const result = explained.result

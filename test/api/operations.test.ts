@@ -11,11 +11,11 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import type {z} from 'zod'
+import {z} from 'zod'
 import {endpointList, endpoints, pathParams, type Endpoint} from '../../src/api/endpoints.js'
 import {descriptionOf, fieldHelp} from '../../src/api/operation-help.js'
 import {flagName} from '../../src/api/operation-names.js'
-import {generatedModule, shapeOf as shapeOfRules} from '../../src/api/operation-rules.js'
+import {generatedModule} from '../../src/api/operation-rules.js'
 import {operationList, type OperationSpec} from '../../src/api/operations.js'
 import {ROOT} from '../helpers/cli.js'
 
@@ -31,8 +31,12 @@ const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf
 const commands = Object.values(manifest.commands)
 
 type Shape = Record<string, z.ZodType>
-// the schemas are z.lazy (built on first use): the fields as src/api/operation-rules.ts sees them
-const shapeOf = (schema: z.ZodType | undefined): Shape => (shapeOfRules(schema) ?? {}) as unknown as Shape
+// the schemas are z.lazy (built on first use): read through zod's own API, not through operation-rules' reading
+const shapeOf = (schema: z.ZodType | undefined): Shape => {
+  let s: unknown = schema
+  while (s instanceof z.ZodLazy) s = s.unwrap()
+  return s instanceof z.ZodObject ? (s.shape as Shape) : {}
+}
 const isOptional = (schema: z.ZodType) => schema.safeParse(undefined).success
 
 it('src/api/operations.generated.ts is what the table and the schemas give (else: run this file with -u)', async () => {

@@ -1,19 +1,23 @@
-/** The bulk engine's parts, in-process: keys, the adaptive rate, the field-list adapter, the readers, money totals. */
+/**
+ * The bulk engine's parts, in-process: keys, the adaptive rate, the field-list adapter, the readers, money totals; and
+ * what a run asks of a scripted service before it sends (nothing, until every check passed and the run was confirmed).
+ */
 import {appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {rowKey, splitUrl} from '../../src/bulk/engine.js'
-import {headerRecord} from '../../src/client/pool-transport.js'
-import {retryAfterMs} from '../../src/client/request-policy.js'
-import {RowSyntaxError, formatOf, openInput, readRows} from '../../src/bulk/input.js'
+import {RowSyntaxError, openInput, readRowChunks, type BulkInput} from '../../src/bulk/input.js'
 import {specOperation} from '../../src/bulk/operation.js'
 import {operations} from '../../src/api/operations.js'
 import {AdaptiveRate} from '../../src/bulk/rate.js'
 import {MoneyTotals} from '../../src/bulk/report.js'
 import {RowSpool, type SpooledRow} from '../../src/bulk/spool.js'
-import {RunJournal, RunLineage, resumedSalt} from '../../src/journal/run-journal.js'
+import {type RowOutcome, RunJournal, RunLineage, resumedSalt} from '../../src/journal/run-journal.js'
 import {JournalStore} from '../../src/journal/store.js'
+import {AcceptedRows} from '../../src/bulk/references.js'
 import {tempConfigDir} from '../helpers/cli.js'
+import {runCommand} from '../helpers/in-process.js'
+import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
 describe('row keys', () => {
   it('are UUID-shaped, derived from scope, exact body bytes and occurrence only', () => {
@@ -74,6 +78,11 @@ describe('a bulk operation from the operation spec', () => {
   })
 })
 
+/** The rows of an input, in file order, one list (the reader gives them a chunk at a time). */
+async function* readRows(input: BulkInput) {
+  for await (const chunk of readRowChunks(input)) yield* chunk
+}
+
 describe('readers', () => {
   it('CSV: BOM, blank lines and the line of each row; NDJSON: each broken line reported, reading goes on', async () => {
     const dir = tempConfigDir()
@@ -123,11 +132,19 @@ describe('readers', () => {
     }
   })
 
-  it('the format from --format or the extension, else a clear error', () => {
-    expect(formatOf('x.CSV', undefined)).toBe('csv')
-    expect(formatOf('x.jsonl', undefined)).toBe('ndjson')
-    expect(formatOf('x.txt', 'ndjson')).toBe('ndjson')
-    expect(() => formatOf('x.txt', undefined)).toThrow(/--format/)
+  it('the format from --format or the extension, else a clear error', async () => {
+    const dir = tempConfigDir()
+    const formatOf = async (name: string, format: string | undefined) => {
+      writeFileSync(join(dir, name), '')
+      return (await openInput(join(dir, name), format, dir)).format
+    }
+    expect(await formatOf('x.CSV', undefined)).toBe('csv')
+    expect(await formatOf('x.jsonl', undefined)).toBe('ndjson')
+    expect(await formatOf('x.ndjson', undefined)).toBe('ndjson')
+    expect(await formatOf('x.txt', 'ndjson')).toBe('ndjson')
+    expect(await formatOf('x.csv', 'ndjson')).toBe('ndjson')
+    await expect(formatOf('x.txt', undefined)).rejects.toThrow(/--format is required: cannot tell the format/)
+    await expect(formatOf('x.csv', 'xml')).rejects.toThrow(/--format must be csv or ndjson/)
   })
 })
 
@@ -271,16 +288,49 @@ describe('the lineage of a file: the salt of its newest run, across edits', () =
   })
 })
 
-describe("the pool transport's response headers", () => {
-  const raw = (...pairs: string[]) => pairs.map((p) => Buffer.from(p, 'latin1'))
-  it('as node:http gives them: a repeated Retry-After keeps its first value (and still waits), other repeats joined, any name an own key', () => {
-    const h = headerRecord(raw('Retry-After', '5', 'retry-after', '5', 'Content-Type', 'application/json', 'content-type', 'text/html', 'Vary', 'a', 'vary', 'b', 'constructor', 'x', '__proto__', 'y'))
-    expect(h['retry-after']).toBe('5')
-    expect(retryAfterMs(h, undefined)).toBe(5000)
-    expect(h['content-type']).toBe('application/json')
-    expect(h.vary).toBe('a, b')
-    expect(Object.hasOwn(h, 'constructor') && h.constructor).toBe('x')
-    expect(Object.getOwnPropertyDescriptor(h, '__proto__')?.value).toBe('y')
-    expect(Object.getPrototypeOf(h)).toBe(Object.prototype)
+describe('the client secret goes out only for a run that will send', () => {
+  const server = useScriptedServer()
+  const HEADER = 'amount,currency,reference,mobile,provider\n'
+  const env = (dir: string) => ({PAY_CONFIG_DIR: dir, PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET, NO_COLOR: '1'})
+  const liveProfile = (dir: string) =>
+    writeFileSync(join(dir, 'profiles.json'), JSON.stringify({active: 'prod', profiles: {prod: {base_url: server.url, client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET, live: true}}}), {mode: 0o600})
+
+  it('a file with a bad row: exit 2, nothing asked of the service (no token request)', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}10.00,KES,tk-1,254700000001,mpesa\nNOT-A-NUMBER,KES,tk-2,254700000002,mpesa\n`)
+    const r = await runCommand(['payouts', 'create', '--from-file', file], {env: env(dir)})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('nothing was sent')
+    expect(server.requests).toEqual([])
+  })
+
+  it('a row whose reference an earlier run accepted under another key: exit 5, no token request', async () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(join(dir, 'state'))
+    store.open()
+    const earlier = new AcceptedRows(store, (endpoint) => ({endpoint, baseUrl: server.url, clientId: TEST_CLIENT_ID}), 'r'.repeat(32), 'old.csv')
+    earlier.add({endpoint: 'payouts.create', reference: 'tk-9', key: 'another-key', line: 2} as SpooledRow, {outcome: 'accepted', id: 'PO_1', state: 'processing'} as RowOutcome)
+    earlier.end()
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}10.00,KES,tk-9,254700000001,mpesa\n`)
+    const r = await runCommand(['payouts', 'create', '--from-file', file], {env: env(dir)})
+    expect(r.stderr).toContain('old.csv')
+    expect(r.code).toBe(5)
+    expect(server.requests).toEqual([])
+  })
+
+  it('a live profile with no one to confirm: exit 2, no token request; confirmed (--yes): the token, then the row', async () => {
+    const dir = tempConfigDir()
+    liveProfile(dir)
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}10.00,KES,tk-live-1,254700000001,mpesa\n`)
+    const refused = await runCommand(['payouts', 'create', '--from-file', file, '--no-input'], {env: {PAY_CONFIG_DIR: dir, NO_COLOR: '1'}})
+    expect(refused.stderr).toContain('LIVE profile "prod"')
+    expect(refused.code).toBe(2)
+    expect(server.requests).toEqual([])
+    const sent = await runCommand(['payouts', 'create', '--from-file', file, '--no-input', '--yes'], {env: {PAY_CONFIG_DIR: dir, NO_COLOR: '1'}})
+    expect(server.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /v1/oauth/token', 'POST /v1/payouts'])
+    expect(sent.stderr).not.toContain('LIVE profile')
   })
 })

@@ -9,9 +9,11 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {planDirect, type DirectTable} from '../../src/cli/direct-argv.js'
+import {planDirect} from '../../src/cli/direct-argv.js'
 import {ROOT} from '../helpers/cli.js'
 
+/** dist/direct-run.json, as planDirect reads it. */
+type DirectTable = Parameters<typeof planDirect>[1]
 const table = JSON.parse(readFileSync(join(ROOT, 'dist', 'direct-run.json'), 'utf8')) as DirectTable
 let config: Config
 let oclif: typeof import('@oclif/core')

@@ -7,8 +7,9 @@ import {describe, expect, it} from 'vitest'
 import {LOOKUP_REFERENCE, referenceLookup} from '../../src/api/operation-names.js'
 import {operationList} from '../../src/api/operations.js'
 import {operationInputs} from '../../src/cli/operation-command.js'
-import {laterCommand} from '../../src/operation/wait.js'
+import {reportWait} from '../../src/operation/wait.js'
 import {json} from '../helpers/cli.js'
+import {memoryOutput} from '../helpers/in-process.js'
 import {ok, useSandbox} from '../helpers/command-harness.js'
 
 const h = useSandbox({settleMs: 100})
@@ -51,7 +52,14 @@ describe('lookups by merchant reference', () => {
 })
 
 describe('a --wait timeout names the command to run later', () => {
-  it('laterCommand: positional where the spec says, flags otherwise, quoted, and the profile and sub-account given', () => {
+  it('the command: positional where the spec says, flags otherwise, quoted, and the profile and sub-account given', () => {
+    type Poll = Parameters<typeof reportWait>[1]['poll']
+    /** The command a wait that timed out polling `poll` says to run later (undefined: none named). */
+    const laterCommand = (poll: Poll, flags?: Parameters<typeof reportWait>[2]) => {
+      const io = memoryOutput(false)
+      expect(reportWait(io.out, {poll, res: {} as Parameters<typeof reportWait>[1]['res'], outcome: 'timeout', label: 'it', elapsedSeconds: 1, timeoutSec: 1}, flags)).toBe(9)
+      return /next: run `(.+)` later/.exec(io.stderr())?.[1]
+    }
     expect(laterCommand({id: 'collections.get', input: {path: {id: 'CL_1'}}})).toBe('pay collections get --wait CL_1')
     expect(laterCommand({id: 'collections.getByReference', input: {query: {merchant_reference: 'order 42'}}})).toBe("pay collections get --reference 'order 42' --wait")
     expect(laterCommand({id: 'payouts.get', input: {path: {merchant_reference: '-odd'}}}, {profile: 'live'})).toBe('pay payouts get --profile live --wait -- -odd')

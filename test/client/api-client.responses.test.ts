@@ -211,11 +211,11 @@ describe('TLS errors are not retried and say how to trust a private CA', () => {
 
 describe('in-process: the rules behind the above', () => {
   it('certificate failures are classified tls and never retried; the exchange timeout is a timeout', async () => {
-    const {classifyNetworkError, isRetryable} = await import('../../src/client/request-policy.js')
+    const {classifyNetworkError, RequestAttempts} = await import('../../src/client/request-policy.js')
     for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID', 'SELF_SIGNED_CERT_IN_CHAIN']) {
       const outcome = classifyNetworkError(Object.assign(new Error('x'), {code: 'UND_ERR_SOCKET', cause: Object.assign(new Error('y'), {code})}))
       expect(outcome).toEqual({kind: 'tls', code})
-      expect(isRetryable(outcome, true)).toBe(false)
+      expect(new RequestAttempts({retries: 3, safeToRepeat: true}).next(outcome)).toMatchObject({retry: false, class: 'refused'})
     }
     const {ExchangeTimeoutError, within} = await import('../../src/client/transport.js')
     expect(classifyNetworkError(new ExchangeTimeoutError(1000))).toEqual({kind: 'timeout'})

@@ -7,7 +7,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/api-client.js'
 import {InvalidResponseError, NetworkError} from '../../src/base/errors.js'
 import {PoolTransport} from '../../src/client/pool-transport.js'
-import {classifyNetworkError} from '../../src/client/request-policy.js'
+import {classifyNetworkError, retryAfterMs} from '../../src/client/request-policy.js'
 
 const TOKEN = JSON.stringify({access_token: 'tok-1', token_type: 'Bearer', expires_in: 3600})
 const COLLECTION = {id: 'CL_1', object: 'collection', merchant_reference: 'r-1', amount: '1.00', currency: 'KES', status: 'pending', provider: 'mpesa', mobile: '254712345678'}
@@ -49,6 +49,21 @@ describe('the pool transport', () => {
     const res = await p.send({method: 'POST', url: `${base}/v1/collections?x=1`, headers: {'idempotency-key': 'k-1', 'content-type': 'application/json'}, body, timeoutMs: 5000})
     expect(res).toEqual({status: 201, headers: expect.objectContaining({'content-type': 'application/json', 'x-thing': 'a, b'}), text: '{"ok":"ünïcødé"}'})
     expect(seen).toEqual([{method: 'POST', url: '/v1/collections?x=1', headers: expect.objectContaining({'idempotency-key': 'k-1', 'content-length': String(Buffer.byteLength(body))}), body}])
+  })
+
+  it('response headers as node:http gives them: a repeated Retry-After keeps its first value (and still waits), other repeats joined, any name an own key', async () => {
+    const base = await serve((_req, _body, res) => {
+      res.writeHead(200, [['Retry-After', '5'], ['retry-after', '5'], ['Content-Type', 'application/json'], ['content-type', 'text/html'], ['Vary', 'a'], ['vary', 'b'], ['constructor', 'x'], ['__proto__', 'y']])
+      res.end('{}')
+    })
+    const {headers: h} = await (await pool()).send({method: 'GET', url: `${base}/v1/balance`, headers: {}, timeoutMs: 5000})
+    expect(h['retry-after']).toBe('5')
+    expect(retryAfterMs(h, undefined)).toBe(5000)
+    expect(h['content-type']).toBe('application/json')
+    expect(h.vary).toBe('a, b')
+    expect(Object.hasOwn(h, 'constructor') && h.constructor).toBe('x')
+    expect(Object.getOwnPropertyDescriptor(h, '__proto__')?.value).toBe('y')
+    expect(Object.getPrototypeOf(h)).toBe(Object.prototype)
   })
 
   it('writes nothing before the request is ready (a journaled request: its fsync)', async () => {

@@ -6,7 +6,7 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {runFind, type FindResult} from '../../src/find/find.js'
+import {runFind} from '../../src/find/find.js'
 import {HistoryWriter, historyDir} from '../../src/webhooks/history.js'
 import {parseQuery} from '../../src/find/query.js'
 import {json} from '../helpers/cli.js'
@@ -14,6 +14,16 @@ import {runWithContext} from '../helpers/in-process.js'
 import {ok, useSandbox} from '../helpers/command-harness.js'
 
 const h = useSandbox()
+
+/** What `pay find --json` prints, as a script reads it: the output is the contract, not src/find/find.ts's types. */
+interface FindResult {
+  query: string
+  looked_up_as: string
+  matches: Record<string, unknown>[]
+  timeline: Record<string, unknown>[]
+  tried: Record<string, unknown>[]
+  webhooks: {history: boolean; note: string}
+}
 
 const find = (query: string, extra: {mandate?: string[]; reference?: boolean; json?: boolean} = {}) =>
   runWithContext((ctx) => runFind(ctx, {query, mandate: extra.mandate, reference: extra.reference, env: h.env}), {env: {...h.env, NO_COLOR: '1'}, json: extra.json ?? true})

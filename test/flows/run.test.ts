@@ -14,7 +14,7 @@ import {resolve, type Scope} from '../../src/flows/template.js'
 import {Output} from '../../src/output/output.js'
 import type {ApiContext} from '../../src/runtime.js'
 import type {Sandbox} from '../../src/sandbox/index.js'
-import {reportOf, toJUnit} from '../../src/flows/report.js'
+import {reportOf, writeJUnitAfter} from '../../src/flows/report.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/in-process.js'
 import {ACME, start} from '../helpers/sandbox-http.js'
@@ -252,7 +252,10 @@ describe('secrets in flows', () => {
     const env = {SHOP_API_TOKEN: secret}
     const steps = await runFlows(context(), loadFlows([file], env), {env})
     expect(steps[0]).toMatchObject({outcome: 'failed'})
-    const everything = JSON.stringify(reportOf(steps)) + toJUnit('pay flow run', steps)
+    const junit = join(tempConfigDir(), 'junit.xml')
+    writeJUnitAfter(context().out, junit, 'pay flow run', steps, 1)
+    const everything = JSON.stringify(reportOf(steps)) + readFileSync(junit, 'utf8')
+    expect(everything).toContain('<testcase')
     expect(everything).not.toContain(secret)
     expect(steps[0].error?.message).toMatch(/fields\.object: expected "\[REDACTED\]"/)
   })

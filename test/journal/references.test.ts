@@ -6,12 +6,9 @@ import {existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {JournalStore} from '../../src/journal/store.js'
-import {type AcceptedReference, ReferenceIndex, bucketOf, scopeId} from '../../src/journal/references.js'
-import {ReferenceWriter} from '../../src/bulk/references.js'
+import {ReferenceIndex, bucketOf} from '../../src/journal/references.js'
 import {tempConfigDir} from '../helpers/cli.js'
-
-const SCOPE = {endpoint: 'collections.create', baseUrl: 'http://127.0.0.1:9', clientId: 'c', accountRef: undefined}
-const accepted = (ref: string, key: string, line = 2): AcceptedReference => ({ref, key, at: '2026-11-26T10:00:00.000Z', id: `CL_${ref}`, state: 'processing', run: 'r'.repeat(32), line, file: 'pay.csv'})
+import {SCOPE, accepted, writeAccepted} from '../helpers/reference-index.js'
 
 describe('the reference index', () => {
   it('written in batches by bucket and day; a lookup finds a reference among others, in its scope only', () => {
@@ -20,10 +17,7 @@ describe('the reference index', () => {
     const index = new ReferenceIndex(store, SCOPE)
     expect(index.exists()).toBe(false)
     expect(index.lookup('a-1')).toEqual([])
-    const w = new ReferenceWriter(index)
-    for (let i = 0; i < 100; i++) w.add(accepted(`a-${i}`, `k-${i}`))
-    w.add(accepted('quote"d', 'k-q'))
-    w.end()
+    writeAccepted(store, [...Array.from({length: 100}, (_, i) => accepted(`a-${i}`, `k-${i}`)), accepted('quote"d', 'k-q')])
     expect(index.exists()).toBe(true)
     const files = readdirSync(index.dir)
     expect(files.length).toBeGreaterThan(1)
@@ -33,7 +27,7 @@ describe('the reference index', () => {
     expect(index.lookup('a-700')).toEqual([])
     // another account: another scope, another directory
     expect(new ReferenceIndex(store, {...SCOPE, accountRef: 'acct'}).lookup('a-7')).toEqual([])
-    expect(scopeId(SCOPE)).not.toBe(scopeId({...SCOPE, endpoint: 'payouts.create'}))
+    expect(index.dir).not.toBe(new ReferenceIndex(store, {...SCOPE, endpoint: 'payouts.create'}).dir)
     expect(bucketOf('a-7')).toBe(bucketOf('a-7'))
   })
 
@@ -56,10 +50,23 @@ describe('the reference index', () => {
     expect(index.lookup('x"')).toEqual([])
   })
 
+  it('a lookup finds every line with the reference, also lines right after one another (every line starts {"ref":)', () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const index = new ReferenceIndex(store, SCOPE)
+    writeAccepted(store, [accepted('adj', 'k-1', 2), accepted('adj', 'k-2', 3), accepted('adj', 'k-3', 4), accepted('adj-other', 'k-o'), accepted('adj', 'k-4', 9)])
+    expect(index.lookup('adj').map((e) => e.key)).toEqual(['k-1', 'k-2', 'k-3', 'k-4'])
+    // the same in a file written by hand: no blank line between, and the last line without its line break
+    const line = (key: string) => JSON.stringify(accepted('adj2', key))
+    writeFileSync(index.fileOf(bucketOf('adj2'), '2026-11-20'), [line('a'), line('b'), line('c')].join('\n'))
+    expect(index.lookup('adj2').map((e) => e.key)).toEqual(['a', 'b', 'c'])
+  })
+
   it('pruning drops the files of days past the retention', () => {
     const dir = tempConfigDir()
     const store = new JournalStore(dir, {retentionDays: 7})
-    const scopeDir = join(dir, 'journal', 'references', scopeId(SCOPE))
+    const scopeDir = new ReferenceIndex(store, SCOPE).dir
+    expect(scopeDir.startsWith(join(dir, 'journal', 'references'))).toBe(true)
     mkdirSync(scopeDir, {recursive: true})
     writeFileSync(join(scopeDir, '3-2001-01-01.ndjson'), '')
     const today = `3-${new Date().toISOString().slice(0, 10)}.ndjson`

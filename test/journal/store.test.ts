@@ -4,7 +4,6 @@ import {appendFileSync, existsSync, mkdirSync, readFileSync, statSync, utimesSyn
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {referenceOf, resumeCommand} from '../../src/journal/gate.js'
 import {type JournalEntry, JournalStore, JournalWriteError, retentionDaysFrom, unresolved} from '../../src/journal/store.js'
 import {ROOT, tempConfigDir} from '../helpers/cli.js'
 
@@ -125,20 +124,5 @@ describe('JournalStore', () => {
     expect(retentionDaysFrom({})).toBe(7)
     expect(retentionDaysFrom({PAY_JOURNAL_RETENTION_DAYS: '30'})).toBe(30)
     expect(retentionDaysFrom({PAY_JOURNAL_RETENTION_DAYS: '0'})).toBe(7)
-  })
-})
-
-describe('gate helpers', () => {
-  it('the resume command: the same argv with the key, secrets masked, --force-new dropped, quoted for a shell', () => {
-    expect(resumeCommand(['collections', 'create', '--reference', 'a b', '--client-secret', 's3cr3t', '--force-new'], 'K')).toBe(
-      "pay collections create --reference 'a b' --client-secret '***' --idempotency-key K",
-    )
-    expect(resumeCommand(['api', 'POST', '/v1/payouts', '--idempotency-key', 'K2', '--webhook-secret=abc'], 'K2')).toBe("pay api POST /v1/payouts --idempotency-key K2 '--webhook-secret=***'")
-  })
-
-  it('reads the merchant reference of a body', () => {
-    expect(referenceOf('{"amount":"1","merchant_reference":"r-1"}')).toBe('r-1')
-    expect(referenceOf('[]')).toBeUndefined()
-    expect(referenceOf('not json merchant_reference')).toBeUndefined()
   })
 })

@@ -1,15 +1,15 @@
 /**
  * The tools of `pay mcp` against the operation spec and the commands' flags, so that they cannot drift: every flag
  * and argument of every operation command (as oclif's manifest lists them) is a property of its tool with its
- * type, bounds, choices and rule, or is named in NOT_TOOL_INPUTS with a reason.
+ * type, bounds, choices and rule, or is named with a reason in the interface summary an agent reads.
  */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {derived} from '../../src/api/operations.generated.js'
 import {flagName} from '../../src/api/operation-names.js'
-import {operationList, operations} from '../../src/api/operations.js'
-import {commandLineOf, interfaceSummary, NOT_TOOL_INPUTS, operationTool, operationTools, propertyOf, renamer, toolNameOf, valuesOf} from '../../src/mcp/tools.js'
+import {operationList, operations, type OperationSpec} from '../../src/api/operations.js'
+import {commandLineOf, interfaceSummary, operationTools, renamer, valuesOf} from '../../src/mcp/tools.js'
 import {ROOT} from '../helpers/cli.js'
 
 interface ManifestFlag {
@@ -20,12 +20,20 @@ interface ManifestFlag {
   default?: unknown
   multiple?: boolean
 }
+/** The tool of an operation, as pay mcp lists it. */
+const operationTool = (op: OperationSpec) => operationTools().find((t) => t.op === op)!
+/** A tool's name: its command's, `_` for `:` and `-`; a property's: its flag's, `_` for `-` (what an agent calls). */
+const toolNameOf = (command: string) => command.replace(/[:-]/g, '_')
+const propertyOf = (name: string) => name.replaceAll('-', '_')
+/** The flags the interface summary names as no tool input, each with its reason. */
+const notToolInputs = new Map([...interfaceSummary(operationTools()).matchAll(/^- `--([a-z-]+)`: (.+)$/gm)].map((m) => [m[1], m[2]]))
+
 const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {flags: Record<string, ManifestFlag>; args: Record<string, {name: string}>}>}
 
 describe('tool input schemas against the operation spec', () => {
   it('one tool per operation, named after its command', () => {
     expect(operationTools().map((t) => t.name)).toEqual(operationList.map((op) => toolNameOf(op.command)))
-    expect(toolNameOf('virtual-accounts:create')).toBe('virtual_accounts_create')
+    expect(operationTools().map((t) => t.name)).toContain('virtual_accounts_create')
   })
 
   for (const op of operationList) {
@@ -37,7 +45,7 @@ describe('tool input schemas against the operation spec', () => {
       // the command's own flags (the global ones are pay mcp's: profile, base URL, …; output flags have no use)
       const own = Object.values(command.flags).filter((f) => f.helpGroup !== 'GLOBAL')
       for (const flag of own) {
-        if (flag.name in NOT_TOOL_INPUTS) {
+        if (notToolInputs.has(flag.name)) {
           expect(properties[propertyOf(flag.name)], `${flag.name} is named as no tool input`).toBeUndefined()
           continue
         }
@@ -134,5 +142,8 @@ describe('the interface summary', () => {
     expect(text).toContain('`POST /v1/collections` (idempotent: Idempotency-Key)')
     expect(text).toContain('- `amount` (string, required): ')
     expect(text).toContain('## balance\n')
+    // the flags a tool has no use for, each with why
+    expect(notToolInputs.get('force-new')).toMatch(/never become a second request/)
+    expect(notToolInputs.get('from-file')).toMatch(/bulk runs/)
   })
 })

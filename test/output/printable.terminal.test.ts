@@ -9,7 +9,7 @@ import {describe, expect, it} from 'vitest'
 import {ApiError, InvalidResponseError, NetworkError} from '../../src/base/errors.js'
 import {renderError} from '../../src/output/errors.js'
 import {Output} from '../../src/output/output.js'
-import {printable, printableJson, printableText} from '../../src/output/printable.js'
+import {forStdout, printable} from '../../src/output/printable.js'
 import {StreamTable} from '../../src/output/views.js'
 import type {Terminal} from '../../src/output/terminal.js'
 import {runInPty} from '../helpers/command-harness.js'
@@ -52,18 +52,21 @@ describe('errors are printable', () => {
 })
 
 describe('pay api on a terminal', () => {
-  it('printableJson escapes what printable() does as \\uXXXX and the JSON value stays the same', () => {
+  const onTerminal = forStdout(true)
+  it('JSON on a terminal: what printable() escapes as \\uXXXX, and the JSON value stays the same; piped: as it is', () => {
     const value = {note: HOSTILE, del: 'a\u007fb', lines: 'x\ny'}
     for (const text of [JSON.stringify(value, null, 2), JSON.stringify(value).replace(',', ',\r\n')]) {
-      const shown = printableJson(text)
+      const shown = onTerminal.json(text)
       expect(shown).not.toMatch(RAW)
       expect(JSON.parse(shown)).toEqual(value)
+      expect(forStdout(false).json(text)).toBe(text)
     }
   })
 
-  it('printableText writes a CRLF line end as a newline; a lone CR stays escaped', () => {
-    expect(printableText('a,b\r\n1,2\r\n')).toBe('a,b\n1,2\n')
-    expect(printableText('x\ry\r\n')).toBe('x\\u000dy\n')
+  it('text on a terminal: a CRLF line end as a newline; a lone CR stays escaped; piped: as it is', () => {
+    expect(onTerminal.text('a,b\r\n1,2\r\n')).toBe('a,b\n1,2\n')
+    expect(onTerminal.text('x\ry\r\n')).toBe('x\\u000dy\n')
+    expect(forStdout(false).text('x\ry\r\n')).toBe('x\ry\r\n')
   })
 })
 

@@ -2,13 +2,15 @@
  * Tables on a terminal fit its width (the widest columns cut, with an ellipsis); -o wide and a pipe keep every value
  * whole. In-process, with an Output on in-memory streams that says it is a 100-column terminal.
  */
+import {stripVTControlCharacters} from 'node:util'
 import {describe, expect, it} from 'vitest'
-import {fitWidths, listTable, shownLength} from '../../src/output/table.js'
+import {fitWidths, listTable} from '../../src/output/table.js'
 import {outputOptions} from '../../src/output/options.js'
 import {StreamTable} from '../../src/output/views.js'
 import {memoryOutput} from '../helpers/in-process.js'
 
-const widest = (text: string) => Math.max(...text.split('\n').map(shownLength))
+/** The widest line as a terminal shows it (colour codes take no room). */
+const widest = (text: string) => Math.max(...text.split('\n').map((line) => stripVTControlCharacters(line).length))
 
 // a journal-like list: ~160 characters wide in full
 const rows = Array.from({length: 3}, (_, i) => ({

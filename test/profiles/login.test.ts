@@ -8,10 +8,14 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {type LoginAsker, type LoginOptions, runLogin} from '../../src/profiles/login.js'
+import {runLogin} from '../../src/profiles/login.js'
 import {json, tempConfigDir} from '../helpers/cli.js'
 import {useSandbox} from '../helpers/command-harness.js'
 import {commandEnv, memoryOutput, runCommand, USER_AGENT} from '../helpers/in-process.js'
+
+type LoginOptions = Parameters<typeof runLogin>[0]
+/** What pay login asks a person with (inquirer's prompts on a terminal). */
+type LoginAsker = NonNullable<Parameters<typeof runLogin>[2]['asker']>
 
 const h = useSandbox()
 const merchant = (key: string) => h.sb.seed.merchants.find((m) => m.key === key)!.clients[0]

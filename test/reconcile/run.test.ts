@@ -9,11 +9,22 @@ import {existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {fromMinor, toMinor} from '../../src/api/money.js'
-import {runReconcile, type ReconcileSummary} from '../../src/reconcile/run.js'
+import type {ReconcileClass, RowResult} from '../../src/reconcile/expected.js'
+import {runReconcile} from '../../src/reconcile/run.js'
 import {BIN, ROOT, cleanEnv, json, tempConfigDir} from '../helpers/cli.js'
 import {runWithContext} from '../helpers/in-process.js'
 import {ok, runInPty, useSandbox} from '../helpers/command-harness.js'
 import {waitFor} from '../helpers/wait-for.js'
+
+/** What `pay reconcile --json` prints, as a script reads it: the output is the contract, not src's types. */
+interface ReconcileSummary {
+  file: string
+  rows: number
+  run: string
+  resumed: number
+  classes: Record<ReconcileClass, {rows: number; expected: Record<string, string>; found: Record<string, string>}>
+  mismatches: RowResult[]
+}
 
 const h = useSandbox({rateLimits: {writePerMinute: 10_000_000, writePerHour: 100_000_000, readPerMinute: 10_000_000}})
 const CREATED = 1996

@@ -47,17 +47,22 @@ describe('idempotent replay', () => {
   })
 })
 
-describe('canonical JSON of a request body', () => {
+describe('the fingerprint of a request (canonical JSON of its parameters and body)', () => {
   it('is the same whatever the key order, at every level (the in-order shortcut and the sorted copy agree)', async () => {
-    const {canonicalJson} = await import('../../src/sandbox/idempotency.js')
+    const {fingerprint} = await import('../../src/sandbox/idempotency.js')
+    const of = (body: unknown, params: Record<string, string> = {}) => fingerprint('collections.create', params, 'M1', body)
     const inOrder = {a: 1, b: [{x: 1, y: {p: null, q: 'é'}}, 2], c: {d: true, e: '10.00'}}
     const shuffled = {c: {e: '10.00', d: true}, b: [{y: {q: 'é', p: null}, x: 1}, 2], a: 1}
-    expect(canonicalJson(inOrder)).toBe(JSON.stringify(inOrder))
-    expect(canonicalJson(shuffled)).toBe(canonicalJson(inOrder))
-    expect(canonicalJson({10: 'a', 9: 'b', k: 1})).toBe(canonicalJson({k: 1, 9: 'b', 10: 'a'}))
+    expect(of(shuffled)).toBe(of(inOrder))
+    expect(of({...inOrder, c: {d: true, e: '10.01'}})).not.toBe(of(inOrder))
+    expect(of({10: 'a', 9: 'b', k: 1})).toBe(of({k: 1, 9: 'b', 10: 'a'}))
+    expect(of({}, {b: '2', a: '1'})).toBe(of({}, {a: '1', b: '2'}))
     const proto = JSON.parse('{"__proto__": {"x": 1}, "a": 1}') as unknown
     const protoLater = JSON.parse('{"a": 1, "__proto__": {"x": 1}}') as unknown
-    expect(canonicalJson(proto)).toBe(canonicalJson(protoLater))
-    expect(canonicalJson(undefined)).toBe('null')
+    expect(of(proto)).toBe(of(protoLater))
+    // a body's own __proto__ key counts like any other key: a request with it is another request
+    expect(of(proto)).not.toBe(of({a: 1}))
+    expect(of(proto)).not.toBe(of(JSON.parse('{"__proto__": {"x": 2}, "a": 1}')))
+    expect(of(undefined)).toBe(of(null))
   })
 })

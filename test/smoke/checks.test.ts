@@ -12,7 +12,7 @@ import {ApiClient} from '../../src/client/api-client.js'
 import {Output} from '../../src/output/output.js'
 import type {Terminal} from '../../src/output/terminal.js'
 import {runSmoke} from '../../src/smoke/checks.js'
-import {printStep, toJUnit, type StepResult} from '../../src/flows/report.js'
+import {printStep, writeJUnitAfter, type StepResult} from '../../src/flows/report.js'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import type {ApiContext} from '../../src/runtime.js'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
@@ -119,7 +119,9 @@ describe('the report', () => {
   ]
 
   it('JUnit XML is well-formed, escaped, and counts every outcome', () => {
-    const xml = toJUnit('pay smoke', steps)
+    const file = join(tempConfigDir(), 'junit.xml')
+    expect(writeJUnitAfter(new Output(term(false), false, new PassThrough(), new PassThrough()), file, 'pay smoke', steps, 0)).toBe(0)
+    const xml = readFileSync(file, 'utf8')
     const doc = parser.parse(xml)
     expect(doc.testsuites).toMatchObject({tests: '4', failures: '1', skipped: '2'})
     const cases = doc.testsuites.testsuite.flatMap((s: {testcase: unknown[]}) => s.testcase)

@@ -9,12 +9,14 @@ import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {InputError, PayError} from '../../src/base/errors.js'
 import {startSandbox, type Sandbox} from '../../src/sandbox/index.js'
-import {historyBounds, parseRoutes, runWebhookHistory, runWebhookReplay, runWebhookShow, type ReplayOptions} from '../../src/webhooks/history-commands.js'
+import {historyBounds, parseRoutes, runWebhookHistory, runWebhookReplay, runWebhookShow} from '../../src/webhooks/history-commands.js'
 import {failedEvents, HistoryWriter, historyDir, readHistory} from '../../src/webhooks/history.js'
 import {type Listener, startListener} from '../../src/webhooks/listener.js'
 import {verifySignature} from '../../src/webhooks/signature.js'
 import {memoryOutput} from '../helpers/in-process.js'
 import {eventBody, nowSeconds, opensslHeader, post, startTestApp, type TestApp} from '../helpers/webhooks.js'
+
+type ReplayOptions = Parameters<typeof runWebhookReplay>[0]
 
 const SECRET = 'whsec_history_commands_secret'
 const signed = (body: string, secret = SECRET) => ({'service-signature': opensslHeader([secret], nowSeconds(), body)})

@@ -4,9 +4,11 @@
  * code; the clock fixed.
  */
 import {describe, expect, it} from 'vitest'
-import {createJudge, type Judgement, type JudgeRules, type Seen, STATUS_OF} from '../../src/webhooks/judge.js'
+import {createJudge, type Judgement, type Seen, STATUS_OF} from '../../src/webhooks/judge.js'
 import {MAX_JSON_DEPTH} from '../../src/output/json-shape.js'
 import {opensslHeader} from '../helpers/webhooks.js'
+
+type JudgeRules = Parameters<typeof createJudge>[0]
 
 const SECRET = 'whsec_judge_table_1'
 const NOW = 1_760_000_000

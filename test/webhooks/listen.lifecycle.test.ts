@@ -5,10 +5,14 @@
  */
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
-import {type RegistrationEvent, SandboxRegistration, sandboxWebhookControl, type WebhookControl} from '../../src/webhooks/sandbox-link.js'
+import {SandboxRegistration, sandboxWebhookControl} from '../../src/webhooks/sandbox-link.js'
 import {startLocaltunnelServer} from '../helpers/localtunnel-server.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 import {type ListenProcess, listenInProcess, waitFor} from '../helpers/webhooks.js'
+
+/** How the registration reaches the sandbox's webhook URL, and what it reports (SandboxRegistration's parameters). */
+type WebhookControl = ReturnType<typeof sandboxWebhookControl>
+type RegistrationEvent = Parameters<ConstructorParameters<typeof SandboxRegistration>[1]>[0]
 
 let sb: Sandbox
 const server = useScriptedServer()

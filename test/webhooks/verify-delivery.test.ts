@@ -8,50 +8,15 @@ import {join} from 'node:path'
 import {Readable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 import {parseSchemeId, sign} from '../../src/webhooks/signature.js'
-import {runWebhookVerify, verifyDelivery, type VerifyOptions} from '../../src/webhooks/verify-delivery.js'
+import {runWebhookVerify} from '../../src/webhooks/verify-delivery.js'
 import {json} from '../helpers/cli.js'
 import {commandEnv, memoryOutput, runCommand} from '../helpers/in-process.js'
 import {eventBody, nowSeconds, opensslHeader} from '../helpers/webhooks.js'
 
+type VerifyOptions = Parameters<typeof runWebhookVerify>[0]
+
 const SECRET = 'whsec_verify_test'
-const T = 1_767_225_600
-const BODY = Buffer.from('{"id":"EVT_ABCDEFGHIJKL0123456789AB","object":"event","type":"payout.succeeded","data":{}}')
-
-describe('verifyDelivery', () => {
-  it('says which variant matched (table and JSON) and how to pin it', () => {
-    const h = sign(SECRET, BODY, {timestamp: T, scheme: parseSchemeId('header-base64-sha256')})
-    const io = memoryOutput(false)
-    expect(verifyDelivery(io.out, {header: `Service-Signature: ${h.signature}`, timestampHeader: h.timestamp, body: BODY, secrets: [SECRET], toleranceSeconds: 300, now: T})).toBe(0)
-    expect(io.stderr()).toMatch(/valid: signature matches as header-base64-sha256 \(<base64 HMAC-SHA-256> in Service-Signature, timestamp in Service-Timestamp\)/)
-    expect(io.stderr()).toMatch(/webhook_signature=header-base64-sha256/)
-    expect(JSON.parse(io.stdout()).type).toBe('payout.succeeded')
-    const json = memoryOutput(true)
-    expect(verifyDelivery(json.out, {header: h.signature, timestampHeader: h.timestamp, body: BODY, secrets: [SECRET], toleranceSeconds: 300, now: T})).toBe(0)
-    expect(JSON.parse(json.stdout())).toMatchObject({valid: true, timestamp: T, scheme: 'header-base64-sha256'})
-  })
-
-  it('--explain lists the candidates tried, and for an unreadable header the formats recognised', () => {
-    const h = sign('whsec_other', BODY, {timestamp: T, scheme: parseSchemeId('inline-hex-sha512')})
-    const io = memoryOutput(false)
-    expect(verifyDelivery(io.out, {header: h.signature, body: BODY, secrets: [SECRET], toleranceSeconds: 300, now: T, explain: true})).toBe(1)
-    expect(io.stderr()).toMatch(/signature candidates tried:\n {2}inline-hex-sha512 +t=…,v1=<hex HMAC-SHA-512> in Service-Signature: no match/)
-    expect(io.stderr()).toMatch(/invalid: no_matching_signature/)
-
-    const bad = memoryOutput(true)
-    expect(verifyDelivery(bad.out, {header: 'signature="k1:Zm9v"', body: BODY, secrets: [SECRET], toleranceSeconds: 300, now: T, explain: true})).toBe(1)
-    expect(bad.stderr()).toMatch(/the formats pay recognises/)
-    expect(bad.stderr()).toMatch(/header-base64-sha512 +<base64 HMAC-SHA-512> in Service-Signature, timestamp in Service-Timestamp/)
-    expect(JSON.parse(bad.stdout())).toMatchObject({valid: false, reason: 'malformed_header', detail: expect.stringContaining('unrecognised Service-Signature format: xxxxxxxxx="x0:xx0x"')})
-  })
-
-  it('a replayed delivery is outside the window unless --ignore-timestamp', () => {
-    const h = sign(SECRET, BODY, {timestamp: T})
-    const io = memoryOutput(false)
-    expect(verifyDelivery(io.out, {header: h.signature, body: BODY, secrets: [SECRET], toleranceSeconds: 300, now: T + 3600})).toBe(1)
-    expect(io.stderr()).toMatch(/timestamp_outside_tolerance/)
-    expect(verifyDelivery(memoryOutput(false).out, {header: h.signature, body: BODY, secrets: [SECRET], toleranceSeconds: 300, now: T + 3600, ignoreTimestamp: true})).toBe(0)
-  })
-})
+const BODY = '{"id":"EVT_ABCDEFGHIJKL0123456789AB","object":"event","type":"payout.succeeded","data":{}}'
 
 describe('pay webhook verify (runWebhookVerify)', () => {
   const env = commandEnv()
@@ -64,6 +29,41 @@ describe('pay webhook verify (runWebhookVerify)', () => {
     const code = await runWebhookVerify({tolerance: 300, ...o}, io.out, {env: {...env, ...more}, stdin: Readable.from(stdin === undefined ? [] : [Buffer.from(stdin)])})
     return {code, stdout: io.stdout(), stderr: io.stderr()}
   }
+
+  it('says which variant matched (table and JSON) and how to pin it', async () => {
+    const t = nowSeconds()
+    const h = sign(SECRET, BODY, {timestamp: t, scheme: parseSchemeId('header-base64-sha256')})
+    const io = await verify({signature: `Service-Signature: ${h.signature}`, timestamp: h.timestamp, secret: [SECRET]}, BODY)
+    expect(io.code).toBe(0)
+    expect(io.stderr).toMatch(/valid: signature matches as header-base64-sha256 \(<base64 HMAC-SHA-256> in Service-Signature, timestamp in Service-Timestamp\)/)
+    expect(io.stderr).toMatch(/webhook_signature=header-base64-sha256/)
+    expect(JSON.parse(io.stdout).type).toBe('payout.succeeded')
+    const json = await verify({signature: h.signature, timestamp: h.timestamp, secret: [SECRET]}, BODY, {json: '1'})
+    expect(json.code).toBe(0)
+    expect(JSON.parse(json.stdout)).toMatchObject({valid: true, timestamp: t, scheme: 'header-base64-sha256'})
+  })
+
+  it('--explain lists the candidates tried, and for an unreadable header the formats recognised', async () => {
+    const h = sign('whsec_other', BODY, {timestamp: nowSeconds(), scheme: parseSchemeId('inline-hex-sha512')})
+    const io = await verify({signature: h.signature, secret: [SECRET], explain: true}, BODY)
+    expect(io.code).toBe(1)
+    expect(io.stderr).toMatch(/signature candidates tried:\n {2}inline-hex-sha512 +t=…,v1=<hex HMAC-SHA-512> in Service-Signature: no match/)
+    expect(io.stderr).toMatch(/invalid: no_matching_signature/)
+
+    const bad = await verify({signature: 'signature="k1:Zm9v"', secret: [SECRET], explain: true}, BODY, {json: '1'})
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toMatch(/the formats pay recognises/)
+    expect(bad.stderr).toMatch(/header-base64-sha512 +<base64 HMAC-SHA-512> in Service-Signature, timestamp in Service-Timestamp/)
+    expect(JSON.parse(bad.stdout)).toMatchObject({valid: false, reason: 'malformed_header', detail: expect.stringContaining('unrecognised Service-Signature format: xxxxxxxxx="x0:xx0x"')})
+  })
+
+  it('a replayed delivery is outside the window unless --ignore-timestamp', async () => {
+    const h = sign(SECRET, BODY, {timestamp: nowSeconds() - 3600})
+    const io = await verify({signature: h.signature, secret: [SECRET]}, BODY)
+    expect(io.code).toBe(1)
+    expect(io.stderr).toMatch(/timestamp_outside_tolerance/)
+    expect((await verify({signature: h.signature, secret: [SECRET], 'ignore-timestamp': true}, BODY)).code).toBe(0)
+  })
 
   it('exit 0 and the event for an openssl-signed body (file and stdin, secret from a flag or PAY_WEBHOOK_SECRET)', async () => {
     const sig = opensslHeader([SECRET], nowSeconds(), body)

@@ -1,10 +1,11 @@
 import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {SHELLS, type Shell} from '../../cli/completion.js'
+import {CACHE_TTL_MS} from '../../cli/completion-cache.js'
 
 export default class Completion extends BaseCommand {
   static override summary = 'Print the shell completion script for bash, zsh or fish'
-  static override description = `Completes commands, flags, fixed flag values (-o, …) and the values the service knows (--provider, --bank-code, --plan) or the profiles file has (--profile). Those lists come from a local cache kept 10 minutes: at most one request when it is stale, never one per keystroke.`
+  static override description = `Completes commands, flags, fixed flag values (-o, …) and the values the service knows (--provider, --bank-code, --plan) or the profiles file has (--profile). Those lists come from a local cache kept ${CACHE_TTL_MS / 60_000} minutes: at most one request when it is stale, never one per keystroke.`
 
   static override examples = [
     {description: 'bash, for this shell', command: 'source <(<%= config.bin %> completion bash)'},

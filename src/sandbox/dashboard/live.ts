@@ -6,8 +6,8 @@
 import type {ServerResponse} from 'node:http'
 import type {Runtime} from '../runtime.js'
 
-/** At most one push per this many milliseconds (a busy sandbox is shown once a second, not per request). */
-export const THROTTLE_MS = 1000
+/** At most one push per this many milliseconds (a busy sandbox is shown once a second, not per request: docs/sandbox.md). */
+const THROTTLE_MS = 1000
 /** A comment line this often keeps proxies and browsers from closing an idle stream. */
 const KEEPALIVE_MS = 25_000
 

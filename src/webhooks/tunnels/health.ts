@@ -37,7 +37,7 @@ interface HealthWatch {
 }
 
 /** One check: undefined when healthy, else why not. */
-export async function pingThrough(url: string, key: PingKey, timeoutMs: number): Promise<string | undefined> {
+async function pingThrough(url: string, key: PingKey, timeoutMs: number): Promise<string | undefined> {
   const {header, nonce} = key.sign()
   try {
     const res = await fetch(url, {

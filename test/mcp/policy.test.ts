@@ -1,19 +1,19 @@
 /**
  * What `pay mcp` lists, decided from the settings and its two flags (the process over stdio is in
- * test/e2e/mcp.test.ts), and the client configuration --print-config prints.
+ * test/e2e/mcp.test.ts).
  */
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {resolveSettings, type Settings} from '../../src/config/settings.js'
 import {tempConfigDir} from '../helpers/cli.js'
-import {clientConfig} from '../../src/mcp/config.js'
-import {instructionsOf, isLive, policyOf, structuredOf} from '../../src/mcp/server.js'
+import {instructionsOf, policyOf} from '../../src/mcp/policy.js'
 
 const settings = (over: Partial<Settings>): Settings => ({profileName: 'default', profileFound: true, sources: {baseUrl: 'profile'}, configDir: '/tmp/x', baseUrl: 'http://127.0.0.1:4010', ...over})
 
 describe('which tools pay mcp lists', () => {
   it('a live service is a profile marked live, or any service not on this machine', () => {
+    const isLive = (s: Settings) => policyOf(s, {allowMoney: false, allowLiveMoney: false}).live
     expect(isLive(settings({}))).toBe(false)
     expect(isLive(settings({baseUrl: 'http://localhost:9'}))).toBe(false)
     expect(isLive(settings({live: true}))).toBe(true)
@@ -44,20 +44,5 @@ describe('the profile setting', () => {
     expect(policyOf(sb, {allowMoney: false, allowLiveMoney: false}).moneyListed).toBe(true)
     const other = await resolveSettings({profile: 'other'}, {PAY_CONFIG_DIR: dir})
     expect(policyOf(other, {allowMoney: false, allowLiveMoney: false}).moneyListed).toBe(false)
-  })
-})
-
-describe('--print-config', () => {
-  it('names the settings taken from the environment, never their values', () => {
-    const config = clientConfig('/usr/bin/node', '/opt/pay/bin/run.cjs', ['--profile', 'sandbox'], ['PAY_PROFILE', 'PAY_CLIENT_SECRET'], {PAY_CLIENT_SECRET: 's3cret', PAY_PROFILE: '', HOME: '/root'})
-    expect(config).toEqual({mcpServers: {pay: {command: '/usr/bin/node', args: ['/opt/pay/bin/run.cjs', 'mcp', '--profile', 'sandbox'], env: {PAY_CLIENT_SECRET: ''}}}})
-  })
-})
-
-describe('the structured result', () => {
-  it('is the body as sent, also when it spans lines; pages of --all are joined', () => {
-    expect(structuredOf('{\n  "id": "CL_1",\n  "status": "processing"\n}\n')).toEqual({id: 'CL_1', status: 'processing'})
-    expect(structuredOf('{"data":[{"id":1}],"has_more":true}\n{"data":[{"id":2}],"has_more":false}\n')).toEqual({data: [{id: 1}, {id: 2}], pages: 2})
-    expect(structuredOf('[1,2]')).toEqual({value: [1, 2]})
   })
 })

@@ -1,16 +1,14 @@
 /**
- * A bulk run's reference check in-process: which rows it refuses against the reference index and the single
- * commands' accepted references, sorted in memory or through files on disk.
+ * The join under a bulk run's reference check, in-process: which rows it refuses against the reference index and the
+ * single commands' accepted references, sorted in memory or through files on disk.
  */
 import {mkdirSync, readdirSync, writeFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {JournalStore} from '../../src/journal/store.js'
-import {type AcceptedReference, ReferenceIndex, bucketOf} from '../../src/journal/references.js'
-import {ReferenceWriter, brokenPromises} from '../../src/bulk/references.js'
+import {ReferenceIndex, bucketOf} from '../../src/journal/references.js'
+import {brokenPromises} from '../../src/bulk/reference-join.js'
 import {tempConfigDir} from '../helpers/cli.js'
-
-const SCOPE = {endpoint: 'collections.create', baseUrl: 'http://127.0.0.1:9', clientId: 'c', accountRef: undefined}
-const accepted = (ref: string, key: string, line = 2): AcceptedReference => ({ref, key, at: '2026-11-26T10:00:00.000Z', id: `CL_${ref}`, state: 'processing', run: 'r'.repeat(32), line, file: 'pay.csv'})
+import {SCOPE, accepted, writeAccepted} from '../helpers/reference-index.js'
 
 async function* rowsOf(rows: {line: number; reference: string | null; key: string}[]) {
   yield* rows
@@ -21,10 +19,8 @@ describe('the reference check of a bulk run', () => {
     const store = new JournalStore(tempConfigDir())
     store.open()
     const index = new ReferenceIndex(store, SCOPE)
-    const w = new ReferenceWriter(index)
-    for (let i = 0; i < 50; i++) w.add(accepted(`b-${i}`, `k-${i}`))
-    w.add(accepted('b-3', 'k-3-forced')) // the same reference under two keys (a --force-new run): the row's own key settles it
-    w.end()
+    // the same reference under two keys (a --force-new run): the row's own key settles it
+    writeAccepted(store, [...Array.from({length: 50}, (_, i) => accepted(`b-${i}`, `k-${i}`)), accepted('b-3', 'k-3-forced')])
     const rows = [
       {line: 2, reference: 'b-1', key: 'k-1'}, // the same request
       {line: 3, reference: 'b-2', key: 'other'}, // another body
@@ -54,9 +50,7 @@ describe('the reference check of a bulk run', () => {
     const old = index.fileOf(bucketOf('r-5'), '2026-11-20')
     mkdirSync(index.dir, {recursive: true})
     writeFileSync(old, `${JSON.stringify(accepted('r-5', 'k-old', 9))}\n{"torn":\n\0\0`)
-    const w = new ReferenceWriter(index)
-    for (let i = 0; i < 300; i++) w.add(accepted(`r-${i}`, `k-${i}`))
-    w.end()
+    writeAccepted(store, Array.from({length: 300}, (_, i) => accepted(`r-${i}`, `k-${i}`)))
     // rows in file order: every third one under another key than the index's
     const rows = Array.from({length: 300}, (_, i) => ({line: i + 2, reference: `r-${i}`, key: i % 3 === 0 && i !== 5 ? `x-${i}` : `k-${i}`}))
     for (const budget of [undefined, 7]) {
@@ -70,7 +64,7 @@ describe('the reference check of a bulk run', () => {
       ])
     }
     // r-5 under its own key in today's file: held; under neither key: broken, naming the older day's request
-    const five = await brokenPromises(index, () => rowsOf([{line: 40, reference: 'r-5', key: 'k-new'}]), new Map())
+    const five = await brokenPromises(index, () => rowsOf([{line: 40, reference: 'r-5', key: 'k-new'}]), new Map(), 20)
     expect(five.listed.map((b) => [b.line, b.earlier.key, b.earlier.line])).toEqual([[40, 'k-old', 9]])
   })
 
