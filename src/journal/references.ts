@@ -135,12 +135,13 @@ function* linesWith(file: string, needle: Buffer): Generator<string> {
       const buf = rest.length > 0 ? Buffer.concat([rest, chunk.subarray(0, n)]) : chunk.subarray(0, n)
       // whole lines only, but the last line of the file when it has no line break
       const end = n === 0 ? buf.length : buf.lastIndexOf(10) + 1
-      for (let at = buf.indexOf(needle); at >= 0 && at < end; at = buf.indexOf(needle, at + needle.length)) {
+      // after a line that holds it, the search goes on from that line's end: the next line may hold it too
+      for (let at = buf.indexOf(needle); at >= 0 && at < end; ) {
         const start = buf.lastIndexOf(10, at) + 1
         const stop = buf.indexOf(10, at)
         yield buf.toString('utf8', start, stop < 0 ? buf.length : stop)
         if (stop < 0) break
-        at = stop
+        at = buf.indexOf(needle, stop + 1)
       }
       if (n === 0) return
       rest = Buffer.from(buf.subarray(end))

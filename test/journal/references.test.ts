@@ -50,6 +50,18 @@ describe('the reference index', () => {
     expect(index.lookup('x"')).toEqual([])
   })
 
+  it('a lookup finds every line with the reference, also lines right after one another (every line starts {"ref":)', () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const index = new ReferenceIndex(store, SCOPE)
+    writeAccepted(store, [accepted('adj', 'k-1', 2), accepted('adj', 'k-2', 3), accepted('adj', 'k-3', 4), accepted('adj-other', 'k-o'), accepted('adj', 'k-4', 9)])
+    expect(index.lookup('adj').map((e) => e.key)).toEqual(['k-1', 'k-2', 'k-3', 'k-4'])
+    // the same in a file written by hand: no blank line between, and the last line without its line break
+    const line = (key: string) => JSON.stringify(accepted('adj2', key))
+    writeFileSync(index.fileOf(bucketOf('adj2'), '2026-11-20'), [line('a'), line('b'), line('c')].join('\n'))
+    expect(index.lookup('adj2').map((e) => e.key)).toEqual(['a', 'b', 'c'])
+  })
+
   it('pruning drops the files of days past the retention', () => {
     const dir = tempConfigDir()
     const store = new JournalStore(dir, {retentionDays: 7})
