@@ -163,14 +163,26 @@ async function bundleLazy(dist, loader, entryPath, bundleName, runtimeModules) {
         return {path, namespace: 'pay-shared'}
       })
       b.onResolve({filter: /.*/}, (args) => (args.kind === 'dynamic-import' ? {path: `${DYNAMIC}${args.path}`, external: true} : undefined))
-      // the runtime bundle is loaded before any lazy bundle (it is what imports them): cachedRequire returns it
-      b.onLoad({filter: /.*/, namespace: 'pay-shared'}, (args) => ({
-        contents: `module.exports = require(${JSON.stringify(specifier(outfile, loader))}).cachedRequire(require.resolve(${JSON.stringify(specifier(outfile, runtimeFile))})).${SHARED}[${JSON.stringify(args.path)}]`,
-        loader: 'js',
-      }))
+      // the runtime bundle is loaded before any lazy bundle (it is what imports them): cachedRequire returns it. Its
+      // exports are taken once, as constants (no module of ours exports a binding it changes later): read through
+      // esbuild's CommonJS interop instead, every use in a row's path went through two getters
+      b.onLoad({filter: /.*/, namespace: 'pay-shared'}, async (args) => {
+        const names = Object.keys(await import(pathToFileURL(join(dist, args.path)).href))
+        const plain = names.filter((n) => n !== 'default')
+        return {
+          contents: [
+            `import {cachedRequire} from ${JSON.stringify(specifier(outfile, loader))}`,
+            `const shared = cachedRequire(require('node:path').join(__dirname, ${JSON.stringify(relative(dirname(outfile), runtimeFile))})).${SHARED}[${JSON.stringify(args.path)}]`,
+            `export const {${plain.join(', ')}} = shared`,
+            ...(names.includes('default') ? ['const shared_default = shared.default', 'export {shared_default as default}'] : []),
+          ].join('\n'),
+          loader: 'js',
+          resolveDir: dist,
+        }
+      })
     },
   }
-  const {metafile} = await build({...BUILD_OPTIONS, entryPoints: [entry], outfile, plugins: [plugin], external: [specifier(outfile, loader), specifier(outfile, runtimeFile)], metafile: true})
+  const {metafile} = await build({...BUILD_OPTIONS, entryPoints: [entry], outfile, plugins: [plugin], external: [specifier(outfile, loader)], metafile: true})
   // a package the runtime holds, reached by a module the runtime does not hold, would be a second copy: refused
   const twice = [...modulesOf(metafile, dist)].filter((path) => runtimeModules.has(path))
   if (twice.length > 0) throw new Error(`${bundleName} would hold a second copy of what runtime.cjs holds: ${twice.slice(0, 5).join(', ')}`)

@@ -18,7 +18,7 @@
  *   4. rows are sent --concurrency at a time under an adaptive rate (src/bulk/rate.ts); 5xx and cut connections
  *      are retried per row with backoff (the same key), then left "unknown" for the next run.
  * Memory is flat in the row count: rows are streamed in every pass, and what is known per row (its reference, its
- * body's earlier copies, an earlier run's outcome) is sorted on disk (src/bulk/sorted-spool.ts), not held.
+ * body's earlier copies, an earlier run's outcome) is sorted on disk (src/journal/sorted-spool.ts), not held.
  *
  * runBulk reads as its stages: check -> spool (src/bulk/check.ts) -> send (src/bulk/send.ts) -> report.
  */

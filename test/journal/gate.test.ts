@@ -13,7 +13,8 @@ import {JournalGate} from '../../src/journal/gate.js'
 import {createJournalGate, openJournalStore} from '../../src/journal/index.js'
 import {Output} from '../../src/output/output.js'
 import {JournalStore} from '../../src/journal/store.js'
-import {accepted, writeAccepted} from '../helpers/reference-index.js'
+import {SCOPE, accepted, writeAccepted} from '../helpers/reference-index.js'
+import {ReferenceIndex, bucketOf} from '../../src/journal/references.js'
 import {tempConfigDir} from '../helpers/cli.js'
 
 type Answer = {status: number; text?: string; headers?: Record<string, string>} | 'refused' | 'cut'
@@ -318,6 +319,17 @@ describe('a reference that bulk rows had accepted (the reference index)', () => 
     const resumed = await run(dir, ['refused'], {retries: 0, key: 'row-key-2'})
     expect(resumed.keys).toEqual(['row-key-2']) // sent (the service replays the row's answer), not refused
     expect(resumed.error?.exitCode).not.toBe(5)
+  })
+
+  it('an index file that cannot be read: nothing is sent, the error names the file (the check does not pass silently)', async () => {
+    const dir = tempConfigDir()
+    rowsOf(dir, ['row-key-1'])
+    const store = new JournalStore(dir)
+    const broken = new ReferenceIndex(store, SCOPE).fileOf(bucketOf('gate-1'), '2026-11-20')
+    mkdirSync(broken)
+    const r = await run(dir, [{status: 201, text: '{}'}], {retries: 0})
+    expect(r.keys).toEqual([])
+    expect(r.error?.message).toContain(broken)
   })
 
   it('a command under another key is refused (exit 5), naming the newest row', async () => {
