@@ -2,8 +2,8 @@
  * The checking pass of a bulk run, and the spool it leaves for sending. Every row is read and checked with the single
  * command's rules (any bad row: exit 2, each one listed, nothing sent); while all are good, each row's request is
  * built, keyed and written to the spool (src/bulk/spool.ts). What must be known across rows is sorted on disk
- * (src/bulk/sorted-spool.ts), never held per row: one reference with two bodies (refused), and a body that comes
- * again (its key counts its occurrences).
+ * (src/journal/sorted-spool.ts), never held per row: a reference on more than one row (refused), and a body that
+ * comes again (its key counts its occurrences: only rows without a reference can).
  */
 import {hash as sha256Of} from 'node:crypto'
 import type {PreparedRequest} from '../client/api-client.js'
@@ -70,12 +70,13 @@ export function keyScopes(ctx: ApiContext, salt: string): (method: string, url: 
 
 /**
  * Check -> spool: every row checked (exit 2 with each problem when any); the good rows' requests spooled in file
- * order, keyed; then, from the sorted spools, the references with two bodies refused and the repeated bodies found.
+ * order, keyed; then, from the sorted spools, the references on more than one row refused and the repeated bodies
+ * found.
  */
 export async function check(ctx: ApiContext, run: CheckRun, input: BulkInput, salt: string, dir: string): Promise<Checked> {
   const started = Date.now()
   const spool = new RowSpool(dir)
-  const references = new SortedRecords(dir, 6) // reference hash (2 words), line, row, body hash (2 words)
+  const references = new SortedRecords(dir, 6) // reference hash (4 words: 128 bits), line, row
   const bodies = new SortedRecords(dir, 5) // body hash (4 words: 128 bits), row
   const repeats = new SortedRecords(dir, 2) // row, occurrence
   const templates = new Map<EndpointId, Template>()
@@ -84,7 +85,7 @@ export async function check(ctx: ApiContext, run: CheckRun, input: BulkInput, sa
     const keep = spooler(ctx, keyScopes(ctx, salt), spool, templates, references, bodies)
     const total = await validateAll(input, run, totals, keep)
     spool.close()
-    await refuseTwoBodies(input, references, spool)
+    await refuseRepeatedReferences(input, references, spool)
     await findRepeats(bodies, repeats)
     return {total, totals, spool, repeats, templates, seconds: ((Date.now() - started) / 1000).toFixed(1)}
   } catch (err) {
@@ -110,10 +111,10 @@ function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => stri
     if (!templates.has(endpoint)) templates.set(endpoint, {request: {...bare, retries: 0}, origin: splitUrl(bare.url).origin}) // sendRow retries rows itself
     const hash = bodyHash(bare.body ?? '')
     const scope = scopeOf(bare.method, bare.url)
-    // a reference is a promise: one reference, one body (checked once every row is read: refuseTwoBodies)
+    // a reference names one request: one row of the file (checked once every row is read: refuseRepeatedReferences)
     if (money.reference !== null) {
       const ref = sha256Of('sha256', money.reference, 'hex')
-      references.add(hexWords(ref, 0), hexWords(ref, 1), r.line, r.row, hexWords(hash, 0), hexWords(hash, 1))
+      references.add(hexWords(ref, 0), hexWords(ref, 1), hexWords(ref, 2), hexWords(ref, 3), r.line, r.row)
     }
     bodies.add(hexWords(hash, 0), hexWords(hash, 1), hexWords(hash, 2), hexWords(hash, 3), r.row) // 128 bits tell bodies apart
     spool.add({row: r.row, line: r.line, endpoint, target: splitUrl(bare.url).target, body: bare.body, key: rowKeyOfHash(scope, hash, 1), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency})
@@ -121,32 +122,36 @@ function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => stri
 }
 
 /**
- * One reference with two bodies in the file: exit 2 naming both lines (the first line with it, and each other), nothing
- * sent. The references are compared by hash (64 bits), then, for the rows found, by their text (read from the spool).
+ * A reference on more than one row of the file, whatever the bodies: exit 2 naming each repeated line and the line it
+ * repeats (the first with it), nothing sent. A reference names one payment: two identical rows would pay twice, and
+ * a lookup by the reference would find one of them. Sorted by reference hash (128 bits) and line, a reference's
+ * first line comes first; the rows found are then checked by their reference's text (read from the spool).
  */
-async function refuseTwoBodies(input: BulkInput, references: SortedRecords, spool: RowSpool): Promise<void> {
+async function refuseRepeatedReferences(input: BulkInput, references: SortedRecords, spool: RowSpool): Promise<void> {
   const found: {line: number; row: number; firstLine: number; firstRow: number}[] = []
   let more = 0
-  let first = {r0: -1, r1: -1, line: 0, row: 0, b0: 0, b1: 0}
+  let first = {r0: -1, r1: -1, r2: -1, r3: -1, line: 0, row: 0}
   for await (const recs of references.sorted()) {
     for (let i = 0; i < recs.length; i += 6) {
-      const [r0, r1, line, row, b0, b1] = [recs[i], recs[i + 1], recs[i + 2], recs[i + 3], recs[i + 4], recs[i + 5]]
-      if (r0 !== first.r0 || r1 !== first.r1) first = {r0, r1, line, row, b0, b1}
-      else if (b0 !== first.b0 || b1 !== first.b1) {
-        if (found.length < MAX_LISTED_PROBLEMS) found.push({line, row, firstLine: first.line, firstRow: first.row})
-        else more++
-      }
+      const [r0, r1, r2, r3, line, row] = [recs[i], recs[i + 1], recs[i + 2], recs[i + 3], recs[i + 4], recs[i + 5]]
+      if (r0 !== first.r0 || r1 !== first.r1 || r2 !== first.r2 || r3 !== first.r3) first = {r0, r1, r2, r3, line, row}
+      else if (found.length < MAX_LISTED_PROBLEMS) found.push({line, row, firstLine: first.line, firstRow: first.row})
+      else more++
     }
   }
   if (found.length === 0) return
-  // the references of those rows, as written (a hash shared by two references is no conflict)
+  // the references of those rows, as written (a hash shared by two references is no repeat)
   const wanted = new Map<number, string | null>()
   for (const f of found) wanted.set(f.row, null).set(f.firstRow, null)
   for await (const rows of spool.chunks()) for (const r of rows) if (wanted.has(r.row)) wanted.set(r.row, r.reference)
   const problems: InputProblem[] = found
     .filter((f) => wanted.get(f.row) === wanted.get(f.firstRow))
     .sort((a, b) => a.line - b.line)
-    .map((f) => ({flag: `${input.name}:${f.line} reference`, rule: `${wanted.get(f.row)} is also on line ${f.firstLine} with another body: a reference names one request; give one of them another reference (nothing was sent)`, line: f.line}))
+    .map((f) => ({
+      flag: `${input.name}:${f.line} reference`,
+      rule: `${JSON.stringify(wanted.get(f.row))} is also on line ${f.firstLine}: a reference names one payment; remove the repeated row or give it its own reference`,
+      line: f.line,
+    }))
   if (problems.length === 0) return
   if (more > 0) problems.push({flag: input.name, rule: `has ${more} more problem(s) not listed`})
   throw new InputError(problems, 'nothing was sent: fix these rows (or the flags) and run the same command again')

@@ -18,7 +18,7 @@
  *   4. rows are sent --concurrency at a time under an adaptive rate (src/bulk/rate.ts); 5xx and cut connections
  *      are retried per row with backoff (the same key), then left "unknown" for the next run.
  * Memory is flat in the row count: rows are streamed in every pass, and what is known per row (its reference, its
- * body's earlier copies, an earlier run's outcome) is sorted on disk (src/bulk/sorted-spool.ts), not held.
+ * body's earlier copies, an earlier run's outcome) is sorted on disk (src/journal/sorted-spool.ts), not held.
  *
  * runBulk reads as its stages: check -> spool (src/bulk/check.ts) -> send (src/bulk/send.ts) -> report.
  */
@@ -117,10 +117,6 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   try {
     const input = (held.input = await openInput(name, flags.format, spoolDir, process.stdin, (path) => (held.stdinSpool = path)))
     await refuseWithoutBaseUrl(ctx, run, input)
-    // the token is asked for while the rows are checked (its round trip overlaps the check; it moves no money and
-    // --dry-run asks nothing); bad credentials fail the run once every row passed (exit 3), not on every row
-    const tokenReady = flags['dry-run'] ? undefined : client.token()
-    tokenReady?.catch(() => undefined) // (awaited before the first row: no unhandled rejection meanwhile)
     const resumed = await resume(ctx, run, input, store, held)
     const checked = (held.checked = await check(ctx, run, input, resumed.salt, spoolDir))
     // a reference is a promise across runs: a row whose reference an accepted request of another key (another body,
@@ -138,6 +134,11 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
 
     const sink = await ResultSink.open(out, flags.results)
     await run.confirm?.({rows: checked.total, toSend: checked.total - settled, totals: checked.totals.toJSON(), file: input.name})
+    // the client secret goes out only for a run that will send: every row passed, no reference refused it, and it
+    // was confirmed (--dry-run asks nothing). The token's round trip overlaps the Pool's loading; bad credentials
+    // fail the run once (exit 3), not on every row
+    const tokenReady = client.token()
+    tokenReady.catch(() => undefined) // (awaited below, after the Pool: no unhandled rejection meanwhile)
     const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
     held.pool = client.poolable ? await PoolTransport.open(concurrency) : undefined
     await tokenReady

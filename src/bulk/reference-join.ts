@@ -4,9 +4,11 @@
  * small memory budget (test/bulk/reference-join.test.ts), apart from the check's message and exit code.
  */
 import {hash as sha256Of} from 'node:crypto'
-import {type AcceptedReference, BUCKETS, type ReferenceIndex, parseLine} from '../journal/references.js'
-import {linesOf} from '../journal/run-journal.js'
+import {type AcceptedReference, BUCKETS, type ReferenceIndex} from '../journal/references.js'
 import {SortedRecords, hexWords} from '../journal/sorted-spool.js'
+
+/** Index entries read between two turns of the event loop. */
+const YIELD_EVERY = 8192
 
 /** A bulk row as the join reads it: its line, its reference (none: nothing to check) and its Idempotency-Key. */
 type RowKey = {line: number; reference: string | null; key: string}
@@ -81,11 +83,12 @@ export async function brokenPromises(
       for (let i = 0; i < recs.length && listed.length < limit; i += 4) listed.push({line: recs[i], place: recs[i + 1], ref: [recs[i + 2], recs[i + 3]]})
       if (listed.length >= limit) break
     }
-    const byPlace = new Map(listed.map((l) => [l.place, l]))
+    // rows of one reference share the place of its first accepted request: a place names a list of them
+    const byPlace = new Map<number, typeof listed>()
+    for (const l of listed) byPlace.set(l.place, [...(byPlace.get(l.place) ?? []), l])
     let place = 0
     await eachAccepted(index, singles, (e) => {
-      const l = byPlace.get(place++)
-      if (l && sameRef(e, l.ref)) l.earlier = e
+      for (const l of byPlace.get(place++) ?? []) if (sameRef(e, l.ref)) l.earlier = e
     })
     if (listed.some((l) => l.earlier === undefined)) {
       await eachAccepted(index, singles, (e) => {
@@ -125,16 +128,11 @@ function words(text: string): [number, number, number, number] {
  */
 async function eachAccepted(index: ReferenceIndex, singles: Map<string, AcceptedReference[]>, each: (e: AcceptedReference) => void): Promise<void> {
   if (index.exists()) {
+    let read = 0
     for (let bucket = 0; bucket < BUCKETS; bucket++) {
-      for (const file of index.bucketFiles(bucket)) {
-        try {
-          for await (const {text} of linesOf(file)) {
-            const e = parseLine(text)
-            if (e) each(e)
-          }
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err // a file pruned meanwhile
-        }
+      for (const e of index.entries(bucket)) {
+        each(e)
+        if (++read % YIELD_EVERY === 0) await new Promise<void>((r) => setImmediate(r)) // a signal (Ctrl-C) is not held up by a large index
       }
     }
   }

@@ -9,7 +9,7 @@ import {CONFIG_DIR_MODE} from '../config/paths.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {PayError} from '../base/errors.js'
 import {type JournalStore, latestState} from '../journal/store.js'
-import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, originOf} from '../journal/references.js'
+import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, inScope, originOf} from '../journal/references.js'
 import type {RowOutcome} from '../journal/run-journal.js'
 import {brokenPromises} from './reference-join.js'
 import type {SpooledRow} from './spool.js'
@@ -54,8 +54,7 @@ function acceptedSingles(store: JournalStore, scope: ReferenceScope): Map<string
   if (!store.open()) return out
   for (const e of store.entriesAbout([`"endpoint":${JSON.stringify(scope.endpoint)}`])) {
     const {op} = e
-    if (op.reference === undefined || op.endpoint !== scope.endpoint || op.base_url !== scope.baseUrl) continue
-    if ((op.client_id ?? '') !== (scope.clientId ?? '') || (op.account_ref ?? '') !== (scope.accountRef ?? '') || e.outcome?.request !== 'accepted') continue
+    if (op.reference === undefined || !inScope(scope, op) || e.outcome?.request !== 'accepted') continue
     const seen = latestState(e)
     const accepted = {ref: op.reference, key: op.key, at: e.outcome.at, id: e.outcome.id, state: seen?.state, state_at: seen?.at}
     const list = out.get(op.reference)

@@ -124,13 +124,16 @@ export abstract class SandboxCommand extends BaseCommand {
 
   private controlClient?: ControlClient
 
-  protected async control<T = any>(flags: {url?: string; debug?: boolean}, id: ControlEndpointId, input?: ControlInput): Promise<T> {
-    if (!this.controlClient) {
-      const rt = await this.runtime()
-      const out = await this.output()
-      this.controlClient = new rt.ControlClient({url: flags.url, userAgent: this.userAgent, debug: flags.debug ? (text) => out.trace(text) : undefined})
+  /** The sandbox's control API for these flags (--url, --debug): one client per command, closed when it ends. */
+  protected controller(flags: {url?: string; debug?: boolean}): (id: ControlEndpointId, input?: ControlInput) => Promise<any> {
+    return async (id, input) => {
+      if (!this.controlClient) {
+        const rt = await this.runtime()
+        const out = await this.output()
+        this.controlClient = new rt.ControlClient({url: flags.url, userAgent: this.userAgent, debug: flags.debug ? (text) => out.trace(text) : undefined})
+      }
+      return this.controlClient.call(id, input)
     }
-    return this.controlClient.call<T>(id, input)
   }
 
   protected override async finally(err: Error | undefined): Promise<void> {

@@ -21,7 +21,7 @@ export function sandboxIdAction(spec: IdAction) {
     async run(): Promise<void> {
       const {args, flags} = await this.parse(Action)
       const {runSandboxIdAction} = await import('../sandbox/control-commands.js')
-      await runSandboxIdAction((id, input) => this.control(flags as {url?: string; debug?: boolean}, id, input), spec.op, {name, id: String(args[name])}, await this.output())
+      await runSandboxIdAction(this.controller(flags as {url?: string; debug?: boolean}), spec.op, {name, id: String(args[name])}, await this.output())
     }
   }
   return Action

@@ -24,7 +24,7 @@ import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
-import {ReferenceIndex, describeAccepted, originOf} from './references.js'
+import {type ReferenceScope, ReferenceIndex, describeAccepted, inScope, originOf} from './references.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -196,14 +196,10 @@ export class JournalGate implements RequestJournal {
    */
   private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, settings: ClientSettings, shownBaseUrl: string): void {
     if (reference === undefined || this.options.forceNew) return
-    const earlier = findLast(
-      entries,
-      (e) =>
-        e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl &&
-        (e.op.client_id ?? '') === (settings.clientId ?? '') && (e.op.account_ref ?? '') === (settings.accountRef ?? '') && requestOf(e) === 'accepted',
-    )
+    const scope: ReferenceScope = {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId: settings.clientId, accountRef: settings.accountRef}
+    const earlier = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && inScope(scope, e.op) && requestOf(e) === 'accepted')
     if (!earlier) {
-      this.keepPromiseOfRows(req, reference, settings, shownBaseUrl)
+      this.keepPromiseOfRows(req, reference, scope)
       return
     }
     const seen = latestState(earlier)
@@ -219,9 +215,8 @@ export class JournalGate implements RequestJournal {
    * The same promise across bulk runs: a bulk row of the same kind accepted with this reference (the reference index,
    * src/journal/references.ts) under another key: exit 5, naming its file, line and run.
    */
-  private keepPromiseOfRows(req: PreparedRequest, reference: string, settings: ClientSettings, shownBaseUrl: string): void {
-    const index = new ReferenceIndex(this.store, {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId: settings.clientId, accountRef: settings.accountRef})
-    const rows = index.lookup(reference)
+  private keepPromiseOfRows(req: PreparedRequest, reference: string, scope: ReferenceScope): void {
+    const rows = new ReferenceIndex(this.store, scope).lookup(reference)
     if (rows.some((e) => e.key === req.idempotencyKey)) return
     const earlier = rows.at(-1)
     if (!earlier) return

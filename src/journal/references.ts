@@ -5,23 +5,26 @@
  *
  *   journal/references/<scope id>/<bucket>-<YYYY-MM-DD>.ndjson
  *
- * The scope is what makes two requests "of the same kind": endpoint id, base URL (as the journal shows it), client id
- * and account ref. Its directory exists only once a bulk row of that scope was accepted, so a command of a scope no
+ * The scope is what makes two requests "of the same kind" (inScope, the one test of it): endpoint id, base URL (as the
+ * journal shows it), client id and account ref. Its directory exists only once a bulk row of that scope was accepted, so a command of a scope no
  * bulk run touched pays one failed stat. A reference falls in one of 16 buckets (a cheap hash of its text): a lookup
  * reads the bucket's files of the retention (one a day, in chunks), never the run files; a bulk run's check streams
- * every bucket once (src/bulk/references.ts). A line: the reference, the row's key,
+ * every bucket (src/bulk/reference-join.ts), both through one reader (ReferenceIndex.entries: a file pruned meanwhile
+ * is skipped, one that cannot be read stops the check, naming it). A line: the reference, the row's key,
  * when it was accepted, its id and state then, its run, line and file. Lines are appended in batches with one write
  * each (O_APPEND, a line break first, as every journal write), not fsync'd: an index line lost with the machine only
  * loses that row's promise check, never a key (a re-run still resends an unknown row with its key). Files are pruned
  * with the journal (their day past the retention).
  *
  * Single commands are not indexed here: their accepted requests are in the operation journal, which the gate reads
- * already, and a bulk run reads once. This module is the format and a single command's lookup (loaded with every
+ * already, and a bulk run reads once. This module is the format, its reader and the scope test (loaded with every
  * command); the bulk run's check and writer are src/bulk/references.ts (loaded with the bulk engine).
  */
 import {closeSync, existsSync, openSync, readSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
-import type {JournalStore} from './store.js'
+import {PayError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
+import type {JournalStore, OpRecord} from './store.js'
 
 /** What makes two requests with one reference requests of the same kind. */
 export interface ReferenceScope {
@@ -54,6 +57,14 @@ function scopeId(scope: ReferenceScope): string {
   return fnv1a(text, 0x811c9dc5).toString(16).padStart(8, '0') + fnv1a(text, 0x050c5d1f).toString(16).padStart(8, '0')
 }
 
+/**
+ * Whether a journaled request is of this scope (endpoint, base URL as journaled, client id, account ref): the one test
+ * of "a request of the same kind", for a single command's check (src/journal/gate.ts) and a bulk run's.
+ */
+export function inScope(scope: ReferenceScope, op: Pick<OpRecord, 'endpoint' | 'base_url' | 'client_id' | 'account_ref'>): boolean {
+  return op.endpoint === scope.endpoint && op.base_url === scope.baseUrl && (op.client_id ?? '') === (scope.clientId ?? '') && (op.account_ref ?? '') === (scope.accountRef ?? '')
+}
+
 /** The bucket (0-15) of a reference: a cheap hash of its text, so a bulk row pays no SHA-256 for it. */
 export function bucketOf(ref: string): number {
   return fnv1a(ref, 0x811c9dc5) % BUCKETS
@@ -83,33 +94,37 @@ export class ReferenceIndex {
   }
 
   /**
-   * The accepted requests with this reference, oldest first (a single command's check): its bucket's files are
-   * read 256 KiB at a time and only the lines holding the reference's text are decoded.
+   * The accepted requests with this reference, oldest first (a single command's check): only its bucket's lines that
+   * hold the reference's text are decoded.
    */
   lookup(ref: string): AcceptedReference[] {
-    if (!this.exists()) return []
-    const needle = Buffer.from(`"ref":${JSON.stringify(ref)}`)
-    const found: AcceptedReference[] = []
-    for (const file of this.bucketFiles(bucketOf(ref))) {
-      try {
-        for (const line of linesWith(file, needle)) {
-          const e = parseLine(line)
-          if (e?.ref === ref) found.push(e)
-        }
-      } catch {
-        // pruned meanwhile, or unreadable: nothing of it is known
+    return this.exists() ? [...this.entries(bucketOf(ref), ref)] : []
+  }
+
+  /**
+   * The entries of a bucket, its files oldest first, each read 256 KiB at a time; with `ref`, only those of that
+   * reference (only the lines holding its text are decoded). The one reader of the index: a single command's lookup
+   * and a bulk run's check (src/bulk/reference-join.ts). A file pruned meanwhile is skipped; any other failure to read
+   * throws an error naming the file: a check that cannot read its index must not pass.
+   */
+  *entries(bucket: number, ref?: string): Generator<AcceptedReference> {
+    const needle = ref === undefined ? undefined : Buffer.from(`"ref":${JSON.stringify(ref)}`)
+    for (const file of this.bucketFiles(bucket)) {
+      for (const line of linesOf(file, needle)) {
+        const e = parseLine(line)
+        if (e && (ref === undefined || e.ref === ref)) yield e
       }
     }
-    return found
   }
 
   /** The files of a bucket (one a day), oldest first. */
-  bucketFiles(bucket: number): string[] {
+  private bucketFiles(bucket: number): string[] {
     let names: string[]
     try {
       names = readdirSync(this.dir)
-    } catch {
-      return []
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [] // pruned meanwhile
+      throw unreadable(this.dir, err)
     }
     const prefix = `${bucket.toString(16)}-`
     return names
@@ -124,23 +139,47 @@ export class ReferenceIndex {
   }
 }
 
-/** The lines of a file that hold `needle`, read a chunk at a time (a line is decoded only when it holds it). */
-function* linesWith(file: string, needle: Buffer): Generator<string> {
-  const fd = openSync(file, 'r')
+/**
+ * The lines of a file (with `needle`, only those that hold it: a line is decoded only then), read a chunk at a time.
+ * A file that is gone yields nothing; any other failure throws, naming the file.
+ */
+function* linesOf(file: string, needle?: Buffer): Generator<string> {
+  let fd: number
+  try {
+    fd = openSync(file, 'r')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return // pruned meanwhile
+    throw unreadable(file, err)
+  }
   try {
     const chunk = Buffer.allocUnsafe(256 * 1024)
     let rest = Buffer.alloc(0)
     for (;;) {
-      const n = readSync(fd, chunk, 0, chunk.length, null)
+      let n: number
+      try {
+        n = readSync(fd, chunk, 0, chunk.length, null)
+      } catch (err) {
+        throw unreadable(file, err)
+      }
       const buf = rest.length > 0 ? Buffer.concat([rest, chunk.subarray(0, n)]) : chunk.subarray(0, n)
       // whole lines only, but the last line of the file when it has no line break
       const end = n === 0 ? buf.length : buf.lastIndexOf(10) + 1
-      for (let at = buf.indexOf(needle); at >= 0 && at < end; at = buf.indexOf(needle, at + needle.length)) {
-        const start = buf.lastIndexOf(10, at) + 1
-        const stop = buf.indexOf(10, at)
-        yield buf.toString('utf8', start, stop < 0 ? buf.length : stop)
-        if (stop < 0) break
-        at = stop
+      if (needle === undefined) {
+        for (let from = 0; from < end; ) {
+          const nl = buf.indexOf(10, from)
+          const stop = nl < 0 || nl >= end ? end : nl
+          if (stop > from) yield buf.toString('utf8', from, stop)
+          from = stop + 1
+        }
+      } else {
+        // after a line that holds it, the search goes on from that line's end: the next line may hold it too
+        for (let at = buf.indexOf(needle); at >= 0 && at < end; ) {
+          const start = buf.lastIndexOf(10, at) + 1
+          const stop = buf.indexOf(10, at)
+          yield buf.toString('utf8', start, stop < 0 ? buf.length : stop)
+          if (stop < 0) break
+          at = buf.indexOf(needle, stop + 1)
+        }
       }
       if (n === 0) return
       rest = Buffer.from(buf.subarray(end))
@@ -150,7 +189,17 @@ function* linesWith(file: string, needle: Buffer): Generator<string> {
   }
 }
 
-export function parseLine(line: string): AcceptedReference | undefined {
+/** A file of the index that cannot be read (not one that is gone): the check that needs it stops, naming it. */
+function unreadable(file: string, err: unknown): PayError {
+  const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message
+  return new PayError(
+    `the reference index cannot be read: ${file} (${why}); nothing was sent`,
+    ExitCode.OTHER,
+    'make it readable by this user (it holds the references earlier bulk runs had accepted), then run the same command again',
+  )
+}
+
+function parseLine(line: string): AcceptedReference | undefined {
   try {
     const e = JSON.parse(line.replace(/^\0+|\0+$/g, '')) as Partial<AcceptedReference> | null
     return e && typeof e.ref === 'string' && typeof e.key === 'string' && typeof e.at === 'string' ? (e as AcceptedReference) : undefined

@@ -198,7 +198,7 @@ class Positioned {
 }
 
 /** The lines of a file, each with its byte offset and length (without the line break), read 256 KiB at a time. */
-export async function* linesOf(file: string): AsyncGenerator<{text: string; offset: number; length: number}> {
+async function* linesOf(file: string): AsyncGenerator<{text: string; offset: number; length: number}> {
   let rest: Buffer = Buffer.alloc(0)
   let base = 0 // the file offset of rest[0]
   for await (const data of createReadStream(file, {highWaterMark: 256 * 1024})) {

@@ -21,6 +21,7 @@ function stateColor(state: string): ColorName | undefined {
 }
 
 export function paintState(enabled: boolean, state: string): string {
+  if (!enabled) return state
   const color = stateColor(state)
   return color ? paint(enabled, color, state) : state
 }

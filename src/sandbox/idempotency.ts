@@ -11,7 +11,8 @@ import {entry} from './state.js'
 /** Sorts the keys of each object JSON.stringify visits (no recursion of ours; depth is capped by json-body.ts). */
 function sortedKeys(_key: string, value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
-  const out: Record<string, unknown> = {}
+  // no prototype: a key named __proto__ is kept as the body's own key, not taken as the copy's prototype
+  const out: Record<string, unknown> = Object.create(null)
   for (const k of Object.keys(value).sort()) out[k] = (value as Record<string, unknown>)[k]
   return out
 }

@@ -10,14 +10,25 @@
 import type {ServerResponse} from 'node:http'
 import type {HistoryWriter} from './history.js'
 
-/** The usual answer, made once. */
-export const RECEIVED = JSON.stringify({received: true})
-const RECEIVED_HEADERS = {'content-type': 'application/json', 'content-length': String(Buffer.byteLength(RECEIVED))}
+/** An answer every delivery may get, its JSON text and headers made once. */
+class MadeAnswer {
+  readonly text: string
+  /** As a flat [name, value, …] list, which node:http's writeHead takes as it is. */
+  readonly headers: string[]
+
+  constructor(body: unknown) {
+    this.text = JSON.stringify(body)
+    this.headers = ['content-type', 'application/json', 'content-length', String(Buffer.byteLength(this.text))]
+  }
+}
+export const RECEIVED = new MadeAnswer({received: true})
+export const DUPLICATE = new MadeAnswer({received: true, duplicate: true})
+export const FILTERED = new MadeAnswer({received: true, filtered: true})
 
 type Held<D> = {res: ServerResponse; status: number; body: unknown; close: boolean} | {res: undefined; delivery: D}
 
 export interface Answers<D> {
-  /** A JSON answer: `body` is JSON.stringify'd, unless it is RECEIVED. `close`: with Connection: close. */
+  /** A JSON answer: `body` is JSON.stringify'd, unless it is a MadeAnswer. `close`: with Connection: close. */
   reply(res: ServerResponse, status: number, body: unknown, close?: boolean): void
   /** The --forward-to app's answer, passed back as it came. */
   passBack(res: ServerResponse, status: number, headers: Record<string, string>, body: Buffer): void
@@ -38,12 +49,12 @@ export function createAnswers<D>(history: HistoryWriter | undefined, onDelivery:
 
   const send = (res: ServerResponse, status: number, body: unknown, close: boolean) => {
     if (res.headersSent || res.destroyed) return
-    if (body === RECEIVED && !close) {
-      res.writeHead(status, RECEIVED_HEADERS)
-      res.end(RECEIVED)
+    if (body instanceof MadeAnswer && !close) {
+      res.writeHead(status, body.headers)
+      res.end(body.text)
       return
     }
-    const text = JSON.stringify(body)
+    const text = body instanceof MadeAnswer ? body.text : JSON.stringify(body)
     res.writeHead(status, close ? {'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close'} : {'content-type': 'application/json', 'content-length': Buffer.byteLength(text)})
     res.end(text)
   }

@@ -8,7 +8,7 @@
  * event loop.
  */
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {type Answers, RECEIVED} from './answers.js'
+import {type Answers, DUPLICATE, FILTERED, RECEIVED} from './answers.js'
 import type {WebhookEvent} from './events.js'
 import type {EventFilter} from './filter.js'
 import {forwardAll, forwardStatus, forwardSummary, type ForwardResult, type Route, type Routes} from './forward.js'
@@ -130,7 +130,7 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
   const duplicate = (req: IncomingMessage, res: ServerResponse, raw: Buffer, event: WebhookEvent, verdict: Verdict): void => {
     stats.duplicates++
     const id = keep(req, raw, event, 'duplicate', 200, verdict.verified)
-    answers.reply(res, 200, {received: true, duplicate: true})
+    answers.reply(res, 200, DUPLICATE)
     show({time: new Date(), event, verdict, duplicate: true, filtered: !filter(event.type), bytes: raw.length, id})
   }
 
@@ -140,7 +140,7 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
       stats.filtered++
       seen.accepted(event.id, true)
       const id = keep(req, raw, event, 'accepted', 200, verdict.verified, {filtered: true})
-      answers.reply(res, 200, {received: true, filtered: true})
+      answers.reply(res, 200, FILTERED)
       show({time: new Date(), event, verdict, duplicate: false, filtered: true, bytes: raw.length, id})
       return
     }

@@ -54,6 +54,9 @@ export function parseSince(text: string, now = Date.now()): number | undefined {
   return Number.isFinite(at) ? at : undefined
 }
 
+/** The rule a flag value breaks when isHttpUrl refuses it: the one message of --forward-to, --to and the like. */
+export const HTTP_URL_RULE = 'must be an http:// or https:// URL'
+
 /** Whether a flag value is an absolute http:// or https:// URL (--forward-to, --route, --to, --tunnel-host). */
 export function isHttpUrl(text: string): boolean {
   try {

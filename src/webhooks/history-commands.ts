@@ -8,7 +8,7 @@ import {resolveSettings, webhookSecrets} from '../config/settings.js'
 import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
 import {deliveryHeaders} from './delivery-headers.js'
-import {eventFilter, isHttpUrl, parseDuration, parsePatterns, parseSince, parseSize} from './filter.js'
+import {HTTP_URL_RULE, eventFilter, isHttpUrl, parseDuration, parsePatterns, parseSince, parseSize} from './filter.js'
 import {failedEvents, forwardState, historyDir, HistoryWriter, readHistory, type ForwardState, type HistoryBounds, type HistoryVerdict, type StoredDelivery, MAX_AGE_ENV, MAX_SIZE_ENV, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_BYTES} from './history.js'
 import type {ForwardRoute} from './forward.js'
 import {SIGNATURE_HEADER} from './signature.js'
@@ -247,7 +247,7 @@ function replayHeaders(d: StoredDelivery, options: ReplayOptions, secrets: strin
  * the results as data. Exit code 1 when any replay was not answered 2xx.
  */
 export async function runWebhookReplay(options: ReplayOptions, out: Output): Promise<{exitCode: number; results: ReplayResult[]}> {
-  if (!isHttpUrl(options.to)) throw InputError.one('--to', 'must be an http:// or https:// URL')
+  if (!isHttpUrl(options.to)) throw InputError.one('--to', HTTP_URL_RULE)
   const secrets = await webhookSecrets(options.secret, await resolveSettings({profile: options.profile}, options.env))
   if (secrets.length === 0) {
     throw InputError.one('--secret', 'is required to sign the replays (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)', "copy the webhook secret your app verifies with; it is never stored in the history")

@@ -105,8 +105,10 @@ export function createJudge(rules: JudgeRules): (headers: IncomingHttpHeaders, r
   const reject = (reason: RejectReason, detail: string, event: WebhookEvent | null, bytes: number): Judgement => ({kind: 'reject', reason, detail, event, bytes})
 
   return function judge(headers, raw) {
-    if (raw === 'too_large') return reject('body_too_large', `body is over the limit of ${rules.maxBodyBytes} bytes`, null, rules.maxBodyBytes + 1)
-    if (raw === 'aborted') return reject('aborted', 'the sender closed the connection before the body was complete', null, 0)
+    if (typeof raw === 'string') {
+      if (raw === 'too_large') return reject('body_too_large', `body is over the limit of ${rules.maxBodyBytes} bytes`, null, rules.maxBodyBytes + 1)
+      return reject('aborted', 'the sender closed the connection before the body was complete', null, 0)
+    }
     const parsed = parseBody(raw)
     let event = parsed.event
     let verdict = ACCEPTED_UNVERIFIED

@@ -8,7 +8,7 @@ import {InputError} from '../base/errors.js'
 import {resolveSettings, webhookSecrets, type Settings} from '../config/settings.js'
 import type {Output} from '../output/output.js'
 import {printable, printableLine} from '../output/printable.js'
-import {isHttpUrl, parsePatterns, parseSize, unknownPatterns} from './filter.js'
+import {HTTP_URL_RULE, isHttpUrl, parsePatterns, parseSize, unknownPatterns} from './filter.js'
 import {historyDir, HistoryWriter, type SyncMode} from './history.js'
 import {historyBounds, parseRoutes} from './history-commands.js'
 import type {ForwardRoute} from './forward.js'
@@ -131,7 +131,7 @@ function checkFlags(flags: ListenOptions, env: NodeJS.ProcessEnv, out: Output): 
   const maxBody = parseSize(flags['max-body'])
   if (maxBody === undefined) problems.push({flag: '--max-body', rule: 'must be a size such as 1048576, 512KiB or 1MiB'})
   for (const [flag, value] of [['--forward-to', flags['forward-to']], ['--tunnel-host', flags['tunnel-host']]] as const) {
-    if (value !== undefined && !isHttpUrl(value)) problems.push({flag, rule: 'must be an http:// or https:// URL'})
+    if (value !== undefined && !isHttpUrl(value)) problems.push({flag, rule: HTTP_URL_RULE})
   }
   const patterns = parsePatterns(flags.events)
   const routes = parseRoutes(flags.route ?? [], problems)

@@ -154,25 +154,24 @@ function digestOf(text: string, place: TimestampPlace): Candidate | undefined {
 
 const USUAL_HEX = 64
 /**
- * The usual header, `t=<1 to 12 digits>,v1=<64 lowercase hex>` and nothing else, read without a regular expression
- * or a split (every delivery of the default scheme comes this way): its timestamp, or -1 for any other header.
+ * The usual header, `t=<1 to 12 digits>,v1=<64 hex>` and nothing else, read without a regular expression or a
+ * split (every delivery of the default scheme comes this way), or undefined for any other header.
  */
-function usualTimestamp(value: string): number {
+function usualHeader(value: string): ParsedSignature | undefined {
   const digits = value.length - USUAL_HEX - 6
-  if (digits < 1 || digits > 12 || value.charCodeAt(0) !== 0x74 || value.charCodeAt(1) !== 0x3d) return -1
+  if (digits < 1 || digits > 12 || value.charCodeAt(0) !== 0x74 || value.charCodeAt(1) !== 0x3d) return undefined
   let timestamp = 0
   for (let i = 2; i < 2 + digits; i++) {
     const d = value.charCodeAt(i) - 0x30
-    if (d < 0 || d > 9) return -1
+    if (d < 0 || d > 9) return undefined
     timestamp = timestamp * 10 + d
   }
   const v1 = 2 + digits
-  if (value.charCodeAt(v1) !== 0x2c || value.charCodeAt(v1 + 1) !== 0x76 || value.charCodeAt(v1 + 2) !== 0x31 || value.charCodeAt(v1 + 3) !== 0x3d) return -1
-  for (let i = v1 + 4; i < value.length; i++) {
-    const c = value.charCodeAt(i)
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return -1
-  }
-  return timestamp
+  if (value.charCodeAt(v1) !== 0x2c || value.charCodeAt(v1 + 1) !== 0x76 || value.charCodeAt(v1 + 2) !== 0x31 || value.charCodeAt(v1 + 3) !== 0x3d) return undefined
+  // hex decoding stops at the first character that is not hex (Buffer.from's documented truncation), so a full
+  // digest says all 64 were hex: no separate pass over them
+  const digest = Buffer.from(value.slice(-USUAL_HEX), 'hex')
+  return digest.length === USUAL_HEX / 2 ? {timestamp, candidates: [{scheme: DEFAULT_SCHEME, digest}]} : undefined
 }
 
 /**
@@ -180,8 +179,8 @@ function usualTimestamp(value: string): number {
  * shape is not one pay recognises.
  */
 function parseSignatureHeader(value: string, timestampHeader?: string): ParsedSignature | undefined {
-  const usual = usualTimestamp(value)
-  if (usual >= 0) return {timestamp: usual, candidates: [{scheme: DEFAULT_SCHEME, digest: Buffer.from(value.slice(-USUAL_HEX), 'hex')}]}
+  const usual = usualHeader(value)
+  if (usual) return usual
   const separate = timestampHeader !== undefined && TIMESTAMP.test(timestampHeader.trim()) ? Number(timestampHeader.trim()) : undefined
   const whole = value.trim()
   // the whole value one digest (or several, comma-separated, during a rotation): the timestamp is apart
@@ -272,7 +271,7 @@ function examine(header: string | undefined, rawBody: Buffer | string, secrets: 
   let matched: Scheme | undefined
   // every candidate is compared in full against every secret: which one matches does not change the work done;
   // each secret's HMAC is computed once per algorithm, whatever the number of candidates
-  const macs: Partial<Record<Algorithm, Buffer[]>> = {}
+  const macs: Record<Algorithm, Buffer[] | undefined> = {sha256: undefined, sha512: undefined}
   for (const c of candidates) {
     let hit = false
     const algorithm = c.scheme.algorithm

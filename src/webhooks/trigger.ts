@@ -9,6 +9,7 @@ import type {Output} from '../output/output.js'
 import {forStdout} from '../output/printable.js'
 import {deliveryHeaders} from './delivery-headers.js'
 import {EVENT_ID_PATTERN} from './events.js'
+import {HTTP_URL_RULE, isHttpUrl} from './filter.js'
 import {isEventType, sampleEvent} from './samples.js'
 
 interface TriggerOptions {
@@ -31,30 +32,18 @@ interface TriggerRun {
   env?: NodeJS.ProcessEnv
 }
 
-const URL_RULE = 'must be an http:// or https:// URL'
-
-/** The receiver's URL, or the rule it breaks. */
-function targetOf(to: string): URL | undefined {
-  try {
-    const url = new URL(to)
-    return ['http:', 'https:'].includes(url.protocol) ? url : undefined
-  } catch {
-    return undefined
-  }
-}
-
 export async function runWebhookTrigger(o: TriggerOptions, out: Output, run: TriggerRun): Promise<number> {
   const problems: {flag: string; rule: string}[] = []
   if (!isEventType(o.type)) problems.push({flag: 'TYPE', rule: `"${o.type}" is not an event type of the spec (list: pay webhook events)`})
-  const target = targetOf(o.to)
-  if (!target) problems.push({flag: '--to', rule: URL_RULE})
+  if (!isHttpUrl(o.to)) problems.push({flag: '--to', rule: HTTP_URL_RULE})
   if (o.id !== undefined && !EVENT_ID_PATTERN.test(o.id)) problems.push({flag: '--id', rule: 'must be EVT_ followed by 24 upper-case letters or digits'})
   const settings = await resolveSettings({profile: o.profile}, run.env)
   const secrets = await webhookSecrets(o.secret, settings)
   if (secrets.some((s) => s.trim() === '')) problems.push({flag: '--secret', rule: 'must not be empty'})
   if (secrets.length === 0) problems.push({flag: '--secret', rule: 'is required to sign (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)'})
   const overrides = parseFieldFlags(o.field)
-  if (problems.length > 0 || !target) throw new InputError(problems)
+  if (problems.length > 0) throw new InputError(problems)
+  const target = new URL(o.to)
 
   const event = sampleEvent(o.type as Parameters<typeof sampleEvent>[0], overrides)
   if (o.id) event.id = o.id

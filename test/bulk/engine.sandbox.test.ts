@@ -136,14 +136,19 @@ describe('row keys survive edits of the file', () => {
     }
   })
 
-  it('two identical rows are two requests (1st and 2nd occurrence), and stay two on a re-run of an edited file', async () => {
+  it('two identical rows with one reference: refused (exit 2), nothing paid; without the repeat, paid once, and a re-run pays nothing', async () => {
     const header = 'amount,reference,mobile,provider'
     const file = csv('twins.csv', header, 2, () => '2.00,bk-t-1,254712345678,mpesa')
+    const sentBefore = h.requests().length
+    const refused = await run(['collections', 'create', '--from-file', file, '--currency', 'KES'])
+    expect(refused.code, refused.stderr).toBe(2)
+    expect(refused.stderr).toContain('twins.csv:3 reference "bk-t-1" is also on line 2: a reference names one payment')
+    expect(h.requests().length).toBe(sentBefore)
+    expect(objects('bk-t-1')).toHaveLength(0)
+    writeFileSync(file, [header, '2.00,bk-t-1,254712345678,mpesa', '3.00,bk-t-2,254712345678,mpesa'].join('\n') + '\n')
     ok(await run(['collections', 'create', '--from-file', file, '--currency', 'KES']))
-    expect(objects('bk-t-1')).toHaveLength(2)
-    writeFileSync(file, [header, '2.00,bk-t-1,254712345678,mpesa', '3.00,bk-t-2,254712345678,mpesa', '2.00,bk-t-1,254712345678,mpesa'].join('\n') + '\n')
     ok(await run(['collections', 'create', '--from-file', file, '--currency', 'KES']))
-    expect(objects('bk-t-1')).toHaveLength(2)
+    expect(objects('bk-t-1')).toHaveLength(1)
     expect(objects('bk-t-2')).toHaveLength(1)
   })
 

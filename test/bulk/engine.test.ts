@@ -1,4 +1,7 @@
-/** The bulk engine's parts, in-process: keys, the adaptive rate, the field-list adapter, the readers, money totals. */
+/**
+ * The bulk engine's parts, in-process: keys, the adaptive rate, the field-list adapter, the readers, money totals; and
+ * what a run asks of a scripted service before it sends (nothing, until every check passed and the run was confirmed).
+ */
 import {appendFileSync, existsSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
@@ -9,9 +12,12 @@ import {operations} from '../../src/api/operations.js'
 import {AdaptiveRate} from '../../src/bulk/rate.js'
 import {MoneyTotals} from '../../src/bulk/report.js'
 import {RowSpool, type SpooledRow} from '../../src/bulk/spool.js'
-import {RunJournal, RunLineage, resumedSalt} from '../../src/journal/run-journal.js'
+import {type RowOutcome, RunJournal, RunLineage, resumedSalt} from '../../src/journal/run-journal.js'
 import {JournalStore} from '../../src/journal/store.js'
+import {AcceptedRows} from '../../src/bulk/references.js'
 import {tempConfigDir} from '../helpers/cli.js'
+import {runCommand} from '../helpers/in-process.js'
+import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
 describe('row keys', () => {
   it('are UUID-shaped, derived from scope, exact body bytes and occurrence only', () => {
@@ -282,3 +288,49 @@ describe('the lineage of a file: the salt of its newest run, across edits', () =
   })
 })
 
+describe('the client secret goes out only for a run that will send', () => {
+  const server = useScriptedServer()
+  const HEADER = 'amount,currency,reference,mobile,provider\n'
+  const env = (dir: string) => ({PAY_CONFIG_DIR: dir, PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET, NO_COLOR: '1'})
+  const liveProfile = (dir: string) =>
+    writeFileSync(join(dir, 'profiles.json'), JSON.stringify({active: 'prod', profiles: {prod: {base_url: server.url, client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET, live: true}}}), {mode: 0o600})
+
+  it('a file with a bad row: exit 2, nothing asked of the service (no token request)', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}10.00,KES,tk-1,254700000001,mpesa\nNOT-A-NUMBER,KES,tk-2,254700000002,mpesa\n`)
+    const r = await runCommand(['payouts', 'create', '--from-file', file], {env: env(dir)})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('nothing was sent')
+    expect(server.requests).toEqual([])
+  })
+
+  it('a row whose reference an earlier run accepted under another key: exit 5, no token request', async () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(join(dir, 'state'))
+    store.open()
+    const earlier = new AcceptedRows(store, (endpoint) => ({endpoint, baseUrl: server.url, clientId: TEST_CLIENT_ID}), 'r'.repeat(32), 'old.csv')
+    earlier.add({endpoint: 'payouts.create', reference: 'tk-9', key: 'another-key', line: 2} as SpooledRow, {outcome: 'accepted', id: 'PO_1', state: 'processing'} as RowOutcome)
+    earlier.end()
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}10.00,KES,tk-9,254700000001,mpesa\n`)
+    const r = await runCommand(['payouts', 'create', '--from-file', file], {env: env(dir)})
+    expect(r.stderr).toContain('old.csv')
+    expect(r.code).toBe(5)
+    expect(server.requests).toEqual([])
+  })
+
+  it('a live profile with no one to confirm: exit 2, no token request; confirmed (--yes): the token, then the row', async () => {
+    const dir = tempConfigDir()
+    liveProfile(dir)
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}10.00,KES,tk-live-1,254700000001,mpesa\n`)
+    const refused = await runCommand(['payouts', 'create', '--from-file', file, '--no-input'], {env: {PAY_CONFIG_DIR: dir, NO_COLOR: '1'}})
+    expect(refused.stderr).toContain('LIVE profile "prod"')
+    expect(refused.code).toBe(2)
+    expect(server.requests).toEqual([])
+    const sent = await runCommand(['payouts', 'create', '--from-file', file, '--no-input', '--yes'], {env: {PAY_CONFIG_DIR: dir, NO_COLOR: '1'}})
+    expect(server.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /v1/oauth/token', 'POST /v1/payouts'])
+    expect(sent.stderr).not.toContain('LIVE profile')
+  })
+})

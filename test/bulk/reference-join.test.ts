@@ -2,8 +2,9 @@
  * The join under a bulk run's reference check, in-process: which rows it refuses against the reference index and the
  * single commands' accepted references, sorted in memory or through files on disk.
  */
-import {mkdirSync, readdirSync, writeFileSync} from 'node:fs'
-import {describe, expect, it} from 'vitest'
+import {mkdirSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it, vi} from 'vitest'
 import {JournalStore} from '../../src/journal/store.js'
 import {ReferenceIndex, bucketOf} from '../../src/journal/references.js'
 import {brokenPromises} from '../../src/bulk/reference-join.js'
@@ -68,4 +69,35 @@ describe('the reference check of a bulk run', () => {
     expect(five.listed.map((b) => [b.line, b.earlier.key, b.earlier.line])).toEqual([[40, 'k-old', 9]])
   })
 
+
+  it('rows of one reference share its first request: both listed from one reading of the index, not a third', async () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const index = new ReferenceIndex(store, SCOPE)
+    writeAccepted(store, [accepted('p-1', 'k-1'), accepted('p-2', 'k-2')])
+    const entries = vi.spyOn(index, 'entries')
+    const rows = [
+      {line: 2, reference: 'p-1', key: 'x-1'},
+      {line: 3, reference: 'p-1', key: 'x-2'},
+    ]
+    const found = await brokenPromises(index, () => rowsOf(rows), new Map(), 20)
+    expect(found.listed.map((b) => [b.line, b.earlier.key])).toEqual([
+      [2, 'k-1'],
+      [3, 'k-1'],
+    ])
+    expect(entries.mock.calls.length).toBe(2 * 16) // every bucket, twice: the join, then the listed requests by place
+  })
+
+  it('an index file that cannot be read stops the check, naming the file; one gone meanwhile is skipped', async () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const index = new ReferenceIndex(store, SCOPE)
+    writeAccepted(store, [accepted('q-1', 'k-1')])
+    const rows = () => rowsOf([{line: 2, reference: 'q-1', key: 'x-1'}])
+    symlinkSync(join(index.dir, 'gone'), index.fileOf(bucketOf('q-1'), '2026-11-20'))
+    expect((await brokenPromises(index, rows, new Map(), 20)).count).toBe(1)
+    const broken = index.fileOf(bucketOf('q-1'), '2026-11-21')
+    mkdirSync(broken)
+    await expect(brokenPromises(index, rows, new Map(), 20)).rejects.toThrow(broken)
+  })
 })

@@ -95,7 +95,7 @@ describe('a reference is a promise within one file', () => {
     writeFileSync(file, 'amount,reference,mobile,provider\n10.00,dup-1,254700000001,mpesa\n7.00,dup-2,254700000001,mpesa\n11.00,dup-1,254700000001,mpesa\n')
     const r = await h.command(['payouts', 'create', '--from-file', file, '--currency', 'KES'], {PAY_CONFIG_DIR: dir})
     expect(r.code, r.stderr).toBe(2)
-    expect(r.stderr).toMatch(/dup\.csv:4 reference dup-1 is also on line 2 with another body/)
+    expect(r.stderr).toContain('dup.csv:4 reference "dup-1" is also on line 2: a reference names one payment')
     expect(h.requests((e) => e.method === 'POST' && (byRef('dup-1')(e) || byRef('dup-2')(e)))).toHaveLength(0)
   })
 })

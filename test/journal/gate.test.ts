@@ -13,6 +13,8 @@ import {JournalGate} from '../../src/journal/gate.js'
 import {createJournalGate, openJournalStore} from '../../src/journal/index.js'
 import {Output} from '../../src/output/output.js'
 import {JournalStore} from '../../src/journal/store.js'
+import {SCOPE, accepted, writeAccepted} from '../helpers/reference-index.js'
+import {ReferenceIndex, bucketOf} from '../../src/journal/references.js'
 import {tempConfigDir} from '../helpers/cli.js'
 
 type Answer = {status: number; text?: string; headers?: Record<string, string>} | 'refused' | 'cut'
@@ -21,7 +23,7 @@ const BODY = {amount: '150.00', currency: 'KES', merchant_reference: 'gate-1', p
 const apiError = (status: number, code: string, headers: Record<string, string> = {}): Answer => ({status, text: JSON.stringify({error: {code, message: code}}), headers})
 
 /** One run of `pay collections create`: each POST attempt takes the next answer; returns the keys sent and the error. */
-async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number; body?: Record<string, string> | string} = {}) {
+async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number; body?: Record<string, string> | string; key?: string} = {}) {
   const keys: string[] = []
   const notices: string[] = []
   const transport = {
@@ -42,7 +44,7 @@ async function run(stateDir: string, answers: Answer[], options: {baseUrl?: stri
   })
   let error: PayError | undefined
   try {
-    await client.call('collections.create', {body: options.body ?? BODY})
+    await client.call('collections.create', {body: options.body ?? BODY, idempotencyKey: options.key})
   } catch (err) {
     error = err as PayError
   }
@@ -301,5 +303,41 @@ describe('what an entry says of its request', () => {
       const r = await run(tempConfigDir(), ['cut'], {retries: 0, body})
       expect(r.last?.op.reference, JSON.stringify(body)).toBe(reference)
     }
+  })
+})
+
+describe('a reference that bulk rows had accepted (the reference index)', () => {
+  const rowsOf = (dir: string, keys: string[]) => {
+    const store = new JournalStore(dir)
+    store.open()
+    writeAccepted(store, keys.map((key, i) => accepted('gate-1', key, 2 + i))) // the index of the scope run() sends in
+  }
+
+  it('a command resuming the key of a row on the line right after another row with it is sent, not refused', async () => {
+    const dir = tempConfigDir()
+    rowsOf(dir, ['row-key-1', 'row-key-2'])
+    const resumed = await run(dir, ['refused'], {retries: 0, key: 'row-key-2'})
+    expect(resumed.keys).toEqual(['row-key-2']) // sent (the service replays the row's answer), not refused
+    expect(resumed.error?.exitCode).not.toBe(5)
+  })
+
+  it('an index file that cannot be read: nothing is sent, the error names the file (the check does not pass silently)', async () => {
+    const dir = tempConfigDir()
+    rowsOf(dir, ['row-key-1'])
+    const store = new JournalStore(dir)
+    const broken = new ReferenceIndex(store, SCOPE).fileOf(bucketOf('gate-1'), '2026-11-20')
+    mkdirSync(broken)
+    const r = await run(dir, [{status: 201, text: '{}'}], {retries: 0})
+    expect(r.keys).toEqual([])
+    expect(r.error?.message).toContain(broken)
+  })
+
+  it('a command under another key is refused (exit 5), naming the newest row', async () => {
+    const dir = tempConfigDir()
+    rowsOf(dir, ['row-key-1', 'row-key-2'])
+    const other = await run(dir, [{status: 201, text: '{}'}], {retries: 0})
+    expect(other.keys).toEqual([])
+    expect(other.error?.exitCode).toBe(5)
+    expect(other.error?.message).toContain('line 3 of pay.csv')
   })
 })

@@ -2,11 +2,12 @@
  * The reference index in-process: where an accepted bulk row's reference is written, what a single command's lookup
  * finds, and what pruning drops.
  */
-import {existsSync, mkdirSync, readdirSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {JournalStore} from '../../src/journal/store.js'
-import {ReferenceIndex, bucketOf} from '../../src/journal/references.js'
+import {ReferenceIndex, bucketOf, inScope} from '../../src/journal/references.js'
+import {PayError} from '../../src/base/errors.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {SCOPE, accepted, writeAccepted} from '../helpers/reference-index.js'
 
@@ -48,6 +49,50 @@ describe('the reference index', () => {
     expect(index.lookup('x').map((e) => e.key)).toEqual(['k-first', middle, 'k-last', 'k-next-day'])
     expect(index.lookup('other-2999').map((e) => e.key)).toEqual(bucketOf('other-2999') === bucketOf('x') ? ['f-2999'] : [])
     expect(index.lookup('x"')).toEqual([])
+  })
+
+  it('a lookup finds every line with the reference, also lines right after one another (every line starts {"ref":)', () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const index = new ReferenceIndex(store, SCOPE)
+    writeAccepted(store, [accepted('adj', 'k-1', 2), accepted('adj', 'k-2', 3), accepted('adj', 'k-3', 4), accepted('adj-other', 'k-o'), accepted('adj', 'k-4', 9)])
+    expect(index.lookup('adj').map((e) => e.key)).toEqual(['k-1', 'k-2', 'k-3', 'k-4'])
+    // the same in a file written by hand: no blank line between, and the last line without its line break
+    const line = (key: string) => JSON.stringify(accepted('adj2', key))
+    writeFileSync(index.fileOf(bucketOf('adj2'), '2026-11-20'), [line('a'), line('b'), line('c')].join('\n'))
+    expect(index.lookup('adj2').map((e) => e.key)).toEqual(['a', 'b', 'c'])
+  })
+
+  it('a file gone meanwhile is skipped; one that cannot be read stops the lookup, naming it (exit 1), never passes silently', () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const index = new ReferenceIndex(store, SCOPE)
+    writeAccepted(store, [accepted('u-1', 'k-1')])
+    const bucket = bucketOf('u-1')
+    symlinkSync(join(index.dir, 'no-such-file'), index.fileOf(bucket, '2026-11-20')) // listed, then ENOENT when opened
+    expect(index.lookup('u-1').map((e) => e.key)).toEqual(['k-1'])
+    const broken = index.fileOf(bucket, '2026-11-21')
+    mkdirSync(broken) // EISDIR when read, as root too
+    let error: PayError | undefined
+    try {
+      index.lookup('u-1')
+    } catch (err) {
+      error = err as PayError
+    }
+    expect(error).toBeInstanceOf(PayError)
+    expect(error?.exitCode).toBe(1)
+    expect(error?.message).toContain(broken)
+    expect(error?.message).toContain('EISDIR')
+  })
+
+  it('one test of "the same kind": endpoint, base URL, client id and account ref (absent and empty alike)', () => {
+    const op = {endpoint: SCOPE.endpoint, base_url: SCOPE.baseUrl, client_id: 'c'}
+    expect(inScope(SCOPE, op)).toBe(true)
+    expect(inScope(SCOPE, {...op, account_ref: ''})).toBe(true)
+    expect(inScope(SCOPE, {...op, account_ref: 'acct'})).toBe(false)
+    expect(inScope(SCOPE, {...op, client_id: 'd'})).toBe(false)
+    expect(inScope(SCOPE, {...op, base_url: 'http://127.0.0.1:10'})).toBe(false)
+    expect(inScope(SCOPE, {...op, endpoint: 'payouts.create'})).toBe(false)
   })
 
   it('pruning drops the files of days past the retention', () => {

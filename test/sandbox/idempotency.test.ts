@@ -60,6 +60,9 @@ describe('the fingerprint of a request (canonical JSON of its parameters and bod
     const proto = JSON.parse('{"__proto__": {"x": 1}, "a": 1}') as unknown
     const protoLater = JSON.parse('{"a": 1, "__proto__": {"x": 1}}') as unknown
     expect(of(proto)).toBe(of(protoLater))
+    // a body's own __proto__ key counts like any other key: a request with it is another request
+    expect(of(proto)).not.toBe(of({a: 1}))
+    expect(of(proto)).not.toBe(of(JSON.parse('{"__proto__": {"x": 2}, "a": 1}')))
     expect(of(undefined)).toBe(of(null))
   })
 })

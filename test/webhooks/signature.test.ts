@@ -101,6 +101,12 @@ describe('signature scheme vs openssl', () => {
         expect(verifySignature(`t=${T},v1=${tail}`, BODY, [SECRET, 'other'], {now}), `${tail} ${now}`).toMatchObject({ok: false, reason: 'malformed_header'})
       }
     }
+    // a character that is not hex at any place of the 64 (the usual form relies on the hex decoding stopping there)
+    for (let at = 0; at < 64; at++) {
+      for (const wrong of ['g', 'x', ' ', '=']) {
+        expect(verifySignature(`t=${T},v1=${sig.slice(0, at)}${wrong}${sig.slice(at + 1)}`, BODY, SECRET, {now: T}), `${wrong} at ${at}`).toMatchObject({ok: false, reason: 'malformed_header'})
+      }
+    }
     // one hex digit changed, first, middle or last: no match
     for (const at of [0, 31, 63]) {
       const changed = `${sig.slice(0, at)}${sig[at] === '0' ? '1' : '0'}${sig.slice(at + 1)}`

@@ -4,6 +4,7 @@
  * environment or the profile. The receiver is a node:http app on port 0 (the command is for testing your own
  * endpoint). A terminal's view of the answer stays a process test (test/e2e/webhook-cli.test.ts).
  */
+import {HTTP_URL_RULE} from '../../src/webhooks/filter.js'
 import {afterEach, describe, expect, it} from 'vitest'
 import {runWebhookTrigger} from '../../src/webhooks/trigger.js'
 import {json} from '../helpers/cli.js'
@@ -77,7 +78,8 @@ describe('pay webhook trigger', () => {
     expect(bad.stderr).toMatch(/Expected payment\.done to be one of: collection\.processing, /) // the TYPE argument's choices (completion offers them)
     const rules = await trigger(['payout.failed', '--to', 'ftp://x', '--secret', ' ', '--id', 'EVT_short'])
     expect(rules.code).toBe(2)
-    expect(rules.stderr).toMatch(/--to must be an http:\/\/ or https:\/\/ URL/)
+    expect(rules.stderr).toContain(`--to ${HTTP_URL_RULE}`) // the rule of isHttpUrl, as --forward-to and replay --to say it
+    for (const to of ['/relative', 'localhost:4000', 'mailto:a@b']) expect((await trigger(['payout.failed', '--to', to, '--secret', SECRET])).stderr).toContain(`--to ${HTTP_URL_RULE}`)
     expect(rules.stderr).toMatch(/--id must be EVT_ followed by 24/)
     expect(rules.stderr).toMatch(/--secret must not be empty/)
     const none = await trigger(['payout.failed', '--to', receiver.url])

@@ -12,6 +12,6 @@ export default class SandboxAdvance extends SandboxCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(SandboxAdvance)
     const {runSandboxAdvance} = await import('../../sandbox/control-commands.js')
-    await runSandboxAdvance((id, input) => this.control(flags, id, input), args.duration, await this.output())
+    await runSandboxAdvance(this.controller(flags), args.duration, await this.output())
   }
 }

@@ -17,6 +17,6 @@ export default class SandboxDeliveries extends SandboxCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(SandboxDeliveries)
     const {runSandboxDeliveries} = await import('../../sandbox/deliveries.js')
-    await runSandboxDeliveries((id, input) => this.control(flags, id, input), {eventId: args.event, type: flags.type, client: flags.client}, await this.output())
+    await runSandboxDeliveries(this.controller(flags), {eventId: args.event, type: flags.type, client: flags.client}, await this.output())
   }
 }

@@ -15,6 +15,6 @@ export default class SandboxEvents extends SandboxCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxEvents)
     const {runSandboxEvents} = await import('../../sandbox/control-commands.js')
-    await runSandboxEvents((id, input) => this.control(flags, id, input), flags, await this.output())
+    await runSandboxEvents(this.controller(flags), flags, await this.output())
   }
 }

@@ -17,6 +17,6 @@ Without a browser here (no display, $BROWSER unset) or with --no-browser, only t
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxOpen)
     const [{runSandboxOpen}, {openBrowser}] = await Promise.all([import('../../sandbox/dashboard/open.js'), import('../../operation/browser.js')])
-    await runSandboxOpen((id, input) => this.control(flags, id, input), {browser: flags.browser, open: (url) => openBrowser(url)}, await this.output())
+    await runSandboxOpen(this.controller(flags), {browser: flags.browser, open: (url) => openBrowser(url)}, await this.output())
   }
 }

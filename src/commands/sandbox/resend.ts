@@ -11,6 +11,6 @@ export default class SandboxResend extends SandboxCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(SandboxResend)
     const {runSandboxResend} = await import('../../sandbox/deliveries.js')
-    process.exitCode = await runSandboxResend((id, input) => this.control(flags, id, input), args.event, await this.output())
+    process.exitCode = await runSandboxResend(this.controller(flags), args.event, await this.output())
   }
 }

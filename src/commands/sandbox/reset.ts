@@ -7,6 +7,6 @@ export default class SandboxReset extends SandboxCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxReset)
     const {runSandboxReset} = await import('../../sandbox/control-commands.js')
-    await runSandboxReset((id, input) => this.control(flags, id, input), await this.output())
+    await runSandboxReset(this.controller(flags), await this.output())
   }
 }

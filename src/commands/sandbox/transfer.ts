@@ -10,6 +10,6 @@ export default class SandboxTransfer extends SandboxCommand {
   async run(): Promise<void> {
     const {args, flags} = await this.parse(SandboxTransfer)
     const {runSandboxTransfer} = await import('../../sandbox/control-commands.js')
-    await runSandboxTransfer((id, input) => this.control(flags, id, input), {accountNumber: args.account_number, amount: flags.amount}, await this.output())
+    await runSandboxTransfer(this.controller(flags), {accountNumber: args.account_number, amount: flags.amount}, await this.output())
   }
 }

@@ -16,6 +16,6 @@ export default class SandboxWebhook extends SandboxCommand {
   async run(): Promise<void> {
     const {flags} = await this.parse(SandboxWebhook)
     const {runSandboxWebhook} = await import('../../sandbox/control-commands.js')
-    await runSandboxWebhook((id, input) => this.control(flags, id, input), flags, await this.output())
+    await runSandboxWebhook(this.controller(flags), flags, await this.output())
   }
 }
