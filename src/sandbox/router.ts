@@ -22,20 +22,26 @@ import {parseJsonBody} from './json-body.js'
 import {LOG_BODY_MAX} from './request-log.js'
 
 type Match = ReturnType<typeof matchEndpoint>
-const matchCache = new Map<string, Match>()
+/** By method, then path: no joined key to build and hash per request. */
+const matchCache = new Map<string, Map<string, Match>>()
+let matchCount = 0
 
 /** matchEndpoint builds its patterns per call; the router memoises answers per method + path. */
 function match(method: string, path: string): Match {
-  const key = `${method} ${path}`
-  let m = matchCache.get(key)
-  if (m === undefined && !matchCache.has(key)) {
+  let byPath = matchCache.get(method)
+  if (byPath === undefined) matchCache.set(method, (byPath = new Map()))
+  let m = byPath.get(path)
+  if (m === undefined && !byPath.has(path)) {
     try {
       m = matchEndpoint(method, path)
     } catch {
       throw invalidParameter('path', 'holds malformed percent-encoding') // decodeURIComponent of a path parameter
     }
-    if (matchCache.size > 10_000) matchCache.clear()
-    matchCache.set(key, m)
+    if (++matchCount > 10_000) {
+      for (const paths of matchCache.values()) paths.clear()
+      matchCount = 1
+    }
+    byPath.set(path, m)
   }
   return m
 }
