@@ -21,7 +21,7 @@
 import {build} from 'esbuild'
 import {copyFileSync, readFileSync, readdirSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {dirname, join, relative, resolve, sep} from 'node:path'
+import {dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {sortWithoutIcu} from './oclif-patches.mjs'
 
@@ -109,22 +109,22 @@ function pointAtOclifBundle(dist) {
 }
 
 /**
- * A bulk run's code (src/bulk/) is a bundle of its own, dist/bulk.cjs, loaded when a --from-file run first imports
- * it: in the runtime bundle it made every command's start read and cache it. The modules it shares with the runtime
- * bundle (zod, the endpoint table, the operation runner, the client) are not copied into it: it takes the runtime's
- * instances, which the runtime bundle hands out by path (SHARED), so a bulk run loads nothing twice.
+ * Our own modules that the runtime imports dynamically but that go into the bundle all the same, evaluated only
+ * when first imported (esbuild wraps them): their unbundled files would load a second copy of everything they
+ * share with the bundle (zod, the endpoint table, the operation runner: ~60 ms for a bulk run's start).
  */
-const LAZY_BUNDLES = {'bulk/index.js': 'bulk.cjs'}
-const SHARED = '__payShared'
+const BUNDLED_LAZILY = new Set(['bulk/index.js'])
 
-/** The runtime bundle's plugin: dynamic import()s stay lazy (LAZY_BUNDLES to their bundle's face), and @oclif/core is the oclif bundle. */
-function runtimePlugin(dist, outfile) {
-  return {
+async function bundleRuntime(dist, loader, names) {
+  const entry = join(dist, 'runtime.js')
+  const outfile = join(dist, 'runtime.cjs')
+
+  const plugin = {
     name: 'pay-runtime',
     setup(b) {
       b.onResolve({filter: /.*/}, (args) => {
-        if (args.kind === 'dynamic-import') {
-          // our own modules by a path relative to the bundle, to their unbundled files (or a lazy bundle's face)
+        if (args.kind === 'dynamic-import' && !(args.path.startsWith('.') && BUNDLED_LAZILY.has(relative(dist, join(args.resolveDir, args.path)).split(sep).join('/')))) {
+          // stays lazy; our own modules by a path relative to the bundle, to their unbundled files
           const target = args.path.startsWith('.') ? specifier(outfile, join(args.resolveDir, args.path)) : args.path
           return {path: `${DYNAMIC}${target}`, external: true}
         }
@@ -133,82 +133,19 @@ function runtimePlugin(dist, outfile) {
       })
     },
   }
-}
-
-const BUILD_OPTIONS = {absWorkingDir: root, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', legalComments: 'none', minifyWhitespace: true}
-
-/** The modules in a bundle, by their path under dist/ (a/b.js). */
-function modulesOf(meta, dist) {
-  return new Set(Object.keys(meta.inputs).map((f) => relative(dist, resolve(root, f)).split(sep).join('/')))
-}
-
-/**
- * A lazy bundle (LAZY_BUNDLES): its entry's graph, but a module the runtime bundle holds is taken from the runtime's
- * SHARED table. Returns the paths it takes from there.
- */
-async function bundleLazy(dist, loader, entryPath, bundleName, runtimeModules) {
-  const entry = join(dist, entryPath)
-  const outfile = join(dist, bundleName)
-  const runtimeFile = join(dist, 'runtime.cjs')
-  const taken = new Set()
-  const plugin = {
-    name: 'pay-lazy',
-    setup(b) {
-      b.onResolve({filter: /^\./}, (args) => {
-        if (args.kind === 'entry-point') return undefined
-        const path = relative(dist, join(args.resolveDir, args.path)).split(sep).join('/')
-        if (args.kind === 'dynamic-import') return {path: `${DYNAMIC}${specifier(outfile, join(dist, path))}`, external: true}
-        if (!runtimeModules.has(path)) return undefined
-        taken.add(path)
-        return {path, namespace: 'pay-shared'}
-      })
-      b.onResolve({filter: /.*/}, (args) => (args.kind === 'dynamic-import' ? {path: `${DYNAMIC}${args.path}`, external: true} : undefined))
-      // the runtime bundle is loaded before any lazy bundle (it is what imports them): cachedRequire returns it. Its
-      // exports are taken once, as constants (no module of ours exports a binding it changes later): read through
-      // esbuild's CommonJS interop instead, every use in a row's path went through two getters
-      b.onLoad({filter: /.*/, namespace: 'pay-shared'}, async (args) => {
-        const names = Object.keys(await import(pathToFileURL(join(dist, args.path)).href))
-        const plain = names.filter((n) => n !== 'default')
-        return {
-          contents: [
-            `import {cachedRequire} from ${JSON.stringify(specifier(outfile, loader))}`,
-            `const shared = cachedRequire(require('node:path').join(__dirname, ${JSON.stringify(relative(dirname(outfile), runtimeFile))})).${SHARED}[${JSON.stringify(args.path)}]`,
-            `export const {${plain.join(', ')}} = shared`,
-            ...(names.includes('default') ? ['const shared_default = shared.default', 'export {shared_default as default}'] : []),
-          ].join('\n'),
-          loader: 'js',
-          resolveDir: dist,
-        }
-      })
-    },
-  }
-  const {metafile} = await build({...BUILD_OPTIONS, entryPoints: [entry], outfile, plugins: [plugin], external: [specifier(outfile, loader)], metafile: true})
-  // a package the runtime holds, reached by a module the runtime does not hold, would be a second copy: refused
-  const twice = [...modulesOf(metafile, dist)].filter((path) => runtimeModules.has(path))
-  if (twice.length > 0) throw new Error(`${bundleName} would hold a second copy of what runtime.cjs holds: ${twice.slice(0, 5).join(', ')}`)
-  routeDynamicImports(outfile, new RegExp(`\\bimport\\((["'])${DYNAMIC}`, 'g'), '__payImport($1')
-  const names = Object.keys(await import(pathToFileURL(entry).href)).sort()
-  esmFace(entry, outfile, names, loader)
-  return taken
-}
-
-async function bundleRuntime(dist, loader, names) {
-  const entry = join(dist, 'runtime.js')
-  const outfile = join(dist, 'runtime.cjs')
-  const options = {...BUILD_OPTIONS, outfile, plugins: [runtimePlugin(dist, outfile)], metafile: true}
-  // first what the runtime holds, then the lazy bundles (which take those modules from it), then the runtime with
-  // the table of the modules they take
-  const probe = await build({...options, entryPoints: [entry], write: false})
-  const runtimeModules = modulesOf(probe.metafile, dist)
-  const shared = new Set()
-  for (const [entryPath, bundleName] of Object.entries(LAZY_BUNDLES)) for (const path of await bundleLazy(dist, loader, entryPath, bundleName, runtimeModules)) shared.add(path)
-  const table = [...shared].sort()
-  const contents = [
-    "export * from './runtime.js'",
-    ...table.map((path, i) => `import * as m${i} from ${JSON.stringify(`./${path}`)}`),
-    `export const ${SHARED} = {${table.map((path, i) => `${JSON.stringify(path)}: m${i}`).join(', ')}}`,
-  ].join('\n')
-  const result = await build({...options, stdin: {contents, resolveDir: dist, sourcefile: 'runtime-entry.js', loader: 'js'}})
+  const result = await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    plugins: [plugin],
+    metafile: true,
+    logLevel: 'warning',
+    legalComments: 'none',
+    minifyWhitespace: true,
+  })
   routeDynamicImports(outfile, new RegExp(`\\bimport\\((["'])${DYNAMIC}`, 'g'), '__payImport($1')
   esmFace(entry, outfile, names, loader)
   return result.metafile

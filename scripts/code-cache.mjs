@@ -12,8 +12,6 @@ const root = join(fileURLToPath(import.meta.url), '..', '..')
 const [dist = join(root, 'dist'), mode = 'write'] = process.argv.slice(2)
 const oclifFile = resolve(dist, 'vendor', 'oclif.cjs')
 const runtimeFile = resolve(dist, 'runtime.cjs')
-// a bulk run's bundle (scripts/bundle.mjs, LAZY_BUNDLES): loaded only by --from-file runs
-const bulkFile = resolve(dist, 'bulk.cjs')
 
 if (mode !== 'write' && mode !== 'check') throw new Error(`unknown mode ${mode}: write or check`)
 
@@ -43,15 +41,11 @@ if (mode !== 'write' && mode !== 'check') throw new Error(`unknown mode ${mode}:
       console.warn(`code cache made without running commands (${err.message}): start-up will be slower`)
     }
   }
-  // the bulk bundle takes the runtime's modules (its face loads it as a --from-file run does); what a run compiles
-  // beyond its top level is compiled then
-  await import(pathToFileURL(join(dist, 'bulk', 'index.js')).href)
   if (mode === 'write') {
     writeCodeCache(oclifFile)
     writeCodeCache(runtimeFile)
-    writeCodeCache(bulkFile)
   } else {
-    const rejected = [oclifFile, runtimeFile, bulkFile].filter((f) => codeCacheRejected(f) !== false)
+    const rejected = [oclifFile, runtimeFile].filter((f) => codeCacheRejected(f) !== false)
     if (rejected.length > 0) console.warn(`code cache not accepted by V8 for ${rejected.join(', ')}: start-up will be slower`)
   }
 }
