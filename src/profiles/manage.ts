@@ -13,7 +13,6 @@ import {resolveSettings, secretFlag} from '../config/settings.js'
 import {cacheKey, TokenCache} from '../config/token-cache.js'
 import type {ApiContext} from '../operation/api-context.js'
 import type {Output} from '../output/output.js'
-import {pinnedScheme} from '../webhooks/signature.js'
 
 /** Where a run function reads its settings and, for `--client-secret -`, the secret. */
 interface ProfilesRun {
@@ -46,7 +45,8 @@ export async function runProfilesAdd(o: ProfilesAddOptions, out: Output, run: Pr
     throw InputError.one('NAME', (err as Error).message.replace(/^profile name "[^"]*" /, ''))
   }
   if (o['base-url']) checkBaseUrl(o['base-url'])
-  const problem = o['webhook-signature'] ? pinnedScheme(o['webhook-signature']).problem : undefined
+  // node:crypto only for a pinned signature scheme (a profile without one loads none)
+  const problem = o['webhook-signature'] ? (await import('../webhooks/signature.js')).pinnedScheme(o['webhook-signature']).problem : undefined
   if (problem) throw InputError.one('--webhook-signature', problem)
   if (o.live && o.name === SANDBOX_PROFILE) throw InputError.one('--live', `cannot mark the "${SANDBOX_PROFILE}" profile live (it is the local sandbox)`)
   const store = await ProfileStore.open(configDir(env))
@@ -66,9 +66,7 @@ export async function runProfilesAdd(o: ProfilesAddOptions, out: Output, run: Pr
     env,
   )
   const result = {name: o.name, ...redactProfile(saved.profile)}
-  if (out.json) out.data(JSON.stringify(result))
-  else out.info(`Saved profile "${o.name}"${store.activeName() === o.name ? ' (active)' : ''} in ${store.path}${savedSecretsNote(saved)}`)
-  return result
+  return report(out, result, `Saved profile "${o.name}"${store.activeName() === o.name ? ' (active)' : ''} in ${store.path}${savedSecretsNote(saved)}`)
 }
 
 /**
