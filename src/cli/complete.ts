@@ -4,7 +4,6 @@
  * at most one request when it is stale; profiles from the profiles file), made safe for the shell.
  */
 import {configDir} from '../config/paths.js'
-import {listProfiles, readProfiles} from '../config/profiles.js'
 import type {Output} from '../output/output.js'
 import {complete, profileOf, shellSafe} from './completion.js'
 import {surfaceOf, type ValueSource} from './surface.js'
@@ -28,6 +27,8 @@ export async function runCompletionComplete(words: string[], out: Output, run: C
 async function valuesOf(source: ValueSource, profile: string | undefined, run: CompleteRun): Promise<string[]> {
   const env = run.env ?? process.env
   if (source === 'profiles') {
+    // the profile store (and its schema's zod) only for a profile name: a word completion loads none of it
+    const {listProfiles, readProfiles} = await import('../config/profiles.js')
     const stored = readProfiles(configDir(env))
     return stored ? listProfiles(stored).map((p) => p.name) : []
   }

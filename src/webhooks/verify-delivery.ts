@@ -37,7 +37,7 @@ export async function runWebhookVerify(o: VerifyOptions, out: Output, run: Verif
   const secrets = await webhookSecrets(o.secret, settings)
   if (secrets.length === 0) throw InputError.one('--secret', 'is required (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)')
   const pinned = pinnedSetting(settings.webhookSignature)
-  const body = await bodyOf(o.file, run.stdin ?? process.stdin)
+  const body = await bodyOf(o.file, run.stdin)
   return verifyDelivery(out, {
     header: o.signature,
     timestampHeader: o.timestamp,
@@ -51,7 +51,7 @@ export async function runWebhookVerify(o: VerifyOptions, out: Output, run: Verif
 }
 
 /** The raw body: the file's bytes, or stdin's (never a terminal's: nobody types a signed body). */
-async function bodyOf(file: string | undefined, stdin: NodeJS.ReadableStream & {isTTY?: boolean}): Promise<Buffer> {
+async function bodyOf(file: string | undefined, given: (NodeJS.ReadableStream & {isTTY?: boolean}) | undefined): Promise<Buffer> {
   if (file) {
     try {
       return await readFile(file)
@@ -59,6 +59,8 @@ async function bodyOf(file: string | undefined, stdin: NodeJS.ReadableStream & {
       throw InputError.one('--file', `cannot be read: ${(err as Error).message}`)
     }
   }
+  // process.stdin only when read: touching it builds a stream (src/operation/body-input.ts)
+  const stdin = given ?? process.stdin
   if (stdin.isTTY) throw InputError.one('--file', 'or a body on stdin is required', 'pipe the raw body in, or give --file body.json')
   const chunks: Buffer[] = []
   for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))
