@@ -131,7 +131,7 @@ export function redactBodyText(text: string, knownSecrets: (string | undefined)[
  * query or form value with `+` for a space, as URLSearchParams writes it; in capitals and small letters); and
  * XML/HTML-escaped (a JUnit file, an HTML page). Longest first, so that no form leaves part of a longer one behind.
  */
-export function secretForms(value: string): string[] {
+function secretForms(value: string): string[] {
   const json = JSON.stringify(value).slice(1, -1)
   const percent = encodeURIComponent(value)
   const form = new URLSearchParams([['', value]]).toString().slice(1)
