@@ -142,7 +142,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
     held.pool = client.poolable ? await PoolTransport.open(concurrency) : undefined
     await tokenReady
-    begin(ctx, run, input, resumed, checked.total)
+    begin(ctx, run, input, resumed, checked.total, settled)
 
     const accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name)
     const tally = new Tally(checked.total)
@@ -281,7 +281,7 @@ async function dryRun(ctx: ApiContext, run: BulkRun, input: BulkInput, checked: 
 }
 
 /** The run's header in its journal and lineage, and what it resumes. */
-function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed, total: number): void {
+function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed, total: number, settled: number): void {
   const {out, client, settings} = ctx
   const at = new Date().toISOString()
   resumed.journal.begin({t: 'run', run: resumed.runId, at, operation: run.op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt: resumed.salt})
@@ -290,7 +290,11 @@ function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed
   else if (resumed.salt !== '' && resumed.saltOf !== undefined) {
     out.info(out.color('dim', `resuming the --force-new keys of run ${resumed.saltOf} of ${input.name}, which has changed since: unchanged rows keep their keys, edited rows are new requests`, 'err'))
   }
-  if (!resumed.forced && resumed.earlier.rows > 0) out.info(out.color('dim', `resuming run ${resumed.runId}: ${resumed.earlier.rows} of ${total} rows settled by an earlier run`, 'err'))
+  const again = resumed.earlier.rows - settled
+  if (!resumed.forced && resumed.earlier.rows > 0) {
+    const resent = again > 0 ? `; the other ${again} (unknown, not sent, or failed with --retry-failed) are sent again with their keys` : ''
+    out.info(out.color('dim', `resuming run ${resumed.runId}: ${settled} of ${total} rows settled by an earlier run${resent}`, 'err'))
+  }
 }
 
 /** The summary: why the run stopped, or the counts, the money, and what to do next. Returns the exit code. */

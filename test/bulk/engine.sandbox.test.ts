@@ -5,7 +5,8 @@
  * log (every request for a row carried the same key). Runs killed part-way, signals and stdin:
  * test/e2e/bulk.test.ts.
  */
-import {writeFileSync} from 'node:fs'
+import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/in-process.js'
@@ -222,5 +223,59 @@ describe('pay payouts create --from-file', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/total amount of the rows still processing: 10\.00 KES/)
     expect(r.stderr).not.toMatch(/money in/)
+  })
+})
+
+describe('a re-run of a row whose outcome is unknown', () => {
+  const header = 'amount,reference,mobile,provider'
+  type Row = {status: string; outcome: string; idempotency_key: string; id: string | null}
+  const rowOf = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Row
+  const posts = (ref: string) => (r: {method: string; body: string}) => r.method === 'POST' && refOf(r.body) === ref
+  const journalFile = () => join(faults.dir, 'state', 'journal', 'runs', readdirSync(join(faults.dir, 'state', 'journal', 'runs')).find((f) => /^[0-9a-f]{32}\.ndjson$/.test(f) && readFileSync(join(faults.dir, 'state', 'journal', 'runs', f), 'utf8').includes('bk-u429-k9'))!)
+
+  it('a 429 on the re-run leaves it unknown (its key may have moved money), never "not sent"; the journal keeps it unknown', async () => {
+    const file = csv('unknown-429.csv', header, 1, () => '3.00,bk-u429-1,254712345678,mpesa')
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--json']
+    // run 1: the service commits the row and its answer is lost
+    faults.proxy.rule = (r) => (posts('bk-u429-1')(r) ? 'cut' : 'pass')
+    const first = await run([...args, '--retries', '0'])
+    expect(first.code, first.stderr).toBe(1)
+    const unknown = rowOf(first.stdout)
+    expect(unknown).toMatchObject({status: 'unknown', outcome: 'unknown'})
+    expect(objects('bk-u429-1')).toHaveLength(1)
+    // run 2: the service rate limits it for an hour
+    faults.proxy.rule = (r) => (posts('bk-u429-1')(r) ? {status: 429, retryAfter: 3600} : 'pass')
+    const again = await run(args)
+    expect(again.code, again.stderr).toBe(1)
+    expect(rowOf(again.stdout)).toMatchObject({status: 'unknown', outcome: 'unknown', idempotency_key: unknown.idempotency_key})
+    expect(again.stderr).not.toMatch(/\d not sent|row\(s\) not sent/)
+    expect(again.stderr).toMatch(/0 of 1 rows settled by an earlier run; the other 1 .* are sent again with their keys/)
+    expect(again.stderr).toMatch(/1 row\(s\) with an unknown outcome: run the same command again/)
+    faults.proxy.rule = () => 'pass'
+    const journal = await run(['journal', '--outcome', 'unknown', '--json'])
+    expect(journal.stdout).toContain(unknown.idempotency_key)
+    // run 3: the service answers; the key's stored answer settles the row, nothing is paid twice
+    const settled = await run(args)
+    expect(settled.code, settled.stderr).toBe(0)
+    expect(rowOf(settled.stdout)).toMatchObject({status: 'processing', outcome: 'accepted', idempotency_key: unknown.idempotency_key})
+    expect(objects('bk-u429-1')).toHaveLength(1)
+  })
+
+  it('a row a killed run may have had in flight (no record, no end of run): a 429 on the re-run is unknown too', async () => {
+    const file = csv('unknown-cut.csv', header, 1, () => '3.00,bk-u429-k9,254712345678,mpesa')
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--json']
+    faults.proxy.rule = (r) => (posts('bk-u429-k9')(r) ? 'cut' : 'pass')
+    const first = await run([...args, '--retries', '0'])
+    expect(rowOf(first.stdout)).toMatchObject({status: 'unknown'})
+    // as a run killed (kill -9) with the row in flight leaves its journal: the header, no row record, no end record
+    const path = journalFile()
+    writeFileSync(path, readFileSync(path, 'utf8').split('\n').filter((l) => l.includes('"t":"run"')).join('\n') + '\n')
+    faults.proxy.rule = (r) => (posts('bk-u429-k9')(r) ? {status: 429, retryAfter: 3600} : 'pass')
+    const again = await run(args)
+    faults.proxy.rule = () => 'pass'
+    expect(again.code, again.stderr).toBe(1)
+    expect(rowOf(again.stdout)).toMatchObject({status: 'unknown', outcome: 'unknown'})
+    expect(again.stderr).not.toMatch(/\d not sent|row\(s\) not sent/)
+    expect(objects('bk-u429-k9')).toHaveLength(1)
   })
 })
