@@ -12,6 +12,7 @@ import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/in-process.js'
 import {referenceIn} from '../helpers/fault-proxy.js'
 import {expectOncePerRow, ok, useFaultProxy, useSandbox, withPrefix, withReference, writeRows} from '../helpers/command-harness.js'
+import {waitFor} from '../helpers/wait-for.js'
 
 const h = useSandbox({rateLimits: {writePerMinute: 10_000_000, writePerHour: 100_000_000}})
 const faults = useFaultProxy(h, {PAY_BULK_PROGRESS_MS: '500'})
@@ -217,6 +218,26 @@ describe('--wait', () => {
 })
 
 describe('pay payouts create --from-file', () => {
+  it("--wait: a row whose lookup by reference answers ANOTHER payout keeps its own id and state as last seen, says both ids, exit 1", async () => {
+    faults.proxy.rule = () => 'pass'
+    const file = csv('payouts-other.csv', 'amount,reference,mobile,provider', 1, () => '100.00,bk-po-1,254712340008,mpesa') // ...8: stays processing
+    const args = ['payouts', 'create', '--from-file', file, '--currency', 'KES', '--json']
+    const first = await run(args)
+    expect(first.code, first.stderr).toBe(0)
+    const mine = (JSON.parse(first.stdout.trim()) as {id: string}).id
+    const other = JSON.parse(ok(await run(['payouts', 'create', '--reference', 'bk-po-1', '--amount', '7.00', '--currency', 'KES', '--mobile', '254712340001', '--provider', 'mpesa', '--yes', '--force-new', '--json'])).stdout).id as string
+    await waitFor(() => h.sb.state.payouts[other]?.status === 'succeeded', 10_000, 'the sandbox settles the other payout')
+    await h.control(`/_sandbox/transactions/${mine}/fail`)
+    const r = await run([...args, '--wait'])
+    expect(r.code, r.stderr).toBe(1)
+    const row = JSON.parse(r.stdout.trim()) as Record<string, unknown>
+    expect(row).toMatchObject({id: mine, status: 'processing', state: 'processing', error_code: 'other_resource'})
+    expect(row.error_message).toContain(`the lookup answered ${other}, another resource with the same reference, not ${mine}`)
+    expect(r.stderr).not.toMatch(/succeeded rows/)
+    expect(r.stderr).toMatch(/total amount of the rows still processing: 100\.00 KES/)
+    expect(r.stderr).toMatch(/1 row\(s\) whose lookup by reference answered another resource/)
+  })
+
   it('a payout run summary names the total of its rows by state (accepted payouts are still processing), not "money in"', async () => {
     const file = csv('payouts-summary.csv', 'amount,reference,mobile,provider', 2, (i) => `5.00,bk-ps-${i},254712345670,mpesa`)
     const r = await run(['payouts', 'create', '--from-file', file, '--currency', 'KES'])
