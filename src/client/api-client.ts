@@ -185,8 +185,9 @@ export class ApiClient {
       throw new PayError('no active profile', ExitCode.USAGE, 'choose one with `pay profiles use NAME` (`pay profiles list` shows them), or pass --profile')
     }
     if (!base) throw InputError.one('--base-url', 'is not set (flag, PAY_BASE_URL or a profile)', 'run `pay login`, or `pay sandbox start` to try pay against the local sandbox')
-    checkBaseUrl(base)
-    this.checkedBase = {given: base, url: base.replace(/\/+$/, '')}
+    // as the URL parser writes it (scheme and host in lower case, no default port): every spelling of one service
+    // is one scope for the journal, the reference index and a bulk run's id, so a re-run finds the earlier request
+    this.checkedBase = {given: base, url: checkBaseUrl(base).href.replace(/\/+$/, '')}
     return this.checkedBase.url
   }
 

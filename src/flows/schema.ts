@@ -17,7 +17,7 @@
  * (`{amount: "10.00", reference: order-1, mobile: …}`), mapped onto the endpoint through the operation spec
  * (src/api/operations.ts) exactly as the command line is, rules and flag names included.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 import {ExitCode} from '../base/exit-codes.js'
 import {SANDBOX_ACTION_NAMES} from './sandbox-steps.js'
 

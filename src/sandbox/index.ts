@@ -71,8 +71,13 @@ function installProcessGuard(): () => void {
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const opts = resolveOptions(options)
   if (options.onBug) setBugReporter(options.onBug)
-  // The heavy part (zod, the endpoint table, the resources) loads while the server starts listening.
-  const impl = import('./server.js')
+  // The heavy part (zod, the endpoint table, the resources) loads while the server starts listening. A sandbox
+  // parses a request body per write: zod's compiled parsers pay off (its schemas are built on first use, after
+  // this), set here, where a sandbox starts, not when a module of it is imported.
+  const impl = import('../api/zod-config.js').then(({compileParsers}) => {
+    compileParsers()
+    return import('./server.js')
+  })
   let seed: Seed
   if (options.seed || options.seedFile) {
     const {loadSeedFile, seedSchema} = await import('./seed-schema.js')

@@ -2,7 +2,7 @@
  * The zod schema of a seed document (`--seed-file`, `options.seed`). Loaded only when a custom seed is given,
  * so that the default start-up does not pay for it.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 import {readFile} from 'node:fs/promises'
 import {isDecimalAmount} from '../api/money.js'
 

@@ -8,7 +8,6 @@
  * handler throws that is not an ApiError is a sandbox bug: answered 500 internal_error and logged, never fatal.
  */
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {compileParsers} from '../api/zod-config.js'
 import {handleControl} from './control-api.js'
 import {type SbRequest, type SbResponse, jsonResponse, parseQuery} from './http.js'
 import {newRequestId} from './ids.js'
@@ -18,9 +17,6 @@ import {keptBody} from './request-log.js'
 import {reportBug} from './faults.js'
 import {errorResponse, handleApi} from './router.js'
 import {DASHBOARD_PATH, type Runtime} from './runtime.js'
-
-// A sandbox parses a request body per write: zod's compiled parsers pay off (schemas are built on first use, after this).
-compileParsers()
 
 const EMPTY: Buffer = Buffer.alloc(0)
 const TOO_LARGE = Symbol('too large')

@@ -3,7 +3,7 @@
  * wrong shape is refused naming the file and the first bad path, instead of answering 500 to every request. The
  * compile-time checks at the end keep it and the State interface of src/sandbox/state.ts the same shape.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 import {productsSchema} from './seed-schema.js'
 import type {State} from './state.js'
 

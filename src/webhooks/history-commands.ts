@@ -7,6 +7,7 @@ import {ExitCode} from '../base/exit-codes.js'
 import {resolveSettings, webhookSecrets} from '../config/settings.js'
 import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
+import {bodyView} from './body-view.js'
 import {deliveryHeaders} from './delivery-headers.js'
 import {HTTP_URL_RULE, eventFilter, isHttpUrl, parseDuration, parsePatterns, parseSince, parseSize} from './filter.js'
 import {failedEvents, forwardState, historyDir, HistoryWriter, readHistory, type ForwardState, type HistoryBounds, type HistoryVerdict, type StoredDelivery, MAX_AGE_ENV, MAX_SIZE_ENV, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_BYTES} from './history.js'
@@ -104,15 +105,6 @@ export function runWebhookHistory(options: HistoryOptions, out: Output): Record<
 /** The deliveries of an event id (EVT_…) or the one delivery of a delivery id (dlv_…), newest first. */
 function deliveriesOf(all: StoredDelivery[], id: string): StoredDelivery[] {
   return all.filter((d) => d.event_id === id || d.id === id)
-}
-
-function bodyView(body: Buffer): unknown {
-  const text = body.toString('utf8')
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
 }
 
 /** A delivery in full (the structured view of `pay webhook show`). */

@@ -7,6 +7,7 @@ import {resolveSettings, webhookSecrets} from '../config/settings.js'
 import {parseFieldFlags} from '../operation/body-input.js'
 import type {Output} from '../output/output.js'
 import {forStdout} from '../output/printable.js'
+import {bodyView} from './body-view.js'
 import {deliveryHeaders} from './delivery-headers.js'
 import {EVENT_ID_PATTERN} from './events.js'
 import {HTTP_URL_RULE, isHttpUrl} from './filter.js'
@@ -58,7 +59,7 @@ export async function runWebhookTrigger(o: TriggerOptions, out: Output, run: Tri
 
   out.info(out.color('dim', `POST ${target.href}  ${event.type}  ${event.id}`, 'err'))
   const {status, text, contentType} = await post(target, headers, body, o.timeout)
-  if (out.json) out.data(JSON.stringify({event, status, body: contentType?.includes('json') ? parsedOrText(text) : text}))
+  if (out.json) out.data(JSON.stringify({event, status, body: contentType?.includes('json') ? bodyView(text) : text}))
   else {
     // the receiver's answer is network text: printable on a terminal, as it is when piped
     const ok = status >= 200 && status < 300
@@ -75,13 +76,5 @@ async function post(target: URL, headers: Record<string, string>, body: string, 
     const e = err as {name?: string; cause?: {code?: string; message?: string}; message: string}
     const why = e.name === 'TimeoutError' ? `no answer within ${timeoutSeconds} s` : (e.cause?.code ?? e.cause?.message ?? e.message)
     throw new NetworkError(`${target.href} could not be reached: ${why}`, 1, 'check that the receiver is running and the URL is right')
-  }
-}
-
-function parsedOrText(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
   }
 }

@@ -253,3 +253,15 @@ describe('an Idempotency-Key given as a header (pay api -H)', () => {
     expect(both.headers['idempotency-key']).toBe('flag-key')
   })
 })
+
+describe('the base URL', () => {
+  it('is one spelling for every spelling of one service (scheme and host case, default port, trailing slashes)', async () => {
+    const {ApiClient} = await import('../../src/client/api-client.js')
+    const base = (baseUrl: string) => new ApiClient({settings: {baseUrl, clientId: 'c', clientSecret: 's'}, userAgent: 't'}).baseUrl()
+    for (const spelling of ['http://127.0.0.1:8080', 'HTTP://127.0.0.1:8080', 'http://127.0.0.1:8080/', 'http://127.0.0.1:8080//']) expect(base(spelling)).toBe('http://127.0.0.1:8080')
+    for (const spelling of ['https://api.example.com', 'HTTPS://API.Example.COM/', 'https://api.example.com:443']) expect(base(spelling)).toBe('https://api.example.com')
+    expect(base('https://api.example.com:8443/v2/')).toBe('https://api.example.com:8443/v2')
+    // another host is another service, even when it is the same machine
+    expect(base('http://localhost:8080')).not.toBe(base('http://127.0.0.1:8080'))
+  })
+})

@@ -64,6 +64,20 @@ describe('a create whose answer is cut after the service committed', () => {
     expect(keysOf('jr-col-1').size).toBe(2)
   })
 
+  it('a re-run with the base URL spelled another way (scheme case, a trailing slash) reuses the key', async () => {
+    cutRef('jr-spell-1')
+    const first = await h.run(collect('jr-spell-1'), faults.env)
+    expect(first.code, first.stderr).toBe(7)
+    const key = /idempotency key: (\S+)/.exec(first.stderr)?.[1]
+    expect(key, first.stderr).toBeDefined()
+    faults.proxy.rule = () => 'pass'
+    const respelled = {...faults.env, PAY_BASE_URL: `${faults.env.PAY_BASE_URL.replace(/^http:/, 'HTTP:')}/`}
+    const again = ok(await h.run(collect('jr-spell-1', ['--json']), respelled))
+    expect(again.stderr).toContain(`reusing its Idempotency-Key ${key}`)
+    expect(collectionsWith('jr-spell-1')).toHaveLength(1)
+    expect(keysOf('jr-spell-1')).toEqual(new Set([key]))
+  })
+
   it('payouts: the payout wallet is debited once', async () => {
     cutRef('jr-po-1')
     const args = ['payouts', 'create', '--amount', '100.00', '--currency', 'KES', '--reference', 'jr-po-1', '--mobile', '254712345678', '--provider', 'mpesa', '--retries', '0']
