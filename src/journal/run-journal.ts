@@ -107,6 +107,11 @@ export type EarlierRow = RowOutcome & {again: boolean}
 export class EarlierOutcomes {
   /** Rows with an outcome (once counted). */
   rows = 0
+  /**
+   * A run of these keys ended without its end record (killed, or interrupted): a row it has no record of may have
+   * been in flight, so its key may have reached the service.
+   */
+  cut = false
 
   constructor(
     private readonly sorted: SortedRecords | undefined,
@@ -333,6 +338,9 @@ export class RunJournal {
     let salt = ''
     let ran = false
     let epoch = 0
+    // a run of the newest salt began and did not end (`open`: the last one so far), or one before it
+    let open = false
+    let cut = false
     // whether the newest run ended with every row of the file in the reference index (see end)
     let indexed = true
     if (!this.store.open() || !existsSync(this.file)) return {salt, ran, indexed, outcomes: new EarlierOutcomes(undefined, this.file, 0, ended)}
@@ -350,20 +358,30 @@ export class RunJournal {
         if (rec === null || typeof rec !== 'object') continue
         if (rec.t === 'run') {
           const s = typeof rec.salt === 'string' ? rec.salt : ''
-          if (s !== salt) epoch++ // the records of another salt no longer count
+          if (s !== salt) {
+            epoch++ // the records of another salt no longer count
+            cut = false
+          } else cut ||= open
           salt = s
           ran = true
+          open = true
           indexed = false
           continue
         }
-        if (rec.t === 'end') indexed = rec.indexed === true
+        if (rec.t === 'end') {
+          open = false
+          indexed = rec.indexed === true
+          continue
+        }
         if (rec.t === 'row' && typeof rec.row === 'number' && rec.row >= 0 && rec.row < WORD) sorted.add(rec.row, ++seq, epoch, offset % WORD, Math.floor(offset / WORD), length)
       }
     } catch (err) {
       sorted.dispose()
       throw err
     }
-    return {salt, ran, indexed, outcomes: new EarlierOutcomes(sorted, this.file, epoch, ended)}
+    const outcomes = new EarlierOutcomes(sorted, this.file, epoch, ended)
+    outcomes.cut = cut || open
+    return {salt, ran, indexed, outcomes}
   }
 
   /**
