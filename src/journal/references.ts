@@ -77,7 +77,7 @@ export interface Holder<T> {
   entry: T
 }
 
-export type ReferenceVerdict<T> = {do: 'send'} | {do: 'reuse' | 'refuse'; holder: Holder<T>}
+type ReferenceVerdict<T> = {do: 'send'} | {do: 'reuse' | 'refuse'; holder: Holder<T>}
 
 /**
  * A reference names one payment: the one rule for a new request (a single command, src/journal/gate.ts, or a bulk

@@ -11,7 +11,7 @@ import type {RequestClass} from '../client/request-policy.js'
 import type {JournalStore} from './store.js'
 import {SortedRecords} from './sorted-spool.js'
 
-export const FLUSH_MS = 250
+const FLUSH_MS = 250
 /** 2^32: what a 32-bit word of a sorted record holds (a byte offset takes two). */
 const WORD = 0x1_0000_0000
 const FLUSH_BYTES = 256 * 1024
