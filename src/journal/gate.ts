@@ -20,6 +20,7 @@ import {ApiError, InterruptedError, NetworkError, PayError} from '../base/errors
 import {classOfError} from '../client/request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {redactUrl} from '../base/redact.js'
+import {canonicalJson} from '../base/canonical-json.js'
 import {resourceName} from '../api/resource.js'
 import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
@@ -45,6 +46,16 @@ export interface GateOptions {
 /** Beyond twice the request's budget, how long a sender may hold its lock before a waiter takes it over. */
 const LEASE_MARGIN_MS = 15_000
 
+/** The SHA-256 of a JSON body as canonical JSON (keys in order), or of its bytes when it is no JSON object or array. */
+function sameBodySha(body: string | undefined, bytesSha: string): string {
+  if (body === undefined || (body[0] !== '{' && body[0] !== '[')) return bytesSha
+  try {
+    return sha256(canonicalJson(JSON.parse(body)))
+  } catch {
+    return bytesSha // not JSON after all, or nested beyond what JSON.stringify walks
+  }
+}
+
 export class JournalGate implements RequestJournal {
   private readonly now: () => number
 
@@ -64,14 +75,17 @@ export class JournalGate implements RequestJournal {
   async begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs = 60_000): Promise<JournalEntryHandle> {
     const bodySha = sha256(req.body ?? '')
     const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', settings.accountRef ?? ''].join('\n')
-    const match = sha256(`${scope}\n${bodySha}`)
+    // the same JSON body in another key order or spacing (`pay api --data`, an agent's arguments) is the same
+    // request; `bytesMatch`: the match of journals written before, over the body's bytes
+    const match = sha256(`${scope}\n${sameBodySha(req.body, bodySha)}`)
+    const bytesMatch = sha256(`${scope}\n${bodySha}`)
     const lockName = req.keyGiven && req.idempotencyKey ? sha256(`key\n${req.idempotencyKey}`) : match
     const release = await this.store.holdSender(lockName.slice(0, 40), 2 * budgetMs + LEASE_MARGIN_MS, (pid) =>
       this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is sending this same request; its outcome is this one's (nothing is sent twice)`),
     )
     let entry: JournalEntryHandle
     try {
-      entry = this.entryFor(req, settings, baseUrl, bodySha, match)
+      entry = this.entryFor(req, settings, baseUrl, bodySha, match, bytesMatch)
     } catch (err) {
       release?.()
       throw err
@@ -89,7 +103,7 @@ export class JournalGate implements RequestJournal {
     return entry
   }
 
-  private entryFor(req: PreparedRequest, settings: ClientSettings, baseUrl: string, bodySha: string, match: string): JournalEntryHandle {
+  private entryFor(req: PreparedRequest, settings: ClientSettings, baseUrl: string, bodySha: string, match: string, bytesMatch: string): JournalEntryHandle {
     const reference = referenceOf(req.body)
     const shownBaseUrl = redactUrl(baseUrl)
     let request = req
@@ -100,7 +114,7 @@ export class JournalGate implements RequestJournal {
     // the journal is off (no state dir): the key is derived from the request, so that the same command run again
     // (with the journal still off) resumes it; --force-new and a given key as ever
     const derived = !journalOn && !req.keyGiven && !this.options.forceNew
-    if (derived) request = rekeyed(req, uuidOfHex(match))
+    if (derived) request = rekeyed(req, uuidOfHex(bytesMatch)) // as before the match read JSON: a run of an older pay resumes
 
     const referenceNeedle = reference === undefined ? [] : [`"reference":${JSON.stringify(reference)}`]
     if (req.keyGiven && req.idempotencyKey && journalOn) {
@@ -110,9 +124,10 @@ export class JournalGate implements RequestJournal {
       // a key of the user's own is never swapped for another: an earlier request holding the reference refuses it
       if (!given) this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl, false)
     } else if (!req.keyGiven && journalOn) {
-      const entries = this.store.entriesAbout([match, ...referenceNeedle])
-      const latest = findLast(entries, (e) => e.op.match === match)
-      const pending = findLast(entries, (e, i) => e.op.match === match && unresolved(entries, i))
+      const entries = this.store.entriesAbout([...new Set([match, bytesMatch]), ...referenceNeedle])
+      const same = (e: JournalEntry) => e.op.match === match || e.op.match === bytesMatch
+      const latest = findLast(entries, same)
+      const pending = findLast(entries, (e, i) => same(e) && unresolved(entries, i))
       if (latest && requestOf(latest) === 'accepted' && latest.outcome?.body !== undefined && !this.options.forceNew) {
         this.options.notice(
           `already sent: this same request was accepted at ${latest.outcome.at}${latest.outcome.id ? ` as ${latest.outcome.id}` : ''} (Idempotency-Key ${latest.op.key}); nothing was sent now. Add --force-new to send it again as a new request`,
