@@ -41,9 +41,9 @@ import type {BulkOperation} from './operation.js'
 import {AdaptiveRate} from './rate.js'
 import {MoneyTotals, ResultSink, progressReporter} from './report.js'
 import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} from '../journal/run-journal.js'
-import {type SendPlan, Tally, UNREACHABLE_AFTER, send} from './send.js'
+import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, send} from './send.js'
 import type {SpooledRow} from './spool.js'
-import {AcceptedRows, checkReferences} from './references.js'
+import {AcceptedRows, checkReferences, reindexRun} from './references.js'
 
 export {bodyHash, rowKey, splitUrl} from './check.js'
 
@@ -122,6 +122,10 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     // a reference is a promise across runs: a row whose reference an accepted request of another key (another body,
     // or a single command) already holds refuses the run (exit 5), unless --force-new (src/bulk/references.ts)
     const referenceScope = (endpoint: string) => ({endpoint, baseUrl: redactUrl(client.baseUrl()), clientId: ctx.settings.clientId, accountRef: ctx.settings.accountRef})
+    const accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name)
+    // the rows of earlier runs that may be missing from the index (a run killed, or run before the index was written
+    // first) are added now, before any check reads it (a bulk operation sends to one endpoint)
+    for (const journal of resumed.reindex) await reindexRun(journal, accepted, checked.templates.keys().next().value!, input.name)
     if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
     const scopeOf = keyScopes(ctx, resumed.salt)
     const requestOf = (s: SpooledRow): PreparedRequest => {
@@ -142,15 +146,13 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
     held.pool = client.poolable ? await PoolTransport.open(concurrency) : undefined
     await tokenReady
-    begin(ctx, run, input, resumed, checked.total)
+    begin(ctx, run, input, resumed, checked.total, settled, accepted)
 
-    const accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name)
     const tally = new Tally(checked.total)
     const progress = await progressReporter(out, checked.total)
     const started = Date.now()
     interrupted = (signal) => {
       resumed.journal.endNow()
-      accepted.end()
       progress.stop(tally.counts)
       out.errorLine(`interrupted (${signal}) after ${tally.counts.done} of ${checked.total} rows; ${resumed.resume} to resume: rows in flight are resent with their keys (run ${resumed.runId})`)
     }
@@ -166,7 +168,6 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     try {
       await send(ctx, plan, tally)
     } finally {
-      accepted.end()
       await resumed.journal.end()
       progress.stop(tally.counts)
       await sink.close()
@@ -211,6 +212,8 @@ interface Resumed {
   earlier: EarlierOutcomes
   /** `earlier` holds the outcomes of another content of the file (its lineage's newest run). */
   adopted: boolean
+  /** Run files whose rows may be missing from the reference index (their newest run did not end with them there). */
+  reindex: RunJournal[]
   settledBy: (o: EarlierRow) => boolean
   ended: (state: string | null) => 'succeeded' | 'failed' | undefined
   /** What to tell the user to do to resume. */
@@ -246,8 +249,11 @@ async function resume(ctx: ApiContext, run: BulkRun, input: BulkInput, store: Jo
   // a content never run (an edited file): a row under the same key as one of its lineage's newest run (the same row
   // number, body, occurrence and salt) is that very request, settled there: reported from it, not sent again
   let adopted = false
+  const reindex = loaded.indexed ? [] : [journal]
   if (!forced && resumed.run !== undefined) {
-    const other = await new RunJournal(store, resumed.run).load(ended)
+    const otherJournal = new RunJournal(store, resumed.run)
+    const other = await otherJournal.load(ended)
+    if (!other.indexed) reindex.push(otherJournal)
     if (other.salt === resumed.salt) {
       loaded.outcomes.dispose()
       held.earlier = other.outcomes
@@ -262,7 +268,7 @@ async function resume(ctx: ApiContext, run: BulkRun, input: BulkInput, store: Jo
     loaded.outcomes.dispose() // every row is sent as new: what earlier runs settled does not count
     held.earlier = new EarlierOutcomes(undefined, '', 0, ended)
   }
-  return {runId, journal, lineage, salt, forced, saltOf: resumed.run, earlier: held.earlier, adopted, settledBy, ended, resume}
+  return {runId, journal, lineage, salt, forced, saltOf: resumed.run, earlier: held.earlier, adopted, reindex, settledBy, ended, resume}
 }
 
 /** --dry-run: the plan (the first row's request, how many rows are to send); nothing is sent. */
@@ -281,16 +287,21 @@ async function dryRun(ctx: ApiContext, run: BulkRun, input: BulkInput, checked: 
 }
 
 /** The run's header in its journal and lineage, and what it resumes. */
-function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed, total: number): void {
+function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed, total: number, settled: number, index: AcceptedRows): void {
   const {out, client, settings} = ctx
   const at = new Date().toISOString()
-  resumed.journal.begin({t: 'run', run: resumed.runId, at, operation: run.op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt: resumed.salt})
+  const header = {t: 'run', run: resumed.runId, at, operation: run.op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt: resumed.salt} as const
+  resumed.journal.begin(header, index)
   resumed.lineage?.record({t: 'lineage', run: resumed.runId, at, salt: resumed.salt})
   if (resumed.forced) out.info(out.color('dim', `new run (--force-new): every row is sent as a new request; to resume it, ${resumed.resume}`, 'err'))
   else if (resumed.salt !== '' && resumed.saltOf !== undefined) {
     out.info(out.color('dim', `resuming the --force-new keys of run ${resumed.saltOf} of ${input.name}, which has changed since: unchanged rows keep their keys, edited rows are new requests`, 'err'))
   }
-  if (!resumed.forced && resumed.earlier.rows > 0) out.info(out.color('dim', `resuming run ${resumed.runId}: ${resumed.earlier.rows} of ${total} rows settled by an earlier run`, 'err'))
+  const again = resumed.earlier.rows - settled
+  if (!resumed.forced && resumed.earlier.rows > 0) {
+    const resent = again > 0 ? `; the other ${again} (unknown, not sent, or failed with --retry-failed) are sent again with their keys` : ''
+    out.info(out.color('dim', `resuming run ${resumed.runId}: ${settled} of ${total} rows settled by an earlier run${resent}`, 'err'))
+  }
 }
 
 /** The summary: why the run stopped, or the counts, the money, and what to do next. Returns the exit code. */
@@ -299,6 +310,11 @@ function report(ctx: ApiContext, run: BulkRun, r: {tally: Tally; resumed: Resume
   const {counts, money, failedRows} = r.tally
   const {resume, runId, journal} = r.resumed
   const next = out.color('cyan', 'next:', 'err')
+  if (journal.failed !== undefined) {
+    out.errorLine(`stopped after ${counts.done} of ${counts.total} rows: the journal could not be written (${journal.failed}); the rows sent since its last write are not recorded, and their references may be missing from the reference index`)
+    out.info(`  ${next} free the space (or fix the permissions), then ${resume}: rows not recorded are resent with their keys (the service answers them once) and recorded then`)
+    return ExitCode.OTHER
+  }
   if (r.sink.failed) {
     out.errorLine(`stopped after ${counts.done} of ${counts.total} rows: --results ${run.flags.results} could not be written (${(r.sink.failed as NodeJS.ErrnoException).code ?? r.sink.failed.message}); every row's outcome is in the journal`)
     out.info(`  ${next} free the space (or choose another --results), then ${resume}: it resumes, and no row is sent twice`)
@@ -313,16 +329,22 @@ function report(ctx: ApiContext, run: BulkRun, r: {tally: Tally; resumed: Resume
     `${counts.total} rows in ${r.seconds} s (checked in ${r.checked.seconds} s before sending): ${counts.succeeded} succeeded, ${counts.processing} processing, ${counts.failed} failed, ${counts.unknown} unknown${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}${counts.earlier > 0 ? ` (${counts.earlier} sent by an earlier run)` : ''}${r.rate.throttled > 0 ? `; rate limited ${r.rate.throttled} time(s), slowed down` : ''}`,
   )
   for (const line of moneyLines(money)) out.info(`  ${line}`)
-  if (counts.processing > 0) out.info(`  ${next} ${counts.processing} row(s) accepted and still processing (as last seen): ${run.wait ? 'run the same command again with --wait later' : 'add --wait to the same command to follow them to their end'}`)
+  const following = counts.processing - r.tally.otherResource
+  if (following > 0) out.info(`  ${next} ${following} row(s) accepted and still processing (as last seen): ${run.wait ? 'run the same command again with --wait later' : 'add --wait to the same command to follow them to their end'}`)
   if (counts.failed > 0) {
     out.info(`  failed rows${counts.failed > failedRows.length ? ` (first ${failedRows.length})` : ''}:\n${failedRows.join('\n')}`)
     if (counts.failed > r.tally.acceptedThenFailed) out.info(`  ${next} fix what the service refused, then ${resume} with --retry-failed (rows you did not edit keep their keys; an edited row is a new request)`)
     if (r.tally.acceptedThenFailed > 0) out.info(`  ${next} ${r.tally.acceptedThenFailed} row(s) were accepted and then failed: --retry-failed does not send them again (their key only replays the answer); to try one again, give it a new reference`)
   }
+  if (r.tally.otherResource > 0) {
+    out.info(
+      `  ${next} ${r.tally.otherResource} row(s) whose lookup by reference answered another resource with the same reference (error_code ${OTHER_RESOURCE}): their state is as last seen, not the other's; the service looks them up by reference only, so see how each ended in its webhook events (\`pay webhook history --reference REF\`) or the service's dashboard`,
+    )
+  }
   if (counts.unknown > 0) out.info(`  ${next} ${counts.unknown} row(s) with an unknown outcome: ${resume}; they are resent with their keys and never done twice`)
   if (counts.not_sent > 0) out.info(`  ${next} ${counts.not_sent} row(s) not sent (rate limited, or the service was not reached): ${resume} to send them`)
   out.info(out.color('dim', `  run ${runId}, journal ${journal.file}`, 'err'))
-  return counts.failed > 0 || counts.unknown > 0 || counts.not_sent > 0 ? ExitCode.OTHER : ExitCode.OK
+  return counts.failed > 0 || counts.unknown > 0 || counts.not_sent > 0 || r.tally.otherResource > 0 ? ExitCode.OTHER : ExitCode.OK
 }
 
 /**

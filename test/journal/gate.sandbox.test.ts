@@ -25,7 +25,7 @@ const keysOf = (ref: string) => keysSent(h, ref)
 
 const collect = (ref: string, extra: string[] = []) => ['collections', 'create', '--amount', '150.00', '--currency', 'KES', '--reference', ref, '--mobile', '254712345678', '--provider', 'mpesa', '--retries', '1', ...extra]
 
-/** `pay journal …` in-process, with the sandbox's credentials. */
+/** `pay journal …` (or any command) in-process, with the sandbox's credentials. */
 const journal = (args: string[], extra: Record<string, string>) => runCommand(args, {env: {...h.env, ...extra}})
 
 describe('a create whose answer is cut after the service committed', () => {
@@ -78,6 +78,21 @@ describe('a create whose answer is cut after the service committed', () => {
     expect(keysOf('jr-spell-1')).toEqual(new Set([key]))
   })
 
+  it('pay api: the same JSON body in another key order and spacing is the same request (its key resumed)', async () => {
+    cutRef('jr-order-1')
+    const fields = {amount: '70.00', currency: 'KES', merchant_reference: 'jr-order-1', payment_rail: 'mobile_money', mobile: '254712345678', provider: 'mpesa'}
+    const first = await journal(['api', 'POST', '/v1/collections', '--data', JSON.stringify(fields), '--retries', '0'], faults.env)
+    expect(first.code, first.stderr).toBe(7)
+    const key = /idempotency key: (\S+)/.exec(first.stderr)?.[1]
+    expect(key, first.stderr).toBeDefined()
+    faults.proxy.rule = () => 'pass'
+    const reordered = Object.fromEntries(Object.entries(fields).reverse())
+    const again = ok(await journal(['api', 'POST', '/v1/collections', '--data', JSON.stringify(reordered, null, 2)], faults.env))
+    expect(again.stderr).toContain(`reusing its Idempotency-Key ${key}`)
+    expect(collectionsWith('jr-order-1')).toHaveLength(1)
+    expect(keysOf('jr-order-1')).toEqual(new Set([key]))
+  })
+
   it('payouts: the payout wallet is debited once', async () => {
     cutRef('jr-po-1')
     const args = ['payouts', 'create', '--amount', '100.00', '--currency', 'KES', '--reference', 'jr-po-1', '--mobile', '254712345678', '--provider', 'mpesa', '--retries', '0']
@@ -93,14 +108,15 @@ describe('a create whose answer is cut after the service committed', () => {
     expect(keysOf('jr-po-1')).toEqual(new Set([key]))
   })
 
-  it('the same reference with a different body is a new request, with a warning about the earlier one', async () => {
+  it('the same reference with a different body while the earlier request is unknown: refused (exit 5), naming it; nothing sent', async () => {
     cutRef('jr-col-2')
     expect((await h.run(collect('jr-col-2'), faults.env)).code).toBe(7)
     faults.proxy.rule = () => 'pass'
     const changed = await h.run(['collections', 'create', '--amount', '151.00', '--currency', 'KES', '--reference', 'jr-col-2', '--mobile', '254712345678', '--provider', 'mpesa'], faults.env)
-    expect(changed.stderr).toMatch(/earlier request with reference jr-col-2 .* outcome is unknown/)
+    expect(changed.code, changed.stderr).toBe(5)
+    expect(changed.stderr).toMatch(/reference jr-col-2 already names another request: .*outcome is unknown/)
     expect(changed.stderr).toContain('pay transactions verify jr-col-2')
-    expect(keysOf('jr-col-2').size).toBe(2)
+    expect(keysOf('jr-col-2').size).toBe(1)
   })
 
   it('pay journal lists and shows the operations and their outcome', async () => {
@@ -173,6 +189,30 @@ describe('two facts: what the request came to, and the state of what it made', (
     const third = ok(await h.run(payout('jr-2f-1', '12.00'), faults.env))
     expect(third.stderr).toMatch(/state: failed \(seen .*does not change any more\)/)
     expect(sentFor('jr-2f-1').length).toBe(before + 1)
+  })
+
+  it("a re-run's lookup that answers ANOTHER payout of the same reference: both ids named, this one's state as last seen and not recorded; --wait exits 9", async () => {
+    faults.proxy.rule = () => 'pass'
+    const held = payout('jr-other-1', '100.00').map((a) => (a === '254700000409' ? '254700000408' : a)) // ...8: stays processing
+    const mine = json(ok(await h.run([...held, '--json'], faults.env))).id as string
+    // another payout with the same reference, on purpose; it succeeds, and this one fails upstream
+    const forced = payout('jr-other-1', '7.00', ['--force-new', '--json']).map((a) => (a === '254700000409' ? '254700000401' : a))
+    const other = json(ok(await h.run(forced, faults.env))).id as string
+    await waitFor(() => h.sb.state.payouts[other]?.status === 'succeeded', 10_000, 'the sandbox settles the other payout')
+    await h.control(`/_sandbox/transactions/${mine}/fail`)
+    expect(h.sb.state.payouts[mine].status).toBe('failed')
+
+    const again = ok(await h.run([...held, '--json'], faults.env))
+    expect(json(again)).toMatchObject({id: mine, status: 'processing', amount: '100.00'})
+    expect(again.stderr).toContain(`the lookup answered ${other}, another resource with the same reference, not ${mine}`)
+    expect(again.stderr).toContain('stays as last seen: processing')
+    expect(again.stderr).not.toMatch(/state now: succeeded/)
+    // nothing of the other payout recorded as this request's: the next re-run still names this one, and --wait is unresolved
+    const waited = await h.run([...held, '--wait', '--json'], faults.env)
+    expect(waited.code, waited.stderr).toBe(9)
+    expect(waited.stderr).toMatch(new RegExp(`accepted .* as ${mine};`))
+    expect(json(waited)).toMatchObject({id: mine, status: 'processing'})
+    expect(payoutsWith('jr-other-1')).toHaveLength(2)
   })
 
   it('a reference is a promise: the same --reference with another amount after an accepted payout is exit 5, nothing sent; --force-new sends it on purpose', async () => {
