@@ -26,7 +26,7 @@ import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
-import {type ReferenceScope, ReferenceIndex, describeAccepted, inScope, originOf} from './references.js'
+import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, inScope, merged, originOf, referenceVerdict} from './references.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -121,7 +121,8 @@ export class JournalGate implements RequestJournal {
       const entries = this.store.entriesAbout([jsonText(req.idempotencyKey), ...referenceNeedle])
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
       keyWasUnknown = given !== undefined && requestOf(given) === 'unknown'
-      if (!given) this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl)
+      // a key of the user's own is never swapped for another: an earlier request holding the reference refuses it
+      if (!given) this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl, false)
     } else if (!req.keyGiven && journalOn) {
       const entries = this.store.entriesAbout([...new Set([match, bytesMatch]), ...referenceNeedle])
       const same = (e: JournalEntry) => e.op.match === match || e.op.match === bytesMatch
@@ -139,12 +140,13 @@ export class JournalGate implements RequestJournal {
         request = rekeyed(req, pending.op.key)
         keyWasUnknown = true
       } else if (reference !== undefined) {
-        this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl)
-        const other = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl && requestOf(e) === 'unknown')
-        if (other) {
-          this.options.warn(
-            `an earlier request with reference ${reference} (Idempotency-Key ${other.op.key}, ${other.op.at}) had a different body and its outcome is unknown; this one is a different request with a new key. Check the earlier one with \`pay transactions verify ${shellArgument(reference)}\``,
-          )
+        const earlier = this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl, true)
+        if (earlier) {
+          // the same body as an earlier request with this reference whose outcome is unknown (a bulk row's): that
+          // request, resumed under its key, so the service answers it once
+          this.options.notice(`resuming: reference ${reference} names an earlier request with the same body whose outcome is unknown (${originOf(earlier)}, sent at ${earlier.at}); reusing its Idempotency-Key ${earlier.key}`)
+          request = rekeyed(req, earlier.key)
+          keyWasUnknown = true
         }
       }
     }
@@ -206,39 +208,42 @@ export class JournalGate implements RequestJournal {
   }
 
   /**
-   * A reference is a promise: an accepted request of the same kind (endpoint, base URL, client id, account ref) with
-   * this reference and another body is never followed by a second one without --force-new (exit 5).
+   * A reference is a promise: the requests of the same kind (endpoint, base URL, client id, account ref) that already
+   * hold it, from the operation journal (those of another body: the same body is this very request, looked up above)
+   * and from the reference index (bulk rows, whatever the body: a row's key is never a command's), weighed by the one
+   * rule (referenceVerdict, src/journal/references.ts): refused (exit 5, naming the earlier request) when one was
+   * accepted, or when one's outcome is unknown and it cannot be resumed; with `canReuse`, the earlier request of the
+   * same body whose outcome is unknown is returned, for its key. Reads only the reference's own lines of the journal
+   * and the one bucket of the index. --force-new skips it.
    */
-  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, settings: ClientSettings, shownBaseUrl: string): void {
-    if (reference === undefined || this.options.forceNew) return
+  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, settings: ClientSettings, shownBaseUrl: string, canReuse: boolean): AcceptedReference | undefined {
+    if (reference === undefined || this.options.forceNew) return undefined
     const scope: ReferenceScope = {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId: settings.clientId, accountRef: settings.accountRef}
-    const earlier = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && inScope(scope, e.op) && requestOf(e) === 'accepted')
-    if (!earlier) {
-      this.keepPromiseOfRows(req, reference, scope)
-      return
+    const holders = new Map<string, Holder<AcceptedReference>>()
+    const hold = (e: AcceptedReference) => {
+      const held = holders.get(e.key)
+      const as = held ? merged(held.as, heldAs(e)) : heldAs(e)
+      if (!held || as === heldAs(e)) holders.set(e.key, {key: e.key, as, sameBody: e.body_sha256 === bodySha, entry: e})
     }
-    const seen = latestState(earlier)
-    const err = new PayError(
-      `reference ${reference} already names another request: ${earlier.op.endpoint} accepted at ${earlier.outcome!.at}${earlier.outcome!.id ? ` as ${earlier.outcome!.id}` : ''} with a different body (Idempotency-Key ${earlier.op.key})${seen ? `, state ${seen.state} as seen at ${seen.at}` : ''}; nothing was sent`,
-      ExitCode.CONFLICT,
-      `look it up with \`pay transactions verify ${shellArgument(reference)}\`; to send this one as well, on purpose, add --force-new, or give it another reference`,
-    )
-    throw err
-  }
-
-  /**
-   * The same promise across bulk runs: a bulk row of the same kind accepted with this reference (the reference index,
-   * src/journal/references.ts) under another key: exit 5, naming its file, line and run.
-   */
-  private keepPromiseOfRows(req: PreparedRequest, reference: string, scope: ReferenceScope): void {
-    const rows = new ReferenceIndex(this.store, scope).lookup(reference)
-    if (rows.some((e) => e.key === req.idempotencyKey)) return
-    const earlier = rows.at(-1)
-    if (!earlier) return
+    entries.forEach((e, i) => {
+      if (e.op.reference !== reference || e.op.body_sha256 === bodySha || !inScope(scope, e.op)) return
+      if (requestOf(e) === 'accepted') {
+        const seen = latestState(e)
+        hold({ref: reference, key: e.op.key, at: e.outcome!.at, id: e.outcome!.id, state: seen?.state, state_at: seen?.at})
+      } else if (unresolved(entries, i)) hold({ref: reference, key: e.op.key, at: e.op.at, outcome: 'unknown'})
+    })
+    for (const e of new ReferenceIndex(this.store, scope).lookup(reference)) hold(e)
+    const verdict = referenceVerdict(holders.values(), req.keyGiven ? req.idempotencyKey : undefined, canReuse)
+    if (verdict.do === 'send') return undefined
+    const earlier = verdict.holder.entry
+    if (verdict.do === 'reuse') return earlier
+    const single = earlier.run === undefined
+    const unknown = heldAs(earlier) === 'unknown'
+    const resume = single ? 'run that command again (it reuses its key)' : `run the bulk file ${earlier.file ?? ''} again (it resends that row with its key)`
     throw new PayError(
-      `reference ${reference} already names another request: ${originOf(earlier)}, ${req.endpoint?.id ?? ''} ${describeAccepted(earlier)}; nothing was sent`,
+      `reference ${reference} already names another request: ${single ? '' : `${originOf(earlier)}, `}${scope.endpoint} ${describeAccepted(earlier)}${single ? ' with a different body' : ''}; nothing was sent`,
       ExitCode.CONFLICT,
-      `look it up with \`pay transactions verify ${shellArgument(reference)}\`; to send this one as well, on purpose, add --force-new, or give it another reference`,
+      `look it up with \`pay transactions verify ${shellArgument(reference)}\` (or \`pay journal ${shellArgument(reference)}\`)${unknown ? `; to settle it, ${resume}` : ''}; to send this one as well, on purpose, add --force-new, or give it another reference`,
     )
   }
 

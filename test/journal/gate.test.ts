@@ -8,6 +8,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/api-client.js'
 import {PayError} from '../../src/base/errors.js'
+import {ExitCode} from '../../src/base/exit-codes.js'
 import {PassThrough} from 'node:stream'
 import {JournalGate} from '../../src/journal/gate.js'
 import {createJournalGate, openJournalStore} from '../../src/journal/index.js'
@@ -270,7 +271,7 @@ describe('the gate as pay wires it', () => {
 })
 
 describe('the reference in a suggested `pay transactions verify` is quoted for the shell', () => {
-  it('in the unknown-outcome hint and in the warning about an earlier request with another body', async () => {
+  it('in the unknown-outcome hint and in the refusal of another body while the earlier one is unknown', async () => {
     const dir = tempConfigDir()
     const reference = "a b;$(x)'"
     const first = await run(dir, ['cut'], {retries: 0, body: {...BODY, merchant_reference: reference, amount: '1.00'}})
@@ -278,7 +279,9 @@ describe('the reference in a suggested `pay transactions verify` is quoted for t
     const quoted = `pay transactions verify 'a b;$(x)'\\'''\``
     expect(JSON.stringify(first.error)).toContain(JSON.stringify(quoted).slice(1, -1))
     const second = await run(dir, [{status: 201, text: '{}'}], {retries: 0, body: {...BODY, merchant_reference: reference}})
-    expect(second.notices.join('\n')).toContain(quoted)
+    expect(second.error?.exitCode).toBe(ExitCode.CONFLICT)
+    expect(second.keys).toEqual([])
+    expect(second.error?.hint).toContain(quoted)
   })
 
   it('a reference that begins with - comes after --, so that the command reads it as the reference, not a flag', async () => {
