@@ -59,8 +59,11 @@ export interface ClientOptions {
 
 /** What the send path asks of the operation journal for one idempotent request (src/journal/gate.ts). */
 export interface RequestJournal {
-  /** Resolves once this process may send the request (no other process is sending the same one). */
-  begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs?: number): JournalEntryHandle | Promise<JournalEntryHandle>
+  /**
+   * Resolves once this process may send the request (no other process is sending the same one). `secrets`: the
+   * values the journal must not write (the credentials, a flow's declared secrets) should an answer echo one.
+   */
+  begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs?: number, secrets?: () => readonly (string | undefined)[]): JournalEntryHandle | Promise<JournalEntryHandle>
 }
 
 export interface JournalEntryHandle {
@@ -289,7 +292,7 @@ export class ApiClient {
   async send<T = unknown>(req: PreparedRequest): Promise<ApiResponse<T>> {
     const journal = this.options.journal
     if (!journal || !req.endpoint?.idempotent || !req.idempotencyKey) return this.exchange<T>(req)
-    const entry = await journal.begin(req, this.options.settings, this.baseUrl(), this.requestBudgetMs())
+    const entry = await journal.begin(req, this.options.settings, this.baseUrl(), this.requestBudgetMs(), () => this.secrets())
     if (entry.replay) return entry.replay as ApiResponse<T>
     try {
       const res = await this.exchange<T>(entry.request, entry.durable, undefined, entry.earlierMaybeSent)

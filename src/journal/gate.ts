@@ -19,7 +19,7 @@ import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type Pre
 import {ApiError, InterruptedError, NetworkError, PayError} from '../base/errors.js'
 import {classOfError} from '../client/request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
-import {redactUrl} from '../base/redact.js'
+import {redactUrl, redactValues} from '../base/redact.js'
 import {canonicalJson} from '../base/canonical-json.js'
 import {resourceName} from '../api/resource.js'
 import {shellArgument, shellQuote} from '../base/shell-quote.js'
@@ -72,7 +72,7 @@ export class JournalGate implements RequestJournal {
    * the first's outcome (the same id) or resumes its key; nothing is sent twice. `budgetMs`: the longest the
    * request may take (all attempts), from which the lock's lease is made.
    */
-  async begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs = 60_000): Promise<JournalEntryHandle> {
+  async begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs = 60_000, secrets: () => readonly (string | undefined)[] = () => [settings.clientSecret, settings.webhookSecret]): Promise<JournalEntryHandle> {
     const bodySha = sha256(req.body ?? '')
     const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', settings.accountRef ?? ''].join('\n')
     // the same JSON body in another key order or spacing (`pay api --data`, an agent's arguments) is the same
@@ -85,7 +85,7 @@ export class JournalGate implements RequestJournal {
     )
     let entry: JournalEntryHandle
     try {
-      entry = this.entryFor(req, settings, baseUrl, bodySha, match, bytesMatch)
+      entry = this.entryFor(req, settings, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]))
     } catch (err) {
       release?.()
       throw err
@@ -103,7 +103,8 @@ export class JournalGate implements RequestJournal {
     return entry
   }
 
-  private entryFor(req: PreparedRequest, settings: ClientSettings, baseUrl: string, bodySha: string, match: string, bytesMatch: string): JournalEntryHandle {
+  /** `hide`: a text as the journal may write it (an answer, an error, a later state: a secret echoed back redacted). */
+  private entryFor(req: PreparedRequest, settings: ClientSettings, baseUrl: string, bodySha: string, match: string, bytesMatch: string, hide: (text: string) => string): JournalEntryHandle {
     const reference = referenceOf(req.body)
     const shownBaseUrl = redactUrl(baseUrl)
     let request = req
@@ -132,7 +133,7 @@ export class JournalGate implements RequestJournal {
         this.options.notice(
           `already sent: this same request was accepted at ${latest.outcome.at}${latest.outcome.id ? ` as ${latest.outcome.id}` : ''} (Idempotency-Key ${latest.op.key}); nothing was sent now. Add --force-new to send it again as a new request`,
         )
-        replay = this.replayOf(req, latest)
+        replay = this.replayOf(req, latest, hide)
       } else if (pending && !this.options.forceNew) {
         // an unknown outcome stays the answer until an entry with the SAME key settles it (a later failure under
         // another key, or one that only looks certain, says nothing about it)
@@ -189,14 +190,14 @@ export class JournalGate implements RequestJournal {
       succeeded(res) {
         const id = resourceName(res.body)
         const state = (res.body as {status?: unknown} | undefined)?.status
-        outcome({request: 'accepted', status: res.status, id, ...(typeof state === 'string' ? {resource_state: state} : {}), body: res.text})
+        outcome({request: 'accepted', status: res.status, id, ...(typeof state === 'string' ? {resource_state: state} : {}), body: hide(res.text)})
       },
       failed(err) {
         // the request policy's class (src/client/request-policy.ts): refused is the only certain failure
         const certain = classOfError(err, keyWasUnknown) === 'refused'
         const code = err instanceof ApiError ? err.code : err instanceof NetworkError ? 'network_error' : 'error'
         const message = err instanceof Error ? err.message : String(err)
-        outcome({request: certain ? 'refused' : 'unknown', status: err instanceof ApiError ? err.status : undefined, error: {code, message}})
+        outcome({request: certain ? 'refused' : 'unknown', status: err instanceof ApiError ? err.status : undefined, error: {code, message: hide(message)}})
         if (!certain && err instanceof PayError) err.outcomeUnknown(key, command, unknownHint)
         return err
       },
@@ -248,7 +249,7 @@ export class JournalGate implements RequestJournal {
   }
 
   /** The journaled answer of an accepted request, its latest known body (a later lookup's), and a way to note a newer state. */
-  private replayOf(req: PreparedRequest, e: JournalEntry): ApiResponse {
+  private replayOf(req: PreparedRequest, e: JournalEntry, hide: (text: string) => string): ApiResponse {
     const seen = latestState(e)
     const text = seen?.body ?? e.outcome?.body ?? ''
     let body: unknown
@@ -260,7 +261,7 @@ export class JournalGate implements RequestJournal {
     const key = e.op.key
     return {
       status: e.outcome?.status ?? 200, headers: {}, body, text, attempts: 0, request: rekeyed(req, key), replayedAt: e.outcome?.at, stateSeenAt: seen?.at,
-      noteState: (state, seenBody) => this.store.append({t: 'state', at: this.iso(), key, state, body: seenBody}),
+      noteState: (state, seenBody) => this.store.append({t: 'state', at: this.iso(), key, state, body: seenBody === undefined ? undefined : hide(seenBody)}),
     }
   }
 

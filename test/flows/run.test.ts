@@ -290,9 +290,10 @@ describe('declared secrets with characters that encodings escape', () => {
     ].join('\n'))
     const find = flowFile('find.yaml', 'name: find\nsecrets: [SHOP_PASSWORD]\nsteps:\n  - id: find\n    call: collections.getByReference\n    query: {merchant_reference: "${env.SHOP_PASSWORD}"}\n    expect: {exit: not_found}\n')
     const junit = join(tempConfigDir(), 'flows.xml')
-    const plain = await runCommand(['flow', 'run', write, find, '--debug', '--junit', junit], {env: {...env(), SHOP_PASSWORD: secret}})
+    const settings = env() // one config dir for both runs: its journal is read below
+    const plain = await runCommand(['flow', 'run', write, find, '--debug', '--junit', junit], {env: {...settings, SHOP_PASSWORD: secret}})
     const xml = readFileSync(junit, 'utf8')
-    const asJson = await runCommand(['flow', 'run', write, find, '--json', '--debug'], {env: {...env(), SHOP_PASSWORD: secret}})
+    const asJson = await runCommand(['flow', 'run', write, find, '--json', '--debug'], {env: {...settings, SHOP_PASSWORD: secret}})
     // the steps ran: the value was sent in a body and a query, echoed back, and compared
     expect(plain.stdout.split('\n').map((l) => l.split('\t')[0])).toEqual(['ok', 'FAIL', 'ok', ''])
     expect(plain.stderr).toMatch(/-> GET .*merchant_reference=\[REDACTED\]/)
@@ -304,6 +305,12 @@ describe('declared secrets with characters that encodings escape', () => {
     }
     const decoded = [...strings(JSON.parse(asJson.stdout)), ...strings(new XMLParser({ignoreAttributes: false}).parse(xml))]
     expect(decoded.filter((t) => t.includes(secret))).toEqual([])
+    // the service echoed it (the description): the operation journal's copy of the answer holds it in no form either
+    const files = (function walk(d: string): string[] {
+      return readdirSync(d, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]))
+    })(settings.PAY_CONFIG_DIR)
+    expect(files.length).toBeGreaterThan(0)
+    for (const file of files) for (const form of formsOf(secret)) expect(readFileSync(file, 'utf8'), `${file} holds ${form}`).not.toContain(form)
   })
 })
 
