@@ -2,6 +2,7 @@
  * `pay mcp`: with --print-config, the JSON MCP clients take to start this server; else the server on stdio until
  * stdin ends (src/mcp/server.ts, loaded only then: no other path loads the SDK).
  */
+import {REDACTED} from '../base/redact.js'
 import {SETTING_ENV} from '../config/settings.js'
 import type {Output} from '../output/output.js'
 import type {ApiContextFlags} from '../runtime.js'
@@ -29,8 +30,10 @@ interface McpRun {
 export async function runMcp(flags: McpCommandOptions, out: Output, run: McpRun): Promise<void> {
   const env = run.env ?? process.env
   if (flags['print-config']) {
-    const config = clientConfig(process.execPath, run.entry, run.argv.filter((a) => a !== '--print-config'), SETTING_ENV, env)
+    const args = run.argv.filter((a) => a !== '--print-config')
+    const config = clientConfig(process.execPath, run.entry, args, SETTING_ENV, env)
     out.data(JSON.stringify(config, null, 2))
+    if (config.mcpServers.pay.args.slice(2).some((a, i) => a !== args[i])) out.info(`args: the password in --base-url is not printed (${REDACTED}): put it back in the client's configuration, or keep the URL in a profile and pass --profile instead`)
     const names = Object.keys(config.mcpServers.pay.env)
     if (names.length > 0) out.info(`env: fill in the values of ${names.join(', ')} (not printed), or use --profile instead`)
     return
