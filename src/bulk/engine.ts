@@ -41,7 +41,7 @@ import type {BulkOperation} from './operation.js'
 import {AdaptiveRate} from './rate.js'
 import {MoneyTotals, ResultSink, progressReporter} from './report.js'
 import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} from '../journal/run-journal.js'
-import {type SendPlan, Tally, UNREACHABLE_AFTER, send} from './send.js'
+import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, send} from './send.js'
 import type {SpooledRow} from './spool.js'
 import {AcceptedRows, checkReferences} from './references.js'
 
@@ -142,7 +142,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
     held.pool = client.poolable ? await PoolTransport.open(concurrency) : undefined
     await tokenReady
-    begin(ctx, run, input, resumed, checked.total)
+    begin(ctx, run, input, resumed, checked.total, settled)
 
     const accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name)
     const tally = new Tally(checked.total)
@@ -281,7 +281,7 @@ async function dryRun(ctx: ApiContext, run: BulkRun, input: BulkInput, checked: 
 }
 
 /** The run's header in its journal and lineage, and what it resumes. */
-function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed, total: number): void {
+function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed, total: number, settled: number): void {
   const {out, client, settings} = ctx
   const at = new Date().toISOString()
   resumed.journal.begin({t: 'run', run: resumed.runId, at, operation: run.op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt: resumed.salt})
@@ -290,7 +290,11 @@ function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed
   else if (resumed.salt !== '' && resumed.saltOf !== undefined) {
     out.info(out.color('dim', `resuming the --force-new keys of run ${resumed.saltOf} of ${input.name}, which has changed since: unchanged rows keep their keys, edited rows are new requests`, 'err'))
   }
-  if (!resumed.forced && resumed.earlier.rows > 0) out.info(out.color('dim', `resuming run ${resumed.runId}: ${resumed.earlier.rows} of ${total} rows settled by an earlier run`, 'err'))
+  const again = resumed.earlier.rows - settled
+  if (!resumed.forced && resumed.earlier.rows > 0) {
+    const resent = again > 0 ? `; the other ${again} (unknown, not sent, or failed with --retry-failed) are sent again with their keys` : ''
+    out.info(out.color('dim', `resuming run ${resumed.runId}: ${settled} of ${total} rows settled by an earlier run${resent}`, 'err'))
+  }
 }
 
 /** The summary: why the run stopped, or the counts, the money, and what to do next. Returns the exit code. */
@@ -313,16 +317,22 @@ function report(ctx: ApiContext, run: BulkRun, r: {tally: Tally; resumed: Resume
     `${counts.total} rows in ${r.seconds} s (checked in ${r.checked.seconds} s before sending): ${counts.succeeded} succeeded, ${counts.processing} processing, ${counts.failed} failed, ${counts.unknown} unknown${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}${counts.earlier > 0 ? ` (${counts.earlier} sent by an earlier run)` : ''}${r.rate.throttled > 0 ? `; rate limited ${r.rate.throttled} time(s), slowed down` : ''}`,
   )
   for (const line of moneyLines(money)) out.info(`  ${line}`)
-  if (counts.processing > 0) out.info(`  ${next} ${counts.processing} row(s) accepted and still processing (as last seen): ${run.wait ? 'run the same command again with --wait later' : 'add --wait to the same command to follow them to their end'}`)
+  const following = counts.processing - r.tally.otherResource
+  if (following > 0) out.info(`  ${next} ${following} row(s) accepted and still processing (as last seen): ${run.wait ? 'run the same command again with --wait later' : 'add --wait to the same command to follow them to their end'}`)
   if (counts.failed > 0) {
     out.info(`  failed rows${counts.failed > failedRows.length ? ` (first ${failedRows.length})` : ''}:\n${failedRows.join('\n')}`)
     if (counts.failed > r.tally.acceptedThenFailed) out.info(`  ${next} fix what the service refused, then ${resume} with --retry-failed (rows you did not edit keep their keys; an edited row is a new request)`)
     if (r.tally.acceptedThenFailed > 0) out.info(`  ${next} ${r.tally.acceptedThenFailed} row(s) were accepted and then failed: --retry-failed does not send them again (their key only replays the answer); to try one again, give it a new reference`)
   }
+  if (r.tally.otherResource > 0) {
+    out.info(
+      `  ${next} ${r.tally.otherResource} row(s) whose lookup by reference answered another resource with the same reference (error_code ${OTHER_RESOURCE}): their state is as last seen, not the other's; the service looks them up by reference only, so see how each ended in its webhook events (\`pay webhook history --reference REF\`) or the service's dashboard`,
+    )
+  }
   if (counts.unknown > 0) out.info(`  ${next} ${counts.unknown} row(s) with an unknown outcome: ${resume}; they are resent with their keys and never done twice`)
   if (counts.not_sent > 0) out.info(`  ${next} ${counts.not_sent} row(s) not sent (rate limited, or the service was not reached): ${resume} to send them`)
   out.info(out.color('dim', `  run ${runId}, journal ${journal.file}`, 'err'))
-  return counts.failed > 0 || counts.unknown > 0 || counts.not_sent > 0 ? ExitCode.OTHER : ExitCode.OK
+  return counts.failed > 0 || counts.unknown > 0 || counts.not_sent > 0 || r.tally.otherResource > 0 ? ExitCode.OTHER : ExitCode.OK
 }
 
 /**

@@ -8,7 +8,8 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client.js'
 import type {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
-import {stateOf} from '../operation/wait.js'
+import {answeredOther, otherResourceMessage, stateOf} from '../operation/wait.js'
+import {resourceName} from '../api/resource.js'
 import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, type RequestClass, RequestAttempts, askedWaitMs, pollDelayMs, throttleOf} from '../client/request-policy.js'
 import type {ApiContext} from '../operation/api-context.js'
 import type {Checked} from './check.js'
@@ -16,6 +17,9 @@ import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, type ProgressReporter, type ResultSink} from './report.js'
 import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RunJournal, rowOutcome, withStatus} from '../journal/run-journal.js'
 import type {SpooledRow} from './spool.js'
+
+/** The error_code of a row whose --wait lookup answered another resource (one sharing its reference). */
+export const OTHER_RESOURCE = 'other_resource'
 
 /** Rows in a row left "unknown" by network errors after their retries: the service is unreachable, stop. */
 export const UNREACHABLE_AFTER = 24
@@ -59,6 +63,8 @@ export class Tally {
   readonly counts: Counts
   readonly money = {succeeded: new MoneyTotals(), processing: new MoneyTotals(), failed: new MoneyTotals()}
   acceptedThenFailed = 0
+  /** Rows this run looked up (--wait) whose lookup answered another resource: their state stays as last seen. */
+  otherResource = 0
   /** The first failed rows, for the summary. */
   readonly failedRows: string[] = []
   /** Why the run stopped before its last row, if it did. */
@@ -111,6 +117,12 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
       if (!(await reading)) return undefined
     }
   }
+  // --wait: a row followed to its end (or as far as its lookups tell)
+  const follow = async (accepted: RowOutcome, target: PollTarget) => {
+    const o = await waitRow(ctx, accepted, target, wait!.timeoutSec, rate, ended)
+    if (o.error_code === OTHER_RESOURCE) tally.otherResource++
+    return o
+  }
   const worker = async () => {
     while (tally.stopped === undefined) {
       const next = take() ?? (await readMore())
@@ -119,13 +131,16 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
       if (known && known.idempotency_key === r.key && plan.settledBy(known)) {
         const settled = withStatus(known, known.status) // without `again`
         // --wait: an earlier row whose resource has not ended is looked up again (GETs; nothing is sent)
-        if (wait && settled.status === 'processing') finish(await waitRow(ctx, settled, wait.poll(r.endpoint, answerOf(settled), callInputOf(r)), wait.timeoutSec, rate, ended), true)
+        if (wait && settled.status === 'processing') finish(await follow(settled, wait.poll(r.endpoint, answerOf(settled), callInputOf(r))), true)
         else finish(settled, plan.adopted === true)
         continue
       }
-      const sent = await sendRow(ctx, plan.requestOf(r), r, rate, plan.retries, ended, plan.pool)
+      // an earlier attempt under this key may have reached the service (its outcome was unknown, or a cut run may
+      // have had it in flight): the request policy is told, so that a refusal for now cannot read as "not sent"
+      const resent = known?.idempotency_key === r.key ? known.outcome === 'unknown' : plan.earlier.cut
+      const sent = await sendRow(ctx, plan.requestOf(r), r, rate, {retries: plan.retries, earlierMaybeSent: resent}, ended, plan.pool)
       plan.sent?.(r, sent.outcome)
-      if (wait && sent.response) finish(await waitRow(ctx, sent.outcome, wait.poll(r.endpoint, sent.response, callInputOf(r)), wait.timeoutSec, rate, ended), true)
+      if (wait && sent.response) finish(await follow(sent.outcome, wait.poll(r.endpoint, sent.response, callInputOf(r))), true)
       else finish(sent.outcome, true, sent.again)
     }
   }
@@ -232,7 +247,8 @@ function answerOf(o: RowOutcome): ApiResponse {
 /**
  * --wait: polls an accepted row until its resource ends (its state decides the row: succeeded or failed), under the
  * shared rate; still not ended after the timeout: processing, as last seen (a re-run with --wait polls it again).
- * A poll that fails keeps the last state seen. An earlier run's row is looked up at once.
+ * A poll that fails keeps the last state seen. An earlier run's row is looked up at once. A poll that answers another
+ * resource (src/api/resource.ts) ends it: processing as last seen, error_code other_resource naming both ids.
  */
 async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, timeoutSec: number, rate: AdaptiveRate, ended: Ended): Promise<RowOutcome> {
   const deadline = Date.now() + timeoutSec * 1000
@@ -249,6 +265,12 @@ async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, 
     await rate.acquire()
     try {
       const body = (await ctx.client.sendUnjournaled(ctx.client.prepare(spec.id, spec.input))).body as {failure_reason?: unknown; status_detail?: unknown} | undefined
+      // an answer about another resource (one sharing the reference) says nothing of this row's: as last seen
+      const other = answeredOther(accepted.id ?? undefined, body)
+      if (other) {
+        rate.ok()
+        return rowOutcome({...accepted, state, state_at: seen, error_code: OTHER_RESOURCE, error_message: otherResourceMessage(undefined, other, state ?? undefined)}, undefined)
+      }
       state = stateOf(body) ?? state
       seen = new Date().toISOString()
       detail = typeof body?.failure_reason === 'string' ? body.failure_reason : typeof body?.status_detail === 'string' && body.status_detail ? body.status_detail : undefined
@@ -266,8 +288,8 @@ async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, 
  * Sends one row until the request policy (src/client/request-policy.ts) says what it came to: accepted, refused
  * (for now, or for good) or unknown. 429s slow the whole run down (the shared rate) instead of this row waiting alone.
  */
-async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number, ended: Ended, via?: PoolTransport): Promise<Sent> {
-  const policy = new RequestAttempts({retries, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
+async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, attempts: {retries: number; earlierMaybeSent: boolean}, ended: Ended, via?: PoolTransport): Promise<Sent> {
+  const policy = new RequestAttempts({...attempts, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
   for (;;) {
     if (!rate.tryAcquire()) await rate.acquire()
     let res: ApiResponse | undefined
@@ -281,8 +303,7 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     }
     if (res) {
       rate.ok()
-      const b = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
-      const id = typeof b?.id === 'string' ? b.id : typeof b?.merchant_reference === 'string' ? b.merchant_reference : null
+      const id = resourceName(res.body) ?? null
       const state = stateOf(res.body) ?? null
       return {outcome: rowOutcome(fieldsOf(r, 'accepted', res.status, id, state, new Date().toISOString(), null, null), ended(state)), response: res}
     }

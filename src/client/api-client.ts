@@ -127,6 +127,13 @@ export interface ApiResponse<T = unknown> {
   differs?: string[]
 }
 
+/** A path as sent under a base URL, relative to the base URL's own path (the URL parser's resolution of its segments). */
+function sentPathOf(base: string, pathname: string): string {
+  const sent = new URL(base + pathname).pathname
+  const prefix = new URL(base).pathname.replace(/\/+$/, '')
+  return prefix !== '' && sent.startsWith(`${prefix}/`) ? sent.slice(prefix.length) : sent
+}
+
 export class ApiClient {
   readonly tokens: TokenProvider
   private transport?: Pick<Transport, 'send' | 'close'>
@@ -214,7 +221,10 @@ export class ApiClient {
     const clean = path.startsWith('/') ? path : `/${path}`
     const [pathname, search] = splitPath(clean)
     checkRawPath(path, pathname, options.allowAnyPath ?? false)
-    const match = matchEndpoint(method, pathname)
+    // the endpoint of the path as it will be sent: the URL parser resolves `.`, `..` and `%2e` segments, which
+    // --allow-any-path lets through, so `/v1/./collections` is the collections create it becomes (its live-money
+    // question, its key, its journal)
+    const match = matchEndpoint(method, sentPathOf(this.baseUrl(), pathname))
     const query = {...Object.fromEntries(new URLSearchParams(search)), ...input.query}
     const req = this.build(method.toUpperCase(), pathname, {...input, query}, match?.endpoint)
     checkSentUrl(new URL(this.baseUrl()), new URL(req.url), options.allowAnyPath ?? false)

@@ -11,7 +11,7 @@ import {ExitCode} from '../base/exit-codes.js'
 import {redactValues} from '../base/redact.js'
 import {isPayError} from '../output/errors.js'
 import type {ApiContext} from '../runtime.js'
-import {stateOf, waitFor} from '../operation/wait.js'
+import {otherResourceMessage, stateOf, waitFor} from '../operation/wait.js'
 import {StepFailure, type StepResult, timed} from './report.js'
 import {pollOf} from '../operation/run-operation.js'
 import {requestFromRecord} from '../operation/operation-input.js'
@@ -94,7 +94,11 @@ async function send(ctx: ApiContext, step: FlowStep, id: EndpointId, input: Call
   const timeoutSec = (typeof step.wait === 'object' ? step.wait.timeout : undefined) ?? DEFAULT_WAIT_SECONDS
   const done = await waitFor(ctx, {...poll, timeoutSec, first: res})
   const exit = done.outcome === 'succeeded' ? ExitCode.OK : done.outcome === 'failed' ? ExitCode.TX_FAILED : ExitCode.WAIT_TIMEOUT
-  const what = done.outcome === 'timeout' ? `${poll.label} still ${done.state ?? 'pending'} after ${timeoutSec} s` : `${poll.label} ${done.state}`
+  const what = done.other
+    ? otherResourceMessage(poll.label, done.other, done.state)
+    : done.outcome === 'timeout'
+      ? `${poll.label} still ${done.state ?? 'pending'} after ${timeoutSec} s`
+      : `${poll.label} ${done.state}`
   return {status: done.res.status, body: done.res.body, exit, what}
 }
 

@@ -20,6 +20,7 @@ import {ApiError, InterruptedError, NetworkError, PayError} from '../base/errors
 import {classOfError} from '../client/request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {redactUrl} from '../base/redact.js'
+import {resourceName} from '../api/resource.js'
 import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
@@ -169,8 +170,7 @@ export class JournalGate implements RequestJournal {
       durable,
       earlierMaybeSent: keyWasUnknown,
       succeeded(res) {
-        const body = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
-        const id = typeof body?.id === 'string' ? body.id : typeof body?.merchant_reference === 'string' ? body.merchant_reference : undefined
+        const id = resourceName(res.body)
         const state = (res.body as {status?: unknown} | undefined)?.status
         outcome({request: 'accepted', status: res.status, id, ...(typeof state === 'string' ? {resource_state: state} : {}), body: res.text})
       },

@@ -107,6 +107,11 @@ export type EarlierRow = RowOutcome & {again: boolean}
 export class EarlierOutcomes {
   /** Rows with an outcome (once counted). */
   rows = 0
+  /**
+   * A run of these keys ended without its end record (killed, or interrupted): a row it has no record of may have
+   * been in flight, so its key may have reached the service.
+   */
+  cut = false
 
   constructor(
     private readonly sorted: SortedRecords | undefined,
@@ -317,6 +322,9 @@ export class RunJournal {
     let salt = ''
     let ran = false
     let epoch = 0
+    // a run of the newest salt began and did not end (`open`: the last one so far), or one before it
+    let open = false
+    let cut = false
     if (!this.store.open() || !existsSync(this.file)) return {salt, ran, outcomes: new EarlierOutcomes(undefined, this.file, 0, ended)}
     // each row record as (row, position in the file, salt's epoch, byte offset (2 words), length): sorted by row on disk
     const sorted = new SortedRecords(spoolDir, 6)
@@ -332,9 +340,17 @@ export class RunJournal {
         if (rec === null || typeof rec !== 'object') continue
         if (rec.t === 'run') {
           const s = typeof rec.salt === 'string' ? rec.salt : ''
-          if (s !== salt) epoch++ // the records of another salt no longer count
+          if (s !== salt) {
+            epoch++ // the records of another salt no longer count
+            cut = false
+          } else cut ||= open
           salt = s
           ran = true
+          open = true
+          continue
+        }
+        if (rec.t === 'end') {
+          open = false
           continue
         }
         if (rec.t === 'row' && typeof rec.row === 'number' && rec.row >= 0 && rec.row < WORD) sorted.add(rec.row, ++seq, epoch, offset % WORD, Math.floor(offset / WORD), length)
@@ -343,7 +359,9 @@ export class RunJournal {
       sorted.dispose()
       throw err
     }
-    return {salt, ran, outcomes: new EarlierOutcomes(sorted, this.file, epoch, ended)}
+    const outcomes = new EarlierOutcomes(sorted, this.file, epoch, ended)
+    outcomes.cut = cut || open
+    return {salt, ran, outcomes}
   }
 
   begin(header: RunHeader): void {

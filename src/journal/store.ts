@@ -19,6 +19,7 @@ import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
 import {HolderLock} from '../config/holder-lock.js'
 import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
+import {otherResource} from '../api/resource.js'
 
 const DEFAULT_RETENTION_DAYS = 7
 /** How often a process waiting for another's lock on the same request looks again. */
@@ -89,6 +90,16 @@ interface StateRecord {
 
 type JournalRecord = OpRecord | OutcomeRecord | StateRecord
 
+/** Whether a recorded body (JSON text) is about another resource than `id`. */
+function aboutOther(id: string | undefined, body: string | undefined): boolean {
+  if (!id || !body) return false
+  try {
+    return otherResource(id, JSON.parse(body)) !== undefined
+  } catch {
+    return false
+  }
+}
+
 /** One operation with its latest outcome (none: the process ended before it knew, e.g. killed) and latest look. */
 export interface JournalEntry {
   op: OpRecord
@@ -96,9 +107,13 @@ export interface JournalEntry {
   seen?: StateRecord
 }
 
-/** The resource's latest known state of an entry, and when it was seen (a later lookup, else the answer). */
+/**
+ * The resource's latest known state of an entry, and when it was seen (a later lookup, else the answer). A look
+ * whose body is about another resource than the one accepted (a lookup by a shared reference, recorded by an
+ * earlier version of pay) is not this entry's state: src/api/resource.ts.
+ */
 export function latestState(e: JournalEntry): {state: string; at: string; body?: string} | undefined {
-  if (e.seen) return {state: e.seen.state, at: e.seen.at, body: e.seen.body}
+  if (e.seen && !aboutOther(e.outcome?.id, e.seen.body)) return {state: e.seen.state, at: e.seen.at, body: e.seen.body}
   if (e.outcome?.resource_state !== undefined) return {state: e.outcome.resource_state, at: e.outcome.at, body: e.outcome.body}
   return undefined
 }

@@ -52,6 +52,8 @@ export async function runApi(options: ApiOptions, open: () => Promise<ApiContext
   const {liveMoneyGate, moneyOperation, confirmationLines} = await import('./confirm.js')
   const money = moneyOperation(req.endpoint?.id)
   if (money) await liveMoneyGate({client, out, settings}, Boolean(options.yes), () => confirmationLines(money, {body}, settings.profileName))
+  // a write to a path that is no endpoint pay knows may move money all the same (a lenient server): asked too
+  else if (!req.endpoint && method !== 'GET' && method !== 'HEAD') await liveMoneyGate({client, out, settings}, Boolean(options.yes), () => [printable(`LIVE profile "${settings.profileName}": ${method} ${options.path} is no endpoint pay knows, and it may move money`)])
   const shown = forStdout(out.term.stdoutIsTTY)
   if (options.paginate) {
     await paginate(client, out, options.path, {headers, slurp: Boolean(options.slurp), allowAnyPath, shown})

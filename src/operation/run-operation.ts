@@ -15,6 +15,7 @@ import {inputLabel, flagName} from '../api/operation-names.js'
 import type {FieldSpec, OperationSpec, PromptSpec, ValueSource} from '../api/operation-types.js'
 import {problemsOf, type FieldProblem} from '../api/validate.js'
 import {withCanonicalAmounts} from '../api/money.js'
+import {resourceName} from '../api/resource.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {InputError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
@@ -23,7 +24,7 @@ import {listColumns, renderView, StreamTable} from '../output/views.js'
 import type {ApiContext} from './api-context.js'
 import {confirmMoneyMove} from './confirm.js'
 import {mergeBody, parseFieldFlags, readDataFlag} from './body-input.js'
-import {classifyState, reportWait, stateOf, waitFor, type PollSpec} from './wait.js'
+import {answeredOther, classifyState, otherResourceMessage, otherResourceNext, reportWait, stateOf, waitFor, type PollSpec} from './wait.js'
 
 /** The values the user gave, keyed by flag name (`reference`, `wait-timeout`) or argument name (`mandate_id`). */
 export type Given = Record<string, unknown>
@@ -329,9 +330,10 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
   const looked = sent.replayedAt !== undefined && op.wait ? await lookUpAccepted(ctx, op, choice.id, sent, input) : undefined
   const res = looked?.res ?? sent
   if (op.open && given(values, op.open.flag)) await openLink(ctx, (res.body as Record<string, unknown> | undefined)?.[op.open.field])
-  if (!op.wait || !values.wait) {
+  // the lookup answered another resource: this one's state cannot be followed (--wait ends unresolved, exit 9)
+  if (!op.wait || !values.wait || looked?.other) {
     renderView(out, looked?.view ?? op.view, limit === undefined ? res : limited(res, limit))
-    return ExitCode.OK
+    return looked?.other && values.wait ? ExitCode.WAIT_TIMEOUT : ExitCode.OK
   }
   const poll = pollOf(op, choice.id, sent, input)
   const waited = await waitFor(ctx, {...poll, timeoutSec: Number(values['wait-timeout'] ?? 120), first: res})
@@ -342,13 +344,15 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
 /**
  * A re-run of a request an earlier run had accepted (the journal's answer, nothing sent): says both facts, the
  * request's ("accepted 2026-11-26 10:02 UTC as PO_…") and the resource's; when the state known then had not ended,
- * looks the resource up first (one GET, no money moves), records what it saw, and gives that answer.
+ * looks the resource up first (one GET, no money moves), records what it saw, and gives that answer. A lookup that
+ * answers another resource (one sharing the reference) is said, naming both, and neither shown nor recorded
+ * (`other`): the state stays as last seen.
  */
-async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): Promise<{res: ApiResponse; view?: PollSpec['view']} | undefined> {
+async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): Promise<{res: ApiResponse; view?: PollSpec['view']; other?: string} | undefined> {
   const poll = pollOf(op, id, res, input)
   const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
-  const body = res.body as {id?: unknown; merchant_reference?: unknown} | undefined
-  const name = typeof body?.id === 'string' ? body.id : typeof body?.merchant_reference === 'string' ? body.merchant_reference : poll.label
+  const mine = resourceName(res.body)
+  const name = mine ?? poll.label
   const what = `accepted ${when(res.replayedAt!)} as ${name}`
   const state = stateOf(res.body)
   if (classifyState(state, poll.states)) {
@@ -357,6 +361,12 @@ async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId
   }
   try {
     const now = await ctx.client.call(poll.id, poll.input)
+    const other = answeredOther(mine, now.body)
+    if (other) {
+      ctx.out.warn(`${what}; ${otherResourceMessage(poll.label, other, state)} (seen ${when(res.stateSeenAt ?? res.replayedAt!)})`)
+      ctx.out.info(`  ${ctx.out.color('cyan', 'next:', 'err')} ${otherResourceNext(other)}`)
+      return {res, other: other.id}
+    }
     const fresh = stateOf(now.body)
     if (fresh !== undefined) res.noteState?.(fresh, now.text)
     ctx.out.info(`${what}; state now: ${fresh ?? 'not shown'}`)

@@ -4,11 +4,16 @@
  *   failed / cancelled (and the like)     → exit 8
  *   still pending after --wait-timeout    → exit 9
  * Progress goes to stderr; the caller prints the last body the service returned on stdout.
+ * A poll that answers another resource than the one in hand (a lookup by a reference two resources share) ends the
+ * wait unresolved (exit 9): its state is never taken for this one's (src/api/resource.ts), and the last body of this
+ * one is what is printed.
  */
 import type {EndpointId} from '../api/endpoints.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {pollDelayMs} from '../client/request-policy.js'
+import {otherResource, resourceName} from '../api/resource.js'
+import {printableLine} from '../output/printable.js'
 
 export {pollDelayMs}
 import type {Output} from '../output/output.js'
@@ -34,13 +39,31 @@ export interface PollSpec {
   states?: {succeeded: readonly string[]; failed: readonly string[]; pending?: readonly string[]}
 }
 
-type WaitOutcome = 'succeeded' | 'failed' | 'timeout'
+/** `other`: the poll answered another resource (`other`), not the one in hand: its state stays as last seen. */
+type WaitOutcome = 'succeeded' | 'failed' | 'timeout' | 'other'
+
+/** A lookup that answered another resource: its id, the name of the one in hand, and the reference they share. */
+interface OtherResource {
+  id: string
+  mine: string
+  reference?: string
+}
+
+/** The other resource a looked-up answer is about, when it is not `mine` (src/api/resource.ts decides). */
+export function answeredOther(mine: string | undefined, body: unknown): OtherResource | undefined {
+  const id = otherResource(mine, body)
+  if (id === undefined) return undefined
+  const reference = (body as {merchant_reference?: unknown}).merchant_reference
+  return {id, mine: mine!, ...(typeof reference === 'string' ? {reference} : {})}
+}
 
 interface WaitResult {
   /** What was polled: the get endpoint and its input. */
   poll?: Pick<PollSpec, 'id' | 'input'>
   res: ApiResponse
   outcome: WaitOutcome
+  /** With outcome `other`: the resource the poll answered about instead. */
+  other?: OtherResource
   state?: string
   label: string
   elapsedSeconds: number
@@ -106,7 +129,11 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
         return {poll: options, res, outcome: 'timeout', state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
       }
       if (res) await sleep(Math.min(pollDelayMs(attempt++), Math.max(0, remaining)))
-      res = await client.call(options.id, options.input)
+      const mine = resourceName(res?.body)
+      const now: ApiResponse = await client.call(options.id, options.input)
+      const other = answeredOther(mine, now.body)
+      if (res && other) return {poll: options, res, outcome: 'other', other, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+      res = now
       state = stateOf(res.body)
       const final = classifyState(state, options.states)
       if (final) return {poll: options, res, outcome: final, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
@@ -155,8 +182,26 @@ export function reportWait(out: Output, result: WaitResult, flags?: LaterFlags):
     out.errorLine(`${result.label} ended ${result.state}${typeof detail === 'string' && detail ? `: ${detail}` : ''}`)
     return ExitCode.TX_FAILED
   }
+  if (result.other) {
+    out.errorLine(otherResourceMessage(result.label, result.other, result.state))
+    out.info(`  ${out.color('cyan', 'next:', 'err')} ${otherResourceNext(result.other)}`)
+    return ExitCode.WAIT_TIMEOUT
+  }
   out.errorLine(`${result.label} is still ${result.state ?? 'pending'} after --wait-timeout ${result.timeoutSec} s`)
   const later = result.poll && laterCommand(result.poll, flags)
   out.info(`  ${out.color('cyan', 'next:', 'err')} ${later ? `run \`${later}\` later` : 'run the matching get command later'}, or raise --wait-timeout`)
   return ExitCode.WAIT_TIMEOUT
+}
+
+/** What pay says when a lookup answered another resource: both ids, and that the state stays as last seen. */
+export function otherResourceMessage(label: string | undefined, other: OtherResource, state: string | undefined): string {
+  return printableLine(`${label ? `${label}: ` : ''}the lookup answered ${other.id}, another resource with the same reference, not ${other.mine}; its state is not ${other.mine}'s, which stays as last seen: ${state ?? 'state unknown'}`)
+}
+
+/** What to do next about it: the service has no lookup by id of such a resource. */
+export function otherResourceNext(other: OtherResource): string {
+  const events = other.reference === undefined ? '`pay webhook history`' : `\`pay webhook history --reference ${shellArgument(other.reference)}\``
+  return printableLine(
+    `the service looks this kind up by reference only, so ${other.mine}'s own state cannot be read while ${other.id} shares its reference: its webhook events say how it ended (${events}), or see it in the service's dashboard`,
+  )
 }

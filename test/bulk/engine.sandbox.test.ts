@@ -5,12 +5,14 @@
  * log (every request for a row carried the same key). Runs killed part-way, signals and stdin:
  * test/e2e/bulk.test.ts.
  */
-import {writeFileSync} from 'node:fs'
+import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/in-process.js'
 import {referenceIn} from '../helpers/fault-proxy.js'
 import {expectOncePerRow, ok, useFaultProxy, useSandbox, withPrefix, withReference, writeRows} from '../helpers/command-harness.js'
+import {waitFor} from '../helpers/wait-for.js'
 
 const h = useSandbox({rateLimits: {writePerMinute: 10_000_000, writePerHour: 100_000_000}})
 const faults = useFaultProxy(h, {PAY_BULK_PROGRESS_MS: '500'})
@@ -216,11 +218,85 @@ describe('--wait', () => {
 })
 
 describe('pay payouts create --from-file', () => {
+  it("--wait: a row whose lookup by reference answers ANOTHER payout keeps its own id and state as last seen, says both ids, exit 1", async () => {
+    faults.proxy.rule = () => 'pass'
+    const file = csv('payouts-other.csv', 'amount,reference,mobile,provider', 1, () => '100.00,bk-po-1,254712340008,mpesa') // ...8: stays processing
+    const args = ['payouts', 'create', '--from-file', file, '--currency', 'KES', '--json']
+    const first = await run(args)
+    expect(first.code, first.stderr).toBe(0)
+    const mine = (JSON.parse(first.stdout.trim()) as {id: string}).id
+    const other = JSON.parse(ok(await run(['payouts', 'create', '--reference', 'bk-po-1', '--amount', '7.00', '--currency', 'KES', '--mobile', '254712340001', '--provider', 'mpesa', '--yes', '--force-new', '--json'])).stdout).id as string
+    await waitFor(() => h.sb.state.payouts[other]?.status === 'succeeded', 10_000, 'the sandbox settles the other payout')
+    await h.control(`/_sandbox/transactions/${mine}/fail`)
+    const r = await run([...args, '--wait'])
+    expect(r.code, r.stderr).toBe(1)
+    const row = JSON.parse(r.stdout.trim()) as Record<string, unknown>
+    expect(row).toMatchObject({id: mine, status: 'processing', state: 'processing', error_code: 'other_resource'})
+    expect(row.error_message).toContain(`the lookup answered ${other}, another resource with the same reference, not ${mine}`)
+    expect(r.stderr).not.toMatch(/succeeded rows/)
+    expect(r.stderr).toMatch(/total amount of the rows still processing: 100\.00 KES/)
+    expect(r.stderr).toMatch(/1 row\(s\) whose lookup by reference answered another resource/)
+  })
+
   it('a payout run summary names the total of its rows by state (accepted payouts are still processing), not "money in"', async () => {
     const file = csv('payouts-summary.csv', 'amount,reference,mobile,provider', 2, (i) => `5.00,bk-ps-${i},254712345670,mpesa`)
     const r = await run(['payouts', 'create', '--from-file', file, '--currency', 'KES'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toMatch(/total amount of the rows still processing: 10\.00 KES/)
     expect(r.stderr).not.toMatch(/money in/)
+  })
+})
+
+describe('a re-run of a row whose outcome is unknown', () => {
+  const header = 'amount,reference,mobile,provider'
+  type Row = {status: string; outcome: string; idempotency_key: string; id: string | null}
+  const rowOf = (stdout: string) => JSON.parse(stdout.trim().split('\n').at(-1)!) as Row
+  const posts = (ref: string) => (r: {method: string; body: string}) => r.method === 'POST' && refOf(r.body) === ref
+  const journalFile = () => join(faults.dir, 'state', 'journal', 'runs', readdirSync(join(faults.dir, 'state', 'journal', 'runs')).find((f) => /^[0-9a-f]{32}\.ndjson$/.test(f) && readFileSync(join(faults.dir, 'state', 'journal', 'runs', f), 'utf8').includes('bk-u429-k9'))!)
+
+  it('a 429 on the re-run leaves it unknown (its key may have moved money), never "not sent"; the journal keeps it unknown', async () => {
+    const file = csv('unknown-429.csv', header, 1, () => '3.00,bk-u429-1,254712345678,mpesa')
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--json']
+    // run 1: the service commits the row and its answer is lost
+    faults.proxy.rule = (r) => (posts('bk-u429-1')(r) ? 'cut' : 'pass')
+    const first = await run([...args, '--retries', '0'])
+    expect(first.code, first.stderr).toBe(1)
+    const unknown = rowOf(first.stdout)
+    expect(unknown).toMatchObject({status: 'unknown', outcome: 'unknown'})
+    expect(objects('bk-u429-1')).toHaveLength(1)
+    // run 2: the service rate limits it for an hour
+    faults.proxy.rule = (r) => (posts('bk-u429-1')(r) ? {status: 429, retryAfter: 3600} : 'pass')
+    const again = await run(args)
+    expect(again.code, again.stderr).toBe(1)
+    expect(rowOf(again.stdout)).toMatchObject({status: 'unknown', outcome: 'unknown', idempotency_key: unknown.idempotency_key})
+    expect(again.stderr).not.toMatch(/\d not sent|row\(s\) not sent/)
+    expect(again.stderr).toMatch(/0 of 1 rows settled by an earlier run; the other 1 .* are sent again with their keys/)
+    expect(again.stderr).toMatch(/1 row\(s\) with an unknown outcome: run the same command again/)
+    faults.proxy.rule = () => 'pass'
+    const journal = await run(['journal', '--outcome', 'unknown', '--json'])
+    expect(journal.stdout).toContain(unknown.idempotency_key)
+    // run 3: the service answers; the key's stored answer settles the row, nothing is paid twice
+    const settled = await run(args)
+    expect(settled.code, settled.stderr).toBe(0)
+    expect(rowOf(settled.stdout)).toMatchObject({status: 'processing', outcome: 'accepted', idempotency_key: unknown.idempotency_key})
+    expect(objects('bk-u429-1')).toHaveLength(1)
+  })
+
+  it('a row a killed run may have had in flight (no record, no end of run): a 429 on the re-run is unknown too', async () => {
+    const file = csv('unknown-cut.csv', header, 1, () => '3.00,bk-u429-k9,254712345678,mpesa')
+    const args = ['collections', 'create', '--from-file', file, '--currency', 'KES', '--json']
+    faults.proxy.rule = (r) => (posts('bk-u429-k9')(r) ? 'cut' : 'pass')
+    const first = await run([...args, '--retries', '0'])
+    expect(rowOf(first.stdout)).toMatchObject({status: 'unknown'})
+    // as a run killed (kill -9) with the row in flight leaves its journal: the header, no row record, no end record
+    const path = journalFile()
+    writeFileSync(path, readFileSync(path, 'utf8').split('\n').filter((l) => l.includes('"t":"run"')).join('\n') + '\n')
+    faults.proxy.rule = (r) => (posts('bk-u429-k9')(r) ? {status: 429, retryAfter: 3600} : 'pass')
+    const again = await run(args)
+    faults.proxy.rule = () => 'pass'
+    expect(again.code, again.stderr).toBe(1)
+    expect(rowOf(again.stdout)).toMatchObject({status: 'unknown', outcome: 'unknown'})
+    expect(again.stderr).not.toMatch(/\d not sent|row\(s\) not sent/)
+    expect(objects('bk-u429-k9')).toHaveLength(1)
   })
 })

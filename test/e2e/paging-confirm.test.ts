@@ -100,6 +100,27 @@ describe('live profiles: asked before money moves', () => {
     expect(h.requests(byRef('live-scripted'))).toHaveLength(1)
   })
 
+  it('pay api: a path the URL parser resolves to a money endpoint (., .., %2e) is that endpoint; an unknown write is asked too', async () => {
+    const env = await liveProfile()
+    const fields = (ref: string) => ['-F', 'amount=61.00', '-F', 'currency=KES', '-F', `merchant_reference=${ref}`, '-F', 'payment_rail=mobile_money', '-F', 'mobile=254712345678', '-F', 'provider=mpesa']
+    for (const [ref, path] of [['dot-1', '/v1/./payouts'], ['dot-2', '/v1/x/../payouts'], ['dot-3', '/v1/%2e/payouts'], ['dot-4', '/v1/payouts-elsewhere']]) {
+      const r = await runCommand(['api', 'POST', path, '--allow-any-path', '-H', 'Idempotency-Key: 9b2f4c1e-0000-4000-8000-000000000001', ...fields(ref)], {env}) // CI is set: no one is asked
+      expect(r.code, `${path}\n${r.stderr}`).toBe(2)
+      expect(r.stderr, path).toMatch(/LIVE profile "prod".*nothing was sent/)
+      expect(r.stderr, path).toMatch(/--yes/)
+      expect(h.requests(byRef(ref)), path).toHaveLength(0)
+    }
+    // with --yes: sent as the payouts create it is, with a key pay derived and journaled
+    const sent = await runCommand(['api', 'POST', '/v1/./payouts', '--allow-any-path', '--yes', ...fields('dot-5')], {env})
+    expect(sent.code, sent.stderr).toBe(0)
+    const [req] = h.requests(byRef('dot-5'))
+    expect(req.path).toBe('/v1/payouts')
+    expect(req.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/)
+    const journal = await runCommand(['journal', 'dot-5', '--json'], {env})
+    expect(journal.code, journal.stderr).toBe(0)
+    expect(journal.stdout).toContain(req.headers['idempotency-key'])
+  })
+
   it.skipIf(!hasScript)('a person at the terminal with stdin a file or a pipe is asked through /dev/tty: resource command, bulk from stdin, pay api, flow', async () => {
     const env = await liveProfile()
     const dir = tempConfigDir()

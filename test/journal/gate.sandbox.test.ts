@@ -175,6 +175,30 @@ describe('two facts: what the request came to, and the state of what it made', (
     expect(sentFor('jr-2f-1').length).toBe(before + 1)
   })
 
+  it("a re-run's lookup that answers ANOTHER payout of the same reference: both ids named, this one's state as last seen and not recorded; --wait exits 9", async () => {
+    faults.proxy.rule = () => 'pass'
+    const held = payout('jr-other-1', '100.00').map((a) => (a === '254700000409' ? '254700000408' : a)) // ...8: stays processing
+    const mine = json(ok(await h.run([...held, '--json'], faults.env))).id as string
+    // another payout with the same reference, on purpose; it succeeds, and this one fails upstream
+    const forced = payout('jr-other-1', '7.00', ['--force-new', '--json']).map((a) => (a === '254700000409' ? '254700000401' : a))
+    const other = json(ok(await h.run(forced, faults.env))).id as string
+    await waitFor(() => h.sb.state.payouts[other]?.status === 'succeeded', 10_000, 'the sandbox settles the other payout')
+    await h.control(`/_sandbox/transactions/${mine}/fail`)
+    expect(h.sb.state.payouts[mine].status).toBe('failed')
+
+    const again = ok(await h.run([...held, '--json'], faults.env))
+    expect(json(again)).toMatchObject({id: mine, status: 'processing', amount: '100.00'})
+    expect(again.stderr).toContain(`the lookup answered ${other}, another resource with the same reference, not ${mine}`)
+    expect(again.stderr).toContain('stays as last seen: processing')
+    expect(again.stderr).not.toMatch(/state now: succeeded/)
+    // nothing of the other payout recorded as this request's: the next re-run still names this one, and --wait is unresolved
+    const waited = await h.run([...held, '--wait', '--json'], faults.env)
+    expect(waited.code, waited.stderr).toBe(9)
+    expect(waited.stderr).toMatch(new RegExp(`accepted .* as ${mine};`))
+    expect(json(waited)).toMatchObject({id: mine, status: 'processing'})
+    expect(payoutsWith('jr-other-1')).toHaveLength(2)
+  })
+
   it('a reference is a promise: the same --reference with another amount after an accepted payout is exit 5, nothing sent; --force-new sends it on purpose', async () => {
     faults.proxy.rule = () => 'pass'
     const first = ok(await h.run(payout('refund-981', '300', ['--json']), faults.env))

@@ -4,7 +4,7 @@ import {appendFileSync, existsSync, mkdirSync, readFileSync, statSync, utimesSyn
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {describe, expect, it} from 'vitest'
-import {type JournalEntry, JournalStore, JournalWriteError, retentionDaysFrom, unresolved} from '../../src/journal/store.js'
+import {type JournalEntry, JournalStore, JournalWriteError, latestState, retentionDaysFrom, unresolved} from '../../src/journal/store.js'
 import {ROOT, tempConfigDir} from '../helpers/cli.js'
 
 const op = (key: string, extra: Record<string, unknown> = {}) => ({
@@ -124,5 +124,16 @@ describe('JournalStore', () => {
     expect(retentionDaysFrom({})).toBe(7)
     expect(retentionDaysFrom({PAY_JOURNAL_RETENTION_DAYS: '30'})).toBe(30)
     expect(retentionDaysFrom({PAY_JOURNAL_RETENTION_DAYS: '0'})).toBe(7)
+  })
+})
+
+describe('latestState', () => {
+  const op = {t: 'op', at: '2026-11-27T00:00:00.000Z', key: 'k', match: 'm', endpoint: 'payouts.create', method: 'POST', url: 'u', base_url: 'b', body_sha256: 's', pid: 1} as JournalEntry['op']
+  const outcome = {t: 'outcome', at: '2026-11-27T00:00:01.000Z', key: 'k', request: 'accepted', status: 201, id: 'PO_MINE', resource_state: 'processing', body: '{"id":"PO_MINE","status":"processing"}'} as JournalEntry['outcome']
+  const seen = (id: string, state: string) => ({t: 'state', at: '2026-11-27T00:00:02.000Z', key: 'k', state, body: JSON.stringify({id, status: state})}) as JournalEntry['seen']
+
+  it("a later look at this resource is its latest state; a recorded look at another resource (a shared reference) is not", () => {
+    expect(latestState({op, outcome, seen: seen('PO_MINE', 'failed')})).toMatchObject({state: 'failed', at: '2026-11-27T00:00:02.000Z'})
+    expect(latestState({op, outcome, seen: seen('PO_OTHER', 'succeeded')})).toMatchObject({state: 'processing', at: '2026-11-27T00:00:01.000Z', body: outcome!.body})
   })
 })

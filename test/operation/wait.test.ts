@@ -1,6 +1,6 @@
 /**
- * --wait and states the interface does not list (src/operation/wait.ts): shown as they are, a notice once, never final.
- * In-process against a scripted node:http server on port 0 (the sandbox only uses the listed states).
+ * --wait and states the interface does not list (src/operation/wait.ts): shown as they are, a notice once, never final;
+ * and polls that answer another resource than the one waited for (a lookup by a shared reference). In-process against a scripted node:http server on port 0 (the sandbox only uses the listed states).
  */
 import {describe, expect, it} from 'vitest'
 import {classifyState} from '../../src/operation/wait.js'
@@ -37,5 +37,23 @@ describe('--wait with a state the interface does not list', () => {
     expect(classifyState('cancelled', states)).toBe('failed')
     expect(classifyState('expired', states)).toBeUndefined()
     expect(classifyState('expired')).toBe('failed')
+  })
+})
+
+describe('--wait whose lookup by reference answers another resource', () => {
+  const payout = (id: string, status: string, amount: string) => ({status: 200, body: {id, object: 'payout', status, currency: 'KES', amount, fee_amount: '0.00', amount_debited: amount, merchant_reference: 'w-8', status_detail: null}})
+
+  it("never takes its state for this one's: both ids named, the last body of this one printed, exit 9", async () => {
+    server.script('POST /v1/payouts', {...payout('PO_MINE', 'processing', '100.00'), status: 201})
+    for (let i = 0; i < 5; i++) server.script('GET /v1/payouts/w-8', payout('PO_OTHER', 'succeeded', '7.00'))
+    const args = ['payouts', 'create', '--amount', '100.00', '--currency', 'KES', '--reference', 'w-8', '--mobile', '254700000001', '--provider', 'mpesa']
+    const r = await runInProcess([...args, '--yes', '--wait', '--wait-timeout', '30', '--retries', '0', '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(9)
+    expect(JSON.parse(r.stdout)).toMatchObject({id: 'PO_MINE', status: 'processing', amount: '100.00'})
+    expect(r.stderr).toContain('payout w-8: the lookup answered PO_OTHER, another resource with the same reference, not PO_MINE')
+    expect(r.stderr).toContain('stays as last seen: processing')
+    expect(r.stderr).toContain('pay webhook history --reference w-8')
+    expect(r.stderr).not.toMatch(/succeeded after/)
+    expect(server.apiRequests().filter((q) => q.path === '/v1/payouts/w-8')).toHaveLength(1)
   })
 })
