@@ -5,7 +5,7 @@
  * newest), which need not be the one a request created. Every path that takes a state from a lookup asks
  * `otherResource` first and never reports the other resource's state as its own: --wait (src/operation/wait.ts), a
  * re-run's look-up of an accepted request (src/operation/run-operation.ts), a bulk row's --wait (src/bulk/send.ts)
- * and the journal's latest seen state (src/journal/gate.ts). docs/assumptions.md: "A lookup that answers another
+ * the journal's latest seen state (src/journal/gate.ts) and a reconciled row (src/reconcile/expected.ts). docs/assumptions.md: "A lookup that answers another
  * resource".
  */
 

@@ -125,9 +125,42 @@ export function redactBodyText(text: string, knownSecrets: (string | undefined)[
   return redactValues(out, knownSecrets)
 }
 
-/** Replaces every occurrence of each known secret value (at least 4 characters) in free text. */
+/**
+ * The forms a secret value takes in what pay prints, writes or sends: as it is; inside a JSON string (escaped; with
+ * every non-ASCII character as `\uXXXX`, as some servers write it; escaped twice, a JSON text inside a JSON string); percent-encoded (a path segment, and a
+ * query or form value with `+` for a space, as URLSearchParams writes it; in capitals and small letters); and
+ * XML/HTML-escaped (a JUnit file, an HTML page). Longest first, so that no form leaves part of a longer one behind.
+ */
+function secretForms(value: string): string[] {
+  const json = JSON.stringify(value).slice(1, -1)
+  const percent = encodeURIComponent(value)
+  const form = new URLSearchParams([['', value]]).toString().slice(1)
+  const xml = value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+  const forms = new Set([
+    value,
+    json,
+    JSON.stringify(json).slice(1, -1),
+    json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    percent,
+    percent.replace(/%20/g, '+'),
+    form,
+    ...[percent, form].map((p) => p.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase())),
+    xml.replace(/'/g, '&apos;'),
+    xml.replace(/'/g, '&#39;'),
+    xml.replace(/'/g, '&#x27;'),
+  ])
+  return [...forms].sort((a, b) => b.length - a.length)
+}
+
+/**
+ * Replaces every occurrence of each known secret value (at least 4 characters) in free text, in each of the forms it
+ * takes once encoded (secretForms): a value escaped in JSON, a URL or XML is the same secret.
+ */
 export function redactValues(text: string, knownSecrets: (string | undefined)[]): string {
   let out = text
-  for (const s of knownSecrets) if (s && s.length >= 4) out = out.split(s).join(REDACTED)
+  for (const s of knownSecrets) {
+    if (!s || s.length < 4) continue
+    for (const form of secretForms(s)) out = out.split(form).join(REDACTED)
+  }
   return out
 }

@@ -43,7 +43,7 @@ import {MoneyTotals, ResultSink, progressReporter} from './report.js'
 import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} from '../journal/run-journal.js'
 import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, send} from './send.js'
 import type {SpooledRow} from './spool.js'
-import {AcceptedRows, checkReferences} from './references.js'
+import {AcceptedRows, checkReferences, reindexRun} from './references.js'
 
 export {bodyHash, rowKey, splitUrl} from './check.js'
 
@@ -122,6 +122,10 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     // a reference is a promise across runs: a row whose reference an accepted request of another key (another body,
     // or a single command) already holds refuses the run (exit 5), unless --force-new (src/bulk/references.ts)
     const referenceScope = (endpoint: string) => ({endpoint, baseUrl: redactUrl(client.baseUrl()), clientId: ctx.settings.clientId, accountRef: ctx.settings.accountRef})
+    const accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name)
+    // the rows of earlier runs that may be missing from the index (a run killed, or run before the index was written
+    // first) are added now, before any check reads it (a bulk operation sends to one endpoint)
+    for (const journal of resumed.reindex) await reindexRun(journal, accepted, checked.templates.keys().next().value!, input.name)
     if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
     const scopeOf = keyScopes(ctx, resumed.salt)
     const requestOf = (s: SpooledRow): PreparedRequest => {
@@ -142,15 +146,13 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const concurrency = flags.concurrency ?? DEFAULT_CONCURRENCY
     held.pool = client.poolable ? await PoolTransport.open(concurrency) : undefined
     await tokenReady
-    begin(ctx, run, input, resumed, checked.total, settled)
+    begin(ctx, run, input, resumed, checked.total, settled, accepted)
 
-    const accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name)
     const tally = new Tally(checked.total)
     const progress = await progressReporter(out, checked.total)
     const started = Date.now()
     interrupted = (signal) => {
       resumed.journal.endNow()
-      accepted.end()
       progress.stop(tally.counts)
       out.errorLine(`interrupted (${signal}) after ${tally.counts.done} of ${checked.total} rows; ${resumed.resume} to resume: rows in flight are resent with their keys (run ${resumed.runId})`)
     }
@@ -166,7 +168,6 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     try {
       await send(ctx, plan, tally)
     } finally {
-      accepted.end()
       await resumed.journal.end()
       progress.stop(tally.counts)
       await sink.close()
@@ -211,6 +212,8 @@ interface Resumed {
   earlier: EarlierOutcomes
   /** `earlier` holds the outcomes of another content of the file (its lineage's newest run). */
   adopted: boolean
+  /** Run files whose rows may be missing from the reference index (their newest run did not end with them there). */
+  reindex: RunJournal[]
   settledBy: (o: EarlierRow) => boolean
   ended: (state: string | null) => 'succeeded' | 'failed' | undefined
   /** What to tell the user to do to resume. */
@@ -246,8 +249,11 @@ async function resume(ctx: ApiContext, run: BulkRun, input: BulkInput, store: Jo
   // a content never run (an edited file): a row under the same key as one of its lineage's newest run (the same row
   // number, body, occurrence and salt) is that very request, settled there: reported from it, not sent again
   let adopted = false
+  const reindex = loaded.indexed ? [] : [journal]
   if (!forced && resumed.run !== undefined) {
-    const other = await new RunJournal(store, resumed.run).load(ended)
+    const otherJournal = new RunJournal(store, resumed.run)
+    const other = await otherJournal.load(ended)
+    if (!other.indexed) reindex.push(otherJournal)
     if (other.salt === resumed.salt) {
       loaded.outcomes.dispose()
       held.earlier = other.outcomes
@@ -262,7 +268,7 @@ async function resume(ctx: ApiContext, run: BulkRun, input: BulkInput, store: Jo
     loaded.outcomes.dispose() // every row is sent as new: what earlier runs settled does not count
     held.earlier = new EarlierOutcomes(undefined, '', 0, ended)
   }
-  return {runId, journal, lineage, salt, forced, saltOf: resumed.run, earlier: held.earlier, adopted, settledBy, ended, resume}
+  return {runId, journal, lineage, salt, forced, saltOf: resumed.run, earlier: held.earlier, adopted, reindex, settledBy, ended, resume}
 }
 
 /** --dry-run: the plan (the first row's request, how many rows are to send); nothing is sent. */
@@ -281,10 +287,11 @@ async function dryRun(ctx: ApiContext, run: BulkRun, input: BulkInput, checked: 
 }
 
 /** The run's header in its journal and lineage, and what it resumes. */
-function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed, total: number, settled: number): void {
+function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed, total: number, settled: number, index: AcceptedRows): void {
   const {out, client, settings} = ctx
   const at = new Date().toISOString()
-  resumed.journal.begin({t: 'run', run: resumed.runId, at, operation: run.op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt: resumed.salt})
+  const header = {t: 'run', run: resumed.runId, at, operation: run.op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt: resumed.salt} as const
+  resumed.journal.begin(header, index)
   resumed.lineage?.record({t: 'lineage', run: resumed.runId, at, salt: resumed.salt})
   if (resumed.forced) out.info(out.color('dim', `new run (--force-new): every row is sent as a new request; to resume it, ${resumed.resume}`, 'err'))
   else if (resumed.salt !== '' && resumed.saltOf !== undefined) {
@@ -303,6 +310,11 @@ function report(ctx: ApiContext, run: BulkRun, r: {tally: Tally; resumed: Resume
   const {counts, money, failedRows} = r.tally
   const {resume, runId, journal} = r.resumed
   const next = out.color('cyan', 'next:', 'err')
+  if (journal.failed !== undefined) {
+    out.errorLine(`stopped after ${counts.done} of ${counts.total} rows: the journal could not be written (${journal.failed}); the rows sent since its last write are not recorded, and their references may be missing from the reference index`)
+    out.info(`  ${next} free the space (or fix the permissions), then ${resume}: rows not recorded are resent with their keys (the service answers them once) and recorded then`)
+    return ExitCode.OTHER
+  }
   if (r.sink.failed) {
     out.errorLine(`stopped after ${counts.done} of ${counts.total} rows: --results ${run.flags.results} could not be written (${(r.sink.failed as NodeJS.ErrnoException).code ?? r.sink.failed.message}); every row's outcome is in the journal`)
     out.info(`  ${next} free the space (or choose another --results), then ${resume}: it resumes, and no row is sent twice`)

@@ -1,27 +1,28 @@
 /**
- * A reference is a promise across runs, for a bulk run: before anything is sent, every row whose reference already
- * names an accepted request of the same kind (a single command, or a row of another run under another key) refuses
- * the whole run (exit 5, each line named); while sending, each accepted row is added to the reference index
- * (src/journal/references.ts: its format, and a single command's lookup) for the checks of later runs and commands.
+ * A reference is a promise across runs, for a bulk run: before anything is sent, every row whose reference an earlier
+ * request of the same kind already holds under another key (a single command, or a row of another run; accepted, or
+ * with its outcome unknown: it may have paid) refuses the whole run (exit 5, each line named); while sending, each row
+ * sent is added to the reference index (src/journal/references.ts: its format, and a single command's lookup) for the
+ * checks of later runs and commands, no later than the run journal records it.
  */
 import {mkdirSync} from 'node:fs'
+import type {EndpointId} from '../api/endpoints.js'
 import {CONFIG_DIR_MODE} from '../config/paths.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {PayError} from '../base/errors.js'
-import {type JournalStore, latestState} from '../journal/store.js'
+import {JOURNAL_OFF, type JournalStore, latestState, unresolved} from '../journal/store.js'
 import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, inScope, originOf} from '../journal/references.js'
-import type {RowOutcome} from '../journal/run-journal.js'
+import type {FlushedFirst, RowOutcome, RunJournal} from '../journal/run-journal.js'
+import {bodyHash} from './check.js'
 import {brokenPromises} from './reference-join.js'
 import type {SpooledRow} from './spool.js'
 
 /** Rows listed in full before the rest are only counted. */
 const MAX_LISTED = 20
-/** How often accepted rows are appended to the index. */
-const FLUSH_MS = 250
 
 /**
- * Refuses the run (exit 5) when a row's reference already names another accepted request of its endpoint's scope.
- * Reads the spooled rows and the index once each (none when the scope has no accepted reference), holding neither.
+ * Refuses the run (exit 5) when a row's reference already names another request of its endpoint's scope (the rule:
+ * referenceVerdict). Reads the spooled rows and the index once each (none when the scope has none), holding neither.
  */
 export async function checkReferences(store: JournalStore, scopeOf: (endpoint: string) => ReferenceScope, endpoints: Iterable<string>, rows: () => AsyncIterable<SpooledRow>, file: string): Promise<void> {
   if (!store.open()) return
@@ -32,88 +33,110 @@ export async function checkReferences(store: JournalStore, scopeOf: (endpoint: s
     const ofEndpoint = async function* () {
       for await (const r of rows()) if (r.endpoint === endpoint) yield r
     }
-    const found = await brokenPromises(new ReferenceIndex(store, scope), ofEndpoint, acceptedSingles(store, scope), MAX_LISTED - listed.length)
+    const found = await brokenPromises(new ReferenceIndex(store, scope), ofEndpoint, singlesHolding(store, scope), MAX_LISTED - listed.length)
     broken += found.count
     for (const {line, earlier} of found.listed) listed.push(`  ${file}:${line} reference ${earlier.ref}: ${originOf(earlier)}, ${describeAccepted(earlier)}`)
   }
   if (broken === 0) return
   const more = broken > listed.length ? `\n  and ${broken - listed.length} more row(s)` : ''
   throw new PayError(
-    `${broken} row(s) reuse a reference that already names another accepted request (another body, or a single command); nothing was sent:\n${listed.join('\n')}${more}`,
+    `${broken} row(s) reuse a reference that already names another request (accepted, or with its outcome unknown: it may have paid; another body, another salt, or a single command); nothing was sent:\n${listed.join('\n')}${more}`,
     ExitCode.CONFLICT,
-    'give those rows other references, or remove them (their references were accepted already; look one up with `pay transactions verify REF`); --force-new sends every row of the file again as a new request',
+    'look each one up with `pay transactions verify REF` (or `pay journal REF`); remove the rows it paid, or give them other references; a single command whose outcome is unknown is settled by running it again (it reuses its key); --force-new sends every row of the file again as a new request',
   )
 }
 
 /**
- * The operation journal's accepted requests of a scope that hold a reference, by reference, each with its latest
- * known state (a bulk run reads them once: single commands are few next to bulk rows).
+ * The operation journal's requests of a scope that hold a reference, by reference: accepted ones, with their latest
+ * known state, and those whose outcome is still unknown (no later answer under their key). A bulk run reads them once:
+ * single commands are few next to bulk rows.
  */
-function acceptedSingles(store: JournalStore, scope: ReferenceScope): Map<string, AcceptedReference[]> {
+function singlesHolding(store: JournalStore, scope: ReferenceScope): Map<string, AcceptedReference[]> {
   const out = new Map<string, AcceptedReference[]>()
   if (!store.open()) return out
-  for (const e of store.entriesAbout([`"endpoint":${JSON.stringify(scope.endpoint)}`])) {
+  const entries = store.entriesAbout([`"endpoint":${JSON.stringify(scope.endpoint)}`])
+  entries.forEach((e, i) => {
     const {op} = e
-    if (op.reference === undefined || !inScope(scope, op) || e.outcome?.request !== 'accepted') continue
-    const seen = latestState(e)
-    const accepted = {ref: op.reference, key: op.key, at: e.outcome.at, id: e.outcome.id, state: seen?.state, state_at: seen?.at}
+    if (op.reference === undefined || !inScope(scope, op)) return
+    let held: AcceptedReference
+    if (e.outcome?.request === 'accepted') {
+      const seen = latestState(e)
+      held = {ref: op.reference, key: op.key, at: e.outcome.at, id: e.outcome.id, state: seen?.state, state_at: seen?.at}
+    } else if (unresolved(entries, i)) held = {ref: op.reference, key: op.key, at: op.at, outcome: 'unknown', body_sha256: op.body_sha256}
+    else return
     const list = out.get(op.reference)
-    if (list) list.push(accepted)
-    else out.set(op.reference, [accepted])
-  }
+    if (list) list.push(held)
+    else out.set(op.reference, [held])
+  })
   return out
 }
 
-/** Appends a run's accepted rows to the index of their scope: buffered per bucket, one write a bucket every FLUSH_MS. */
+/** The lines a run adds to the index of one scope, buffered per bucket until the run journal's next flush takes them. */
 class ReferenceWriter {
-  private readonly buffers: string[] = Array.from({length: BUCKETS}, () => '')
+  private buffers: string[] = Array.from({length: BUCKETS}, () => '')
   private pending = false
-  private timer?: NodeJS.Timeout
   private made = false
 
   constructor(private readonly index: ReferenceIndex) {}
 
-  /** An accepted row with a reference. */
   add(e: AcceptedReference): void {
     this.buffers[bucketOf(e.ref)] += `${JSON.stringify(e)}\n`
     this.pending = true
-    if (this.timer === undefined) {
-      this.timer = setInterval(() => this.flush(), FLUSH_MS)
-      this.timer.unref()
-    }
   }
 
-  /** Appends what is buffered, one write per bucket file of today (synchronous: a few small writes). */
-  flush(): void {
-    const {store} = this.index
-    if (!this.pending || !store.open()) return
+  /** What is buffered, per bucket ('' for none); undefined when nothing is. */
+  take(): string[] | undefined {
+    if (!this.pending) return undefined
+    const taken = this.buffers
+    this.buffers = Array.from({length: BUCKETS}, () => '')
     this.pending = false
-    if (!this.made) {
-      try {
-        mkdirSync(this.index.dir, {recursive: true, mode: CONFIG_DIR_MODE})
-      } catch {
-        return // the journal's own writes report an unwritable state dir
-      }
-      this.made = true
-    }
-    for (let b = 0; b < BUCKETS; b++) {
-      if (this.buffers[b] === '') continue
-      const text = this.buffers[b]
-      this.buffers[b] = ''
-      store.appendLine(this.index.fileOf(b), text, false)
-    }
+    return taken
   }
 
-  /** The last flush; no timer left behind. */
-  end(): void {
-    if (this.timer) clearInterval(this.timer)
-    this.timer = undefined
-    this.flush()
+  /** Appends what was taken, one fsync'd write per bucket file of today, at once; why not, or undefined. */
+  async write(taken: string[]): Promise<string | undefined> {
+    const made = this.make()
+    if (made !== undefined) return made
+    const store = this.index.store
+    const failures = await Promise.all(taken.map((text, b) => (text === '' ? undefined : store.appendLineAsync(this.index.fileOf(b), text))))
+    return failures.find((f) => f !== undefined)
+  }
+
+  /** The same, synchronously (a signal handler about to exit; a test). */
+  writeNow(taken: string[]): string | undefined {
+    const made = this.make()
+    if (made !== undefined) return made
+    for (let b = 0; b < BUCKETS; b++) {
+      if (taken[b] === '') continue
+      const failed = this.index.store.appendLine(this.index.fileOf(b), taken[b], true)
+      if (failed !== undefined) return failed
+    }
+    return undefined
+  }
+
+  /** The scope's directory, once. */
+  private make(): string | undefined {
+    if (this.made) return undefined
+    if (!this.index.store.open()) return JOURNAL_OFF
+    try {
+      mkdirSync(this.index.dir, {recursive: true, mode: CONFIG_DIR_MODE})
+    } catch (err) {
+      return `${(err as NodeJS.ErrnoException).code ?? (err as Error).message}: ${this.index.dir}`
+    }
+    this.made = true
+    return undefined
   }
 }
 
-/** Adds each row this run had accepted to the reference index of its endpoint's scope; `end` writes what is left. */
-export class AcceptedRows {
+/** What a flush of AcceptedRows took: each scope's writer with its buckets. */
+type Taken = [ReferenceWriter, string[]][]
+
+/**
+ * Adds each row a run sent (accepted, unknown, or refused: a refusal settles an unknown line of its key) and has a
+ * reference to the index of its endpoint's scope, for the checks of later runs and single commands. Written by the
+ * run journal's flushes, before the row records they take (RunJournal.begin): a row journaled is a row indexed.
+ */
+export class AcceptedRows implements FlushedFirst<Taken> {
   private readonly writers = new Map<string, ReferenceWriter>()
 
   constructor(
@@ -123,17 +146,79 @@ export class AcceptedRows {
     private readonly file: string,
   ) {}
 
-  add(r: SpooledRow, o: RowOutcome): void {
-    if (r.reference === null || o.outcome !== 'accepted' || o.earlier) return
+  /** A row this run sent (`r.body`: the bytes sent, whose hash an unknown line carries). */
+  add(r: Pick<SpooledRow, 'endpoint' | 'reference' | 'key' | 'line' | 'body'>, o: RowOutcome): void {
+    if (r.reference === null) return
     let writer = this.writers.get(r.endpoint)
     if (writer === undefined) {
       writer = new ReferenceWriter(new ReferenceIndex(this.store, this.scopeOf(r.endpoint)))
       this.writers.set(r.endpoint, writer)
     }
-    writer.add({ref: r.reference, key: r.key, at: o.state_at ?? new Date().toISOString(), id: o.id ?? undefined, state: o.state ?? undefined, run: this.run, line: r.line, file: this.file})
+    const at = o.state_at ?? new Date().toISOString()
+    const where = {run: this.run, line: r.line, file: this.file}
+    if (o.outcome === 'accepted') writer.add({ref: r.reference, key: r.key, at, id: o.id ?? undefined, state: o.state ?? undefined, ...where})
+    else if (o.outcome === 'unknown') writer.add({ref: r.reference, key: r.key, at, ...where, outcome: 'unknown', ...(r.body === undefined ? {} : {body_sha256: bodyHash(r.body)})})
+    else writer.add({ref: r.reference, key: r.key, at, ...where, outcome: 'refused'})
   }
 
-  end(): void {
-    for (const w of this.writers.values()) w.end()
+  take(): Taken | undefined {
+    const taken: Taken = []
+    for (const w of this.writers.values()) {
+      const buckets = w.take()
+      if (buckets) taken.push([w, buckets])
+    }
+    return taken.length > 0 ? taken : undefined
   }
+
+  async write(taken: Taken): Promise<string | undefined> {
+    for (const [w, buckets] of taken) {
+      const failed = await w.write(buckets)
+      if (failed !== undefined) return failed
+    }
+    return undefined
+  }
+
+  writeNow(taken: Taken): string | undefined {
+    for (const [w, buckets] of taken) {
+      const failed = w.writeNow(buckets)
+      if (failed !== undefined) return failed
+    }
+    return undefined
+  }
+
+  /** What is buffered, written now (synchronously); why not, or undefined. */
+  end(): string | undefined {
+    const taken = this.take()
+    return taken === undefined ? undefined : this.writeNow(taken)
+  }
+}
+
+/** Rows re-indexed between two writes. */
+const REINDEX_BATCH = 4096
+
+/**
+ * Adds every row record of a run file (every run and salt of it) to the index, when its newest run did not end with
+ * them there (killed, a write failed, or run before the index was written first): a row an earlier run journaled is
+ * never sent again, so this is the only way its reference gets into the index. Lines already there are written again
+ * (harmless: a key's lines agree). A write that fails stops the run before anything is sent (exit 1).
+ */
+export async function reindexRun(journal: RunJournal, rows: AcceptedRows, endpoint: EndpointId, file: string): Promise<void> {
+  let n = 0
+  const flush = async () => {
+    const taken = rows.take()
+    const failed = taken === undefined ? undefined : await rows.write(taken)
+    if (failed !== undefined) {
+      throw new PayError(
+        `the reference index could not be written (${failed}) while adding the rows an earlier run of ${file} had sent; nothing was sent`,
+        ExitCode.OTHER,
+        'free space on that disk (or fix its permissions), then run the same command again',
+      )
+    }
+  }
+  for await (const o of journal.rowRecords()) {
+    if (o.reference === null) continue
+    rows.add({endpoint, reference: o.reference, key: o.idempotency_key, line: o.line, body: undefined}, o)
+    if (++n % REINDEX_BATCH === 0) await flush()
+  }
+  await flush()
 }

@@ -68,7 +68,7 @@ export class Tally {
   /** The first failed rows, for the summary. */
   readonly failedRows: string[] = []
   /** Why the run stopped before its last row, if it did. */
-  stopped?: 'unreachable' | 'results'
+  stopped?: 'unreachable' | 'results' | 'journal'
 
   constructor(total: number) {
     this.counts = {total, done: 0, succeeded: 0, processing: 0, failed: 0, unknown: 0, not_sent: 0, earlier: 0}
@@ -94,6 +94,7 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
     if (o.status === 'failed' && failedRows.length < 20) failedRows.push(`  line ${o.line}${o.reference ? ` (${o.reference})` : ''}: ${o.error_code ?? ''} ${o.error_message ?? ''}`.trimEnd())
     sink.write(o)
     if (sink.failed) tally.stopped ??= 'results' // the outcomes are journaled: the run ends cleanly, resumable
+    if (journal.failed !== undefined) tally.stopped ??= 'journal' // nothing more is recorded: sending on would hide rows from the checks
     progress.update(counts)
   }
 

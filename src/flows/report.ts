@@ -11,9 +11,14 @@ import {ExitCode, type ExitCodeValue} from '../base/exit-codes.js'
 import {isPayError} from '../output/errors.js'
 import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
+import {shellArgument} from '../base/shell-quote.js'
 
-/** passed; failed; not_enabled (the service says 403: the merchant lacks the product); skipped (not run). */
-type StepOutcome = 'passed' | 'failed' | 'not_enabled' | 'skipped'
+/**
+ * passed; failed; unknown (a request that may have moved money lost its answer: neither passed nor failed, said with
+ * the Idempotency-Key and how to check it); not_enabled (the service says 403: the merchant lacks the product);
+ * skipped (not run).
+ */
+type StepOutcome = 'passed' | 'failed' | 'unknown' | 'not_enabled' | 'skipped'
 
 export interface StepResult {
   /** Group of the step: the suite (`smoke`) or the flow's name. */
@@ -26,7 +31,10 @@ export interface StepResult {
   detail?: string
   /** The exit code this step's failure stands for. */
   exit_code?: number
-  error?: {code: string; message: string; status?: number; request_id?: string}
+  /** With outcome unknown: the Idempotency-Key the request was sent with, and its merchant reference. */
+  idempotency_key?: string
+  reference?: string
+  error?: {code: string; message: string; status?: number; request_id?: string; hint?: string}
 }
 
 export interface RunReport {
@@ -47,9 +55,43 @@ export class StepFailure extends PayError {
   }
 }
 
+/**
+ * A step whose request may have moved money and whose answer was lost (the client's journal named its key): what
+ * happened, the key and reference, and what to do before running again (`rerun`: what a re-run would do).
+ */
+class OutcomeUnknown extends StepFailure {
+  constructor(
+    readonly source: {message: string; exitCode: number; hint?: string; status?: number; error?: {code: string; request_id?: string}; code?: unknown},
+    readonly key: string,
+    readonly reference: string | undefined,
+    rerun: string,
+  ) {
+    const code = source.error?.code ?? (typeof source.code === 'string' ? source.code : 'network_error')
+    super(code, `outcome unknown: ${source.message}; it may have moved money (Idempotency-Key ${key}${reference === undefined ? '' : `, reference ${reference}`})`, source.exitCode as ExitCodeValue)
+    const check = reference === undefined ? `\`pay journal ${key}\`` : `\`pay transactions verify ${shellArgument(reference)}\` (or \`pay journal ${key}\`)`
+    this.hint = `check it with ${check} before running again: ${rerun}`
+    this.name = 'OutcomeUnknown'
+  }
+}
+
+/**
+ * The error of a step's request, as OutcomeUnknown when the client's journal marked its outcome unknown (it names
+ * the key: src/journal/gate.ts), else as it is. `reference`: the request's merchant reference, when it has one.
+ */
+export function unknownOutcomeOf(err: unknown, reference: string | undefined, rerun: string): unknown {
+  if (err instanceof OutcomeUnknown || !isPayError(err) || !err.idempotencyKey) return err
+  return new OutcomeUnknown(err, err.idempotencyKey, reference, rerun)
+}
+
 /** The failure fields of a step from any error (the service's code, message and request id kept). Errors are
  * recognised by shape: the runtime may be a bundled copy with classes of its own (src/output/errors.ts). */
-function failureOf(err: unknown): Pick<StepResult, 'exit_code' | 'error' | 'detail'> {
+function failureOf(err: unknown): Pick<StepResult, 'exit_code' | 'error' | 'detail' | 'idempotency_key' | 'reference'> & {outcome?: StepOutcome} {
+  const unknown = unknownOutcomeOf(err, undefined, 'a new run sends a new request')
+  if (unknown instanceof OutcomeUnknown) {
+    const {source} = unknown
+    const error = {code: unknown.code, message: unknown.message, ...(source.status === undefined ? {} : {status: source.status}), ...(source.error?.request_id ? {request_id: source.error.request_id} : {}), hint: unknown.hint}
+    return {outcome: 'unknown', exit_code: unknown.exitCode, idempotency_key: unknown.key, ...(unknown.reference === undefined ? {} : {reference: unknown.reference}), error, detail: `${unknown.message}; ${unknown.hint}`}
+  }
   if (err instanceof StepFailure) return {exit_code: err.exitCode, error: {code: err.code, message: err.message}, detail: err.message}
   if (isPayError(err)) {
     if (err.error && err.status !== undefined) {
@@ -61,9 +103,9 @@ function failureOf(err: unknown): Pick<StepResult, 'exit_code' | 'error' | 'deta
   return {exit_code: ExitCode.OTHER, error: {code: 'cli_error', message}, detail: message}
 }
 
-/** Exit code of a run: 0 when nothing failed, else the code of the first failed step. */
+/** Exit code of a run: 0 when nothing failed, else the code of the first failed step (or step of unknown outcome). */
 function exitCodeOf(steps: StepResult[]): number {
-  const failed = steps.find((s) => s.outcome === 'failed')
+  const failed = steps.find((s) => s.outcome === 'failed' || s.outcome === 'unknown')
   return failed ? (failed.exit_code ?? ExitCode.OTHER) : ExitCode.OK
 }
 
@@ -75,6 +117,7 @@ export function reportOf(steps: StepResult[]): RunReport {
 const MARK: Record<StepOutcome, {tty: string; plain: string; color: 'green' | 'red' | 'yellow' | 'dim'}> = {
   passed: {tty: '✓', plain: 'ok', color: 'green'},
   failed: {tty: '✗', plain: 'FAIL', color: 'red'},
+  unknown: {tty: '?', plain: 'UNKNOWN', color: 'red'},
   not_enabled: {tty: '–', plain: 'not-enabled', color: 'yellow'},
   skipped: {tty: '·', plain: 'skipped', color: 'dim'},
 }
@@ -86,8 +129,8 @@ export function printStep(out: Output, step: StepResult): void {
   const name = step.suite === 'smoke' ? step.name : `${step.suite} › ${step.name}`
   const detail = step.detail ? printable(step.detail) : ''
   if (out.term.stdoutIsTTY) {
-    const label = step.outcome === 'not_enabled' ? 'not enabled' : ''
-    out.data(`${out.color(mark.color, mark.tty)} ${printable(name).padEnd(34)} ${out.color('dim', `${step.ms} ms`.padStart(8))}  ${label ? out.color('yellow', label) + ' ' : ''}${detail}`)
+    const label = step.outcome === 'not_enabled' ? out.color('yellow', 'not enabled') : ''
+    out.data(`${out.color(mark.color, mark.tty)} ${printable(name).padEnd(34)} ${out.color('dim', `${step.ms} ms`.padStart(8))}  ${label ? label + ' ' : ''}${detail}`)
   } else {
     out.data([mark.plain, printable(name), `${step.ms}ms`, detail].join('\t'))
   }
@@ -101,10 +144,14 @@ export function printSummary(out: Output, report: RunReport, what: string, extra
   }
   const count = (o: StepOutcome) => report.steps.filter((s) => s.outcome === o).length
   const parts = [`${count('passed')} passed`, `${count('failed')} failed`]
+  if (count('unknown') > 0) parts.push(`${count('unknown')} of unknown outcome`)
   if (count('not_enabled') > 0) parts.push(`${count('not_enabled')} not enabled`)
   if (count('skipped') > 0) parts.push(`${count('skipped')} skipped`)
-  const verdict = report.ok ? out.color('green', 'healthy', 'err') : out.color('red', `failed (exit ${report.exit_code})`, 'err')
+  const verdict = report.ok ? out.color('green', 'healthy', 'err') : out.color('red', `${count('unknown') > 0 ? 'OUTCOME UNKNOWN' : 'failed'} (exit ${report.exit_code})`, 'err')
   out.info(`${what}: ${verdict}: ${parts.join(', ')}`)
+  for (const s of report.steps.filter((x) => x.outcome === 'unknown')) {
+    out.warn(printable(`${s.suite === 'smoke' ? s.name : `${s.suite} › ${s.name}`}: the outcome is unknown, it may have moved money (Idempotency-Key ${s.idempotency_key}${s.reference === undefined ? '' : `, reference ${s.reference}`}); ${s.error?.hint ?? ''}`))
+  }
 }
 
 function xmlEscape(text: string): string {
@@ -121,19 +168,22 @@ function toJUnit(title: string, steps: StepResult[], timestamp = new Date()): st
   const suites = new Map<string, StepResult[]>()
   for (const s of steps) suites.set(s.suite, [...(suites.get(s.suite) ?? []), s])
   const total = (list: StepResult[], o?: StepOutcome) => (o ? list.filter((s) => s.outcome === o).length : list.length)
+  const failures = (list: StepResult[]) => total(list, 'failed') + total(list, 'unknown')
   const skippedOf = (list: StepResult[]) => total(list, 'skipped') + total(list, 'not_enabled')
   const time = (list: StepResult[]) => seconds(list.reduce((sum, s) => sum + s.ms, 0))
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>']
-  lines.push(`<testsuites name="${xmlEscape(title)}" tests="${steps.length}" failures="${total(steps, 'failed')}" errors="0" skipped="${skippedOf(steps)}" time="${time(steps)}">`)
+  lines.push(`<testsuites name="${xmlEscape(title)}" tests="${steps.length}" failures="${failures(steps)}" errors="0" skipped="${skippedOf(steps)}" time="${time(steps)}">`)
   for (const [suite, list] of suites) {
-    lines.push(`  <testsuite name="${xmlEscape(suite)}" tests="${list.length}" failures="${total(list, 'failed')}" errors="0" skipped="${skippedOf(list)}" time="${time(list)}" timestamp="${timestamp.toISOString().replace(/\.\d+Z$/, '')}">`)
+    lines.push(`  <testsuite name="${xmlEscape(suite)}" tests="${list.length}" failures="${failures(list)}" errors="0" skipped="${skippedOf(list)}" time="${time(list)}" timestamp="${timestamp.toISOString().replace(/\.\d+Z$/, '')}">`)
     for (const s of list) {
       const open = `    <testcase classname="${xmlEscape(`pay.${suite}`)}" name="${xmlEscape(s.name)}" time="${seconds(s.ms)}"`
       if (s.outcome === 'passed') {
         lines.push(s.detail ? `${open}>\n      <system-out>${xmlEscape(s.detail)}</system-out>\n    </testcase>` : `${open}/>`)
-      } else if (s.outcome === 'failed') {
-        const body = [s.detail, s.error?.request_id ? `request_id: ${s.error.request_id}` : undefined, s.exit_code === undefined ? undefined : `exit code: ${s.exit_code}`].filter(Boolean).join('\n')
-        lines.push(`${open}>\n      <failure message="${xmlEscape(s.error?.message ?? s.detail ?? 'failed')}" type="${xmlEscape(s.error?.code ?? 'failed')}">${xmlEscape(body)}</failure>\n    </testcase>`)
+      } else if (s.outcome === 'failed' || s.outcome === 'unknown') {
+        const facts = [s.idempotency_key ? `idempotency_key: ${s.idempotency_key}` : undefined, s.reference === undefined ? undefined : `reference: ${s.reference}`, s.error?.request_id ? `request_id: ${s.error.request_id}` : undefined]
+        const body = [s.detail, ...facts, s.exit_code === undefined ? undefined : `exit code: ${s.exit_code}`].filter(Boolean).join('\n')
+        const type = s.outcome === 'unknown' ? 'outcome_unknown' : (s.error?.code ?? 'failed')
+        lines.push(`${open}>\n      <failure message="${xmlEscape(s.error?.message ?? s.detail ?? 'failed')}" type="${xmlEscape(type)}">${xmlEscape(body)}</failure>\n    </testcase>`)
       } else {
         lines.push(`${open}>\n      <skipped message="${xmlEscape(s.outcome === 'not_enabled' ? `not enabled${s.detail ? `: ${s.detail}` : ''}` : (s.detail ?? 'skipped'))}"/>\n    </testcase>`)
       }

@@ -20,12 +20,13 @@ import {ApiError, InterruptedError, NetworkError, PayError} from '../base/errors
 import {classOfError} from '../client/request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {redactUrl} from '../base/redact.js'
+import {canonicalJson} from '../base/canonical-json.js'
 import {resourceName} from '../api/resource.js'
 import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
-import {type ReferenceScope, ReferenceIndex, describeAccepted, inScope, originOf} from './references.js'
+import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, inScope, merged, originOf, referenceVerdict} from './references.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -44,6 +45,16 @@ export interface GateOptions {
 
 /** Beyond twice the request's budget, how long a sender may hold its lock before a waiter takes it over. */
 const LEASE_MARGIN_MS = 15_000
+
+/** The SHA-256 of a JSON body as canonical JSON (keys in order), or of its bytes when it is no JSON object or array. */
+function sameBodySha(body: string | undefined, bytesSha: string): string {
+  if (body === undefined || (body[0] !== '{' && body[0] !== '[')) return bytesSha
+  try {
+    return sha256(canonicalJson(JSON.parse(body)))
+  } catch {
+    return bytesSha // not JSON after all, or nested beyond what JSON.stringify walks
+  }
+}
 
 export class JournalGate implements RequestJournal {
   private readonly now: () => number
@@ -64,14 +75,17 @@ export class JournalGate implements RequestJournal {
   async begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs = 60_000): Promise<JournalEntryHandle> {
     const bodySha = sha256(req.body ?? '')
     const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', settings.accountRef ?? ''].join('\n')
-    const match = sha256(`${scope}\n${bodySha}`)
+    // the same JSON body in another key order or spacing (`pay api --data`, an agent's arguments) is the same
+    // request; `bytesMatch`: the match of journals written before, over the body's bytes
+    const match = sha256(`${scope}\n${sameBodySha(req.body, bodySha)}`)
+    const bytesMatch = sha256(`${scope}\n${bodySha}`)
     const lockName = req.keyGiven && req.idempotencyKey ? sha256(`key\n${req.idempotencyKey}`) : match
     const release = await this.store.holdSender(lockName.slice(0, 40), 2 * budgetMs + LEASE_MARGIN_MS, (pid) =>
       this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is sending this same request; its outcome is this one's (nothing is sent twice)`),
     )
     let entry: JournalEntryHandle
     try {
-      entry = this.entryFor(req, settings, baseUrl, bodySha, match)
+      entry = this.entryFor(req, settings, baseUrl, bodySha, match, bytesMatch)
     } catch (err) {
       release?.()
       throw err
@@ -89,7 +103,7 @@ export class JournalGate implements RequestJournal {
     return entry
   }
 
-  private entryFor(req: PreparedRequest, settings: ClientSettings, baseUrl: string, bodySha: string, match: string): JournalEntryHandle {
+  private entryFor(req: PreparedRequest, settings: ClientSettings, baseUrl: string, bodySha: string, match: string, bytesMatch: string): JournalEntryHandle {
     const reference = referenceOf(req.body)
     const shownBaseUrl = redactUrl(baseUrl)
     let request = req
@@ -100,18 +114,20 @@ export class JournalGate implements RequestJournal {
     // the journal is off (no state dir): the key is derived from the request, so that the same command run again
     // (with the journal still off) resumes it; --force-new and a given key as ever
     const derived = !journalOn && !req.keyGiven && !this.options.forceNew
-    if (derived) request = rekeyed(req, uuidOfHex(match))
+    if (derived) request = rekeyed(req, uuidOfHex(bytesMatch)) // as before the match read JSON: a run of an older pay resumes
 
     const referenceNeedle = reference === undefined ? [] : [`"reference":${JSON.stringify(reference)}`]
     if (req.keyGiven && req.idempotencyKey && journalOn) {
       const entries = this.store.entriesAbout([jsonText(req.idempotencyKey), ...referenceNeedle])
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
       keyWasUnknown = given !== undefined && requestOf(given) === 'unknown'
-      if (!given) this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl)
+      // a key of the user's own is never swapped for another: an earlier request holding the reference refuses it
+      if (!given) this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl, false)
     } else if (!req.keyGiven && journalOn) {
-      const entries = this.store.entriesAbout([match, ...referenceNeedle])
-      const latest = findLast(entries, (e) => e.op.match === match)
-      const pending = findLast(entries, (e, i) => e.op.match === match && unresolved(entries, i))
+      const entries = this.store.entriesAbout([...new Set([match, bytesMatch]), ...referenceNeedle])
+      const same = (e: JournalEntry) => e.op.match === match || e.op.match === bytesMatch
+      const latest = findLast(entries, same)
+      const pending = findLast(entries, (e, i) => same(e) && unresolved(entries, i))
       if (latest && requestOf(latest) === 'accepted' && latest.outcome?.body !== undefined && !this.options.forceNew) {
         this.options.notice(
           `already sent: this same request was accepted at ${latest.outcome.at}${latest.outcome.id ? ` as ${latest.outcome.id}` : ''} (Idempotency-Key ${latest.op.key}); nothing was sent now. Add --force-new to send it again as a new request`,
@@ -124,12 +140,13 @@ export class JournalGate implements RequestJournal {
         request = rekeyed(req, pending.op.key)
         keyWasUnknown = true
       } else if (reference !== undefined) {
-        this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl)
-        const other = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && e.op.endpoint === (req.endpoint?.id ?? '') && e.op.base_url === shownBaseUrl && requestOf(e) === 'unknown')
-        if (other) {
-          this.options.warn(
-            `an earlier request with reference ${reference} (Idempotency-Key ${other.op.key}, ${other.op.at}) had a different body and its outcome is unknown; this one is a different request with a new key. Check the earlier one with \`pay transactions verify ${shellArgument(reference)}\``,
-          )
+        const earlier = this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl, true)
+        if (earlier) {
+          // the same body as an earlier request with this reference whose outcome is unknown (a bulk row's): that
+          // request, resumed under its key, so the service answers it once
+          this.options.notice(`resuming: reference ${reference} names an earlier request with the same body whose outcome is unknown (${originOf(earlier)}, sent at ${earlier.at}); reusing its Idempotency-Key ${earlier.key}`)
+          request = rekeyed(req, earlier.key)
+          keyWasUnknown = true
         }
       }
     }
@@ -191,39 +208,42 @@ export class JournalGate implements RequestJournal {
   }
 
   /**
-   * A reference is a promise: an accepted request of the same kind (endpoint, base URL, client id, account ref) with
-   * this reference and another body is never followed by a second one without --force-new (exit 5).
+   * A reference is a promise: the requests of the same kind (endpoint, base URL, client id, account ref) that already
+   * hold it, from the operation journal (those of another body: the same body is this very request, looked up above)
+   * and from the reference index (bulk rows, whatever the body: a row's key is never a command's), weighed by the one
+   * rule (referenceVerdict, src/journal/references.ts): refused (exit 5, naming the earlier request) when one was
+   * accepted, or when one's outcome is unknown and it cannot be resumed; with `canReuse`, the earlier request of the
+   * same body whose outcome is unknown is returned, for its key. Reads only the reference's own lines of the journal
+   * and the one bucket of the index. --force-new skips it.
    */
-  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, settings: ClientSettings, shownBaseUrl: string): void {
-    if (reference === undefined || this.options.forceNew) return
+  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, settings: ClientSettings, shownBaseUrl: string, canReuse: boolean): AcceptedReference | undefined {
+    if (reference === undefined || this.options.forceNew) return undefined
     const scope: ReferenceScope = {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId: settings.clientId, accountRef: settings.accountRef}
-    const earlier = findLast(entries, (e) => e.op.reference === reference && e.op.body_sha256 !== bodySha && inScope(scope, e.op) && requestOf(e) === 'accepted')
-    if (!earlier) {
-      this.keepPromiseOfRows(req, reference, scope)
-      return
+    const holders = new Map<string, Holder<AcceptedReference>>()
+    const hold = (e: AcceptedReference) => {
+      const held = holders.get(e.key)
+      const as = held ? merged(held.as, heldAs(e)) : heldAs(e)
+      if (!held || as === heldAs(e)) holders.set(e.key, {key: e.key, as, sameBody: e.body_sha256 === bodySha, entry: e})
     }
-    const seen = latestState(earlier)
-    const err = new PayError(
-      `reference ${reference} already names another request: ${earlier.op.endpoint} accepted at ${earlier.outcome!.at}${earlier.outcome!.id ? ` as ${earlier.outcome!.id}` : ''} with a different body (Idempotency-Key ${earlier.op.key})${seen ? `, state ${seen.state} as seen at ${seen.at}` : ''}; nothing was sent`,
-      ExitCode.CONFLICT,
-      `look it up with \`pay transactions verify ${shellArgument(reference)}\`; to send this one as well, on purpose, add --force-new, or give it another reference`,
-    )
-    throw err
-  }
-
-  /**
-   * The same promise across bulk runs: a bulk row of the same kind accepted with this reference (the reference index,
-   * src/journal/references.ts) under another key: exit 5, naming its file, line and run.
-   */
-  private keepPromiseOfRows(req: PreparedRequest, reference: string, scope: ReferenceScope): void {
-    const rows = new ReferenceIndex(this.store, scope).lookup(reference)
-    if (rows.some((e) => e.key === req.idempotencyKey)) return
-    const earlier = rows.at(-1)
-    if (!earlier) return
+    entries.forEach((e, i) => {
+      if (e.op.reference !== reference || e.op.body_sha256 === bodySha || !inScope(scope, e.op)) return
+      if (requestOf(e) === 'accepted') {
+        const seen = latestState(e)
+        hold({ref: reference, key: e.op.key, at: e.outcome!.at, id: e.outcome!.id, state: seen?.state, state_at: seen?.at})
+      } else if (unresolved(entries, i)) hold({ref: reference, key: e.op.key, at: e.op.at, outcome: 'unknown'})
+    })
+    for (const e of new ReferenceIndex(this.store, scope).lookup(reference)) hold(e)
+    const verdict = referenceVerdict(holders.values(), req.keyGiven ? req.idempotencyKey : undefined, canReuse)
+    if (verdict.do === 'send') return undefined
+    const earlier = verdict.holder.entry
+    if (verdict.do === 'reuse') return earlier
+    const single = earlier.run === undefined
+    const unknown = heldAs(earlier) === 'unknown'
+    const resume = single ? 'run that command again (it reuses its key)' : `run the bulk file ${earlier.file ?? ''} again (it resends that row with its key)`
     throw new PayError(
-      `reference ${reference} already names another request: ${originOf(earlier)}, ${req.endpoint?.id ?? ''} ${describeAccepted(earlier)}; nothing was sent`,
+      `reference ${reference} already names another request: ${single ? '' : `${originOf(earlier)}, `}${scope.endpoint} ${describeAccepted(earlier)}${single ? ' with a different body' : ''}; nothing was sent`,
       ExitCode.CONFLICT,
-      `look it up with \`pay transactions verify ${shellArgument(reference)}\`; to send this one as well, on purpose, add --force-new, or give it another reference`,
+      `look it up with \`pay transactions verify ${shellArgument(reference)}\` (or \`pay journal ${shellArgument(reference)}\`)${unknown ? `; to settle it, ${resume}` : ''}; to send this one as well, on purpose, add --force-new, or give it another reference`,
     )
   }
 

@@ -1,7 +1,8 @@
 /**
  * A reference is a promise across bulk runs and single commands: the index of the merchant references that bulk rows
- * had accepted, so that a single command (src/journal/gate.ts) and a later bulk run (src/bulk/engine.ts) find them
- * without reading every run file.
+ * were sent with (accepted, unknown: they may have paid, or refused), so that a single command (src/journal/gate.ts)
+ * and a later bulk run (src/bulk/engine.ts) find them without reading every run file; and the one rule that weighs
+ * the earlier requests holding a reference (referenceVerdict).
  *
  *   journal/references/<scope id>/<bucket>-<YYYY-MM-DD>.ndjson
  *
@@ -11,10 +12,11 @@
  * reads the bucket's files of the retention (one a day, in chunks), never the run files; a bulk run's check streams
  * every bucket (src/bulk/reference-join.ts), both through one reader (ReferenceIndex.entries: a file pruned meanwhile
  * is skipped, one that cannot be read stops the check, naming it). A line: the reference, the row's key,
- * when it was accepted, its id and state then, its run, line and file. Lines are appended in batches with one write
- * each (O_APPEND, a line break first, as every journal write), not fsync'd: an index line lost with the machine only
- * loses that row's promise check, never a key (a re-run still resends an unknown row with its key). Files are pruned
- * with the journal (their day past the retention).
+ * when it was answered, its run, line and file; accepted: its id and state then; else its outcome (and for an unknown
+ * one the SHA-256 of its body). Lines are appended by the run journal's flushes, fsync'd, before the row records they
+ * cover (src/journal/run-journal.ts FlushedFirst): a row recorded there is never missing here; a run whose file's
+ * last run did not end with its rows indexed adds them again first (src/bulk/references.ts reindexRun). Files are
+ * pruned with the journal (their day past the retention).
  *
  * Single commands are not indexed here: their accepted requests are in the operation journal, which the gate reads
  * already, and a bulk run reads once. This module is the format, its reader and the scope test (loaded with every
@@ -35,7 +37,11 @@ export interface ReferenceScope {
   accountRef?: string
 }
 
-/** An accepted request that holds a reference: a bulk row (run, line, file) or a single command (neither). */
+/**
+ * A request that holds a reference: a bulk row (run, line, file) or a single command (neither). Accepted when it has
+ * no `outcome`; else what it came to: unknown (it may have paid: its `body_sha256` tells whether a new request is the
+ * same one), or refused (it holds nothing: a line that settles an earlier unknown one of its key).
+ */
 export interface AcceptedReference {
   ref: string
   key: string
@@ -46,6 +52,56 @@ export interface AcceptedReference {
   run?: string
   line?: number
   file?: string
+  outcome?: 'unknown' | 'refused'
+  body_sha256?: string
+}
+
+/** What a request that holds a reference came to, as the rule reads it. */
+export type HeldAs = 'accepted' | 'unknown' | 'refused'
+
+/** What a reference's entry says its request came to. */
+export const heldAs = (e: AcceptedReference): HeldAs => e.outcome ?? 'accepted'
+
+/**
+ * A key's state from two of its records, the newer second: an accepted request stays accepted (its key only replays
+ * that answer); otherwise the newer record says it (an unknown one resent and refused, or refused for now and resent).
+ */
+export const merged = (older: HeldAs, newer: HeldAs): HeldAs => (older === 'accepted' ? older : newer)
+
+/** An earlier request with the reference, as the rule weighs it: its key, state, and whether its body is the new one's. */
+export interface Holder<T> {
+  key: string
+  as: HeldAs
+  /** The same body bytes as the new request (known only for some: false when not). */
+  sameBody: boolean
+  entry: T
+}
+
+type ReferenceVerdict<T> = {do: 'send'} | {do: 'reuse' | 'refuse'; holder: Holder<T>}
+
+/**
+ * A reference names one payment: the one rule for a new request (a single command, src/journal/gate.ts, or a bulk
+ * row, src/bulk/reference-join.ts) whose reference earlier requests of its scope hold (each key once, its state
+ * merged). A holder under the new request's own key: it is that request (send: its key resumes it). Else an accepted
+ * one (the newest is named): refuse (exit 5). Else one whose outcome is unknown (it may have paid): with the same body and `canReuse` (a
+ * single command without a key of its own), reuse its key, so the service answers that request once; otherwise
+ * refuse, naming it. Refused requests hold nothing. --force-new is the caller's way past it.
+ */
+export function referenceVerdict<T>(holders: Iterable<Holder<T>>, ownKey: string | undefined, canReuse: boolean): ReferenceVerdict<T> {
+  let accepted: Holder<T> | undefined
+  let unknown: Holder<T> | undefined
+  let reusable: Holder<T> | undefined
+  for (const h of holders) {
+    if (ownKey !== undefined && h.key === ownKey) return {do: 'send'}
+    if (h.as === 'accepted') accepted = h
+    else if (h.as === 'unknown') {
+      unknown = h
+      if (h.sameBody) reusable = h
+    }
+  }
+  if (accepted) return {do: 'refuse', holder: accepted}
+  if (reusable && canReuse) return {do: 'reuse', holder: reusable}
+  return unknown ? {do: 'refuse', holder: unknown} : {do: 'send'}
 }
 
 /** How many files a scope's references are spread over (a day each). */
@@ -213,7 +269,11 @@ export function originOf(e: AcceptedReference): string {
   return e.run === undefined ? 'a single command' : `line ${e.line ?? '?'} of ${e.file ?? 'a bulk file'} (bulk run ${e.run})`
 }
 
-/** `accepted at T as ID (Idempotency-Key K), state S as seen at T2`: what a refusal says of the earlier request. */
+/**
+ * `accepted at T as ID (Idempotency-Key K), state S as seen at T2`, or `sent at T with its outcome unknown (…)`: what
+ * a refusal says of the earlier request.
+ */
 export function describeAccepted(e: AcceptedReference): string {
+  if (heldAs(e) !== 'accepted') return `sent at ${e.at} and its outcome is unknown: it may have paid (Idempotency-Key ${e.key})`
   return `accepted at ${e.at}${e.id ? ` as ${e.id}` : ''} (Idempotency-Key ${e.key})${e.state ? `, state ${e.state} as seen at ${e.state_at ?? e.at}` : ''}`
 }

@@ -11,7 +11,7 @@ import type {RequestClass} from '../client/request-policy.js'
 import type {JournalStore} from './store.js'
 import {SortedRecords} from './sorted-spool.js'
 
-export const FLUSH_MS = 250
+const FLUSH_MS = 250
 /** 2^32: what a 32-bit word of a sorted record holds (a byte offset takes two). */
 const WORD = 0x1_0000_0000
 const FLUSH_BYTES = 256 * 1024
@@ -297,12 +297,28 @@ interface RunHeader {
   salt: string
 }
 
+/**
+ * What must reach the disk before the row records of a flush (the reference index, src/bulk/references.ts): `take`
+ * hands over what is buffered (at the moment the records are taken), `write` writes it (fsync'd) and says why not;
+ * `writeNow` the same, synchronously (a signal handler about to exit).
+ */
+export interface FlushedFirst<T> {
+  take(): T | undefined
+  write(taken: T): Promise<string | undefined>
+  writeNow(taken: T): string | undefined
+}
+
 export class RunJournal {
   readonly file: string
   private buffer = ''
   private timer?: NodeJS.Timeout
   /** The write in progress: flushes run one after the other, off the event loop's critical path. */
   private writing: Promise<void> = Promise.resolve()
+  /** Why a write of this run failed (the first one): the run stops, and says so. */
+  failed?: string
+  private first?: FlushedFirst<unknown>
+  /** The journal was on when the run began. */
+  private on = false
 
   constructor(
     private readonly store: JournalStore,
@@ -318,20 +334,22 @@ export class RunJournal {
    * file). `ended` classes a state (the operation's terminal states): each row's verdict is derived again here,
    * never read from the record. The records are sorted by row on disk (`spoolDir`), not held: see EarlierOutcomes.
    */
-  async load(ended: Ended = () => undefined, spoolDir = this.store.dir): Promise<{salt: string; ran: boolean; outcomes: EarlierOutcomes}> {
+  async load(ended: Ended = () => undefined, spoolDir = this.store.dir): Promise<{salt: string; ran: boolean; indexed: boolean; outcomes: EarlierOutcomes}> {
     let salt = ''
     let ran = false
     let epoch = 0
     // a run of the newest salt began and did not end (`open`: the last one so far), or one before it
     let open = false
     let cut = false
-    if (!this.store.open() || !existsSync(this.file)) return {salt, ran, outcomes: new EarlierOutcomes(undefined, this.file, 0, ended)}
+    // whether the newest run ended with every row of the file in the reference index (see end)
+    let indexed = true
+    if (!this.store.open() || !existsSync(this.file)) return {salt, ran, indexed, outcomes: new EarlierOutcomes(undefined, this.file, 0, ended)}
     // each row record as (row, position in the file, salt's epoch, byte offset (2 words), length): sorted by row on disk
     const sorted = new SortedRecords(spoolDir, 6)
     let seq = 0
     try {
       for await (const {text, offset, length} of linesOf(this.file)) {
-        let rec: {t?: string; salt?: unknown; row?: unknown} | null
+        let rec: {t?: string; salt?: unknown; row?: unknown; indexed?: unknown} | null
         try {
           rec = JSON.parse(text.replace(/\0+/g, '')) as typeof rec
         } catch {
@@ -347,10 +365,12 @@ export class RunJournal {
           salt = s
           ran = true
           open = true
+          indexed = false
           continue
         }
         if (rec.t === 'end') {
           open = false
+          indexed = rec.indexed === true
           continue
         }
         if (rec.t === 'row' && typeof rec.row === 'number' && rec.row >= 0 && rec.row < WORD) sorted.add(rec.row, ++seq, epoch, offset % WORD, Math.floor(offset / WORD), length)
@@ -361,11 +381,39 @@ export class RunJournal {
     }
     const outcomes = new EarlierOutcomes(sorted, this.file, epoch, ended)
     outcomes.cut = cut || open
-    return {salt, ran, outcomes}
+    return {salt, ran, indexed, outcomes}
   }
 
-  begin(header: RunHeader): void {
-    this.store.appendLine(this.file, JSON.stringify(header), true)
+  /**
+   * Every row record of the file, of every run and salt, oldest first (streamed): what a run re-indexes when the
+   * newest run did not end with its rows in the reference index (killed, or a write failed; or run before the index
+   * was written first). A torn line is skipped.
+   */
+  async *rowRecords(): AsyncGenerator<RowOutcome> {
+    if (!this.store.open() || !existsSync(this.file)) return
+    for await (const {text} of linesOf(this.file)) {
+      if (!text.includes('"t":"row"')) continue
+      let rec: ({t?: string; again?: unknown} & Partial<RowOutcome>) | null
+      try {
+        rec = JSON.parse(text.replace(/\0+/g, '')) as typeof rec
+      } catch {
+        continue
+      }
+      const o = rec ? rowOfRecord(rec, () => undefined) : undefined
+      if (o) yield o
+    }
+  }
+
+  /**
+   * Starts the run (its header). `first`: what each flush writes before the row records it takes (the reference
+   * index): a record is never on disk before its row's index line, so a crash cannot leave a row journaled (and so
+   * never sent again) but missing from the index; when that write fails, the records are not written either.
+   */
+  begin(header: RunHeader, first?: FlushedFirst<unknown>): void {
+    this.first = first
+    // a journal off from the start (an unwritable state dir, said once) records nothing: that is no failure of this run
+    this.on = this.store.open()
+    if (this.on) this.failed ??= this.store.appendLine(this.file, JSON.stringify(header), true)
     this.timer = setInterval(() => this.flush(), FLUSH_MS)
     this.timer.unref()
   }
@@ -378,30 +426,45 @@ export class RunJournal {
     if (this.buffer.length >= FLUSH_BYTES) this.flush()
   }
 
-  /** Hands the buffered outcomes to the disk (append + fsync) without blocking the senders. */
+  /**
+   * Hands the buffered outcomes to the disk (append + fsync) without blocking the senders: what `first` holds (taken
+   * now, so it covers every record taken with it), then the records. After a failed write nothing more is written.
+   */
   flush(): void {
     if (this.buffer === '') return
     const text = this.buffer
     this.buffer = ''
-    this.writing = this.writing.then(() => this.store.appendLineAsync(this.file, text))
+    const first = this.first?.take()
+    if (!this.on) return
+    this.writing = this.writing.then(async () => {
+      if (this.failed === undefined && first !== undefined) this.failed = await this.first!.write(first)
+      if (this.failed === undefined) this.failed = await this.store.appendLineAsync(this.file, text)
+    })
   }
 
-  /** Flushes what is left, marks the run ended (a run without its end record was cut) and waits for the disk. */
+  /**
+   * Flushes what is left, marks the run ended (a run without its end record was cut; `indexed`: every row this run
+   * and those before it journaled is in the reference index) and waits for the disk.
+   */
   async end(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
-    this.buffer += `${JSON.stringify({t: 'end', at: new Date().toISOString()})}\n`
+    await this.writing
+    this.buffer += `${JSON.stringify({t: 'end', at: new Date().toISOString(), ...(this.first && this.failed === undefined ? {indexed: true} : {})})}\n`
     this.flush()
     await this.writing
   }
 
-  /** For a signal handler about to exit: what is buffered, written synchronously. */
+  /** For a signal handler about to exit: what is buffered, written synchronously (what `first` holds first). */
   endNow(): void {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
     const text = this.buffer
     this.buffer = ''
-    if (text !== '') this.store.appendLine(this.file, text, true)
+    const first = this.first?.take()
+    if (!this.on) return
+    if (this.failed === undefined && first !== undefined) this.failed = this.first!.writeNow(first)
+    if (this.failed === undefined && text !== '') this.store.appendLine(this.file, text, true)
   }
 }
 

@@ -192,7 +192,7 @@ export class JournalStore {
    */
   appendDurable(record: JournalRecord): Promise<void> {
     const file = this.segmentFile()
-    if (!this.open()) throw new JournalWriteError(file, {code: 'the journal is off'})
+    if (!this.open()) throw new JournalWriteError(file, {code: JOURNAL_OFF})
     let fd: number | undefined
     try {
       fd = openSync(file, 'a', SECRET_FILE_MODE)
@@ -241,31 +241,22 @@ export class JournalStore {
     }
   }
 
-  /** Appends lines to any file of the journal (bulk run files), in one write. */
-  appendLine(file: string, text: string, sync: boolean): void {
-    if (!this.open()) return
-    const fd = this.openAndWrite(file, text)
-    if (fd === undefined) return
-    try {
-      if (sync) fsyncSync(fd)
-    } catch (err) {
-      this.disable(err)
-    } finally {
-      closeSync(fd)
-    }
-  }
-
-  /** Opens `file` for appending and writes `text` whole (writeWhole) in one write: the open fd, or undefined (journal off). */
-  private openAndWrite(file: string, text: string): number | undefined {
+  /**
+   * Appends lines to any file of the journal (bulk run files), in one write. Returns why they were not written (the
+   * journal off, or the write or its fsync failed: the journal then turns itself off), or undefined once written.
+   */
+  appendLine(file: string, text: string, sync: boolean): string | undefined {
+    if (!this.open()) return JOURNAL_OFF
     let fd: number | undefined
     try {
       fd = openSync(file, 'a', SECRET_FILE_MODE)
       this.writeWhole(fd, text)
-      return fd
-    } catch (err) {
-      if (fd !== undefined) closeSync(fd)
-      this.disable(err)
+      if (sync) fsyncSync(fd)
       return undefined
+    } catch (err) {
+      return this.failed(file, err)
+    } finally {
+      if (fd !== undefined) ignoreErrors(() => closeSync(fd!))
     }
   }
 
@@ -284,9 +275,9 @@ export class JournalStore {
     return join(this.dir, `${day(this.now())}.ndjson`)
   }
 
-  /** appendLine without blocking the event loop (bulk runs). */
-  async appendLineAsync(file: string, text: string): Promise<void> {
-    if (!this.open()) return
+  /** appendLine without blocking the event loop (bulk runs), fsync'd; the same answer. */
+  async appendLineAsync(file: string, text: string): Promise<string | undefined> {
+    if (!this.open()) return JOURNAL_OFF
     let handle: FileHandle | undefined
     try {
       // node:fs/promises loaded on the first write, not with every command (~0.7 ms)
@@ -295,11 +286,18 @@ export class JournalStore {
       const {bytesWritten} = await handle.write(data)
       if (bytesWritten !== data.length) throw Object.assign(new Error(`wrote ${bytesWritten} of ${data.length} bytes`), {code: 'ENOSPC'})
       await handle.sync()
+      return undefined
     } catch (err) {
-      this.disable(err)
+      return this.failed(file, err)
     } finally {
-      await handle?.close()
+      await handle?.close().catch(() => undefined)
     }
+  }
+
+  /** A write of `file` failed: the journal turns itself off (one warning); what to say of it. */
+  private failed(file: string, err: unknown): string {
+    this.disable(err)
+    return `${(err as {code?: string}).code ?? (err as Error).message}: ${file}`
   }
 
   /** Every record of the segments, oldest first. */
@@ -441,6 +439,9 @@ export class JournalStore {
     this.options.warn?.(`the operation journal is off: cannot write ${this.dir} (${code}); a re-run cannot reuse the Idempotency-Key of a request whose outcome is unknown`)
   }
 }
+
+/** Why a write was not made when the journal is off. */
+export const JOURNAL_OFF = 'the journal is off'
 
 /**
  * The request record of an operation could not be written whole and made durable: the request is not sent (exit 1,

@@ -8,6 +8,7 @@
 import {pathValueRule} from '../api/endpoints.js'
 import {type Kind, kindNamed, kindOfId, stateClass} from '../api/kinds.js'
 import {compareDecimal, isDecimalAmount} from '../api/money.js'
+import {otherResource} from '../api/resource.js'
 import type {InputProblem} from '../base/errors.js'
 import type {InputRow} from '../bulk/input.js'
 
@@ -24,6 +25,8 @@ export interface ExpectedRow {
   mandateId?: string
   /** The row that first has this reference (and kind), when this one repeats it. */
   repeats?: number
+  /** The id the row names (a bulk run's --results: the id its request was accepted as). */
+  id?: string
 }
 
 export const CLASSES = ['matched', 'amount_differs', 'state_differs', 'missing', 'duplicated', 'lookup_failed'] as const
@@ -96,7 +99,8 @@ export function expectedOf(r: InputRow, defaultKind: Kind | undefined, label: st
   const mandateId = text('mandate_id')
   if (kind?.name === 'debit' && mandateId === undefined) bad('mandate_id', 'is required for a debit (debits are looked up under their mandate)')
   if (problems.length > 0 || reference === undefined || amount === undefined || currency === undefined) return {problems}
-  return {row: {row: r.row, line: r.line, reference, amount, currency: currency.toUpperCase(), kind, state: state?.trim(), mandateId}, problems}
+  const id = text('id')
+  return {row: {row: r.row, line: r.line, reference, amount, currency: currency.toUpperCase(), kind, state: state?.trim(), mandateId, ...(id === undefined ? {} : {id})}, problems}
 }
 
 /** The key two rows repeat each other by: the same reference (and kind, when given). */
@@ -117,6 +121,9 @@ export function classify(e: ExpectedRow, found: Found): RowResult {
   if ('missing' in found) return {...base, class: 'missing', detail: found.missing}
   if ('failed' in found) return {...base, class: 'lookup_failed', detail: found.failed}
   const {body, kind} = found
+  // a reference may name two resources (one sent again with --force-new): the one found is not the row's
+  const other = otherResource(e.id, body)
+  if (other !== undefined) return {...base, kind: kind.name, class: 'lookup_failed', detail: `the lookup by reference answered ${other}, not ${e.id}: this row's resource was not seen (not a verdict)`}
   const str = (k: string) => (typeof body[k] === 'string' ? (body[k] as string) : null)
   const result: RowResult = {...base, kind: kind.name, id: str(kind.idField), amount: str('amount'), currency: str('currency'), state: str('status')}
   const differences: string[] = []

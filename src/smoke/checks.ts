@@ -13,7 +13,7 @@ import type {ApiContext} from '../runtime.js'
 import {pollOf} from '../operation/run-operation.js'
 import {classifyState, stateOf, waitFor} from '../operation/wait.js'
 import {waitOperation} from '../flows/poll.js'
-import {type RunReport, StepFailure, type StepResult, reportOf, timed} from '../flows/report.js'
+import {type RunReport, StepFailure, type StepResult, reportOf, timed, unknownOutcomeOf} from '../flows/report.js'
 
 export interface MoneyOptions {
   amount: string
@@ -131,7 +131,10 @@ async function moneySteps(ctx: ApiContext, money: MoneyOptions, runId: string): 
   const steps: StepResult[] = []
   steps.push(await timed('smoke', 'money: collection', async () => {
     const body = {amount: money.amount, currency: money.currency, merchant_reference: reference, mobile: money.mobile, provider: money.provider, description: 'pay smoke'}
-    const created = await client.call('collections.create', {body})
+    // a lost answer is an unknown outcome (the collection may exist), never "did not succeed"
+    const created = await client.call('collections.create', {body}).catch((err: unknown) => {
+      throw unknownOutcomeOf(err, reference, 'pay smoke --money again sends a new collection (a new reference)')
+    })
     const id = String((created.body as {id?: unknown}).id)
     // polled like `pay collections create --wait`: the operation spec's wait target and terminal states
     const poll = pollOf(waitOperation('collections.create')!, 'collections.create', created, {body})
@@ -148,7 +151,8 @@ async function moneySteps(ctx: ApiContext, money: MoneyOptions, runId: string): 
   }))
   // nothing to look up when the collection was not made, or failed: skipped, not failed a second time
   if (steps[0].outcome !== 'passed') {
-    steps.push({suite: 'smoke', name: 'money: lookup by reference', outcome: 'skipped', ms: 0, detail: 'the collection did not succeed (see money: collection)'})
+    const why = steps[0].outcome === 'unknown' ? `the outcome of the collection is unknown: check it with \`pay transactions verify ${reference}\`` : 'the collection did not succeed'
+    steps.push({suite: 'smoke', name: 'money: lookup by reference', outcome: 'skipped', ms: 0, detail: `${why} (see money: collection)`})
     return steps
   }
   steps.push(await timed('smoke', 'money: lookup by reference', async () => {

@@ -100,3 +100,36 @@ describe('redaction', () => {
     expect(redactValues('the secret is hunter22', ['hunter22'])).toBe('the secret is [REDACTED]')
   })
 })
+
+describe('known secret values, in every form they take once encoded', () => {
+  // values with what JSON, URLs and XML escape: quotes, backslash, space, &, <, non-ASCII, +, %, an apostrophe
+  const AWKWARD = ['abc"def1', 'back\\slash', 'hunter2 pass', 'p&ss wrd"1', '<b>&amp;x', 'pässwörd€1', 'a+b+c+d', '100%pure', "it's'ok", '🔑key-1', 'tab\tnew\nline']
+  const xml = (v: string, apos: string) => v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, apos)
+  const asciiJson = (v: string) => JSON.stringify(v).slice(1, -1).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+
+  it.each(AWKWARD)('%j is redacted raw, JSON-escaped, percent- and form-encoded, XML-escaped', (v) => {
+    const url = new URL('http://h/x')
+    url.searchParams.set('merchant_reference', v)
+    const forms = {
+      raw: v,
+      json: JSON.stringify(v).slice(1, -1),
+      'json twice (a JSON text inside a JSON string)': JSON.stringify(JSON.stringify(v).slice(1, -1)).slice(1, -1),
+      'json, ASCII only': asciiJson(v),
+      'a path segment': encodeURIComponent(v),
+      'a query (searchParams)': url.search.slice('?merchant_reference='.length),
+      'a form, + for space': encodeURIComponent(v).replace(/%20/g, '+'),
+      'percent, small letters': encodeURIComponent(v).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()),
+      xml: xml(v, '&apos;'),
+      html: xml(v, '&#39;'),
+    }
+    for (const [what, form] of Object.entries(forms)) {
+      const text = `before ${form} after`
+      const redacted = redactValues(text, [v])
+      expect(redacted, `${what}: ${form}`).toBe(`before ${REDACTED} after`)
+    }
+  })
+
+  it('leave text alone that holds none of them, and values shorter than 4 characters', () => {
+    expect(redactValues('nothing to see: abc%22, abc&quot;', ['abc"def1', 'a"b'])).toBe('nothing to see: abc%22, abc&quot;')
+  })
+})

@@ -43,7 +43,7 @@ describe('the reference check of a bulk run', () => {
     expect(readdirSync(store.dir).filter((n) => n.startsWith('sorted-'))).toEqual([]) // its sorted files are removed
   })
 
-  it('counts every broken row, lists the first ones in file order with the oldest accepted request of each, over sorted files on disk', async () => {
+  it('counts every broken row, lists the first ones in file order with the newest accepted request of each, over sorted files on disk', async () => {
     const store = new JournalStore(tempConfigDir())
     store.open()
     const index = new ReferenceIndex(store, SCOPE)
@@ -64,9 +64,10 @@ describe('the reference check of a bulk run', () => {
         [11, 'r-9', 'k-9'],
       ])
     }
-    // r-5 under its own key in today's file: held; under neither key: broken, naming the older day's request
+    // r-5 under its own key in today's file: held; under neither key: broken, naming the newest accepted request
+    // (today's, read back by its place after the older day's file: the rule of src/journal/references.ts)
     const five = await brokenPromises(index, () => rowsOf([{line: 40, reference: 'r-5', key: 'k-new'}]), new Map(), 20)
-    expect(five.listed.map((b) => [b.line, b.earlier.key, b.earlier.line])).toEqual([[40, 'k-old', 9]])
+    expect(five.listed.map((b) => [b.line, b.earlier.key, b.earlier.line])).toEqual([[40, 'k-5', 2]])
   })
 
 

@@ -261,6 +261,109 @@ describe('secrets in flows', () => {
   })
 })
 
+describe('declared secrets with characters that encodings escape', () => {
+  // quotes, backslash, space, &, <, non-ASCII, +, %, an apostrophe: each escaped by JSON, URLs or XML
+  const AWKWARD = ['abc"def1', 'back\\slash', 'hunter2 pass', 'p&ss wrd"1', '<b>&amp;x', 'pässwörd€1', 'a+b+c+d', '100%pure', "it's'ok1"]
+  const env = () => ({PAY_BASE_URL: sb.url, PAY_CLIENT_ID: ACME.client_id, PAY_CLIENT_SECRET: ACME.client_secret, PAY_CONFIG_DIR: tempConfigDir()})
+  /** Every form the value can take in a line, a JSON document, a URL or an XML file (written out here, not taken from src/). */
+  const formsOf = (v: string): string[] => {
+    const url = new URL('http://h/')
+    url.searchParams.set('q', v)
+    const json = JSON.stringify(v).slice(1, -1)
+    return [v, json, JSON.stringify(json).slice(1, -1), encodeURIComponent(v), url.search.slice(3), v.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;')]
+  }
+  /** Every string of a parsed document (JSON, or XML parsed with its attributes): the value decoded, whatever its escaping. */
+  const strings = (v: unknown): string[] => (typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [])
+
+  it.each(AWKWARD)('%j is in no form in step lines, --json, the JUnit file nor the --debug trace', async (secret) => {
+    const write = flowFile('write.yaml', [
+      'name: write',
+      'secrets: [SHOP_PASSWORD]',
+      'steps:',
+      '  - id: charge',
+      '    call: collections.create',
+      '    body: {amount: "1.00", currency: KES, merchant_reference: "sec-${run.id}", mobile: "254712345670", provider: mpesa, description: "${env.SHOP_PASSWORD}"}',
+      '  - id: look',
+      '    call: metadata.banks',
+      '    expect: {fields: {object: "${env.SHOP_PASSWORD}"}}',
+      '',
+    ].join('\n'))
+    const find = flowFile('find.yaml', 'name: find\nsecrets: [SHOP_PASSWORD]\nsteps:\n  - id: find\n    call: collections.getByReference\n    query: {merchant_reference: "${env.SHOP_PASSWORD}"}\n    expect: {exit: not_found}\n')
+    const junit = join(tempConfigDir(), 'flows.xml')
+    const plain = await runCommand(['flow', 'run', write, find, '--debug', '--junit', junit], {env: {...env(), SHOP_PASSWORD: secret}})
+    const xml = readFileSync(junit, 'utf8')
+    const asJson = await runCommand(['flow', 'run', write, find, '--json', '--debug'], {env: {...env(), SHOP_PASSWORD: secret}})
+    // the steps ran: the value was sent in a body and a query, echoed back, and compared
+    expect(plain.stdout.split('\n').map((l) => l.split('\t')[0])).toEqual(['ok', 'FAIL', 'ok', ''])
+    expect(plain.stderr).toMatch(/-> GET .*merchant_reference=\[REDACTED\]/)
+    expect(plain.stdout).toContain('fields.object: expected "[REDACTED]", got "list"')
+    const outputs = {'step lines': plain.stdout, 'the trace': plain.stderr, 'the JUnit file': xml, '--json': asJson.stdout, 'the trace under --json': asJson.stderr}
+    for (const [where, text] of Object.entries(outputs)) {
+      expect(text, where).toContain('[REDACTED]')
+      for (const form of formsOf(secret)) expect(text, `${where} holds ${form}`).not.toContain(form)
+    }
+    const decoded = [...strings(JSON.parse(asJson.stdout)), ...strings(new XMLParser({ignoreAttributes: false}).parse(xml))]
+    expect(decoded.filter((t) => t.includes(secret))).toEqual([])
+  })
+})
+
+describe('a step whose answer was lost (outcome unknown)', () => {
+  const env = () => ({PAY_BASE_URL: sb.url, PAY_CLIENT_ID: ACME.client_id, PAY_CLIENT_SECRET: ACME.client_secret, PAY_CONFIG_DIR: tempConfigDir()})
+  const dropNext = async () => expect((await fetch(`${sb.url}/_sandbox/faults`, {method: 'PUT', headers: {'content-type': 'application/json'}, body: JSON.stringify({drop_next: 1})})).status).toBe(200)
+  const sentKeys = (reference: string) => sb.requests.filter((q) => q.method === 'POST' && q.path === '/v1/collections' && (q.body as {merchant_reference?: string})?.merchant_reference === reference).map((q) => q.headers['idempotency-key'])
+  const lost = () =>
+    flowFile('lost.yaml', 'name: lost\nsteps:\n  - id: charge\n    call: collections.create\n    body: {amount: "10.00", currency: KES, merchant_reference: "lost-${run.id}", mobile: "254712345670", provider: mpesa}\n  - id: after\n    call: balance.get\n')
+
+  it('is reported unknown, not failed: the key, the reference and how to check it, in the line, --json and JUnit', async () => {
+    await dropNext()
+    const junit = join(tempConfigDir(), 'lost.xml')
+    const r = await runCommand(['flow', 'run', lost(), '--retries', '0', '--json', '--junit', junit], {env: env()})
+    expect(r.code).toBe(7)
+    const report = json(r) as {ok: boolean; exit_code: number; steps: {outcome: string; idempotency_key?: string; reference?: string; error?: {code: string; message: string; hint?: string}; detail?: string}[]}
+    const [charge, after] = report.steps
+    expect(report).toMatchObject({ok: false, exit_code: 7})
+    expect(charge).toMatchObject({outcome: 'unknown', error: {code: 'network_error'}})
+    expect(charge.reference).toMatch(/^lost-/)
+    // the key the request carried, as the sandbox received it
+    expect(sentKeys(charge.reference!)).toEqual([charge.idempotency_key])
+    expect(charge.error!.message).toMatch(/^outcome unknown: .*may have moved money \(Idempotency-Key [0-9a-f-]{36}, reference lost-/)
+    expect(charge.error!.hint).toContain(`pay transactions verify ${charge.reference}`)
+    expect(charge.error!.hint).toContain(`pay journal ${charge.idempotency_key}`)
+    expect(charge.error!.hint).toMatch(/before running again: a new run of this flow sends the request again, as a new payment/)
+    expect(after).toMatchObject({outcome: 'skipped', detail: 'the outcome of step charge is unknown'})
+    const xml = new XMLParser({ignoreAttributes: false, attributeNamePrefix: ''}).parse(readFileSync(junit, 'utf8'))
+    const failure = xml.testsuites.testsuite.testcase[0].failure
+    expect(failure.type).toBe('outcome_unknown')
+    expect(failure['#text']).toContain(`idempotency_key: ${charge.idempotency_key}`)
+    expect(xml.testsuites.failures).toBe('1')
+  })
+
+  it('off a terminal: an UNKNOWN line with the key, and the summary says so on stderr', async () => {
+    await dropNext()
+    const r = await runCommand(['flow', 'run', lost(), '--retries', '0'], {env: env()})
+    expect(r.code).toBe(7)
+    const line = r.stdout.split('\n')[0]
+    expect(line).toMatch(/^UNKNOWN\tlost › charge\t\d+ms\toutcome unknown: POST \/v1\/collections failed: .*Idempotency-Key [0-9a-f-]{36}.*pay transactions verify lost-/)
+    expect(r.stderr).toMatch(/pay flow run \(1 flow\): OUTCOME UNKNOWN \(exit 7\): 0 passed, 0 failed, 1 of unknown outcome, 1 skipped/)
+    expect(r.stderr).toMatch(/lost › charge: the outcome is unknown, it may have moved money \(Idempotency-Key [0-9a-f-]{36}, reference lost-/)
+  })
+
+  it('a 5xx on a create is unknown too, unless the step expects that status', async () => {
+    const e = env()
+    expect((await runCommand(['balance'], {env: e})).code).toBe(0) // a token in the cache: the fault meets the create
+    const bug = async () => expect((await fetch(`${sb.url}/_sandbox/faults`, {method: 'PUT', headers: {'content-type': 'application/json'}, body: JSON.stringify({bug_next: 1})})).status).toBe(200)
+    const charge = (expect: string) => flowFile('bug.yaml', `steps:\n  - id: charge\n    call: collections.create\n    body: {amount: "10.00", currency: KES, merchant_reference: "bug-\${run.id}", mobile: "254712345670", provider: mpesa}\n${expect}`)
+    await bug()
+    const unknown = await runCommand(['flow', 'run', charge(''), '--retries', '0', '--json'], {env: e})
+    const step = (json(unknown) as {steps: {outcome: string; idempotency_key?: string; error?: {status?: number}}[]}).steps[0]
+    expect(step).toMatchObject({outcome: 'unknown', error: {status: 500}})
+    expect(step.idempotency_key).toMatch(/^[0-9a-f-]{36}$/)
+    await bug()
+    const expected = await runCommand(['flow', 'run', charge('    expect: {status: 500}\n'), '--retries', '0', '--json'], {env: e})
+    expect(json(expected)).toMatchObject({ok: true, steps: [{outcome: 'passed'}]})
+  })
+})
+
 describe('expectations a step cannot produce are refused at check time', () => {
   it('wait + a 2xx status, a 2xx status the endpoint never answers, tx_failed or wait_timeout without wait', () => {
     const file = flowFile('cannot.yaml', [

@@ -25,7 +25,7 @@ const keysOf = (ref: string) => keysSent(h, ref)
 
 const collect = (ref: string, extra: string[] = []) => ['collections', 'create', '--amount', '150.00', '--currency', 'KES', '--reference', ref, '--mobile', '254712345678', '--provider', 'mpesa', '--retries', '1', ...extra]
 
-/** `pay journal …` in-process, with the sandbox's credentials. */
+/** `pay journal …` (or any command) in-process, with the sandbox's credentials. */
 const journal = (args: string[], extra: Record<string, string>) => runCommand(args, {env: {...h.env, ...extra}})
 
 describe('a create whose answer is cut after the service committed', () => {
@@ -78,6 +78,21 @@ describe('a create whose answer is cut after the service committed', () => {
     expect(keysOf('jr-spell-1')).toEqual(new Set([key]))
   })
 
+  it('pay api: the same JSON body in another key order and spacing is the same request (its key resumed)', async () => {
+    cutRef('jr-order-1')
+    const fields = {amount: '70.00', currency: 'KES', merchant_reference: 'jr-order-1', payment_rail: 'mobile_money', mobile: '254712345678', provider: 'mpesa'}
+    const first = await journal(['api', 'POST', '/v1/collections', '--data', JSON.stringify(fields), '--retries', '0'], faults.env)
+    expect(first.code, first.stderr).toBe(7)
+    const key = /idempotency key: (\S+)/.exec(first.stderr)?.[1]
+    expect(key, first.stderr).toBeDefined()
+    faults.proxy.rule = () => 'pass'
+    const reordered = Object.fromEntries(Object.entries(fields).reverse())
+    const again = ok(await journal(['api', 'POST', '/v1/collections', '--data', JSON.stringify(reordered, null, 2)], faults.env))
+    expect(again.stderr).toContain(`reusing its Idempotency-Key ${key}`)
+    expect(collectionsWith('jr-order-1')).toHaveLength(1)
+    expect(keysOf('jr-order-1')).toEqual(new Set([key]))
+  })
+
   it('payouts: the payout wallet is debited once', async () => {
     cutRef('jr-po-1')
     const args = ['payouts', 'create', '--amount', '100.00', '--currency', 'KES', '--reference', 'jr-po-1', '--mobile', '254712345678', '--provider', 'mpesa', '--retries', '0']
@@ -93,14 +108,15 @@ describe('a create whose answer is cut after the service committed', () => {
     expect(keysOf('jr-po-1')).toEqual(new Set([key]))
   })
 
-  it('the same reference with a different body is a new request, with a warning about the earlier one', async () => {
+  it('the same reference with a different body while the earlier request is unknown: refused (exit 5), naming it; nothing sent', async () => {
     cutRef('jr-col-2')
     expect((await h.run(collect('jr-col-2'), faults.env)).code).toBe(7)
     faults.proxy.rule = () => 'pass'
     const changed = await h.run(['collections', 'create', '--amount', '151.00', '--currency', 'KES', '--reference', 'jr-col-2', '--mobile', '254712345678', '--provider', 'mpesa'], faults.env)
-    expect(changed.stderr).toMatch(/earlier request with reference jr-col-2 .* outcome is unknown/)
+    expect(changed.code, changed.stderr).toBe(5)
+    expect(changed.stderr).toMatch(/reference jr-col-2 already names another request: .*outcome is unknown/)
     expect(changed.stderr).toContain('pay transactions verify jr-col-2')
-    expect(keysOf('jr-col-2').size).toBe(2)
+    expect(keysOf('jr-col-2').size).toBe(1)
   })
 
   it('pay journal lists and shows the operations and their outcome', async () => {

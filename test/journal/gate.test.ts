@@ -8,6 +8,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/api-client.js'
 import {PayError} from '../../src/base/errors.js'
+import {ExitCode} from '../../src/base/exit-codes.js'
 import {PassThrough} from 'node:stream'
 import {JournalGate} from '../../src/journal/gate.js'
 import {createJournalGate, openJournalStore} from '../../src/journal/index.js'
@@ -270,7 +271,7 @@ describe('the gate as pay wires it', () => {
 })
 
 describe('the reference in a suggested `pay transactions verify` is quoted for the shell', () => {
-  it('in the unknown-outcome hint and in the warning about an earlier request with another body', async () => {
+  it('in the unknown-outcome hint and in the refusal of another body while the earlier one is unknown', async () => {
     const dir = tempConfigDir()
     const reference = "a b;$(x)'"
     const first = await run(dir, ['cut'], {retries: 0, body: {...BODY, merchant_reference: reference, amount: '1.00'}})
@@ -278,7 +279,9 @@ describe('the reference in a suggested `pay transactions verify` is quoted for t
     const quoted = `pay transactions verify 'a b;$(x)'\\'''\``
     expect(JSON.stringify(first.error)).toContain(JSON.stringify(quoted).slice(1, -1))
     const second = await run(dir, [{status: 201, text: '{}'}], {retries: 0, body: {...BODY, merchant_reference: reference}})
-    expect(second.notices.join('\n')).toContain(quoted)
+    expect(second.error?.exitCode).toBe(ExitCode.CONFLICT)
+    expect(second.keys).toEqual([])
+    expect(second.error?.hint).toContain(quoted)
   })
 
   it('a reference that begins with - comes after --, so that the command reads it as the reference, not a flag', async () => {
@@ -339,5 +342,26 @@ describe('a reference that bulk rows had accepted (the reference index)', () => 
     expect(other.keys).toEqual([])
     expect(other.error?.exitCode).toBe(5)
     expect(other.error?.message).toContain('line 3 of pay.csv')
+  })
+})
+
+describe('the match of a request', () => {
+  it('finds an unknown outcome journaled by an older pay, whose match was taken over the body bytes', async () => {
+    const {createHash} = await import('node:crypto')
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex')
+    const dir = tempConfigDir()
+    const first = await run(dir, ['cut'], {retries: 0})
+    expect(first.last?.outcome?.request).toBe('unknown')
+    const op = first.last!.op
+    const bytesMatch = sha(`${['collections.create', 'POST', 'http://127.0.0.1:9/v1/collections', 'http://127.0.0.1:9', 'c', ''].join('\n')}\n${op.body_sha256}`)
+    expect(op.match).not.toBe(bytesMatch) // the body as pay builds it is not in sorted key order
+    // the entry as an older pay wrote it
+    const files = (function walk(d: string): string[] {
+      return readdirSync(d, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]))
+    })(dir).filter((f) => readFileSync(f, 'utf8').includes(op.match))
+    expect(files).toHaveLength(1)
+    writeFileSync(files[0], readFileSync(files[0], 'utf8').replaceAll(op.match, bytesMatch))
+    const again = await run(dir, [{status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', ...BODY})}], {retries: 0})
+    expect(again.keys).toEqual([first.keys[0]])
   })
 })

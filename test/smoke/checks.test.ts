@@ -182,6 +182,23 @@ describe('pay smoke (the built CLI)', () => {
     for (const text of [r.stdout, r.stderr, readFileSync(file, 'utf8'), human.stdout, human.stderr, contract.stdout, contract.stderr]) expect(text).not.toContain('Pw5ecretXyz')
   })
 
+  it('--money whose collection answer is lost: outcome unknown with its key and reference, never "did not succeed"', async () => {
+    expect((await fetch(`${sb.url}/_sandbox/faults`, {method: 'PUT', headers: {'content-type': 'application/json'}, body: JSON.stringify({drop_next: 1})})).status).toBe(200)
+    const r = await runCommand(['smoke', '--json', '--money', '--retries', '0'], {env: env({PAY_CONFIG_DIR: tempConfigDir()})})
+    expect(r.code).toBe(7)
+    const report = json(r) as {ok: boolean; steps: StepResult[]}
+    const collection = report.steps.find((s) => s.name === 'money: collection')!
+    expect(collection).toMatchObject({outcome: 'unknown', exit_code: 7, reference: expect.stringMatching(/^pay-smoke-/), idempotency_key: expect.stringMatching(/^[0-9a-f-]{36}$/)})
+    // the collection was made: the sandbox committed it under that key before the answer was dropped
+    const sent = sb.requests.filter((q) => q.method === 'POST' && q.path === '/v1/collections' && (q.body as {merchant_reference?: string})?.merchant_reference === collection.reference)
+    expect(sent.map((q) => q.headers['idempotency-key'])).toEqual([collection.idempotency_key])
+    expect(collection.error?.hint).toMatch(new RegExp(`^check it with \`pay transactions verify ${collection.reference}\` \\(or \`pay journal ${collection.idempotency_key}\`\\) before running again: pay smoke --money again sends a new collection`))
+    const lookup = report.steps.find((s) => s.name === 'money: lookup by reference')!
+    expect(lookup).toMatchObject({outcome: 'skipped'})
+    expect(lookup.detail).toMatch(/outcome of the collection is unknown/)
+    expect(JSON.stringify(report)).not.toMatch(/did not succeed/)
+  })
+
   it('--junit writes well-formed XML listing every step of the run', async () => {
     const file = join(tempConfigDir(), 'smoke.xml')
     const r = await runCommand(['smoke', '--json', '--money', '--junit', file], {env: env({PAY_CONFIG_DIR: tempConfigDir()})})

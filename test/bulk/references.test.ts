@@ -1,0 +1,156 @@
+/**
+ * A reference is a promise across bulk runs and single commands, whatever fails in between: the reference index never
+ * lags the run journal for good (a killed run, a write that fails), and an earlier request whose outcome is unknown
+ * (a bulk row's or a single command's) holds its reference as an accepted one does. In-process, against a scripted
+ * service: each test counts the requests that reached it.
+ */
+import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {AcceptedRows} from '../../src/bulk/references.js'
+import type {SpooledRow} from '../../src/bulk/spool.js'
+import {ReferenceIndex} from '../../src/journal/references.js'
+import {type RowOutcome, RunJournal} from '../../src/journal/run-journal.js'
+import {JournalStore} from '../../src/journal/store.js'
+import {tempConfigDir} from '../helpers/cli.js'
+import {runCommand} from '../helpers/in-process.js'
+import {SCOPE} from '../helpers/reference-index.js'
+import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
+
+const server = useScriptedServer()
+const HEADER = 'amount,currency,reference,mobile,provider\n'
+const row = (ref: string, amount = '10.00') => `${amount},KES,${ref},254700000001,mpesa\n`
+const env = (dir: string) => ({PAY_CONFIG_DIR: dir, PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET, NO_COLOR: '1'})
+const single = (ref: string, amount = '10.00') => ['collections', 'create', '--amount', amount, '--currency', 'KES', '--reference', ref, '--mobile', '254700000001', '--provider', 'mpesa']
+const bulk = (file: string, ...more: string[]) => ['collections', 'create', '--from-file', file, ...more]
+/** The Idempotency-Keys of the creates that reached the service with this reference. */
+const keysSent = (ref: string) => server.apiRequests().filter((q) => q.method === 'POST' && (JSON.parse(q.body || '{}') as {merchant_reference?: string}).merchant_reference === ref).map((q) => q.headers['idempotency-key'])
+const journalDir = (dir: string) => join(dir, 'state', 'journal')
+const runFiles = (dir: string) => readdirSync(join(journalDir(dir), 'runs')).filter((n) => /^[0-9a-f]{32}\.ndjson$/.test(n))
+
+describe('the reference index never lags the run journal for good', () => {
+  it('a flush writes the index lines of the rows it takes before their records; a record never reaches the disk first', async () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const journal = new RunJournal(store, 'a'.repeat(32))
+    const rows = new AcceptedRows(store, () => SCOPE, journal.runId, 'pay.csv')
+    const runFileAtIndexWrite: string[] = []
+    const write = rows.write.bind(rows)
+    rows.write = async (taken) => {
+      runFileAtIndexWrite.push(readFileSync(journal.file, 'utf8'))
+      return write(taken)
+    }
+    journal.begin({t: 'run', run: journal.runId, at: '2026-11-26T10:00:00.000Z', operation: 'collections:create', file: 'pay.csv', file_sha256: 'h', profile: 'p', base_url: SCOPE.baseUrl, salt: ''}, rows)
+    const outcome = {row: 0, line: 2, reference: 'ix-1', status: 'processing', outcome: 'accepted', http_status: 201, id: 'CL_1', state: 'processing', state_at: '2026-11-26T10:00:01.000Z', idempotency_key: 'k-1', earlier: false} as RowOutcome
+    rows.add({endpoint: SCOPE.endpoint, reference: 'ix-1', key: 'k-1', line: 2, body: '{}'} as SpooledRow, outcome)
+    journal.record(outcome)
+    await journal.end()
+    expect(runFileAtIndexWrite).toHaveLength(1)
+    expect(runFileAtIndexWrite[0]).not.toContain('"k-1"')
+    expect(readFileSync(journal.file, 'utf8')).toContain('"k-1"')
+    expect(readFileSync(journal.file, 'utf8')).toContain('"indexed":true')
+    expect(new ReferenceIndex(store, SCOPE).lookup('ix-1').map((e) => e.key)).toEqual(['k-1'])
+  })
+
+  it('a run cut after its records and before its index lines: the next run of the file adds them, and a single command with a row\'s reference is refused (exit 5)', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}${row('ix-1')}${row('ix-2')}${row('ix-3')}`)
+    const first = await runCommand(bulk(file), {env: env(dir)})
+    expect(first.code, first.stderr).toBe(0)
+    // what a run killed between the two writes left (or a run of a pay that wrote the index later): its records,
+    // no end record, and none of its index lines
+    const [name] = runFiles(dir)
+    const runFile = join(journalDir(dir), 'runs', name)
+    writeFileSync(runFile, readFileSync(runFile, 'utf8').replace(/\n\{"t":"end"[^\n]*/, ''))
+    rmSync(join(journalDir(dir), 'references'), {recursive: true})
+    const sent = server.apiRequests().length
+
+    const again = await runCommand(bulk(file), {env: env(dir)})
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain('3 sent by an earlier run')
+    expect(server.apiRequests().length).toBe(sent) // nothing sent again
+
+    const paid = await runCommand(single('ix-2'), {env: env(dir)})
+    expect(paid.code, paid.stderr).toBe(5)
+    expect(paid.stderr).toContain('reference ix-2 already names another request: line 3 of')
+    expect(server.apiRequests().length).toBe(sent)
+  })
+
+  it('an index that cannot be written stops the run (exit 1, said); its rows are not recorded, and the next run sends them again with their keys and indexes them', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}${row('iw-1')}${row('iw-2')}`)
+    mkdirSync(journalDir(dir), {recursive: true})
+    writeFileSync(join(journalDir(dir), 'references'), 'not a directory')
+    const first = await runCommand(bulk(file), {env: env(dir)})
+    expect(first.code, first.stderr).toBe(1)
+    expect(first.stderr).toContain('the journal could not be written')
+    expect(first.stderr).toContain('run the same command again')
+    const keys = keysSent('iw-1')
+    expect(keys).toHaveLength(1)
+    expect(readFileSync(join(journalDir(dir), 'runs', runFiles(dir)[0]), 'utf8')).not.toContain('"t":"row"')
+
+    rmSync(join(journalDir(dir), 'references'))
+    const again = await runCommand(bulk(file), {env: env(dir)})
+    expect(again.code, again.stderr).toBe(0)
+    expect(keysSent('iw-1')).toEqual([keys[0], keys[0]]) // the same request, which the service answers once
+    const refused = await runCommand(single('iw-1'), {env: env(dir)})
+    expect(refused.code, refused.stderr).toBe(5)
+  })
+
+  it('a journal off from the start (an unwritable state dir) is no failure of the run: it sends, warns once, exit 0', async () => {
+    const dir = tempConfigDir()
+    writeFileSync(join(dir, 'state'), 'not a directory')
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}${row('off-1')}`)
+    const r = await runCommand(bulk(file), {env: env(dir)})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr.match(/operation journal is off/g)).toHaveLength(1)
+    expect(keysSent('off-1')).toHaveLength(1)
+  })
+})
+
+describe('an earlier request whose outcome is unknown holds its reference, across bulk rows and single commands', () => {
+  it('a bulk row whose answer was lost: a single command with the same body resumes its key; with another body it is refused (exit 5), naming the row and its key', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}${row('ur-1', '100.00')}`)
+    server.script('POST /v1/collections', {drop: true})
+    const lost = await runCommand(bulk(file, '--retries', '0'), {env: env(dir)})
+    expect(lost.stderr).toContain('1 unknown')
+    const [rowKey] = keysSent('ur-1')
+
+    const other = await runCommand(single('ur-1', '101.00'), {env: env(dir)})
+    expect(other.code, other.stderr).toBe(5)
+    expect(other.stderr).toContain(`line 2 of ${file}`)
+    expect(other.stderr).toContain(`outcome is unknown`)
+    expect(other.stderr).toContain(rowKey)
+    expect(keysSent('ur-1')).toEqual([rowKey])
+
+    const same = await runCommand(single('ur-1', '100.00'), {env: env(dir)})
+    expect(same.code, same.stderr).toBe(0)
+    expect(same.stderr).toContain(`reusing its Idempotency-Key ${rowKey}`)
+    expect(keysSent('ur-1')).toEqual([rowKey, rowKey])
+  })
+
+  it('a single command whose answer was lost: a bulk file with the same row is refused whole (exit 5), naming its key; nothing sent', async () => {
+    const dir = tempConfigDir()
+    server.script('POST /v1/collections', {drop: true})
+    const lost = await runCommand([...single('ur-2', '100.00'), '--retries', '0'], {env: env(dir)})
+    expect(lost.code).not.toBe(0)
+    const [key] = keysSent('ur-2')
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}${row('ur-2', '100.00')}`)
+    const refused = await runCommand(bulk(file), {env: env(dir)})
+    expect(refused.code, refused.stderr).toBe(5)
+    expect(refused.stderr).toContain(`${file}:2 reference ur-2: a single command`)
+    expect(refused.stderr).toContain(key)
+    expect(keysSent('ur-2')).toEqual([key])
+    // settled by its own command run again (its key): the promise is then an accepted request, and still holds
+    expect((await runCommand(single('ur-2', '100.00'), {env: env(dir)})).code).toBe(0)
+    expect(keysSent('ur-2')).toEqual([key, key])
+    expect((await runCommand(bulk(file), {env: env(dir)})).code).toBe(5)
+    expect(existsSync(join(journalDir(dir), 'references'))).toBe(false)
+  })
+})
