@@ -1,25 +1,18 @@
 /**
  * `pay mcp --print-config`: the JSON that MCP clients (Claude Desktop, Cursor, Windsurf and others: an
- * `mcpServers` object) take to start `pay mcp`. Light: no SDK, only the redactor; the setting names come from the runtime (src/config/settings.ts SETTING_ENV).
+ * `mcpServers` object) take to start `pay mcp`. Light: no SDK, no import; the setting names come from the runtime (src/config/settings.ts SETTING_ENV).
  */
-import {redactUrl} from '../base/redact.js'
 
 /** Which of `names` (the settings' environment variables, and PAY_CONFIG_DIR) are set in `env`; values never printed. */
 function namesSet(names: readonly string[], env: NodeJS.ProcessEnv): string[] {
   return [...names, 'PAY_CONFIG_DIR'].filter((name) => env[name] !== undefined && env[name] !== '')
 }
 
-/** The arguments as printed: the value of --base-url as pay shows any URL (a password in it replaced). */
-function shownArgs(args: readonly string[]): string[] {
-  const flag = '--base-url'
-  return args.map((a, i) => (args[i - 1] === flag ? redactUrl(a) : a.startsWith(`${flag}=`) ? `${flag}=${redactUrl(a.slice(flag.length + 1))}` : a))
-}
-
 /**
  * The client configuration: the command (this Node and this `pay`'s entry, so that the client's PATH does not
- * matter), the arguments `pay mcp` was given less --print-config, and the names of the settings taken from the
- * environment now, with empty values to fill in (secrets stay out of what is printed: a password in --base-url too).
+ * matter), the arguments `pay mcp` was given less --print-config (as shown: src/mcp/command.ts), and the names of the settings taken from the
+ * environment now, with empty values to fill in (secrets stay out of what is printed).
  */
 export function clientConfig(node: string, entry: string, args: readonly string[], names: readonly string[], env: NodeJS.ProcessEnv): {mcpServers: {pay: {command: string; args: string[]; env: Record<string, string>}}} {
-  return {mcpServers: {pay: {command: node, args: [entry, 'mcp', ...shownArgs(args)], env: Object.fromEntries(namesSet(names, env).map((name) => [name, '']))}}}
+  return {mcpServers: {pay: {command: node, args: [entry, 'mcp', ...args], env: Object.fromEntries(namesSet(names, env).map((name) => [name, '']))}}}
 }
