@@ -123,8 +123,8 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     // or a single command) already holds refuses the run (exit 5), unless --force-new (src/bulk/references.ts)
     const referenceScope = (endpoint: string) => ({endpoint, baseUrl: redactUrl(client.baseUrl()), clientId: ctx.settings.clientId, accountRef: ctx.settings.accountRef})
     const accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name)
-    // the rows of earlier runs that may be missing from the index (a run killed, or run before the index was written
-    // first) are added now, before any check reads it (a bulk operation sends to one endpoint)
+    // the rows of earlier runs that may be missing from the index (runs of an older pay, which wrote the index after
+    // the records) are added now, before any check reads it (a bulk operation sends to one endpoint)
     for (const journal of resumed.reindex) await reindexRun(journal, accepted, checked.templates.keys().next().value!, input.name)
     if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
     const scopeOf = keyScopes(ctx, resumed.salt)
@@ -212,7 +212,7 @@ interface Resumed {
   earlier: EarlierOutcomes
   /** `earlier` holds the outcomes of another content of the file (its lineage's newest run). */
   adopted: boolean
-  /** Run files whose rows may be missing from the reference index (their newest run did not end with them there). */
+  /** Run files whose rows may be missing from the reference index (RunJournal.load `indexed`). */
   reindex: RunJournal[]
   settledBy: (o: EarlierRow) => boolean
   ended: (state: string | null) => 'succeeded' | 'failed' | undefined

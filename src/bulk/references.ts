@@ -197,9 +197,10 @@ export class AcceptedRows implements FlushedFirst<Taken> {
 const REINDEX_BATCH = 4096
 
 /**
- * Adds every row record of a run file (every run and salt of it) to the index, when its newest run did not end with
- * them there (killed, a write failed, or run before the index was written first): a row an earlier run journaled is
- * never sent again, so this is the only way its reference gets into the index. Lines already there are written again
+ * Adds every row record of a run file (every run and salt of it) to the index, when a run of an older pay (which wrote
+ * the index after the records, so a kill between the two left records without lines) is in it and no run since has
+ * ended having done this (RunJournal.load `indexed`): a row an earlier run journaled is never sent again, so this is
+ * the only way its reference gets into the index. Lines already there are written again
  * (harmless: a key's lines agree). A write that fails stops the run before anything is sent (exit 1).
  */
 export async function reindexRun(journal: RunJournal, rows: AcceptedRows, endpoint: EndpointId, file: string): Promise<void> {

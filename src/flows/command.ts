@@ -3,6 +3,7 @@
  * configured service or an ephemeral sandbox (--sandbox: a free loopback port, stopped at the end), run the flows
  * and report like `pay smoke`.
  */
+import {InputError} from '../base/errors.js'
 import type {ApiContext, ApiContextFlags} from '../runtime.js'
 import {checkJUnitPath, printStep, printSummary, reportOf, writeJUnitAfter} from './report.js'
 import {liveMoneyGate, moneyOperation} from '../operation/confirm.js'
@@ -10,10 +11,11 @@ import {printable} from '../output/printable.js'
 import {loadFlows} from './load.js'
 import {commandOperation} from './poll.js'
 import type {Flow} from './schema.js'
-import {runFlows} from './run.js'
+import {newRunId, runFlows} from './run.js'
 
 interface FlowFlags extends ApiContextFlags {
   sandbox?: boolean
+  'run-id'?: string
   junit?: string
   yes?: boolean
 }
@@ -23,7 +25,12 @@ type Runtime = typeof import('../runtime.js')
 /** Settle time of the ephemeral sandbox: quick, so that waits end in a moment. */
 const SANDBOX_SETTLE_MS = 200
 
+/** What `${run.id}` may be (it is written into merchant references). */
+const RUN_ID = /^[A-Za-z0-9_-]{1,64}$/
+
 export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFlags, userAgent: string): Promise<number> {
+  const runId = flags['run-id'] ?? newRunId()
+  if (!RUN_ID.test(runId)) throw InputError.one('--run-id', 'must be 1 to 64 letters, digits, - or _ (it goes into merchant references): give the run id a run printed')
   const flows = loadFlows(files)
   if (flags.junit) checkJUnitPath(flags.junit)
   const out = rt.createOutput(Boolean(flags.json))
@@ -41,9 +48,9 @@ export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFl
       ctx = await rt.createApiContext(flags, userAgent, out)
     }
     await confirmFlowMoney(ctx, flows, Boolean(flags.yes))
-    const steps = await runFlows(ctx, flows, {userAgent, onStep: (s) => printStep(out, s)})
+    const steps = await runFlows(ctx, flows, {userAgent, runId, onStep: (s) => printStep(out, s)})
     const report = reportOf(steps)
-    printSummary(out, report, `pay flow run (${flows.length} flow${flows.length === 1 ? '' : 's'})`, {flows: flows.map((f) => ({name: f.name, file: f.file}))})
+    printSummary(out, report, `pay flow run (${flows.length} flow${flows.length === 1 ? '' : 's'}, run id ${runId})`, {run_id: runId, flows: flows.map((f) => ({name: f.name, file: f.file}))})
     return writeJUnitAfter(out, flags.junit, 'pay flow run', steps, report.exit_code)
   } finally {
     await ctx?.client.close()

@@ -151,10 +151,11 @@ async function control(ctx: ApiContext, step: FlowStep, scope: Scope, userAgent:
 }
 
 /**
- * What a re-run does after a step of unknown outcome: `${run.id}` makes new references (a new payment by design),
- * while a flow without it sends the same request, which reuses the journaled key.
+ * What a re-run does after a step of unknown outcome: a new run id makes new `${run.id}` references (a new payment by
+ * design); the same run id (--run-id) sends the same requests, which the journal answers or resumes with their keys.
  */
-const RERUN = 'a new run of this flow sends the request again, as a new payment when its reference holds ${run.id}'
+const rerun = (runId: string) =>
+  `\`pay flow run --run-id ${runId} …\` runs it again with the same references (the journal resumes this request with its key); a run without --run-id makes new \${run.id} references, a new payment`
 
 async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope, userAgent: string): Promise<StepResult> {
   return timed(flow.name, step.name ?? step.id, async () => {
@@ -163,7 +164,7 @@ async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope
     else {
       const [id, input] = requestParts(step, scope)
       const reference = (input.body as {merchant_reference?: unknown} | undefined)?.merchant_reference
-      const unknown = (err: unknown) => unknownOutcomeOf(err, typeof reference === 'string' ? reference : undefined, RERUN)
+      const unknown = (err: unknown) => unknownOutcomeOf(err, typeof reference === 'string' ? reference : undefined, rerun(scope.run.id))
       answer = await send(ctx, step, id, input).catch((err: unknown) => {
         throw unknown(err)
       })
@@ -180,6 +181,9 @@ async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope
   })
 }
 
+/** A new run's id, `${run.id}`: a short random part of merchant references. */
+export const newRunId = (): string => randomUUID().slice(0, 8)
+
 /** Runs flows one after another; returns every step's result (later steps of a failed flow are skipped). */
 export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunOptions = {}): Promise<StepResult[]> {
   const results: StepResult[] = []
@@ -190,7 +194,7 @@ export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunO
     results.push(shown)
     options.onStep?.(shown)
   }
-  const runId = options.runId ?? randomUUID().slice(0, 8)
+  const runId = options.runId ?? newRunId()
   const userAgent = options.userAgent ?? 'pay'
   // sandbox steps run against a pay sandbox only: refused (exit 2) before any step is sent otherwise
   await assertSandboxFor(flows, ctx.client.shownBaseUrl(), () => isSandbox(ctx.client.baseUrl(), userAgent))

@@ -295,6 +295,8 @@ interface RunHeader {
   base_url: string
   /** --force-new's salt of the row keys ('' for none). */
   salt: string
+  /** This run writes each row's index line before its record (RunJournal.begin): none of its records lacks one. */
+  index_first?: true
 }
 
 /**
@@ -341,7 +343,9 @@ export class RunJournal {
     // a run of the newest salt began and did not end (`open`: the last one so far), or one before it
     let open = false
     let cut = false
-    // whether the newest run ended with every row of the file in the reference index (see end)
+    // whether every row record of the file has its line in the reference index: false after the header of a run that
+    // wrote its records first (an older pay: killed between the two writes, it left records without lines), until a
+    // run ends having added them all again (`indexed` in its end record)
     let indexed = true
     if (!this.store.open() || !existsSync(this.file)) return {salt, ran, indexed, outcomes: new EarlierOutcomes(undefined, this.file, 0, ended)}
     // each row record as (row, position in the file, salt's epoch, byte offset (2 words), length): sorted by row on disk
@@ -349,7 +353,7 @@ export class RunJournal {
     let seq = 0
     try {
       for await (const {text, offset, length} of linesOf(this.file)) {
-        let rec: {t?: string; salt?: unknown; row?: unknown; indexed?: unknown} | null
+        let rec: {t?: string; salt?: unknown; row?: unknown; indexed?: unknown; index_first?: unknown} | null
         try {
           rec = JSON.parse(text.replace(/\0+/g, '')) as typeof rec
         } catch {
@@ -365,12 +369,12 @@ export class RunJournal {
           salt = s
           ran = true
           open = true
-          indexed = false
+          if (rec.index_first !== true) indexed = false
           continue
         }
         if (rec.t === 'end') {
           open = false
-          indexed = rec.indexed === true
+          if (rec.indexed === true) indexed = true
           continue
         }
         if (rec.t === 'row' && typeof rec.row === 'number' && rec.row >= 0 && rec.row < WORD) sorted.add(rec.row, ++seq, epoch, offset % WORD, Math.floor(offset / WORD), length)
@@ -385,9 +389,8 @@ export class RunJournal {
   }
 
   /**
-   * Every row record of the file, of every run and salt, oldest first (streamed): what a run re-indexes when the
-   * newest run did not end with its rows in the reference index (killed, or a write failed; or run before the index
-   * was written first). A torn line is skipped.
+   * Every row record of the file, of every run and salt, oldest first (streamed): what a run re-indexes when some of
+   * them may lack their line in the reference index (load: `indexed` false). A torn line is skipped.
    */
   async *rowRecords(): AsyncGenerator<RowOutcome> {
     if (!this.store.open() || !existsSync(this.file)) return
@@ -413,7 +416,7 @@ export class RunJournal {
     this.first = first
     // a journal off from the start (an unwritable state dir, said once) records nothing: that is no failure of this run
     this.on = this.store.open()
-    if (this.on) this.failed ??= this.store.appendLine(this.file, JSON.stringify(header), true)
+    if (this.on) this.failed ??= this.store.appendLine(this.file, JSON.stringify(first ? {...header, index_first: true} : header), true)
     this.timer = setInterval(() => this.flush(), FLUSH_MS)
     this.timer.unref()
   }
@@ -444,7 +447,8 @@ export class RunJournal {
 
   /**
    * Flushes what is left, marks the run ended (a run without its end record was cut; `indexed`: every row this run
-   * and those before it journaled is in the reference index) and waits for the disk.
+   * and those before it journaled is in the reference index, those of older runs added again first) and waits for
+   * the disk.
    */
   async end(): Promise<void> {
     if (this.timer) clearInterval(this.timer)

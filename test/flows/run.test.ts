@@ -329,7 +329,7 @@ describe('a step whose answer was lost (outcome unknown)', () => {
     expect(charge.error!.message).toMatch(/^outcome unknown: .*may have moved money \(Idempotency-Key [0-9a-f-]{36}, reference lost-/)
     expect(charge.error!.hint).toContain(`pay transactions verify ${charge.reference}`)
     expect(charge.error!.hint).toContain(`pay journal ${charge.idempotency_key}`)
-    expect(charge.error!.hint).toMatch(/before running again: a new run of this flow sends the request again, as a new payment/)
+    expect(charge.error!.hint).toMatch(/before running again: .*a run without --run-id makes new \$\{run\.id\} references, a new payment$/)
     expect(after).toMatchObject({outcome: 'skipped', detail: 'the outcome of step charge is unknown'})
     const xml = new XMLParser({ignoreAttributes: false, attributeNamePrefix: ''}).parse(readFileSync(junit, 'utf8'))
     const failure = xml.testsuites.testsuite.testcase[0].failure
@@ -344,8 +344,28 @@ describe('a step whose answer was lost (outcome unknown)', () => {
     expect(r.code).toBe(7)
     const line = r.stdout.split('\n')[0]
     expect(line).toMatch(/^UNKNOWN\tlost › charge\t\d+ms\toutcome unknown: POST \/v1\/collections failed: .*Idempotency-Key [0-9a-f-]{36}.*pay transactions verify lost-/)
-    expect(r.stderr).toMatch(/pay flow run \(1 flow\): OUTCOME UNKNOWN \(exit 7\): 0 passed, 0 failed, 1 of unknown outcome, 1 skipped/)
+    expect(r.stderr).toMatch(/pay flow run \(1 flow, run id [0-9a-f]{8}\): OUTCOME UNKNOWN \(exit 7\): 0 passed, 0 failed, 1 of unknown outcome, 1 skipped/)
     expect(r.stderr).toMatch(/lost › charge: the outcome is unknown, it may have moved money \(Idempotency-Key [0-9a-f-]{36}, reference lost-/)
+  })
+
+  it('--run-id runs a flow again with the same references: the unknown request resumed with its key, an accepted one not sent', async () => {
+    const e = env()
+    const runId = `resume-${Date.now()}`
+    await dropNext()
+    const first = await runCommand(['flow', 'run', lost(), '--retries', '0', '--json', '--run-id', runId], {env: e})
+    expect(first.code).toBe(7)
+    const charge = (json(first) as {run_id: string; steps: {idempotency_key: string; error: {hint: string}}[]})
+    expect(charge.run_id).toBe(runId)
+    expect(charge.steps[0].error.hint).toContain(`\`pay flow run --run-id ${runId} …\` runs it again with the same references`)
+    const again = await runCommand(['flow', 'run', lost(), '--json', '--run-id', runId], {env: e})
+    expect(json(again)).toMatchObject({ok: true, run_id: runId, steps: [{outcome: 'passed'}, {outcome: 'passed'}]})
+    expect(sentKeys(`lost-${runId}`)).toEqual([charge.steps[0].idempotency_key, charge.steps[0].idempotency_key])
+    // a third run: the journal answers the accepted request, nothing is sent
+    expect(json(await runCommand(['flow', 'run', lost(), '--json', '--run-id', runId], {env: e}))).toMatchObject({ok: true})
+    expect(sentKeys(`lost-${runId}`)).toHaveLength(2)
+    const refused = await runCommand(['flow', 'run', lost(), '--run-id', 'not a run id'], {env: e})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('--run-id must be 1 to 64 letters, digits, - or _')
   })
 
   it('a 5xx on a create is unknown too, unless the step expects that status', async () => {
