@@ -18,7 +18,7 @@ import type {OperationSpec} from './api/operations.js'
 
 export {ApiClient, splitPath} from './client/api-client.js'
 export type {ApiResponse, CallInput, PreparedRequest, RequestJournal, JournalEntryHandle} from './client/api-client.js'
-export {resolveSettings} from './config/settings.js'
+export {resolveSettings, shownBaseUrl} from './config/settings.js'
 export type {Settings} from './config/settings.js'
 export {Output} from './output/output.js'
 export {detectTerminal} from './output/terminal.js'

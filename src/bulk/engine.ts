@@ -321,7 +321,7 @@ function report(ctx: ApiContext, run: BulkRun, r: {tally: Tally; resumed: Resume
     return ExitCode.NETWORK
   }
   if (r.tally.stopped === 'unreachable') {
-    out.errorLine(`stopped after ${counts.done} of ${counts.total} rows: the last ${UNREACHABLE_AFTER} rows got no answer from ${client.baseUrl()} (network errors, after retries)`)
+    out.errorLine(`stopped after ${counts.done} of ${counts.total} rows: the last ${UNREACHABLE_AFTER} rows got no answer from ${client.shownBaseUrl()} (network errors, after retries)`)
     out.info(`  ${next} check the service, then ${resume}: it resumes, and rows whose outcome is unknown are resent with their keys`)
     return ExitCode.NETWORK
   }

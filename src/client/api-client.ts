@@ -201,6 +201,14 @@ export class ApiClient {
     return this.checkedBase.url
   }
 
+  /**
+   * The base URL as pay shows it anywhere (messages, reports, --json): a password or token in it replaced
+   * (redactUrl). Every base URL that reaches output goes through this or shownBaseUrl of the settings.
+   */
+  shownBaseUrl(): string {
+    return redactUrl(this.baseUrl())
+  }
+
   /** Builds the request for an endpoint of the table without sending it (used by --dry-run too). */
   prepare(id: EndpointId, input: CallInput = {}): PreparedRequest {
     const endpoint: Endpoint = endpoints[id]

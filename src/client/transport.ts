@@ -10,6 +10,7 @@
 import type {Agent as HttpAgent, ClientRequest, IncomingMessage} from 'node:http'
 import type {Dispatcher} from 'undici'
 import {InputError} from '../base/errors.js'
+import {redactUrl} from '../base/redact.js'
 import {CONNECT_TIMEOUT_CODE, RESPONSE_TIMEOUT_CODE} from './request-policy.js'
 import {isLoopbackHost} from './loopback.js'
 import {loadUndici} from './undici.js'
@@ -39,7 +40,7 @@ export function checkBaseUrl(baseUrl: string, flag = '--base-url'): URL {
   try {
     url = new URL(baseUrl)
   } catch {
-    throw InputError.one(flag, `must be an absolute URL such as https://api.example.com (got "${baseUrl}")`)
+    throw InputError.one(flag, `must be an absolute URL such as https://api.example.com (got "${redactUrl(baseUrl)}")`)
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw InputError.one(flag, 'must use https://')
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {

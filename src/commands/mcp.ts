@@ -16,7 +16,7 @@ stdout carries the protocol only; messages go to stderr. --print-config prints t
 
   static override flags = {
     'allow-money': Flags.boolean({description: 'List the tools that create or move money (collections, payouts, checkout, mandates, debits, subscriptions, virtual accounts)'}),
-    'allow-live-money': Flags.boolean({description: 'With --allow-money: list them for a live service too (a profile marked live, or a service not on this machine)', dependsOn: ['allow-money']}),
+    'allow-live-money': Flags.boolean({description: 'With --allow-money: list them for a live service too (a profile marked live, or a service not on this machine); the consent for the session: a tool asks no one', dependsOn: ['allow-money']}),
     'print-config': Flags.boolean({description: 'Print the JSON MCP clients take to start this server (command, args, names of the environment settings in use; no values) and exit'}),
   }
 

@@ -5,6 +5,7 @@
  * With PAY_BASE_URL, PAY_CLIENT_ID and PAY_CLIENT_SECRET set, no config file is read or needed.
  */
 import {InputError} from '../base/errors.js'
+import {redactUrl} from '../base/redact.js'
 import {configDir} from './paths.js'
 import {DEFAULT_PROFILE, type Profile} from './profile-schema.js'
 import {readProfiles} from './profiles.js'
@@ -69,6 +70,14 @@ const FIELDS = [
   ['webhookSecret', 'webhook-secret', 'PAY_WEBHOOK_SECRET', 'webhook_secret'],
   ['webhookSignature', 'webhook-signature', 'PAY_WEBHOOK_SIGNATURE', 'webhook_signature'],
 ] as const
+
+/**
+ * The base URL of the settings as pay shows it (a password or token in it replaced: redactUrl); the client's
+ * shownBaseUrl() is the same for a checked one. Nothing prints settings.baseUrl itself.
+ */
+export function shownBaseUrl(settings: Pick<Settings, 'baseUrl'>): string | undefined {
+  return settings.baseUrl === undefined ? undefined : redactUrl(settings.baseUrl)
+}
 
 /** The environment variables the settings of an API command are read from (besides the config dir's). */
 export const SETTING_ENV: readonly string[] = ['PAY_PROFILE', ...FIELDS.map(([, , envName]) => envName)]

@@ -96,7 +96,7 @@ async function findAll(ctx: ApiContext, options: FindOptions): Promise<{result: 
     // ids this machine was answered with are looked up by id too
     add(await look.journaledIds(about, matches))
   } else if (query.type === 'url') {
-    if (query.host !== new URL(ctx.client.baseUrl()).host) ctx.out.warnQuoting(`the pay page is on ${query.host}; looked up at ${ctx.client.baseUrl()} (the profile's service)`)
+    if (query.host !== new URL(ctx.client.baseUrl()).host) ctx.out.warnQuoting(`the pay page is on ${query.host}; looked up at ${ctx.client.shownBaseUrl()} (the profile's service)`)
     add(await look.byId(query.kind, query.id))
   } else if (query.other) {
     add(await look.other(query.other, query.id))

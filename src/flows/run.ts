@@ -197,7 +197,7 @@ export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunO
   const runId = options.runId ?? newRunId()
   const userAgent = options.userAgent ?? 'pay'
   // sandbox steps run against a pay sandbox only: refused (exit 2) before any step is sent otherwise
-  await assertSandboxFor(flows, ctx.client.baseUrl(), () => isSandbox(ctx.client.baseUrl(), userAgent))
+  await assertSandboxFor(flows, ctx.client.shownBaseUrl(), () => isSandbox(ctx.client.baseUrl(), userAgent))
   for (const flow of flows) {
     const scope: Scope = {steps: {}, env: options.env ?? process.env, run: {id: runId}}
     hidden = flow.secrets.map((name) => scope.env[name] ?? '').filter((v) => v.length >= 4)

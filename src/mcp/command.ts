@@ -2,6 +2,7 @@
  * `pay mcp`: with --print-config, the JSON MCP clients take to start this server; else the server on stdio until
  * stdin ends (src/mcp/server.ts, loaded only then: no other path loads the SDK).
  */
+import {REDACTED, redactUrl} from '../base/redact.js'
 import {SETTING_ENV} from '../config/settings.js'
 import type {Output} from '../output/output.js'
 import type {ApiContextFlags} from '../runtime.js'
@@ -26,11 +27,20 @@ interface McpRun {
   env?: NodeJS.ProcessEnv
 }
 
+/** The arguments as printed: the value of --base-url as pay shows any URL (a password in it replaced). */
+function shownArgs(args: readonly string[]): string[] {
+  const flag = '--base-url'
+  return args.map((a, i) => (args[i - 1] === flag ? redactUrl(a) : a.startsWith(`${flag}=`) ? `${flag}=${redactUrl(a.slice(flag.length + 1))}` : a))
+}
+
 export async function runMcp(flags: McpCommandOptions, out: Output, run: McpRun): Promise<void> {
   const env = run.env ?? process.env
   if (flags['print-config']) {
-    const config = clientConfig(process.execPath, run.entry, run.argv.filter((a) => a !== '--print-config'), SETTING_ENV, env)
+    const given = run.argv.filter((a) => a !== '--print-config')
+    const args = shownArgs(given)
+    const config = clientConfig(process.execPath, run.entry, args, SETTING_ENV, env)
     out.data(JSON.stringify(config, null, 2))
+    if (args.some((a, i) => a !== given[i])) out.info(`args: the password in --base-url is not printed (${REDACTED}): put it back in the client's configuration, or keep the URL in a profile and pass --profile instead`)
     const names = Object.keys(config.mcpServers.pay.env)
     if (names.length > 0) out.info(`env: fill in the values of ${names.join(', ')} (not printed), or use --profile instead`)
     return

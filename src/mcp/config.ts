@@ -10,7 +10,7 @@ function namesSet(names: readonly string[], env: NodeJS.ProcessEnv): string[] {
 
 /**
  * The client configuration: the command (this Node and this `pay`'s entry, so that the client's PATH does not
- * matter), the arguments `pay mcp` was given less --print-config, and the names of the settings taken from the
+ * matter), the arguments `pay mcp` was given less --print-config (as shown: src/mcp/command.ts), and the names of the settings taken from the
  * environment now, with empty values to fill in (secrets stay out of what is printed).
  */
 export function clientConfig(node: string, entry: string, args: readonly string[], names: readonly string[], env: NodeJS.ProcessEnv): {mcpServers: {pay: {command: string; args: string[]; env: Record<string, string>}}} {

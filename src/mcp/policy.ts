@@ -36,7 +36,7 @@ export function policyOf(settings: rt.Settings, options: {allowMoney: boolean; a
 /** The server's instructions text: what it is, and both safety rules. */
 export function instructionsOf(policy: McpPolicy, settings: rt.Settings): string {
   return [
-    `pay: the merchant account of the Payments Service (profile "${settings.profileName}"${settings.baseUrl ? `, ${settings.baseUrl}` : ''}${policy.live ? ', LIVE' : ''}).`,
+    `pay: the merchant account of the Payments Service (profile "${settings.profileName}"${settings.baseUrl ? `, ${rt.shownBaseUrl(settings)}` : ''}${policy.live ? ', LIVE' : ''}).`,
     'Safety rules:',
     '- Read-only by default. Tools that create or move money (collections, payouts, checkout, mandates, debits, subscriptions, virtual accounts) are listed only when `pay mcp` is started with --allow-money (or the profile sets mcp_allow_money).',
     '- Never for a live service (a profile marked live, or any service not on this machine) unless --allow-live-money is given as well.',

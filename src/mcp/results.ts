@@ -8,7 +8,8 @@ import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import * as rt from '../runtime.js'
 import type {ArgumentProblem, ToolSpec} from './tools.js'
 
-const TERM: rt.Output['term'] = {stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, color: false, colorErr: false, interactive: false, columns: 100}
+/** No one to ask: the server's stdio is the agent's, and a tool never prompts (not on /dev/tty either). */
+const TERM: rt.Output['term'] = {stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, color: false, colorErr: false, interactive: false, noInput: true, columns: 100}
 
 /** An Output whose stdout and stderr are strings. */
 export function memoryOutput(): {out: rt.Output; stdout: () => string; stderr: () => string} {

@@ -11,6 +11,7 @@
 import {readFileSync} from 'node:fs'
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js'
+import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js'
 import {takeStdoutForProtocol} from '../output/protocol-stdout.js'
 import {CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema, McpError, ErrorCode, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import * as rt from '../runtime.js'
@@ -140,7 +141,9 @@ class PayMcp {
     try {
       ctx = await rt.createApiContext({...this.options.flags, json: true}, this.options.userAgent, io.out, this.options.env, undefined, {origin: 'mcp', argv: [...commandLineOf(tool, values), ...connection], wrap})
       if (tool.money && !policyOf(ctx.settings, this.options).moneyListed) throw new rt.PayError('the settings changed since pay mcp started: money is no longer allowed', 3)
-      const code = await rt.runOperation(ctx, op, values)
+      // --allow-live-money is the person's consent for this session (a live money tool is listed only with it), as
+      // --yes is on the command line: no one is asked, and nothing prompts on a terminal (the agent owns stdio)
+      const code = await rt.runOperation(ctx, op, tool.money && this.options.allowLiveMoney ? {...values, yes: true} : values)
       const body = structuredOf(io.stdout())
       const notes = io.stderr().trim()
       const content = [text(JSON.stringify(body))]
@@ -177,12 +180,16 @@ class PayMcp {
     if (typeof error.hint === 'string') error.hint = rename(error.hint)
     if (typeof error.request_id === 'string') lines.push(`request_id: ${error.request_id}`)
     if (typeof error.idempotency_key === 'string') {
+      // the same arguments: the journal finds the request and reuses its key (the key is no tool input, so that an
+      // agent's retry can never become a second request); resume_command is the shell's way
       const again = Object.fromEntries(tool.inputs.filter((i) => values[i.name] !== undefined).map((i) => [i.property, i.type === 'object' ? JSON.parse(String(values[i.name])) : values[i.name]]))
       const reference = (values.reference ?? values['merchant-reference']) as string | undefined
+      // the command line's hint names flags and a command, which renamed to the tool's names make neither
+      delete error.hint
       error.outcome = 'unknown'
       error.resume = {
         tool: tool.name,
-        arguments: {...again, idempotency_key: error.idempotency_key},
+        arguments: again,
         how: `call ${tool.name} again with the same arguments: it reuses Idempotency-Key ${error.idempotency_key} from the journal, and the service does it at most once${reference ? `; or look it up with transactions_verify {"reference":${JSON.stringify(reference)}}` : ''}`,
       }
       lines.push(`The outcome is unknown (Idempotency-Key ${error.idempotency_key}): ${(error.resume as {how: string}).how}.`)
@@ -234,20 +241,36 @@ function mcpServer(mcp: PayMcp, version: string): Server {
  * process.stdout meanwhile goes to stderr (src/output/protocol-stdout.ts).
  */
 export async function serveMcp(options: McpOptions): Promise<void> {
-  const settings = await rt.resolveSettings(options.flags, options.env)
-  const policy = policyOf(settings, options)
-  const mcp = new PayMcp(options, settings, policy)
-  const protocol = takeStdoutForProtocol()
-  const server = mcpServer(mcp, options.version)
+  let protocol: ReturnType<typeof takeStdoutForProtocol> | undefined
   const ended = new Promise<void>((resolve) => {
     process.stdin.once('end', resolve)
     process.stdin.once('close', resolve)
   })
-  await server.connect(new StdioServerTransport(process.stdin, protocol))
-  const listed = mcp.listed()
-  options.info(`pay mcp: ${listed.length} tools on stdio (${policy.moneyListed ? `money tools listed${policy.live ? ', LIVE' : ''}` : `read-only: ${policy.why}`}), profile "${settings.profileName}"${settings.baseUrl ? ` at ${settings.baseUrl}` : ''}`)
+  const session = await connectMcp(options, () => {
+    protocol = takeStdoutForProtocol()
+    return new StdioServerTransport(process.stdin, protocol)
+  })
   await ended
-  await mcp.idle()
-  await server.close()
-  await new Promise<void>((resolve) => protocol.end(resolve))
+  await session.close()
+  await new Promise<void>((resolve) => protocol!.end(resolve))
+}
+
+/**
+ * The server of `pay mcp` connected to a transport (serveMcp's: stdio, made once the settings are read; a test's:
+ * in memory), and its start-up line on stderr. close() waits for the calls still running, then closes it.
+ */
+export async function connectMcp(options: McpOptions, transport: () => Transport): Promise<{close(): Promise<void>}> {
+  const settings = await rt.resolveSettings(options.flags, options.env)
+  const policy = policyOf(settings, options)
+  const mcp = new PayMcp(options, settings, policy)
+  const server = mcpServer(mcp, options.version)
+  await server.connect(transport())
+  const listed = mcp.listed()
+  options.info(`pay mcp: ${listed.length} tools on stdio (${policy.moneyListed ? `money tools listed${policy.live ? ', LIVE' : ''}` : `read-only: ${policy.why}`}), profile "${settings.profileName}"${settings.baseUrl ? ` at ${rt.shownBaseUrl(settings)}` : ''}`)
+  return {
+    async close() {
+      await mcp.idle()
+      await server.close()
+    },
+  }
 }

@@ -30,8 +30,9 @@ const NOT_TOOL_INPUTS: Readonly<Record<string, string>> = {
   'retry-failed': 'a --from-file setting',
   field: 'extra body fields are given as `data`, a JSON object',
   open: 'no browser for an agent: the link is in the result',
-  yes: 'no terminal to confirm on: money tools exist only when `pay mcp` is started with --allow-money (and --allow-live-money for a live service)',
+  yes: 'no terminal to confirm on: money tools exist only when `pay mcp` is started with --allow-money, and for a live service with --allow-live-money as well, which is the consent for the session',
   'force-new': "an agent's retry must never become a second request: a new request takes a new merchant reference",
+  'idempotency-key': 'the journal on this machine keys each request: the same call with the same arguments reuses its key (an unknown outcome is resumed that way), and a new key would make a retry a second request',
 }
 
 type JsonSchema = Record<string, unknown>

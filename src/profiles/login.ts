@@ -6,6 +6,7 @@
 import type {ClientOptions} from '../client/api-client.js'
 import {SANDBOX_PROFILE} from '../config/profile-schema.js'
 import {InputError} from '../base/errors.js'
+import {redactUrl} from '../base/redact.js'
 import {checkBaseUrl} from '../client/transport.js'
 import {configDir} from '../config/paths.js'
 import {ProfileStore, savedSecretsNote} from '../config/profiles.js'
@@ -68,11 +69,11 @@ export async function runLogin(options: LoginOptions, out: Output, run: LoginRun
   const store = await ProfileStore.open(configDir(env))
   const saved = await store.saveWithSecrets(name, {...values, live: name === SANDBOX_PROFILE ? undefined : live}, {activate: true, file: name === SANDBOX_PROFILE}, env)
   if (out.json) {
-    out.data(JSON.stringify({profile: name, base_url: values.base_url, client_id: values.client_id, account_ref: values.account_ref ?? null, account: account ?? null}))
+    out.data(JSON.stringify({profile: name, base_url: redactUrl(values.base_url!), client_id: values.client_id, account_ref: values.account_ref ?? null, account: account ?? null}))
     return 0
   }
   const ctx = account as {merchant?: {name?: string; id?: number}; account?: {name?: string; account_ref?: string}} | undefined
-  if (ctx?.merchant) out.info(`Logged in to ${values.base_url} as ${ctx.merchant.name} (merchant ${ctx.merchant.id}), account ${ctx.account?.name} (${ctx.account?.account_ref}).`)
+  if (ctx?.merchant) out.info(`Logged in to ${redactUrl(values.base_url!)} as ${ctx.merchant.name} (merchant ${ctx.merchant.id}), account ${ctx.account?.name} (${ctx.account?.account_ref}).`)
   out.info(`Saved profile "${name}" (active) in ${store.path}${savedSecretsNote(saved)}`)
   return 0
 }

@@ -28,7 +28,7 @@ async function moneyOptions(ctx: ApiContext, flags: SmokeFlags, userAgent: strin
   if (!flags.money) return undefined
   const base = ctx.client.baseUrl()
   const sandbox = await isSandbox(base, userAgent)
-  if (!sandbox && !flags.yes) throw InputError.one('--money', `moves real money at ${base}, which is not the local sandbox: add --yes to confirm`)
+  if (!sandbox && !flags.yes) throw InputError.one('--money', `moves real money at ${ctx.client.shownBaseUrl()}, which is not the local sandbox: add --yes to confirm`)
   const mobile = flags.mobile ?? (sandbox ? SANDBOX_MOBILE : undefined)
   if (!mobile) throw InputError.one('--mobile', 'is required with --money against a real service (the wallet to charge)')
   const money = {amount: flags.amount, currency: flags.currency.toUpperCase(), mobile, provider: flags.provider, waitTimeoutSec: flags['wait-timeout']}
@@ -44,6 +44,6 @@ export async function runSmokeCommand(ctx: ApiContext, flags: SmokeFlags, userAg
   const money = await moneyOptions(ctx, flags, userAgent)
   const {out} = ctx
   const report = await runSmoke(ctx, {money, onStep: (s) => printStep(out, s)})
-  printSummary(out, report, 'pay smoke', {base_url: ctx.client.baseUrl()})
+  printSummary(out, report, 'pay smoke', {base_url: ctx.client.shownBaseUrl()})
   return writeJUnitAfter(out, flags.junit, 'pay smoke', report.steps, report.exit_code)
 }

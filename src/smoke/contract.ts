@@ -157,7 +157,7 @@ async function runContract(ctx: ApiContext, options: {params?: Record<string, st
     reports.push(report)
     options.onEndpoint?.(report)
   }
-  return {ok: exit === ExitCode.OK, base_url: ctx.client.baseUrl(), exit_code: exit, endpoints: reports}
+  return {ok: exit === ExitCode.OK, base_url: ctx.client.shownBaseUrl(), exit_code: exit, endpoints: reports}
 }
 
 const VERDICT_TEXT: Record<ContractVerdict, string> = {

@@ -155,7 +155,7 @@ describe('pay mcp over stdio', () => {
     expect(error.code).toBe('network_error')
     expect(error.outcome).toBe('unknown')
     expect(error.idempotency_key).toMatch(/^[0-9a-f-]{36}$/)
-    expect(error.resume).toMatchObject({tool: 'collections_create', arguments: {reference: 'mcp-cut-1', idempotency_key: error.idempotency_key}})
+    expect(error.resume).toMatchObject({tool: 'collections_create', arguments: collection('mcp-cut-1')})
     expect(textOf(first)).toContain(`Idempotency-Key ${error.idempotency_key}`)
     expect(collectionsWith('mcp-cut-1')).toHaveLength(1)
 

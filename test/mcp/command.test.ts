@@ -19,6 +19,16 @@ describe('pay mcp --print-config', () => {
     expect(io.stdout() + io.stderr()).not.toContain('topsecret')
   })
 
+  it('never prints a password in --base-url: the URL as pay shows it, and a note to put the password back', async () => {
+    for (const given of [['--base-url', 'http://user:Pw5ecretXyz@127.0.0.1:4010'], ['--base-url=http://user:Pw5ecretXyz@127.0.0.1:4010']]) {
+      const io = memoryOutput(false)
+      await runMcp({'base-url': 'http://user:Pw5ecretXyz@127.0.0.1:4010', 'print-config': true}, io.out, {argv: [...given, '--print-config'], entry: 'run.cjs', userAgent: 'pay-test', version: '0.0.0', commands: {} as never, env: commandEnv()})
+      expect(JSON.parse(io.stdout()).mcpServers.pay.args.join(' ')).toMatch(/^run\.cjs mcp --base-url[ =]http:\/\/\[REDACTED\]@127\.0\.0\.1:4010$/)
+      expect(io.stderr()).toMatch(/the password in --base-url is not printed/)
+      expect(io.stdout() + io.stderr()).not.toContain('Pw5ecretXyz')
+    }
+  })
+
   it('with nothing from the environment: no env to fill in, and no note', async () => {
     const io = memoryOutput(false)
     const env = commandEnv({PAY_CONFIG_DIR: undefined})

@@ -74,15 +74,16 @@ describe('tool input schemas against the operation spec', () => {
     })
   }
 
-  it('integer flags keep their bounds; money tools are the idempotent endpoints and take dry_run and idempotency_key', () => {
+  it('integer flags keep their bounds; money tools are the idempotent endpoints and take dry_run, never idempotency_key or force_new', () => {
     const create = operationTool(operations['collections:create'])
     expect(create.money).toBe(true)
     expect(create.inputSchema.properties.wait_timeout).toMatchObject({type: 'integer', minimum: 1, maximum: 86_400, default: 120})
     expect(create.inputSchema.properties.dry_run).toMatchObject({type: 'boolean'})
-    expect(create.inputSchema.properties.idempotency_key).toMatchObject({type: 'string'})
     expect(create.inputSchema.properties.data).toMatchObject({type: 'object'})
-    expect(create.inputSchema.properties.force_new).toBeUndefined()
     for (const tool of operationTools()) {
+      // an agent's retry must never become a second request: the journal keys each call, no key or force is an input
+      expect(tool.inputSchema.properties.idempotency_key, tool.name).toBeUndefined()
+      expect(tool.inputSchema.properties.force_new, tool.name).toBeUndefined()
       if (tool.money) expect(tool.inputSchema.properties.dry_run, tool.name).toBeDefined()
       expect(tool.annotations.readOnlyHint).toBe(!tool.money)
     }

@@ -64,6 +64,18 @@ describe('pay login off a terminal', () => {
     expect(stored.profiles.ci).toMatchObject({base_url: h.sb.url, client_id: merchant('acme').client_id})
   })
 
+  it('a password in the base URL: saved, and shown nowhere (the summary, --json)', async () => {
+    const url = h.sb.url.replace('http://', 'http://user:Pw5ecretXyz@')
+    const env = {...h.env, PAY_CONFIG_DIR: tempConfigDir(), PAY_BASE_URL: url}
+    const r = await runCommand(['login', '--profile', 'pw', '--json'], {env})
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).base_url).toBe(h.sb.url.replace('http://', 'http://[REDACTED]@'))
+    const text = await runCommand(['login', '--profile', 'pw'], {env})
+    expect(text.stderr).toContain('Logged in to http://[REDACTED]@127.0.0.1')
+    expect(r.stdout + r.stderr + text.stdout + text.stderr).not.toContain('Pw5ecretXyz')
+    expect(JSON.parse(readFileSync(join(env.PAY_CONFIG_DIR, 'profiles.json'), 'utf8')).profiles.pw.base_url).toBe(url)
+  })
+
   it('a wrong secret: exit 3, nothing saved; what is missing: exit 2 naming each, nothing sent', async () => {
     const dir = tempConfigDir()
     const wrong = await runCommand(['login', '--profile', 'ci'], {env: {...h.env, PAY_CONFIG_DIR: dir, PAY_CLIENT_SECRET: 'wrong-secret'}})

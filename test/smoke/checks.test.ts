@@ -170,6 +170,18 @@ describe('pay smoke (the built CLI)', () => {
     expect(report.steps[0]).toMatchObject({name: 'token (fresh)', outcome: 'failed', error: {code: 'invalid_client'}})
   })
 
+  it('never shows a password in the base URL: not in --json (base_url), the summary, the --junit file or --contract', async () => {
+    const url = sb.url.replace('http://', 'http://user:Pw5ecretXyz@')
+    const file = join(tempConfigDir(), 'smoke.xml')
+    const r = await runCommand(['smoke', '--json', '--junit', file], {env: env({PAY_BASE_URL: url, PAY_CONFIG_DIR: tempConfigDir()})})
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).base_url).toBe(sb.url.replace('http://', 'http://[REDACTED]@'))
+    const human = await runCommand(['smoke'], {env: env({PAY_BASE_URL: url, PAY_CONFIG_DIR: tempConfigDir()})})
+    const contract = await runCommand(['smoke', '--contract', '--json'], {env: env({PAY_BASE_URL: url, PAY_CONFIG_DIR: tempConfigDir()})})
+    expect(json(contract).base_url).toBe(sb.url.replace('http://', 'http://[REDACTED]@'))
+    for (const text of [r.stdout, r.stderr, readFileSync(file, 'utf8'), human.stdout, human.stderr, contract.stdout, contract.stderr]) expect(text).not.toContain('Pw5ecretXyz')
+  })
+
   it('--money whose collection answer is lost: outcome unknown with its key and reference, never "did not succeed"', async () => {
     expect((await fetch(`${sb.url}/_sandbox/faults`, {method: 'PUT', headers: {'content-type': 'application/json'}, body: JSON.stringify({drop_next: 1})})).status).toBe(200)
     const r = await runCommand(['smoke', '--json', '--money', '--retries', '0'], {env: env({PAY_CONFIG_DIR: tempConfigDir()})})
