@@ -46,7 +46,7 @@ export class PayError extends Error {
   attemptOutcome?: AttemptOutcome
 
   /** Marks this failure as one whose outcome is unknown (src/journal/gate.ts). */
-  outcomeUnknown(key: string, command: string, hint: string): void {
+  outcomeUnknown(key: string, command: string | undefined, hint: string): void {
     this.idempotencyKey = key
     this.resumeCommand = command
     this.hint = hint

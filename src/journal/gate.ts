@@ -21,6 +21,7 @@ import {classOfError} from '../client/request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {redactUrl, redactValues} from '../base/redact.js'
 import {canonicalJson} from '../base/canonical-json.js'
+import {operationList} from '../api/operations.js'
 import {resourceName} from '../api/resource.js'
 import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
@@ -154,7 +155,7 @@ export class JournalGate implements RequestJournal {
     if (replay) return {request, replay, succeeded() {}, failed: (err) => err, end() {}}
 
     const key = request.idempotencyKey ?? ''
-    const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key)
+    const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key, req.endpoint?.id)
     const op: OpRecord = {
       t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: redactUrl(req.url), base_url: shownBaseUrl,
       client_id: settings.clientId, account_ref: settings.accountRef, body_sha256: bodySha, reference, command, origin: this.options.origin, pid: process.pid,
@@ -168,9 +169,12 @@ export class JournalGate implements RequestJournal {
     const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o})
     const verify = reference ? `; check with \`pay transactions verify ${shellArgument(reference)}\`` : ''
     // the key is named as the journal's only when the journal holds it
-    const unknownHint = journalOn
-      ? `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${verify}`
-      : `the outcome is unknown and the journal is off, so pay cannot look this request up: pass \`--idempotency-key ${key}\` when you run it again (\`${command}\`)${derived ? '; the same command without it derives the same key while the journal stays off' : ''}${verify}`
+    const unknownHint =
+      command === undefined
+        ? `the outcome is unknown (Idempotency-Key ${key})${verify || `; check with \`pay journal ${key}\``} before sending it again`
+        : journalOn
+          ? `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${verify}`
+          : `the outcome is unknown and the journal is off, so pay cannot look this request up: pass \`--idempotency-key ${key}\` when you run it again (\`${command}\`)${derived ? '; the same command without it derives the same key while the journal stays off' : ''}${verify}`
     const onSignal = (signal: NodeJS.Signals) => {
       const code = signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED
       const err = new InterruptedError(`interrupted (${signal}) while ${req.method} ${new URL(req.url).pathname} was in flight`, code)
@@ -296,8 +300,15 @@ function referenceOf(body: string | undefined): string | undefined {
 
 const SECRET_FLAG = /secret|token|password/i
 
-/** `pay …` as run, secrets masked (a password in --base-url too), with --idempotency-key KEY added when it was not given. */
-function resumeCommand(argv: string[], key: string): string {
+/**
+ * `pay …` as run, secrets masked (a password in --base-url too), with --idempotency-key KEY added when it was not
+ * given; undefined when the command line is none that takes --idempotency-key for this request (a flow or smoke
+ * step: running it again is another run, with its own references).
+ */
+function resumeCommand(argv: string[], key: string, endpoint: string | undefined): string | undefined {
+  const words = argv.slice(0, 2).join(':')
+  const takesKey = argv[0] === 'api' || operationList.some((op) => op.command === words && (op.endpoint === endpoint || op.alternatives?.some((a) => a.endpoint === endpoint)))
+  if (!takesKey) return undefined
   const args: string[] = []
   let hasKey = false
   for (let i = 0; i < argv.length; i++) {

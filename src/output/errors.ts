@@ -42,7 +42,7 @@ export function renderError(out: Output, err: unknown, commandId?: string): numb
     out.info(p(`  ${facts.join('   ')}`))
     if (err.error.doc_url) out.info(p(`  docs: ${err.error.doc_url}`))
   } else out.errorLine(p(err.message))
-  if (err.idempotencyKey) out.info(`  idempotency key: ${err.idempotencyKey}   resume: ${p(err.resumeCommand ?? '')}`)
+  if (err.idempotencyKey) out.info(`  idempotency key: ${err.idempotencyKey}${err.resumeCommand ? `   resume: ${p(err.resumeCommand)}` : ''}`)
   if (err.hint) out.info(`  ${out.color('cyan', 'next:', 'err')} ${p(err.hint)}`)
   else if (err.problems && commandId) out.info(`  ${out.color('cyan', 'next:', 'err')} see \`pay ${commandId.replace(/:/g, ' ')} --help\``)
   return err.exitCode

@@ -321,6 +321,17 @@ describe('a step whose answer was lost (outcome unknown)', () => {
   const lost = () =>
     flowFile('lost.yaml', 'name: lost\nsteps:\n  - id: charge\n    call: collections.create\n    body: {amount: "10.00", currency: KES, merchant_reference: "lost-${run.id}", mobile: "254712345670", provider: mpesa}\n  - id: after\n    call: balance.get\n')
 
+  it("the journal offers no resume command for it: a flow takes no --idempotency-key, and running it again is another run", async () => {
+    await dropNext()
+    const settings = env()
+    const r = await runCommand(['flow', 'run', lost(), '--retries', '0', '--json'], {env: settings})
+    expect(r.code).toBe(7)
+    const key = (json(r) as {steps: {idempotency_key?: string}[]}).steps[0].idempotency_key!
+    const entry = await runCommand(['journal', key, '--json'], {env: settings})
+    expect(entry.code, entry.stderr).toBe(0)
+    expect(json(entry)).toMatchObject({idempotency_key: key, outcome: 'unknown', resume_command: null})
+  })
+
   it('is reported unknown, not failed: the key, the reference and how to check it, in the line, --json and JUnit', async () => {
     await dropNext()
     const junit = join(tempConfigDir(), 'lost.xml')

@@ -80,7 +80,8 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
     await io.out.prepare().catch((err: unknown) => {
       throw err instanceof JqCompileError ? InputError.one('--jq', `does not compile: ${err.detail}`) : err
     })
-    const ctx = await createApiContext(parsed.flags as ApiContextFlags, USER_AGENT, io.out, {...options.env}, options.transport)
+    // the journal's resume command is made from the command line, as the process's argv gives it to the built CLI
+    const ctx = await createApiContext(parsed.flags as ApiContextFlags, USER_AGENT, io.out, {...options.env}, options.transport, {argv})
     client = ctx.client
     const code = await runOperation(ctx, op, givenValues(parsed.flags, parsed.args))
     return {code, stdout: io.stdout(), stderr: io.stderr()}
