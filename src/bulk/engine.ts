@@ -87,6 +87,8 @@ interface Held {
   checked?: Checked
   earlier?: EarlierOutcomes
   pool?: PoolTransport
+  /** The reference index's writer (its bucket files stay open while the run writes). */
+  accepted?: AcceptedRows
   releaseRun?: () => void
 }
 
@@ -122,7 +124,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     // a reference is a promise across runs: a row whose reference an accepted request of another key (another body,
     // or a single command) already holds refuses the run (exit 5), unless --force-new (src/bulk/references.ts)
     const referenceScope = (endpoint: string) => ({endpoint, baseUrl: redactUrl(client.baseUrl()), clientId: ctx.settings.clientId, accountRef: ctx.settings.accountRef})
-    const accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name)
+    const accepted = (held.accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name))
     // the rows of earlier runs that may be missing from the index (runs of an older pay, which wrote the index after
     // the records) are added now, before any check reads it (a bulk operation sends to one endpoint)
     for (const journal of resumed.reindex) await reindexRun(journal, accepted, checked.templates.keys().next().value!, input.name)
@@ -177,6 +179,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
     await held.pool?.close()
+    await held.accepted?.close() // after the run journal's last flush (its end, above), which writes the index first
     disposeFiles(held)
     held.releaseRun?.()
   }

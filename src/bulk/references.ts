@@ -5,6 +5,7 @@
  * sent is added to the reference index (src/journal/references.ts: its format, and a single command's lookup) for the
  * checks of later runs and commands, no later than the run journal records it.
  */
+import type {FileHandle} from 'node:fs/promises'
 import {mkdirSync} from 'node:fs'
 import type {EndpointId} from '../api/endpoints.js'
 import {CONFIG_DIR_MODE} from '../config/paths.js'
@@ -77,6 +78,9 @@ class ReferenceWriter {
   private pending = false
   private made = false
 
+  /** Today's bucket files, opened at their first write and kept open until close(): a flush costs a write and an fsync each, no open. */
+  private readonly handles = new Map<string, Promise<FileHandle>>()
+
   constructor(private readonly index: ReferenceIndex) {}
 
   add(e: AcceptedReference): void {
@@ -98,8 +102,15 @@ class ReferenceWriter {
     const made = this.make()
     if (made !== undefined) return made
     const store = this.index.store
-    const failures = await Promise.all(taken.map((text, b) => (text === '' ? undefined : store.appendLineAsync(this.index.fileOf(b), text))))
+    const failures = await Promise.all(taken.map((text, b) => (text === '' ? undefined : store.appendLineAsync(this.index.fileOf(b), text, this.handles))))
     return failures.find((f) => f !== undefined)
+  }
+
+  /** Closes the bucket files write() keeps open for the run. */
+  async close(): Promise<void> {
+    const open = [...this.handles.values()]
+    this.handles.clear()
+    await Promise.all(open.map((h) => h.then((fh) => fh.close()).catch(() => undefined)))
   }
 
   /** The same, synchronously (a signal handler about to exit; a test). */
@@ -190,6 +201,11 @@ export class AcceptedRows implements FlushedFirst<Taken> {
   end(): string | undefined {
     const taken = this.take()
     return taken === undefined ? undefined : this.writeNow(taken)
+  }
+
+  /** Closes the files the writes keep open (after the run journal's last flush). */
+  async close(): Promise<void> {
+    await Promise.all([...this.writers.values()].map((w) => w.close()))
   }
 }
 

@@ -308,6 +308,8 @@ export interface FlushedFirst<T> {
   take(): T | undefined
   write(taken: T): Promise<string | undefined>
   writeNow(taken: T): string | undefined
+  /** Closes what the writes kept open, once the run's last flush is done. */
+  close?(): Promise<void>
 }
 
 export class RunJournal {
@@ -457,6 +459,7 @@ export class RunJournal {
     this.buffer += `${JSON.stringify({t: 'end', at: new Date().toISOString(), ...(this.first && this.failed === undefined ? {indexed: true} : {})})}\n`
     this.flush()
     await this.writing
+    await this.first?.close?.()
   }
 
   /** For a signal handler about to exit: what is buffered, written synchronously (what `first` holds first). */

@@ -275,22 +275,28 @@ export class JournalStore {
     return join(this.dir, `${day(this.now())}.ndjson`)
   }
 
-  /** appendLine without blocking the event loop (bulk runs), fsync'd; the same answer. */
-  async appendLineAsync(file: string, text: string): Promise<string | undefined> {
+  /**
+   * appendLine without blocking the event loop (bulk runs), fsync'd; the same answer. `handles`: files kept open
+   * between calls (a run's index buckets, written at every flush), for the caller to close; without it, closed here.
+   */
+  async appendLineAsync(file: string, text: string, handles?: Map<string, Promise<FileHandle>>): Promise<string | undefined> {
     if (!this.open()) return JOURNAL_OFF
     let handle: FileHandle | undefined
     try {
       // node:fs/promises loaded on the first write, not with every command (~0.7 ms)
-      handle = await process.getBuiltinModule('node:fs/promises').open(file, 'a', SECRET_FILE_MODE)
+      const opening = handles?.get(file) ?? process.getBuiltinModule('node:fs/promises').open(file, 'a', SECRET_FILE_MODE)
+      handles?.set(file, opening)
+      handle = await opening
       const data = Buffer.from(`\n${text}`) // a leading line break, as writeWhole: a torn tail never swallows these lines
       const {bytesWritten} = await handle.write(data)
       if (bytesWritten !== data.length) throw Object.assign(new Error(`wrote ${bytesWritten} of ${data.length} bytes`), {code: 'ENOSPC'})
       await handle.sync()
       return undefined
     } catch (err) {
+      if (handles?.delete(file)) await handle?.close().catch(() => undefined)
       return this.failed(file, err)
     } finally {
-      await handle?.close().catch(() => undefined)
+      if (!handles) await handle?.close().catch(() => undefined)
     }
   }
 
