@@ -166,10 +166,10 @@ export class AcceptedRows implements FlushedFirst<Taken> {
       this.writers.set(r.endpoint, writer)
     }
     const at = o.state_at ?? new Date().toISOString()
-    const where = {run: this.run, line: r.line, file: this.file}
-    if (o.outcome === 'accepted') writer.add({ref: r.reference, key: r.key, at, id: o.id ?? undefined, state: o.state ?? undefined, ...where})
-    else if (o.outcome === 'unknown') writer.add({ref: r.reference, key: r.key, at, ...where, outcome: 'unknown', ...(r.body === undefined ? {} : {body_sha256: bodyHash(r.body)})})
-    else writer.add({ref: r.reference, key: r.key, at, ...where, outcome: 'refused'})
+    // object literals, not spreads of a shared part: this runs for every row sent
+    if (o.outcome === 'accepted') writer.add({ref: r.reference, key: r.key, at, id: o.id ?? undefined, state: o.state ?? undefined, run: this.run, line: r.line, file: this.file})
+    else if (o.outcome === 'unknown') writer.add({ref: r.reference, key: r.key, at, run: this.run, line: r.line, file: this.file, outcome: 'unknown', body_sha256: r.body === undefined ? undefined : bodyHash(r.body)})
+    else writer.add({ref: r.reference, key: r.key, at, run: this.run, line: r.line, file: this.file, outcome: 'refused'})
   }
 
   take(): Taken | undefined {

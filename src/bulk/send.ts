@@ -139,7 +139,7 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
       // an earlier attempt under this key may have reached the service (its outcome was unknown, or a cut run may
       // have had it in flight): the request policy is told, so that a refusal for now cannot read as "not sent"
       const resent = known?.idempotency_key === r.key ? known.outcome === 'unknown' : plan.earlier.cut
-      const sent = await sendRow(ctx, plan.requestOf(r), r, rate, {retries: plan.retries, earlierMaybeSent: resent}, ended, plan.pool)
+      const sent = await sendRow(ctx, plan.requestOf(r), r, rate, plan.retries, resent, ended, plan.pool)
       plan.sent?.(r, sent.outcome)
       if (wait && sent.response) finish(await follow(sent.outcome, wait.poll(r.endpoint, sent.response, callInputOf(r))), true)
       else finish(sent.outcome, true, sent.again)
@@ -289,8 +289,8 @@ async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, 
  * Sends one row until the request policy (src/client/request-policy.ts) says what it came to: accepted, refused
  * (for now, or for good) or unknown. 429s slow the whole run down (the shared rate) instead of this row waiting alone.
  */
-async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, attempts: {retries: number; earlierMaybeSent: boolean}, ended: Ended, via?: PoolTransport): Promise<Sent> {
-  const policy = new RequestAttempts({...attempts, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
+async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number, earlierMaybeSent: boolean, ended: Ended, via?: PoolTransport): Promise<Sent> {
+  const policy = new RequestAttempts({retries, earlierMaybeSent, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
   for (;;) {
     if (!rate.tryAcquire()) await rate.acquire()
     let res: ApiResponse | undefined
