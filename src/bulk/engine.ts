@@ -31,7 +31,6 @@ import {compileParsers} from '../api/zod-config.js'
 import {classifyState} from '../operation/wait.js'
 import {InputError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
-import {redactUrl} from '../base/redact.js'
 import {openJournalStore} from '../journal/index.js'
 import type {JournalStore} from '../journal/store.js'
 import type {ApiContext} from '../operation/api-context.js'
@@ -123,7 +122,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const checked = (held.checked = await check(ctx, run, input, resumed.salt, spoolDir))
     // a reference is a promise across runs: a row whose reference an accepted request of another key (another body,
     // or a single command) already holds refuses the run (exit 5), unless --force-new (src/bulk/references.ts)
-    const referenceScope = (endpoint: string) => ({endpoint, baseUrl: redactUrl(client.baseUrl()), clientId: ctx.settings.clientId, accountRef: ctx.settings.accountRef})
+    const referenceScope = (endpoint: string) => ({endpoint, baseUrl: client.shownBaseUrl(), clientId: ctx.settings.clientId, accountRef: ctx.settings.accountRef})
     const accepted = (held.accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name))
     // the rows of earlier runs that may be missing from the index (runs of an older pay, which wrote the index after
     // the records) are added now, before any check reads it (a bulk operation sends to one endpoint)
@@ -293,7 +292,7 @@ async function dryRun(ctx: ApiContext, run: BulkRun, input: BulkInput, checked: 
 function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed, total: number, settled: number, index: AcceptedRows): void {
   const {out, client, settings} = ctx
   const at = new Date().toISOString()
-  const header = {t: 'run', run: resumed.runId, at, operation: run.op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt: resumed.salt} as const
+  const header = {t: 'run', run: resumed.runId, at, operation: run.op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: client.shownBaseUrl(), salt: resumed.salt} as const
   resumed.journal.begin(header, index)
   resumed.lineage?.record({t: 'lineage', run: resumed.runId, at, salt: resumed.salt})
   if (resumed.forced) out.info(out.color('dim', `new run (--force-new): every row is sent as a new request; to resume it, ${resumed.resume}`, 'err'))

@@ -20,7 +20,6 @@ import type {PreparedRequest} from '../client/api-client.js'
 import {InputError, type InputProblem} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {PoolTransport} from '../client/pool-transport.js'
-import {redactUrl} from '../base/redact.js'
 import {neutralized} from '../output/table.js'
 import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, RequestAttempts, askedWaitMs} from '../client/request-policy.js'
 import {openJournalStore} from '../journal/index.js'
@@ -217,7 +216,7 @@ export async function runReconcile(ctx: ApiContext, options: ReconcileOptions): 
     await client.token() // bad credentials: exit 3 here, not a failure on every row
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
     pool = client.poolable ? await PoolTransport.open(concurrency) : undefined
-    journal.begin({t: 'run', run: runId, at: new Date().toISOString(), operation: 'reconcile', file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: redactUrl(client.baseUrl()), salt: ''})
+    journal.begin({t: 'run', run: runId, at: new Date().toISOString(), operation: 'reconcile', file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: client.shownBaseUrl(), salt: ''})
     if (earlier.size > 0) out.info(out.color('dim', `resuming: ${earlier.size} of ${total} rows classed by an earlier run of this file (--fresh looks them up again)`, 'err'))
 
     const results: RowResult[] = []
