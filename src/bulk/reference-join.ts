@@ -4,7 +4,7 @@
  * small memory budget (test/bulk/reference-join.test.ts), apart from the check's message and exit code.
  */
 import {hash as sha256Of} from 'node:crypto'
-import {type AcceptedReference, BUCKETS, type HeldAs, type Holder, type ReferenceIndex, heldAs, merged, referenceVerdict} from '../journal/references.js'
+import {type AcceptedReference, BUCKETS, type HeldAs, type Holder, type ReferenceIndex, heldAs, hold, referenceVerdict} from '../journal/references.js'
 import {SortedRecords, hexWords} from '../journal/sorted-spool.js'
 
 /** Index entries read between two turns of the event loop. */
@@ -74,10 +74,7 @@ export async function brokenPromises(
         }
         const key = `${recs[i + 6]}.${recs[i + 7]}`
         if (recs[i + 4] === 0) {
-          const as = AS[recs[i + 5] % 4] ?? 'accepted'
-          const held = holders.get(key)
-          const now = held ? merged(held.as, as) : as
-          if (!held || now !== held.as || now === as) holders.set(key, {key, as: now, sameBody: false, entry: Math.floor(recs[i + 5] / 4)})
+          hold(holders, key, AS[recs[i + 5] % 4] ?? 'accepted', false, Math.floor(recs[i + 5] / 4))
           continue
         }
         if (holders.size === 0) continue

@@ -66,7 +66,17 @@ export const heldAs = (e: AcceptedReference): HeldAs => e.outcome ?? 'accepted'
  * A key's state from two of its records, the newer second: an accepted request stays accepted (its key only replays
  * that answer); otherwise the newer record says it (an unknown one resent and refused, or refused for now and resent).
  */
-export const merged = (older: HeldAs, newer: HeldAs): HeldAs => (older === 'accepted' ? older : newer)
+const merged = (older: HeldAs, newer: HeldAs): HeldAs => (older === 'accepted' ? older : newer)
+
+/**
+ * Adds a line about a key to the holders of one reference, read oldest first: one holder per key, its state merged
+ * (accepted stays; a later unknown or refused line replaces an earlier one), with the entry of the line that says it.
+ */
+export function hold<T>(holders: Map<string, Holder<T>>, key: string, as: HeldAs, sameBody: boolean, entry: T): void {
+  const held = holders.get(key)
+  const now = held ? merged(held.as, as) : as
+  if (!held || now === as) holders.set(key, {key, as: now, sameBody, entry})
+}
 
 /** An earlier request with the reference, as the rule weighs it: its key, state, and whether its body is the new one's. */
 export interface Holder<T> {
