@@ -11,8 +11,8 @@ import type {EndpointId} from '../api/endpoints.js'
 import {CONFIG_DIR_MODE} from '../config/paths.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {PayError} from '../base/errors.js'
-import {JOURNAL_OFF, type JournalStore, latestState, unresolved} from '../journal/store.js'
-import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, inScope, originOf} from '../journal/references.js'
+import {JOURNAL_OFF, type JournalStore} from '../journal/store.js'
+import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, heldByEntry, inScope, originOf} from '../journal/references.js'
 import type {FlushedFirst, RowOutcome, RunJournal} from '../journal/run-journal.js'
 import {bodyHash} from './check.js'
 import {brokenPromises} from './reference-join.js'
@@ -57,17 +57,11 @@ function singlesHolding(store: JournalStore, scope: ReferenceScope): Map<string,
   if (!store.open()) return out
   const entries = store.entriesAbout([`"endpoint":${JSON.stringify(scope.endpoint)}`])
   entries.forEach((e, i) => {
-    const {op} = e
-    if (op.reference === undefined || !inScope(scope, op)) return
-    let held: AcceptedReference
-    if (e.outcome?.request === 'accepted') {
-      const seen = latestState(e)
-      held = {ref: op.reference, key: op.key, at: e.outcome.at, id: e.outcome.id, state: seen?.state, state_at: seen?.at}
-    } else if (unresolved(entries, i)) held = {ref: op.reference, key: op.key, at: op.at, outcome: 'unknown', body_sha256: op.body_sha256}
-    else return
-    const list = out.get(op.reference)
+    const held = inScope(scope, e.op) ? heldByEntry(entries, i) : undefined
+    if (held === undefined) return
+    const list = out.get(held.ref)
     if (list) list.push(held)
-    else out.set(op.reference, [held])
+    else out.set(held.ref, [held])
   })
   return out
 }

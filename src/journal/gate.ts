@@ -27,7 +27,7 @@ import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
-import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, hold, inScope, originOf, referenceVerdict} from './references.js'
+import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, hold, inScope, originOf, referenceVerdict} from './references.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -228,10 +228,8 @@ export class JournalGate implements RequestJournal {
     const holdLine = (e: AcceptedReference) => hold(holders, e.key, heldAs(e), e.body_sha256 === bodySha, e)
     entries.forEach((e, i) => {
       if (e.op.reference !== reference || e.op.body_sha256 === bodySha || !inScope(scope, e.op)) return
-      if (requestOf(e) === 'accepted') {
-        const seen = latestState(e)
-        holdLine({ref: reference, key: e.op.key, at: e.outcome!.at, id: e.outcome!.id, state: seen?.state, state_at: seen?.at})
-      } else if (unresolved(entries, i)) holdLine({ref: reference, key: e.op.key, at: e.op.at, outcome: 'unknown'})
+      const held = heldByEntry(entries, i)
+      if (held) holdLine(held)
     })
     for (const e of new ReferenceIndex(this.store, scope).lookup(reference)) holdLine(e)
     const verdict = referenceVerdict(holders.values(), req.keyGiven ? req.idempotencyKey : undefined, canReuse)

@@ -26,7 +26,7 @@ import {closeSync, existsSync, openSync, readSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
-import type {JournalStore, OpRecord} from './store.js'
+import {type JournalEntry, type JournalStore, type OpRecord, latestState, unresolved} from './store.js'
 
 /** What makes two requests with one reference requests of the same kind. */
 export interface ReferenceScope {
@@ -112,6 +112,22 @@ export function referenceVerdict<T>(holders: Iterable<Holder<T>>, ownKey: string
   if (accepted) return {do: 'refuse', holder: accepted}
   if (reusable && canReuse) return {do: 'reuse', holder: reusable}
   return unknown ? {do: 'refuse', holder: unknown} : {do: 'send'}
+}
+
+/**
+ * What a single command's journal entry holds of its reference, as the index's lines say it of a bulk row: accepted
+ * (with its latest known state), or unknown (its outcome unresolved; with its body's hash); undefined when it holds
+ * none (refused, or no reference). `entries`: the journal's, oldest first (a later entry may resolve it).
+ */
+export function heldByEntry(entries: JournalEntry[], i: number): AcceptedReference | undefined {
+  const e = entries[i]
+  const {op} = e
+  if (op.reference === undefined) return undefined
+  if (e.outcome?.request === 'accepted') {
+    const seen = latestState(e)
+    return {ref: op.reference, key: op.key, at: e.outcome.at, id: e.outcome.id, state: seen?.state, state_at: seen?.at}
+  }
+  return unresolved(entries, i) ? {ref: op.reference, key: op.key, at: op.at, outcome: 'unknown', body_sha256: op.body_sha256} : undefined
 }
 
 /** How many files a scope's references are spread over (a day each). */
