@@ -4,6 +4,9 @@
  *   failed / cancelled (and the like)     → exit 8
  *   still pending after --wait-timeout    → exit 9
  *   Ctrl-C / SIGTERM while waiting        → exit 130 / 143, the last answer printed as ever (nothing more is sent)
+ *   a poll that fails after the answer in hand → exit 9, that answer printed, the failure and how to wait again said;
+ *   a poll answering 404 about what is in hand is taken as not visible yet (a service's lookups may lag its
+ *   creates): said once, polling goes on
  * Progress goes to stderr; the caller prints the last body the service returned on stdout.
  * A poll that answers another resource than the one in hand (a lookup by a reference two resources share) ends the
  * wait unresolved (exit 9): its state is never taken for this one's (src/api/resource.ts), and the last body of this
@@ -12,7 +15,7 @@
 import type {EndpointId} from '../api/endpoints.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {ExitCode} from '../base/exit-codes.js'
-import {InterruptedError} from '../base/errors.js'
+import {ApiError, InterruptedError, type PayError} from '../base/errors.js'
 import {firstSignal} from '../base/signals.js'
 import {pollDelayMs} from '../client/request-policy.js'
 import {otherResource, resourceName} from '../api/resource.js'
@@ -44,9 +47,10 @@ export interface PollSpec {
 
 /**
  * `other`: the poll answered another resource (`other`), not the one in hand: its state stays as last seen.
- * `interrupted`: a signal ended the wait (`signal`); the last answer is the one in hand.
+ * `interrupted`: a signal ended the wait (`signal`); `unresolved`: a poll failed (`error`); the last answer is the one
+ * in hand.
  */
-type WaitOutcome = 'succeeded' | 'failed' | 'timeout' | 'other' | 'interrupted'
+type WaitOutcome = 'succeeded' | 'failed' | 'timeout' | 'other' | 'interrupted' | 'unresolved'
 
 /** A lookup that answered another resource: its id, the name of the one in hand, and the reference they share. */
 interface OtherResource {
@@ -72,6 +76,8 @@ interface WaitResult {
   other?: OtherResource
   /** With outcome `interrupted`: the signal. */
   signal?: NodeJS.Signals
+  /** With outcome `unresolved`: why the poll failed. */
+  error?: PayError
   state?: string
   label: string
   elapsedSeconds: number
@@ -125,6 +131,7 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   if (res && firstFinal) return {poll: options, res, outcome: firstFinal, state, label: options.label, elapsedSeconds: 0, timeoutSec: options.timeoutSec}
   let attempt = 0
   const noticed = new Set<string>()
+  let toldNotVisible = false
   // Ctrl-C ends the wait, not the process: what was created is still said (a poll in flight is a GET: dropped)
   const signals = firstSignal()
   const stopped = signals.signal.then((signal) => ({signal}))
@@ -149,7 +156,19 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
         if (woke && typeof woke === 'object' && 'signal' in woke) return interrupted(woke.signal as NodeJS.Signals)
       }
       const mine = resourceName(res?.body)
-      const answered = await Promise.race([client.call(options.id, options.input), stopped])
+      let answered: ApiResponse | {signal: NodeJS.Signals}
+      try {
+        answered = await Promise.race([client.call(options.id, options.input), stopped])
+      } catch (err) {
+        // what is in hand was answered already: a failing poll ends the wait, never the report of it
+        if (!res) throw err
+        if (err instanceof ApiError && err.status === 404) {
+          if (!toldNotVisible) out.warn(printableLine(`${options.label} is not found by its lookup yet (${err.message}); it was answered before, so pay keeps polling (--wait-timeout)`))
+          toldNotVisible = true
+          continue
+        }
+        return {poll: options, res, outcome: 'unresolved', error: err as PayError, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+      }
       if ('signal' in answered) return interrupted(answered.signal)
       const now: ApiResponse = answered
       const other = answeredOther(mine, now.body)
@@ -204,6 +223,11 @@ export function reportWait(out: Output, result: WaitResult, flags?: LaterFlags):
   if (result.outcome === 'failed') {
     out.errorLine(`${result.label} ended ${result.state}${typeof detail === 'string' && detail ? `: ${detail}` : ''}`)
     return ExitCode.TX_FAILED
+  }
+  if (result.outcome === 'unresolved') {
+    const later = result.poll && laterCommand(result.poll, flags)
+    out.errorLine(printableLine(`could not follow ${result.label}: ${result.error?.message ?? 'the lookup failed'}; it was ${result.state ?? 'in a state not known'} when last seen; ${later ? `to wait again: ${later}` : 'look it up later with its get command'}`))
+    return ExitCode.WAIT_TIMEOUT
   }
   if (result.outcome === 'interrupted') {
     // one line, also under --json / --quiet: a script that stopped the wait still learns how to take it up again
