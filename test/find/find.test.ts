@@ -12,6 +12,7 @@ import {parseQuery} from '../../src/find/query.js'
 import {json} from '../helpers/cli.js'
 import {runWithContext} from '../helpers/in-process.js'
 import {ok, useSandbox} from '../helpers/command-harness.js'
+import {scriptedEnv, useScriptedServer} from '../helpers/scripted-server.js'
 
 const h = useSandbox()
 
@@ -196,5 +197,21 @@ describe('pay find', () => {
       ['collection.succeeded', 'duplicate', 'EVT_FINDWH000000000000000001', `collection ${col.id}`],
     ])
     expect(r.timeline.map((t) => t.source)).toEqual(['journal', 'webhook', 'webhook', 'service'])
+  })
+})
+
+describe('a lookup that fails', () => {
+  const server = useScriptedServer()
+
+  it("is said after what was found, the service's message made printable", async () => {
+    const hostile = 'boom \u001B]0;PWNED\u0007\u001B[2J\u001B[31mred'
+    server.script('GET /v1/collections', {status: 200, body: {id: 'CL_F1', object: 'collection', status: 'succeeded', currency: 'KES', amount: '10.00', merchant_reference: 'fz-1'}})
+    server.script('GET /v1/payouts/fz-1', {status: 500, body: {error: {code: 'internal_error', message: hostile, request_id: 'REQ_FAKE1'}}})
+    const env = {...scriptedEnv(server), NO_COLOR: '1'}
+    const r = await runWithContext((ctx) => runFind(ctx, {query: 'fz-1', env}), {env, flags: {retries: 0}})
+    expect(r.stdout).toContain('CL_F1')
+    expect(r.stderr).toContain('error: not every lookup answered, so this may not be everything: boom \\u001b]0;PWNED\\u0007\\u001b[2J\\u001b[31mred')
+    expect(r.stderr).not.toContain('\u001B')
+    expect(r.code).not.toBe(0)
   })
 })

@@ -151,6 +151,7 @@ describe('the choices fetched from the service', () => {
   const server = useScriptedServer()
   const client = () => new ApiClient({settings: {baseUrl: server.url, clientId: TEST_CLIENT_ID, clientSecret: TEST_CLIENT_SECRET}, userAgent: 'test', retries: 0})
   const HOSTILE = 'Evil\u001B]0;PWNED\u0007\u001B[2J\u001B[31m\nBank'
+  // eslint-disable-next-line no-control-regex -- finding raw control characters is the point
   const rawControls = (text: string) => /[\u0000-\u001F\u007F-\u009F]/.test(text)
 
   it('are shown printable on one line (bank, provider and plan names, a plan price), and what is sent is the exact value', async () => {
