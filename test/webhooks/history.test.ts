@@ -129,7 +129,7 @@ describe('the listener keeps every delivery', () => {
     listener = undefined
   })
 
-  it('every forward attempt is kept with its status and duration; the app\'s 500 is still passed back', async () => {
+  it('every forward attempt is kept with its status and duration; the app\'s 500 is passed back, and kept as the answer', async () => {
     const dir = tempDir()
     const app = await startTestApp()
     apps.push(app)
@@ -142,11 +142,46 @@ describe('the listener keeps every delivery', () => {
     const [second, first] = readHistory(dir)
     expect(first.attempts).toMatchObject([{url: app.url, status: 500, ok: false}])
     expect(second.attempts).toMatchObject([{url: app.url, status: 200, ok: true}])
+    // the status the listener answered, not a 200 written before the forward ended
+    expect([first.status, second.status]).toEqual([500, 200])
     expect(typeof first.attempts[0].ms).toBe('number')
     await app.close()
     const down = eventBody()
     expect((await post(url, down.body, signed(down.body))).status).toBe(502)
     expect(readHistory(dir)[0].attempts).toMatchObject([{url: app.url, error: 'unreachable', ok: false}])
+    expect(readHistory(dir)[0].status).toBe(502)
+  })
+
+  it('--history-sync answer: a forwarded delivery\'s answer is kept (synced) before it goes out', async () => {
+    const dir = tempDir()
+    const app = await startTestApp()
+    apps.push(app)
+    app.failNext = 1
+    const held: (() => void)[] = []
+    const history = new HistoryWriter(dir, {sync: 'answer', fdatasync: ((fd: number, cb: (err: Error | null) => void) => held.push(() => cb(null))) as never})
+    listener = await startListener({secrets: [SECRET], history, forwardTo: app.url})
+    const e = eventBody()
+    let answered = false
+    const answer = post(`${listener.url}${listener.path}`, e.body, signed(e.body)).then((r) => {
+      answered = true
+      return r
+    })
+    // the delivery's own sync, written before the forward's result is known: no status yet
+    await waitFor(() => held.length > 0, 10_000, 'the delivery to be written')
+    expect(readHistory(dir)[0].status).toBeUndefined()
+    held.shift()!()
+    // the forward ended: its attempt and the status answered are written, and the answer waits for their sync
+    await waitFor(() => held.length > 0, 10_000, 'the answer to be written')
+    await new Promise((r) => setTimeout(r, 50))
+    expect(answered).toBe(false)
+    expect(readHistory(dir)[0]).toMatchObject({status: 500, attempts: [{status: 500}]})
+    held.shift()!()
+    expect((await answer).status).toBe(500)
+    const closing = listener.close()
+    for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 5))
+    while (held.length > 0) held.shift()!()
+    await closing
+    listener = undefined
   })
 })
 
@@ -202,6 +237,22 @@ describe('the store on disk', () => {
     const [segment] = readdirSync(dir)
     appendFileSync(join(dir, segment), '{"k":"d","id":"dlv_cut","at":1,"verdict":"accepted","status":200,"verified":true,"h":[],"len":500}\n{"id":"EVT_B","ty')
     expect(readHistory(dir).map((d) => d.event_id)).toEqual(['EVT_A'])
+  })
+
+  it('a delivery kept before its forward ended has no status until its answer record; that record is read in any segment order', async () => {
+    const dir = tempDir()
+    const w = new HistoryWriter(dir)
+    w.open()
+    const stopped = w.delivery({event_id: 'EVT_STOPPED', verdict: 'accepted', verified: true}, [], Buffer.from('{}'))
+    const answered = w.delivery({event_id: 'EVT_ANSWERED', verdict: 'accepted', verified: true}, [], Buffer.from('{}'))
+    w.answered(answered, 504)
+    await w.close()
+    const byEvent = new Map(readHistory(dir).map((d) => [d.event_id, d]))
+    expect(byEvent.get('EVT_STOPPED')!.status).toBeUndefined()
+    expect(byEvent.get('EVT_ANSWERED')!.status).toBe(504)
+    // an answer record in a segment read before its delivery's
+    appendFileSync(join(dir, '0000000000001-1-a.log'), `{"k":"s","d":"${stopped}","status":502}\n`)
+    expect(new Map(readHistory(dir).map((d) => [d.event_id, d.status])).get('EVT_STOPPED')).toBe(502)
   })
 
   it('two writers at once in the same directory: each its own segment, both read back whole', async () => {
