@@ -23,6 +23,33 @@ afterEach(async () => {
   for (const app of apps.splice(0)) await app.close()
 })
 
+/** A listener whose history syncs before answering ('answer'), every fdatasync held until the test releases it. */
+async function heldSyncs(dir: string, forwardTo?: string) {
+  const held: (() => void)[] = []
+  const history = new HistoryWriter(dir, {sync: 'answer', fdatasync: ((fd: number, cb: (err: Error | null) => void) => held.push(() => cb(null))) as never})
+  const l = (listener = await startListener({secrets: [SECRET], history, forwardTo}))
+  return {
+    held,
+    /** Posts a signed delivery; `answered()` says whether its answer has come. */
+    post(body: string) {
+      let done = false
+      const answer = post(`${l.url}${l.path}`, body, signed(body)).then((r) => {
+        done = true
+        return r
+      })
+      return {answer, answered: () => done}
+    },
+    /** Closes the listener, releasing the sync close asks for, if any. */
+    async close() {
+      const closing = l.close()
+      for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 5))
+      while (held.length > 0) held.shift()!()
+      await closing
+      listener = undefined
+    },
+  }
+}
+
 describe('the listener keeps every delivery', () => {
   it('accepted, duplicate and rejected, with raw bytes, headers, verdict and reason; 0600 files, no secret', async () => {
     const dir = tempDir()
@@ -104,29 +131,19 @@ describe('the listener keeps every delivery', () => {
 
   it('--history-sync answer: an answer waits until its delivery is fdatasync\'d (held here)', async () => {
     const dir = tempDir()
-    const held: (() => void)[] = []
-    const history = new HistoryWriter(dir, {sync: 'answer', fdatasync: ((fd: number, cb: (err: Error | null) => void) => held.push(() => cb(null))) as never})
-    listener = await startListener({secrets: [SECRET], history})
+    const l = await heldSyncs(dir)
     const e = eventBody()
-    let answered = false
-    const answer = post(`${listener.url}${listener.path}`, e.body, signed(e.body)).then((r) => {
-      answered = true
-      return r
-    })
-    await waitFor(() => held.length > 0, 10_000, 'the delivery to be written and its sync asked for')
-    expect(held.length).toBe(1)
+    const sent = l.post(e.body)
+    await waitFor(() => l.held.length > 0, 10_000, 'the delivery to be written and its sync asked for')
+    expect(l.held.length).toBe(1)
     await new Promise((r) => setTimeout(r, 100))
-    expect(answered).toBe(false)
+    expect(sent.answered()).toBe(false)
     // what was written is already readable (written, not yet synced)
     expect(readHistory(dir).map((d) => d.event_id)).toEqual([e.id])
-    held.shift()!()
-    expect((await answer).status).toBe(200)
+    l.held.shift()!()
+    expect((await sent.answer).status).toBe(200)
     // close syncs what is left
-    const closing = listener.close()
-    for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 5)) // a sync, if close asks for one
-    while (held.length > 0) held.shift()!()
-    await closing
-    listener = undefined
+    await l.close()
   })
 
   it('every forward attempt is kept with its status and duration; the app\'s 500 is passed back, and kept as the answer', async () => {
@@ -157,31 +174,20 @@ describe('the listener keeps every delivery', () => {
     const app = await startTestApp()
     apps.push(app)
     app.failNext = 1
-    const held: (() => void)[] = []
-    const history = new HistoryWriter(dir, {sync: 'answer', fdatasync: ((fd: number, cb: (err: Error | null) => void) => held.push(() => cb(null))) as never})
-    listener = await startListener({secrets: [SECRET], history, forwardTo: app.url})
-    const e = eventBody()
-    let answered = false
-    const answer = post(`${listener.url}${listener.path}`, e.body, signed(e.body)).then((r) => {
-      answered = true
-      return r
-    })
+    const l = await heldSyncs(dir, app.url)
+    const sent = l.post(eventBody().body)
     // the delivery's own sync, written before the forward's result is known: no status yet
-    await waitFor(() => held.length > 0, 10_000, 'the delivery to be written')
+    await waitFor(() => l.held.length > 0, 10_000, 'the delivery to be written')
     expect(readHistory(dir)[0].status).toBeUndefined()
-    held.shift()!()
+    l.held.shift()!()
     // the forward ended: its attempt and the status answered are written, and the answer waits for their sync
-    await waitFor(() => held.length > 0, 10_000, 'the answer to be written')
+    await waitFor(() => l.held.length > 0, 10_000, 'the answer to be written')
     await new Promise((r) => setTimeout(r, 50))
-    expect(answered).toBe(false)
+    expect(sent.answered()).toBe(false)
     expect(readHistory(dir)[0]).toMatchObject({status: 500, attempts: [{status: 500}]})
-    held.shift()!()
-    expect((await answer).status).toBe(500)
-    const closing = listener.close()
-    for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 5))
-    while (held.length > 0) held.shift()!()
-    await closing
-    listener = undefined
+    l.held.shift()!()
+    expect((await sent.answer).status).toBe(500)
+    await l.close()
   })
 })
 
