@@ -56,7 +56,7 @@ export function repeatedColumnRule(other: string): string {
 }
 
 /** A record's columns by the input each names (see columnsByInput). */
-export interface ColumnsByInput<V> {
+interface ColumnsByInput<V> {
   /** Input → value (empty cells left out). */
   values: Record<string, V>
   /** Columns that name no input. */

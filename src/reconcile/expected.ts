@@ -2,8 +2,10 @@
  * What `pay reconcile FILE` expects, row by row, and how a row is classed against what the service answers. The file
  * is read by the bulk runs' reader (src/bulk/input.ts: CSV with a header, or NDJSON): columns `reference` (or
  * `merchant_reference`), `amount`, `currency`, optionally `kind` (collection, payout, checkout, mandate, debit,
- * subscription), `state` (or `expected_state`) and, for a debit, `mandate_id`. A bulk run's `--results` file is read
- * as it is: its `state` is what the create answered, not an expectation, and its `id` prefix names the kind.
+ * subscription), `state` (or `expected_state`) and, for a debit, `mandate_id`; two columns for one input are refused by
+ * the bulk files' rule (columnsByInput). A bulk run's `--results` file is read as it is: its `state` is what the create
+ * answered, not an expectation, and its `id` prefix names the kind; reconcile's own is read by its expected columns. A
+ * `--results` CSV pay wrote is read back with its formula cells as they were (unneutralized, src/output/table.ts).
  */
 import {pathValueRule} from '../api/endpoints.js'
 import {type Kind, kindNamed, kindOfId, stateClass} from '../api/kinds.js'
