@@ -274,14 +274,19 @@ describe('pay reconcile: a finished run is never resumed', () => {
     const changed = lines(file).filter((r) => r.t !== 'end').map((r) => (r.row === 1 ? {...r, class: 'state_differs', state: 'processing', detail: 'processing: still in progress'} : r.row === 2 ? {...r, class: 'lookup_failed', detail: 'down'} : r))
     writeFileSync(file, [...changed, ...(ended ? [{t: 'end', at: new Date().toISOString()}] : [])].map((r) => JSON.stringify(r)).join('\n') + '\n')
   }
+  /** A file of two collections that match, reconciled once (exit 0); then its journal made stale, ended or not. */
+  const reconciledThenStale = async (name: string, first: number, ended: boolean) => {
+    const file = join(dir, name)
+    writeFileSync(file, `reference,amount,currency,kind\nrec-${first},${amountOf(first)},KES,collection\nrec-${first + 1},${amountOf(first + 1)},KES,collection\n`)
+    const r = await reconcile(file)
+    expect(r.code, r.stderr).toBe(0)
+    const journal = journalOf(json<ReconcileSummary>(r))
+    staleJournal(journal, ended)
+    return {file, journal}
+  }
 
   it('a run that ended with a lookup_failed row: the next run looks every row up afresh', async () => {
-    const file = join(dir, 'finished.csv')
-    writeFileSync(file, `reference,amount,currency,kind\nrec-5,${amountOf(5)},KES,collection\nrec-6,${amountOf(6)},KES,collection\n`)
-    const first = await reconcile(file)
-    expect(first.code, first.stderr).toBe(0)
-    const journal = journalOf(json<ReconcileSummary>(first))
-    staleJournal(journal, true)
+    const {file} = await reconciledThenStale('finished.csv', 5, true)
     const mark = h.sb.requests.length
     const again = await reconcile(file)
     expect(again.stderr).not.toContain('resuming')
@@ -293,12 +298,7 @@ describe('pay reconcile: a finished run is never resumed', () => {
   })
 
   it('a run cut short (no end record) is resumed: its classed rows kept, its failed lookup done again; resumed again, nothing is lost', async () => {
-    const file = join(dir, 'cut.csv')
-    writeFileSync(file, `reference,amount,currency,kind\nrec-7,${amountOf(7)},KES,collection\nrec-8,${amountOf(8)},KES,collection\n`)
-    const first = await reconcile(file)
-    expect(first.code, first.stderr).toBe(0)
-    const journal = journalOf(json<ReconcileSummary>(first))
-    staleJournal(journal, false)
+    const {file, journal} = await reconciledThenStale('cut.csv', 7, false)
     const again = await reconcile(file)
     expect(again.stderr).toContain('resuming: 1 of 2 rows classed by an earlier run')
     const s = json<ReconcileSummary>(again)
