@@ -16,6 +16,8 @@
 //    of its modules that load a package become faces of its instances, and a module outside it that imports one
 //    of its packages joins it, lazily. Light modules it shares with unbundled files (errors, flags) exist twice;
 //    errors are recognised by shape (src/output/errors.ts), so that does not matter.
+// 3. dist/vendor/undici.cjs: undici's public entry, for what loads it (a bulk run's Pool, a proxy), not at start-up:
+//    one code-cached file instead of ~110 compiled ones (bundleUndici). dist/vendor/undici.js is its ESM face.
 //
 // import() inside the bundles becomes __payImport(), which cached-require passes in (see there).
 // One change to third-party code remains, sortWithoutIcu (scripts/oclif-patches.mjs): measured, named, and
@@ -107,23 +109,55 @@ function distModules(dist) {
   return found
 }
 
-/** Rewrites every import of '@oclif/core' in dist's own files to the ESM face of the bundle. */
-function pointAtOclifBundle(dist) {
-  const face = join(dist, 'vendor', 'oclif.js')
+/** Rewrites every import of package `name` in dist's own files to `face`, the ESM face of its bundle. */
+function pointAtBundle(dist, name, face) {
+  const quoted = name.replace(/[/.]/g, '\\$&')
+  const imports = new RegExp(`(\\bfrom\\s*|\\bimport\\s*\\(\\s*|\\bimport\\s+)(['"])${quoted}\\2`, 'g')
+  const left = new RegExp(`(\\bfrom\\s*|\\bimport\\s*\\(\\s*|\\brequire\\s*\\(\\s*|\\bimport\\s+)['"]${quoted}['"/]`)
   let files = 0
   for (const module of distModules(dist)) {
     const file = join(dist, module)
     const text = readFileSync(file, 'utf8')
-    if (!text.includes('@oclif/core')) continue
+    if (!text.includes(name)) continue
     const target = specifier(file, face)
-    const next = text.replace(/(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])@oclif\/core\2/g, (_, head, q) => `${head}${q}${target}${q}`)
-    if (/(\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)['"]@oclif\/core/.test(next)) throw new Error(`${relative(root, file)} imports @oclif/core in a way the bundle step does not rewrite`)
+    const next = text.replace(imports, (_, head, q) => `${head}${q}${target}${q}`)
+    if (left.test(next)) throw new Error(`${relative(root, file)} imports ${name} in a way the bundle step does not rewrite`)
     if (next !== text) {
       writeFileSync(file, next)
       files++
     }
   }
   return files
+}
+
+/** Rewrites every import of '@oclif/core' in dist's own files to the ESM face of the bundle. */
+function pointAtOclifBundle(dist) {
+  return pointAtBundle(dist, '@oclif/core', join(dist, 'vendor', 'oclif.js'))
+}
+
+/**
+ * dist/vendor/undici.cjs: undici's public entry (its package.json `main`, nothing else of it) with all it loads,
+ * for a bulk run's Pool, a proxy and `webhook listen --forward-to`, loaded only when one of those needs it. Loaded as
+ * ~110 files from node_modules it cost ~90 ms of CPU to compile at every bulk start; from this file with its code
+ * cache (scripts/code-cache.mjs exercises a bulk run's Pool), ~30 ms. Not a change to undici: the same code, in one
+ * file. dist/vendor/undici.js is its ESM face; every `import('undici')` of ours (src/client/undici.ts) points at it.
+ */
+async function bundleUndici(dist, loader) {
+  const outfile = join(dist, 'vendor', 'undici.cjs')
+  const require = createRequire(join(root, 'package.json'))
+  await build({
+    entryPoints: [require.resolve('undici')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'warning',
+    legalComments: 'none',
+    minifyWhitespace: true,
+  })
+  routeDynamicImports(outfile, /\bimport\(/g, '__payImport(')
+  esmFace(join(dist, 'vendor', 'undici.js'), outfile, Object.keys(require('undici')).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n)), loader)
 }
 
 /**
@@ -195,6 +229,8 @@ async function bundleRuntime(dist, loader, names) {
     name: 'pay-runtime',
     setup(b) {
       b.onResolve({filter: /.*/}, (args) => {
+        // undici from its own bundle (bundleUndici): import() through its ESM face (with the code cache)
+        if (args.path === 'undici') return args.kind === 'dynamic-import' ? {path: `${DYNAMIC}${specifier(outfile, join(dist, 'vendor', 'undici.js'))}`, external: true} : {path: specifier(outfile, join(dist, 'vendor', 'undici.cjs')), external: true}
         if (args.kind === 'dynamic-import' && !(args.path.startsWith('.') && lazily.has(relative(dist, join(args.resolveDir, args.path)).split(sep).join('/')))) {
           // stays lazy; our own modules by a path relative to the bundle, to their unbundled files
           const target = args.path.startsWith('.') ? specifier(outfile, join(args.resolveDir, args.path)) : args.path
@@ -276,6 +312,7 @@ export async function bundle(dist = join(root, 'dist')) {
   const loader = join(dist, 'vendor', 'cached-require.cjs')
   await bundleOclif(dist, loader)
   copyFileSync(join(root, 'scripts', 'cached-require.cjs'), loader)
+  await bundleUndici(dist, loader)
   const {meta, shared} = await bundleRuntime(dist, loader, names)
   // CommonJS copies of what bin/run.cjs runs before any bundle (no imports but Node's), so that it requires them
   // without starting Node's ES-module loader: the direct path's argv parser, the unknown-command message
@@ -284,6 +321,7 @@ export async function bundle(dist = join(root, 'dist')) {
   }
   await writeSharedFaces(dist, loader, shared)
   const rewritten = pointAtOclifBundle(dist)
+  pointAtBundle(dist, 'undici', join(dist, 'vendor', 'undici.js'))
   // The bundle must offer every export of src/runtime.ts (commands import them by name).
   const after = Object.keys(await import(`${runtimeUrl}?bundled`)).sort()
   if (after.join() !== names.join()) throw new Error(`dist/runtime.js lost exports in the bundle: ${names.filter((n) => !after.includes(n)).join(', ')}`)

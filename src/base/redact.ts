@@ -125,6 +125,9 @@ export function redactBodyText(text: string, knownSecrets: (string | undefined)[
   return redactValues(out, knownSecrets)
 }
 
+/** What JSON, percent-encoding (both kinds) and XML escaping all leave as it is. */
+const UNCHANGED_BY_ENCODING = /^[\w.-]*$/
+
 /**
  * The forms a secret value takes in what pay prints, writes or sends: as it is; inside a JSON string (escaped; with
  * every non-ASCII character as `\uXXXX`, as some servers write it; escaped twice, a JSON text inside a JSON string); percent-encoded (a path segment, and a
@@ -132,6 +135,7 @@ export function redactBodyText(text: string, knownSecrets: (string | undefined)[
  * XML/HTML-escaped (a JUnit file, an HTML page). Longest first, so that no form leaves part of a longer one behind.
  */
 function secretForms(value: string): string[] {
+  if (UNCHANGED_BY_ENCODING.test(value)) return [value] // letters, digits, `_`, `.`, `-`: every form is the value itself
   const json = JSON.stringify(value).slice(1, -1)
   const percent = encodeURIComponent(value)
   const form = new URLSearchParams([['', value]]).toString().slice(1)

@@ -130,12 +130,15 @@ function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => stri
 async function refuseRepeatedReferences(input: BulkInput, references: SortedRecords, spool: RowSpool): Promise<void> {
   const found: {line: number; row: number; firstLine: number; firstRow: number}[] = []
   let more = 0
-  let first = {r0: -1, r1: -1, r2: -1, r3: -1, line: 0, row: 0}
+  // the first record of the current reference (its 4 hash words, line, row); records compared in place, no copy each
+  const first = new Uint32Array(6)
+  let any = false
   for await (const recs of references.sorted()) {
     for (let i = 0; i < recs.length; i += 6) {
-      const [r0, r1, r2, r3, line, row] = [recs[i], recs[i + 1], recs[i + 2], recs[i + 3], recs[i + 4], recs[i + 5]]
-      if (r0 !== first.r0 || r1 !== first.r1 || r2 !== first.r2 || r3 !== first.r3) first = {r0, r1, r2, r3, line, row}
-      else if (found.length < MAX_LISTED_PROBLEMS) found.push({line, row, firstLine: first.line, firstRow: first.row})
+      if (!any || recs[i] !== first[0] || recs[i + 1] !== first[1] || recs[i + 2] !== first[2] || recs[i + 3] !== first[3]) {
+        for (let k = 0; k < 6; k++) first[k] = recs[i + k]
+        any = true
+      } else if (found.length < MAX_LISTED_PROBLEMS) found.push({line: recs[i + 4], row: recs[i + 5], firstLine: first[4], firstRow: first[5]})
       else more++
     }
   }
@@ -168,7 +171,10 @@ async function findRepeats(bodies: SortedRecords, repeats: SortedRecords): Promi
     for (let i = 0; i < recs.length; i += 5) {
       const same = recs[i] === h0 && recs[i + 1] === h1 && recs[i + 2] === h2 && recs[i + 3] === h3
       occurrence = same ? occurrence + 1 : 1
-      ;[h0, h1, h2, h3] = [recs[i], recs[i + 1], recs[i + 2], recs[i + 3]]
+      h0 = recs[i]
+      h1 = recs[i + 1]
+      h2 = recs[i + 2]
+      h3 = recs[i + 3]
       if (occurrence > 1) repeats.add(recs[i + 4], occurrence)
     }
   }

@@ -52,7 +52,8 @@ const LEASE_MARGIN_MS = 15_000
 function sameBodySha(body: string | undefined, bytesSha: string): string {
   if (body === undefined || (body[0] !== '{' && body[0] !== '[')) return bytesSha
   try {
-    return sha256(canonicalJson(JSON.parse(body)))
+    const canonical = canonicalJson(JSON.parse(body))
+    return canonical === body ? bytesSha : sha256(canonical) // pay's own bodies are canonical already: no second hash
   } catch {
     return bytesSha // not JSON after all, or nested beyond what JSON.stringify walks
   }
@@ -79,8 +80,9 @@ export class JournalGate implements RequestJournal {
     const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', settings.accountRef ?? ''].join('\n')
     // the same JSON body in another key order or spacing (`pay api --data`, an agent's arguments) is the same
     // request; `bytesMatch`: the match of journals written before, over the body's bytes
-    const match = sha256(`${scope}\n${sameBodySha(req.body, bodySha)}`)
+    const sameSha = sameBodySha(req.body, bodySha)
     const bytesMatch = sha256(`${scope}\n${bodySha}`)
+    const match = sameSha === bodySha ? bytesMatch : sha256(`${scope}\n${sameSha}`)
     const lockName = req.keyGiven && req.idempotencyKey ? sha256(`key\n${req.idempotencyKey}`) : match
     const release = await this.store.holdSender(lockName.slice(0, 40), 2 * budgetMs + LEASE_MARGIN_MS, (pid) =>
       this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is sending this same request; its outcome is this one's (nothing is sent twice)`),

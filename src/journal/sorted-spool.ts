@@ -112,7 +112,8 @@ function sortRecords(held: Uint32Array, count: number, width: number): Uint32Arr
   for (let i = 0; i < count; i++) order[i] = i * width
   order.sort((x, y) => compare(held, x, held, y, width))
   const out = new Uint32Array(Math.max(held.length, count * width))
-  for (let i = 0; i < count; i++) out.set(held.subarray(order[i], order[i] + width), i * width)
+  // word by word: no typed-array view made per record
+  for (let i = 0; i < count; i++) for (let k = 0, from = order[i], to = i * width; k < width; k++) out[to + k] = held[from + k]
   return out
 }
 
@@ -160,7 +161,7 @@ async function* merge(files: string[], width: number): AsyncGenerator<Uint32Arra
     let filled = 0
     while (heap.length > 0) {
       const top = heap[0]
-      out.set(top.chunk.subarray(top.at, top.at + width), filled)
+      for (let k = 0; k < width; k++) out[filled + k] = top.chunk[top.at + k]
       filled += width
       top.at += width
       if (top.at >= top.words && !refill(top)) {

@@ -13,7 +13,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ROOT, cleanEnv} from '../helpers/cli.js'
 
 const MINE = `.${process.versions.v8}-${process.arch}.v8cache`
-const BUNDLES = [join('dist', 'vendor', 'oclif.cjs'), join('dist', 'runtime.cjs')]
+const BUNDLES = [join('dist', 'vendor', 'oclif.cjs'), join('dist', 'runtime.cjs'), join('dist', 'vendor', 'undici.cjs')]
 let pkg: string
 
 function run(root: string, args: string[]) {
@@ -46,7 +46,7 @@ afterAll(() => {
 describe('V8 code cache of the bundles on this Node', () => {
   const args = ['webhook', 'events', '--json'] // through oclif: loads both bundles
   it('the build has a cache for this V8, and V8 takes it', () => {
-    expect(cacheVerdicts(ROOT)).toEqual([false, false])
+    expect(cacheVerdicts(ROOT)).toEqual([false, false, false])
   })
 
   it("only another Node's caches: none is read, the bundles compile as usual, same output", () => {
@@ -58,18 +58,18 @@ describe('V8 code cache of the bundles on this Node', () => {
       // what a build with another Node leaves
       cpSync(join(ROOT, `${bundle}${MINE}`), join(pkg, `${bundle}.9.9.999.9-node.99-${process.arch}.v8cache`))
     }
-    expect(cacheVerdicts(pkg)).toEqual([undefined, undefined])
+    expect(cacheVerdicts(pkg)).toEqual([undefined, undefined, undefined])
     expect(run(pkg, args)).toEqual(expected)
   })
 
   it('a cache V8 refuses (damaged, cut short, or made under other flags) is ignored: same output, exit 0', () => {
     const expected = run(ROOT, args)
-    const [oclif, runtime] = BUNDLES
-    writeFileSync(join(pkg, `${oclif}${MINE}`), Buffer.from('not a code cache at all'.repeat(100)))
+    const [oclif, runtime, undici] = BUNDLES
+    for (const damaged of [oclif, undici]) writeFileSync(join(pkg, `${damaged}${MINE}`), Buffer.from('not a code cache at all'.repeat(100)))
     const real = readFileSync(join(ROOT, `${runtime}${MINE}`))
     writeFileSync(join(pkg, `${runtime}${MINE}.tmp`), real.subarray(0, real.length >> 1))
     renameSync(join(pkg, `${runtime}${MINE}.tmp`), join(pkg, `${runtime}${MINE}`))
-    expect(cacheVerdicts(pkg)).toEqual([true, true])
+    expect(cacheVerdicts(pkg)).toEqual([true, true, true])
     expect(run(pkg, args)).toEqual(expected)
     expect(run(pkg, ['--version']).code).toBe(0)
   })

@@ -106,18 +106,39 @@ it('no module a command loads outside dist/runtime.cjs imports a package the bun
   expect(secondCopies(join(ROOT, 'dist'), held)).toEqual([])
 })
 
+/** The ES modules Node loads (their URLs) while `pay args…` runs in config dir `dir`, and its exit code. */
+function esModulesLoaded(dir: string, args: string[], env: Record<string, string> = {}): {status: number | null; loaded: string[]} {
+  const list = join(dir, 'loaded.txt')
+  writeFileSync(join(dir, 'hooks.mjs'), `import {appendFileSync} from 'node:fs'\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(list)}, url + '\\n')\n  return next(url, context)\n}\n`)
+  writeFileSync(join(dir, 'register.mjs'), `import {register} from 'node:module'\nregister(${JSON.stringify(new URL(`file://${join(dir, 'hooks.mjs')}`).href)})\n`)
+  const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, ...args], {cwd: ROOT, env: cleanEnv({PAY_CONFIG_DIR: dir, ...env}), encoding: 'utf8', timeout: 60_000})
+  return {status: r.status, loaded: readFileSync(list, 'utf8').split('\n')}
+}
+
 it('`pay profiles list` loads zod only inside the runtime bundle (as Node loads it)', () => {
   const dir = tempConfigDir()
   try {
-    const list = join(dir, 'loaded.txt')
-    writeFileSync(join(dir, 'hooks.mjs'), `import {appendFileSync} from 'node:fs'\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(list)}, url + '\\n')\n  return next(url, context)\n}\n`)
-    writeFileSync(join(dir, 'register.mjs'), `import {register} from 'node:module'\nregister(${JSON.stringify(new URL(`file://${join(dir, 'hooks.mjs')}`).href)})\n`)
-    const r = spawnSync(process.execPath, ['--import', join(dir, 'register.mjs'), BIN, 'profiles', 'list'], {cwd: ROOT, env: cleanEnv({PAY_CONFIG_DIR: dir}), encoding: 'utf8', timeout: 60_000})
-    expect(r.status).toBe(0)
-    const loaded = readFileSync(list, 'utf8').split('\n')
+    const {status, loaded} = esModulesLoaded(dir, ['profiles', 'list'])
+    expect(status).toBe(0)
     expect(loaded.some((url) => url.endsWith('/dist/profiles/manage.js'))).toBe(true)
     const packages = new Set(loaded.filter((url) => url.includes('/node_modules/')).map(packageOf))
     expect([...packages].filter((p) => ['zod', 'cli-table3', '@noble/hashes'].includes(p))).toEqual([])
+  } finally {
+    rmSync(dir, {recursive: true, force: true})
+  }
+})
+
+it("a bulk run loads undici from its bundle (dist/vendor/undici.cjs, code-cached), not undici's files in node_modules", () => {
+  const dir = tempConfigDir()
+  try {
+    const rows = join(dir, 'rows.csv')
+    writeFileSync(rows, 'amount,currency,reference,mobile,provider\n10.00,KES,bundle-1,254700000001,mpesa\n')
+    // nothing listens on port 9: the token is refused, but the Pool (and undici) loads meanwhile
+    const env = {PAY_BASE_URL: 'http://127.0.0.1:9', PAY_CLIENT_ID: 'id', PAY_CLIENT_SECRET: 'secret'}
+    const {status, loaded} = esModulesLoaded(dir, ['collections', 'create', '--from-file', rows, '--yes', '--retries', '0'], env)
+    expect(status).not.toBe(0)
+    expect(loaded.filter((url) => url.endsWith('/dist/vendor/undici.js'))).toHaveLength(1)
+    expect(loaded.filter((url) => url.includes('/node_modules/undici/'))).toEqual([])
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }
