@@ -173,6 +173,26 @@ describe('pay find', () => {
     expect(r.timeline.filter((t) => t.source === 'journal').every((t) => t.match === r.matches[0].label)).toBe(true)
   })
 
+  it("another merchant's (or service's) requests with the same reference are not on this profile's timeline: one line says how many were left out", async () => {
+    const mine = json(ok(await collection('find-other-1')))
+    const globex = {PAY_CLIENT_ID: 'sb_globex_client', PAY_CLIENT_SECRET: 'sb_globex_secret_7d2b9e4a1c6f', PAY_ACCOUNT_REF: 'globex-east'}
+    // a reference is one promise per service, whatever the client: another merchant's sends it on purpose
+    const theirs = json(ok(await h.run(['collections', 'create', '--amount', '77.00', '--currency', 'KES', '--reference', 'find-other-1', '--mobile', '254712345670', '--provider', 'mpesa', '--json', '--force-new'], globex)))
+    const r = await find('find-other-1')
+    const result = json<FindResult>(ok(r))
+    const journal = result.timeline.filter((t) => t.source === 'journal')
+    expect(journal.map((t) => t.id)).toEqual([mine.id])
+    expect(JSON.stringify(result)).not.toContain(String(theirs.id))
+    expect(r.stderr).toContain('1 journal entry for "find-other-1" belongs to another client id, sub-account or service than this profile\'s')
+    // as globex: its own only, and acme's counted
+    const asGlobex = await runWithContext((ctx) => runFind(ctx, {query: 'find-other-1', env: h.env}), {env: {...h.env, ...globex, NO_COLOR: '1'}, json: true})
+    expect(json<FindResult>(ok(asGlobex)).timeline.filter((t) => t.source === 'journal').map((t) => t.id)).toEqual([theirs.id])
+    expect(asGlobex.stderr).toContain('1 journal entry')
+    // none left out: no line
+    ok(await collection('find-other-2'))
+    expect((await find('find-other-2')).stderr).not.toContain('left out')
+  })
+
   it('the built CLI: exit 0 and JSON on stdout; exit 4 with the error envelope', async () => {
     ok(await collection('find-cli-1'))
     const yes = await h.command(['find', 'find-cli-1', '--json'])
