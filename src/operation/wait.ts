@@ -217,7 +217,7 @@ function laterCommand(poll: Pick<PollSpec, 'id' | 'input'>, flags: LaterFlags = 
 export function reportWait(out: Output, result: WaitResult, flags?: LaterFlags): number {
   const detail = (result.res.body as {status_detail?: unknown} | undefined)?.status_detail
   if (result.outcome === 'succeeded') {
-    out.info(`${result.label} ${out.color('green', result.state ?? 'succeeded', 'err')} after ${result.elapsedSeconds} s`)
+    out.info(`${printableLine(result.label)} ${out.color('green', printableLine(result.state ?? 'succeeded'), 'err')} after ${result.elapsedSeconds} s`)
     return ExitCode.OK
   }
   if (result.outcome === 'failed') {

@@ -58,6 +58,21 @@ describe('--wait whose lookup by reference answers another resource', () => {
   })
 })
 
+describe('--wait quotes the service printable', () => {
+  const HOSTILE = 'EVIL\u001B]0;PWNED\u0007\u001B[2J'
+
+  it('the progress lines (an unlisted state) and the failed end with its status_detail: escaped, never raw', async () => {
+    const mine = (status: string, more = {}) => ({status: 200, body: {...collection(status).body, id: 'CL_8', ...more}})
+    server.script('GET /v1/collections/CL_8', mine(`on_hold${HOSTILE}`), mine('failed', {status_detail: `declined ${HOSTILE}`}))
+    const r = await runInProcess(['collections', 'get', 'CL_8', '--wait', '--wait-timeout', '30', '--retries', '0'], {env: env()})
+    expect(r.code, r.stderr).toBe(8)
+    expect(r.stderr).toContain('waiting for collection CL_8: on_holdEVIL\\u001b]0;PWNED\\u0007\\u001b[2J')
+    expect(r.stderr).toContain('error: collection CL_8 ended failed: declined EVIL\\u001b]0;PWNED\\u0007\\u001b[2J')
+    // eslint-disable-next-line no-control-regex -- finding raw control characters is the point
+    expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000B-\u001F]/)
+  })
+})
+
 describe('--wait whose poll fails after the create was answered', () => {
   const create = ['collections', 'create', '--amount', '5.00', '--currency', 'KES', '--reference', 'w-9', '--mobile', '254700000001', '--provider', 'mpesa']
   // CL_9: scripts left over from the tests above (answers to CL_7) are not taken
