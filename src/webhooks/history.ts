@@ -327,8 +327,13 @@ export class HistoryWriter {
       return
     }
     this.behind = true
+    this.syncWhenDue()
+  }
+
+  /** A timer starts from the event loop's clock, read once a turn: after a long turn it fires early, so look again. */
+  private syncWhenDue(): void {
     const wait = this.lastSync + BACKGROUND_SYNC_MS - performance.now()
-    if (wait > 0) setTimeout(() => this.syncNow(), wait).unref()
+    if (wait > 0) setTimeout(() => this.syncWhenDue(), Math.ceil(wait)).unref()
     else this.syncNow()
   }
 
