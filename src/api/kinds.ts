@@ -5,7 +5,8 @@
  * as its success (the operation specs' --wait states, src/api/operations.ts).
  */
 import type {EndpointId} from './endpoints.js'
-import {operations} from './operations.js'
+import {operationList, operations} from './operations.js'
+import {shellArgument, shellQuote} from '../base/shell-quote.js'
 
 type KindName = 'collection' | 'checkout_session' | 'payout' | 'mandate' | 'debit' | 'subscription'
 
@@ -93,4 +94,55 @@ export function stateClass(kind: Kind, state: string | undefined): 'succeeded' |
   if (s !== undefined && kind.states.succeeded.includes(s)) return 'succeeded'
   if (s !== undefined && kind.states.failed.includes(s)) return 'failed'
   return 'pending'
+}
+
+/**
+ * The `pay` command that looks up, by its merchant reference, what a request of `endpoint` made: its kind's lookup by
+ * reference (`byReference`) through the operation spec that calls it (`pay mandates get --reference md-1`, `pay debits
+ * status --mandate MD_1 --reference db-1`, `pay transactions verify cs-1`), each value quoted for a shell. `params`: the
+ * request's path parameters (a debit's mandate id; pathParamsOf). Undefined when the endpoint makes no kind of this
+ * table, or a value the lookup needs is not known: the caller points at `pay find` or `pay journal` then.
+ */
+export function lookupCommand(endpoint: string | undefined, reference: string, params: Record<string, string> = {}): string | undefined {
+  const kind = endpoint === undefined ? undefined : kindOfEndpoint(endpoint)
+  if (!kind) return undefined
+  const spec = operationList.find((o) => o.endpoint === kind.byReference) ?? operationList.find((o) => o.alternatives?.some((a) => a.endpoint === kind.byReference))
+  if (!spec) return undefined
+  const flags: string[] = []
+  const args: string[] = []
+  for (const f of spec.fields) {
+    if (f.for !== undefined && f.for !== kind.byReference) continue
+    const value = f.key === 'merchant_reference' ? reference : params[f.key]
+    if (value === undefined) return undefined
+    const flag = `--${f.flag ?? f.key.replaceAll('_', '-')}`
+    if (f.arg !== undefined) args.push(shellArgument(value))
+    else if (value.startsWith('-')) flags.push(shellQuote(`${flag}=${value}`)) // else read as a flag of its own
+    else flags.push(flag, shellQuote(value))
+  }
+  return ['pay', ...spec.command.split(':'), ...flags, ...args].join(' ')
+}
+
+/** The values of a path template's parameters in a URL whose path ends with it (`{mandate_id}` of `/v1/mandates/MD_1/debits`). */
+export function pathParamsOf(template: string, url: string): Record<string, string> {
+  const names: string[] = []
+  const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => {
+    names.push(name)
+    return '([^/]+)'
+  })
+  let m: RegExpExecArray | null = null
+  try {
+    m = new RegExp(`${pattern}$`).exec(new URL(url).pathname)
+  } catch {
+    // not a URL: none known
+  }
+  const params: Record<string, string> = {}
+  names.forEach((n, i) => {
+    if (m?.[i + 1] === undefined) return
+    try {
+      params[n] = decodeURIComponent(m[i + 1])
+    } catch {
+      // a malformed escape: not known
+    }
+  })
+  return params
 }

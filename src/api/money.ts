@@ -77,3 +77,34 @@ export function fromMinor(minor: bigint, digits = MAX_FRACTION_DIGITS): string {
   const frac = (abs % scale).toString().padStart(digits, '0')
   return `${negative ? '-' : ''}${int}${digits > 0 ? '.' + frac : ''}`
 }
+
+/** Any decimal string, signed or not, with any number of fraction digits ("-50.00", "100.009"): what a total adds. */
+const SIGNED_DECIMAL = /^-?\d+(\.\d+)?$/
+
+export function isDecimal(value: string): boolean {
+  return SIGNED_DECIMAL.test(value)
+}
+
+/**
+ * An exact sum of decimal strings (isDecimal), in units of the largest scale seen so far (at least
+ * MAX_FRACTION_DIGITS): "100.009" + "-50.00" is "50.009", never truncated or rounded, whatever the size.
+ */
+export class DecimalSum {
+  private units = 0n
+  private scale = MAX_FRACTION_DIGITS
+
+  /** Adds `value` `times` times (a value that is not isDecimal is the caller's to refuse). */
+  add(value: string, times = 1): void {
+    const dot = value.indexOf('.')
+    const digits = dot === -1 ? 0 : value.length - dot - 1
+    if (digits > this.scale) {
+      this.units *= 10n ** BigInt(digits - this.scale)
+      this.scale = digits
+    }
+    this.units += toMinor(value, this.scale) * BigInt(times)
+  }
+
+  toString(): string {
+    return fromMinor(this.units, this.scale)
+  }
+}

@@ -49,3 +49,47 @@ export function referenceLookup(op: Pick<OperationSpec, 'fields'>): FieldSpec | 
   if (!field || op.fields.some((f) => f !== field && f.arg !== undefined)) return undefined
   return (field.arg ?? flagName(field)) === LOOKUP_REFERENCE.name ? field : undefined
 }
+
+/** The rule of two columns of one record that give one input (reference and merchant_reference). */
+export function repeatedColumnRule(other: string): string {
+  return `gives the same input as ${other}: keep one of them`
+}
+
+/** A record's columns by the input each names (see columnsByInput). */
+interface ColumnsByInput<V> {
+  /** Input → value (empty cells left out). */
+  values: Record<string, V>
+  /** Columns that name no input. */
+  unknown: string[]
+  /** [column, the earlier column naming the same input]: refused by repeatedColumnRule. */
+  repeated: [string, string][]
+}
+
+/**
+ * A record's values keyed by the input each column names (`names`: column name → input name; a bulk file's flag,
+ * field and argument names, or reconcile's columns). Two columns naming one input are both kept out of `values` after
+ * the first, and listed in `repeated`: which of them would count is no rule a file shows, so both bulk runs and
+ * `pay reconcile` refuse the file (exit 2, nothing sent). `value` turns a cell into the value kept (undefined: empty).
+ */
+export function columnsByInput<V>(names: ReadonlyMap<string, string>, record: Record<string, unknown>, value: (raw: unknown) => V | undefined): ColumnsByInput<V> {
+  const values: Record<string, V> = {}
+  const unknown: string[] = []
+  const repeated: [string, string][] = []
+  let from: Map<string, string> | undefined
+  for (const key of Object.keys(record)) {
+    const name = names.get(key.trim())
+    if (!name) {
+      unknown.push(key)
+      continue
+    }
+    const other = (from ??= new Map()).get(name)
+    if (other !== undefined) {
+      repeated.push([key, other])
+      continue
+    }
+    from.set(name, key)
+    const v = value(record[key])
+    if (v !== undefined) values[name] = v
+  }
+  return {values, unknown, repeated}
+}

@@ -292,7 +292,7 @@ async function dryRun(ctx: ApiContext, run: BulkRun, input: BulkInput, checked: 
 function begin(ctx: ApiContext, run: BulkRun, input: BulkInput, resumed: Resumed, total: number, settled: number, index: AcceptedRows): void {
   const {out, client, settings} = ctx
   const at = new Date().toISOString()
-  const header = {t: 'run', run: resumed.runId, at, operation: run.op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: client.shownBaseUrl(), salt: resumed.salt} as const
+  const header = {t: 'run', run: resumed.runId, at, operation: run.op.id, file: input.name, file_sha256: input.sha256, profile: settings.profileName, base_url: client.shownBaseUrl(), client_id: settings.clientId, account_ref: settings.accountRef, salt: resumed.salt} as const
   resumed.journal.begin(header, index)
   resumed.lineage?.record({t: 'lineage', run: resumed.runId, at, salt: resumed.salt})
   if (resumed.forced) out.info(out.color('dim', `new run (--force-new): every row is sent as a new request; to resume it, ${resumed.resume}`, 'err'))

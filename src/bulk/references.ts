@@ -9,10 +9,11 @@ import type {FileHandle} from 'node:fs/promises'
 import {mkdirSync} from 'node:fs'
 import type {EndpointId} from '../api/endpoints.js'
 import {CONFIG_DIR_MODE} from '../config/paths.js'
+import {lookupCommand} from '../api/kinds.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {PayError} from '../base/errors.js'
 import {JOURNAL_OFF, type JournalStore} from '../journal/store.js'
-import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, heldByEntry, inScope, originOf} from '../journal/references.js'
+import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, heldByEntry, originOf, sharesPromise} from '../journal/references.js'
 import type {FlushedFirst, RowOutcome, RunJournal} from '../journal/run-journal.js'
 import {bodyHash} from './check.js'
 import {brokenPromises} from './reference-join.js'
@@ -29,6 +30,7 @@ export async function checkReferences(store: JournalStore, scopeOf: (endpoint: s
   if (!store.open()) return
   const listed: string[] = []
   let broken = 0
+  const lookups = new Set<string>()
   for (const endpoint of endpoints) {
     const scope = scopeOf(endpoint)
     const ofEndpoint = async function* () {
@@ -36,28 +38,30 @@ export async function checkReferences(store: JournalStore, scopeOf: (endpoint: s
     }
     const found = await brokenPromises(new ReferenceIndex(store, scope), ofEndpoint, singlesHolding(store, scope), MAX_LISTED - listed.length)
     broken += found.count
+    if (found.count > 0) lookups.add(lookupCommand(endpoint, 'REF') ?? 'pay find REF')
     for (const {line, earlier} of found.listed) listed.push(`  ${file}:${line} reference ${earlier.ref}: ${originOf(earlier)}, ${describeAccepted(earlier)}`)
   }
   if (broken === 0) return
   const more = broken > listed.length ? `\n  and ${broken - listed.length} more row(s)` : ''
   throw new PayError(
-    `${broken} row(s) reuse a reference that already names another request (accepted, or with its outcome unknown: it may have paid; another body, another salt, or a single command); nothing was sent:\n${listed.join('\n')}${more}`,
+    `${broken} row(s) reuse a reference that already names another request (accepted, or with its outcome unknown: it may have paid; another body, another salt, another client id or account ref, or a single command); nothing was sent:\n${listed.join('\n')}${more}`,
     ExitCode.CONFLICT,
-    'look each one up with `pay transactions verify REF` (or `pay journal REF`); remove the rows it paid, or give them other references; a single command whose outcome is unknown is settled by running it again (it reuses its key); --force-new sends every row of the file again as a new request',
+    `look each one up with ${[...lookups].map((l) => `\`${l}\``).join(' or ')} (or \`pay journal REF\`); a reference is one promise to the service, whatever the client id, and with or without an account ref (only two different account refs are two sub-accounts); remove the rows it paid, or give them other references; a single command whose outcome is unknown is settled by running it again (it reuses its key); --force-new sends every row of the file again as a new request`,
   )
 }
 
 /**
- * The operation journal's requests of a scope that hold a reference, by reference: accepted ones, with their latest
- * known state, and those whose outcome is still unknown (no later answer under their key). A bulk run reads them once:
- * single commands are few next to bulk rows.
+ * The operation journal's requests that hold a reference against a scope (sharesPromise: its service, any client id,
+ * an account ref that may be its), by reference: accepted ones, with their latest known state, and those whose outcome
+ * is still unknown (no later answer under their key). A bulk run reads them once: single commands are few next to bulk
+ * rows.
  */
 function singlesHolding(store: JournalStore, scope: ReferenceScope): Map<string, AcceptedReference[]> {
   const out = new Map<string, AcceptedReference[]>()
   if (!store.open()) return out
   const entries = store.entriesAbout([`"endpoint":${JSON.stringify(scope.endpoint)}`])
   entries.forEach((e, i) => {
-    const held = inScope(scope, e.op) ? heldByEntry(entries, i) : undefined
+    const held = sharesPromise(scope, e.op) ? heldByEntry(entries, i) : undefined
     if (held === undefined) return
     const list = out.get(held.ref)
     if (list) list.push(held)
@@ -75,7 +79,7 @@ class ReferenceWriter {
   /** Today's bucket files, opened at their first write and kept open until close(): a flush costs a write and an fsync each, no open. */
   private readonly handles = new Map<string, Promise<FileHandle>>()
 
-  constructor(private readonly index: ReferenceIndex) {}
+  constructor(readonly index: ReferenceIndex) {}
 
   add(e: AcceptedReference): void {
     this.buffers[bucketOf(e.ref)] += `${JSON.stringify(e)}\n`
@@ -160,10 +164,12 @@ export class AcceptedRows implements FlushedFirst<Taken> {
       this.writers.set(r.endpoint, writer)
     }
     const at = o.state_at ?? new Date().toISOString()
+    // the sender: the service's index holds every client's and account's lines (unset: left out)
+    const {clientId: client_id, accountRef: account_ref} = writer.index.scope
     // object literals, not spreads of a shared part: this runs for every row sent
-    if (o.outcome === 'accepted') writer.add({ref: r.reference, key: r.key, at, id: o.id ?? undefined, state: o.state ?? undefined, run: this.run, line: r.line, file: this.file})
-    else if (o.outcome === 'unknown') writer.add({ref: r.reference, key: r.key, at, run: this.run, line: r.line, file: this.file, outcome: 'unknown', body_sha256: r.body === undefined ? undefined : bodyHash(r.body)})
-    else writer.add({ref: r.reference, key: r.key, at, run: this.run, line: r.line, file: this.file, outcome: 'refused'})
+    if (o.outcome === 'accepted') writer.add({ref: r.reference, key: r.key, at, id: o.id ?? undefined, state: o.state ?? undefined, run: this.run, line: r.line, file: this.file, client_id, account_ref})
+    else if (o.outcome === 'unknown') writer.add({ref: r.reference, key: r.key, at, run: this.run, line: r.line, file: this.file, outcome: 'unknown', body_sha256: r.body === undefined ? undefined : bodyHash(r.body), client_id, account_ref})
+    else writer.add({ref: r.reference, key: r.key, at, run: this.run, line: r.line, file: this.file, outcome: 'refused', client_id, account_ref})
   }
 
   take(): Taken | undefined {

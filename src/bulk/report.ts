@@ -6,7 +6,7 @@
  */
 import {createWriteStream, openSync, type WriteStream} from 'node:fs'
 import {InputError} from '../base/errors.js'
-import {fromMinor, toMinor} from '../api/money.js'
+import {DecimalSum, isDecimal} from '../api/money.js'
 import type {Output} from '../output/output.js'
 import {neutralized} from '../output/table.js'
 import type {RowOutcome} from '../journal/run-journal.js'
@@ -96,19 +96,18 @@ export class ResultSink {
   }
 }
 
-const AMOUNT = /^\d+(\.\d+)?$/
-
 /** Distinct (currency, amount) pairs counted before they are added up (memory stays bounded). */
 const PENDING_PAIRS = 4096
 
 /**
- * Money moved by the rows that succeeded, per currency, as decimal strings (no floats). Each row's amount is only
- * counted (currency -> amount -> rows: a bulk file repeats its amounts); the counts are turned into exact minor
- * units (bigint) when PENDING_PAIRS distinct pairs are held and at the end: one decimal parse per distinct pair
- * instead of one per row of both passes.
+ * Money of rows, per currency, as exact decimal strings (no floats): every decimal string is added as it is, negative
+ * ones and those with more fraction digits included (a service answer may hold any decimal, docs/assumptions.md), each
+ * currency's sum kept in units of its largest scale seen (decimalTotal in src/api/money.ts). Each row's amount is only
+ * counted (currency -> amount -> rows: a bulk file repeats its amounts); the counts are added up when PENDING_PAIRS
+ * distinct pairs are held and at the end: one decimal parse per distinct pair instead of one per row of both passes.
  */
 export class MoneyTotals {
-  private readonly minor = new Map<string, bigint>()
+  private readonly sums = new Map<string, DecimalSum>()
   private readonly pending = new Map<string, Map<string, number>>()
   private pairs = 0
 
@@ -123,14 +122,17 @@ export class MoneyTotals {
 
   toJSON(): Record<string, string> {
     this.settle()
-    return Object.fromEntries([...this.minor.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, m]) => [c, fromMinor(m)]))
+    return Object.fromEntries([...this.sums.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([c, sum]) => [c, sum.toString()]))
   }
 
   private settle(): void {
     for (const [currency, counts] of this.pending) {
-      let sum = this.minor.get(currency)
-      for (const [amount, rows] of counts) if (AMOUNT.test(amount)) sum = (sum ?? 0n) + toMinor(amount) * BigInt(rows)
-      if (sum !== undefined) this.minor.set(currency, sum)
+      let sum = this.sums.get(currency)
+      for (const [amount, rows] of counts) {
+        if (!isDecimal(amount)) continue
+        if (!sum) this.sums.set(currency, (sum = new DecimalSum()))
+        sum.add(amount, rows)
+      }
     }
     this.pending.clear()
     this.pairs = 0

@@ -17,6 +17,7 @@ import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, type ProgressReporter, type ResultSink} from './report.js'
 import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RunJournal, rowOutcome, withStatus} from '../journal/run-journal.js'
 import type {SpooledRow} from './spool.js'
+import {printableLine} from '../output/printable.js'
 
 /** The error_code of a row whose --wait lookup answered another resource (one sharing its reference). */
 export const OTHER_RESOURCE = 'other_resource'
@@ -91,7 +92,7 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
     if (news) journal.record(o, again)
     if (o.status === 'succeeded' || o.status === 'processing' || o.status === 'failed') money[o.status].add(o.amount, o.currency)
     if (o.status === 'failed' && o.outcome === 'accepted') tally.acceptedThenFailed++
-    if (o.status === 'failed' && failedRows.length < 20) failedRows.push(`  line ${o.line}${o.reference ? ` (${o.reference})` : ''}: ${o.error_code ?? ''} ${o.error_message ?? ''}`.trimEnd())
+    if (o.status === 'failed' && failedRows.length < 20) failedRows.push(printableLine(`  line ${o.line}${o.reference ? ` (${o.reference})` : ''}: ${o.error_code ?? ''} ${o.error_message ?? ''}`.trimEnd()))
     sink.write(o)
     if (sink.failed) tally.stopped ??= 'results' // the outcomes are journaled: the run ends cleanly, resumable
     if (journal.failed !== undefined) tally.stopped ??= 'journal' // nothing more is recorded: sending on would hide rows from the checks

@@ -5,7 +5,7 @@ export default class Find extends ApiCommand {
   static override summary = 'One timeline for a merchant reference, an id or a pay-page URL: the service, the journal, webhooks'
   static override description = `QUERY is a merchant reference, an id (CL_, CS_, PO_, MD_, SUB_, MC_, PLN_, MAC_: the prefix picks the lookup) or a pay-page URL (https://…/pay/CS_…).
 A reference is looked up as every kind that can carry one, at once: collection, payout, checkout session (the verify lookup), mandate, subscription, and debit (under the mandate ids the journal knows, or --mandate). Payouts, mandates and subscriptions have no lookup by id in the interface: for their ids, the requests journaled on this machine name the references to look up.
-The timeline shows what the service says now (kind, state, amount, currency, id), every request pay journaled for it (when, operation, Idempotency-Key, outcome), and the webhook deliveries \`pay webhook listen\` recorded for it in the local history. Several matches are all shown, each labelled.
+The timeline shows what the service says now (kind, state, amount, currency, id), every request pay journaled for it with this profile's base URL and client id (when, operation, Idempotency-Key, outcome; those of other clients or services are counted on stderr, not shown), and the webhook deliveries \`pay webhook listen\` recorded for it in the local history. Several matches are all shown, each labelled.
 Read only. Exit 0 when found, 4 when nothing is (the message names every lookup tried).`
 
   static override examples = [

@@ -3,8 +3,8 @@ import {ApiCommand} from '../cli/base-command.js'
 
 export default class Reconcile extends ApiCommand {
   static override summary = 'Check a file of expected transactions against the service: matched, differs, missing, duplicated'
-  static override description = `FILE is a CSV (header row) or NDJSON of expected transactions: reference (or merchant_reference), amount, currency, and optionally kind (collection, payout, checkout, mandate, debit, subscription; --kind for all rows), state (the expected state; default: the kind's success, succeeded or active) and, for a debit, mandate_id. A bulk run's --results file works as it is. - reads stdin.
-Each row is looked up, read only, as bulk runs send (--concurrency, slowed down on 429), and classed: matched; amount_differs (amount or currency); state_differs (still processing, failed, or not the expected state); missing; duplicated (the reference of an earlier row: counted once); lookup_failed. A row without a kind is looked up with the verify lookup (a collection, payout or checkout session).
+  static override description = `FILE is a CSV (header row) or NDJSON of expected transactions: reference (or merchant_reference), amount, currency, and optionally kind (collection, payout, checkout, mandate, debit, subscription; --kind for all rows), state (the expected state; default: the kind's success, succeeded or active) and, for a debit, mandate_id (reference and merchant_reference together, or state and expected_state, are refused). A bulk run's --results file, or reconcile's own (its expected columns), works as it is. - reads stdin.
+Each row is looked up, read only, as bulk runs send (--concurrency, slowed down on 429), and classed: matched; amount_differs (amount or currency); state_differs (still processing, failed, or not the expected state); missing; duplicated (the reference, or the very transaction found, of an earlier row: counted once, there); lookup_failed. A row without a kind is looked up with the verify lookup (a collection, payout or checkout session).
 Prints a summary by class with the money of each (expected, and what the service shows) per currency, and the mismatches; --results FILE writes every row (CSV when it ends in .csv, else NDJSON). A progress bar on a terminal.
 Killed or interrupted, the same command resumes: rows already classed are not looked up again (--fresh starts over). Exit 0 when every row matched, 1 otherwise.`
 
@@ -15,7 +15,7 @@ Killed or interrupted, the same command resumes: rows already classed are not lo
   ]
 
   static override args = {
-    file: Args.string({description: 'CSV or NDJSON of expected transactions, or a bulk run\'s --results file (- for stdin)', required: true}),
+    file: Args.string({description: "CSV or NDJSON of expected transactions, or a bulk run's or reconcile's --results file (- for stdin)", required: true}),
   }
 
   static override flags = {

@@ -17,6 +17,8 @@ import {type ApiError, PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import type {JournalEntry} from '../journal/store.js'
 import {journalEntries} from '../journal/view.js'
+import {mayBeOneAccount} from '../journal/references.js'
+import {printable} from '../output/printable.js'
 import {type DeliverySource, webhookDeliveries} from './deliveries.js'
 import {OTHER_PREFIXES, type Query, parseQuery} from './query.js'
 
@@ -81,7 +83,15 @@ const MAX_REFERENCES = 5
 /** What one run of `pay find` gathers, before it is printed. */
 async function findAll(ctx: ApiContext, options: FindOptions): Promise<{result: FindResult; failures: unknown[]}> {
   const query = parseQuery(options.query, options.reference)
-  const entries = journalEntries(ctx.out, options.env)
+  const journaled = journalEntries(ctx.out, options.env)
+  const entries = journaled.filter((e) => ofThisProfile(ctx, e))
+  // said once: what the journal holds about the query for other clients or services, left out
+  const others = entriesAbout(journaled, query.type === 'reference' ? query.reference : query.id).filter((e) => !ofThisProfile(ctx, e)).length
+  if (others > 0) {
+    ctx.out.info(
+      printable(`${others} journal entr${others === 1 ? 'y' : 'ies'} for "${query.text}" belong${others === 1 ? 's' : ''} to another client id, sub-account or service than this profile's (${ctx.settings.clientId ?? 'no client id'} at ${ctx.client.shownBaseUrl()}) and ${others === 1 ? 'was' : 'were'} left out (\`pay journal\` lists every entry)`),
+    )
+  }
   const deliveries = options.deliveries ?? webhookDeliveries(options.env)
   const look = new Lookups(ctx)
   const matches: Match[] = []
@@ -275,6 +285,16 @@ function matchOf(kind: Kind, body: Record<string, unknown>, request: string): Ma
 /** Whether an answer names this id in one of its own fields (id, mandate_id, subscription_id, …). */
 function holds(body: Record<string, unknown>, id: string): boolean {
   return Object.values(body).some((v) => v === id)
+}
+
+/**
+ * Whether a journaled request is this profile's: sent to its service (the base URL as journaled) by its client id, with
+ * an account ref that may be its own (mayBeOneAccount, src/journal/references.ts: equal, or either unset). A bulk row
+ * of a run that did not record its client id is taken by its base URL alone.
+ */
+function ofThisProfile(ctx: ApiContext, e: JournalEntry): boolean {
+  const {op} = e
+  return op.base_url === ctx.client.shownBaseUrl() && (op.client_id === undefined || op.client_id === ctx.settings.clientId) && mayBeOneAccount(op.account_ref, ctx.settings.accountRef)
 }
 
 /** The journaled requests about a text: its reference, the id it was answered with, its URL, or its answer naming it. */

@@ -65,10 +65,11 @@ class OutcomeUnknown extends StepFailure {
     readonly key: string,
     readonly reference: string | undefined,
     rerun: string,
+    lookup?: string,
   ) {
     const code = source.error?.code ?? (typeof source.code === 'string' ? source.code : 'network_error')
     super(code, `outcome unknown: ${source.message}; it may have moved money (Idempotency-Key ${key}${reference === undefined ? '' : `, reference ${reference}`})`, source.exitCode as ExitCodeValue)
-    const check = reference === undefined ? `\`pay journal ${key}\`` : `\`pay transactions verify ${shellArgument(reference)}\` (or \`pay journal ${key}\`)`
+    const check = reference === undefined ? `\`pay journal ${key}\`` : `\`${lookup ?? `pay find ${shellArgument(reference)}`}\` (or \`pay journal ${key}\`)`
     this.hint = `check it with ${check} before running again: ${rerun}`
     this.name = 'OutcomeUnknown'
   }
@@ -76,11 +77,12 @@ class OutcomeUnknown extends StepFailure {
 
 /**
  * The error of a step's request, as OutcomeUnknown when the client's journal marked its outcome unknown (it names
- * the key: src/journal/gate.ts), else as it is. `reference`: the request's merchant reference, when it has one.
+ * the key: src/journal/gate.ts), else as it is. `reference`: the request's merchant reference, when it has one;
+ * `lookup`: the command that looks up what it made (lookupCommand, src/api/kinds.ts), else `pay find` is named.
  */
-export function unknownOutcomeOf(err: unknown, reference: string | undefined, rerun: string): unknown {
+export function unknownOutcomeOf(err: unknown, reference: string | undefined, rerun: string, lookup?: string): unknown {
   if (err instanceof OutcomeUnknown || !isPayError(err) || !err.idempotencyKey) return err
-  return new OutcomeUnknown(err, err.idempotencyKey, reference, rerun)
+  return new OutcomeUnknown(err, err.idempotencyKey, reference, rerun, lookup)
 }
 
 /** The failure fields of a step from any error (the service's code, message and request id kept). Errors are

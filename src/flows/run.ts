@@ -6,6 +6,7 @@
 import {randomUUID} from 'node:crypto'
 import type {z} from 'zod'
 import {type EndpointId, endpoints} from '../api/endpoints.js'
+import {lookupCommand} from '../api/kinds.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {redactValues} from '../base/redact.js'
@@ -164,7 +165,8 @@ async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope
     else {
       const [id, input] = requestParts(step, scope)
       const reference = (input.body as {merchant_reference?: unknown} | undefined)?.merchant_reference
-      const unknown = (err: unknown) => unknownOutcomeOf(err, typeof reference === 'string' ? reference : undefined, rerun(scope.run.id))
+      const ref = typeof reference === 'string' ? reference : undefined
+      const unknown = (err: unknown) => unknownOutcomeOf(err, ref, rerun(scope.run.id), ref === undefined ? undefined : lookupCommand(id, ref, input.path))
       answer = await send(ctx, step, id, input).catch((err: unknown) => {
         throw unknown(err)
       })

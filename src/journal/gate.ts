@@ -23,11 +23,12 @@ import {redactUrl, redactValues} from '../base/redact.js'
 import {canonicalJson} from '../base/canonical-json.js'
 import {operationList} from '../api/operations.js'
 import {resourceName} from '../api/resource.js'
+import {lookupCommand, pathParamsOf} from '../api/kinds.js'
 import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
-import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, hold, inScope, originOf, referenceVerdict} from './references.js'
+import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, holdFor, originOf, referenceVerdict, sharesPromise} from './references.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -126,7 +127,7 @@ export class JournalGate implements RequestJournal {
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
       keyWasUnknown = given !== undefined && requestOf(given) === 'unknown'
       // a key of the user's own is never swapped for another: an earlier request holding the reference refuses it
-      if (!given) this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl, false)
+      if (!given) this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], settings, shownBaseUrl, false)
     } else if (!req.keyGiven && journalOn) {
       const entries = this.store.entriesAbout([...new Set([match, bytesMatch]), ...referenceNeedle])
       const same = (e: JournalEntry) => e.op.match === match || e.op.match === bytesMatch
@@ -144,7 +145,7 @@ export class JournalGate implements RequestJournal {
         request = rekeyed(req, pending.op.key)
         keyWasUnknown = true
       } else if (reference !== undefined) {
-        const earlier = this.keepPromise(entries, req, reference, bodySha, settings, shownBaseUrl, true)
+        const earlier = this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], settings, shownBaseUrl, true)
         if (earlier) {
           // the same body as an earlier request with this reference whose outcome is unknown (a bulk row's): that
           // request, resumed under its key, so the service answers it once
@@ -169,7 +170,7 @@ export class JournalGate implements RequestJournal {
     // same request under the same key, which the service answers once.
     const durable = journalOn ? this.store.appendDurable(op) : undefined
     const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o})
-    const verify = reference ? `; check with \`pay transactions verify ${shellArgument(reference)}\`` : ''
+    const verify = reference === undefined ? '' : `; check with \`${lookupOf(req, reference)}\``
     // the key is named as the journal's only when the journal holds it
     const unknownHint =
       command === undefined
@@ -215,36 +216,37 @@ export class JournalGate implements RequestJournal {
   }
 
   /**
-   * A reference is a promise: the requests of the same kind (endpoint, base URL, client id, account ref) that already
-   * hold it, from the operation journal (those of another body: the same body is this very request, looked up above)
-   * and from the reference index (bulk rows, whatever the body: a row's key is never a command's), weighed by the one
-   * rule (referenceVerdict, src/journal/references.ts): refused (exit 5, naming the earlier request) when one was
-   * accepted, or when one's outcome is unknown and it cannot be resumed; with `canReuse`, the earlier request of the
-   * same body whose outcome is unknown is returned, for its key. Reads only the reference's own lines of the journal
+   * A reference is a promise to a service: the earlier requests that hold it against this one (sharesPromise: the same
+   * endpoint and base URL, any client id, account refs that may be one), from the operation journal (not those of this
+   * request's own match: this very request, looked up above) and from the reference index (bulk rows, whatever the
+   * body: a row's key is never a command's), weighed by the one rule (referenceVerdict, src/journal/references.ts):
+   * refused (exit 5, naming the earlier request, its client id and account ref) when one was accepted, or when one's
+   * outcome is unknown and it cannot be resumed; with `canReuse`, the earlier bulk row of the same body, client id and
+   * account ref whose outcome is unknown is returned, for its key. Reads only the reference's own lines of the journal
    * and the one bucket of the index. --force-new skips it.
    */
-  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, settings: ClientSettings, shownBaseUrl: string, canReuse: boolean): AcceptedReference | undefined {
+  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, matches: string[], settings: ClientSettings, shownBaseUrl: string, canReuse: boolean): AcceptedReference | undefined {
     if (reference === undefined || this.options.forceNew) return undefined
     const scope: ReferenceScope = {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId: settings.clientId, accountRef: settings.accountRef}
     const holders = new Map<string, Holder<AcceptedReference>>()
-    const holdLine = (e: AcceptedReference) => hold(holders, e.key, heldAs(e), e.body_sha256 === bodySha, e)
     entries.forEach((e, i) => {
-      if (e.op.reference !== reference || e.op.body_sha256 === bodySha || !inScope(scope, e.op)) return
+      if (e.op.reference !== reference || matches.includes(e.op.match) || !sharesPromise(scope, e.op)) return
       const held = heldByEntry(entries, i)
-      if (held) holdLine(held)
+      // another request of the journal is never resumed under its key: another URL, client id or account ref
+      if (held) holdFor(holders, scope, held)
     })
-    for (const e of new ReferenceIndex(this.store, scope).lookup(reference)) holdLine(e)
+    for (const e of new ReferenceIndex(this.store, scope).lookup(reference)) holdFor(holders, scope, e, bodySha)
     const verdict = referenceVerdict(holders.values(), req.keyGiven ? req.idempotencyKey : undefined, canReuse)
     if (verdict.do === 'send') return undefined
     const earlier = verdict.holder.entry
     if (verdict.do === 'reuse') return earlier
     const single = earlier.run === undefined
     const unknown = heldAs(earlier) === 'unknown'
-    const resume = single ? 'run that command again (it reuses its key)' : `run the bulk file ${earlier.file ?? ''} again (it resends that row with its key)`
+    const resume = single ? 'run that command again, with its client and account ref (it reuses its key)' : `run the bulk file ${earlier.file ?? ''} again (it resends that row with its key)`
     throw new PayError(
-      `reference ${reference} already names another request: ${single ? '' : `${originOf(earlier)}, `}${scope.endpoint} ${describeAccepted(earlier)}${single ? ' with a different body' : ''}; nothing was sent`,
+      `reference ${reference} already names another request: ${originOf(earlier)}, ${scope.endpoint} ${describeAccepted(earlier)}; nothing was sent`,
       ExitCode.CONFLICT,
-      `look it up with \`pay transactions verify ${shellArgument(reference)}\` (or \`pay journal ${shellArgument(reference)}\`)${unknown ? `; to settle it, ${resume}` : ''}; to send this one as well, on purpose, add --force-new, or give it another reference`,
+      `a reference is one promise to ${shownBaseUrl}, whatever the client id, and with or without an account ref (only two different account refs are two sub-accounts); look it up with \`${lookupOf(req, reference)}\` (or \`pay journal ${shellArgument(reference)}\`)${unknown ? `; to settle it, ${resume}` : ''}; to send this one as well, on purpose, add --force-new, or give it another reference`,
     )
   }
 
@@ -281,6 +283,14 @@ function jsonText(value: string): string {
 function findLast(entries: JournalEntry[], pred: (e: JournalEntry, i: number) => boolean): JournalEntry | undefined {
   for (let i = entries.length - 1; i >= 0; i--) if (pred(entries[i], i)) return entries[i]
   return undefined
+}
+
+/**
+ * The command that looks up what a request with a reference made: its kind's lookup by reference (src/api/kinds.ts),
+ * else `pay find REF` (every kind at once, and what the journal holds of it).
+ */
+function lookupOf(req: PreparedRequest, reference: string): string {
+  return lookupCommand(req.endpoint?.id, reference, req.endpoint ? pathParamsOf(req.endpoint.path, req.url) : {}) ?? `pay find ${shellArgument(reference)}`
 }
 
 /** merchant_reference of a JSON body, when it has one. */

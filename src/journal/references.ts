@@ -4,11 +4,14 @@
  * and a later bulk run (src/bulk/engine.ts) find them without reading every run file; and the one rule that weighs
  * the earlier requests holding a reference (referenceVerdict).
  *
- *   journal/references/<scope id>/<bucket>-<YYYY-MM-DD>.ndjson
+ *   journal/references/<service id>/<bucket>-<YYYY-MM-DD>.ndjson
  *
- * The scope is what makes two requests "of the same kind" (inScope, the one test of it): endpoint id, base URL (as the
- * journal shows it), client id and account ref. Its directory exists only once a bulk row of that scope was accepted, so a command of a scope no
- * bulk run touched pays one failed stat. A reference falls in one of 16 buckets (a cheap hash of its text): a lookup
+ * A reference is a promise to a service: an endpoint id and a base URL (as the journal shows it), whatever the client
+ * id, and whatever the account ref unless two requests name two different ones (sharesPromise, the one test of it).
+ * The service names the directory; each line names the client id and account ref it was sent with. A directory exists
+ * only once a bulk row of that service was sent, so a command of a service no bulk run touched pays two failed stats
+ * (the directory, and that of its exact scope as pay wrote it before: `journal/references/<scope id>/`, read for
+ * the retention after an upgrade, its lines taken as of the scope that names it). A reference falls in one of 16 buckets (a cheap hash of its text): a lookup
  * reads the bucket's files of the retention (one a day, in chunks), never the run files; a bulk run's check streams
  * every bucket (src/bulk/reference-join.ts), both through one reader (ReferenceIndex.entries: a file pruned meanwhile
  * is skipped, one that cannot be read stops the check, naming it). A line: the reference, the row's key,
@@ -26,15 +29,40 @@ import {closeSync, existsSync, openSync, readSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
-import {type JournalEntry, type JournalStore, type OpRecord, latestState, unresolved} from './store.js'
+import {type JournalEntry, type JournalStore, latestState, unresolved} from './store.js'
 
-/** What makes two requests with one reference requests of the same kind. */
+/** Who sends a request with a reference: the service (endpoint, base URL), and the client id and account ref it is sent with. */
 export interface ReferenceScope {
   endpoint: string
   /** The base URL as the journal records it (redactUrl). */
   baseUrl: string
   clientId?: string
   accountRef?: string
+}
+
+/**
+ * Whether two account refs may name one account: equal, or either unset (spec: X-Service-Account-Ref is "optional
+ * otherwise", so no header and the merchant's only account ref are the same account). Only two different ones are two
+ * sub-accounts.
+ */
+export function mayBeOneAccount(a: string | undefined, b: string | undefined): boolean {
+  return !a || !b || a === b
+}
+
+/**
+ * Whether an earlier request (journaled with its endpoint, base URL and account ref) holds its reference against a new
+ * request of `scope`: the one test, for a single command's check (src/journal/gate.ts), a bulk run's (its singles, and
+ * the index's lines) and what `pay find` shows. The same service and accounts that may be one; the client id is no part
+ * of it: a merchant may have two API clients, and pay cannot tell them from two merchants (a refusal with --force-new
+ * as the way on beats a second charge).
+ */
+export function sharesPromise(scope: ReferenceScope, op: {endpoint: string; base_url: string; account_ref?: string}): boolean {
+  return op.endpoint === scope.endpoint && op.base_url === scope.baseUrl && mayBeOneAccount(op.account_ref, scope.accountRef)
+}
+
+/** Whether a holder was sent by the very client and account ref of `scope` (only then may a new request take its key). */
+function sameSender(scope: ReferenceScope, e: AcceptedReference): boolean {
+  return (e.client_id ?? '') === (scope.clientId ?? '') && (e.account_ref ?? '') === (scope.accountRef ?? '')
 }
 
 /**
@@ -54,6 +82,9 @@ export interface AcceptedReference {
   file?: string
   outcome?: 'unknown' | 'refused'
   body_sha256?: string
+  /** The client id and account ref it was sent with (none: unset). */
+  client_id?: string
+  account_ref?: string
 }
 
 /** What a request that holds a reference came to, as the rule reads it. */
@@ -76,6 +107,15 @@ export function hold<T>(holders: Map<string, Holder<T>>, key: string, as: HeldAs
   const held = holders.get(key)
   const now = held ? merged(held.as, as) : as
   if (!held || now === as) holders.set(key, {key, as: now, sameBody, entry})
+}
+
+/**
+ * Adds an earlier request of the reference (`sharesPromise` with `scope`: the caller's test) to its holders. `bodySha`:
+ * the new request's body hash, when a holder with the same body may be resumed under its key (a bulk row's unknown
+ * one): only one sent by the same client and account ref, whose key the service knows as this sender's.
+ */
+export function holdFor(holders: Map<string, Holder<AcceptedReference>>, scope: ReferenceScope, e: AcceptedReference, bodySha?: string): void {
+  hold(holders, e.key, heldAs(e), bodySha !== undefined && e.body_sha256 === bodySha && sameSender(scope, e), e)
 }
 
 /** An earlier request with the reference, as the rule weighs it: its key, state, and whether its body is the new one's. */
@@ -125,26 +165,26 @@ export function heldByEntry(entries: JournalEntry[], i: number): AcceptedReferen
   if (op.reference === undefined) return undefined
   if (e.outcome?.request === 'accepted') {
     const seen = latestState(e)
-    return {ref: op.reference, key: op.key, at: e.outcome.at, id: e.outcome.id, state: seen?.state, state_at: seen?.at}
+    return {ref: op.reference, key: op.key, at: e.outcome.at, id: e.outcome.id, state: seen?.state, state_at: seen?.at, client_id: op.client_id, account_ref: op.account_ref}
   }
-  return unresolved(entries, i) ? {ref: op.reference, key: op.key, at: op.at, outcome: 'unknown', body_sha256: op.body_sha256} : undefined
+  return unresolved(entries, i) ? {ref: op.reference, key: op.key, at: op.at, outcome: 'unknown', body_sha256: op.body_sha256, client_id: op.client_id, account_ref: op.account_ref} : undefined
 }
 
 /** How many files a scope's references are spread over (a day each). */
 export const BUCKETS = 16
 
-/** The directory name of a scope: two FNV-1a hashes of its four parts (no SHA-256 on every command's path). */
-function scopeId(scope: ReferenceScope): string {
-  const text = JSON.stringify([scope.endpoint, scope.baseUrl, scope.clientId ?? '', scope.accountRef ?? ''])
-  return fnv1a(text, 0x811c9dc5).toString(16).padStart(8, '0') + fnv1a(text, 0x050c5d1f).toString(16).padStart(8, '0')
+/** The directory name of a service: two FNV-1a hashes of its endpoint and base URL (no SHA-256 on every command's path). */
+function serviceId(scope: ReferenceScope): string {
+  return dirId(JSON.stringify(['service', scope.endpoint, scope.baseUrl]))
 }
 
-/**
- * Whether a journaled request is of this scope (endpoint, base URL as journaled, client id, account ref): the one test
- * of "a request of the same kind", for a single command's check (src/journal/gate.ts) and a bulk run's.
- */
-export function inScope(scope: ReferenceScope, op: Pick<OpRecord, 'endpoint' | 'base_url' | 'client_id' | 'account_ref'>): boolean {
-  return op.endpoint === scope.endpoint && op.base_url === scope.baseUrl && (op.client_id ?? '') === (scope.clientId ?? '') && (op.account_ref ?? '') === (scope.accountRef ?? '')
+/** The directory pay wrote a scope's lines to before they named their client id and account ref (all four parts). */
+function legacyScopeId(scope: ReferenceScope): string {
+  return dirId(JSON.stringify([scope.endpoint, scope.baseUrl, scope.clientId ?? '', scope.accountRef ?? '']))
+}
+
+function dirId(text: string): string {
+  return fnv1a(text, 0x811c9dc5).toString(16).padStart(8, '0') + fnv1a(text, 0x050c5d1f).toString(16).padStart(8, '0')
 }
 
 /** The bucket (0-15) of a reference: a cheap hash of its text, so a bulk row pays no SHA-256 for it. */
@@ -159,25 +199,33 @@ function fnv1a(text: string, seed: number): number {
   return h >>> 0
 }
 
-/** The reference index of one scope. */
+/**
+ * The reference index of one service as a scope sees it: its lines written by this scope's bulk rows go to `dir`, and
+ * its reads yield the lines of the service whose account ref may be this scope's (sharesPromise), each naming the
+ * client id and account ref it was sent with.
+ */
 export class ReferenceIndex {
+  /** Where this scope's rows are written: the service's directory. */
   readonly dir: string
+  /** Where an older pay wrote this exact scope's rows (read only). */
+  private readonly legacyDir: string
 
   constructor(
     readonly store: JournalStore,
-    scope: ReferenceScope,
+    readonly scope: ReferenceScope,
   ) {
-    this.dir = join(store.dir, 'references', scopeId(scope))
+    this.dir = join(store.dir, 'references', serviceId(scope))
+    this.legacyDir = join(store.dir, 'references', legacyScopeId(scope))
   }
 
-  /** Whether any bulk row of this scope was indexed (within the retention): no exception when not, as on most commands. */
+  /** Whether any bulk row of this service was indexed (within the retention): no exception when not, as on most commands. */
   exists(): boolean {
-    return existsSync(this.dir)
+    return existsSync(this.dir) || existsSync(this.legacyDir)
   }
 
   /**
-   * The accepted requests with this reference, oldest first (a single command's check): only its bucket's lines that
-   * hold the reference's text are decoded.
+   * The requests with this reference that hold it against this scope, oldest first (a single command's check): only
+   * its bucket's lines that hold the reference's text are decoded.
    */
   lookup(ref: string): AcceptedReference[] {
     return this.exists() ? [...this.entries(bucketOf(ref), ref)] : []
@@ -191,34 +239,40 @@ export class ReferenceIndex {
    */
   *entries(bucket: number, ref?: string): Generator<AcceptedReference> {
     const needle = ref === undefined ? undefined : Buffer.from(`"ref":${JSON.stringify(ref)}`)
-    for (const file of this.bucketFiles(bucket)) {
-      for (const line of linesOf(file, needle)) {
-        const e = parseLine(line)
-        if (e && (ref === undefined || e.ref === ref)) yield e
+    const {scope} = this
+    // the older directory first (its lines are older); its lines are of this very scope
+    for (const [dir, legacy] of [[this.legacyDir, true], [this.dir, false]] as const) {
+      for (const file of bucketFiles(dir, bucket)) {
+        for (const line of linesOf(file, needle)) {
+          const e = parseLine(line)
+          if (!e || (ref !== undefined && e.ref !== ref)) continue
+          if (legacy) yield {...e, client_id: scope.clientId, account_ref: scope.accountRef}
+          else if (mayBeOneAccount(e.account_ref, scope.accountRef)) yield e
+        }
       }
     }
-  }
-
-  /** The files of a bucket (one a day), oldest first. */
-  private bucketFiles(bucket: number): string[] {
-    let names: string[]
-    try {
-      names = readdirSync(this.dir)
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [] // pruned meanwhile
-      throw unreadable(this.dir, err)
-    }
-    const prefix = `${bucket.toString(16)}-`
-    return names
-      .filter((n) => n.startsWith(prefix))
-      .sort()
-      .map((n) => join(this.dir, n))
   }
 
   /** Today's file of a bucket (where a writer appends). */
   fileOf(bucket: number, day = new Date().toISOString().slice(0, 10)): string {
     return join(this.dir, `${bucket.toString(16)}-${day}.ndjson`)
   }
+}
+
+/** The files of a bucket in a directory (one a day), oldest first; none when there is no directory. */
+function bucketFiles(dir: string, bucket: number): string[] {
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [] // none, or pruned meanwhile
+    throw unreadable(dir, err)
+  }
+  const prefix = `${bucket.toString(16)}-`
+  return names
+    .filter((n) => n.startsWith(prefix))
+    .sort()
+    .map((n) => join(dir, n))
 }
 
 /**
@@ -300,6 +354,7 @@ export function originOf(e: AcceptedReference): string {
  * a refusal says of the earlier request.
  */
 export function describeAccepted(e: AcceptedReference): string {
-  if (heldAs(e) !== 'accepted') return `sent at ${e.at} and its outcome is unknown: it may have paid (Idempotency-Key ${e.key})`
-  return `accepted at ${e.at}${e.id ? ` as ${e.id}` : ''} (Idempotency-Key ${e.key})${e.state ? `, state ${e.state} as seen at ${e.state_at ?? e.at}` : ''}`
+  const sender = `client ${e.client_id ?? '(none)'}, ${e.account_ref ? `account ref ${e.account_ref}` : 'no account ref'}`
+  if (heldAs(e) !== 'accepted') return `sent at ${e.at} and its outcome is unknown: it may have paid (Idempotency-Key ${e.key}; ${sender})`
+  return `accepted at ${e.at}${e.id ? ` as ${e.id}` : ''} (Idempotency-Key ${e.key}; ${sender})${e.state ? `, state ${e.state} as seen at ${e.state_at ?? e.at}` : ''}`
 }

@@ -293,6 +293,9 @@ interface RunHeader {
   file_sha256: string
   profile: string
   base_url: string
+  /** The client id and account ref the rows were sent with (runs of an older pay: not recorded). */
+  client_id?: string
+  account_ref?: string
   /** --force-new's salt of the row keys ('' for none). */
   salt: string
   /** This run writes each row's index line before its record (RunJournal.begin): none of its records lacks one. */

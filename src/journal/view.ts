@@ -91,7 +91,7 @@ function endpointOf(operation: string): string {
 function rowEntry(r: RunFileView, row: RunFileView['rows'][number]): JournalEntry {
   const key = row.idempotency_key
   return {
-    op: {t: 'op', at: r.header.at, key, match: '', endpoint: endpointOf(r.header.operation), method: 'POST', url: '', base_url: r.header.base_url, body_sha256: '', ...(row.reference === null ? {} : {reference: row.reference}), pid: 0, run: r.run, line: row.line, file: r.header.file},
+    op: {t: 'op', at: r.header.at, key, match: '', endpoint: endpointOf(r.header.operation), method: 'POST', url: '', base_url: r.header.base_url, client_id: r.header.client_id, account_ref: r.header.account_ref, body_sha256: '', ...(row.reference === null ? {} : {reference: row.reference}), pid: 0, run: r.run, line: row.line, file: r.header.file},
     outcome: {
       t: 'outcome', at: row.state_at ?? r.header.at, key, request: row.outcome, ...(row.http_status === null ? {} : {status: row.http_status}), ...(row.id === null ? {} : {id: row.id}),
       ...(row.state === null ? {} : {resource_state: row.state}), ...(row.error_code === null ? {} : {error: {code: row.error_code, message: row.error_message ?? ''}}),
@@ -107,7 +107,7 @@ function cutRunEntry(r: RunFileView): JournalEntry {
   const key = `run ${r.run}`
   const message = `the run of ${r.header.file} was cut after ${r.rows.length} recorded row(s): rows without a record may have been sent; run the same command again to resume it (rows are resent with their keys)`
   return {
-    op: {t: 'op', at: r.header.at, key, match: '', endpoint: endpointOf(r.header.operation), method: 'POST', url: '', base_url: r.header.base_url, body_sha256: '', pid: 0, run: r.run, file: r.header.file},
+    op: {t: 'op', at: r.header.at, key, match: '', endpoint: endpointOf(r.header.operation), method: 'POST', url: '', base_url: r.header.base_url, client_id: r.header.client_id, account_ref: r.header.account_ref, body_sha256: '', pid: 0, run: r.run, file: r.header.file},
     outcome: {t: 'outcome', at: r.header.at, key, request: 'unknown', error: {code: 'run_cut', message}},
   }
 }

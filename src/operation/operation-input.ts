@@ -5,7 +5,7 @@
  * Pure: no prompt, no file, no request.
  */
 import type {EndpointId} from '../api/endpoints.js'
-import {flagName} from '../api/operation-names.js'
+import {columnsByInput, flagName, repeatedColumnRule} from '../api/operation-names.js'
 import type {OperationSpec} from '../api/operation-types.js'
 import type {FieldProblem} from '../api/validate.js'
 import type {CallInput} from '../client/api-client.js'
@@ -33,38 +33,19 @@ export function columnsOf(op: OperationSpec): string[] {
   return [...op.fields.map((f) => flagName(f) ?? f.arg!), ...(op.alternatives ?? []).filter((a) => a.help).map((a) => a.flag)]
 }
 
+/** A cell as a command's flag value: a boolean as it is, anything else as a string; an empty cell is not given. */
+const flagValue = (raw: unknown): string | boolean | undefined => (raw === undefined || raw === null || raw === '' ? undefined : raw === true || raw === false ? raw : String(raw))
+
 /** The values of a record keyed as the command's flags are; empty cells count as not given. */
 export function valuesFromRecord(op: OperationSpec, record: Record<string, unknown>): {values: Given; unknown: string[]; repeated: [string, string][]} {
-  const names = namesOf(op)
-  const values: Given = {}
-  const unknown: string[] = []
-  const repeated: [string, string][] = []
-  let from: Map<string, string> | undefined
-  for (const key of Object.keys(record)) {
-    const raw = record[key]
-    const name = names.get(key.trim())
-    if (!name) {
-      unknown.push(key)
-      continue
-    }
-    // two columns for one input (reference and merchant_reference): which counts is no rule a file shows
-    const other = (from ??= new Map()).get(name)
-    if (other !== undefined) {
-      repeated.push([key, other])
-      continue
-    }
-    from.set(name, key)
-    if (raw === undefined || raw === null || raw === '') continue
-    values[name] = raw === true || raw === false ? raw : String(raw)
-  }
-  return {values, unknown, repeated}
+  return columnsByInput(namesOf(op), record, flagValue)
 }
 
 /** The problems of a record's columns (from valuesFromRecord), each named by `label`. */
 function columnProblems(op: OperationSpec, columns: {unknown: string[]; repeated: [string, string][]}, label = (k: string) => k): FieldProblem[] {
   return [
     ...columns.unknown.map((k) => ({flag: label(k), rule: `is not an input of \`pay ${op.command.replace(/:/g, ' ')}\``})),
-    ...columns.repeated.map(([k, other]) => ({flag: label(k), rule: `gives the same input as ${label(other)}: keep one of them`})),
+    ...columns.repeated.map(([k, other]) => ({flag: label(k), rule: repeatedColumnRule(label(other))})),
   ]
 }
 

@@ -8,6 +8,7 @@
 import type {ChoiceSource, PromptSpec} from '../api/operation-types.js'
 import type {ApiClient} from '../client/api-client.js'
 import type {Output} from '../output/output.js'
+import {printableLine} from '../output/printable.js'
 
 export type {ChoiceSource, PromptSpec} from '../api/operation-types.js'
 
@@ -17,28 +18,32 @@ interface Choice {
   description?: string
 }
 
-/** Fetches the choices of a list source; undefined when the service would not give them. */
+/**
+ * Fetches the choices of a list source; undefined when the service would not give them. What is shown of a choice
+ * (its name, its description) is network text drawn on the terminal: made printable on one line; its value, what
+ * is sent, stays the service's exact value.
+ */
 export async function fetchChoices(client: ApiClient, out: Output, source: ChoiceSource): Promise<Choice[] | undefined> {
   try {
     if (source === 'providers') {
       const res = await client.call<{data?: {provider?: string}[]}>('metadata.providers')
-      return (res.body?.data ?? []).filter((p) => typeof p.provider === 'string').map((p) => ({name: p.provider!, value: p.provider!}))
+      return (res.body?.data ?? []).filter((p) => typeof p.provider === 'string').map((p) => ({name: printableLine(p.provider!), value: p.provider!}))
     }
     if (source === 'banks') {
       const res = await client.call<{data?: {bank_code?: string; bank_name?: string}[]}>('metadata.banks')
       return (res.body?.data ?? [])
         .filter((b) => typeof b.bank_code === 'string')
-        .map((b) => ({name: `${b.bank_name ?? b.bank_code} (${b.bank_code})`, value: b.bank_code!}))
+        .map((b) => ({name: printableLine(`${b.bank_name ?? b.bank_code} (${b.bank_code})`), value: b.bank_code!}))
     }
     const res = await client.call<{data?: Record<string, unknown>[]}>('plans.list')
     return (res.body?.data ?? [])
       .filter((p) => typeof p.plan_id === 'string')
       .map((p) => {
         const price = [p.amount, p.currency, p.frequency].filter((v) => typeof v === 'string').join(' ')
-        return {name: `${String(p.plan_name ?? p.plan_id)} (${String(p.plan_id)})`, value: String(p.plan_id), description: price || undefined}
+        return {name: printableLine(`${String(p.plan_name ?? p.plan_id)} (${String(p.plan_id)})`), value: String(p.plan_id), description: price ? printableLine(price) : undefined}
       })
   } catch (err) {
-    out.warn(`could not load the ${source} list (${(err as Error).message}); type the value instead`)
+    out.warnQuoting(`could not load the ${source} list (${(err as Error).message}); type the value instead`)
     return undefined
   }
 }

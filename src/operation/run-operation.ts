@@ -20,6 +20,7 @@ import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {InputError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {renderDryRun} from '../output/dry-run.js'
+import {printableLine} from '../output/printable.js'
 import {listColumns, renderView, StreamTable} from '../output/views.js'
 import type {ApiContext} from './api-context.js'
 import {confirmMoneyMove} from './confirm.js'
@@ -353,26 +354,27 @@ async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId
   const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
   const mine = resourceName(res.body)
   const name = mine ?? poll.label
-  const what = `accepted ${when(res.replayedAt!)} as ${name}`
+  // the name and the states are the service's: made printable (a line each)
+  const what = printableLine(`accepted ${when(res.replayedAt!)} as ${name}`)
   const state = stateOf(res.body)
   if (classifyState(state, poll.states)) {
-    ctx.out.info(`${what}; state: ${state} (seen ${when(res.stateSeenAt ?? res.replayedAt!)}; it does not change any more)`)
+    ctx.out.info(`${what}; state: ${printableLine(String(state))} (seen ${when(res.stateSeenAt ?? res.replayedAt!)}; it does not change any more)`)
     return undefined
   }
   try {
     const now = await ctx.client.call(poll.id, poll.input)
     const other = answeredOther(mine, now.body)
     if (other) {
-      ctx.out.warn(`${what}; ${otherResourceMessage(poll.label, other, state)} (seen ${when(res.stateSeenAt ?? res.replayedAt!)})`)
+      ctx.out.warnQuoting(`${what}; ${otherResourceMessage(poll.label, other, state)} (seen ${when(res.stateSeenAt ?? res.replayedAt!)})`)
       ctx.out.info(`  ${ctx.out.color('cyan', 'next:', 'err')} ${otherResourceNext(other)}`)
       return {res, other: other.id}
     }
     const fresh = stateOf(now.body)
     if (fresh !== undefined) res.noteState?.(fresh, now.text)
-    ctx.out.info(`${what}; state now: ${fresh ?? 'not shown'}`)
+    ctx.out.info(`${what}; state now: ${fresh === undefined ? 'not shown' : printableLine(fresh)}`)
     return {res: now, view: poll.view}
   } catch (err) {
-    ctx.out.warn(`${what}; its state could not be looked up now (${err instanceof Error ? err.message : String(err)}): showing the state seen ${when(res.stateSeenAt ?? res.replayedAt!)}`)
+    ctx.out.warnQuoting(`${what}; its state could not be looked up now (${err instanceof Error ? err.message : String(err)}): showing the state seen ${when(res.stateSeenAt ?? res.replayedAt!)}`)
     return undefined
   }
 }

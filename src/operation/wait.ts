@@ -3,6 +3,10 @@
  *   succeeded / active                    → exit 0
  *   failed / cancelled (and the like)     → exit 8
  *   still pending after --wait-timeout    → exit 9
+ *   Ctrl-C / SIGTERM while waiting        → exit 130 / 143, the last answer printed as ever (nothing more is sent)
+ *   a poll that fails after the answer in hand → exit 9, that answer printed, the failure and how to wait again said;
+ *   a poll answering 404 about what is in hand is taken as not visible yet (a service's lookups may lag its
+ *   creates): said once, polling goes on
  * Progress goes to stderr; the caller prints the last body the service returned on stdout.
  * A poll that answers another resource than the one in hand (a lookup by a reference two resources share) ends the
  * wait unresolved (exit 9): its state is never taken for this one's (src/api/resource.ts), and the last body of this
@@ -11,6 +15,8 @@
 import type {EndpointId} from '../api/endpoints.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {ExitCode} from '../base/exit-codes.js'
+import {ApiError, InterruptedError, type PayError} from '../base/errors.js'
+import {firstSignal} from '../base/signals.js'
 import {pollDelayMs} from '../client/request-policy.js'
 import {otherResource, resourceName} from '../api/resource.js'
 import {printableLine} from '../output/printable.js'
@@ -39,8 +45,12 @@ export interface PollSpec {
   states?: {succeeded: readonly string[]; failed: readonly string[]; pending?: readonly string[]}
 }
 
-/** `other`: the poll answered another resource (`other`), not the one in hand: its state stays as last seen. */
-type WaitOutcome = 'succeeded' | 'failed' | 'timeout' | 'other'
+/**
+ * `other`: the poll answered another resource (`other`), not the one in hand: its state stays as last seen.
+ * `interrupted`: a signal ended the wait (`signal`); `unresolved`: a poll failed (`error`); the last answer is the one
+ * in hand.
+ */
+type WaitOutcome = 'succeeded' | 'failed' | 'timeout' | 'other' | 'interrupted' | 'unresolved'
 
 /** A lookup that answered another resource: its id, the name of the one in hand, and the reference they share. */
 interface OtherResource {
@@ -64,6 +74,10 @@ interface WaitResult {
   outcome: WaitOutcome
   /** With outcome `other`: the resource the poll answered about instead. */
   other?: OtherResource
+  /** With outcome `interrupted`: the signal. */
+  signal?: NodeJS.Signals
+  /** With outcome `unresolved`: why the poll failed. */
+  error?: PayError
   state?: string
   label: string
   elapsedSeconds: number
@@ -106,7 +120,8 @@ interface WaitOptions extends PollSpec {
 
 export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<WaitResult> {
   const {client, out} = ctx
-  const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)))
+  let timer: NodeJS.Timeout | undefined // cleared when a signal ends the wait, so that the process can end at once
+  const sleep = options.sleep ?? ((ms: number) => new Promise((resolve) => (timer = setTimeout(resolve, ms))))
   const deadline = Date.now() + options.timeoutSec * 1000
   const progress = new Progress(out)
   let res = options.first
@@ -116,6 +131,14 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   if (res && firstFinal) return {poll: options, res, outcome: firstFinal, state, label: options.label, elapsedSeconds: 0, timeoutSec: options.timeoutSec}
   let attempt = 0
   const noticed = new Set<string>()
+  let toldNotVisible = false
+  // Ctrl-C ends the wait, not the process: what was created is still said (a poll in flight is a GET: dropped)
+  const signals = firstSignal()
+  const stopped = signals.signal.then((signal) => ({signal}))
+  const interrupted = (signal: NodeJS.Signals): WaitResult => {
+    if (!res) throw new InterruptedError(`interrupted (${signal}) while waiting for ${options.label}`, signal === 'SIGTERM' ? ExitCode.TERMINATED : ExitCode.INTERRUPTED)
+    return {poll: options, res, outcome: 'interrupted', signal, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+  }
   try {
     for (;;) {
       if (state !== undefined && !knownState(state, options.states) && !noticed.has(state)) {
@@ -128,9 +151,26 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
       if (res && remaining <= 0) {
         return {poll: options, res, outcome: 'timeout', state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
       }
-      if (res) await sleep(Math.min(pollDelayMs(attempt++), Math.max(0, remaining)))
+      if (res) {
+        const woke = await Promise.race([sleep(Math.min(pollDelayMs(attempt++), Math.max(0, remaining))), stopped])
+        if (woke && typeof woke === 'object' && 'signal' in woke) return interrupted(woke.signal as NodeJS.Signals)
+      }
       const mine = resourceName(res?.body)
-      const now: ApiResponse = await client.call(options.id, options.input)
+      let answered: ApiResponse | {signal: NodeJS.Signals}
+      try {
+        answered = await Promise.race([client.call(options.id, options.input), stopped])
+      } catch (err) {
+        // what is in hand was answered already: a failing poll ends the wait, never the report of it
+        if (!res) throw err
+        if (err instanceof ApiError && err.status === 404) {
+          if (!toldNotVisible) out.warn(printableLine(`${options.label} is not found by its lookup yet (${err.message}); it was answered before, so pay keeps polling (--wait-timeout)`))
+          toldNotVisible = true
+          continue
+        }
+        return {poll: options, res, outcome: 'unresolved', error: err as PayError, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+      }
+      if ('signal' in answered) return interrupted(answered.signal)
+      const now: ApiResponse = answered
       const other = answeredOther(mine, now.body)
       if (res && other) return {poll: options, res, outcome: 'other', other, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
       res = now
@@ -139,6 +179,8 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
       if (final) return {poll: options, res, outcome: final, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
     }
   } finally {
+    clearTimeout(timer)
+    signals.dispose()
     progress.stop()
   }
 }
@@ -175,12 +217,23 @@ function laterCommand(poll: Pick<PollSpec, 'id' | 'input'>, flags: LaterFlags = 
 export function reportWait(out: Output, result: WaitResult, flags?: LaterFlags): number {
   const detail = (result.res.body as {status_detail?: unknown} | undefined)?.status_detail
   if (result.outcome === 'succeeded') {
-    out.info(`${result.label} ${out.color('green', result.state ?? 'succeeded', 'err')} after ${result.elapsedSeconds} s`)
+    out.info(`${printableLine(result.label)} ${out.color('green', printableLine(result.state ?? 'succeeded'), 'err')} after ${result.elapsedSeconds} s`)
     return ExitCode.OK
   }
   if (result.outcome === 'failed') {
     out.errorLine(`${result.label} ended ${result.state}${typeof detail === 'string' && detail ? `: ${detail}` : ''}`)
     return ExitCode.TX_FAILED
+  }
+  if (result.outcome === 'unresolved') {
+    const later = result.poll && laterCommand(result.poll, flags)
+    out.errorLine(printableLine(`could not follow ${result.label}: ${result.error?.message ?? 'the lookup failed'}; it was ${result.state ?? 'in a state not known'} when last seen; ${later ? `to wait again: ${later}` : 'look it up later with its get command'}`))
+    return ExitCode.WAIT_TIMEOUT
+  }
+  if (result.outcome === 'interrupted') {
+    // one line, also under --json / --quiet: a script that stopped the wait still learns how to take it up again
+    const later = result.poll && laterCommand(result.poll, flags)
+    out.errorLine(printableLine(`interrupted (${result.signal}) while waiting: ${result.label} was ${result.state ?? 'in a state not known'} when last seen; nothing more was sent; ${later ? `to wait again: ${later}` : 'look it up later with its get command'}`))
+    return result.signal === 'SIGTERM' ? ExitCode.TERMINATED : ExitCode.INTERRUPTED
   }
   if (result.other) {
     out.errorLine(otherResourceMessage(result.label, result.other, result.state))

@@ -25,23 +25,24 @@ export function isPayError(err: unknown): err is PayErrorLike {
 
 export function renderError(out: Output, err: unknown, commandId?: string): number {
   // every piece may come from the network (a message, a code, a request id): made printable, then coloured
+  // (errorLine makes its text printable itself)
   const p = printable
   if (!isPayError(err)) {
     const message = err instanceof Error ? err.message : String(err)
     if (out.json) out.data(JSON.stringify({error: {code: 'cli_error', message}}))
-    out.errorLine(p(message))
+    out.errorLine(message)
     return 1
   }
   if (out.json) out.data(JSON.stringify(withResume(err)))
   if (err.problems) {
-    for (const problem of err.problems) out.errorLine(p(`${problem.flag} ${problem.rule}`))
+    for (const problem of err.problems) out.errorLine(`${problem.flag} ${problem.rule}`)
   } else if (err.error && err.status !== undefined) {
-    out.errorLine(p(err.error.message))
+    out.errorLine(err.error.message)
     const facts = [`code: ${err.error.code}`, `status: ${err.status}`]
     if (err.error.request_id) facts.push(`request_id: ${err.error.request_id}`)
     out.info(p(`  ${facts.join('   ')}`))
     if (err.error.doc_url) out.info(p(`  docs: ${err.error.doc_url}`))
-  } else out.errorLine(p(err.message))
+  } else out.errorLine(err.message)
   if (err.idempotencyKey) out.info(`  idempotency key: ${err.idempotencyKey}${err.resumeCommand ? `   resume: ${p(err.resumeCommand)}` : ''}`)
   if (err.hint) out.info(`  ${out.color('cyan', 'next:', 'err')} ${p(err.hint)}`)
   else if (err.problems && commandId) out.info(`  ${out.color('cyan', 'next:', 'err')} see \`pay ${commandId.replace(/:/g, ' ')} --help\``)

@@ -150,8 +150,13 @@ export class Output {
     return this.stderr
   }
 
+  /**
+   * An error for people, on stderr (even under --quiet). Its text quotes the network more often than not (a
+   * service's message, a status_detail, a state), so it is made printable here, for every caller; printable() of
+   * text already made printable is the same text.
+   */
   errorLine(text: string): void {
-    this.stderr.write(`${paint(this.term.colorErr, 'red', 'error:')} ${text}\n`)
+    this.stderr.write(`${paint(this.term.colorErr, 'red', 'error:')} ${printable(text)}\n`)
   }
 
   color(color: ColorName, text: string, stream: 'out' | 'err' = 'out'): string {

@@ -4,6 +4,7 @@
  * changes, so a log shows each state once.
  */
 import type {Output} from './output.js'
+import {printableLine} from './printable.js'
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 
@@ -26,7 +27,9 @@ export class Progress {
     return Math.round((Date.now() - this.started) / 1000)
   }
 
-  update(text: string): void {
+  /** The text of the line: it quotes the network (a resource's id and state), so it is made printable on one line. */
+  update(shown: string): void {
+    const text = printableLine(shown)
     if (text === this.text) return
     this.text = text
     if (!this.live) {

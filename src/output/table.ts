@@ -16,12 +16,26 @@ function tsv(value: string): string {
  * A cell of a CSV or TSV file made safe to open in a spreadsheet (OWASP "CSV injection"): one that begins with
  * `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'`, so it shows as text and never runs as a
  * formula. Every CSV and TSV writer of pay (`-o csv`, `-o tsv`, `--results FILE.csv`) applies it unless
- * --raw-csv is given (docs/assumptions.md, "CSV and TSV cells").
+ * --raw-csv is given (docs/assumptions.md, "CSV and TSV cells"). A cell that already begins with `'`s before such a
+ * character gets one more, so that unneutralized gives back every cell exactly (a reference may itself start with `'`).
  */
 export function neutralized(cell: string): string {
-  return FORMULA_START.test(cell) ? `'${cell}` : cell
+  return NEUTRALIZE.test(cell) ? `'${cell}` : cell
 }
-const FORMULA_START = /^[=+\-@\t\r]/
+
+/**
+ * A cell of a CSV pay wrote (a --results file read back) as it was before neutralized: one `'` taken off a cell that
+ * begins with `'`s before `=`, `+`, `-`, `@`, a tab or a carriage return, which only neutralized writes; any other
+ * cell as it is.
+ */
+export function unneutralized(cell: string): string {
+  return NEUTRALIZED.test(cell) ? cell.slice(1) : cell
+}
+
+/** What a formula begins with (OWASP), after any number of `'` (neutralized) or at least one (unneutralized). */
+const FORMULA = '[=+\\-@\\t\\r]'
+const NEUTRALIZE = new RegExp(`^'*${FORMULA}`)
+const NEUTRALIZED = new RegExp(`^'+${FORMULA}`)
 
 /** One tab-separated line (piped output). */
 export function tsvRow(cells: string[]): string {

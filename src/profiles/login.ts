@@ -12,6 +12,7 @@ import {configDir} from '../config/paths.js'
 import {ProfileStore, savedSecretsNote} from '../config/profiles.js'
 import {resolveSettings} from '../config/settings.js'
 import type {Output} from '../output/output.js'
+import {printable} from '../output/printable.js'
 
 interface LoginOptions {
   profile?: string
@@ -73,7 +74,8 @@ export async function runLogin(options: LoginOptions, out: Output, run: LoginRun
     return 0
   }
   const ctx = account as {merchant?: {name?: string; id?: number}; account?: {name?: string; account_ref?: string}} | undefined
-  if (ctx?.merchant) out.info(`Logged in to ${redactUrl(values.base_url!)} as ${ctx.merchant.name} (merchant ${ctx.merchant.id}), account ${ctx.account?.name} (${ctx.account?.account_ref}).`)
+  // the names and ids are the service's (GET /v1/account): made printable
+  if (ctx?.merchant) out.info(printable(`Logged in to ${redactUrl(values.base_url!)} as ${ctx.merchant.name} (merchant ${ctx.merchant.id}), account ${ctx.account?.name} (${ctx.account?.account_ref}).`))
   out.info(`Saved profile "${name}" (active) in ${store.path}${savedSecretsNote(saved)}`)
   return 0
 }

@@ -2,15 +2,19 @@
  * What `pay reconcile FILE` expects, row by row, and how a row is classed against what the service answers. The file
  * is read by the bulk runs' reader (src/bulk/input.ts: CSV with a header, or NDJSON): columns `reference` (or
  * `merchant_reference`), `amount`, `currency`, optionally `kind` (collection, payout, checkout, mandate, debit,
- * subscription), `state` (or `expected_state`) and, for a debit, `mandate_id`. A bulk run's `--results` file is read
- * as it is: its `state` is what the create answered, not an expectation, and its `id` prefix names the kind.
+ * subscription), `state` (or `expected_state`) and, for a debit, `mandate_id`; two columns for one input are refused by
+ * the bulk files' rule (columnsByInput). A bulk run's `--results` file is read as it is: its `state` is what the create
+ * answered, not an expectation, and its `id` prefix names the kind; reconcile's own is read by its expected columns. A
+ * `--results` CSV pay wrote is read back with its formula cells as they were (unneutralized, src/output/table.ts).
  */
 import {pathValueRule} from '../api/endpoints.js'
 import {type Kind, kindNamed, kindOfId, stateClass} from '../api/kinds.js'
 import {compareDecimal, isDecimalAmount} from '../api/money.js'
+import {LOOKUP_REFERENCE, columnsByInput, repeatedColumnRule} from '../api/operation-names.js'
 import {otherResource} from '../api/resource.js'
 import type {InputProblem} from '../base/errors.js'
-import type {InputRow} from '../bulk/input.js'
+import type {BulkInput, InputRow} from '../bulk/input.js'
+import {unneutralized} from '../output/table.js'
 
 export interface ExpectedRow {
   row: number
@@ -51,39 +55,93 @@ export interface RowResult {
 
 export const RESULT_COLUMNS = ['row', 'line', 'reference', 'kind', 'class', 'expected_amount', 'expected_currency', 'expected_state', 'id', 'amount', 'currency', 'state', 'detail'] as const satisfies readonly (keyof RowResult)[]
 
-/** A bulk run's --results row: it has the key every result row of src/bulk/report.ts carries. */
-function isBulkResult(values: Record<string, unknown>): boolean {
-  return 'idempotency_key' in values
+/**
+ * The columns reconcile reads, by the input each gives (other columns are ignored): `merchant_reference` gives the
+ * reference and `expected_state` the state, so a file with both of a pair is refused by the bulk files' rule
+ * (columnsByInput, src/api/operation-names.ts).
+ */
+const COLUMNS: ReadonlyMap<string, string> = new Map([
+  [LOOKUP_REFERENCE.name, 'reference'],
+  ['merchant_reference', 'reference'],
+  ['amount', 'amount'],
+  ['currency', 'currency'],
+  ['kind', 'kind'],
+  ['state', 'state'],
+  ['expected_state', 'state'],
+  ['mandate_id', 'mandate_id'],
+  ['id', 'id'],
+])
+
+/** The columns of reconcile's own --results file (RESULT_COLUMNS) read as an expectation: its expected_* columns. */
+const RESULT_FILE_COLUMNS: ReadonlyMap<string, string> = new Map([
+  ['reference', 'reference'],
+  ['kind', 'kind'],
+  ['id', 'id'],
+  ['expected_amount', 'amount'],
+  ['expected_currency', 'currency'],
+  ['expected_state', 'state'],
+])
+
+/** An empty cell (or JSON null) is not given; any other value is kept as it is (an NDJSON number is refused below). */
+const given = (raw: unknown): unknown => (raw === undefined || raw === null || raw === '' ? undefined : raw)
+
+/**
+ * Which of pay's own --results files a row comes from: a bulk run's (it has the key every result row of
+ * src/bulk/report.ts carries) or reconcile's (RESULT_COLUMNS: a class and the expected amount), or neither.
+ */
+function writtenBy(values: Record<string, unknown>): 'bulk' | 'reconcile' | undefined {
+  if ('idempotency_key' in values) return 'bulk'
+  if ('class' in values && 'expected_amount' in values) return 'reconcile'
+  return undefined
 }
 
-/** The expected row of an input row, or its problems (named after the file line and column). */
-export function expectedOf(r: InputRow, defaultKind: Kind | undefined, label: string): {row?: ExpectedRow; problems: InputProblem[]} {
+/** A row of pay's own --results CSV with its cells as they were before the formula-cell neutralisation (`'-neg1` is `-neg1`). */
+function unneutralizedRow(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).map(([k, x]) => [k, typeof x === 'string' ? unneutralized(x) : x]))
+}
+
+/** The file an expected row is read from, as the reader opened it (src/bulk/input.ts). */
+type ExpectedFile = Pick<BulkInput, 'name' | 'format' | 'headerLine'>
+
+/**
+ * The expected row of an input row, or its problems (named after the file line and column; a problem of the columns
+ * themselves at the CSV's header line).
+ */
+export function expectedOf(r: InputRow, defaultKind: Kind | undefined, file: ExpectedFile): {row?: ExpectedRow; problems: InputProblem[]} {
   const problems: InputProblem[] = []
-  const bad = (column: string, rule: string) => problems.push({flag: `${label}:${r.line} column "${column}"`, rule, line: r.line})
-  const v = r.values
-  const text = (column: string): string | undefined => {
-    const value = v[column]
+  const bad = (column: string, rule: string, line = r.line) => problems.push({flag: `${file.name}:${line} column "${column}"`, rule, line})
+  const by = writtenBy(r.values)
+  const record = by && file.format === 'csv' ? unneutralizedRow(r.values) : r.values
+  const names = by === 'reconcile' ? RESULT_FILE_COLUMNS : COLUMNS
+  const columns = columnsByInput(names, record, given)
+  for (const [column, other] of columns.repeated) bad(column, repeatedColumnRule(`column "${other}"`), file.headerLine ?? r.line)
+  const v = columns.values
+  /** The file's column that gives this input (for messages). */
+  const columnOf = (input: string) => Object.keys(record).find((k) => names.get(k.trim()) === input && given(record[k]) !== undefined) ?? input
+  const text = (input: string): string | undefined => {
+    const value = v[input]
     if (value === undefined) return undefined
     if (typeof value !== 'string') {
-      bad(column, 'must be a string (quote numbers in NDJSON, so that amounts stay exact)')
+      bad(columnOf(input), 'must be a string (quote numbers in NDJSON, so that amounts stay exact)')
       return undefined
     }
     return value
   }
-  const bulk = isBulkResult(v)
-  const refColumn = 'reference' in v ? 'reference' : 'merchant_reference'
-  const reference = text(refColumn)
+  /** A problem of this input's column was already told (a value that is not a string, a second column). */
+  const told = (input: string) => problems.some((p) => p.flag.endsWith(`column "${columnOf(input)}"`))
+  const bulk = by === 'bulk'
+  const reference = text('reference')
   if (reference === undefined) {
-    if (!problems.length) bad('reference', 'is required (or merchant_reference)')
-  } else if (pathValueRule(reference)) bad(refColumn, pathValueRule(reference)!)
+    if (!told('reference')) bad('reference', 'is required (or merchant_reference)')
+  } else if (pathValueRule(reference)) bad(columnOf('reference'), pathValueRule(reference)!)
   const amount = text('amount')
   if (amount === undefined) {
-    if (!problems.some((p) => p.flag.endsWith('"amount"'))) bad('amount', 'is required')
-  } else if (!isDecimalAmount(amount)) bad('amount', 'must be a positive decimal string such as 1500.00 (at most 2 decimals)')
+    if (!told('amount')) bad('amount', 'is required')
+  } else if (!isDecimalAmount(amount)) bad(columnOf('amount'), 'must be a positive decimal string such as 1500.00 (at most 2 decimals)')
   const currency = text('currency')
   if (currency === undefined) {
-    if (!problems.some((p) => p.flag.endsWith('"currency"'))) bad('currency', 'is required')
-  } else if (!/^[A-Za-z]{3}$/.test(currency)) bad('currency', 'must be a 3-letter code such as KES')
+    if (!told('currency')) bad('currency', 'is required')
+  } else if (!/^[A-Za-z]{3}$/.test(currency)) bad(columnOf('currency'), 'must be a 3-letter code such as KES')
   let kind = defaultKind
   const kindText = text('kind')
   if (kindText !== undefined) {
@@ -94,8 +152,8 @@ export function expectedOf(r: InputRow, defaultKind: Kind | undefined, label: st
     kind = id === undefined ? undefined : kindOfId(id)
   }
   // a --results file's state is what the create answered (processing), not what the row expects
-  const state = bulk ? undefined : (text('state') ?? text('expected_state'))
-  if (state !== undefined && state.trim() === '') bad('state', 'must not be blank')
+  const state = bulk ? undefined : text('state')
+  if (state !== undefined && state.trim() === '') bad(columnOf('state'), 'must not be blank')
   const mandateId = text('mandate_id')
   if (kind?.name === 'debit' && mandateId === undefined) bad('mandate_id', 'is required for a debit (debits are looked up under their mandate)')
   if (problems.length > 0 || reference === undefined || amount === undefined || currency === undefined) return {problems}
@@ -107,6 +165,30 @@ export function expectedOf(r: InputRow, defaultKind: Kind | undefined, label: st
 export function duplicateKey(e: ExpectedRow): string {
   return `${e.kind?.name ?? ''}\n${e.reference}`
 }
+
+/**
+ * Rows whose lookup found the very object an earlier row of the file found, made `duplicated` (counted once, on the
+ * earlier row: neither matched twice nor its money in two totals). Two rows with another kind or none can still name
+ * one object: `c1` as a collection and `c1` without a kind, which the verify lookup finds as that collection. `results`
+ * in file order; each row's object by its kind and id (by its reference when the service shows no id).
+ */
+export function markRepeatedObjects(results: RowResult[]): void {
+  const first = new Map<string, number>()
+  for (const [i, r] of results.entries()) {
+    if (r.kind === null || !FOUND.has(r.class)) continue
+    const key = `${r.kind}\n${r.id ?? `reference ${r.reference}`}`
+    const earlier = first.get(key)
+    if (earlier === undefined) {
+      first.set(key, r.row)
+      continue
+    }
+    const what = `${kindNamed(r.kind)?.label ?? r.kind}${r.id === null ? '' : ` ${r.id}`}`
+    results[i] = {...r, class: 'duplicated', amount: null, currency: null, state: null, detail: `the same ${what} as row ${earlier}: counted once, on that row`}
+  }
+}
+
+/** The classes of a row whose lookup found its object. */
+const FOUND: ReadonlySet<ReconcileClass> = new Set(['matched', 'amount_differs', 'state_differs'])
 
 /** What a lookup of one row came to. */
 export type Found = {body: Record<string, unknown>; kind: Kind} | {missing: string} | {failed: string}

@@ -28,7 +28,7 @@ import {AdaptiveRate} from '../bulk/rate.js'
 import {MoneyTotals} from '../bulk/report.js'
 import {type RowOutcome, RunJournal} from '../journal/run-journal.js'
 import {DEFAULT_CONCURRENCY} from '../bulk/engine.js'
-import {CLASSES, type ExpectedRow, type Found, type ReconcileClass, RESULT_COLUMNS, type RowResult, classify, duplicateKey, expectedOf} from './expected.js'
+import {CLASSES, type ExpectedRow, type Found, type ReconcileClass, RESULT_COLUMNS, type RowResult, classify, duplicateKey, expectedOf, markRepeatedObjects} from './expected.js'
 
 interface ReconcileOptions {
   file: string
@@ -77,6 +77,7 @@ async function readExpected(options: ReconcileOptions, spoolDir: string): Promis
   let more = 0
   const rows: ExpectedRow[] = []
   const first = new Map<string, number>()
+  const told = new Set<string>()
   try {
     for await (const chunk of readRowChunks(input)) {
       for (const r of chunk) {
@@ -84,9 +85,14 @@ async function readExpected(options: ReconcileOptions, spoolDir: string): Promis
           problems.push({flag: `${input.name}:${r.line} (row)`, rule: r.message, line: r.line})
           continue
         }
-        const {row, problems: found} = expectedOf(r, defaultKind, input.name)
-        for (const p of found) if (problems.length < MAX_LISTED_PROBLEMS) problems.push(p)
-        else more++
+        const {row, problems: found} = expectedOf(r, defaultKind, input)
+        for (const p of found) {
+          // a problem of the columns (two for one input) is the header's: told once
+          if (told.has(p.flag + p.rule)) continue
+          told.add(p.flag + p.rule)
+          if (problems.length < MAX_LISTED_PROBLEMS) problems.push(p)
+          else more++
+        }
         if (!row) continue
         const key = duplicateKey(row)
         const earlier = first.get(key)
@@ -111,10 +117,16 @@ async function readExpected(options: ReconcileOptions, spoolDir: string): Promis
   return {rows, sha256: input.sha256, name: input.name, dispose: () => input.dispose()}
 }
 
-/** Results of an unfinished earlier run of this file (rows it classed, lookup failures excepted); empty when none or it finished. */
-function earlierResults(file: string, total: number): Map<number, RowResult> {
+/**
+ * Results of the last run of this file when it did not finish (killed, interrupted): the rows it classed, lookup
+ * failures excepted. Empty when there was none or it finished: a run that finished writes its end record
+ * (RunJournal.end) whatever its rows came to, lookup failures included, and is never resumed (states move on). A run
+ * journals every row it classes, those it took from the run before included, so its records alone are its rows.
+ */
+function earlierResults(file: string): Map<number, RowResult> {
   const done = new Map<number, RowResult>()
   if (!existsSync(file)) return done
+  let finished = false
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     let rec: ({t?: string} & Partial<RowResult>) | null
     try {
@@ -122,15 +134,17 @@ function earlierResults(file: string, total: number): Map<number, RowResult> {
     } catch {
       continue // empty, or torn by a kill
     }
-    if (rec?.t === 'run') done.clear()
+    if (rec?.t === 'run') {
+      done.clear()
+      finished = false
+    } else if (rec?.t === 'end') finished = true
     else if (rec?.t === 'row' && typeof rec.row === 'number' && CLASSES.includes(rec.class as ReconcileClass)) {
       const {t: _t, ...result} = rec
       if (result.class === 'lookup_failed') done.delete(rec.row)
       else done.set(rec.row, result as RowResult)
     }
   }
-  // every row classed: that run finished, and this one starts over
-  return done.size >= total ? new Map() : done
+  return finished ? new Map() : done
 }
 
 /** The request that looks a row up: its kind's lookup by reference, or the verify lookup when it names no kind. */
@@ -212,7 +226,7 @@ export async function runReconcile(ctx: ApiContext, options: ReconcileOptions): 
       .digest('hex')
       .slice(0, 32)
     journal = new RunJournal(store, `reconcile-${runId}`)
-    const earlier = options.fresh ? new Map<number, RowResult>() : earlierResults(journal.file, total)
+    const earlier = options.fresh ? new Map<number, RowResult>() : earlierResults(journal.file)
     await client.token() // bad credentials: exit 3 here, not a failure on every row
     const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
     pool = client.poolable ? await PoolTransport.open(concurrency) : undefined
@@ -225,11 +239,12 @@ export async function runReconcile(ctx: ApiContext, options: ReconcileOptions): 
     const rate = new AdaptiveRate(concurrency)
     const retries = options.retries ?? 3
     const started = Date.now()
-    const record = (r: RowResult, fresh: boolean) => {
+    const record = (r: RowResult) => {
       results.push(r)
       counts.set(r.class, counts.get(r.class)! + 1)
-      // the run journal's line is {"t":"row", then the result's own fields}: a reconcile row in a bulk run's file format
-      if (fresh) journal!.record(r as unknown as RowOutcome)
+      // the run journal's line is {"t":"row", then the result's own fields}: a reconcile row in a bulk run's file format;
+      // a row taken from the run before is journaled again, so that this run's records alone are its rows (earlierResults)
+      journal!.record(r as unknown as RowOutcome)
       progress.update(results.length, counts)
     }
     let next = 0
@@ -237,18 +252,20 @@ export async function runReconcile(ctx: ApiContext, options: ReconcileOptions): 
       while (next < total) {
         const e = input.rows[next++]
         const known = earlier.get(e.row)
-        if (known) record(known, false)
-        else record(classify(e, e.repeats === undefined ? await lookUp(ctx, e, rate, retries, pool) : {missing: ''}), true)
+        record(known ?? classify(e, e.repeats === undefined ? await lookUp(ctx, e, rate, retries, pool) : {missing: ''}))
       }
     }
     try {
       await Promise.all(Array.from({length: concurrency}, worker))
+      results.sort((a, b) => a.row - b.row)
+      markRepeatedObjects(results)
+      for (const c of CLASSES) counts.set(c, 0)
+      for (const r of results) counts.set(r.class, counts.get(r.class)! + 1)
     } finally {
       await journal.end()
       progress.stop(results.length, counts)
     }
 
-    results.sort((a, b) => a.row - b.row)
     if (resultsFd !== undefined) await writeResults(resultsFd, options.results!, results, out.options.rawCsv === true)
     const summary = summarise(input.name, runId, earlier.size, results)
     printSummary(ctx, summary, (Date.now() - started) / 1000, rate.throttled)

@@ -2,6 +2,7 @@
  * The run functions of `pay sandbox deliveries` and `pay sandbox resend`: the sandbox's own record of its webhook
  * delivery attempts, and one more delivery of an event, through its control API (src/client/control-client.ts).
  */
+import {redactUrl} from '../base/redact.js'
 import type {ControlEndpointId, ControlInput} from '../client/control-client.js'
 import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
@@ -24,7 +25,7 @@ function rows(events: SandboxEvent[]): Record<string, unknown>[] {
         attempt: d.attempt,
         status: d.status,
         kind: d.resend ? 'resend' : d.duplicate ? 'duplicate' : 'scheduled',
-        url: d.url,
+        url: redactUrl(d.url),
         error: d.error ?? null,
         event_state: e.state,
       })),
@@ -51,7 +52,7 @@ export async function runSandboxResend(call: ControlCall, eventId: string, out: 
   const answer = await call('events.resend', {path: {event_id: eventId}})
   const ok = typeof answer.status === 'number' && answer.status >= 200 && answer.status < 300
   if (out.json) out.data(JSON.stringify(answer))
-  else out.data(printable(`${eventId} delivered again to ${answer.url} (attempt ${answer.attempt}): ${answer.status ?? `unreachable: ${answer.error}`}`))
+  else out.data(printable(`${eventId} delivered again to ${redactUrl(String(answer.url))} (attempt ${answer.attempt}): ${answer.status ?? `unreachable: ${answer.error}`}`))
   if (!ok) out.warn(`the webhook URL did not answer 2xx; see \`pay sandbox deliveries ${eventId}\``)
   return ok ? 0 : 1
 }

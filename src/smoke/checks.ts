@@ -7,6 +7,7 @@
  */
 import {randomUUID} from 'node:crypto'
 import type {EndpointId} from '../api/endpoints.js'
+import {lookupCommand} from '../api/kinds.js'
 import type {CallInput} from '../client/api-client.js'
 import {ExitCode} from '../base/exit-codes.js'
 import type {ApiContext} from '../runtime.js'
@@ -133,7 +134,7 @@ async function moneySteps(ctx: ApiContext, money: MoneyOptions, runId: string): 
     const body = {amount: money.amount, currency: money.currency, merchant_reference: reference, mobile: money.mobile, provider: money.provider, description: 'pay smoke'}
     // a lost answer is an unknown outcome (the collection may exist), never "did not succeed"
     const created = await client.call('collections.create', {body}).catch((err: unknown) => {
-      throw unknownOutcomeOf(err, reference, 'pay smoke --money again sends a new collection (a new reference)')
+      throw unknownOutcomeOf(err, reference, 'pay smoke --money again sends a new collection (a new reference)', lookupCommand('collections.create', reference))
     })
     const id = String((created.body as {id?: unknown}).id)
     // polled like `pay collections create --wait`: the operation spec's wait target and terminal states
@@ -151,7 +152,7 @@ async function moneySteps(ctx: ApiContext, money: MoneyOptions, runId: string): 
   }))
   // nothing to look up when the collection was not made, or failed: skipped, not failed a second time
   if (steps[0].outcome !== 'passed') {
-    const why = steps[0].outcome === 'unknown' ? `the outcome of the collection is unknown: check it with \`pay transactions verify ${reference}\`` : 'the collection did not succeed'
+    const why = steps[0].outcome === 'unknown' ? `the outcome of the collection is unknown: check it with \`${lookupCommand('collections.create', reference)}\`` : 'the collection did not succeed'
     steps.push({suite: 'smoke', name: 'money: lookup by reference', outcome: 'skipped', ms: 0, detail: `${why} (see money: collection)`})
     return steps
   }

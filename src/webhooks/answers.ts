@@ -24,6 +24,8 @@ class MadeAnswer {
 export const RECEIVED = new MadeAnswer({received: true})
 export const DUPLICATE = new MadeAnswer({received: true, duplicate: true})
 export const FILTERED = new MadeAnswer({received: true, filtered: true})
+/** The status of the answer to what was never meant to happen (Answers.failed). */
+export const FAILED_STATUS = 500
 
 type Held<D> = {res: ServerResponse; status: number; body: unknown; close: boolean} | {res: undefined; delivery: D}
 
@@ -87,7 +89,7 @@ export function createAnswers<D>(history: HistoryWriter | undefined, onDelivery:
       if (held) held.push({res: undefined, delivery: d})
       else display(d)
     },
-    failed: (res, err) => answers.reply(res, 500, {error: {code: 'listener_error', message: err.message}}),
+    failed: (res, err) => answers.reply(res, FAILED_STATUS, {error: {code: 'listener_error', message: err.message}}),
     together(judgeAll) {
       const out: Held<D>[] = (held = [])
       try {

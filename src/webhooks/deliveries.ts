@@ -8,7 +8,7 @@
  * event loop.
  */
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {type Answers, DUPLICATE, FILTERED, RECEIVED} from './answers.js'
+import {type Answers, DUPLICATE, FAILED_STATUS, FILTERED, RECEIVED} from './answers.js'
 import type {WebhookEvent} from './events.js'
 import type {EventFilter} from './filter.js'
 import {forwardAll, forwardStatus, forwardSummary, type ForwardResult, type Route, type Routes} from './forward.js'
@@ -86,8 +86,11 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
     answers.show(d)
   }
 
-  /** Keeps a delivery in the history (before its answer is sent): its id there. */
-  const keep = (req: IncomingMessage, raw: Buffer, event: WebhookEvent | null, verdict: 'accepted' | 'duplicate' | 'rejected', status: number, verified: boolean, extra?: {reason?: string; detail?: string; filtered?: boolean}) => {
+  /**
+   * Keeps a delivery in the history (before its answer is sent): its id there. `status`: what it is answered;
+   * undefined for one being forwarded, whose answer is kept once known (history.answered, in forward).
+   */
+  const keep = (req: IncomingMessage, raw: Buffer, event: WebhookEvent | null, verdict: 'accepted' | 'duplicate' | 'rejected', status: number | undefined, verified: boolean, extra?: {reason?: string; detail?: string; filtered?: boolean}) => {
     if (!history) return undefined
     const ref = event && event.data && typeof event.data === 'object' ? (event.data as {merchant_reference?: unknown}).merchant_reference : undefined
     return history.delivery(
@@ -145,31 +148,39 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
       return
     }
     const targets = routes.of(event.type)
-    const id = keep(req, raw, event, 'accepted', 200, verdict.verified)
+    const id = keep(req, raw, event, 'accepted', targets.length === 0 ? 200 : undefined, verdict.verified)
     if (targets.length === 0) {
       seen.accepted(event.id, true)
       answers.reply(res, 200, RECEIVED)
       show({time: new Date(), event, verdict, duplicate: false, filtered: false, bytes: raw.length, id})
       return
     }
-    forward(targets, req, res, raw, event, verdict, id).catch((err: Error) => answers.failed(res, err))
+    forward(targets, req, res, raw, event, verdict, id).catch((err: Error) => {
+      if (history && id) history.answered(id, FAILED_STATUS)
+      answers.failed(res, err)
+    })
   }
 
   /** Posts to every route of the event at once; the worst answer (the highest status; unreachable 502, timeout 504) goes back. */
   const forward = async (targets: Route[], req: IncomingMessage, res: ServerResponse, raw: Buffer, event: WebhookEvent, verdict: Verdict, id: string | undefined): Promise<void> => {
     const settle = seen.forwarding(event.id)
     const {worst, results} = await forwardAll(targets, raw, req.rawHeaders)
-    if (history && id) for (let i = 0; i < results.length; i++) history.attempt(id, event.id, {url: targets[i].url, ...forwardSummary(results[i])})
+    const status = forwardStatus(worst)
+    // the attempts and the status answered, kept before the answer goes out (answers.passBack/reply wait for them)
+    if (history && id) {
+      for (let i = 0; i < results.length; i++) history.attempt(id, event.id, {url: targets[i].url, ...forwardSummary(results[i])})
+      history.answered(id, status)
+    }
     const ok = worst.response !== undefined && worst.response.status >= 200 && worst.response.status < 300
     if (ok) stats.forwarded++
     else stats.forward_failed++
     settle(ok)
     if (worst.response) answers.passBack(res, worst.response.status, worst.response.headers, worst.response.body)
-    else answers.reply(res, forwardStatus(worst), {error: {code: `forward_${worst.error}`, message: worst.detail}})
+    else answers.reply(res, status, {error: {code: `forward_${worst.error}`, message: worst.detail}})
     show({
       time: new Date(),
       event,
-      verdict: {...verdict, status: forwardStatus(worst)},
+      verdict: {...verdict, status},
       duplicate: false,
       filtered: false,
       bytes: raw.length,

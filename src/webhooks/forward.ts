@@ -3,6 +3,7 @@
  * headers (signature included) are posted to the developer's app, and its answer is read up to a bound. A listener
  * posts each accepted event to every route whose glob matches its type, at once; the worst answer goes back.
  */
+import {redactUrl} from '../base/redact.js'
 import {eventFilter} from './filter.js'
 
 /** The largest answer of the --forward-to app read and passed back; a longer one is answered 502. */
@@ -42,6 +43,8 @@ export async function createForwarder(target: string, timeoutMs: number, via = '
   const {Agent} = await loadUndici()
   const {classifyNetworkError} = await import('../client/request-policy.js')
   const agent = new Agent({keepAliveTimeout: 10_000, connect: {timeout: Math.min(timeoutMs, 5000)}})
+  // what a failure says of the target (shown, kept in the history, answered to the sender): no password or token
+  const shown = redactUrl(target)
   return {
     async send(body, rawHeaders) {
       const headers: [string, string][] = []
@@ -59,12 +62,12 @@ export async function createForwarder(target: string, timeoutMs: number, via = '
       } catch (err) {
         const e = err as {code?: string; message?: string}
         if (e.code === 'ERR_BODY_TOO_LARGE') {
-          return {error: 'too_large', detail: `${target} answered more than ${MAX_FORWARD_ANSWER_BYTES} bytes (not passed back)`, ms: Math.round(performance.now() - started)}
+          return {error: 'too_large', detail: `${shown} answered more than ${MAX_FORWARD_ANSWER_BYTES} bytes (not passed back)`, ms: Math.round(performance.now() - started)}
         }
         const timeout = classifyNetworkError(err).kind === 'timeout'
         return {
           error: timeout ? 'timeout' : 'unreachable',
-          detail: timeout ? `${target} did not answer within ${timeoutMs} ms` : `${target} is unreachable: ${e.code ?? e.message}`,
+          detail: timeout ? `${shown} did not answer within ${timeoutMs} ms` : `${shown} is unreachable: ${e.code ?? String(e.message).split(target).join(shown)}`,
           ms: Math.round(performance.now() - started),
         }
       }
@@ -74,6 +77,7 @@ export async function createForwarder(target: string, timeoutMs: number, via = '
 }
 
 export interface Route {
+  /** The route's URL as shown and kept in the history (redactUrl: no password, no secret-named query value). */
   url: string
   to: Forwarder
 }
@@ -89,7 +93,7 @@ export interface Routes {
 export async function createRoutes(list: ForwardRoute[], timeoutMs: number): Promise<Routes> {
   const forwarders = new Map<string, Forwarder>()
   for (const r of list) if (!forwarders.has(r.url)) forwarders.set(r.url, await createForwarder(r.url, timeoutMs))
-  const routes = list.map((r) => ({match: eventFilter([r.pattern]), url: r.url, to: forwarders.get(r.url)!}))
+  const routes = list.map((r) => ({match: eventFilter([r.pattern]), url: redactUrl(r.url), to: forwarders.get(r.url)!}))
   const byType = new Map<string, Route[]>()
   return {
     of(type) {

@@ -4,6 +4,7 @@
  */
 import {InputError, PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
+import {redactUrl} from '../base/redact.js'
 import {resolveSettings, webhookSecrets} from '../config/settings.js'
 import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
@@ -76,13 +77,16 @@ function deliveryRow(d: StoredDelivery): Record<string, unknown> {
     type: d.type ?? null,
     verdict: d.filtered ? 'accepted (filtered)' : d.verdict,
     reason: d.reason ?? null,
-    status: d.status,
+    status: d.status ?? null,
     forward: forwardState(d.attempts),
     attempts: d.attempts.length,
     reference: d.reference ?? null,
     id: d.id,
   }
 }
+
+/** A forwarded delivery with no answer kept: the listener stopped while it was being forwarded. */
+const NOT_ANSWERED = 'not answered (the listener stopped while forwarding it)'
 
 const NO_HISTORY = 'No webhook deliveries are kept on this machine yet: `pay webhook listen` keeps every delivery it receives.'
 
@@ -116,20 +120,21 @@ function deliveryDetail(d: StoredDelivery): Record<string, unknown> {
     type: d.type ?? null,
     reference: d.reference ?? null,
     verdict: d.verdict,
-    status: d.status,
+    status: d.status ?? null,
     verified: d.verified,
     ...(d.filtered ? {filtered: true} : {}),
     ...(d.reason ? {reason: d.reason, detail: d.detail} : {}),
     headers: Object.fromEntries(d.headers),
     body: bodyView(d.body),
     forward: forwardState(d.attempts),
-    attempts: d.attempts.map((a) => ({at: new Date(a.at).toISOString(), url: a.url, status: a.status ?? null, ...(a.error ? {error: a.error, detail: a.detail} : {}), ms: a.ms, ...(a.replay ? {replay: true} : {})})),
+    // redactUrl: kept URLs are redacted when written; a history written by an older pay may hold one whole
+    attempts: d.attempts.map((a) => ({at: new Date(a.at).toISOString(), url: redactUrl(a.url), status: a.status ?? null, ...(a.error ? {error: a.error, detail: a.detail} : {}), ms: a.ms, ...(a.replay ? {replay: true} : {})})),
   }
 }
 
 function attemptLine(a: StoredDelivery['attempts'][number]): string {
   const what = a.status !== undefined ? String(a.status) : `${a.error}: ${a.detail}`
-  return `    ${new Date(a.at).toISOString()}  ${a.replay ? 'replay ' : ''}→ ${a.url}  ${what}  (${a.ms} ms)`
+  return `    ${new Date(a.at).toISOString()}  ${a.replay ? 'replay ' : ''}→ ${redactUrl(a.url)}  ${what}  (${a.ms} ms)`
 }
 
 /** `pay webhook show EVT_…|dlv_…`: every kept delivery of the event (or the one delivery), in full. */
@@ -145,7 +150,7 @@ export function runWebhookShow(options: {id: string; env?: NodeJS.ProcessEnv}, o
   const blocks = found.map((d) => {
     const lines = [`Delivery ${d.id}  ${new Date(d.at).toISOString()}`]
     lines.push(`  event      ${d.event_id ?? '(none)'}  ${d.type ?? ''}${d.reference ? `  ref ${d.reference}` : ''}`)
-    lines.push(`  verdict    ${d.verdict}${d.filtered ? ' (filtered out by --events)' : ''}, answered ${d.status}${d.verified ? ', signature verified' : ''}${d.reason ? `: ${d.reason}: ${d.detail}` : ''}`)
+    lines.push(`  verdict    ${d.verdict}${d.filtered ? ' (filtered out by --events)' : ''}, ${d.status === undefined ? NOT_ANSWERED : `answered ${d.status}`}${d.verified ? ', signature verified' : ''}${d.reason ? `: ${d.reason}: ${d.detail}` : ''}`)
     lines.push('  headers')
     for (const [name, value] of d.headers) lines.push(`    ${name}: ${value}`)
     lines.push('  body')
@@ -255,13 +260,15 @@ export async function runWebhookReplay(options: ReplayOptions, out: Output): Pro
   writer.open()
   const {createForwarder} = await import('./forward.js')
   const forwarder = await createForwarder(options.to, options.timeoutMs, 'pay webhook replay')
+  // --to as shown and kept in the history: no password, no secret-named query value
+  const shown = redactUrl(options.to)
   const results: ReplayResult[] = new Array(selected.length)
   const total = selected.length
   const each = total <= 20
   let done = 0
   let failed = 0
   let next = 0
-  out.info(`Replaying ${total} deliver${total === 1 ? 'y' : 'ies'} to ${options.to}`)
+  out.info(printable(`Replaying ${total} deliver${total === 1 ? 'y' : 'ies'} to ${shown}`))
   const worker = async () => {
     while (next < total) {
       const i = next++
@@ -269,7 +276,7 @@ export async function runWebhookReplay(options: ReplayOptions, out: Output): Pro
       const r = await forwarder.send(d.body, replayHeaders(d, options, secrets))
       const status = r.response?.status
       const ok = status !== undefined && status >= 200 && status < 300
-      writer.attempt(d.id, d.event_id, {url: options.to, status, error: r.error, detail: r.detail, ms: r.ms, replay: true})
+      writer.attempt(d.id, d.event_id, {url: shown, status, error: r.error, detail: r.detail, ms: r.ms, replay: true})
       results[i] = {event_id: d.event_id ?? null, delivery_id: d.id, type: d.type ?? null, status: status ?? null, ok, ...(r.error ? {error: `${r.error}: ${r.detail}`} : {}), ms: r.ms}
       done++
       if (!ok) failed++

@@ -7,6 +7,8 @@
  * (`<start ms>-<pid>-<random>.log`). Each process appends only to segments of its own, so two listeners (and a
  * replay) never write to the same file. A record is one line of JSON (its metadata), followed, for a delivery,
  * by the raw body bytes (exactly `len` of them) and a newline: the body is stored as received, never re-encoded.
+ * A forwarded delivery is written before the forward's result is known: the status it is then answered with follows
+ * in an answer record of its own (`answered`), written with its attempts before that answer goes out.
  * The listener's records are written in one writev per batch before any answer of that batch is sent, and
  * fdatasync'd right behind (or, with sync 'answer', before the answers: HistoryWriter). A reader stops at a record
  * it cannot read whole (the tail a kill -9 cut: never answered), and indexes everything it reads in memory.
@@ -41,8 +43,12 @@ interface DeliveryInput {
   type?: string
   reference?: string
   verdict: HistoryVerdict
-  /** The status answered (for a forwarded delivery: 200 here; its attempts say what the app answered). */
-  status: number
+  /**
+   * The status answered. A forwarded delivery is kept before its forward ends: its record has none, and its answer
+   * record (`answered`) gives it; none when the listener stopped before answering (a history written by an older
+   * pay says 200 for every forwarded delivery).
+   */
+  status?: number
   reason?: string
   detail?: string
   verified: boolean
@@ -74,6 +80,14 @@ interface AttemptMeta extends AttemptInput {
   d: string
   ev?: string
   at: number
+}
+
+/** The status a delivery kept earlier was answered with (`HistoryWriter.answered`). */
+interface AnswerMeta {
+  k: 's'
+  /** The delivery's id. */
+  d: string
+  status: number
 }
 
 interface StoredAttempt extends AttemptInput {
@@ -203,6 +217,17 @@ export class HistoryWriter {
     this.schedule()
   }
 
+  /**
+   * Appends the status a delivery appended earlier was answered with, once known (a forwarded one's: the app's, or
+   * 502/504): appended before that answer is sent (afterCommit), it is kept with the forward's attempts.
+   */
+  answered(delivery: string, status: number): void {
+    if (this.off) return
+    const meta: AnswerMeta = {k: 's', d: delivery, status}
+    this.bufs.push(Buffer.from(`${JSON.stringify(meta)}\n`))
+    this.schedule()
+  }
+
   /** Calls `cb` once every record appended so far is kept (at once when none waits). */
   afterCommit(cb: () => void): void {
     if (!this.pending) return cb()
@@ -302,8 +327,13 @@ export class HistoryWriter {
       return
     }
     this.behind = true
+    this.syncWhenDue()
+  }
+
+  /** A timer starts from the event loop's clock, read once a turn: after a long turn it fires early, so look again. */
+  private syncWhenDue(): void {
     const wait = this.lastSync + BACKGROUND_SYNC_MS - performance.now()
-    if (wait > 0) setTimeout(() => this.syncNow(), wait).unref()
+    if (wait > 0) setTimeout(() => this.syncWhenDue(), Math.ceil(wait)).unref()
     else this.syncNow()
   }
 
@@ -453,8 +483,11 @@ function pruneSegments(dir: string, bounds: {maxAgeMs: number; maxBytes: number}
   }
 }
 
-/** Every record of one segment that can be read whole (a cut tail ends it). */
-function readSegment(path: string, deliveries: Map<string, StoredDelivery>, attempts: AttemptMeta[]): void {
+/**
+ * Every record of one segment that can be read whole (a cut tail ends it). An answer record sets the status of its
+ * delivery, read before it (one writer writes both, in order); one read first waits in `answers`.
+ */
+function readSegment(path: string, deliveries: Map<string, StoredDelivery>, attempts: AttemptMeta[], answers: Map<string, number>): void {
   let data: Buffer
   try {
     data = readFileSync(path)
@@ -465,7 +498,7 @@ function readSegment(path: string, deliveries: Map<string, StoredDelivery>, atte
   while (pos < data.length) {
     const end = data.indexOf(10, pos)
     if (end < 0) return
-    let meta: DeliveryMeta | AttemptMeta
+    let meta: DeliveryMeta | AttemptMeta | AnswerMeta
     try {
       meta = JSON.parse(data.toString('utf8', pos, end))
     } catch {
@@ -485,6 +518,11 @@ function readSegment(path: string, deliveries: Map<string, StoredDelivery>, atte
       const {k: _k, h: _h, len: _len, ...rest} = meta
       deliveries.set(meta.id, {...rest, headers, body, attempts: []})
     } else if (meta.k === 'a') attempts.push(meta)
+    else if (meta.k === 's' && typeof meta.status === 'number') {
+      const d = deliveries.get(meta.d)
+      if (d) d.status = meta.status
+      else answers.set(meta.d, meta.status)
+    }
   }
 }
 
@@ -492,7 +530,12 @@ function readSegment(path: string, deliveries: Map<string, StoredDelivery>, atte
 export function readHistory(dir: string = historyDir()): StoredDelivery[] {
   const deliveries = new Map<string, StoredDelivery>()
   const attempts: AttemptMeta[] = []
-  for (const s of listSegments(dir)) readSegment(s.path, deliveries, attempts)
+  const answers = new Map<string, number>()
+  for (const s of listSegments(dir)) readSegment(s.path, deliveries, attempts, answers)
+  for (const [id, status] of answers) {
+    const d = deliveries.get(id)
+    if (d) d.status = status
+  }
   for (const a of attempts) {
     const d = deliveries.get(a.d)
     if (!d) continue

@@ -5,9 +5,10 @@
  * (announce) → serving until stopped → everything closed and the summary printed.
  */
 import {InputError} from '../base/errors.js'
+import {redactUrl} from '../base/redact.js'
 import {resolveSettings, webhookSecrets, type Settings} from '../config/settings.js'
 import type {Output} from '../output/output.js'
-import {printable, printableLine} from '../output/printable.js'
+import {printableLine} from '../output/printable.js'
 import {HTTP_URL_RULE, isHttpUrl, parsePatterns, parseSize, unknownPatterns} from './filter.js'
 import {historyDir, HistoryWriter, type SyncMode} from './history.js'
 import {historyBounds, parseRoutes} from './history-commands.js'
@@ -20,6 +21,12 @@ import {isLoopbackUrl, SandboxRegistration, sandboxWebhookControl} from './sandb
 import {describeScheme, parseSchemeId, pinnedSetting, type Scheme} from './signature.js'
 import type {ChosenTunnel, TunnelChoice} from './tunnels/registry.js'
 import type {Tunnel, TunnelLogLevel} from './tunnels/tunnel.js'
+
+/**
+ * A URL as the listener shows it: a password or a secret-named query value (an api_key, a token) replaced
+ * (redactUrl), and printable on one line (a public URL is what a tunnel server answered).
+ */
+const shown = (url: string) => printableLine(redactUrl(url))
 
 interface ListenOptions {
   profile?: string
@@ -214,11 +221,11 @@ function sandboxRegistration(flags: ListenOptions, settings: Settings, sandbox: 
     const what = `Sandbox: webhook URL of client ${client}`
     // the reason may quote whatever answered on the sandbox's port: trace makes it printable
     if (e.kind === 'failed') out.trace(`sandbox not updated: ${e.reason}`)
-    else if (e.kind === 'set') out.info(`${what} set to ${e.url}`)
-    else if (e.kind === 'changed') out.warn(out.color('bold', `${what} RE-REGISTERED to ${e.url} (was ${e.was})`, 'err'))
-    else if (e.kind === 'removed') out.info(`${what} removed (was ${printable(e.was)})`)
+    else if (e.kind === 'set') out.info(`${what} set to ${shown(e.url)}`)
+    else if (e.kind === 'changed') out.warn(out.color('bold', `${what} RE-REGISTERED to ${shown(e.url)} (was ${shown(e.was)})`, 'err'))
+    else if (e.kind === 'removed') out.info(`${what} removed (was ${shown(e.was)})`)
     else if (e.url === null) out.info(`${what} already removed (by another listener or a command since)`)
-    else out.info(`${what} left as ${printable(e.url)} (set since by another listener or a command)`)
+    else out.info(`${what} left as ${shown(e.url)} (set since by another listener or a command)`)
   })
 }
 
@@ -250,7 +257,7 @@ async function openTunnelOrStop(flags: ListenOptions, chosen: ChosenTunnel, list
       log: tunnelLog(flags, out),
       onUrlChange: (url) => {
         const now = `${url}${flags.path}`
-        for (const line of urlChangedLines(shownUrl ?? '(none)', now, out.term.colorErr)) out.info(line)
+        for (const line of urlChangedLines(shownUrl === undefined ? '(none)' : shown(shownUrl), shown(now), out.term.colorErr)) out.info(line)
         shownUrl = now
         void registration?.set(now)
       },
@@ -275,11 +282,11 @@ async function openTunnelOrStop(flags: ListenOptions, chosen: ChosenTunnel, list
 /** Registers the public URL with a local sandbox, says where deliveries go, and starts the tunnel's health check. */
 async function announce(flags: ListenOptions, chosen: ChosenTunnel, tunnel: Tunnel, registration: SandboxRegistration | undefined, checked: Checked, key: PingKey, out: Output): Promise<{stop(): void} | undefined> {
   const publicUrl = `${tunnel.url}${flags.path}`
-  if (chosen.provider === 'none') out.info(`No tunnel: reachable only from this machine at ${publicUrl}`)
-  else out.info(`Public URL: ${out.color('bold', publicUrl, 'err')}   (${tunnel.provider}; paste it into the portal's webhook settings)`)
+  if (chosen.provider === 'none') out.info(`No tunnel: reachable only from this machine at ${shown(publicUrl)}`)
+  else out.info(`Public URL: ${out.color('bold', shown(publicUrl), 'err')}   (${tunnel.provider}; paste it into the portal's webhook settings)`)
   await registration?.set(publicUrl)
-  if (flags['forward-to']) out.info(`Forwarding accepted events to ${flags['forward-to']}`)
-  for (const r of checked.routes) out.info(`Forwarding ${r.pattern} to ${r.url}`)
+  if (flags['forward-to']) out.info(`Forwarding accepted events to ${shown(flags['forward-to'])}`)
+  for (const r of checked.routes) out.info(`Forwarding ${printableLine(r.pattern)} to ${shown(r.url)}`)
   if (checked.history?.enabled) out.info(`Keeping every delivery in ${checked.history.dir} (pay webhook history)`)
   if (checked.patterns.length > 0) out.info(`Showing and forwarding only: ${checked.patterns.join(', ')}`)
   let health: {stop(): void} | undefined

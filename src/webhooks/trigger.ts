@@ -3,6 +3,7 @@
  * Output in, the exit code out (0 for a 2xx answer, 1 for another status; 7 when the receiver cannot be reached).
  */
 import {InputError, NetworkError} from '../base/errors.js'
+import {redactUrl} from '../base/redact.js'
 import {resolveSettings, webhookSecrets} from '../config/settings.js'
 import {parseFieldFlags} from '../operation/body-input.js'
 import type {Output} from '../output/output.js'
@@ -45,6 +46,8 @@ export async function runWebhookTrigger(o: TriggerOptions, out: Output, run: Tri
   const overrides = parseFieldFlags(o.field)
   if (problems.length > 0) throw new InputError(problems)
   const target = new URL(o.to)
+  // the receiver's URL as pay shows it (--dry-run, the POST line, an error): no password, no secret-named query value
+  const shown = redactUrl(target.href)
 
   const event = sampleEvent(o.type as Parameters<typeof sampleEvent>[0], overrides)
   if (o.id) event.id = o.id
@@ -52,13 +55,13 @@ export async function runWebhookTrigger(o: TriggerOptions, out: Output, run: Tri
   const headers = deliveryHeaders(event, body, secrets, {userAgent: run.userAgent, timestamp: o.timestamp})
 
   if (o['dry-run']) {
-    if (out.json) out.data(JSON.stringify({dry_run: true, method: 'POST', url: target.href, headers, body: event}))
-    else out.data([`POST ${target.href}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', body].join('\n'))
+    if (out.json) out.data(JSON.stringify({dry_run: true, method: 'POST', url: shown, headers, body: event}))
+    else out.data([`POST ${shown}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', body].join('\n'))
     return 0
   }
 
-  out.info(out.color('dim', `POST ${target.href}  ${event.type}  ${event.id}`, 'err'))
-  const {status, text, contentType} = await post(target, headers, body, o.timeout)
+  out.info(out.color('dim', `POST ${shown}  ${event.type}  ${event.id}`, 'err'))
+  const {status, text, contentType} = await post(target, shown, headers, body, o.timeout)
   if (out.json) out.data(JSON.stringify({event, status, body: contentType?.includes('json') ? bodyView(text) : text}))
   else {
     // the receiver's answer is network text: printable on a terminal, as it is when piped
@@ -68,13 +71,14 @@ export async function runWebhookTrigger(o: TriggerOptions, out: Output, run: Tri
   return status >= 200 && status < 300 ? 0 : 1
 }
 
-async function post(target: URL, headers: Record<string, string>, body: string, timeoutSeconds: number): Promise<{status: number; text: string; contentType: string | null}> {
+async function post(target: URL, shown: string, headers: Record<string, string>, body: string, timeoutSeconds: number): Promise<{status: number; text: string; contentType: string | null}> {
   try {
     const res = await fetch(target, {method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutSeconds * 1000)})
     return {status: res.status, contentType: res.headers.get('content-type'), text: await res.text()}
   } catch (err) {
     const e = err as {name?: string; cause?: {code?: string; message?: string}; message: string}
-    const why = e.name === 'TimeoutError' ? `no answer within ${timeoutSeconds} s` : (e.cause?.code ?? e.cause?.message ?? e.message)
-    throw new NetworkError(`${target.href} could not be reached: ${why}`, 1, 'check that the receiver is running and the URL is right')
+    // a reason may quote the URL whole (fetch refuses one with a password, naming it)
+    const why = e.name === 'TimeoutError' ? `no answer within ${timeoutSeconds} s` : (e.cause?.code ?? e.cause?.message ?? e.message).split(target.href).join(shown)
+    throw new NetworkError(`${shown} could not be reached: ${why}`, 1, 'check that the receiver is running and the URL is right')
   }
 }

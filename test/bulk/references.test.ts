@@ -167,3 +167,41 @@ describe('an earlier request whose outcome is unknown holds its reference, acros
     expect(existsSync(join(journalDir(dir), 'references'))).toBe(false)
   })
 })
+
+describe('a reference is one promise to a service: a bulk run with another client id or an account ref added is refused', () => {
+  it('the same file again after PAY_ACCOUNT_REF is set: refused whole (exit 5), each line naming the earlier row, its client and account ref; nothing sent again', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}${row('ar-1')}${row('ar-2', '11.00')}`)
+    const first = await runCommand(bulk(file), {env: env(dir)})
+    expect(first.code, first.stderr).toBe(0)
+    const sent = [...keysSent('ar-1'), ...keysSent('ar-2')]
+    expect(sent).toHaveLength(2)
+    const again = await runCommand(bulk(file), {env: {...env(dir), PAY_ACCOUNT_REF: 'acme-main'}})
+    expect(again.code, again.stderr).toBe(5)
+    expect(again.stderr).toContain('2 row(s) reuse a reference')
+    expect(again.stderr).toContain(`${file}:2 reference ar-1: line 2 of`)
+    expect(again.stderr).toContain(`client ${TEST_CLIENT_ID}, no account ref`)
+    expect(again.stderr).toContain('--force-new')
+    // the merchant's second client too, and a single command with the account ref
+    const ops = await runCommand(bulk(file), {env: {...env(dir), PAY_CLIENT_ID: `${TEST_CLIENT_ID}-ops`}})
+    expect(ops.code, ops.stderr).toBe(5)
+    const one = await runCommand([...single('ar-1'), '--account-ref', 'acme-main'], {env: env(dir)})
+    expect(one.code, one.stderr).toBe(5)
+    expect([...keysSent('ar-1'), ...keysSent('ar-2')]).toEqual(sent)
+  })
+
+  it('a file first sent with an account ref: the same file for another sub-account is sent; a single command without one is refused', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, `${HEADER}${row('sa-1')}`)
+    expect((await runCommand(bulk(file), {env: {...env(dir), PAY_ACCOUNT_REF: 'east'}})).code).toBe(0)
+    const west = await runCommand(bulk(file), {env: {...env(dir), PAY_ACCOUNT_REF: 'west'}})
+    expect(west.code, west.stderr).toBe(0)
+    expect(keysSent('sa-1')).toHaveLength(2)
+    const none = await runCommand(single('sa-1'), {env: env(dir)})
+    expect(none.code, none.stderr).toBe(5)
+    expect(none.stderr).toContain('account ref')
+    expect(keysSent('sa-1')).toHaveLength(2)
+  })
+})

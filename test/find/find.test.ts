@@ -12,6 +12,7 @@ import {parseQuery} from '../../src/find/query.js'
 import {json} from '../helpers/cli.js'
 import {runWithContext} from '../helpers/in-process.js'
 import {ok, useSandbox} from '../helpers/command-harness.js'
+import {scriptedEnv, useScriptedServer} from '../helpers/scripted-server.js'
 
 const h = useSandbox()
 
@@ -172,6 +173,26 @@ describe('pay find', () => {
     expect(r.timeline.filter((t) => t.source === 'journal').every((t) => t.match === r.matches[0].label)).toBe(true)
   })
 
+  it("another merchant's (or service's) requests with the same reference are not on this profile's timeline: one line says how many were left out", async () => {
+    const mine = json(ok(await collection('find-other-1')))
+    const globex = {PAY_CLIENT_ID: 'sb_globex_client', PAY_CLIENT_SECRET: 'sb_globex_secret_7d2b9e4a1c6f', PAY_ACCOUNT_REF: 'globex-east'}
+    // a reference is one promise per service, whatever the client: another merchant's sends it on purpose
+    const theirs = json(ok(await h.run(['collections', 'create', '--amount', '77.00', '--currency', 'KES', '--reference', 'find-other-1', '--mobile', '254712345670', '--provider', 'mpesa', '--json', '--force-new'], globex)))
+    const r = await find('find-other-1')
+    const result = json<FindResult>(ok(r))
+    const journal = result.timeline.filter((t) => t.source === 'journal')
+    expect(journal.map((t) => t.id)).toEqual([mine.id])
+    expect(JSON.stringify(result)).not.toContain(String(theirs.id))
+    expect(r.stderr).toContain('1 journal entry for "find-other-1" belongs to another client id, sub-account or service than this profile\'s')
+    // as globex: its own only, and acme's counted
+    const asGlobex = await runWithContext((ctx) => runFind(ctx, {query: 'find-other-1', env: h.env}), {env: {...h.env, ...globex, NO_COLOR: '1'}, json: true})
+    expect(json<FindResult>(ok(asGlobex)).timeline.filter((t) => t.source === 'journal').map((t) => t.id)).toEqual([theirs.id])
+    expect(asGlobex.stderr).toContain('1 journal entry')
+    // none left out: no line
+    ok(await collection('find-other-2'))
+    expect((await find('find-other-2')).stderr).not.toContain('left out')
+  })
+
   it('the built CLI: exit 0 and JSON on stdout; exit 4 with the error envelope', async () => {
     ok(await collection('find-cli-1'))
     const yes = await h.command(['find', 'find-cli-1', '--json'])
@@ -196,5 +217,21 @@ describe('pay find', () => {
       ['collection.succeeded', 'duplicate', 'EVT_FINDWH000000000000000001', `collection ${col.id}`],
     ])
     expect(r.timeline.map((t) => t.source)).toEqual(['journal', 'webhook', 'webhook', 'service'])
+  })
+})
+
+describe('a lookup that fails', () => {
+  const server = useScriptedServer()
+
+  it("is said after what was found, the service's message made printable", async () => {
+    const hostile = 'boom \u001B]0;PWNED\u0007\u001B[2J\u001B[31mred'
+    server.script('GET /v1/collections', {status: 200, body: {id: 'CL_F1', object: 'collection', status: 'succeeded', currency: 'KES', amount: '10.00', merchant_reference: 'fz-1'}})
+    server.script('GET /v1/payouts/fz-1', {status: 500, body: {error: {code: 'internal_error', message: hostile, request_id: 'REQ_FAKE1'}}})
+    const env = {...scriptedEnv(server), NO_COLOR: '1'}
+    const r = await runWithContext((ctx) => runFind(ctx, {query: 'fz-1', env}), {env, flags: {retries: 0}})
+    expect(r.stdout).toContain('CL_F1')
+    expect(r.stderr).toContain('error: not every lookup answered, so this may not be everything: boom \\u001b]0;PWNED\\u0007\\u001b[2J\\u001b[31mred')
+    expect(r.stderr).not.toContain('\u001B')
+    expect(r.code).not.toBe(0)
   })
 })

@@ -345,7 +345,7 @@ describe('a step whose answer was lost (outcome unknown)', () => {
     // the key the request carried, as the sandbox received it
     expect(sentKeys(charge.reference!)).toEqual([charge.idempotency_key])
     expect(charge.error!.message).toMatch(/^outcome unknown: .*may have moved money \(Idempotency-Key [0-9a-f-]{36}, reference lost-/)
-    expect(charge.error!.hint).toContain(`pay transactions verify ${charge.reference}`)
+    expect(charge.error!.hint).toContain(`pay collections get --reference ${charge.reference}`)
     expect(charge.error!.hint).toContain(`pay journal ${charge.idempotency_key}`)
     expect(charge.error!.hint).toMatch(/before running again: .*a run without --run-id makes new \$\{run\.id\} references, a new payment$/)
     expect(after).toMatchObject({outcome: 'skipped', detail: 'the outcome of step charge is unknown'})
@@ -361,7 +361,7 @@ describe('a step whose answer was lost (outcome unknown)', () => {
     const r = await runCommand(['flow', 'run', lost(), '--retries', '0'], {env: env()})
     expect(r.code).toBe(7)
     const line = r.stdout.split('\n')[0]
-    expect(line).toMatch(/^UNKNOWN\tlost › charge\t\d+ms\toutcome unknown: POST \/v1\/collections failed: .*Idempotency-Key [0-9a-f-]{36}.*pay transactions verify lost-/)
+    expect(line).toMatch(/^UNKNOWN\tlost › charge\t\d+ms\toutcome unknown: POST \/v1\/collections failed: .*Idempotency-Key [0-9a-f-]{36}.*pay collections get --reference lost-/)
     expect(r.stderr).toMatch(/pay flow run \(1 flow, run id [0-9a-f]{8}\): OUTCOME UNKNOWN \(exit 7\): 0 passed, 0 failed, 1 of unknown outcome, 1 skipped/)
     expect(r.stderr).toMatch(/lost › charge: the outcome is unknown, it may have moved money \(Idempotency-Key [0-9a-f-]{36}, reference lost-/)
   })

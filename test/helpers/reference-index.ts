@@ -9,8 +9,8 @@ export const SCOPE = {endpoint: 'collections.create', baseUrl: 'http://127.0.0.1
 const RUN = 'r'.repeat(32)
 const FILE = 'pay.csv'
 
-/** An accepted row of run RUN of FILE, as the index holds it. */
-export const accepted = (ref: string, key: string, line = 2): AcceptedReference => ({ref, key, at: '2026-11-26T10:00:00.000Z', id: `CL_${ref}`, state: 'processing', run: RUN, line, file: FILE})
+/** An accepted row of run RUN of FILE, as the index holds it (sent by SCOPE's client, without an account ref). */
+export const accepted = (ref: string, key: string, line = 2): AcceptedReference => ({ref, key, at: '2026-11-26T10:00:00.000Z', id: `CL_${ref}`, state: 'processing', run: RUN, line, file: FILE, client_id: SCOPE.clientId})
 
 /** Writes these accepted rows to the index of SCOPE through AcceptedRows, as a bulk run of FILE does, then ends it. */
 export function writeAccepted(store: JournalStore, entries: AcceptedReference[]): void {

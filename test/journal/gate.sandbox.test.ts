@@ -38,7 +38,7 @@ describe('a create whose answer is cut after the service committed', () => {
     expect(key).toMatch(/^[0-9a-f-]{36}$/)
     expect(envelope.error.resume_command).toContain(`--idempotency-key ${key}`)
     expect(first.stderr).toContain(`idempotency key: ${key}`)
-    expect(first.stderr).toContain('pay transactions verify jr-col-1')
+    expect(first.stderr).toContain('pay collections get --reference jr-col-1')
     expect(collectionsWith('jr-col-1')).toHaveLength(1)
     const created = collectionsWith('jr-col-1')[0]
 
@@ -115,7 +115,7 @@ describe('a create whose answer is cut after the service committed', () => {
     const changed = await h.run(['collections', 'create', '--amount', '151.00', '--currency', 'KES', '--reference', 'jr-col-2', '--mobile', '254712345678', '--provider', 'mpesa'], faults.env)
     expect(changed.code, changed.stderr).toBe(5)
     expect(changed.stderr).toMatch(/reference jr-col-2 already names another request: .*outcome is unknown/)
-    expect(changed.stderr).toContain('pay transactions verify jr-col-2')
+    expect(changed.stderr).toContain('pay collections get --reference jr-col-2')
     expect(keysOf('jr-col-2').size).toBe(1)
   })
 
@@ -220,7 +220,7 @@ describe('two facts: what the request came to, and the state of what it made', (
     const first = ok(await h.run(payout('refund-981', '300', ['--json']), faults.env))
     const refused = await h.run(payout('refund-981', '301'), faults.env)
     expect(refused.code, refused.stderr).toBe(5)
-    expect(refused.stderr).toContain(`reference refund-981 already names another request: payouts.create accepted at`)
+    expect(refused.stderr).toContain(`reference refund-981 already names another request: a single command, payouts.create accepted at`)
     expect(refused.stderr).toContain(json(first).id)
     expect(refused.stderr).toContain('--force-new')
     expect(payoutsWith('refund-981')).toHaveLength(1)

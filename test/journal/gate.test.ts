@@ -24,7 +24,7 @@ const BODY = {amount: '150.00', currency: 'KES', merchant_reference: 'gate-1', p
 const apiError = (status: number, code: string, headers: Record<string, string> = {}): Answer => ({status, text: JSON.stringify({error: {code, message: code}}), headers})
 
 /** One run of `pay collections create`: each POST attempt takes the next answer; returns the keys sent and the error. */
-async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number; body?: Record<string, string> | string; key?: string} = {}) {
+async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number; body?: Record<string, string> | string; key?: string; clientId?: string; accountRef?: string; endpoint?: 'collections.create' | 'debits.create' | 'mandates.create'; path?: Record<string, string>; forceNew?: boolean} = {}) {
   const keys: string[] = []
   const notices: string[] = []
   const transport = {
@@ -38,14 +38,14 @@ async function run(stateDir: string, answers: Answer[], options: {baseUrl?: stri
     async close() {},
   }
   const store = new JournalStore(stateDir)
-  const journal = new JournalGate(store, {notice: (t) => notices.push(t), warn: (t) => notices.push(t), argv: options.argv ?? ['collections', 'create', '--reference', 'gate-1']})
+  const journal = new JournalGate(store, {notice: (t) => notices.push(t), warn: (t) => notices.push(t), argv: options.argv ?? ['collections', 'create', '--reference', 'gate-1'], forceNew: options.forceNew})
   const client = new ApiClient({
-    settings: {baseUrl: options.baseUrl ?? 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's'},
+    settings: {baseUrl: options.baseUrl ?? 'http://127.0.0.1:9', clientId: options.clientId ?? 'c', clientSecret: 's', accountRef: options.accountRef},
     userAgent: 't', retries: options.retries ?? 3, sleep: async () => {}, transport, journal,
   })
   let error: PayError | undefined
   try {
-    await client.call('collections.create', {body: options.body ?? BODY, idempotencyKey: options.key})
+    await client.call(options.endpoint ?? 'collections.create', {body: options.body ?? BODY, idempotencyKey: options.key, path: options.path})
   } catch (err) {
     error = err as PayError
   }
@@ -270,13 +270,13 @@ describe('the gate as pay wires it', () => {
   })
 })
 
-describe('the reference in a suggested `pay transactions verify` is quoted for the shell', () => {
+describe('the lookup a message suggests is the one of the kind the request makes, quoted for the shell', () => {
   it('in the unknown-outcome hint and in the refusal of another body while the earlier one is unknown', async () => {
     const dir = tempConfigDir()
     const reference = "a b;$(x)'"
     const first = await run(dir, ['cut'], {retries: 0, body: {...BODY, merchant_reference: reference, amount: '1.00'}})
     expect(first.last?.outcome?.request).toBe('unknown')
-    const quoted = `pay transactions verify 'a b;$(x)'\\'''\``
+    const quoted = `pay collections get --reference 'a b;$(x)'\\'''\``
     expect(JSON.stringify(first.error)).toContain(JSON.stringify(quoted).slice(1, -1))
     const second = await run(dir, [{status: 201, text: '{}'}], {retries: 0, body: {...BODY, merchant_reference: reference}})
     expect(second.error?.exitCode).toBe(ExitCode.CONFLICT)
@@ -284,11 +284,82 @@ describe('the reference in a suggested `pay transactions verify` is quoted for t
     expect(second.error?.hint).toContain(quoted)
   })
 
-  it('a reference that begins with - comes after --, so that the command reads it as the reference, not a flag', async () => {
+  it('a reference that begins with - is given as --reference=VALUE, so that the command reads it as the reference, not a flag', async () => {
     const dir = tempConfigDir()
     const first = await run(dir, ['cut'], {retries: 0, body: {...BODY, merchant_reference: '-abc', amount: '1.00'}})
     expect(first.last?.outcome?.request).toBe('unknown')
-    expect(JSON.stringify(first.error)).toContain('pay transactions verify -- -abc`')
+    expect(JSON.stringify(first.error)).toContain('pay collections get --reference=-abc`')
+  })
+
+  it("a debit's names its mandate and `pay debits status`, a mandate's `pay mandates get`: never the verify lookup, which knows neither", async () => {
+    const debit = await run(tempConfigDir(), ['cut'], {retries: 0, endpoint: 'debits.create', path: {mandate_id: 'MD_7H3K9P2W'}, body: {amount: '5.00', currency: 'KES', merchant_reference: 'db1', provider: 'mpesa'}, argv: ['debits', 'create', 'MD_7H3K9P2W', '-r', 'db1']})
+    expect(debit.last?.outcome?.request).toBe('unknown')
+    expect(debit.error?.hint).toContain('check with `pay debits status --mandate MD_7H3K9P2W --reference db1`')
+    expect(debit.error?.hint).not.toContain('transactions verify')
+    const mandate = await run(tempConfigDir(), ['cut'], {
+      retries: 0, endpoint: 'mandates.create', argv: ['mandates', 'create', '-r', 'md2'],
+      body: {mobile: '254700000001', provider: 'mpesa', currency: 'KES', amount: '100.00', frequency: 'MONTHLY', starts_at: '2026-12-01T00:00:00Z', merchant_reference: 'md2'},
+    })
+    expect(mandate.error?.hint).toContain('check with `pay mandates get --reference md2`')
+    expect(mandate.error?.hint).not.toContain('transactions verify')
+  })
+})
+
+describe('a reference is one promise to a service, whatever the client id, with or without an account ref', () => {
+  const created = {status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', ...BODY})}
+
+  it('accepted without an account ref: the same command with --account-ref is refused (exit 5, nothing sent), naming the earlier request, its client and account ref, and --force-new', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, [created], {retries: 0})
+    expect(first.keys).toHaveLength(1)
+    const again = await run(dir, [created], {retries: 0, accountRef: 'acme-main'})
+    expect(again.keys).toEqual([])
+    expect(again.error?.exitCode).toBe(ExitCode.CONFLICT)
+    expect(again.error?.message).toContain(`accepted at`)
+    expect(again.error?.message).toContain(`as CL_1 (Idempotency-Key ${first.keys[0]}; client c, no account ref)`)
+    expect(again.error?.hint).toContain('--force-new')
+    // and the other way round: accepted with the account ref, then without it
+    const other = tempConfigDir()
+    await run(other, [created], {retries: 0, accountRef: 'acme-main'})
+    const without = await run(other, [created], {retries: 0})
+    expect(without.keys).toEqual([])
+    expect(without.error?.message).toContain('client c, account ref acme-main')
+  })
+
+  it("the merchant's second client id is refused too; --force-new sends it on purpose", async () => {
+    const dir = tempConfigDir()
+    await run(dir, [created], {retries: 0})
+    const ops = await run(dir, [created], {retries: 0, clientId: 'ops'})
+    expect(ops.keys).toEqual([])
+    expect(ops.error?.exitCode).toBe(ExitCode.CONFLICT)
+    const forced = await run(dir, [created], {retries: 0, clientId: 'ops', forceNew: true})
+    expect(forced.keys).toHaveLength(1)
+    expect(forced.error).toBeUndefined()
+  })
+
+  it('two different account refs are two sub-accounts: the second is sent; the same request again still replays (nothing sent)', async () => {
+    const dir = tempConfigDir()
+    const east = await run(dir, [created], {retries: 0, accountRef: 'east'})
+    const west = await run(dir, [created], {retries: 0, accountRef: 'west'})
+    expect(west.keys).toHaveLength(1)
+    expect(west.keys[0]).not.toBe(east.keys[0])
+    const replay = await run(dir, [created], {retries: 0, accountRef: 'east'})
+    expect(replay.keys).toEqual([])
+    expect(replay.error).toBeUndefined()
+    expect(replay.notices.join('\n')).toContain('already sent')
+  })
+
+  it('an unknown outcome is resumed under its key by the same client and account ref only; with another account ref it is refused, saying how to settle it', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, ['cut'], {retries: 0})
+    expect(first.last?.outcome?.request).toBe('unknown')
+    const other = await run(dir, [created], {retries: 0, accountRef: 'acme-main'})
+    expect(other.keys).toEqual([])
+    expect(other.error?.exitCode).toBe(ExitCode.CONFLICT)
+    expect(other.error?.message).toContain('outcome is unknown')
+    expect(other.error?.hint).toContain('run that command again')
+    const resumed = await run(dir, [created], {retries: 0})
+    expect(resumed.keys).toEqual([first.keys[0]])
   })
 })
 

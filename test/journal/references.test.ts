@@ -6,13 +6,16 @@ import {existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync} from 'no
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {JournalStore} from '../../src/journal/store.js'
-import {ReferenceIndex, bucketOf, inScope} from '../../src/journal/references.js'
+import {ReferenceIndex, bucketOf, describeAccepted, sharesPromise} from '../../src/journal/references.js'
+import {AcceptedRows} from '../../src/bulk/references.js'
+import type {SpooledRow} from '../../src/bulk/spool.js'
+import type {RowOutcome} from '../../src/journal/run-journal.js'
 import {PayError} from '../../src/base/errors.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {SCOPE, accepted, writeAccepted} from '../helpers/reference-index.js'
 
 describe('the reference index', () => {
-  it('written in batches by bucket and day; a lookup finds a reference among others, in its scope only', () => {
+  it('written in batches by bucket and day; a lookup finds a reference among others, of its service only', () => {
     const store = new JournalStore(tempConfigDir())
     store.open()
     const index = new ReferenceIndex(store, SCOPE)
@@ -26,9 +29,10 @@ describe('the reference index', () => {
     expect(index.lookup('a-7')).toEqual([accepted('a-7', 'k-7')])
     expect(index.lookup('quote"d').map((e) => e.key)).toEqual(['k-q'])
     expect(index.lookup('a-700')).toEqual([])
-    // another account: another scope, another directory
-    expect(new ReferenceIndex(store, {...SCOPE, accountRef: 'acct'}).lookup('a-7')).toEqual([])
+    // another service (endpoint or base URL): another directory
     expect(index.dir).not.toBe(new ReferenceIndex(store, {...SCOPE, endpoint: 'payouts.create'}).dir)
+    expect(new ReferenceIndex(store, {...SCOPE, endpoint: 'payouts.create'}).lookup('a-7')).toEqual([])
+    expect(new ReferenceIndex(store, {...SCOPE, baseUrl: 'http://127.0.0.1:10'}).lookup('a-7')).toEqual([])
     expect(bucketOf('a-7')).toBe(bucketOf('a-7'))
   })
 
@@ -37,7 +41,7 @@ describe('the reference index', () => {
     store.open()
     const index = new ReferenceIndex(store, SCOPE)
     mkdirSync(index.dir, {recursive: true})
-    const line = (ref: string, key: string) => JSON.stringify(accepted(ref, key))
+    const line = (ref: string, key: string) => JSON.stringify({...accepted(ref, key), client_id: undefined}) // as long as the sizes below were measured
     const filler = Array.from({length: 3000}, (_, i) => line(`other-${i}`, `f-${i}`)) // ~600 KiB: three chunks
     const middle = `k-middle-${'m'.repeat(600)}` // its line crosses the first chunk's end (256 KiB)
     const lines = [line('x', 'k-first'), ...filler.slice(0, 1496), line('x', middle), '{"ref":"x","key":', '\0\0', ...filler.slice(1496), line('x', 'k-last')]
@@ -85,14 +89,59 @@ describe('the reference index', () => {
     expect(error?.message).toContain('EISDIR')
   })
 
-  it('one test of "the same kind": endpoint, base URL, client id and account ref (absent and empty alike)', () => {
+  it('one test of a promise: the same endpoint and base URL, any client id, account refs equal or either unset (absent and empty alike)', () => {
     const op = {endpoint: SCOPE.endpoint, base_url: SCOPE.baseUrl, client_id: 'c'}
-    expect(inScope(SCOPE, op)).toBe(true)
-    expect(inScope(SCOPE, {...op, account_ref: ''})).toBe(true)
-    expect(inScope(SCOPE, {...op, account_ref: 'acct'})).toBe(false)
-    expect(inScope(SCOPE, {...op, client_id: 'd'})).toBe(false)
-    expect(inScope(SCOPE, {...op, base_url: 'http://127.0.0.1:10'})).toBe(false)
-    expect(inScope(SCOPE, {...op, endpoint: 'payouts.create'})).toBe(false)
+    expect(sharesPromise(SCOPE, op)).toBe(true)
+    expect(sharesPromise(SCOPE, {...op, account_ref: ''})).toBe(true)
+    expect(sharesPromise(SCOPE, {...op, account_ref: 'acct'})).toBe(true) // no header and acme-main: maybe one account
+    expect(sharesPromise({...SCOPE, accountRef: 'acct'}, op)).toBe(true)
+    expect(sharesPromise({...SCOPE, accountRef: 'acct'}, {...op, account_ref: 'acct'})).toBe(true)
+    expect(sharesPromise({...SCOPE, accountRef: 'acct'}, {...op, account_ref: 'other'})).toBe(false) // two sub-accounts
+    expect(sharesPromise(SCOPE, {...op, client_id: 'd'})).toBe(true) // the merchant's second client: pay cannot tell
+    expect(sharesPromise(SCOPE, {...op, base_url: 'http://127.0.0.1:10'})).toBe(false)
+    expect(sharesPromise(SCOPE, {...op, endpoint: 'payouts.create'})).toBe(false)
+  })
+
+  it("a lookup reads the service's lines of every client id and of an account ref that may be its own, each naming who sent it", () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const rows = (scope: typeof SCOPE | (Omit<typeof SCOPE, 'accountRef'> & {accountRef?: string}), ref: string, key: string) => {
+      const w = new AcceptedRows(store, () => scope, 'r'.repeat(32), 'pay.csv')
+      w.add({endpoint: scope.endpoint, reference: ref, key, line: 2} as SpooledRow, {outcome: 'accepted', id: `CL_${key}`, state: 'processing', state_at: '2026-11-26T10:00:00.000Z'} as RowOutcome)
+      w.end()
+    }
+    rows(SCOPE, 'm-1', 'k-none')
+    rows({...SCOPE, clientId: 'ops', accountRef: 'east'}, 'm-1', 'k-east')
+    rows({...SCOPE, accountRef: 'west'}, 'm-1', 'k-west')
+    const keys = (scope: Partial<typeof SCOPE> & {accountRef?: string}) => new ReferenceIndex(store, {...SCOPE, ...scope}).lookup('m-1').map((e) => e.key)
+    expect(keys({})).toEqual(['k-none', 'k-east', 'k-west']) // no account ref: may be any of them
+    expect(keys({accountRef: 'east'})).toEqual(['k-none', 'k-east']) // not west's: another sub-account
+    expect(keys({clientId: 'ops', accountRef: 'west'})).toEqual(['k-none', 'k-west'])
+    const [east] = new ReferenceIndex(store, {...SCOPE, accountRef: 'east'}).lookup('m-1').filter((e) => e.key === 'k-east')
+    expect([east.client_id, east.account_ref]).toEqual(['ops', 'east'])
+    expect(describeAccepted(east)).toContain('client ops, account ref east')
+    expect(describeAccepted(new ReferenceIndex(store, SCOPE).lookup('m-1')[0])).toContain('client c, no account ref')
+  })
+
+  it('lines an older pay wrote under the directory of its exact scope are still read by that scope, as its own', () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const scope = {...SCOPE, accountRef: 'acct'}
+    // the directory an older pay named with two FNV-1a hashes of [endpoint, base URL, client id, account ref]
+    const text = JSON.stringify([scope.endpoint, scope.baseUrl, scope.clientId, scope.accountRef])
+    const fnv = (seed: number) => {
+      let h = seed
+      for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+      return (h >>> 0).toString(16).padStart(8, '0')
+    }
+    const legacy = join(store.dir, 'references', fnv(0x811c9dc5) + fnv(0x050c5d1f))
+    mkdirSync(legacy, {recursive: true})
+    const {client_id: _, ...line} = accepted('old-1', 'k-old')
+    writeFileSync(join(legacy, `${bucketOf('old-1').toString(16)}-2026-11-25.ndjson`), `${JSON.stringify(line)}\n`)
+    const index = new ReferenceIndex(store, scope)
+    expect(index.exists()).toBe(true)
+    expect(index.lookup('old-1').map((e) => [e.key, e.client_id, e.account_ref])).toEqual([['k-old', 'c', 'acct']])
+    expect(new ReferenceIndex(store, SCOPE).lookup('old-1')).toEqual([]) // another scope's old directory is not known
   })
 
   it('pruning drops the files of days past the retention', () => {

@@ -8,6 +8,10 @@ import {spawn, spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 import {BIN, ROOT, cleanEnv} from '../helpers/cli.js'
 import {byRef, only, runInPty, useSandbox} from '../helpers/command-harness.js'
+import {memoryOutput} from '../helpers/in-process.js'
+import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
+import {ApiClient} from '../../src/client/api-client.js'
+import {fetchChoices} from '../../src/operation/prompts.js'
 
 const h = useSandbox()
 /** util-linux `script` gives the CLI a pseudo-terminal; without it these cases are skipped. */
@@ -140,5 +144,40 @@ describe.skipIf(!hasScript)('on a terminal, output for people', () => {
     const lines = r.screen.split(/\r?\n/).filter((l) => l.trim() !== '')
     expect(lines.filter((l) => l.startsWith('ID  '))).toHaveLength(1)
     expect(lines.filter((l) => /^CL_SEEDACME02000\d\s+succeeded\s+1200\.00\s+KES/.test(l))).toHaveLength(3)
+  })
+})
+
+describe('the choices fetched from the service', () => {
+  const server = useScriptedServer()
+  const client = () => new ApiClient({settings: {baseUrl: server.url, clientId: TEST_CLIENT_ID, clientSecret: TEST_CLIENT_SECRET}, userAgent: 'test', retries: 0})
+  const HOSTILE = 'Evil\u001B]0;PWNED\u0007\u001B[2J\u001B[31m\nBank'
+  // eslint-disable-next-line no-control-regex -- finding raw control characters is the point
+  const rawControls = (text: string) => /[\u0000-\u001F\u007F-\u009F]/.test(text)
+
+  it('are shown printable on one line (bank, provider and plan names, a plan price), and what is sent is the exact value', async () => {
+    server.script('GET /v1/metadata/banks', {status: 200, body: {object: 'list', data: [{bank_code: '01', bank_name: HOSTILE}]}})
+    server.script('GET /v1/metadata/mobile_providers', {status: 200, body: {object: 'list', data: [{provider: `mpesa${HOSTILE}`}]}})
+    server.script('GET /v1/subscription_plans', {status: 200, body: {object: 'list', data: [{plan_id: 'PLN_1', plan_name: HOSTILE, amount: '1.00', currency: 'KES', frequency: 'weekly\u001B[2J'}]}})
+    const {out, stderr} = memoryOutput(false)
+    const c = client()
+    const banks = (await fetchChoices(c, out, 'banks'))!
+    const providers = (await fetchChoices(c, out, 'providers'))!
+    const plans = (await fetchChoices(c, out, 'plans'))!
+    expect(banks).toEqual([{name: 'Evil\\u001b]0;PWNED\\u0007\\u001b[2J\\u001b[31m\\u000aBank (01)', value: '01'}])
+    expect(providers[0].value).toBe(`mpesa${HOSTILE}`)
+    expect(plans[0]).toMatchObject({value: 'PLN_1', description: '1.00 KES weekly\\u001b[2J'})
+    for (const choice of [...banks, ...providers, ...plans]) {
+      expect(rawControls(choice.name), choice.name).toBe(false)
+      expect(rawControls(choice.description ?? ''), choice.description).toBe(false)
+    }
+    expect(stderr()).toBe('')
+  })
+
+  it('a list the service would not give: its error is quoted printable, and the question falls back to free text', async () => {
+    server.script('GET /v1/metadata/banks', {status: 400, body: {error: {code: 'bad', message: `no banks ${HOSTILE}`, request_id: 'REQ_1'}}})
+    const {out, stderr} = memoryOutput(false)
+    expect(await fetchChoices(client(), out, 'banks')).toBeUndefined()
+    expect(stderr()).toContain('could not load the banks list (no banks Evil\\u001b]0;PWNED')
+    expect(stderr()).not.toContain('\u001B')
   })
 })

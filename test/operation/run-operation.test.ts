@@ -32,6 +32,23 @@ function scripted(answers: Record<string, {status?: number; body: unknown}[]>) {
 const envOf = () => ({PAY_BASE_URL: 'http://127.0.0.1:9', PAY_CLIENT_ID: 'id', PAY_CLIENT_SECRET: 'secret', PAY_CONFIG_DIR: tempConfigDir()})
 
 describe('runOperation with an injected transport', () => {
+  it('a re-run answered from the journal quotes the state and the failure of its fresh lookup printable', async () => {
+    const HOSTILE = '\u001B]0;PWNED\u0007\u001B[2J'
+    const collection = (status: string) => ({id: 'CL_R1', object: 'collection', status, currency: 'KES', amount: '5.00', merchant_reference: 'rr-1'})
+    const transport = scripted({
+      'POST /v1/collections': [{status: 201, body: collection('processing')}],
+      'GET /v1/collections/CL_R1': [{body: collection(`on_hold${HOSTILE}`)}, {status: 400, body: {error: {code: 'bad', message: `nope${HOSTILE}`, request_id: 'REQ_1'}}}],
+    })
+    const env = envOf()
+    const args = ['collections', 'create', '--amount', '5.00', '--currency', 'KES', '-r', 'rr-1', '--mobile', '254700000001', '--provider', 'mpesa', '--retries', '0']
+    expect((await runInProcess(args, {env, transport})).code).toBe(0)
+    const fresh = await runInProcess(args, {env, transport})
+    expect(fresh.stderr).toContain('as CL_R1; state now: on_hold\\u001b]0;PWNED\\u0007\\u001b[2J')
+    const failed = await runInProcess(args, {env, transport})
+    expect(failed.stderr).toMatch(/as CL_R1; its state could not be looked up now \(nope\\u001b\]0;PWNED/)
+    for (const r of [fresh, failed]) expect(r.stderr).not.toContain('\u001B')
+  })
+
   it('--wait polls the spec’s get until one of the resource’s terminal states (subscription: active → exit 0)', async () => {
     const sub = {subscription_id: 'SUB_1', merchant_reference: 's-1', customer_name: 'J', customer_email: 'j@x.io', plan_id: 'PLN_1', mobile: '254700000001', provider: 'mpesa'}
     const transport = scripted({

@@ -57,3 +57,44 @@ describe('--wait whose lookup by reference answers another resource', () => {
     expect(server.apiRequests().filter((q) => q.path === '/v1/payouts/w-8')).toHaveLength(1)
   })
 })
+
+describe('--wait quotes the service printable', () => {
+  const HOSTILE = 'EVIL\u001B]0;PWNED\u0007\u001B[2J'
+
+  it('the progress lines (an unlisted state) and the failed end with its status_detail: escaped, never raw', async () => {
+    const mine = (status: string, more = {}) => ({status: 200, body: {...collection(status).body, id: 'CL_8', ...more}})
+    server.script('GET /v1/collections/CL_8', mine(`on_hold${HOSTILE}`), mine('failed', {status_detail: `declined ${HOSTILE}`}))
+    const r = await runInProcess(['collections', 'get', 'CL_8', '--wait', '--wait-timeout', '30', '--retries', '0'], {env: env()})
+    expect(r.code, r.stderr).toBe(8)
+    expect(r.stderr).toContain('waiting for collection CL_8: on_holdEVIL\\u001b]0;PWNED\\u0007\\u001b[2J')
+    expect(r.stderr).toContain('error: collection CL_8 ended failed: declined EVIL\\u001b]0;PWNED\\u0007\\u001b[2J')
+    // eslint-disable-next-line no-control-regex -- finding raw control characters is the point
+    expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000B-\u001F]/)
+  })
+})
+
+describe('--wait whose poll fails after the create was answered', () => {
+  const create = ['collections', 'create', '--amount', '5.00', '--currency', 'KES', '--reference', 'w-9', '--mobile', '254700000001', '--provider', 'mpesa']
+  // CL_9: scripts left over from the tests above (answers to CL_7) are not taken
+  const created = (status: string) => ({status: 200, body: {id: 'CL_9', object: 'collection', status, currency: 'KES', amount: '5.00', merchant_reference: 'w-9'}})
+  const notFound = {status: 404, body: {error: {code: 'not_found', message: 'no such collection', request_id: 'req_404'}}}
+
+  it('a 404 is taken as not visible yet: said once, polling goes on to the final state (exit 0)', async () => {
+    server.script('POST /v1/collections', {...created('processing'), status: 201})
+    server.script('GET /v1/collections/CL_9', notFound, notFound, created('succeeded'))
+    const r = await runInProcess([...create, '--wait', '--wait-timeout', '60', '--retries', '0', '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout)).toMatchObject({id: 'CL_9', status: 'succeeded'})
+    expect(r.stderr.match(/collection CL_9 is not found by its lookup yet \(no such collection \(not_found, HTTP 404, request req_404\)\); it was answered before, so pay keeps polling/g)).toHaveLength(1)
+    expect(server.apiRequests().filter((q) => q.path === '/v1/collections/CL_9')).toHaveLength(3)
+  })
+
+  it('another failure ends the wait, not the report: the created collection on stdout, the failure and how to wait again (exit 9)', async () => {
+    server.script('POST /v1/collections', {...created('processing'), status: 201})
+    server.script('GET /v1/collections/CL_9', {status: 503, body: {error: {code: 'unavailable', message: 'try later', request_id: 'req_503'}}})
+    const r = await runInProcess([...create, '--wait', '--wait-timeout', '60', '--retries', '0', '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(9)
+    expect(JSON.parse(r.stdout)).toMatchObject({id: 'CL_9', status: 'processing'})
+    expect(r.stderr).toContain('could not follow collection CL_9: try later (unavailable, HTTP 503, request req_503); it was processing when last seen; to wait again: pay collections get --wait CL_9')
+  })
+})

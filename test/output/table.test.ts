@@ -4,7 +4,7 @@
  */
 import {stripVTControlCharacters} from 'node:util'
 import {describe, expect, it} from 'vitest'
-import {fitWidths, listTable} from '../../src/output/table.js'
+import {fitWidths, listTable, neutralized, unneutralized} from '../../src/output/table.js'
 import {outputOptions} from '../../src/output/options.js'
 import {StreamTable} from '../../src/output/views.js'
 import {memoryOutput} from '../helpers/in-process.js'
@@ -69,5 +69,25 @@ describe('tables and the terminal width', () => {
     const wide = memoryOutput(outputOptions({output: 'wide'}).options, {stdoutIsTTY: true, columns: 60})
     new StreamTable(wide.out, Object.keys(page[0])).push(page)
     expect(wide.stdout()).toContain(page[0].merchant_reference)
+  })
+})
+
+describe('formula cells: neutralized and its inverse', () => {
+  // awkward cells: formula starts, references that themselves start with ', and cells that only look close
+  const cells = ['-neg1', '@at1', '=1+1', '+x', '\tx', '\rx', "'", "'-x", "''=x", "'''@x", "'plain", "''", "plain'", "a'-b", "'a=b", 'plain', '', '-', "'-", '- 5', '-50.00']
+
+  it.each(cells)('%j round-trips exactly', (cell) => {
+    expect(unneutralized(neutralized(cell))).toBe(cell)
+  })
+
+  it('what a spreadsheet would run is always prefixed; other cells are written as they are', () => {
+    for (const cell of cells) {
+      const written = neutralized(cell)
+      expect(/^[=+\-@\t\r]/.test(written), JSON.stringify(cell)).toBe(false)
+      if (!/^'*[=+\-@\t\r]/.test(cell)) expect(written).toBe(cell)
+    }
+    expect(neutralized('-neg1')).toBe("'-neg1")
+    expect(neutralized("'-neg1")).toBe("''-neg1")
+    expect(unneutralized("'plain")).toBe("'plain")
   })
 })

@@ -12,6 +12,7 @@ import {runLogin} from '../../src/profiles/login.js'
 import {json, tempConfigDir} from '../helpers/cli.js'
 import {useSandbox} from '../helpers/command-harness.js'
 import {commandEnv, memoryOutput, runCommand, USER_AGENT} from '../helpers/in-process.js'
+import {scriptedEnv, useScriptedServer} from '../helpers/scripted-server.js'
 
 type LoginOptions = Parameters<typeof runLogin>[0]
 /** What pay login asks a person with (inquirer's prompts on a terminal). */
@@ -121,5 +122,18 @@ describe('pay login on a terminal', () => {
     expect(r.asked).toEqual(['Sub-account ref', 'refused: required: this merchant has sub-accounts', 'Sub-account ref'])
     expect(r.stderr).toMatch(/This merchant has sub-accounts[\s\S]*No sub-account "no-such-account" for these credentials/)
     expect(r.profiles.profiles.sub).toMatchObject({account_ref: 'globex-east'})
+  })
+})
+
+describe('pay login against a service whose names hold control characters', () => {
+  const server = useScriptedServer()
+
+  it('says who it logged in as printable', async () => {
+    const hostile = 'Shop\u001B]0;PWNED\u0007\u001B[2J'
+    server.script('GET /v1/account', {status: 200, body: {object: 'account_context', merchant: {id: 1, name: hostile, sub_accounts_enabled: false}, account: {id: 'MAC_1', object: 'merchant_account', account_ref: 'main', name: hostile, status: 'active'}}})
+    const r = await runCommand(['login', '--profile', 'odd'], {env: {...scriptedEnv(server), PAY_SECRET_STORE: 'file'}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('as Shop\\u001b]0;PWNED\\u0007\\u001b[2J (merchant 1), account Shop\\u001b]0;PWNED')
+    expect(r.stderr).not.toContain('\u001B')
   })
 })

@@ -215,3 +215,99 @@ describe('pay reconcile', () => {
     expect(refs).toEqual(new Set(notBefore.map((r) => r.reference)))
   })
 })
+
+describe('pay reconcile: rows, columns and files that name one thing twice', () => {
+  const write = (name: string, text: string) => {
+    const file = join(dir, name)
+    writeFileSync(file, text)
+    return file
+  }
+
+  it('two rows that find the same collection (one naming its kind, one found by the verify lookup): one matched, one duplicated, its money counted once', async () => {
+    const amount = amountOf(3)
+    const file = write('same-object.csv', `reference,amount,currency,kind\nrec-3,${amount},KES,collection\nrec-3,${amount},KES,\n`)
+    const r = await reconcile(file)
+    expect(r.code, r.stderr).toBe(1)
+    const s = json<ReconcileSummary>(r)
+    expect(s.classes.matched).toEqual({rows: 1, expected: {KES: amount}, found: {KES: amount}})
+    expect(s.classes.duplicated).toEqual({rows: 1, expected: {KES: amount}, found: {}})
+    expect(s.mismatches).toHaveLength(1)
+    expect(s.mismatches[0]).toMatchObject({row: 2, class: 'duplicated', kind: 'collection', id: expect.stringMatching(/^CL_/), amount: null})
+    expect(s.mismatches[0].detail).toMatch(/^the same collection CL_\w+ as row 1: counted once, on that row$/)
+  })
+
+  it('a file with both reference and merchant_reference columns is refused (exit 2, both named), as a bulk file is; nothing is looked up', async () => {
+    const file = write('two-references.csv', 'reference,merchant_reference,amount,currency,kind\ninv-77,rec-1,1.00,KES,collection\ninv-78,rec-2,1.00,KES,collection\n')
+    const before = h.sb.requests.length
+    const r = await reconcile(file)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('two-references.csv:1 column "merchant_reference" gives the same input as column "reference": keep one of them')
+    expect(r.stderr.match(/gives the same input/g)).toHaveLength(1) // the header's problem, told once
+    expect(h.sb.requests.length).toBe(before)
+  })
+
+  it("a bulk run's --results CSV, whose references starting with - @ = + were neutralised, and reconcile's own --results read back: every row matched", async () => {
+    const refs = ['-neg-r1', '@at-r1', '=eq-r1', '+plus-r1', "'-quoted-r1", 'plain-r1']
+    const create = write('awkward.csv', ['reference,amount,mobile,provider', ...refs.map((ref, i) => `"${ref.replaceAll('"', '""')}",1${i}.00,254700000001,mpesa`)].join('\n') + '\n')
+    const created = join(dir, 'awkward-created.csv')
+    ok(await h.command(['collections', 'create', '--from-file', create, '--currency', 'KES', '--results', created]))
+    expect(readFileSync(created, 'utf8')).toContain(`,'-neg-r1,`)
+    expect(readFileSync(created, 'utf8')).toContain(`,''-quoted-r1,`)
+    await waitFor(() => refs.every((ref) => Object.values(h.sb.state.collections).some((c) => c.merchant_reference === ref && c.status === 'succeeded')), 30_000, 'the collections to settle')
+    const own = join(dir, 'awkward-reconciled.csv')
+    const first = await reconcile(created, {results: own})
+    expect(first.code, first.stdout).toBe(0)
+    expect(json<ReconcileSummary>(first).classes.matched.rows).toBe(refs.length)
+    expect(readFileSync(own, 'utf8')).toContain(`,'=eq-r1,`)
+    const again = await reconcile(own)
+    expect(again.code, again.stdout).toBe(0)
+    expect(json<ReconcileSummary>(again).classes.matched).toEqual({rows: refs.length, expected: {KES: '75.00'}, found: {KES: '75.00'}})
+  })
+})
+
+describe('pay reconcile: a finished run is never resumed', () => {
+  /** The run journal of a summary's run, and its lines. */
+  const journalOf = (s: ReconcileSummary) => join(h.env.PAY_CONFIG_DIR, 'state', 'journal', 'runs', `reconcile-${s.run}.ndjson`)
+  const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as {t: string; row?: number; class?: string; state?: string; detail?: string})
+  /** The journal of one run, its row 1 made stale (processing then) and its row 2 a lookup that failed; ended or not. */
+  const staleJournal = (file: string, ended: boolean) => {
+    const changed = lines(file).filter((r) => r.t !== 'end').map((r) => (r.row === 1 ? {...r, class: 'state_differs', state: 'processing', detail: 'processing: still in progress'} : r.row === 2 ? {...r, class: 'lookup_failed', detail: 'down'} : r))
+    writeFileSync(file, [...changed, ...(ended ? [{t: 'end', at: new Date().toISOString()}] : [])].map((r) => JSON.stringify(r)).join('\n') + '\n')
+  }
+  /** A file of two collections that match, reconciled once (exit 0); then its journal made stale, ended or not. */
+  const reconciledThenStale = async (name: string, first: number, ended: boolean) => {
+    const file = join(dir, name)
+    writeFileSync(file, `reference,amount,currency,kind\nrec-${first},${amountOf(first)},KES,collection\nrec-${first + 1},${amountOf(first + 1)},KES,collection\n`)
+    const r = await reconcile(file)
+    expect(r.code, r.stderr).toBe(0)
+    const journal = journalOf(json<ReconcileSummary>(r))
+    staleJournal(journal, ended)
+    return {file, journal}
+  }
+
+  it('a run that ended with a lookup_failed row: the next run looks every row up afresh', async () => {
+    const {file} = await reconciledThenStale('finished.csv', 5, true)
+    const mark = h.sb.requests.length
+    const again = await reconcile(file)
+    expect(again.stderr).not.toContain('resuming')
+    expect(again.code, again.stdout).toBe(0)
+    const s = json<ReconcileSummary>(again)
+    expect(s.resumed).toBe(0)
+    expect(s.classes.matched.rows).toBe(2)
+    expect(h.sb.requests.slice(mark).filter((e) => e.method === 'GET' && e.path.startsWith('/v1/'))).toHaveLength(2)
+  })
+
+  it('a run cut short (no end record) is resumed: its classed rows kept, its failed lookup done again; resumed again, nothing is lost', async () => {
+    const {file, journal} = await reconciledThenStale('cut.csv', 7, false)
+    const again = await reconcile(file)
+    expect(again.stderr).toContain('resuming: 1 of 2 rows classed by an earlier run')
+    const s = json<ReconcileSummary>(again)
+    expect(s.resumed).toBe(1)
+    expect(new Map(s.mismatches.map((m) => [m.row, m.class]))).toEqual(new Map([[1, 'state_differs']]))
+    // this run journaled the row it took as well: cut short in turn, the run after it still has both rows
+    const recs = lines(journal)
+    writeFileSync(journal, recs.filter((r) => r.t !== 'end').map((r) => JSON.stringify(r)).join('\n') + '\n')
+    const third = await reconcile(file)
+    expect(json<ReconcileSummary>(third).resumed).toBe(2)
+  })
+})

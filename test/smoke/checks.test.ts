@@ -192,7 +192,7 @@ describe('pay smoke (the built CLI)', () => {
     // the collection was made: the sandbox committed it under that key before the answer was dropped
     const sent = sb.requests.filter((q) => q.method === 'POST' && q.path === '/v1/collections' && (q.body as {merchant_reference?: string})?.merchant_reference === collection.reference)
     expect(sent.map((q) => q.headers['idempotency-key'])).toEqual([collection.idempotency_key])
-    expect(collection.error?.hint).toMatch(new RegExp(`^check it with \`pay transactions verify ${collection.reference}\` \\(or \`pay journal ${collection.idempotency_key}\`\\) before running again: pay smoke --money again sends a new collection`))
+    expect(collection.error?.hint).toMatch(new RegExp(`^check it with \`pay collections get --reference ${collection.reference}\` \\(or \`pay journal ${collection.idempotency_key}\`\\) before running again: pay smoke --money again sends a new collection`))
     const lookup = report.steps.find((s) => s.name === 'money: lookup by reference')!
     expect(lookup).toMatchObject({outcome: 'skipped'})
     expect(lookup.detail).toMatch(/outcome of the collection is unknown/)

@@ -23,6 +23,33 @@ afterEach(async () => {
   for (const app of apps.splice(0)) await app.close()
 })
 
+/** A listener whose history syncs before answering ('answer'), every fdatasync held until the test releases it. */
+async function heldSyncs(dir: string, forwardTo?: string) {
+  const held: (() => void)[] = []
+  const history = new HistoryWriter(dir, {sync: 'answer', fdatasync: ((fd: number, cb: (err: Error | null) => void) => held.push(() => cb(null))) as never})
+  const l = (listener = await startListener({secrets: [SECRET], history, forwardTo}))
+  return {
+    held,
+    /** Posts a signed delivery; `answered()` says whether its answer has come. */
+    post(body: string) {
+      let done = false
+      const answer = post(`${l.url}${l.path}`, body, signed(body)).then((r) => {
+        done = true
+        return r
+      })
+      return {answer, answered: () => done}
+    },
+    /** Closes the listener, releasing the sync close asks for, if any. */
+    async close() {
+      const closing = l.close()
+      for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 5))
+      while (held.length > 0) held.shift()!()
+      await closing
+      listener = undefined
+    },
+  }
+}
+
 describe('the listener keeps every delivery', () => {
   it('accepted, duplicate and rejected, with raw bytes, headers, verdict and reason; 0600 files, no secret', async () => {
     const dir = tempDir()
@@ -97,39 +124,30 @@ describe('the listener keeps every delivery', () => {
     expect(written).toBeGreaterThan(5)
     // back to back, a sync per batch or so; paced, one per 10 ms (the first at once, the last after the load)
     expect(syncs.length).toBeLessThanOrEqual(Math.ceil(elapsed / 10) + 2)
-    // a timer may fire a little early (the event loop's clock is read once a turn): 5 ms, where back to back is ~0.05
+    // the pace holds however long a turn of a loaded machine takes (the writer looks at the clock again when its timer
+    // fires); 5 ms, not 10, leaves room for the time between the writer's reading of the clock and this fake's
     for (let i = 1; i < syncs.length; i++) expect(syncs[i].at - syncs[i - 1].at).toBeGreaterThanOrEqual(5)
     await history.close()
   })
 
   it('--history-sync answer: an answer waits until its delivery is fdatasync\'d (held here)', async () => {
     const dir = tempDir()
-    const held: (() => void)[] = []
-    const history = new HistoryWriter(dir, {sync: 'answer', fdatasync: ((fd: number, cb: (err: Error | null) => void) => held.push(() => cb(null))) as never})
-    listener = await startListener({secrets: [SECRET], history})
+    const l = await heldSyncs(dir)
     const e = eventBody()
-    let answered = false
-    const answer = post(`${listener.url}${listener.path}`, e.body, signed(e.body)).then((r) => {
-      answered = true
-      return r
-    })
-    await waitFor(() => held.length > 0, 10_000, 'the delivery to be written and its sync asked for')
-    expect(held.length).toBe(1)
+    const sent = l.post(e.body)
+    await waitFor(() => l.held.length > 0, 10_000, 'the delivery to be written and its sync asked for')
+    expect(l.held.length).toBe(1)
     await new Promise((r) => setTimeout(r, 100))
-    expect(answered).toBe(false)
+    expect(sent.answered()).toBe(false)
     // what was written is already readable (written, not yet synced)
     expect(readHistory(dir).map((d) => d.event_id)).toEqual([e.id])
-    held.shift()!()
-    expect((await answer).status).toBe(200)
+    l.held.shift()!()
+    expect((await sent.answer).status).toBe(200)
     // close syncs what is left
-    const closing = listener.close()
-    for (let i = 0; i < 40 && held.length === 0; i++) await new Promise((r) => setTimeout(r, 5)) // a sync, if close asks for one
-    while (held.length > 0) held.shift()!()
-    await closing
-    listener = undefined
+    await l.close()
   })
 
-  it('every forward attempt is kept with its status and duration; the app\'s 500 is still passed back', async () => {
+  it('every forward attempt is kept with its status and duration; the app\'s 500 is passed back, and kept as the answer', async () => {
     const dir = tempDir()
     const app = await startTestApp()
     apps.push(app)
@@ -142,11 +160,35 @@ describe('the listener keeps every delivery', () => {
     const [second, first] = readHistory(dir)
     expect(first.attempts).toMatchObject([{url: app.url, status: 500, ok: false}])
     expect(second.attempts).toMatchObject([{url: app.url, status: 200, ok: true}])
+    // the status the listener answered, not a 200 written before the forward ended
+    expect([first.status, second.status]).toEqual([500, 200])
     expect(typeof first.attempts[0].ms).toBe('number')
     await app.close()
     const down = eventBody()
     expect((await post(url, down.body, signed(down.body))).status).toBe(502)
     expect(readHistory(dir)[0].attempts).toMatchObject([{url: app.url, error: 'unreachable', ok: false}])
+    expect(readHistory(dir)[0].status).toBe(502)
+  })
+
+  it('--history-sync answer: a forwarded delivery\'s answer is kept (synced) before it goes out', async () => {
+    const dir = tempDir()
+    const app = await startTestApp()
+    apps.push(app)
+    app.failNext = 1
+    const l = await heldSyncs(dir, app.url)
+    const sent = l.post(eventBody().body)
+    // the delivery's own sync, written before the forward's result is known: no status yet
+    await waitFor(() => l.held.length > 0, 10_000, 'the delivery to be written')
+    expect(readHistory(dir)[0].status).toBeUndefined()
+    l.held.shift()!()
+    // the forward ended: its attempt and the status answered are written, and the answer waits for their sync
+    await waitFor(() => l.held.length > 0, 10_000, 'the answer to be written')
+    await new Promise((r) => setTimeout(r, 50))
+    expect(sent.answered()).toBe(false)
+    expect(readHistory(dir)[0]).toMatchObject({status: 500, attempts: [{status: 500}]})
+    l.held.shift()!()
+    expect((await sent.answer).status).toBe(500)
+    await l.close()
   })
 })
 
@@ -202,6 +244,22 @@ describe('the store on disk', () => {
     const [segment] = readdirSync(dir)
     appendFileSync(join(dir, segment), '{"k":"d","id":"dlv_cut","at":1,"verdict":"accepted","status":200,"verified":true,"h":[],"len":500}\n{"id":"EVT_B","ty')
     expect(readHistory(dir).map((d) => d.event_id)).toEqual(['EVT_A'])
+  })
+
+  it('a delivery kept before its forward ended has no status until its answer record; that record is read in any segment order', async () => {
+    const dir = tempDir()
+    const w = new HistoryWriter(dir)
+    w.open()
+    const stopped = w.delivery({event_id: 'EVT_STOPPED', verdict: 'accepted', verified: true}, [], Buffer.from('{}'))
+    const answered = w.delivery({event_id: 'EVT_ANSWERED', verdict: 'accepted', verified: true}, [], Buffer.from('{}'))
+    w.answered(answered, 504)
+    await w.close()
+    const byEvent = new Map(readHistory(dir).map((d) => [d.event_id, d]))
+    expect(byEvent.get('EVT_STOPPED')!.status).toBeUndefined()
+    expect(byEvent.get('EVT_ANSWERED')!.status).toBe(504)
+    // an answer record in a segment read before its delivery's
+    appendFileSync(join(dir, '0000000000001-1-a.log'), `{"k":"s","d":"${stopped}","status":502}\n`)
+    expect(new Map(readHistory(dir).map((d) => [d.event_id, d.status])).get('EVT_STOPPED')).toBe(502)
   })
 
   it('two writers at once in the same directory: each its own segment, both read back whole', async () => {

@@ -3,7 +3,13 @@
  * format, deliveries printed (human, --json, --jq, yaml), the tunnel (none, or pay's localtunnel client against the
  * loopback test server) and the summary. Real HTTP on loopback; no process (test/e2e/ has the signals and the TTY).
  */
+import {mkdtempSync, readdirSync, readFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it, afterEach} from 'vitest'
+import {memoryOutput} from '../helpers/in-process.js'
+import {historyDir} from '../../src/webhooks/history.js'
+import {runWebhookReplay, runWebhookShow} from '../../src/webhooks/history-commands.js'
 import {closedPort, startLocaltunnelServer} from '../helpers/localtunnel-server.js'
 import {parseSchemeId, sign} from '../../src/webhooks/signature.js'
 import {eventBody, listenCommand, listenInProcess, nowSeconds, opensslHeader, post, startTestApp, type ListenProcess, waitFor} from '../helpers/webhooks.js'
@@ -229,5 +235,43 @@ describe('pay webhook listen (run function)', () => {
     expect(lines).toHaveLength(13)
     expect(lines.filter((l) => l.duplicate)).toHaveLength(1)
     expect(app.received).toHaveLength(5)
+  })
+})
+
+describe('a URL\'s password and secret-named query values are never shown', () => {
+  const SECRETS = ['S3CRETPW', 'QTOKEN123', 'TUNPW', 'QTOK']
+  const leaks = (text: string) => SECRETS.filter((x) => text.includes(x))
+
+  it('listen --forward-to and --route, the forward failures, replay --to, show, and the history on disk', async () => {
+    const port = await closedPort()
+    const target = `http://bob:S3CRETPW@127.0.0.1:${port}/hook?api_key=QTOKEN123`
+    const shown = `http://[REDACTED]@127.0.0.1:${port}/hook?api_key=[REDACTED]`
+    const env = {PAY_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'pay-listen-urls-'))}
+    const p = await listen(['--tunnel', 'none', '--forward-to', target, '--route', `payout.*=${target}`, '--secret', SECRET], env)
+    const e = eventBody('payout.failed')
+    const answer = await post(p.url, e.body, {'service-signature': opensslHeader([SECRET], nowSeconds(), e.body)})
+    expect(answer.status).toBe(502)
+    expect(answer.body).toContain(`${shown} is unreachable`)
+    const r = await stopped(p)
+    expect(r.stderr).toContain(`Forwarding accepted events to ${shown}`)
+    expect(r.stderr).toContain(`Forwarding payout.* to ${shown}`)
+    const replay = memoryOutput(false)
+    const replayed = await runWebhookReplay({ids: [e.id], failed: false, to: target, includeRejected: false, originalHeaders: false, secret: [SECRET], timeoutMs: 2000, concurrency: 1, userAgent: 'pay-test', env}, replay.out)
+    expect(replayed.exitCode).toBe(1)
+    expect(replay.stderr()).toContain(`Replaying 1 delivery to ${shown}`)
+    const show = memoryOutput(false)
+    runWebhookShow({id: e.id, env}, show.out)
+    expect(show.stdout()).toContain(`→ ${shown}`)
+    const kept = readdirSync(historyDir(env)).map((name) => readFileSync(join(historyDir(env), name), 'utf8')).join('')
+    expect(kept).toContain(shown)
+    expect(leaks([answer.body, r.stdout, r.stderr, replay.stdout(), replay.stderr(), show.stdout(), show.stderr(), kept].join('\n'))).toEqual([])
+  })
+
+  it('listen --tunnel-host: the error of a tunnel that does not open', async () => {
+    const port = await closedPort()
+    const r = await failed(['--secret', SECRET, '--tunnel-host', `http://u:TUNPW@127.0.0.1:${port}/?token=QTOK`, '--tunnel-timeout', '1'])
+    expect(r.code).toBe(7)
+    expect(r.stderr).toContain(`no tunnel from http://[REDACTED]@127.0.0.1:${port}/?token=[REDACTED] within 1 s`)
+    expect(leaks(r.stdout + r.stderr)).toEqual([])
   })
 })

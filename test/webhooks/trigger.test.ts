@@ -119,4 +119,21 @@ describe('pay webhook trigger', () => {
     check(rotated, [SECRET, 'whsec_next'])
     expect(fromEnv.headers['user-agent']).toBe('pay-test')
   })
+
+  it('a URL\'s password and secret-named query values are never shown: the POST line, --dry-run, and the error', async () => {
+    const receiver = await app()
+    const port = await closedPort()
+    const secrets = ['S3CRETPW', 'QTOKEN123']
+    const withSecrets = (url: string) => url.replace('http://', 'http://bob:S3CRETPW@') + '?api_key=QTOKEN123&page=2'
+    const runs = [
+      await trigger(['payout.succeeded', '--to', withSecrets(`http://127.0.0.1:${port}/x`), '--secret', SECRET]),
+      await trigger(['payout.succeeded', '--to', withSecrets(receiver.url), '--secret', SECRET]),
+      await trigger(['payout.succeeded', '--to', withSecrets(receiver.url), '--secret', SECRET, '--dry-run']),
+      await trigger(['payout.succeeded', '--to', withSecrets(receiver.url), '--secret', SECRET, '--dry-run', '--json']),
+    ]
+    expect(runs[0].code).toBe(7)
+    expect(runs[0].stderr).toContain(`http://[REDACTED]@127.0.0.1:${port}/x?api_key=[REDACTED]&page=2 could not be reached`)
+    expect(runs[2].stdout).toContain(`POST ${receiver.url.replace('http://', 'http://[REDACTED]@')}?api_key=[REDACTED]&page=2`)
+    for (const r of runs) for (const s of secrets) expect(r.stdout + r.stderr).not.toContain(s)
+  })
 })

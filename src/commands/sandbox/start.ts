@@ -50,7 +50,7 @@ are described in docs/sandbox.md. A dashboard of its state, events and requests 
 
   public async run(): Promise<void> {
     const {flags} = await this.parse(SandboxStart)
-    const [{runSandboxStart}, {untilSignal}] = await Promise.all([import('../../sandbox/start.js'), import('../../cli/signals.js')])
+    const [{runSandboxStart}, {untilSignal}] = await Promise.all([import('../../sandbox/start.js'), import('../../base/signals.js')])
     process.exitCode = await runSandboxStart(flags, await this.output(), {until: untilSignal()})
   }
 }

@@ -55,7 +55,7 @@ The secret comes from --secret, PAY_WEBHOOK_SECRET or the profile; without one t
   async run(): Promise<void> {
     const {flags} = await this.parse(WebhookListen)
     // Ctrl-C is honoured from the first line people see on, also while the tunnel is still opening
-    const [{runListen}, {untilSignal}] = await Promise.all([import('../../webhooks/listen.js'), import('../../cli/signals.js')])
+    const [{runListen}, {untilSignal}] = await Promise.all([import('../../webhooks/listen.js'), import('../../base/signals.js')])
     process.exitCode = await runListen(flags, await this.output(), {until: untilSignal()})
   }
 }

