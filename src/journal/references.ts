@@ -9,9 +9,12 @@
  * A reference is a promise to a service: an endpoint id and a base URL (as the journal shows it), whatever the client
  * id, and whatever the account ref unless two requests name two different ones (sharesPromise, the one test of it).
  * The service names the directory; each line names the client id and account ref it was sent with. A directory exists
- * only once a bulk row of that service was sent, so a command of a service no bulk run touched pays two failed stats
- * (the directory, and that of its exact scope as pay wrote it before: `journal/references/<scope id>/`, read for
- * the retention after an upgrade, its lines taken as of the scope that names it). A reference falls in one of 16 buckets (a cheap hash of its text): a lookup
+ * only once a bulk row of that service was sent, so a command of a service no bulk run touched pays one failed readdir
+ * of the index. An older pay wrote a directory per exact scope (`journal/references/<scope id>/`, a hash of endpoint,
+ * base URL, client id and account ref); after an upgrade they are read by every scope of their service, for the
+ * retention (legacyDirsOf: which service a directory is, found once from its run's header and kept in
+ * `journal/references-legacy.json`; its lines taken as of their run's sender when it recorded one, else of the reader's
+ * scope when the hash is its own, else of an unknown sender, who may be any). A reference falls in one of 16 buckets (a cheap hash of its text): a lookup
  * reads the bucket's files of the retention (one a day, in chunks), never the run files; a bulk run's check streams
  * every bucket (src/bulk/reference-join.ts), both through one reader (ReferenceIndex.entries: a file pruned meanwhile
  * is skipped, one that cannot be read stops the check, naming it). A line: the reference, the row's key,
@@ -25,8 +28,9 @@
  * already, and a bulk run reads once. This module is the format, its reader and the scope test (loaded with every
  * command); the bulk run's check and writer are src/bulk/references.ts (loaded with the bulk engine).
  */
-import {closeSync, existsSync, openSync, readSync, readdirSync} from 'node:fs'
+import {closeSync, openSync, readFileSync, readSync, readdirSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {operationList} from '../api/operations.js'
 import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {type JournalEntry, type JournalStore, latestState, unresolved} from './store.js'
@@ -200,27 +204,162 @@ function fnv1a(text: string, seed: number): number {
 }
 
 /**
+ * A directory an older pay wrote per exact scope (endpoint, base URL, client id, account ref: a hash of the four, which
+ * cannot be matched to a service without them), as found out once from the header of the run that wrote its first
+ * line (the run journal, src/journal/run-journal.ts: operation and base URL; the client id and account ref only when
+ * that run recorded them): its service, and its sender when known. Kept in `references-legacy.json` next to the
+ * directory, so that a command reads that small file, not the run journals; null: not a legacy directory (a service's,
+ * or one no run header explains).
+ */
+interface LegacyDir {
+  service: string
+  endpoint: string
+  base_url: string
+  client_id?: string
+  account_ref?: string
+  /** Whether client_id and account_ref were recorded by its run (else: the sender is unknown unless its hash says it). */
+  sender?: true
+}
+
+/** The directory of a legacy scope as a reader sees it: its lines and the sender they are read with. */
+interface LegacyRead {
+  dir: string
+  sender: Pick<AcceptedReference, 'client_id' | 'account_ref'>
+}
+
+const LEGACY_MAP = 'references-legacy.json'
+
+/**
+ * The legacy directories of a scope's service (any client id, any account ref): one readdir of the index when it holds
+ * only the service's own directory; else the small map (classifying, once, a directory it does not name yet).
+ */
+function legacyDirsOf(store: JournalStore, scope: ReferenceScope, own: string): LegacyRead[] | undefined {
+  const root = join(store.dir, 'references')
+  let names: string[]
+  try {
+    names = readdirSync(root)
+  } catch (err) {
+    // none (or a file in its place: nothing was ever indexed there, and a write will say so)
+    if (['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) return undefined
+    throw unreadable(root, err)
+  }
+  const others = names.filter((n) => n !== own)
+  if (others.length === 0) return names.length > 0 ? [] : undefined
+  const mapFile = join(store.dir, LEGACY_MAP)
+  let map: Record<string, LegacyDir | null> = {}
+  try {
+    map = JSON.parse(readFileSync(mapFile, 'utf8')) as Record<string, LegacyDir | null>
+  } catch {
+    map = {} // none yet, or torn: classified again
+  }
+  let added = false
+  for (const name of others) {
+    if (map[name] !== undefined) continue
+    map[name] = classify(store, join(root, name), name)
+    added = true
+  }
+  if (added) {
+    // best effort, atomic: a reader that cannot write it classifies again next time
+    try {
+      const tmp = `${mapFile}.${process.pid}.tmp`
+      writeFileSync(tmp, JSON.stringify(map), {mode: 0o600})
+      renameSync(tmp, mapFile)
+    } catch {
+      /* read-only state: classified again next time */
+    }
+  }
+  const service = serviceId(scope)
+  const out: LegacyRead[] = []
+  for (const name of others) {
+    const d = map[name]
+    if (d ? d.service === service : name === legacyScopeId(scope)) out.push({dir: join(root, name), sender: d ? senderOf(d, name, scope) : {client_id: scope.clientId, account_ref: scope.accountRef}})
+    // (a directory no run header explains is still read by its exact scope, as before)
+  }
+  return out
+}
+
+/** Who sent a legacy directory's rows: its run's record, else the reading scope's when the hash is its, else unknown (may be any). */
+function senderOf(d: LegacyDir, name: string, scope: ReferenceScope): LegacyRead['sender'] {
+  if (d.sender) return {client_id: d.client_id, account_ref: d.account_ref}
+  for (const accountRef of [scope.accountRef, undefined]) {
+    if (legacyScopeId({...scope, accountRef}) === name) return {client_id: scope.clientId, account_ref: accountRef}
+  }
+  return {}
+}
+
+/** What a directory of the index is, from the header of the run of its first line that names one. */
+function classify(store: JournalStore, dir: string, name: string): LegacyDir | null {
+  let files: string[]
+  try {
+    files = readdirSync(dir).sort()
+  } catch {
+    return null
+  }
+  for (const file of files) {
+    for (const line of linesOf(join(dir, file))) {
+      const e = parseLine(line)
+      if (e?.run === undefined || !/^[\w-]+$/.test(e.run)) continue
+      const header = runHeader(join(store.dir, 'runs', `${e.run}.ndjson`))
+      if (header === undefined) continue
+      const endpoint = operationList.find((o) => o.command === header.operation)?.endpoint
+      if (endpoint === undefined) return null
+      const scope: ReferenceScope = {endpoint, baseUrl: header.base_url, clientId: header.client_id, accountRef: header.account_ref}
+      if (serviceId(scope) === name) return null // a service's own directory
+      const sender = 'client_id' in header || 'account_ref' in header
+      return {service: serviceId(scope), endpoint, base_url: header.base_url, ...(sender ? {client_id: header.client_id, account_ref: header.account_ref, sender: true} : {})}
+    }
+  }
+  return null
+}
+
+/** The header line of a run journal (its first line), or undefined when it is gone or unreadable. */
+function runHeader(file: string): {operation: string; base_url: string; client_id?: string; account_ref?: string} | undefined {
+  try {
+    const fd = openSync(file, 'r')
+    try {
+      const buf = Buffer.alloc(64 * 1024)
+      const n = readSync(fd, buf, 0, buf.length, 0)
+      // its first line that is not empty (a file may start with a line break, or NULs a crash left)
+      const first = buf.toString('utf8', 0, n).split('\n').map((l) => l.replace(/\0+/g, '')).find((l) => l.trim() !== '') ?? ''
+      const h = JSON.parse(first) as {t?: string; operation?: unknown; base_url?: unknown}
+      return h.t === 'run' && typeof h.operation === 'string' && typeof h.base_url === 'string' ? (h as {operation: string; base_url: string}) : undefined
+    } finally {
+      closeSync(fd)
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * The reference index of one service as a scope sees it: its lines written by this scope's bulk rows go to `dir`, and
  * its reads yield the lines of the service whose account ref may be this scope's (sharesPromise), each naming the
- * client id and account ref it was sent with.
+ * client id and account ref it was sent with, from the service's directory and from every directory an older pay
+ * wrote for the service (any client id, any account ref: legacyDirsOf).
  */
 export class ReferenceIndex {
   /** Where this scope's rows are written: the service's directory. */
   readonly dir: string
-  /** Where an older pay wrote this exact scope's rows (read only). */
-  private readonly legacyDir: string
+  /** The service's legacy directories (read only), found at the first read; undefined: the index has no directory. */
+  private legacy?: LegacyRead[]
 
   constructor(
     readonly store: JournalStore,
     readonly scope: ReferenceScope,
   ) {
     this.dir = join(store.dir, 'references', serviceId(scope))
-    this.legacyDir = join(store.dir, 'references', legacyScopeId(scope))
+  }
+
+  private legacyDirs(): LegacyRead[] | undefined {
+    // once the index exists, for this reader's life (a command's); before, looked at again (a run may make it)
+    if (this.legacy === undefined) this.legacy = legacyDirsOf(this.store, this.scope, serviceId(this.scope))
+    return this.legacy
   }
 
   /** Whether any bulk row of this service was indexed (within the retention): no exception when not, as on most commands. */
   exists(): boolean {
-    return existsSync(this.dir) || existsSync(this.legacyDir)
+    const legacy = this.legacyDirs()
+    return legacy !== undefined && (legacy.length > 0 || isDir(this.dir))
   }
 
   /**
@@ -240,14 +379,15 @@ export class ReferenceIndex {
   *entries(bucket: number, ref?: string): Generator<AcceptedReference> {
     const needle = ref === undefined ? undefined : Buffer.from(`"ref":${JSON.stringify(ref)}`)
     const {scope} = this
-    // the older directory first (its lines are older); its lines are of this very scope
-    for (const [dir, legacy] of [[this.legacyDir, true], [this.dir, false]] as const) {
+    // the older directories first (their lines are older); each line with the sender of its directory
+    const dirs: Array<[string, LegacyRead['sender'] | undefined]> = [...(this.legacyDirs() ?? []).map((l) => [l.dir, l.sender] as [string, LegacyRead['sender']]), [this.dir, undefined]]
+    for (const [dir, sender] of dirs) {
       for (const file of bucketFiles(dir, bucket)) {
         for (const line of linesOf(file, needle)) {
           const e = parseLine(line)
           if (!e || (ref !== undefined && e.ref !== ref)) continue
-          if (legacy) yield {...e, client_id: scope.clientId, account_ref: scope.accountRef}
-          else if (mayBeOneAccount(e.account_ref, scope.accountRef)) yield e
+          const read = sender === undefined ? e : {...e, ...sender}
+          if (mayBeOneAccount(read.account_ref, scope.accountRef)) yield read
         }
       }
     }
@@ -256,6 +396,15 @@ export class ReferenceIndex {
   /** Today's file of a bucket (where a writer appends). */
   fileOf(bucket: number, day = new Date().toISOString().slice(0, 10)): string {
     return join(this.dir, `${bucket.toString(16)}-${day}.ndjson`)
+  }
+}
+
+/** Whether a directory exists (a stat). */
+function isDir(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory()
+  } catch {
+    return false
   }
 }
 

@@ -2,7 +2,7 @@
  * The reference index in-process: where an accepted bulk row's reference is written, what a single command's lookup
  * finds, and what pruning drops.
  */
-import {existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {JournalStore} from '../../src/journal/store.js'
@@ -127,14 +127,7 @@ describe('the reference index', () => {
     const store = new JournalStore(tempConfigDir())
     store.open()
     const scope = {...SCOPE, accountRef: 'acct'}
-    // the directory an older pay named with two FNV-1a hashes of [endpoint, base URL, client id, account ref]
-    const text = JSON.stringify([scope.endpoint, scope.baseUrl, scope.clientId, scope.accountRef])
-    const fnv = (seed: number) => {
-      let h = seed
-      for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
-      return (h >>> 0).toString(16).padStart(8, '0')
-    }
-    const legacy = join(store.dir, 'references', fnv(0x811c9dc5) + fnv(0x050c5d1f))
+    const legacy = join(store.dir, 'references', legacyDirName([scope.endpoint, scope.baseUrl, scope.clientId, scope.accountRef]))
     mkdirSync(legacy, {recursive: true})
     const {client_id: _, ...line} = accepted('old-1', 'k-old')
     writeFileSync(join(legacy, `${bucketOf('old-1').toString(16)}-2026-11-25.ndjson`), `${JSON.stringify(line)}\n`)
@@ -142,6 +135,38 @@ describe('the reference index', () => {
     expect(index.exists()).toBe(true)
     expect(index.lookup('old-1').map((e) => [e.key, e.client_id, e.account_ref])).toEqual([['k-old', 'c', 'acct']])
     expect(new ReferenceIndex(store, SCOPE).lookup('old-1')).toEqual([]) // another scope's old directory is not known
+  })
+
+  it('after an upgrade, lines an older pay wrote under one client and no account ref hold the reference for the whole service', () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    // as e811573 wrote them: the directory of [endpoint, base URL, client id, account ref], lines naming no sender, and
+    // the run journal's header naming the operation and base URL (not the client id nor the account ref)
+    const legacy = join(store.dir, 'references', legacyDirName([SCOPE.endpoint, SCOPE.baseUrl, SCOPE.clientId, '']))
+    mkdirSync(legacy, {recursive: true})
+    const {client_id: _, ...line} = accepted('old-1', 'k-old')
+    writeFileSync(join(legacy, `${bucketOf('old-1').toString(16)}-2026-11-25.ndjson`), `\n${JSON.stringify(line)}\n`)
+    mkdirSync(join(store.dir, 'runs'), {recursive: true})
+    const header = {t: 'run', run: line.run, at: line.at, operation: 'collections:create', file: 'pay.csv', file_sha256: '0'.repeat(64), profile: 'default', base_url: SCOPE.baseUrl, salt: ''}
+    writeFileSync(join(store.dir, 'runs', `${line.run}.ndjson`), `\n${JSON.stringify(header)}\n`)
+    // another service's directory (a bulk run of this pay) is left alone
+    writeFileSync(join(store.dir, 'runs', `${'p'.repeat(32)}.ndjson`), `${JSON.stringify({...header, run: 'p'.repeat(32), operation: 'payouts:create', client_id: 'c'})}\n`)
+    const payouts = new AcceptedRows(store, () => ({...SCOPE, endpoint: 'payouts.create'}), 'p'.repeat(32), 'pay.csv')
+    payouts.add({endpoint: 'payouts.create', reference: 'old-2', key: 'k-p', line: 2} as SpooledRow, {outcome: 'accepted', id: 'PO_1', state: 'processing', state_at: line.at} as RowOutcome)
+    payouts.end()
+    const keys = (scope: typeof SCOPE | Record<string, string | undefined>, ref = 'old-1') => new ReferenceIndex(store, scope as typeof SCOPE).lookup(ref).map((e) => e.key)
+    expect(keys(SCOPE)).toEqual(['k-old'])
+    expect(new ReferenceIndex(store, SCOPE).lookup('old-1')[0]).toMatchObject({client_id: 'c', account_ref: undefined})
+    expect(keys({...SCOPE, accountRef: 'acme-main'})).toEqual(['k-old'])
+    expect(keys({...SCOPE, clientId: 'ops'})).toEqual(['k-old'])
+    expect(keys({...SCOPE, clientId: 'ops', accountRef: 'east'})).toEqual(['k-old'])
+    expect(keys({...SCOPE, endpoint: 'payouts.create'})).toEqual([])
+    expect(keys({...SCOPE, baseUrl: 'http://127.0.0.1:10'})).toEqual([])
+    expect(keys({...SCOPE, endpoint: 'payouts.create'}, 'old-2')).toEqual(['k-p'])
+    expect(keys(SCOPE, 'old-2')).toEqual([])
+    // found out once: the next command reads the small map, not the run journals
+    rmSync(join(store.dir, 'runs'), {recursive: true})
+    expect(keys({...SCOPE, clientId: 'ops'})).toEqual(['k-old'])
   })
 
   it('pruning drops the files of days past the retention', () => {
@@ -158,3 +183,14 @@ describe('the reference index', () => {
     expect(existsSync(join(scopeDir, today))).toBe(true)
   })
 })
+
+/** The directory an older pay named with two FNV-1a hashes of [endpoint, base URL, client id, account ref]. */
+function legacyDirName(parts: string[]): string {
+  const text = JSON.stringify(parts)
+  const fnv = (seed: number) => {
+    let h = seed
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+    return (h >>> 0).toString(16).padStart(8, '0')
+  }
+  return fnv(0x811c9dc5) + fnv(0x050c5d1f)
+}
