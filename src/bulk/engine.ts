@@ -40,9 +40,10 @@ import type {BulkOperation} from './operation.js'
 import {AdaptiveRate} from './rate.js'
 import {MoneyTotals, ResultSink, progressReporter} from './report.js'
 import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} from '../journal/run-journal.js'
-import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, send} from './send.js'
+import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, rowsAndSettled, send} from './send.js'
 import type {SpooledRow} from './spool.js'
-import {AcceptedRows, checkReferences, reindexRun} from './references.js'
+import {AcceptedRows, checkReferences, reindexRun, reserveRows} from './references.js'
+import {type ReferenceScope, promiseLockName} from '../journal/references.js'
 
 export {bodyHash, rowKey, splitUrl} from './check.js'
 
@@ -129,6 +130,10 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     for (const journal of resumed.reindex) await reindexRun(journal, accepted, checked.templates.keys().next().value!, input.name)
     if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
     const scopeOf = keyScopes(ctx, resumed.salt)
+    const rekey = (r: SpooledRow, occurrence: number) => {
+      const {request, origin} = checked.templates.get(r.endpoint)!
+      return rowKey(scopeOf(request.method, origin + r.target), r.body ?? '', occurrence)
+    }
     const requestOf = (s: SpooledRow): PreparedRequest => {
       const {request, origin} = checked.templates.get(s.endpoint)!
       return client.withIdempotencyKey({...request, url: origin + s.target, body: s.body}, s.key)
@@ -139,6 +144,16 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
 
     const sink = await ResultSink.open(out, flags.results)
     await run.confirm?.({rows: checked.total, toSend: checked.total - settled, totals: checked.totals.toJSON(), file: input.name})
+    // the references, checked again and reserved (an `unknown` line per row to send, fsync'd) under the service's lock,
+    // before anything is sent: a single command or another run (another client) checking meanwhile finds them held
+    const releaseReferences = await holdPromises(store, [...checked.templates.keys()].map(referenceScope), (text) => out.info(text))
+    try {
+      if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
+      // (the journal off: no index to reserve in, as none to write the outcomes to)
+      if (store.open()) await reserveRows(accepted, rowsAndSettled({checked, earlier: resumed.earlier, settledBy: resumed.settledBy, rekey}))
+    } finally {
+      releaseReferences()
+    }
     // the client secret goes out only for a run that will send: every row passed, no reference refused it, and it
     // was confirmed (--dry-run asks nothing). The token's round trip overlaps the Pool's loading; bad credentials
     // fail the run once (exit 3), not on every row
@@ -160,11 +175,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const rate = new AdaptiveRate(concurrency)
     const plan: SendPlan = {
       checked, earlier: resumed.earlier, settledBy: resumed.settledBy, requestOf, journal: resumed.journal, sink, progress, rate, concurrency,
-      retries: flags.retries ?? 3, ended: resumed.ended, pool: held.pool, wait: run.wait, adopted: resumed.adopted, sent: (r, o) => accepted.add(r, o),
-      rekey: (r, occurrence) => {
-        const {request, origin} = checked.templates.get(r.endpoint)!
-        return rowKey(scopeOf(request.method, origin + r.target), r.body ?? '', occurrence)
-      },
+      retries: flags.retries ?? 3, ended: resumed.ended, pool: held.pool, wait: run.wait, adopted: resumed.adopted, sent: (r, o) => accepted.add(r, o), rekey,
     }
     try {
       await send(ctx, plan, tally)
@@ -367,6 +378,24 @@ async function holdRun(store: JournalStore, runId: string, lineageId: string | u
   return () => {
     releaseRun?.()
     releaseLineage?.()
+  }
+}
+
+/**
+ * Holds the reference locks of the services a run sends to (promiseLockName), in one order; resolves with their
+ * release. Held only for the check and the reservation; a single command holds one for its check and its record.
+ */
+async function holdPromises(store: JournalStore, scopes: ReferenceScope[], say: (text: string) => void): Promise<() => void> {
+  const releases: Array<(() => void) | undefined> = []
+  for (const name of [...new Set(scopes.map(promiseLockName))].sort()) {
+    releases.push(
+      await store.holdSender(name, RUN_LEASE_MS, (pid) =>
+        say(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service; this run checks its own once it is done`),
+      ),
+    )
+  }
+  return () => {
+    for (const release of releases.reverse()) release?.()
   }
 }
 

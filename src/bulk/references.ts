@@ -221,21 +221,45 @@ const REINDEX_BATCH = 4096
  */
 export async function reindexRun(journal: RunJournal, rows: AcceptedRows, endpoint: EndpointId, file: string): Promise<void> {
   let n = 0
-  const flush = async () => {
-    const taken = rows.take()
-    const failed = taken === undefined ? undefined : await rows.write(taken)
-    if (failed !== undefined) {
-      throw new PayError(
-        `the reference index could not be written (${failed}) while adding the rows an earlier run of ${file} had sent; nothing was sent`,
-        ExitCode.OTHER,
-        'free space on that disk (or fix its permissions), then run the same command again',
-      )
-    }
-  }
+  const flush = flusher(rows, `while adding the rows an earlier run of ${file} had sent`)
   for await (const o of journal.rowRecords()) {
     if (o.reference === null) continue
     rows.add({endpoint, reference: o.reference, key: o.idempotency_key, line: o.line, body: undefined}, o)
     if (++n % REINDEX_BATCH === 0) await flush()
+  }
+  await flush()
+}
+
+/** Writes (fsync'd) what `rows` buffered; a write that fails stops the run before anything is sent (exit 1). */
+function flusher(rows: AcceptedRows, what: string): () => Promise<void> {
+  return async () => {
+    const taken = rows.take()
+    const failed = taken === undefined ? undefined : await rows.write(taken)
+    if (failed !== undefined) {
+      throw new PayError(`the reference index could not be written (${failed}) ${what}; nothing was sent`, ExitCode.OTHER, 'free space on that disk (or fix its permissions), then run the same command again')
+    }
+  }
+}
+
+/**
+ * Reserves the references of the rows a run is about to send: one `unknown` line per row (its key and its body's
+ * hash, as for a row whose outcome is unknown), written in batches and fsync'd before the first row is sent, so that
+ * a single command or another run (another client, another account ref) checking meanwhile finds the reference held:
+ * the same body resumes under the row's key, another is refused. The row's outcome line, written later, supersedes it
+ * (a key's lines merge: accepted stays, else the newest says). Rows an earlier run settled are not reserved (their
+ * lines are there). Called under the service's lock (promiseLockName), right after the check that it follows.
+ */
+export async function reserveRows(rows: AcceptedRows, toSend: AsyncIterable<Array<{r: SpooledRow; settled: boolean}>>): Promise<void> {
+  const flush = flusher(rows, 'while reserving the references of the rows to send')
+  const at = new Date().toISOString()
+  const unknown = {outcome: 'unknown', state_at: at} as RowOutcome
+  let n = 0
+  for await (const chunk of toSend) {
+    for (const {r, settled} of chunk) {
+      if (settled || r.reference === null) continue
+      rows.add(r, unknown)
+      if (++n % REINDEX_BATCH === 0) await flush()
+    }
   }
   await flush()
 }

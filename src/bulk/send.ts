@@ -130,7 +130,7 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
       const next = take() ?? (await readMore())
       if (next === undefined) return
       const {r, known} = next
-      if (known && known.idempotency_key === r.key && plan.settledBy(known)) {
+      if (known && isSettled(plan, r, known)) {
         const settled = withStatus(known, known.status) // without `again`
         // --wait: an earlier row whose resource has not ended is looked up again (GETs; nothing is sent)
         if (wait && settled.status === 'processing') finish(await follow(settled, wait.poll(r.endpoint, answerOf(settled), callInputOf(r))), true)
@@ -159,8 +159,18 @@ interface ToSend {
   known?: EarlierRow
 }
 
+/** The spool's rows in file order, with their final keys, each saying whether an earlier run settled it (not sent again). */
+export async function* rowsAndSettled(plan: Pick<SendPlan, 'checked' | 'earlier' | 'rekey' | 'settledBy'>): AsyncGenerator<Array<{r: SpooledRow; settled: boolean}>> {
+  for await (const chunk of rowsToSend(plan)) yield chunk.map(({r, known}) => ({r, settled: isSettled(plan, r, known)}))
+}
+
+/** Whether an earlier run settled a row under its key (an accepted request, or a refusal not to be retried). */
+function isSettled(plan: Pick<SendPlan, 'settledBy'>, r: SpooledRow, known: EarlierRow | undefined): boolean {
+  return known !== undefined && known.idempotency_key === r.key && plan.settledBy(known)
+}
+
 /** The spool's rows in file order, joined (by row number) with the repeated bodies and the earlier outcomes. */
-async function* rowsToSend(plan: SendPlan): AsyncGenerator<ToSend[]> {
+async function* rowsToSend(plan: Pick<SendPlan, 'checked' | 'earlier' | 'rekey'>): AsyncGenerator<ToSend[]> {
   const repeats = new RowCursor(pairsOf(plan.checked.repeats.sorted()), (pair: [number, number]) => pair[0])
   const earlier = new RowCursor(plan.earlier.chunks(), (o: EarlierRow) => o.row)
   try {

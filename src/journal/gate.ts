@@ -28,7 +28,7 @@ import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
-import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, holdFor, originOf, referenceVerdict, sharesPromise} from './references.js'
+import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, holdFor, originOf, promiseLockName, referenceVerdict, sharesPromise} from './references.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -47,6 +47,8 @@ export interface GateOptions {
 
 /** Beyond twice the request's budget, how long a sender may hold its lock before a waiter takes it over. */
 const LEASE_MARGIN_MS = 15_000
+/** How long a single command may hold its service's reference lock (its check and its durable record; far less in practice). */
+const PROMISE_LEASE_MS = 30_000
 
 /** The SHA-256 of a JSON body as canonical JSON (keys in order), or of its bytes when it is no JSON object or array. */
 function sameBodySha(body: string | undefined, bytesSha: string): string {
@@ -88,11 +90,25 @@ export class JournalGate implements RequestJournal {
       this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is sending this same request; its outcome is this one's (nothing is sent twice)`),
     )
     let entry: JournalEntryHandle
+    // a reference is checked and taken (the operation's durable record) under its service's lock, as a bulk run
+    // checks and reserves its rows' (promiseLockName): held for the check and the record only, not the request
+    const promise = release && !this.options.forceNew ? referenceOf(req.body) : undefined
+    const releasePromise =
+      promise === undefined
+        ? undefined
+        : await this.store.holdSender(promiseLockName({endpoint: req.endpoint?.id ?? '', baseUrl: redactUrl(baseUrl)}), PROMISE_LEASE_MS, (pid) =>
+            this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service`),
+          )
     try {
       entry = this.entryFor(req, settings, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]))
     } catch (err) {
+      releasePromise?.()
       release?.()
       throw err
+    }
+    if (releasePromise) {
+      if (entry.durable) entry.durable.then(releasePromise, releasePromise)
+      else releasePromise()
     }
     if (!release) return entry
     if (entry.replay) {

@@ -177,8 +177,18 @@ export function heldByEntry(entries: JournalEntry[], i: number): AcceptedReferen
 /** How many files a scope's references are spread over (a day each). */
 export const BUCKETS = 16
 
+/**
+ * The name of the lock under which a reference of a service is checked and taken (store.holdSender): a bulk run's
+ * check and the reservation of its rows (src/bulk/references.ts reserveRows), a single command's check and its
+ * durable operation record (src/journal/gate.ts). Held briefly, never around a request: no check passes between
+ * another's check and its reservation.
+ */
+export function promiseLockName(scope: Pick<ReferenceScope, 'endpoint' | 'baseUrl'>): string {
+  return `refs-${serviceId(scope)}`
+}
+
 /** The directory name of a service: two FNV-1a hashes of its endpoint and base URL (no SHA-256 on every command's path). */
-function serviceId(scope: ReferenceScope): string {
+function serviceId(scope: Pick<ReferenceScope, 'endpoint' | 'baseUrl'>): string {
   return dirId(JSON.stringify(['service', scope.endpoint, scope.baseUrl]))
 }
 
