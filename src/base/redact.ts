@@ -46,7 +46,8 @@ export function redactQuery(query: Record<string, string>): Record<string, strin
 
 /** A URL (absolute, or a path with a query) with userinfo and secret-named query values replaced. */
 export function redactUrl(url: string): string {
-  let out = url.replace(/^([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#@]{0,512}@/i, `$1${REDACTED}@`)
+  // userinfo runs to the LAST @ of the authority, as URL parsers read it (a password may hold an @)
+  let out = url.replace(/^([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#\\]{0,512}@/i, `$1${REDACTED}@`)
   const q = out.indexOf('?')
   if (q !== -1) out = out.slice(0, q + 1) + redactPairs(out.slice(q + 1))
   return out

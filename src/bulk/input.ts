@@ -33,6 +33,8 @@ export interface BulkInput {
   sha256: string
   /** CSV: the line of the header, once read (a column's problem is the header's). */
   headerLine?: number
+  /** CSV: the header's column names, once read. */
+  columns?: readonly string[]
   /** Removes the spool file of stdin. */
   dispose(): void
 }
@@ -223,6 +225,7 @@ async function* csvRowChunks(input: BulkInput): AsyncGenerator<(InputRow | RowSy
     if (header === undefined) {
       header = fields
       input.headerLine = line
+      input.columns = fields
       const twice = fields.find((name, i) => fields.indexOf(name) !== i)
       // which of two values would count is no rule a spreadsheet shows: the file is refused (exit 2, nothing sent)
       if (twice !== undefined) headerError = new RowSyntaxError(line, `has the column ${JSON.stringify(twice)} twice: keep one`, '(header)')

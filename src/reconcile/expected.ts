@@ -14,6 +14,7 @@ import {LOOKUP_REFERENCE, columnsByInput, repeatedColumnRule} from '../api/opera
 import {otherResource} from '../api/resource.js'
 import type {InputProblem} from '../base/errors.js'
 import type {BulkInput, InputRow} from '../bulk/input.js'
+import {RESULT_COLUMNS as BULK_RESULT_COLUMNS} from '../bulk/report.js'
 import {unneutralized} from '../output/table.js'
 
 export interface ExpectedRow {
@@ -86,12 +87,17 @@ const RESULT_FILE_COLUMNS: ReadonlyMap<string, string> = new Map([
 const given = (raw: unknown): unknown => (raw === undefined || raw === null || raw === '' ? undefined : raw)
 
 /**
- * Which of pay's own --results files a row comes from: a bulk run's (it has the key every result row of
- * src/bulk/report.ts carries) or reconcile's (RESULT_COLUMNS: a class and the expected amount), or neither.
+ * Which of pay's own --results files a row comes from: a bulk run's (src/bulk/report.ts) or reconcile's
+ * (RESULT_COLUMNS), or neither. By the whole set of columns, so that a merchant's own file that merely has an
+ * `idempotency_key` or a `class` column is read as written: a CSV's header is the writer's columns exactly; an
+ * NDJSON row (which leaves out empty keys) has only the writer's keys, and the ones it always writes.
  */
-function writtenBy(values: Record<string, unknown>): 'bulk' | 'reconcile' | undefined {
-  if ('idempotency_key' in values) return 'bulk'
-  if ('class' in values && 'expected_amount' in values) return 'reconcile'
+function writtenBy(values: Record<string, unknown>, header?: readonly string[]): 'bulk' | 'reconcile' | undefined {
+  const keys = header ?? Object.keys(values)
+  const matches = (columns: readonly string[], always: readonly string[]) =>
+    header ? keys.length === columns.length && columns.every((c) => keys.includes(c)) : keys.every((k) => columns.includes(k)) && always.every((k) => keys.includes(k))
+  if (matches(BULK_RESULT_COLUMNS, ['row', 'line', 'outcome', 'idempotency_key'])) return 'bulk'
+  if (matches(RESULT_COLUMNS, ['row', 'line', 'class'])) return 'reconcile'
   return undefined
 }
 
@@ -101,7 +107,7 @@ function unneutralizedRow(values: Record<string, unknown>): Record<string, unkno
 }
 
 /** The file an expected row is read from, as the reader opened it (src/bulk/input.ts). */
-type ExpectedFile = Pick<BulkInput, 'name' | 'format' | 'headerLine'>
+type ExpectedFile = Pick<BulkInput, 'name' | 'format' | 'headerLine' | 'columns'>
 
 /**
  * The expected row of an input row, or its problems (named after the file line and column; a problem of the columns
@@ -110,7 +116,7 @@ type ExpectedFile = Pick<BulkInput, 'name' | 'format' | 'headerLine'>
 export function expectedOf(r: InputRow, defaultKind: Kind | undefined, file: ExpectedFile): {row?: ExpectedRow; problems: InputProblem[]} {
   const problems: InputProblem[] = []
   const bad = (column: string, rule: string, line = r.line) => problems.push({flag: `${file.name}:${line} column "${column}"`, rule, line})
-  const by = writtenBy(r.values)
+  const by = writtenBy(r.values, file.columns)
   const record = by && file.format === 'csv' ? unneutralizedRow(r.values) : r.values
   const names = by === 'reconcile' ? RESULT_FILE_COLUMNS : COLUMNS
   const columns = columnsByInput(names, record, given)

@@ -74,6 +74,18 @@ describe('the one redactor', () => {
     expect(redactQuery({Client_Secret: S, merchant_reference: 'r'})).toEqual({Client_Secret: REDACTED, merchant_reference: 'r'})
   })
 
+  it.each([
+    'http://user:p@ss-SECRET1@127.0.0.1:9/hook',
+    'https://a@b:c@d-SECRET1@example.com?x=1',
+    'http://@@SECRET1@example.com#f',
+    'https://user:SECRET1@example.com',
+  ])('URL userinfo up to the last @ of the authority, as the URL parser reads it: %s', (url) => {
+    const out = redactUrl(url)
+    expect(out).not.toContain('SECRET1')
+    expect(new URL(out).host).toBe(new URL(url).host)
+    expect(out.startsWith(`${new URL(url).protocol}//${REDACTED}@${new URL(url).host}`)).toBe(true)
+  })
+
   it('bodies that do not parse: malformed or truncated JSON, form encoding, free text', () => {
     for (const text of [
       `{"client_id":"x","client_secret":"${S}"`,

@@ -1,3 +1,4 @@
+import {RESULT_COLUMNS as BULK_RESULT_COLUMNS} from '../../src/bulk/report.js'
 import {describe, expect, it} from 'vitest'
 import {kindNamed} from '../../src/api/kinds.js'
 import {classify, expectedOf, type ExpectedRow, markRepeatedObjects, type RowResult} from '../../src/reconcile/expected.js'
@@ -45,6 +46,16 @@ describe('expectedOf: the columns of a row', () => {
     const r = expectedOf(row(result), undefined, csv)
     expect(r.problems).toEqual([])
     expect(r.row).toMatchObject({reference: '@at1', amount: '5.00', currency: 'KES', state: 'failed', id: 'PO_1', kind: kindNamed('payout')})
+  })
+
+  it("pay's own files are told by their whole header: a merchant's CSV that merely has an idempotency_key column keeps its state and its cells", () => {
+    const columns = ['reference', 'amount', 'currency', 'state', 'idempotency_key']
+    const r = expectedOf(row({reference: "'-mine", amount: '1.00', currency: 'KES', state: 'failed', idempotency_key: 'k1'}), undefined, {...csv, columns})
+    expect(r.problems).toEqual([])
+    expect(r.row).toMatchObject({reference: "'-mine", state: 'failed'})
+    // the header a bulk run writes, as it writes it
+    const bulk = expectedOf(row({...bulkResult, reference: "'-neg1"}), undefined, {...csv, columns: [...BULK_RESULT_COLUMNS]})
+    expect(bulk.row).toMatchObject({reference: '-neg1', id: 'CL_1'})
   })
 
   it.each([
