@@ -126,6 +126,8 @@ interface WriterOptions extends HistoryBounds {
   now?: () => number
   /** node:fs's fdatasync (tests hold it to see that no answer goes out before it completes). */
   fdatasync?: typeof fdatasync
+  /** The clock background syncs are paced by (performance.now; a test reads the same one as the writer). */
+  clock?: () => number
 }
 
 /**
@@ -332,7 +334,7 @@ export class HistoryWriter {
 
   /** A timer starts from the event loop's clock, read once a turn: after a long turn it fires early, so look again. */
   private syncWhenDue(): void {
-    const wait = this.lastSync + BACKGROUND_SYNC_MS - performance.now()
+    const wait = this.lastSync + BACKGROUND_SYNC_MS - (this.options.clock?.() ?? performance.now())
     if (wait > 0) setTimeout(() => this.syncWhenDue(), Math.ceil(wait)).unref()
     else this.syncNow()
   }
@@ -343,7 +345,7 @@ export class HistoryWriter {
       this.behind = false
       return
     }
-    this.lastSync = performance.now()
+    this.lastSync = this.options.clock?.() ?? performance.now()
     ;(this.options.fdatasync ?? fdatasync)(this.fd, (err) => {
       this.behind = false
       // EBADF: the segment was closed (and synced then) meanwhile
