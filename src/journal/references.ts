@@ -513,7 +513,8 @@ export function originOf(e: AcceptedReference): string {
  * a refusal says of the earlier request.
  */
 export function describeAccepted(e: AcceptedReference): string {
-  const sender = `client ${e.client_id ?? '(none)'}, ${e.account_ref ? `account ref ${e.account_ref}` : 'no account ref'}`
+  // no client id: a line an older pay wrote, which did not record who sent it (it may have been anyone)
+  const sender = e.client_id === undefined ? 'sender not recorded: an older pay wrote it' : `client ${e.client_id}, ${e.account_ref ? `account ref ${e.account_ref}` : 'no account ref'}`
   if (heldAs(e) !== 'accepted') return `sent at ${e.at} and its outcome is unknown: it may have paid (Idempotency-Key ${e.key}; ${sender})`
   return `accepted at ${e.at}${e.id ? ` as ${e.id}` : ''} (Idempotency-Key ${e.key}; ${sender})${e.state ? `, state ${e.state} as seen at ${e.state_at ?? e.at}` : ''}`
 }

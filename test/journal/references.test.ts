@@ -164,6 +164,9 @@ describe('the reference index', () => {
     expect(keys({...SCOPE, baseUrl: 'http://127.0.0.1:10'})).toEqual([])
     expect(keys({...SCOPE, endpoint: 'payouts.create'}, 'old-2')).toEqual(['k-p'])
     expect(keys(SCOPE, 'old-2')).toEqual([])
+    // read by another client, whose scope the directory's name is not: who sent it is not known, and said so
+    expect(describeAccepted(new ReferenceIndex(store, {...SCOPE, clientId: 'ops'}).lookup('old-1')[0])).toContain('sender not recorded: an older pay wrote it')
+    expect(describeAccepted(new ReferenceIndex(store, SCOPE).lookup('old-1')[0])).toContain('client c, no account ref')
     // found out once: the next command reads the small map, not the run journals
     rmSync(join(store.dir, 'runs'), {recursive: true})
     expect(keys({...SCOPE, clientId: 'ops'})).toEqual(['k-old'])
