@@ -11,6 +11,7 @@ import type {ApiContext} from '../operation/api-context.js'
 import {parseFieldFlags, readDataFlag} from '../operation/body-input.js'
 import {columnsOf} from '../operation/operation-input.js'
 import {pollOf, type Given} from '../operation/run-operation.js'
+import {DEFAULT_WAIT_TIMEOUT_SEC, waitTimeoutProblem} from '../operation/wait.js'
 import {type BulkFlags, runBulk} from './engine.js'
 import {confirmBulkRun} from '../operation/confirm.js'
 import {specOperation} from './operation.js'
@@ -25,7 +26,7 @@ export async function runBulkOperation(ctx: ApiContext, op: OperationSpec, value
   const inputs = new Set(columnsOf(op))
   const defaults: Record<string, string | undefined> = {}
   for (const [k, v] of Object.entries(values)) if (inputs.has(k) && typeof v === 'string') defaults[k] = v
-  const wait = op.wait && values.wait ? {timeoutSec: Number(values['wait-timeout'] ?? 120), poll: (endpoint: Parameters<typeof pollOf>[1], res: Parameters<typeof pollOf>[2], input: Parameters<typeof pollOf>[3]) => pollOf(op, endpoint, res, input)} : undefined
+  const wait = op.wait && values.wait ? {timeoutSec: Number(values['wait-timeout'] ?? DEFAULT_WAIT_TIMEOUT_SEC), poll: (endpoint: Parameters<typeof pollOf>[1], res: Parameters<typeof pollOf>[2], input: Parameters<typeof pollOf>[3]) => pollOf(op, endpoint, res, input)} : undefined
   const confirm = (plan: Parameters<typeof confirmBulkRun>[2]) => confirmBulkRun(ctx, op, plan, values.yes === true)
   const states = op.wait ? {succeeded: op.wait.succeeded, failed: op.wait.failed} : undefined
   return runBulk(ctx, {op: specOperation(op, {data, field}), defaults, shared: {data, field}, flags: values as BulkFlags, wait, states, confirm})
@@ -55,6 +56,8 @@ function checkBulkFlags(op: OperationSpec, values: Given, data: unknown, field: 
   if (typeof input === 'string' && input !== '-' && typeof results === 'string' && sameFile(input, results)) {
     problems.push({flag: '--results', rule: `is the --from-file input itself (${input}): it would be overwritten before it is read; write the results to another file`})
   }
+  const waitTimeout = op.wait ? waitTimeoutProblem(values) : undefined
+  if (waitTimeout) problems.push(waitTimeout)
   if (problems.length > 0) throw new InputError(problems)
 }
 

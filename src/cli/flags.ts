@@ -51,7 +51,8 @@ export const bodyFlags = {
 /** --wait on commands that start a transaction and on their `get` commands (src/operation/wait.ts). */
 export const waitFlags = {
   wait: Flags.boolean({description: 'Poll until the transaction ends: exit 0 when it succeeded (or is active), 8 when it failed or was cancelled, 9 on --wait-timeout'}),
-  'wait-timeout': Flags.integer({description: 'Seconds --wait polls before giving up (exit 9)', default: 120, min: 1, max: 86_400}),
+  // no oclif default: given without --wait it is refused (src/operation/wait.ts, DEFAULT_WAIT_TIMEOUT_SEC)
+  'wait-timeout': Flags.integer({description: 'Seconds --wait polls before giving up (exit 9); 120 when not given; only with --wait', min: 1, max: 86_400}),
 }
 
 /** Every command whose answer is a list (OperationSpec.list). */

@@ -25,7 +25,7 @@ import {listColumns, renderView, StreamTable} from '../output/views.js'
 import type {ApiContext} from './api-context.js'
 import {confirmMoneyMove} from './confirm.js'
 import {mergeBody, parseFieldFlags, readDataFlag} from './body-input.js'
-import {answeredOther, classifyState, otherResourceMessage, otherResourceNext, reportWait, stateOf, waitFor, type PollSpec} from './wait.js'
+import {DEFAULT_WAIT_TIMEOUT_SEC, answeredOther, classifyState, otherResourceMessage, otherResourceNext, reportWait, stateOf, waitFor, waitTimeoutProblem, type PollSpec} from './wait.js'
 
 /** The values the user gave, keyed by flag name (`reference`, `wait-timeout`) or argument name (`mandate_id`). */
 export type Given = Record<string, unknown>
@@ -298,6 +298,8 @@ function optionProblems(op: OperationSpec, values: Given): FieldProblem[] {
   if (typeof key === 'string' && key.trim() === '') problems.push({flag: '--idempotency-key', rule: 'must not be empty'})
   const paging = op.paging && given(values, op.paging.flag) ? op.paging : undefined
   for (const name of paging?.exclusive ?? []) if (given(values, name)) problems.push({flag: `--${name}`, rule: `cannot be combined with --${paging!.flag} (which follows every page from the first)`})
+  const waitTimeout = op.wait ? waitTimeoutProblem(values) : undefined
+  if (waitTimeout) problems.push(waitTimeout)
   return problems
 }
 
@@ -337,7 +339,7 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
     return looked?.other && values.wait ? ExitCode.WAIT_TIMEOUT : ExitCode.OK
   }
   const poll = pollOf(op, choice.id, sent, input)
-  const waited = await waitFor(ctx, {...poll, timeoutSec: Number(values['wait-timeout'] ?? 120), first: res})
+  const waited = await waitFor(ctx, {...poll, timeoutSec: Number(values['wait-timeout'] ?? DEFAULT_WAIT_TIMEOUT_SEC), first: res})
   renderView(out, poll.view ?? op.view, waited.res)
   return reportWait(out, waited, {profile: values.profile as string | undefined, 'account-ref': values['account-ref'] as string | undefined})
 }

@@ -87,6 +87,18 @@ interface WaitResult {
 const SUCCEEDED = new Set(['succeeded', 'active', 'success', 'successful', 'completed', 'approved'])
 const FAILED = new Set(['failed', 'cancelled', 'canceled', 'expired', 'rejected', 'declined', 'charge_failed', 'reversed'])
 
+/** How long --wait polls when --wait-timeout is not given (its flag says so in its description). */
+export const DEFAULT_WAIT_TIMEOUT_SEC = 120
+
+/**
+ * --wait-timeout without --wait: refused (exit 2, before anything is sent) for a single command and a bulk run alike;
+ * given alone it would change nothing, and whoever wrote it meant to wait.
+ */
+export function waitTimeoutProblem(values: {wait?: unknown; 'wait-timeout'?: unknown}): {flag: string; rule: string} | undefined {
+  if (values['wait-timeout'] === undefined || values.wait === true) return undefined
+  return {flag: '--wait-timeout', rule: 'applies only with --wait: add --wait to poll until the transaction ends, or leave --wait-timeout out'}
+}
+
 /** Terminal class of a state word; undefined while it is still in progress. */
 export function classifyState(state: string | undefined, states?: PollSpec['states']): 'succeeded' | 'failed' | undefined {
   if (!state) return undefined

@@ -77,7 +77,8 @@ describe('tool input schemas against the operation spec', () => {
   it('integer flags keep their bounds; money tools are the idempotent endpoints and take dry_run, never idempotency_key or force_new', () => {
     const create = operationTool(operations['collections:create'])
     expect(create.money).toBe(true)
-    expect(create.inputSchema.properties.wait_timeout).toMatchObject({type: 'integer', minimum: 1, maximum: 86_400, default: 120})
+    expect(create.inputSchema.properties.wait_timeout).toMatchObject({type: 'integer', minimum: 1, maximum: 86_400})
+    expect(create.inputSchema.properties.wait_timeout.description).toContain('120 when not given')
     expect(create.inputSchema.properties.dry_run).toMatchObject({type: 'boolean'})
     expect(create.inputSchema.properties.data).toMatchObject({type: 'object'})
     for (const tool of operationTools()) {

@@ -98,3 +98,23 @@ describe('--wait whose poll fails after the create was answered', () => {
     expect(r.stderr).toContain('could not follow collection CL_9: try later (unavailable, HTTP 503, request req_503); it was processing when last seen; to wait again: pay collections get --wait CL_9')
   })
 })
+
+describe('--wait-timeout without --wait', () => {
+  it('is refused before anything is sent (exit 2), naming the flag, for a single command and a bulk run alike', async () => {
+    const {mkdtempSync, writeFileSync} = await import('node:fs')
+    const {join} = await import('node:path')
+    const {tmpdir} = await import('node:os')
+    const create = ['collections', 'create', '--amount', '5.00', '--currency', 'KES', '--reference', 'w-10', '--mobile', '254700000001', '--provider', 'mpesa']
+    const single = await runInProcess([...create, '--wait-timeout', '30'], {env: env()})
+    expect(single.code, single.stderr).toBe(2)
+    expect(single.stderr).toContain('--wait-timeout applies only with --wait')
+    const file = join(mkdtempSync(join(tmpdir(), 'pay-wait-')), 'rows.csv')
+    writeFileSync(file, 'amount,currency,reference,mobile,provider\n5.00,KES,w-11,254700000001,mpesa\n')
+    const bulk = await runInProcess(['collections', 'create', '--from-file', file, '--wait-timeout', '30', '--yes'], {env: env()})
+    expect(bulk.code, bulk.stderr).toBe(2)
+    expect(bulk.stderr).toContain('--wait-timeout applies only with --wait')
+    expect(server.apiRequests().filter((q) => q.method === 'POST')).toEqual([])
+    // a get command too (with --wait, the tests above take it as ever)
+    expect((await runInProcess(['collections', 'get', 'CL_10', '--wait-timeout', '1'], {env: env()})).stderr).toContain('--wait-timeout applies only with --wait')
+  })
+})
