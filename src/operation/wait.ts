@@ -147,9 +147,11 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   // Ctrl-C ends the wait, not the process: what was created is still said (a poll in flight is a GET: dropped)
   const signals = firstSignal()
   const stopped = signals.signal.then((signal) => ({signal}))
+  /** The wait's end with the answer in hand (`res` is set by every caller). */
+  const ended = (outcome: WaitOutcome, about: Pick<WaitResult, 'other' | 'signal' | 'error'> = {}): WaitResult => ({poll: options, res: res!, outcome, ...about, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec})
   const interrupted = (signal: NodeJS.Signals): WaitResult => {
     if (!res) throw new InterruptedError(`interrupted (${signal}) while waiting for ${options.label}`, signal === 'SIGTERM' ? ExitCode.TERMINATED : ExitCode.INTERRUPTED)
-    return {poll: options, res, outcome: 'interrupted', signal, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+    return ended('interrupted', {signal})
   }
   try {
     for (;;) {
@@ -161,11 +163,11 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
       if (res) progress.update(`waiting for ${options.label}: ${state ?? 'state unknown'}`)
       const remaining = deadline - Date.now()
       if (res && remaining <= 0) {
-        return {poll: options, res, outcome: 'timeout', state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+        return ended('timeout')
       }
       if (res) {
-        const woke = await Promise.race([sleep(Math.min(pollDelayMs(attempt++), Math.max(0, remaining))), stopped])
-        if (woke && typeof woke === 'object' && 'signal' in woke) return interrupted(woke.signal as NodeJS.Signals)
+        const woke = await Promise.race([sleep(Math.min(pollDelayMs(attempt++), Math.max(0, remaining))).then(() => undefined), stopped])
+        if (woke) return interrupted(woke.signal)
       }
       const mine = resourceName(res?.body)
       let answered: ApiResponse | {signal: NodeJS.Signals}
@@ -179,16 +181,16 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
           toldNotVisible = true
           continue
         }
-        return {poll: options, res, outcome: 'unresolved', error: err as PayError, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+        return ended('unresolved', {error: err as PayError})
       }
       if ('signal' in answered) return interrupted(answered.signal)
       const now: ApiResponse = answered
       const other = answeredOther(mine, now.body)
-      if (res && other) return {poll: options, res, outcome: 'other', other, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+      if (res && other) return ended('other', {other})
       res = now
       state = stateOf(res.body)
       const final = classifyState(state, options.states)
-      if (final) return {poll: options, res, outcome: final, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+      if (final) return ended(final)
     }
   } finally {
     clearTimeout(timer)
@@ -225,6 +227,12 @@ function laterCommand(poll: Pick<PollSpec, 'id' | 'input'>, flags: LaterFlags = 
   return [...words, '--wait', ...positional].join(' ')
 }
 
+/** How to take a wait up again that ended unresolved: the command that waits again, or the get command in general. */
+function waitAgain(result: WaitResult, flags?: LaterFlags): string {
+  const later = result.poll && laterCommand(result.poll, flags)
+  return later ? `to wait again: ${later}` : 'look it up later with its get command'
+}
+
 /** Prints the outcome of a wait on stderr and returns the exit code. */
 export function reportWait(out: Output, result: WaitResult, flags?: LaterFlags): number {
   const detail = (result.res.body as {status_detail?: unknown} | undefined)?.status_detail
@@ -237,14 +245,12 @@ export function reportWait(out: Output, result: WaitResult, flags?: LaterFlags):
     return ExitCode.TX_FAILED
   }
   if (result.outcome === 'unresolved') {
-    const later = result.poll && laterCommand(result.poll, flags)
-    out.errorLine(printableLine(`could not follow ${result.label}: ${result.error?.message ?? 'the lookup failed'}; it was ${result.state ?? 'in a state not known'} when last seen; ${later ? `to wait again: ${later}` : 'look it up later with its get command'}`))
+    out.errorLine(printableLine(`could not follow ${result.label}: ${result.error?.message ?? 'the lookup failed'}; it was ${result.state ?? 'in a state not known'} when last seen; ${waitAgain(result, flags)}`))
     return ExitCode.WAIT_TIMEOUT
   }
   if (result.outcome === 'interrupted') {
     // one line, also under --json / --quiet: a script that stopped the wait still learns how to take it up again
-    const later = result.poll && laterCommand(result.poll, flags)
-    out.errorLine(printableLine(`interrupted (${result.signal}) while waiting: ${result.label} was ${result.state ?? 'in a state not known'} when last seen; nothing more was sent; ${later ? `to wait again: ${later}` : 'look it up later with its get command'}`))
+    out.errorLine(printableLine(`interrupted (${result.signal}) while waiting: ${result.label} was ${result.state ?? 'in a state not known'} when last seen; nothing more was sent; ${waitAgain(result, flags)}`))
     return result.signal === 'SIGTERM' ? ExitCode.TERMINATED : ExitCode.INTERRUPTED
   }
   if (result.other) {
