@@ -20,7 +20,7 @@ Rejected deliveries are replayed only with --include-rejected. Deliveries the li
   static override flags = {
     profile: connectionFlags.profile,
     to: Flags.string({description: 'URL of your app to post to (http or https)', required: true}),
-    failed: Flags.boolean({description: 'Only events whose forwarding has not succeeded (latest attempt to some URL not 2xx)', default: false}),
+    failed: Flags.boolean({description: 'Only events whose forwarding has not succeeded (their latest forward or replay not answered 2xx)', default: false}),
     ...historyFilterFlags,
     'include-rejected': Flags.boolean({description: 'Also replay deliveries the listener rejected (bad signature, not JSON…)', default: false}),
     'include-unverified': Flags.boolean({description: 'Also replay deliveries accepted without a verified signature (listen --no-verify): they are signed with your real secret (warns)', default: false}),
