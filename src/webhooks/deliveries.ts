@@ -90,11 +90,11 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
    * Keeps a delivery in the history (before its answer is sent): its id there. `status`: what it is answered;
    * undefined for one being forwarded, whose answer is kept once known (history.answered, in forward).
    */
-  const keep = (req: IncomingMessage, raw: Buffer, event: WebhookEvent | null, verdict: 'accepted' | 'duplicate' | 'rejected', status: number | undefined, verified: boolean, extra?: {reason?: string; detail?: string; filtered?: boolean}) => {
+  const keep = (req: IncomingMessage, raw: Buffer, event: WebhookEvent | null, verdict: 'accepted' | 'duplicate' | 'rejected', status: number | undefined, signed: Pick<Verdict, 'verified' | 'scheme'>, extra?: {reason?: string; detail?: string; filtered?: boolean}) => {
     if (!history) return undefined
     const ref = event && event.data && typeof event.data === 'object' ? (event.data as {merchant_reference?: unknown}).merchant_reference : undefined
     return history.delivery(
-      {event_id: typeof event?.id === 'string' ? event.id : undefined, type: typeof event?.type === 'string' ? event.type : undefined, reference: typeof ref === 'string' ? ref : undefined, verdict, status, verified, ...extra},
+      {event_id: typeof event?.id === 'string' ? event.id : undefined, type: typeof event?.type === 'string' ? event.type : undefined, reference: typeof ref === 'string' ? ref : undefined, verdict, status, verified: signed.verified, ...(signed.scheme ? {scheme: signed.scheme} : {}), ...extra},
       req.rawHeaders,
       raw,
     )
@@ -103,7 +103,7 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
   const reject = (req: IncomingMessage, res: ServerResponse, reason: RejectReason, detail: string, event: WebhookEvent | null, bytes: number, raw: Buffer = EMPTY) => {
     const status = STATUS_OF[reason]
     stats.rejected[reason] = (stats.rejected[reason] ?? 0) + 1
-    const id = keep(req, raw, event, 'rejected', status, false, {reason, detail})
+    const id = keep(req, raw, event, 'rejected', status, {verified: false}, {reason, detail})
     answers.reply(res, status, {error: {code: reason, message: detail}}, reason === 'body_too_large')
     show({time: new Date(), event, verdict: {ok: false, status, verified: false, reason, detail}, duplicate: false, filtered: false, bytes, id})
   }
@@ -132,7 +132,7 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
 
   const duplicate = (req: IncomingMessage, res: ServerResponse, raw: Buffer, event: WebhookEvent, verdict: Verdict): void => {
     stats.duplicates++
-    const id = keep(req, raw, event, 'duplicate', 200, verdict.verified)
+    const id = keep(req, raw, event, 'duplicate', 200, verdict)
     answers.reply(res, 200, DUPLICATE)
     show({time: new Date(), event, verdict, duplicate: true, filtered: !filter(event.type), bytes: raw.length, id})
   }
@@ -142,13 +142,13 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
     if (!filter(event.type)) {
       stats.filtered++
       seen.accepted(event.id, true)
-      const id = keep(req, raw, event, 'accepted', 200, verdict.verified, {filtered: true})
+      const id = keep(req, raw, event, 'accepted', 200, verdict, {filtered: true})
       answers.reply(res, 200, FILTERED)
       show({time: new Date(), event, verdict, duplicate: false, filtered: true, bytes: raw.length, id})
       return
     }
     const targets = routes.of(event.type)
-    const id = keep(req, raw, event, 'accepted', targets.length === 0 ? 200 : undefined, verdict.verified)
+    const id = keep(req, raw, event, 'accepted', targets.length === 0 ? 200 : undefined, verdict)
     if (targets.length === 0) {
       seen.accepted(event.id, true)
       answers.reply(res, 200, RECEIVED)

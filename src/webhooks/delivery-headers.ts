@@ -4,7 +4,7 @@
  * Service-Signature over the exact body, Service-Event-Id, Service-Event-Type and Service-Delivery-Attempt
  * (1 for the first attempt; retries and duplicates count on).
  */
-import {SIGNATURE_HEADER, signatureHeader} from './signature.js'
+import {type Scheme, sign, SIGNATURE_HEADER, TIMESTAMP_HEADER} from './signature.js'
 
 export const EVENT_ID_HEADER = 'Service-Event-Id'
 export const EVENT_TYPE_HEADER = 'Service-Event-Type'
@@ -16,13 +16,21 @@ interface DeliveryHeaderOptions {
   attempt?: number
   /** Unix seconds to sign with (default now). */
   timestamp?: number
+  /** The scheme to sign in (default pay's: src/webhooks/signature.ts signingScheme chooses). */
+  scheme?: Scheme
+}
+
+/** The signature headers of a body: Service-Signature, and Service-Timestamp in the schemes that carry it apart. */
+export function signatureHeaders(body: string | Buffer, secrets: string | string[], options: {timestamp?: number; scheme?: Scheme}): Record<string, string> {
+  const signed = sign(secrets, body, options)
+  return signed.timestamp === undefined ? {[SIGNATURE_HEADER]: signed.signature} : {[SIGNATURE_HEADER]: signed.signature, [TIMESTAMP_HEADER]: signed.timestamp}
 }
 
 export function deliveryHeaders(event: {id: string; type: string}, body: string | Buffer, secrets: string | string[], options: DeliveryHeaderOptions): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': options.userAgent,
-    [SIGNATURE_HEADER]: signatureHeader(secrets, body, options.timestamp),
+    ...signatureHeaders(body, secrets, options),
     [EVENT_ID_HEADER]: event.id,
     [EVENT_TYPE_HEADER]: event.type,
     [DELIVERY_ATTEMPT_HEADER]: String(options.attempt ?? 1),

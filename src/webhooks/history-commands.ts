@@ -13,7 +13,7 @@ import {deliveryHeaders} from './delivery-headers.js'
 import {HTTP_URL_RULE, eventFilter, isHttpUrl, parseDuration, parsePatterns, parseSince, parseSize} from './filter.js'
 import {failedEvents, forwardState, historyDir, HistoryWriter, readHistory, type ForwardState, type HistoryBounds, type HistoryVerdict, type StoredDelivery, MAX_AGE_ENV, MAX_SIZE_ENV, DEFAULT_MAX_AGE_MS, DEFAULT_MAX_BYTES} from './history.js'
 import type {ForwardRoute} from './forward.js'
-import {SIGNATURE_HEADER} from './signature.js'
+import {SIGNATURE_HEADER, signingScheme, TIMESTAMP_HEADER} from './signature.js'
 
 /** The header a replayed delivery carries, so that an app can tell it from the service's own. */
 const REPLAY_HEADER = 'Service-Delivery-Replay'
@@ -261,14 +261,20 @@ function tellUnverified(selection: Selection, out: Output): void {
   if (sent > 0) out.warn(`${sent} of these deliveries never had a verified signature (--no-verify or rejected): each replay is signed with your real secret, so your app will trust whatever they say`)
 }
 
-/** The headers of one replay: fresh delivery headers (or the original ones), a fresh signature, the replay mark. */
-function replayHeaders(d: StoredDelivery, options: ReplayOptions, secrets: string[]): string[] {
-  const fresh = deliveryHeaders({id: d.event_id ?? '', type: d.type ?? ''}, d.body, secrets, {userAgent: options.userAgent, attempt: d.attempts.length + 1})
-  const signature = SIGNATURE_HEADER.toLowerCase()
+/** Headers of a delivery as received that a replay with --original-headers replaces: the signature's, the mark. */
+const REPLACED = new Set([SIGNATURE_HEADER, TIMESTAMP_HEADER, REPLAY_HEADER].map((h) => h.toLowerCase()))
+
+/**
+ * The headers of one replay: fresh delivery headers (or the original ones), a fresh signature in the scheme the
+ * settings pin, else the one the delivery was verified in (signingScheme), and the replay mark.
+ */
+function replayHeaders(d: StoredDelivery, options: ReplayOptions, secrets: string[], pinned: string | undefined): string[] {
+  const scheme = signingScheme(pinned, d.scheme)
+  const fresh = deliveryHeaders({id: d.event_id ?? '', type: d.type ?? ''}, d.body, secrets, {userAgent: options.userAgent, attempt: d.attempts.length + 1, scheme})
   const headers: string[] = []
   if (options.originalHeaders) {
-    for (const [name, value] of d.headers) if (name.toLowerCase() !== signature && name.toLowerCase() !== REPLAY_HEADER.toLowerCase()) headers.push(name, value)
-    headers.push(SIGNATURE_HEADER, fresh[SIGNATURE_HEADER])
+    for (const [name, value] of d.headers) if (!REPLACED.has(name.toLowerCase())) headers.push(name, value)
+    for (const name of [SIGNATURE_HEADER, TIMESTAMP_HEADER]) if (fresh[name] !== undefined) headers.push(name, fresh[name])
   } else {
     for (const [name, value] of Object.entries(fresh)) if (value !== '') headers.push(name, value)
   }
@@ -283,7 +289,10 @@ function replayHeaders(d: StoredDelivery, options: ReplayOptions, secrets: strin
  */
 export async function runWebhookReplay(options: ReplayOptions, out: Output): Promise<{exitCode: number; results: ReplayResult[]}> {
   if (!isHttpUrl(options.to)) throw InputError.one('--to', HTTP_URL_RULE)
-  const secrets = await webhookSecrets(options.secret, await resolveSettings({profile: options.profile}, options.env))
+  const settings = await resolveSettings({profile: options.profile}, options.env)
+  const secrets = await webhookSecrets(options.secret, settings)
+  // a bad pinned format is bad input before anything is sent
+  signingScheme(settings.webhookSignature)
   if (secrets.length === 0) {
     throw InputError.one('--secret', 'is required to sign the replays (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)', "copy the webhook secret your app verifies with; it is never stored in the history")
   }
@@ -314,7 +323,7 @@ export async function runWebhookReplay(options: ReplayOptions, out: Output): Pro
     while (next < total) {
       const i = next++
       const d = selected[i]
-      const r = await forwarder.send(d.body, replayHeaders(d, options, secrets))
+      const r = await forwarder.send(d.body, replayHeaders(d, options, secrets, settings.webhookSignature))
       const status = r.response?.status
       const ok = status !== undefined && status >= 200 && status < 300
       writer.attempt(d.id, d.event_id, {url: shown, status, error: r.error, detail: r.detail, ms: r.ms, replay: true})

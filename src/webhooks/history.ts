@@ -52,6 +52,8 @@ interface DeliveryInput {
   reason?: string
   detail?: string
   verified: boolean
+  /** The signature scheme that matched (src/webhooks/signature.ts: schemeId), when verified: a replay signs in it. */
+  scheme?: string
   filtered?: boolean
 }
 

@@ -65,6 +65,15 @@ export function pinnedSetting(id: string | undefined): Scheme | undefined {
   return pinned.scheme
 }
 
+/**
+ * The scheme to sign with, in one place (`pay webhook replay` and `trigger`): the one the settings pin (the
+ * profile's webhook_signature, PAY_WEBHOOK_SIGNATURE; a bad one is bad input), else the one a kept delivery was
+ * verified in (its schemeId), else pay's default.
+ */
+export function signingScheme(pinned: string | undefined, detected?: string): Scheme {
+  return pinnedSetting(pinned) ?? (detected === undefined ? undefined : parseSchemeId(detected)) ?? DEFAULT_SCHEME
+}
+
 /** A scheme in words: "t=…,v1=<hex HMAC-SHA256> in Service-Signature". */
 export function describeScheme(s: Scheme): string {
   const digest = `<${s.encoding} HMAC-${s.algorithm.toUpperCase().replace('SHA', 'SHA-')}>`

@@ -13,6 +13,7 @@ import {deliveryHeaders} from './delivery-headers.js'
 import {EVENT_ID_PATTERN} from './events.js'
 import {HTTP_URL_RULE, isHttpUrl} from './filter.js'
 import {isEventType, sampleEvent} from './samples.js'
+import {signingScheme} from './signature.js'
 
 interface TriggerOptions {
   type: string
@@ -52,7 +53,7 @@ export async function runWebhookTrigger(o: TriggerOptions, out: Output, run: Tri
   const event = sampleEvent(o.type as Parameters<typeof sampleEvent>[0], overrides)
   if (o.id) event.id = o.id
   const body = JSON.stringify(event)
-  const headers = deliveryHeaders(event, body, secrets, {userAgent: run.userAgent, timestamp: o.timestamp})
+  const headers = deliveryHeaders(event, body, secrets, {userAgent: run.userAgent, timestamp: o.timestamp, scheme: signingScheme(settings.webhookSignature)})
 
   if (o['dry-run']) {
     if (out.json) out.data(JSON.stringify({dry_run: true, method: 'POST', url: shown, headers, body: event}))

@@ -12,9 +12,9 @@ import {startSandbox, type Sandbox} from '../../src/sandbox/index.js'
 import {historyBounds, parseRoutes, runWebhookHistory, runWebhookReplay, runWebhookShow} from '../../src/webhooks/history-commands.js'
 import {failedEvents, HistoryWriter, historyDir, readHistory} from '../../src/webhooks/history.js'
 import {type Listener, startListener} from '../../src/webhooks/listener.js'
-import {verifySignature} from '../../src/webhooks/signature.js'
+import {parseSchemeId, verifySignature} from '../../src/webhooks/signature.js'
 import {memoryOutput} from '../helpers/in-process.js'
-import {eventBody, nowSeconds, opensslHeader, post, startTestApp, type TestApp} from '../helpers/webhooks.js'
+import {eventBody, nowSeconds, opensslDigest, opensslHeader, post, startTestApp, type TestApp} from '../helpers/webhooks.js'
 
 type ReplayOptions = Parameters<typeof runWebhookReplay>[0]
 
@@ -189,6 +189,43 @@ describe('pay webhook replay', () => {
     expect(target.received).toHaveLength(1)
     expect(target.received[0].body.toString()).toBe(forged.body)
     expect(verifySignature(String(target.received[0].headers['service-signature']), target.received[0].body, SECRET)).toMatchObject({ok: true})
+  })
+
+  it('a replay is signed in the format the delivery was verified in, or the pinned one; --original-headers replaces Service-Timestamp too', async () => {
+    const {env, url} = await listen()
+    const e = eventBody('collection.succeeded')
+    const t = nowSeconds()
+    // the service's format here: base64 HMAC-SHA256 as the whole header, the timestamp apart (openssl's digest)
+    const delivered = {'service-signature': opensslDigest('sha256', SECRET, t, e.body).toString('base64'), 'service-timestamp': String(t), 'x-original': 'yes'}
+    expect((await post(url, e.body, delivered)).status).toBe(200)
+    expect(readHistory(historyDir(env))[0].scheme).toBe('header-base64-sha256')
+
+    const target = await app()
+    const inScheme = (i: number, scheme: string) => {
+      const got = target.received[i]
+      const timestamp = got.headers['service-timestamp'] as string | undefined
+      return verifySignature(String(got.headers['service-signature']), got.body, SECRET, {timestampHeader: timestamp, pinned: parseSchemeId(scheme)})
+    }
+    await runWebhookReplay(replayOptions(env, target.url, {ids: [e.id]}), memoryOutput(false).out)
+    expect(inScheme(0, 'header-base64-sha256')).toMatchObject({ok: true})
+    await runWebhookReplay(replayOptions(env, target.url, {ids: [e.id], originalHeaders: true}), memoryOutput(false).out)
+    const orig = target.received[1]
+    expect(orig.headers['x-original']).toBe('yes')
+    // one fresh timestamp, not the old one beside a new signature (node joins a repeated header with ", ")
+    expect(orig.headers['service-timestamp']).toMatch(/^\d+$/)
+    expect(inScheme(1, 'header-base64-sha256')).toMatchObject({ok: true})
+
+    // pinned (PAY_WEBHOOK_SIGNATURE): the pin wins, with or without --original-headers
+    const pinned = {...env, PAY_WEBHOOK_SIGNATURE: 'inline-hex-sha512'}
+    await runWebhookReplay(replayOptions(pinned, target.url, {ids: [e.id]}), memoryOutput(false).out)
+    await runWebhookReplay(replayOptions(pinned, target.url, {ids: [e.id], originalHeaders: true}), memoryOutput(false).out)
+    for (const i of [2, 3]) {
+      expect(inScheme(i, 'inline-hex-sha512')).toMatchObject({ok: true})
+      expect(target.received[i].headers['service-timestamp']).toBeUndefined()
+    }
+    // a bad pin is bad input, nothing sent
+    await expect(runWebhookReplay(replayOptions({...env, PAY_WEBHOOK_SIGNATURE: 'md5'}, target.url, {ids: [e.id]}), memoryOutput(false).out)).rejects.toThrow(/webhook_signature/)
+    expect(target.received).toHaveLength(4)
   })
 
   it('1,000 sandbox events, the app failing the first 300: replay --failed delivers each event exactly once with a 2xx', {timeout: 120_000}, async () => {

@@ -1,6 +1,6 @@
 /** The signature scheme against an independent signer (openssl), not only against our own signing code. */
 import {describe, expect, it} from 'vitest'
-import {explainSignature, parseSchemeId, pinnedScheme, SCHEME_IDS, sign, signatureHeader, verifySignature} from '../../src/webhooks/signature.js'
+import {explainSignature, parseSchemeId, pinnedScheme, SCHEME_IDS, sign, signatureHeader, signingScheme, verifySignature} from '../../src/webhooks/signature.js'
 import {opensslDigest, opensslHeader, opensslSign} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_test_5b0c1f'
@@ -165,6 +165,14 @@ describe('signature variants of a service whose format is not shown', () => {
       expect(verifySignature(h.signature, BODY, SECRET, {now: T, timestampHeader: h.timestamp}), id).toEqual({ok: true, timestamp: T, scheme})
     }
     expect(sign(SECRET, BODY, {timestamp: T}).signature).toBe(opensslHeader([SECRET], T, BODY))
+  })
+
+  it('the scheme pay signs in: the pinned one, else the one a delivery was verified in, else the default', () => {
+    expect(signingScheme(undefined)).toEqual(parseSchemeId('inline-hex-sha256'))
+    expect(signingScheme('', 'header-base64-sha256')).toEqual(parseSchemeId('header-base64-sha256'))
+    expect(signingScheme('Inline-Hex-SHA512', 'header-base64-sha256')).toEqual(parseSchemeId('inline-hex-sha512'))
+    expect(signingScheme(undefined, 'not-a-scheme')).toEqual(parseSchemeId('inline-hex-sha256'))
+    expect(() => signingScheme('md5')).toThrow(/webhook_signature/)
   })
 
   it('a timestamp apart is required when the header has none; a separate timestamp beyond the window is a replay', () => {

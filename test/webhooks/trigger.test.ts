@@ -10,7 +10,7 @@ import {runWebhookTrigger} from '../../src/webhooks/trigger.js'
 import {json} from '../helpers/cli.js'
 import {commandEnv, memoryOutput, runCommand} from '../helpers/in-process.js'
 import {closedPort} from '../helpers/localtunnel-server.js'
-import {opensslSign, startTestApp, type TestApp} from '../helpers/webhooks.js'
+import {opensslDigest, opensslSign, startTestApp, type TestApp} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_trigger_test_9d1'
 const apps: TestApp[] = []
@@ -118,6 +118,18 @@ describe('pay webhook trigger', () => {
     check(fromProfile, ['whsec_profile_1'])
     check(rotated, [SECRET, 'whsec_next'])
     expect(fromEnv.headers['user-agent']).toBe('pay-test')
+  })
+
+  it('signs in the format webhook_signature / PAY_WEBHOOK_SIGNATURE pins (the timestamp apart when it says so); a bad pin is bad input', async () => {
+    const receiver = await app()
+    const io = memoryOutput(false)
+    const env = commandEnv({PAY_WEBHOOK_SECRET: SECRET, PAY_WEBHOOK_SIGNATURE: 'header-base64-sha256'})
+    expect(await runWebhookTrigger({type: 'collection.succeeded', to: receiver.url, timeout: 5}, io.out, {userAgent: 'pay-test', env})).toBe(0)
+    const got = receiver.received[0]
+    const t = Number(got.headers['service-timestamp'])
+    expect(got.headers['service-signature']).toBe(opensslDigest('sha256', SECRET, t, got.body).toString('base64'))
+    await expect(runWebhookTrigger({type: 'collection.succeeded', to: receiver.url, timeout: 5}, io.out, {userAgent: 'pay-test', env: {...env, PAY_WEBHOOK_SIGNATURE: 'rot13'}})).rejects.toThrow(/webhook_signature/)
+    expect(receiver.received).toHaveLength(1)
   })
 
   it('a URL\'s password and secret-named query values are never shown: the POST line, --dry-run, and the error', async () => {

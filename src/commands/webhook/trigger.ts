@@ -5,7 +5,7 @@ import {EVENT_TYPES} from '../../webhooks/event-types.js'
 
 export default class WebhookTrigger extends BaseCommand {
   static override summary = 'Send a signed sample event to a webhook receiver'
-  static override description = `Posts a realistic sample of the event TYPE (see \`pay webhook events\`) to --to, signed like the service signs (Service-Signature over the exact body; see docs/assumptions.md) and with the delivery headers the sandbox sends (Service-Event-Id, Service-Event-Type, Service-Delivery-Attempt: 1) with the secret from --secret, PAY_WEBHOOK_SECRET or the profile. Prints the receiver's status and body. For testing your own endpoint, or \`pay webhook listen\`.
+  static override description = `Posts a realistic sample of the event TYPE (see \`pay webhook events\`) to --to, signed like the service signs (Service-Signature over the exact body, in the format webhook_signature / PAY_WEBHOOK_SIGNATURE pins, else pay's default t=…,v1=<hex>; see docs/assumptions.md) and with the delivery headers the sandbox sends (Service-Event-Id, Service-Event-Type, Service-Delivery-Attempt: 1) with the secret from --secret, PAY_WEBHOOK_SECRET or the profile. Prints the receiver's status and body. For testing your own endpoint, or \`pay webhook listen\`.
 
 -F overrides fields of the resource in data: key=value sends a string, key:=json a JSON value, dots nest. --id reuses an event id (to test duplicate handling); --timestamp signs with another time (to test the tolerance check).
 
