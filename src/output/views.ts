@@ -5,6 +5,7 @@
  * Under --json none of this runs: stdout gets the service's body unchanged.
  * Amounts are shown exactly as the service sent them (strings; never converted to numbers).
  */
+import {DecimalSum, isDecimal} from '../api/money.js'
 import type {ViewName} from '../api/operation-types.js'
 import type {ApiResponse} from '../client/api-client.js'
 import {paintState} from './colors.js'
@@ -65,12 +66,26 @@ function rail(v: unknown, status: unknown): string | undefined {
   return RAIL[String(v)] ? `${RAIL[String(v)]} (${String(v)})` : String(v)
 }
 
-/** amount_debited is amount + fee; a failed payout took nothing (never debited, or given back). */
+/**
+ * amount_debited as the service gives it, whatever the payout's state: the spec says what a payout debits, not
+ * what a failed one gives back (its transitions are "not shown"), so pay adds nothing about a refund.
+ * "(amount + fee)" only where the answer's own figures add up so.
+ */
 function debited(v: View, b: Obj): void {
   const total = money(b.amount_debited, b.currency)
   if (total === undefined) return
-  if (b.status === 'failed') v.row('Amount + fee', `${total}: nothing was taken, the payout failed`, 'amount_debited')
-  else v.row('Amount debited', `${total} (amount + fee)`, 'amount_debited')
+  v.row('Amount debited', isAmountPlusFee(b) ? `${total} (amount + fee)` : total, 'amount_debited')
+}
+
+/** Whether amount_debited is exactly amount + fee_amount, all three decimal strings of the answer. */
+function isAmountPlusFee(b: Obj): boolean {
+  const parts = [b.amount, b.fee_amount, b.amount_debited]
+  if (!parts.every((p): p is string => typeof p === 'string' && isDecimal(p) && !p.startsWith('-'))) return false
+  const difference = new DecimalSum()
+  difference.add(parts[0])
+  difference.add(parts[1])
+  difference.add(`-${parts[2]}`)
+  return /^0(\.0+)?$/.test(difference.toString().replace(/^-/, ''))
 }
 
 class View {
