@@ -105,6 +105,7 @@ const PENDING_PAIRS = 4096
  * currency's sum kept in units of its largest scale seen (decimalTotal in src/api/money.ts). Each row's amount is only
  * counted (currency -> amount -> rows: a bulk file repeats its amounts); the counts are added up when PENDING_PAIRS
  * distinct pairs are held and at the end: one decimal parse per distinct pair instead of one per row of both passes.
+ * A currency is totalled under its upper-case code (`kes` and `KES` are one currency), expected and found alike.
  */
 export class MoneyTotals {
   private readonly sums = new Map<string, DecimalSum>()
@@ -126,7 +127,9 @@ export class MoneyTotals {
   }
 
   private settle(): void {
-    for (const [currency, counts] of this.pending) {
+    for (const [spelled, counts] of this.pending) {
+      // one currency whatever its case (`kes` is KES: reconcile matches it so): totalled under its upper-case code
+      const currency = spelled.toUpperCase()
       let sum = this.sums.get(currency)
       for (const [amount, rows] of counts) {
         if (!isDecimal(amount)) continue

@@ -19,6 +19,7 @@ describe('MoneyTotals', () => {
     ['whole numbers keep two fraction digits', [['1500', 'UGX'], ['1', 'UGX']], {UGX: '1501.00'}],
     ['beyond 2^53', [['9007199254740993.01', 'KES'], ['9007199254740993.01', 'KES']], {KES: '18014398509481986.02'}],
     ['huge and tiny together', [['123456789012345678901234567890.5', 'KES'], ['0.000000001', 'KES'], ['-123456789012345678901234567890', 'KES']], {KES: '0.500000001'}],
+    ['one currency whatever its case, under its upper-case code', [['1200.00', 'kes'], ['2400.00', 'KES'], ['1.00', 'Kes'], ['2.00', 'ugx']], {KES: '3601.00', UGX: '2.00'}],
     ['every currency separately', [['1.005', 'KES'], ['-2.00', 'UGX'], ['3', 'TZS']], {KES: '1.005', TZS: '3.00', UGX: '-2.00'}],
     ['no amount or no currency, or not a decimal, is not added', [[null, 'KES'], ['1.00', null], ['not money', 'TZS'], ['1e5', 'TZS'], ['+1', 'TZS'], ['1.00', 'KES']], {KES: '1.00'}],
   ] as const)('%s', (_, rows, expected) => {
