@@ -86,6 +86,17 @@ describe('the one redactor', () => {
     expect(out.startsWith(`${new URL(url).protocol}//${REDACTED}@${new URL(url).host}`)).toBe(true)
   })
 
+  it('a URL inside a JSON string value: its userinfo and secret-named query values, whatever the key; the rest kept', () => {
+    const body = {url: `http://hook:${S}@127.0.0.1:9/hooks?token=${S}&x=1`, nested: [{note: `see https://u:${S}@example.com/a and more`}], success_url: 'https://shop.example/ok?order=42'}
+    expect(redactJson(body)).toEqual({
+      url: `http://${REDACTED}@127.0.0.1:9/hooks?token=${REDACTED}&x=1`,
+      nested: [{note: `see https://${REDACTED}@example.com/a and more`}],
+      success_url: 'https://shop.example/ok?order=42',
+    })
+    expect(redactBodyText(JSON.stringify(body))).not.toContain(S)
+    expect(redactJson(`ftp://a:${S}@h/`)).toBe(`ftp://${REDACTED}@h/`)
+  })
+
   it('bodies that do not parse: malformed or truncated JSON, form encoding, free text', () => {
     for (const text of [
       `{"client_id":"x","client_secret":"${S}"`,
