@@ -25,6 +25,7 @@ import {listColumns, renderView, StreamTable} from '../output/views.js'
 import type {ApiContext} from './api-context.js'
 import {confirmMoneyMove} from './confirm.js'
 import {mergeBody, parseFieldFlags, readDataFlag} from './body-input.js'
+import {PageFollower} from './paging.js'
 import {DEFAULT_WAIT_TIMEOUT_SEC, answeredOther, classifyState, otherResourceMessage, otherResourceNext, reportWait, stateOf, waitFor, waitTimeoutProblem, type PollSpec} from './wait.js'
 
 /** The values the user gave, keyed by flag name (`reference`, `wait-timeout`) or argument name (`mandate_id`). */
@@ -415,18 +416,25 @@ function limited(res: Pick<ApiResponse, 'text' | 'body' | 'differs'>, limit: num
 async function allPages(ctx: ApiContext, op: OperationSpec, id: EndpointId, input: CallInput, noun: string, limit?: number): Promise<number> {
   const {client, out} = ctx
   const table = out.json ? undefined : new StreamTable(out, listColumns(op.view))
+  const follower = new PageFollower()
   let total: unknown
   let rows = 0
-  for (let page = 1; page <= 100_000; page++) {
+  let problem: string | undefined
+  for (let page = 1; ; page++) {
     const full = await client.call<{data?: Record<string, unknown>[]; has_more?: boolean; total?: number}>(id, {path: input.path, query: {...input.query, page: String(page)}})
+    const step = follower.step(page, full.body?.data ?? [], full.body ?? {})
+    problem = step.problem
+    if (!step.show) break
     const res = limit === undefined ? full : (limited(full, limit - rows) as typeof full)
     const data = res.body?.data ?? []
     total = res.body?.total
     rows += data.length
     if (out.json) out.data(res.text.includes('\n') ? JSON.stringify(res.body) : res.text)
     else table!.push(data)
-    if (!full.body?.has_more || data.length === 0 || (limit !== undefined && rows >= limit)) break
+    if (!step.next || (limit !== undefined && rows >= limit)) break
   }
   if (table) out.info(out.color('dim', `${table.rows} ${noun}(s)${typeof total === 'number' ? ` of ${total}` : ''}`, 'err'))
-  return ExitCode.OK
+  if (problem === undefined || (limit !== undefined && rows >= limit)) return ExitCode.OK
+  out.errorLine(problem)
+  return ExitCode.OTHER
 }
