@@ -12,7 +12,7 @@ import {redactBodyText, redactHeaders, redactUrl, redactValues} from '../base/re
 import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, DEADLINE_FACTOR} from './request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {randomUUID} from '../base/digest.js'
-import {Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
+import {READ_CODINGS, Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
 import {checkRawPath, checkSentUrl} from './raw-path.js'
 
 /** Milliseconds for deadlines and --debug's timings (node:perf_hooks would add ~1.6 ms to every command's start). */
@@ -256,6 +256,9 @@ export class ApiClient {
     const headers: Record<string, string> = {
       'user-agent': this.options.userAgent,
       accept: 'application/json',
+      // no content coding, please: HTTP lets a server pick any when the request names none (src/client/transport.ts
+      // still reads gzip, deflate and br should one come all the same)
+      'accept-encoding': 'identity',
     }
     let body: string | undefined
     if (input.body !== undefined) body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body)
@@ -586,11 +589,14 @@ function issueList(error: {issues: readonly {path: readonly PropertyKey[]; messa
 function unusableBody(req: PreparedRequest, res: {status: number; headers: Record<string, string>; text: string}, body: unknown): {message: string; problems?: string[]; differs?: true} | undefined {
   const what = () => `${req.method} ${new URL(req.url).pathname} answered HTTP ${res.status}` // only for a failure: a bulk run checks thousands of answers
   const endpoint = req.endpoint
+  // a body in a content coding is not JSON when pay could not decode it: that, rather than a guess it was cut short
+  const coding = res.headers['content-encoding']
+  const notJson = () => `${what()} with a body that is not valid JSON (${coding && coding.toLowerCase() !== 'identity' ? `Content-Encoding: ${coding}; pay reads ${READ_CODINGS}` : 'cut short?'})`
   if (!endpoint) {
     const labelledJson = /[/+]json\b/i.test(res.headers['content-type'] ?? '')
-    return labelledJson && res.text.trim() !== '' && body === undefined ? {message: `${what()} with a body that is not valid JSON (cut short?)`} : undefined
+    return labelledJson && res.text.trim() !== '' && body === undefined ? {message: notJson()} : undefined
   }
-  if (body === undefined) return {message: res.text.trim() === '' ? `${what()} with an empty body` : `${what()} with a body that is not valid JSON (cut short?)`}
+  if (body === undefined) return {message: res.text.trim() === '' ? `${what()} with an empty body` : notJson()}
   const parsed = endpoint.response.safeParse(body)
   if (parsed.success) return undefined
   const problems = issueList(parsed.error)
