@@ -5,6 +5,8 @@
  * and the class of the request when it is not: refused (the service certainly did nothing), unknown (it may have
  * acted) or accepted. A single command, a bulk row, a flow step, smoke, `pay api` and --wait's polls all ask this.
  */
+import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {type AttemptOutcome, MAX_RETRY_AFTER_MS, RequestAttempts, classify, classOfError, classifyNetworkError, pollDelayMs, provesAbsent, retryAfterMs, saysAbsent, serviceErrorCode, statusOutcome, throttleBackoffMs} from '../../src/client/request-policy.js'
 import {scriptedEnv, serviceError, useScriptedServer} from '../helpers/scripted-server.js'
@@ -227,6 +229,60 @@ describe('a refusal after an attempt that may have reached the service never set
     expect(first.stderr).toMatch(/outcome is unknown/)
     const second = await runInProcess([...create, '-r', 'svc-422'], {env})
     expect(second.code, second.stderr).toBe(0)
+    expect(new Set(keysSent()).size).toBe(1)
+  })
+
+  /** A service that keeps each key's body bytes: the first request is done but its answer lost; a reuse with other bytes is a 409. */
+  const byteComparing = (posts: number) => {
+    const stored = new Map<string, string>()
+    const handle = (_req: unknown, res: import('node:http').ServerResponse) => {
+      const {headers, body: raw} = server.requests.at(-1)! // read whole by the scripted server
+      const key = headers['idempotency-key']
+      const before = stored.get(key)
+      if (before === undefined) {
+        stored.set(key, raw)
+        return res.socket?.destroy() // done, and the answer lost
+      }
+      const [status, body] = before === raw ? [201, {id: 'CL_1', object: 'collection', status: 'processing', currency: 'KES', amount: '10.00', merchant_reference: 'mm-1'}] : [409, serviceError('idempotency_key_mismatch', 'Idempotency-Key reused with a different body')]
+      res.writeHead(status, {'content-type': 'application/json'})
+      res.end(JSON.stringify(body))
+    }
+    for (let i = 0; i < posts; i++) server.script('POST /v1/collections', {handle})
+  }
+  const data = JSON.stringify({provider: 'mpesa', mobile: '254700000001', merchant_reference: 'mm-1', currency: 'KES', amount: '10.00'})
+
+  it('the same JSON in another key order resumes the key with the bytes first sent, so a byte-comparing service answers it', async () => {
+    const env = {...scriptedEnv(server), NO_COLOR: '1'}
+    byteComparing(2)
+    const first = await runInProcess([...create, '-r', 'mm-1', '--retries', '0'], {env})
+    expect(first.stderr).toMatch(/outcome is unknown/)
+    const second = await runInProcess(['collections', 'create', '--data', data], {env})
+    expect(second.code, second.stderr).toBe(0)
+    expect(second.stdout).toContain('CL_1')
+    const posts = server.apiRequests().filter((r) => r.method === 'POST')
+    expect(posts.map((r) => r.body)).toEqual([posts[0].body, posts[0].body])
+    expect(new Set(keysSent()).size).toBe(1)
+  })
+
+  it('a 409 idempotency_key_mismatch on a resumed key proves it was used: unknown, never refused, saying how to resume it; the original command does', async () => {
+    const env = {...scriptedEnv(server), NO_COLOR: '1'}
+    byteComparing(3)
+    const first = await runInProcess([...create, '-r', 'mm-1', '--retries', '0'], {env})
+    expect(first.stderr).toMatch(/outcome is unknown/)
+    // a journal that does not hold the bytes (an older pay's): the resume sends this run's, and the service says 409
+    const dir = join(env.PAY_CONFIG_DIR, 'state', 'journal')
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.ndjson'))) {
+      const lines = readFileSync(join(dir, f), 'utf8').split('\n').map((l) => (l.includes('"t":"op"') ? JSON.stringify({...JSON.parse(l), body: undefined}) : l))
+      writeFileSync(join(dir, f), lines.join('\n'))
+    }
+    const second = await runInProcess(['collections', 'create', '--data', data], {env})
+    expect(second.code).toBe(5)
+    expect(second.stderr).toMatch(/was used before with another body: the request sent under it at .* may have been done, and its outcome stays unknown/)
+    expect(second.stderr).toContain('pay collections create --amount 10')
+    expect(second.stderr).not.toMatch(/drop --idempotency-key/)
+    const third = await runInProcess([...create, '-r', 'mm-1'], {env})
+    expect(third.code, third.stderr).toBe(0)
+    expect(third.stdout).toContain('CL_1')
     expect(new Set(keysSent()).size).toBe(1)
   })
 })
