@@ -87,9 +87,8 @@ async function send(ctx: ApiContext, step: FlowStep, id: EndpointId, input: Call
   try {
     res = await ctx.client.call(id, input)
   } catch (err) {
-    // the service's refusal is an answer a step may expect (status 404, exit not_found…); a request whose outcome
-    // the journal marked unknown (it names the key: the request policy's class) is no answer: it may have moved money
-    if (isPayError(err) && err.status !== undefined && !err.idempotencyKey) return {error: err, status: err.status, body: (err as {body?: unknown}).body, exit: err.exitCode, what: err.message}
+    // the service's refusal is an answer a step may expect (status 404, exit not_found…)
+    if (isPayError(err) && err.status !== undefined) return {error: err, status: err.status, body: (err as {body?: unknown}).body, exit: err.exitCode, what: err.message}
     throw err
   }
   const answer: Answer = {status: res.status, body: res.body, exit: ExitCode.OK, what: `HTTP ${res.status}${stateOf(res.body) ? ` ${stateOf(res.body)}` : ''}`}
