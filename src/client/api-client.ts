@@ -158,6 +158,7 @@ export class ApiClient {
         const {clientId} = this.options.settings
         // a secret kept in the OS keyring is read here, only when no cached token could serve
         const clientSecret = this.options.settings.clientSecret ?? (await this.options.settings.loadSecret?.('clientSecret'))
+        if (clientSecret && clientSecret !== this.options.settings.clientSecret) this.moreSecrets.push(clientSecret)
         // Asking for a token changes nothing at the service, so it is retried like a GET (not like other POSTs).
         const req = this.prepare('auth.token', {body: {grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret}})
         const res = await this.exchange({...req, safeToRepeat: true})
@@ -406,7 +407,9 @@ export class ApiClient {
         await this.sleep(decision.waitMs)
         continue
       }
-      throw decided(Object.assign(toApiError(res.status, res.text, body, attempt, res.headers), {responseHeaders: res.headers}), decision, outcome)
+      // the error is shown, put under --json and journaled: a secret the answer quotes (a token, the client secret) is hidden
+      const shown = redactBodyText(res.text, this.secrets())
+      throw decided(Object.assign(toApiError(res.status, shown, shown === res.text ? body : parseJson(shown), attempt, res.headers), {responseHeaders: res.headers}), decision, outcome)
     }
   }
 
@@ -419,9 +422,13 @@ export class ApiClient {
     return this.transport
   }
 
+  /**
+   * The values traces, errors and the journal hide wherever an answer quotes one: the credentials (a client secret
+   * read from the OS keyring too), every access token this client has held, and what redactAlso added.
+   */
   private secrets(): (string | undefined)[] {
     const s = this.options.settings
-    return [s.clientSecret, s.webhookSecret, ...this.moreSecrets]
+    return [s.clientSecret, s.webhookSecret, ...this.tokens.known(), ...this.moreSecrets]
   }
 
   private readonly moreSecrets: string[] = []

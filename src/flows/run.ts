@@ -12,14 +12,14 @@ import {ExitCode} from '../base/exit-codes.js'
 import {redactValues} from '../base/redact.js'
 import {isPayError} from '../output/errors.js'
 import type {ApiContext} from '../runtime.js'
-import {otherResourceMessage, stateOf, waitFor} from '../operation/wait.js'
+import {DEFAULT_WAIT_TIMEOUT_SEC, otherResourceMessage, stateOf, waitFor} from '../operation/wait.js'
 import {StepFailure, type StepResult, timed, unknownOutcomeOf} from './report.js'
 import {pollOf} from '../operation/run-operation.js'
 import {requestFromRecord} from '../operation/operation-input.js'
 import {commandOperation, waitOperation} from './poll.js'
 import {assertSandboxFor, controlCallOf} from './sandbox-steps.js'
 import {ControlClient, isSandbox} from '../client/control-client.js'
-import {DEFAULT_WAIT_SECONDS, EXIT_CLASSES, type Flow, type FlowExpect, type FlowStep} from './schema.js'
+import {EXIT_CLASSES, type Flow, type FlowExpect, type FlowStep} from './schema.js'
 import {ReferenceError, type Scope, dig, resolve} from './template.js'
 
 interface FlowRunOptions {
@@ -94,7 +94,7 @@ async function send(ctx: ApiContext, step: FlowStep, id: EndpointId, input: Call
   const answer: Answer = {status: res.status, body: res.body, exit: ExitCode.OK, what: `HTTP ${res.status}${stateOf(res.body) ? ` ${stateOf(res.body)}` : ''}`}
   if (!step.wait) return answer
   const poll = pollOf(waitOperation(id)!, id, res, input)
-  const timeoutSec = (typeof step.wait === 'object' ? step.wait.timeout : undefined) ?? DEFAULT_WAIT_SECONDS
+  const timeoutSec = (typeof step.wait === 'object' ? step.wait.timeout : undefined) ?? DEFAULT_WAIT_TIMEOUT_SEC
   const done = await waitFor(ctx, {...poll, timeoutSec, first: res})
   const exit = done.outcome === 'succeeded' ? ExitCode.OK : done.outcome === 'failed' ? ExitCode.TX_FAILED : ExitCode.WAIT_TIMEOUT
   const what = done.other

@@ -74,6 +74,3 @@ export interface Flow {
   /** The `secrets:` list: variables allowed in ${env.…} although secret-named, their values redacted. */
   secrets: string[]
 }
-
-/** Default seconds a `wait: true` step polls before it fails with exit 9. */
-export const DEFAULT_WAIT_SECONDS = 120

@@ -20,6 +20,8 @@ let made = 0
 
 export class SortedRecords {
   private held: Uint32Array
+  /** The order the held records are sorted in (made once, grown as needed: not an array per spill). */
+  private order = new Uint32Array(0)
   private count = 0
   private sortedHeld = true
   private readonly runs: string[] = []
@@ -62,10 +64,14 @@ export class SortedRecords {
     if (this.count >= this.budget) this.spill()
   }
 
-  /** Every record, in order, a chunk at a time (each chunk `width` words per record); as often as asked, once all are added. */
+  /**
+   * Every record, in order, a chunk at a time (each chunk `width` words per record); as often as asked, once all are
+   * added. A chunk is valid until the next one is asked for: its memory is used again for the next (nothing per chunk
+   * is left for the garbage collector, which frees typed arrays' memory late).
+   */
   async *sorted(): AsyncGenerator<Uint32Array> {
     if (this.runs.length === 0) {
-      if (!this.sortedHeld) this.held = sortRecords(this.held, this.count, this.width)
+      if (!this.sortedHeld) this.sortHeld()
       this.sortedHeld = true
       const step = CHUNK_RECORDS * this.width
       for (let at = 0; at < this.count * this.width; at += step) yield this.held.subarray(at, Math.min(at + step, this.count * this.width))
@@ -87,13 +93,19 @@ export class SortedRecords {
     const fd = openSync(file, 'wx', SECRET_FILE_MODE) // a new file: never through a link left in a shared directory
     this.runs.push(file)
     try {
-      const sorted = sortRecords(this.held, this.count, this.width)
-      const bytes = Buffer.from(sorted.buffer, sorted.byteOffset, this.count * this.width * 4)
+      this.sortHeld()
+      const bytes = Buffer.from(this.held.buffer, this.held.byteOffset, this.count * this.width * 4)
       for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at)
     } finally {
       closeSync(fd)
     }
     this.count = 0
+  }
+
+  /** Sorts the held records in place. */
+  private sortHeld(): void {
+    if (this.order.length < this.count) this.order = new Uint32Array(Math.min(this.budget, Math.max(this.count, this.order.length * 2)))
+    sortRecords(this.held, this.count, this.width, this.order)
   }
 }
 
@@ -106,15 +118,35 @@ function compare(a: Uint32Array, i: number, b: Uint32Array, j: number, width: nu
   return 0
 }
 
-/** The first `count` records of `held`, sorted, as a new array. */
-function sortRecords(held: Uint32Array, count: number, width: number): Uint32Array {
-  const order = new Uint32Array(count)
+/** A record's words while sortRecords moves others into its place. */
+const moving = new Uint32Array(8)
+/** Marks a place of `order` whose record is in place. */
+const PLACED = 0xffffffff
+
+/**
+ * Sorts the first `count` records of `held` in place: their order is found in `orderSpace` (at least `count` long),
+ * then the records are moved along each cycle of that order, one record aside at a time (no second array).
+ */
+function sortRecords(held: Uint32Array, count: number, width: number, orderSpace: Uint32Array): void {
+  const order = orderSpace.subarray(0, count)
   for (let i = 0; i < count; i++) order[i] = i * width
   order.sort((x, y) => compare(held, x, held, y, width))
-  const out = new Uint32Array(Math.max(held.length, count * width))
-  // word by word: no typed-array view made per record
-  for (let i = 0; i < count; i++) for (let k = 0, from = order[i], to = i * width; k < width; k++) out[to + k] = held[from + k]
-  return out
+  // place j takes the record now at order[j]; word by word, no typed-array view made per record
+  for (let start = 0; start < count; start++) {
+    if (order[start] === PLACED) continue
+    for (let k = 0; k < width; k++) moving[k] = held[start * width + k]
+    let j = start
+    for (;;) {
+      const from = order[j]
+      order[j] = PLACED
+      if (from === start * width) {
+        for (let k = 0; k < width; k++) held[j * width + k] = moving[k]
+        break
+      }
+      for (let k = 0; k < width; k++) held[j * width + k] = held[from + k]
+      j = from / width
+    }
+  }
 }
 
 /** A run file being merged: its current chunk, where in it, and where in the file. */
@@ -157,7 +189,8 @@ async function* merge(files: string[], width: number): AsyncGenerator<Uint32Arra
       }
     }
     for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i)
-    let out = new Uint32Array(CHUNK_RECORDS * width)
+    // one chunk, filled again once the caller has asked for the next (SortedRecords.sorted)
+    const out = new Uint32Array(CHUNK_RECORDS * width)
     let filled = 0
     while (heap.length > 0) {
       const top = heap[0]
@@ -171,7 +204,6 @@ async function* merge(files: string[], width: number): AsyncGenerator<Uint32Arra
       if (heap.length > 0) down(0)
       if (filled === out.length) {
         yield out
-        out = new Uint32Array(CHUNK_RECORDS * width)
         filled = 0
       }
     }

@@ -167,9 +167,14 @@ export function expectedOf(r: InputRow, defaultKind: Kind | undefined, file: Exp
   return {row: {row: r.row, line: r.line, reference, amount, currency: currency.toUpperCase(), kind, state: state?.trim(), mandateId, ...(id === undefined ? {} : {id})}, problems}
 }
 
-/** The key two rows repeat each other by: the same reference (and kind, when given). */
+/**
+ * The key two rows repeat each other by before any lookup: the same reference (and kind, when given) and the same id,
+ * when they name one. Two rows with one reference and two ids are two objects (a reference sent again with
+ * --force-new): each is looked up. Rows that turn out to find one object are made `duplicated` after the lookups
+ * (markRepeatedObjects).
+ */
 export function duplicateKey(e: ExpectedRow): string {
-  return `${e.kind?.name ?? ''}\n${e.reference}`
+  return `${e.kind?.name ?? ''}\n${e.reference}\n${e.id ?? ''}`
 }
 
 /**

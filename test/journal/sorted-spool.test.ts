@@ -52,6 +52,26 @@ describe('SortedRecords', () => {
     for (const file of files) expect(existsSync(file)).toBe(false)
   })
 
+  it('a merge hands out one chunk, filled again for the next: no array per chunk for the collector to free late', async () => {
+    const spool = new SortedRecords(tempConfigDir(), 3, 1000)
+    for (let i = 0; i < 20_000; i++) spool.add((i * 7919) % 20_000, i, 7)
+    const chunks = new Set<Uint32Array>()
+    let records = 0
+    let last = -1
+    for await (const chunk of spool.sorted()) {
+      chunks.add(chunk)
+      for (let i = 0; i < chunk.length; i += 3) {
+        expect(chunk[i]).toBe(last + 1)
+        last = chunk[i]
+        records++
+      }
+    }
+    expect(records).toBe(20_000)
+    // the full chunks are one array (the last, partial one a view of it)
+    expect(new Set([...chunks].map((c) => c.buffer)).size).toBe(1)
+    spool.dispose()
+  })
+
   it('a spool within its budget never touches the disk', async () => {
     const spool = new SortedRecords(tempConfigDir(), 1)
     for (let i = 0; i < 5000; i++) spool.add(5000 - i)

@@ -237,6 +237,19 @@ describe('pay reconcile: rows, columns and files that name one thing twice', () 
     expect(s.mismatches[0].detail).toMatch(/^the same collection CL_\w+ as row 1: counted once, on that row$/)
   })
 
+  it('two rows with one reference and two ids are two objects: each looked up, neither counted as the other (the one the reference finds is matched, the other not seen)', async () => {
+    const amount = amountOf(5)
+    const id = Object.values(h.sb.state.collections).find((c) => c.merchant_reference === 'rec-5')!.id
+    const file = write('one-reference-two-ids.csv', `reference,amount,currency,kind,id\nrec-5,${amount},KES,collection,CL_SENTAGAINWITHFORCENEW\nrec-5,${amount},KES,collection,${id}\n`)
+    const r = await reconcile(file)
+    const s = json<ReconcileSummary>(r)
+    expect(s.classes.duplicated.rows).toBe(0)
+    expect(s.classes.matched).toEqual({rows: 1, expected: {KES: amount}, found: {KES: amount}})
+    expect(s.mismatches).toHaveLength(1)
+    expect(s.mismatches[0]).toMatchObject({row: 1, class: 'lookup_failed'})
+    expect(s.mismatches[0].detail).toContain(`answered ${id}, not CL_SENTAGAINWITHFORCENEW`)
+  })
+
   it('a file with both reference and merchant_reference columns is refused (exit 2, both named), as a bulk file is; nothing is looked up', async () => {
     const file = write('two-references.csv', 'reference,merchant_reference,amount,currency,kind\ninv-77,rec-1,1.00,KES,collection\ninv-78,rec-2,1.00,KES,collection\n')
     const before = h.sb.requests.length
