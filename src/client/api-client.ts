@@ -262,7 +262,7 @@ export class ApiClient {
     if (body !== undefined || method === 'POST' || rules.auth) headers['content-type'] = 'application/json'
     if (method === 'POST' && body === undefined && endpoint?.body) body = '{}'
 
-    if (rules.accountRef && this.options.settings.accountRef) headers['x-service-account-ref'] = this.options.settings.accountRef
+    if (rules.accountRef && this.options.settings.accountRef) headers[ACCOUNT_REF_HEADER] = this.options.settings.accountRef
 
     const problems = headerProblems(input)
     if (problems.length > 0) throw new InputError(problems)
@@ -508,6 +508,18 @@ function rulesForUnknownPath(method: string, pathname: string): {auth: boolean; 
 }
 
 /** The request under another Idempotency-Key (the field and the header), nothing else changed. */
+/** The sub-account header, as build() writes every header name (lower case). */
+const ACCOUNT_REF_HEADER = 'x-service-account-ref'
+
+/**
+ * The account ref a prepared request carries: the sub-account it goes to, whether from the settings
+ * (--account-ref, PAY_ACCOUNT_REF, the profile) or from `pay api -H 'X-Service-Account-Ref: …'`, which overrides
+ * them. The journal scopes a request by this (src/journal/gate.ts), never by the settings; an empty header is none.
+ */
+export function accountRefOf(req: PreparedRequest): string | undefined {
+  return req.headers[ACCOUNT_REF_HEADER] || undefined
+}
+
 export function rekeyed(req: PreparedRequest, key: string): PreparedRequest {
   return {...req, idempotencyKey: key, headers: {...req.headers, 'idempotency-key': key}}
 }
