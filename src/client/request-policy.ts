@@ -40,7 +40,7 @@ const SETTLES_MAYBE_SENT_KEY: ReadonlySet<string> = new Set<string>()
  * and request_id): its code; undefined for any other body (a gateway's or proxy's HTML page, an empty body, JSON
  * of another shape), which never decides what became of a request nor says that a resource is absent.
  */
-export function serviceErrorCode(body: unknown): string | undefined {
+function serviceErrorCode(body: unknown): string | undefined {
   const error = (body as {error?: unknown} | undefined)?.error
   if (!error || typeof error !== 'object') return undefined
   const {code, message, request_id: requestId} = error as Record<string, unknown>

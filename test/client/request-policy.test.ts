@@ -8,7 +8,7 @@
 import {readFileSync, readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {type AttemptOutcome, MAX_RETRY_AFTER_MS, RequestAttempts, classify, classOfError, classifyNetworkError, pollDelayMs, provesAbsent, retryAfterMs, saysAbsent, serviceErrorCode, statusOutcome, throttleBackoffMs} from '../../src/client/request-policy.js'
+import {type AttemptOutcome, MAX_RETRY_AFTER_MS, RequestAttempts, classify, classOfError, classifyNetworkError, pollDelayMs, provesAbsent, retryAfterMs, saysAbsent, statusOutcome, throttleBackoffMs} from '../../src/client/request-policy.js'
 import {scriptedEnv, serviceError, useScriptedServer} from '../helpers/scripted-server.js'
 import {runInProcess} from '../helpers/in-process.js'
 
@@ -90,11 +90,14 @@ describe('refusals by the body they carry', () => {
   }
 
   it('the service error shape: code, message and request_id, all strings', () => {
-    expect(serviceErrorCode(serviceError('not_found'))).toBe('not_found')
-    expect(serviceErrorCode({error: {code: 'not_found', message: 'x', request_id: 7}})).toBeUndefined()
-    expect(serviceErrorCode({error: 'not_found'})).toBeUndefined()
-    expect(serviceErrorCode(PAGE)).toBeUndefined()
-    expect(serviceErrorCode(null)).toBeUndefined()
+    const codeOf = (body: unknown) => (statusOutcome(404, body) as {code?: string}).code
+    expect(codeOf(serviceError('not_found'))).toBe('not_found')
+    expect(codeOf({error: {code: 'not_found', message: 'x', request_id: 7}})).toBeUndefined()
+    expect(codeOf({error: 'not_found'})).toBeUndefined()
+    expect(codeOf(PAGE)).toBeUndefined()
+    expect(codeOf(null)).toBeUndefined()
+    // a success carries no error code, whatever its body
+    expect(statusOutcome(200, serviceError('not_found'))).toEqual({kind: 'status', status: 200})
   })
 })
 
