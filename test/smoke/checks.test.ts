@@ -282,5 +282,7 @@ describe('runSmoke against a gateway that lacks a route (a scripted service)', (
     expect(r.code).toBe(7)
     expect(report.steps.find((s) => s.name === 'product: collections')).toMatchObject({outcome: 'failed'})
     expect(report.steps.find((s) => s.name === 'product: payouts')).toMatchObject({outcome: 'passed', detail: expect.stringMatching(/reachable/)})
+    // a list never answers 404 for what it holds: even the service's own not_found there is no "reachable"
+    expect(report.steps.find((s) => s.name === 'product: subscriptions')).toMatchObject({outcome: 'failed'})
   })
 })
