@@ -149,6 +149,8 @@ export class JournalGate implements RequestJournal {
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
       keyWasUnknown = given !== undefined && requestOf(given) === 'unknown'
       if (keyWasUnknown) earlier = entries.find((e) => e.op.key === req.idempotencyKey)!.op
+      // the same request given its own key back (the resume command, with --data in another key order): its first bytes
+      if (earlier && (earlier.match === match || earlier.match === bytesMatch)) request = this.resumed(req, earlier, bodySha)
       // a key of the user's own is never swapped for another: an earlier request holding the reference refuses it
       if (!given) this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], promiseScope, false)
     } else if (!req.keyGiven && journalOn) {

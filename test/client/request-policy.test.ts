@@ -267,6 +267,17 @@ describe('a refusal after an attempt that may have reached the service never set
     expect(new Set(keysSent()).size).toBe(1)
   })
 
+  it('so does the resume command, --idempotency-key given, with the JSON in another key order', async () => {
+    const env = {...scriptedEnv(server), NO_COLOR: '1'}
+    byteComparing(2)
+    const first = await runInProcess([...create, '-r', 'mm-1', '--retries', '0'], {env})
+    const [key] = keysSent()
+    expect(first.stderr).toContain(key)
+    const second = await runInProcess(['collections', 'create', '--data', data, '--idempotency-key', key], {env})
+    expect(second.code, second.stderr).toBe(0)
+    expect(second.stdout).toContain('CL_1')
+  })
+
   it('a 409 idempotency_key_mismatch on a resumed key proves it was used: unknown, never refused, saying how to resume it; the original command does', async () => {
     const env = {...scriptedEnv(server), NO_COLOR: '1'}
     byteComparing(3)
