@@ -108,10 +108,11 @@ export function redactJson(value: unknown): unknown {
  * `"secret_name": "value"` pairs, `secret_name=value` pairs, `Bearer <token>` and URL userinfo.
  */
 function redactText(text: string): string {
+  // `Bearer <token>` first: a pair's value ends at white space, so `token=Bearer <token>` would otherwise lose only the word
   return text
+    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, `$1 ${REDACTED}`)
     .replace(/("([^"\\]{1,128})"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^,}\]\s]+)/g, (all, head: string, name: string) => (isSecretName(name) ? `${head}"${REDACTED}"` : all))
     .replace(PAIR, (all, lead: string, name: string) => (isSecretName(safeDecode(name)) ? `${lead}${name}=${REDACTED}` : all))
-    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, `$1 ${REDACTED}`)
     .replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#@\s]{0,512}@/gi, `$1${REDACTED}@`)
 }
 

@@ -75,6 +75,6 @@ export const historyFilterFlags = {
   type: Flags.string({description: "Only these event types: comma-separated globs ('collection.*,payout.failed')", multiple: true}),
   since: Flags.string({description: 'Only deliveries received since: a duration back from now (30m, 1h, 2d) or a date/time (2026-11-26T14:00:00Z)'}),
   verdict: Flags.string({description: 'Only deliveries with this verdict', options: ['accepted', 'duplicate', 'rejected']}),
-  forward: Flags.string({description: 'Only deliveries whose forwarding is ok, failed (the latest attempt to some URL not 2xx) or none (not forwarded)', options: ['ok', 'failed', 'none']}),
+  forward: Flags.string({description: 'Only deliveries whose forwarding is ok, failed (the latest forward or replay not answered 2xx) or none (not forwarded)', options: ['ok', 'failed', 'none']}),
   reference: Flags.string({description: "Only events whose data.merchant_reference is this"}),
 }

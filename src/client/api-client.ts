@@ -158,6 +158,7 @@ export class ApiClient {
         const {clientId} = this.options.settings
         // a secret kept in the OS keyring is read here, only when no cached token could serve
         const clientSecret = this.options.settings.clientSecret ?? (await this.options.settings.loadSecret?.('clientSecret'))
+        if (clientSecret && clientSecret !== this.options.settings.clientSecret) this.moreSecrets.push(clientSecret)
         // Asking for a token changes nothing at the service, so it is retried like a GET (not like other POSTs).
         const req = this.prepare('auth.token', {body: {grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret}})
         const res = await this.exchange({...req, safeToRepeat: true})
@@ -261,7 +262,7 @@ export class ApiClient {
     if (body !== undefined || method === 'POST' || rules.auth) headers['content-type'] = 'application/json'
     if (method === 'POST' && body === undefined && endpoint?.body) body = '{}'
 
-    if (rules.accountRef && this.options.settings.accountRef) headers['x-service-account-ref'] = this.options.settings.accountRef
+    if (rules.accountRef && this.options.settings.accountRef) headers[ACCOUNT_REF_HEADER] = this.options.settings.accountRef
 
     const problems = headerProblems(input)
     if (problems.length > 0) throw new InputError(problems)
@@ -407,7 +408,9 @@ export class ApiClient {
         await this.sleep(decision.waitMs)
         continue
       }
-      throw decided(Object.assign(toApiError(res.status, res.text, body, attempt, res.headers), {responseHeaders: res.headers}), decision, outcome)
+      // the error is shown, put under --json and journaled: a secret the answer quotes (a token, the client secret) is hidden
+      const shown = redactBodyText(res.text, this.secrets())
+      throw decided(Object.assign(toApiError(res.status, shown, shown === res.text ? body : parseJson(shown), attempt, res.headers), {responseHeaders: res.headers}), decision, outcome)
     }
   }
 
@@ -420,9 +423,13 @@ export class ApiClient {
     return this.transport
   }
 
+  /**
+   * The values traces, errors and the journal hide wherever an answer quotes one: the credentials (a client secret
+   * read from the OS keyring too), every access token this client has held, and what redactAlso added.
+   */
   private secrets(): (string | undefined)[] {
     const s = this.options.settings
-    return [s.clientSecret, s.webhookSecret, ...this.moreSecrets]
+    return [s.clientSecret, s.webhookSecret, ...this.tokens.known(), ...this.moreSecrets]
   }
 
   private readonly moreSecrets: string[] = []
@@ -502,6 +509,18 @@ function rulesForUnknownPath(method: string, pathname: string): {auth: boolean; 
 }
 
 /** The request under another Idempotency-Key (the field and the header), nothing else changed. */
+/** The sub-account header, as build() writes every header name (lower case). */
+const ACCOUNT_REF_HEADER = 'x-service-account-ref'
+
+/**
+ * The account ref a prepared request carries: the sub-account it goes to, whether from the settings
+ * (--account-ref, PAY_ACCOUNT_REF, the profile) or from `pay api -H 'X-Service-Account-Ref: …'`, which overrides
+ * them. The journal scopes a request by this (src/journal/gate.ts), never by the settings; an empty header is none.
+ */
+export function accountRefOf(req: PreparedRequest): string | undefined {
+  return req.headers[ACCOUNT_REF_HEADER] || undefined
+}
+
 export function rekeyed(req: PreparedRequest, key: string): PreparedRequest {
   return {...req, idempotencyKey: key, headers: {...req.headers, 'idempotency-key': key}}
 }

@@ -2,7 +2,8 @@
  * The journal's hook in the client core's send path (ApiClient.send): every idempotent request of the endpoint
  * table is journaled before it is sent, and its outcome after. It is also where a plain re-run is recognised:
  *
- *   same endpoint + URL + base URL + client id + account ref + body bytes as a journaled request, and
+ *   same endpoint + URL + base URL + client id + account ref (the one the request carries: `pay api -H` may name
+ *   another than the settings') + body bytes as a journaled request, and
  *   - it succeeded (the latest such request): the earlier answer is returned and nothing is sent (unless
  *     --force-new or --idempotency-key);
  *   - its outcome is unknown (cut connection, timeout, 5xx, interrupted, killed) and no later request with the SAME
@@ -15,7 +16,7 @@
  * Failures whose outcome is unknown, and SIGINT/SIGTERM while the request is in flight, name the key and the
  * command that resumes it (stderr, and the --json error envelope).
  */
-import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, rekeyed} from '../client/api-client.js'
+import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, accountRefOf, rekeyed} from '../client/api-client.js'
 import {ApiError, InterruptedError, NetworkError, PayError} from '../base/errors.js'
 import {classOfError} from '../client/request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
@@ -79,7 +80,9 @@ export class JournalGate implements RequestJournal {
    */
   async begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs = 60_000, secrets: () => readonly (string | undefined)[] = () => [settings.clientSecret, settings.webhookSecret]): Promise<JournalEntryHandle> {
     const bodySha = sha256(req.body ?? '')
-    const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', settings.accountRef ?? ''].join('\n')
+    // the sub-account the request goes to (`pay api -H` may name another than the settings'): its match, record and reference scope
+    const accountRef = accountRefOf(req)
+    const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', accountRef ?? ''].join('\n')
     // the same JSON body in another key order or spacing (`pay api --data`, an agent's arguments) is the same
     // request; `bytesMatch`: the match of journals written before, over the body's bytes
     const sameSha = sameBodySha(req.body, bodySha)
@@ -100,7 +103,7 @@ export class JournalGate implements RequestJournal {
             this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service`),
           )
     try {
-      entry = this.entryFor(req, settings, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]))
+      entry = this.entryFor(req, settings.clientId, accountRef, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]))
     } catch (err) {
       releasePromise?.()
       release?.()
@@ -124,9 +127,10 @@ export class JournalGate implements RequestJournal {
   }
 
   /** `hide`: a text as the journal may write it (an answer, an error, a later state: a secret echoed back redacted). */
-  private entryFor(req: PreparedRequest, settings: ClientSettings, baseUrl: string, bodySha: string, match: string, bytesMatch: string, hide: (text: string) => string): JournalEntryHandle {
+  private entryFor(req: PreparedRequest, clientId: string | undefined, accountRef: string | undefined, baseUrl: string, bodySha: string, match: string, bytesMatch: string, hide: (text: string) => string): JournalEntryHandle {
     const reference = referenceOf(req.body)
     const shownBaseUrl = redactUrl(baseUrl)
+    const promiseScope: ReferenceScope = {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId, accountRef}
     let request = req
     let replay: ApiResponse | undefined
     // the key this request carries was journaled before with an unknown outcome: only an answer that decides it settles it
@@ -143,7 +147,7 @@ export class JournalGate implements RequestJournal {
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
       keyWasUnknown = given !== undefined && requestOf(given) === 'unknown'
       // a key of the user's own is never swapped for another: an earlier request holding the reference refuses it
-      if (!given) this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], settings, shownBaseUrl, false)
+      if (!given) this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], promiseScope, false)
     } else if (!req.keyGiven && journalOn) {
       const entries = this.store.entriesAbout([...new Set([match, bytesMatch]), ...referenceNeedle])
       const same = (e: JournalEntry) => e.op.match === match || e.op.match === bytesMatch
@@ -161,7 +165,7 @@ export class JournalGate implements RequestJournal {
         request = rekeyed(req, pending.op.key)
         keyWasUnknown = true
       } else if (reference !== undefined) {
-        const earlier = this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], settings, shownBaseUrl, true)
+        const earlier = this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], promiseScope, true)
         if (earlier) {
           // the same body as an earlier request with this reference whose outcome is unknown (a bulk row's): that
           // request, resumed under its key, so the service answers it once
@@ -177,7 +181,7 @@ export class JournalGate implements RequestJournal {
     const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key, req.endpoint?.id)
     const op: OpRecord = {
       t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: redactUrl(req.url), base_url: shownBaseUrl,
-      client_id: settings.clientId, account_ref: settings.accountRef, body_sha256: bodySha, reference, command, origin: this.options.origin, pid: process.pid,
+      client_id: clientId, account_ref: accountRef, body_sha256: bodySha, reference, command, origin: this.options.origin, pid: process.pid,
     }
     // The operation is written whole and fsync'd before a byte of the request is sent (the transport waits for
     // `durable`): that record is what makes a re-run reuse the key. When it cannot be written (a full disk), this
@@ -241,9 +245,8 @@ export class JournalGate implements RequestJournal {
    * account ref whose outcome is unknown is returned, for its key. Reads only the reference's own lines of the journal
    * and the one bucket of the index. --force-new skips it.
    */
-  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, matches: string[], settings: ClientSettings, shownBaseUrl: string, canReuse: boolean): AcceptedReference | undefined {
+  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, matches: string[], scope: ReferenceScope, canReuse: boolean): AcceptedReference | undefined {
     if (reference === undefined || this.options.forceNew) return undefined
-    const scope: ReferenceScope = {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId: settings.clientId, accountRef: settings.accountRef}
     const holders = new Map<string, Holder<AcceptedReference>>()
     entries.forEach((e, i) => {
       if (e.op.reference !== reference || matches.includes(e.op.match) || !sharesPromise(scope, e.op)) return
@@ -262,7 +265,7 @@ export class JournalGate implements RequestJournal {
     throw new PayError(
       `reference ${reference} already names another request: ${originOf(earlier)}, ${scope.endpoint} ${describeAccepted(earlier)}; nothing was sent`,
       ExitCode.CONFLICT,
-      `a reference is one promise to ${shownBaseUrl}, whatever the client id, and with or without an account ref (only two different account refs are two sub-accounts); look it up with \`${lookupOf(req, reference)}\` (or \`pay journal ${shellArgument(reference)}\`)${unknown ? `; to settle it, ${resume}` : ''}; to send this one as well, on purpose, add --force-new, or give it another reference`,
+      `a reference is one promise to ${scope.baseUrl}, whatever the client id, and with or without an account ref (only two different account refs are two sub-accounts); look it up with \`${lookupOf(req, reference)}\` (or \`pay journal ${shellArgument(reference)}\`)${unknown ? `; to settle it, ${resume}` : ''}; to send this one as well, on purpose, add --force-new, or give it another reference`,
     )
   }
 

@@ -350,20 +350,26 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
   // the same request was accepted by an earlier run (nothing was sent): its resource as it is now
   const looked = sent.replayedAt !== undefined && op.wait ? await lookUpAccepted(ctx, op, choice.id, sent, input) : undefined
   const res = looked?.res ?? sent
-  if (op.open && given(values, op.open.flag)) await openLink(ctx, (res.body as Record<string, unknown> | undefined)?.[op.open.field])
+  const refusedLink = op.open && given(values, op.open.flag) ? await openLink(ctx, (res.body as Record<string, unknown> | undefined)?.[op.open.field]) : undefined
+  // a link not opened because it is no http(s) URL: said last, after what was created, and exit 1 if nothing else failed
+  const orRefused = (code: number): number => {
+    if (refusedLink === undefined) return code
+    out.errorLine(refusedLink)
+    return code === ExitCode.OK ? ExitCode.OTHER : code
+  }
   // the lookup answered another resource: this one's state cannot be followed (--wait ends unresolved, exit 9)
   const later = {profile: values.profile as string | undefined, 'account-ref': values['account-ref'] as string | undefined}
   if (!op.wait || !values.wait || looked?.other) {
     renderView(out, looked?.view ?? op.view, limit === undefined ? res : limited(res, limit))
-    if (looked?.other) return values.wait ? ExitCode.WAIT_TIMEOUT : ExitCode.OK
+    if (looked?.other) return orRefused(values.wait ? ExitCode.WAIT_TIMEOUT : ExitCode.OK)
     // a create answered (or, re-run, found) failed has ended failed, waited for or not
     const ended = createEnded(op, choice.id, input, sent, res)
-    return ended ? reportWait(out, ended, later) : ExitCode.OK
+    return orRefused(ended ? reportWait(out, ended, later) : ExitCode.OK)
   }
   const poll = pollOf(op, choice.id, sent, input)
   const waited = await waitFor(ctx, {...poll, timeoutSec: Number(values['wait-timeout'] ?? DEFAULT_WAIT_TIMEOUT_SEC), first: res})
   renderView(out, poll.view ?? op.view, waited.res)
-  return reportWait(out, waited, later)
+  return orRefused(reportWait(out, waited, later))
 }
 
 /**
@@ -403,11 +409,17 @@ async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId
   }
 }
 
-async function openLink(ctx: ApiContext, url: unknown): Promise<void> {
-  if (typeof url !== 'string') return
+/**
+ * --open: the service's link in the browser, and a line saying so (the URL made printable). A link that is not an
+ * absolute http(s) URL is refused, nothing started: resolves the error to say then.
+ */
+async function openLink(ctx: ApiContext, url: unknown): Promise<string | undefined> {
+  if (typeof url !== 'string') return undefined
   const {openBrowser} = await import('./browser.js')
-  const opened = await openBrowser(url)
-  ctx.out.info(opened ? `Opened ${url} in the browser` : `No browser available here; open ${url} yourself`)
+  const result = await openBrowser(url)
+  if (result === 'refused') return `the pay link the service gave is not an absolute http(s) URL, so it was not opened: ${printableLine(url)}`
+  ctx.out.info(result === 'opened' ? `Opened ${printableLine(new URL(url).href)} in the browser` : `No browser available here; open ${printableLine(url)} yourself`)
+  return undefined
 }
 
 /** A list answer cut to its first `limit` items (the text re-written to match). */

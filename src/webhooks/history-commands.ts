@@ -150,7 +150,7 @@ export function runWebhookShow(options: {id: string; env?: NodeJS.ProcessEnv}, o
   const blocks = found.map((d) => {
     const lines = [`Delivery ${d.id}  ${new Date(d.at).toISOString()}`]
     lines.push(`  event      ${d.event_id ?? '(none)'}  ${d.type ?? ''}${d.reference ? `  ref ${d.reference}` : ''}`)
-    lines.push(`  verdict    ${d.verdict}${d.filtered ? ' (filtered out by --events)' : ''}, ${d.status === undefined ? NOT_ANSWERED : `answered ${d.status}`}${d.verified ? ', signature verified' : ''}${d.reason ? `: ${d.reason}: ${d.detail}` : ''}`)
+    lines.push(`  verdict    ${d.verdict}${d.filtered ? ' (filtered out by --events)' : ''}, ${d.status === undefined ? NOT_ANSWERED : `answered ${d.status}`}${d.verified ? ', signature verified' : d.verdict === 'rejected' ? '' : ', signature NOT verified (--no-verify)'}${d.reason ? `: ${d.reason}: ${d.detail}` : ''}`)
     lines.push('  headers')
     for (const [name, value] of d.headers) lines.push(`    ${name}: ${value}`)
     lines.push('  body')
@@ -169,6 +169,8 @@ interface ReplayOptions extends HistoryFilterFlags {
   failed: boolean
   to: string
   includeRejected: boolean
+  /** Also replay deliveries accepted without a verified signature (a listener run with --no-verify). */
+  includeUnverified?: boolean
   originalHeaders: boolean
   /** The secrets to sign with (--secret), else the one in effect (PAY_WEBHOOK_SECRET, the profile's): each replay is signed afresh with a current timestamp. */
   secret?: string[]
@@ -190,8 +192,29 @@ interface ReplayResult {
   ms: number
 }
 
+/** A delivery the listener accepted (or answered as a duplicate) without verifying its signature: --no-verify. */
+const unverifiedAccepted = (d: StoredDelivery) => d.verdict !== 'rejected' && d.verified !== true
+
+/**
+ * The delivery to replay of one event's kept deliveries (newest first): an accepted one whose signature the
+ * listener verified, else a verified duplicate; one it never verified (--no-verify) only with --include-unverified,
+ * a rejected one only with --include-rejected. A replay is signed with the real secret: a delivery pay never
+ * verified, signed so, would be trusted by the app whoever sent it.
+ */
+function replayPick(found: StoredDelivery[], options: ReplayOptions): StoredDelivery | undefined {
+  const verified = (verdict: HistoryVerdict) => found.find((d) => d.verdict === verdict && d.verified === true)
+  const unverified = (verdict: HistoryVerdict) => (options.includeUnverified ? found.find((d) => d.verdict === verdict) : undefined)
+  return verified('accepted') ?? verified('duplicate') ?? unverified('accepted') ?? unverified('duplicate') ?? (options.includeRejected ? found.find((d) => d.verdict === 'rejected') : undefined)
+}
+
+interface Selection {
+  chosen: StoredDelivery[]
+  /** Events (or deliveries without one) left out only because no delivery of them was verified. */
+  unverified: number
+}
+
 /** What to replay: the named events (their newest accepted delivery), or what the filters select, one per event. */
-function replaySelection(all: StoredDelivery[], options: ReplayOptions): StoredDelivery[] {
+function replaySelection(all: StoredDelivery[], options: ReplayOptions): Selection {
   const filter = historyFilter(options)
   if (options.ids.length > 0) {
     const problems: {flag: string; rule: string}[] = []
@@ -199,28 +222,43 @@ function replaySelection(all: StoredDelivery[], options: ReplayOptions): StoredD
     for (const id of options.ids) {
       const found = deliveriesOf(all, id)
       if (found.length === 0) throw new PayError(`no kept delivery of "${id}"`, ExitCode.NOT_FOUND, 'see `pay webhook history` for what is kept; nothing was sent')
-      const pick = found.find((d) => d.verdict === 'accepted') ?? found.find((d) => d.verdict === 'duplicate') ?? (options.includeRejected ? found[0] : undefined)
-      if (!pick) problems.push({flag: '--include-rejected', rule: `is needed to replay ${id}: every kept delivery of it was rejected (${found[0].reason})`})
-      else chosen.push(pick)
+      const pick = replayPick(found, options)
+      if (pick) chosen.push(pick)
+      else if (found.some(unverifiedAccepted)) problems.push({flag: '--include-unverified', rule: `is needed to replay ${id}: the listener accepted it without verifying its signature (--no-verify), and a replay is signed with your real secret`})
+      else problems.push({flag: '--include-rejected', rule: `is needed to replay ${id}: every kept delivery of it was rejected (${found[0].reason})`})
     }
     if (problems.length > 0) throw new InputError(problems, 'nothing was sent')
-    return chosen
+    return {chosen, unverified: 0}
   }
   if (!options.failed && !filter.any) {
     throw InputError.one('EVENT_ID', 'or a filter is required (--failed, --since, --type, --verdict, --forward, --reference)', 'e.g. `pay webhook replay --failed --since 1h --to http://localhost:3000/webhooks`')
   }
-  const base = options.failed ? failedEvents(all) : all
-  const seen = new Set<string>()
-  const chosen: StoredDelivery[] = []
-  for (const d of base) {
-    if (!filter.match(d) || (d.verdict === 'rejected' && !options.includeRejected)) continue
-    if (d.event_id !== undefined) {
-      if (seen.has(d.event_id)) continue
-      seen.add(d.event_id)
-    }
-    chosen.push(d)
+  const failed = options.failed ? new Set(failedEvents(all).map((d) => d.event_id)) : undefined
+  // the matching deliveries of each event (one without an event id stands alone), newest first
+  const groups = new Map<string, StoredDelivery[]>()
+  for (const d of all) {
+    if (!filter.match(d) || (failed && !failed.has(d.event_id))) continue
+    const key = d.event_id ?? d.id
+    const group = groups.get(key)
+    if (group) group.push(d)
+    else groups.set(key, [d])
   }
-  return options.limit === undefined ? chosen : chosen.slice(0, options.limit)
+  const chosen: StoredDelivery[] = []
+  let unverified = 0
+  for (const group of groups.values()) {
+    const pick = replayPick(group, options)
+    if (pick) chosen.push(pick)
+    else if (group.some(unverifiedAccepted)) unverified++
+  }
+  return {chosen: options.limit === undefined ? chosen : chosen.slice(0, options.limit), unverified}
+}
+
+/** Says what was left out as never verified, and the flag that includes it; warns when unverified ones are sent. */
+function tellUnverified(selection: Selection, out: Output): void {
+  const n = selection.unverified
+  if (n > 0) out.warn(`skipped ${n} event${n === 1 ? '' : 's'} the listener accepted without verifying the signature (--no-verify): a replay would sign ${n === 1 ? 'it' : 'them'} with your real secret; --include-unverified replays ${n === 1 ? 'it' : 'them'} anyway`)
+  const sent = selection.chosen.filter((d) => d.verified !== true).length
+  if (sent > 0) out.warn(`${sent} of these deliveries never had a verified signature (--no-verify or rejected): each replay is signed with your real secret, so your app will trust whatever they say`)
 }
 
 /** The headers of one replay: fresh delivery headers (or the original ones), a fresh signature, the replay mark. */
@@ -250,9 +288,12 @@ export async function runWebhookReplay(options: ReplayOptions, out: Output): Pro
     throw InputError.one('--secret', 'is required to sign the replays (or set PAY_WEBHOOK_SECRET, or webhook_secret in the profile)', "copy the webhook secret your app verifies with; it is never stored in the history")
   }
   const dir = historyDir(options.env)
-  const selected = replaySelection(readHistory(dir), options)
+  const selection = replaySelection(readHistory(dir), options)
+  tellUnverified(selection, out)
+  const selected = selection.chosen
   if (selected.length === 0) {
-    out.info(options.failed ? 'Nothing to replay: no kept event whose forwarding failed matches.' : 'Nothing to replay: no kept delivery matches.')
+    const verified = selection.unverified > 0 ? ' (with a verified signature)' : ''
+    out.info(options.failed ? `Nothing to replay: no kept event whose forwarding failed matches${verified}.` : `Nothing to replay: no kept delivery matches${verified}.`)
     if (out.json) out.data('[]')
     return {exitCode: 0, results: []}
   }

@@ -93,6 +93,8 @@ interface AnswerMeta {
 interface StoredAttempt extends AttemptInput {
   at: number
   ok: boolean
+  /** The delivery's id (the listener forwards one delivery to every route at once: one send). */
+  delivery: string
 }
 
 export interface StoredDelivery extends DeliveryInput {
@@ -542,7 +544,7 @@ export function readHistory(dir: string = historyDir()): StoredDelivery[] {
     const d = deliveries.get(a.d)
     if (!d) continue
     const {k: _k, d: _d, ev: _ev, ...rest} = a
-    d.attempts.push({...rest, ok: okStatus(a.status)})
+    d.attempts.push({...rest, delivery: a.d, ok: okStatus(a.status)})
   }
   const list = [...deliveries.values()]
   for (const d of list) d.attempts.sort((x, y) => x.at - y.at)
@@ -551,18 +553,22 @@ export function readHistory(dir: string = historyDir()): StoredDelivery[] {
 
 export type ForwardState = 'ok' | 'failed' | 'none'
 
-/** Where forwarding stands for a set of attempts: the latest attempt to each URL decides; one not 2xx is failed. */
+/**
+ * Where forwarding stands for a set of attempts, in time order: the latest send decides, whatever URL it went to
+ * and however that URL is spelled. A send is one replay, or the listener's forward of one delivery (to every
+ * route at once: failed when any route was not answered 2xx). So one replay answered 2xx clears the event, and a
+ * later send not answered 2xx makes it failed again.
+ */
 export function forwardState(attempts: StoredAttempt[]): ForwardState {
   if (attempts.length === 0) return 'none'
-  const latest = new Map<string, StoredAttempt>()
-  for (const a of attempts) latest.set(a.url, a)
-  for (const a of latest.values()) if (!a.ok) return 'failed'
-  return 'ok'
+  const last = attempts[attempts.length - 1]
+  const send = last.replay ? [last] : attempts.filter((a) => !a.replay && a.delivery === last.delivery)
+  return send.every((a) => a.ok) ? 'ok' : 'failed'
 }
 
 /**
- * The events whose forwarding has not succeeded: forwarded (or replayed) at least once, and the latest attempt
- * to some URL, over all deliveries of the event, not 2xx. For each, its newest accepted delivery.
+ * The events whose forwarding has not succeeded: forwarded (or replayed) at least once, and the latest send, over
+ * all deliveries of the event, not answered 2xx (forwardState). For each, its newest accepted delivery.
  */
 export function failedEvents(all: StoredDelivery[]): StoredDelivery[] {
   const byEvent = new Map<string, StoredDelivery[]>()

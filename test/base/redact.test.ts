@@ -100,6 +100,13 @@ describe('the one redactor', () => {
     expect(redactBodyText('{"client_id":"visible","amount":"10.00"')).toBe('{"client_id":"visible","amount":"10.00"')
   })
 
+  it('the token after `Bearer` whatever precedes it (`token=Bearer …`, a header, a JSON-ish pair)', () => {
+    for (const text of [`token=Bearer ${S}`, `auth=Basic ${S}`, `request had token=Bearer ${S}</html>`, `Authorization: Bearer ${S}`, `"authorization": "Bearer ${S}`]) {
+      expect(redactBodyText(text), text).not.toContain(S)
+    }
+    expect(redactBodyText(`token=Bearer ${S}`)).toBe(`token=${REDACTED} ${REDACTED}`)
+  })
+
   it('known secret values anywhere in free text', () => {
     expect(redactBodyText(`{"note":"${S}"}`, [S])).toBe(`{"note":"${REDACTED}"}`)
   })

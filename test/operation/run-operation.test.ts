@@ -3,7 +3,10 @@
  * terminal states, the endpoint alternatives, and the record functions the bulk engine and flows read
  * (columns named by flag or by field, problems named by flag).
  */
-import {describe, expect, it} from 'vitest'
+import {chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 import {operations} from '../../src/api/operations.js'
 import type {HttpRequest, HttpResponse} from '../../src/client/transport.js'
 import {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from '../../src/operation/operation-input.js'
@@ -47,6 +50,43 @@ describe('runOperation with an injected transport', () => {
     const failed = await runInProcess(args, {env, transport})
     expect(failed.stderr).toMatch(/as CL_R1; its state could not be looked up now \(nope\\u001b\]0;PWNED/)
     for (const r of [fresh, failed]) expect(r.stderr).not.toContain('\u001B')
+  })
+
+  describe('checkout create --open', () => {
+    afterEach(() => vi.unstubAllEnvs())
+    const session = (url: string) => ({id: 'CS_1', object: 'checkout_session', status: 'processing', url, expires_at: '2026-11-27T10:00:00Z'})
+    const create = (url: string) => {
+      const dir = mkdtempSync(join(tmpdir(), 'pay-browser-'))
+      const browser = join(dir, 'browser.sh')
+      writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${join(dir, 'opened')}'\n`)
+      chmodSync(browser, 0o755)
+      vi.stubEnv('BROWSER', browser)
+      const transport = scripted({'POST /v1/checkout/sessions': [{status: 201, body: session(url)}]})
+      const args = ['checkout', 'create', '--amount', '10', '--currency', 'KES', '-r', 'co-1', '--success-url', 'https://a.example/s', '--cancel-url', 'https://a.example/c', '--open']
+      return {run: () => runInProcess(args, {env: envOf(), transport}), opened: () => (existsSync(join(dir, 'opened')) ? readFileSync(join(dir, 'opened'), 'utf8') : undefined)}
+    }
+
+    it('refuses a link that is not an http(s) URL: the session shown, an error naming the link, exit 1, nothing opened', async () => {
+      for (const url of ['file:///etc/passwd', '--version']) {
+        const c = create(url)
+        const r = await c.run()
+        expect(r.code, r.stderr).toBe(1)
+        expect(r.stdout).toContain('CS_1')
+        expect(r.stderr).toContain(`error: the pay link the service gave is not an absolute http(s) URL, so it was not opened: ${url}`)
+        await new Promise((res) => setTimeout(res, 200))
+        expect(c.opened()).toBeUndefined()
+      }
+    })
+
+    it('says which link it opened printable, and opened it as the URL parser writes it', async () => {
+      const c = create('https://pay.example/pay/CS_1\u001B]0;PWNED\u0007\u001B[2J')
+      const r = await c.run()
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).toContain('Opened https://pay.example/pay/CS_1%1B]0;PWNED%07%1B[2J in the browser')
+      expect(r.stderr).not.toContain('\u001B')
+      for (let i = 0; i < 100 && c.opened() === undefined; i++) await new Promise((res) => setTimeout(res, 20))
+      expect(c.opened()).toBe('https://pay.example/pay/CS_1%1B]0;PWNED%07%1B[2J')
+    })
   })
 
   it('--wait polls the spec’s get until one of the resource’s terminal states (subscription: active → exit 0)', async () => {

@@ -39,9 +39,9 @@ async function app(path = '/hooks'): Promise<TestApp> {
 }
 
 /** A state dir with a listener writing its history there, forwarding to `forwardTo`. */
-async function listen(forwardTo?: string, secret = SECRET): Promise<{env: NodeJS.ProcessEnv; url: string}> {
+async function listen(forwardTo?: string, secret = SECRET, more: {verify?: boolean} = {}): Promise<{env: NodeJS.ProcessEnv; url: string}> {
   const env = {PAY_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'pay-history-cmd-'))}
-  listener = await startListener({secrets: [secret], history: new HistoryWriter(historyDir(env)), forwardTo})
+  listener = await startListener({secrets: [secret], history: new HistoryWriter(historyDir(env)), forwardTo, ...more})
   return {env, url: `${listener.url}${listener.path}`}
 }
 
@@ -159,6 +159,36 @@ describe('pay webhook replay', () => {
     await expect(runWebhookReplay(replayOptions(env, target.url, {ids: [e.id], secret: []}), memoryOutput(false).out)).rejects.toThrow(/--secret/)
     await expect(runWebhookReplay(replayOptions(env, target.url, {ids: ['EVT_UNKNOWN']}), memoryOutput(false).out)).rejects.toThrow(/no kept delivery/)
     expect(target.received).toHaveLength(3)
+  })
+
+  it('a delivery accepted under --no-verify is never signed and sent by default: skipped and counted, or sent with --include-unverified and a warning', async () => {
+    const {env, url} = await listen(undefined, SECRET, {verify: false})
+    const forged = eventBody('payout.succeeded', {amount: '9999.00'})
+    const zeros = `t=${nowSeconds()},v1=${'0'.repeat(64)}`
+    expect((await post(url, forged.body, {'service-signature': zeros})).status).toBe(200)
+    expect((await post(url, forged.body, {})).status).toBe(200)
+    const unsigned = eventBody('collection.succeeded')
+    expect((await post(url, unsigned.body, {})).status).toBe(200)
+    expect(readHistory(historyDir(env)).map((d) => `${d.event_id === forged.id ? 'forged' : 'unsigned'} ${d.verdict} ${d.verified}`)).toEqual(['unsigned accepted false', 'forged duplicate false', 'forged accepted false'])
+
+    const target = await app()
+    // by filters: nothing sent, the two events counted and the flag named
+    const byFilter = memoryOutput(true)
+    expect((await runWebhookReplay(replayOptions(env, target.url, {since: '1h'}), byFilter.out)).results).toEqual([])
+    expect(byFilter.stderr()).toMatch(/skipped 2 events .*without verifying the signature.*--include-unverified/)
+    expect(JSON.parse(byFilter.stdout())).toEqual([])
+    // by id: refused, naming the flag, nothing sent
+    await expect(runWebhookReplay(replayOptions(env, target.url, {ids: [forged.id]}), memoryOutput(false).out)).rejects.toThrow(/--include-unverified.*--no-verify/)
+    expect(target.received).toHaveLength(0)
+
+    // opted in: sent, signed, with a warning that says so
+    const opted = memoryOutput(false)
+    const r = await runWebhookReplay(replayOptions(env, target.url, {ids: [forged.id], includeUnverified: true}), opted.out)
+    expect(r.exitCode).toBe(0)
+    expect(opted.stderr()).toMatch(/1 of these deliveries never had a verified signature/)
+    expect(target.received).toHaveLength(1)
+    expect(target.received[0].body.toString()).toBe(forged.body)
+    expect(verifySignature(String(target.received[0].headers['service-signature']), target.received[0].body, SECRET)).toMatchObject({ok: true})
   })
 
   it('1,000 sandbox events, the app failing the first 300: replay --failed delivers each event exactly once with a 2xx', {timeout: 120_000}, async () => {

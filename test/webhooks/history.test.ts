@@ -6,7 +6,7 @@ import {appendFileSync, mkdtempSync, readdirSync, readFileSync, statSync, utimes
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
-import {HistoryWriter, readHistory} from '../../src/webhooks/history.js'
+import {failedEvents, forwardState, HistoryWriter, readHistory} from '../../src/webhooks/history.js'
 import {type Listener, startListener} from '../../src/webhooks/listener.js'
 import {eventBody, nowSeconds, opensslHeader, post, startTestApp, type TestApp} from '../helpers/webhooks.js'
 import {waitFor} from '../helpers/wait-for.js'
@@ -280,6 +280,58 @@ describe('the store on disk', () => {
     expect(readdirSync(dir)).toHaveLength(2)
     const ids = new Set(readHistory(dir).map((d) => d.event_id))
     expect(ids.size).toBe(400)
+  })
+})
+
+describe('where forwarding stands', () => {
+  /** A history whose clock the test moves: each record one second after the one before. */
+  function clocked() {
+    const dir = tempDir()
+    let t = 1_700_000_000_000
+    const w = new HistoryWriter(dir, {sync: 'none', now: () => (t += 1000)})
+    w.open()
+    return {dir, w}
+  }
+  const state = (dir: string) => {
+    const all = readHistory(dir)
+    return {delivery: forwardState(all[0].attempts), failed: failedEvents(all).map((d) => d.event_id)}
+  }
+
+  it('one replay answered 2xx clears the event, whatever spelling of the URL it went to; a later send not 2xx makes it failed again', async () => {
+    const {dir, w} = clocked()
+    const id = w.delivery({event_id: 'EVT_R', verdict: 'accepted', verified: true}, [], Buffer.from('{}'))
+    w.attempt(id, 'EVT_R', {url: 'http://127.0.0.1:4000/hook', status: 500, ms: 1})
+    w.answered(id, 500)
+    await new Promise<void>((r) => w.afterCommit(r))
+    expect(state(dir)).toEqual({delivery: 'failed', failed: ['EVT_R']})
+    // the same app, under another spelling of its URL
+    w.attempt(id, 'EVT_R', {url: 'http://localhost:4000/hook', status: 200, ms: 1, replay: true})
+    await new Promise<void>((r) => w.afterCommit(r))
+    expect(state(dir)).toEqual({delivery: 'ok', failed: []})
+    w.attempt(id, 'EVT_R', {url: 'http://localhost:4001/hook', error: 'unreachable', detail: 'down', ms: 1, replay: true})
+    await w.close()
+    expect(state(dir)).toEqual({delivery: 'failed', failed: ['EVT_R']})
+  })
+
+  it('the listener forwards one delivery to every route at once: failed while any route was not 2xx, until a later send is', async () => {
+    const {dir, w} = clocked()
+    // a replay answered 2xx after one route failed clears it
+    const one = w.delivery({event_id: 'EVT_O', verdict: 'accepted', verified: true}, [], Buffer.from('{}'))
+    w.attempt(one, 'EVT_O', {url: 'http://127.0.0.1:4000/a', status: 200, ms: 1})
+    w.attempt(one, 'EVT_O', {url: 'http://127.0.0.1:4000/b', status: 502, ms: 1})
+    w.attempt(one, 'EVT_O', {url: 'http://localhost:4000/b', status: 200, ms: 1, replay: true})
+    const first = w.delivery({event_id: 'EVT_F', verdict: 'accepted', verified: true}, [], Buffer.from('{}'))
+    w.attempt(first, 'EVT_F', {url: 'http://127.0.0.1:4000/a', status: 500, ms: 1})
+    w.attempt(first, 'EVT_F', {url: 'http://127.0.0.1:4000/b', status: 200, ms: 1})
+    await new Promise<void>((r) => w.afterCommit(r))
+    expect(state(dir)).toEqual({delivery: 'failed', failed: ['EVT_F']})
+    // the service delivers the event again; both routes answer 2xx this time
+    const again = w.delivery({event_id: 'EVT_F', verdict: 'accepted', verified: true}, [], Buffer.from('{}'))
+    w.attempt(again, 'EVT_F', {url: 'http://127.0.0.1:4000/a', status: 200, ms: 1})
+    w.attempt(again, 'EVT_F', {url: 'http://127.0.0.1:4000/b', status: 204, ms: 1})
+    await w.close()
+    expect(state(dir)).toEqual({delivery: 'ok', failed: []})
+    expect(readHistory(dir).map((d) => `${d.event_id} ${forwardState(d.attempts)}`)).toEqual(['EVT_F ok', 'EVT_F failed', 'EVT_O ok'])
   })
 })
 
