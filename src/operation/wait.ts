@@ -6,8 +6,8 @@
  *   still pending after --wait-timeout    → exit 9
  *   Ctrl-C / SIGTERM while waiting        → exit 130 / 143, the last answer printed as ever (nothing more is sent)
  *   a poll that fails after the answer in hand → exit 9, that answer printed, the failure and how to wait again said;
- *   a poll answering 404 about what is in hand is taken as not visible yet (a service's lookups may lag its
- *   creates): said once, polling goes on
+ *   a poll answering the service's own 404 not_found about what is in hand is taken as not visible yet (a service's
+ *   lookups may lag its creates): said once, polling goes on; a gateway's 404 page is a failed poll
  * Progress goes to stderr; the caller prints the last body the service returned on stdout.
  * A poll that answers another resource than the one in hand (a lookup by a reference two resources share) ends the
  * wait unresolved (exit 9): its state is never taken for this one's (src/api/resource.ts), and the last body of this
@@ -18,7 +18,7 @@ import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {ApiError, InterruptedError, type PayError} from '../base/errors.js'
 import {firstSignal} from '../base/signals.js'
-import {pollDelayMs} from '../client/request-policy.js'
+import {pollDelayMs, provesAbsent} from '../client/request-policy.js'
 import {otherResource, resourceName} from '../api/resource.js'
 import {printableLine} from '../output/printable.js'
 
@@ -188,7 +188,7 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
       } catch (err) {
         // what is in hand was answered already: a failing poll ends the wait, never the report of it
         if (!res) throw err
-        if (err instanceof ApiError && err.status === 404) {
+        if (err instanceof ApiError && provesAbsent(err)) {
           if (!toldNotVisible) out.warn(printableLine(`${options.label} is not found by its lookup yet (${err.message}); it was answered before, so pay keeps polling (--wait-timeout)`))
           toldNotVisible = true
           continue

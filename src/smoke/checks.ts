@@ -10,6 +10,7 @@ import type {EndpointId} from '../api/endpoints.js'
 import {lookupCommand} from '../api/kinds.js'
 import type {CallInput} from '../client/api-client.js'
 import {ExitCode} from '../base/exit-codes.js'
+import {provesAbsent} from '../client/request-policy.js'
 import type {ApiContext} from '../runtime.js'
 import {pollOf} from '../operation/run-operation.js'
 import {classifyState, stateOf, waitFor} from '../operation/wait.js'
@@ -51,7 +52,10 @@ const PRODUCT_PROBES: ProductProbe[] = [
   {name: 'static virtual accounts', id: 'merchantVirtualAccount.get', input: () => ({})},
 ]
 
-/** The product steps: 2xx and 404 (nothing by that probe reference) pass, 403 is "not enabled". */
+/**
+ * The product steps: 2xx and the service's own 404 not_found (nothing by that probe reference) pass, 403 is "not
+ * enabled"; a 404 that is not the service's error (a gateway's page for a route it lacks) fails.
+ */
 async function probeProduct(ctx: ApiContext, probe: ProductProbe, ref: string): Promise<StepResult> {
   const step = await timed('smoke', `product: ${probe.name}`, async () => {
     try {
@@ -59,7 +63,7 @@ async function probeProduct(ctx: ApiContext, probe: ProductProbe, ref: string): 
       const data = (res.body as {data?: unknown} | undefined)?.data
       return {detail: Array.isArray(data) ? `${data.length} item(s)` : `HTTP ${res.status}`}
     } catch (err) {
-      if ((err as {status?: unknown}).status === 404) return {detail: 'reachable (HTTP 404 for a probe reference, as expected)'}
+      if (provesAbsent(err)) return {detail: 'reachable (HTTP 404 for a probe reference, as expected)'}
       throw err
     }
   })
