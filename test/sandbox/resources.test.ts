@@ -2,7 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import {type Client, acmeClient, checkoutBody, collectionBody, expectError, globexClient, start, until} from '../helpers/sandbox-http.js'
 import {fromMinor, toMinor} from '../../src/api/money.js'
-import {DYNAMIC_TTL_MS, dynamicTransfer} from '../../src/sandbox/resources/virtual-accounts.js'
+import {dynamicTransfer} from '../../src/sandbox/resources/virtual-accounts.js'
 
 let sb: Sandbox
 let acme: Client
@@ -55,6 +55,7 @@ describe('collections', () => {
   it('bank transfer: an account that expires before its transfer fails the collection; a late transfer is refused and credits nothing', async () => {
     const r = await acme.post('/v1/collections', collectionBody({payment_rail: 'bank_transfer', mobile: undefined, provider: undefined, amount: '500.00'}))
     const {account_number: account, expires_at: expiresAt} = r.body.virtual_account
+    const DYNAMIC_TTL_MS = 24 * 3600 * 1000 // docs/sandbox.md: valid 24 h
     expect(Date.parse(expiresAt) - Date.parse(r.body.created_at)).toBe(DYNAMIC_TTL_MS)
     await acme.post('/_sandbox/clock/advance', {seconds: DYNAMIC_TTL_MS / 1000 - 60})
     expect(await status(acme, `/v1/collections/${r.body.id}`)).toBe('processing')

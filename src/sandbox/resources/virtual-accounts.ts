@@ -8,7 +8,7 @@ import {entry} from '../state.js'
 
 export const STATIC_VA_CAP = 1000
 /** How long a dynamic account takes its transfer (its `expires_at`): docs/sandbox.md, "valid 24 h". */
-export const DYNAMIC_TTL_MS = 24 * 3600 * 1000
+const DYNAMIC_TTL_MS = 24 * 3600 * 1000
 
 export function issueVirtualAccount(
   core: Core,
