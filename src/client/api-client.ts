@@ -9,7 +9,7 @@ import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from '../base/errors.js'
 import {redactBodyText, redactHeaders, redactUrl, redactValues} from '../base/redact.js'
-import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, DEADLINE_FACTOR} from './request-policy.js'
+import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, saysAbsent, statusOutcome, DEADLINE_FACTOR} from './request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {randomUUID} from '../base/digest.js'
 import {READ_CODINGS, Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
@@ -265,7 +265,7 @@ export class ApiClient {
     if (body !== undefined || method === 'POST' || rules.auth) headers['content-type'] = 'application/json'
     if (method === 'POST' && body === undefined && endpoint?.body) body = '{}'
 
-    if (rules.accountRef && this.options.settings.accountRef) headers['x-service-account-ref'] = this.options.settings.accountRef
+    if (rules.accountRef && this.options.settings.accountRef) headers[ACCOUNT_REF_HEADER] = this.options.settings.accountRef
 
     const problems = headerProblems(input)
     if (problems.length > 0) throw new InputError(problems)
@@ -397,8 +397,7 @@ export class ApiClient {
         const outcome: AttemptOutcome = {kind: 'unusable', status: res.status}
         throw decided(new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt), policy.next(outcome), outcome)
       }
-      const code = (body as {error?: {code?: unknown}} | undefined)?.error?.code
-      const outcome: AttemptOutcome = {kind: 'status', status: res.status, ...(typeof code === 'string' ? {code} : {})}
+      const outcome = statusOutcome(res.status, body)
       const asked = askedWaitMs(res.status, res.headers, body)
       const decision = policy.next(outcome, asked)
       if (decision.retry && decision.refreshToken) {
@@ -512,6 +511,18 @@ function rulesForUnknownPath(method: string, pathname: string): {auth: boolean; 
 }
 
 /** The request under another Idempotency-Key (the field and the header), nothing else changed. */
+/** The sub-account header, as build() writes every header name (lower case). */
+const ACCOUNT_REF_HEADER = 'x-service-account-ref'
+
+/**
+ * The account ref a prepared request carries: the sub-account it goes to, whether from the settings
+ * (--account-ref, PAY_ACCOUNT_REF, the profile) or from `pay api -H 'X-Service-Account-Ref: …'`, which overrides
+ * them. The journal scopes a request by this (src/journal/gate.ts), never by the settings; an empty header is none.
+ */
+export function accountRefOf(req: PreparedRequest): string | undefined {
+  return req.headers[ACCOUNT_REF_HEADER] || undefined
+}
+
 export function rekeyed(req: PreparedRequest, key: string): PreparedRequest {
   return {...req, idempotencyKey: key, headers: {...req.headers, 'idempotency-key': key}}
 }
@@ -560,7 +571,11 @@ function networkHint(req: PreparedRequest, outcome: AttemptOutcome, err: unknown
   return 'try again later'
 }
 
+const NOT_THE_SERVICE_404 = "this 404 is not the service's not_found error (an error object with code, message and request_id): a gateway or proxy answered (a wrong path in --base-url, a route it does not pass on), so nothing is known about the resource; check the base URL (pay profiles show)"
+
 export function toApiError(status: number, text: string, body: unknown, attempts: number, headers: Record<string, string>): ApiError {
+  // a 404 that is not the service's not_found (a gateway's page, JSON of another shape) says nothing about the resource
+  const unproven = status === 404 && !saysAbsent(statusOutcome(status, body))
   const err = (body as {error?: unknown} | undefined)?.error
   if (err && typeof err === 'object' && typeof (err as {code?: unknown}).code === 'string') {
     const e = err as {code: string; message?: unknown}
@@ -570,10 +585,12 @@ export function toApiError(status: number, text: string, body: unknown, attempts
       asked !== undefined && asked > MAX_RETRY_AFTER_MS
         ? `the service asks to wait ${Math.ceil(asked / 1000)} s (Retry-After); pay waits at most ${MAX_RETRY_AFTER_MS / 1000} s by itself, so try again after that`
         : hintFor(status, e.code, attempts, typeof e.message === 'string' ? e.message : '')
-    return new ApiError(status, error, body, hint, attempts)
+    return unproven ? new ApiError(status, error, body, NOT_THE_SERVICE_404, attempts, ExitCode.NETWORK) : new ApiError(status, error, body, hint, attempts)
   }
   const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200)
-  return new ApiError(status, {code: `http_${status}`, message: snippet || `HTTP ${status} with no error body`}, body ?? {error: {code: `http_${status}`, message: snippet}}, hintFor(status, undefined, attempts), attempts)
+  const error = {code: `http_${status}`, message: snippet || `HTTP ${status} with no error body`}
+  if (unproven) return new ApiError(status, error, body ?? {error}, NOT_THE_SERVICE_404, attempts, ExitCode.NETWORK)
+  return new ApiError(status, error, body ?? {error: {code: `http_${status}`, message: snippet}}, hintFor(status, undefined, attempts), attempts)
 }
 
 /**

@@ -51,9 +51,9 @@ export async function runApi(options: ApiOptions, open: () => Promise<ApiContext
     return 0
   }
   // a money-moving endpoint with a live profile: the rule of src/operation/confirm.ts, as for its resource command
-  const {liveMoneyGate, moneyOperation, confirmationLines} = await import('./confirm.js')
+  const {liveMoneyGate, moneyOperation, movesMoney, confirmationLines} = await import('./confirm.js')
   const money = moneyOperation(req.endpoint?.id)
-  if (money) await liveMoneyGate({client, out, settings}, Boolean(options.yes), () => confirmationLines(money, {body}, settings.profileName))
+  if (money && movesMoney(money, {body})) await liveMoneyGate({client, out, settings}, Boolean(options.yes), () => confirmationLines(money, {body}, settings.profileName))
   // a write to a path that is no endpoint pay knows may move money all the same (a lenient server): asked too
   else if (!req.endpoint && method !== 'GET' && method !== 'HEAD') await liveMoneyGate({client, out, settings}, Boolean(options.yes), () => [printable(`LIVE profile "${settings.profileName}": ${method} ${options.path} is no endpoint pay knows, and it may move money`)])
   const shown = forStdout(out.term.stdoutIsTTY)
