@@ -8,9 +8,9 @@
  */
 
 /** The most pages one run follows: 100,000 rows at the service's largest page (per_page 100). */
-export const MAX_PAGES = 1000
+const MAX_PAGES = 1000
 
-export interface PageStep {
+interface PageStep {
   /** Whether to show this page: not when it repeats the one before. */
   show: boolean
   /** Whether to ask for the next page. */

@@ -4,7 +4,7 @@
  * exit 1), and at the bound of pages (exit 1). The commands run in-process against a scripted server on loopback.
  */
 import {describe, expect, it} from 'vitest'
-import {PageFollower, MAX_PAGES} from '../../src/operation/paging.js'
+import {PageFollower} from '../../src/operation/paging.js'
 import {pay} from '../helpers/in-process.js'
 import {scriptedEnv, useScriptedServer} from '../helpers/scripted-server.js'
 
@@ -36,12 +36,17 @@ describe('PageFollower', () => {
   })
 
   it('stops after its bound of pages, saying so', () => {
-    expect(MAX_PAGES).toBe(1000)
     const f = new PageFollower(3)
     for (const n of [1, 2]) expect(f.step(n, [n], {has_more: true}).next).toBe(true)
     const last = f.step(3, [3], {has_more: true})
     expect(last).toMatchObject({show: true, next: false})
     expect(last.problem).toMatch(/^stopped paging after 3 pages .*; 3 row\(s\) shown$/)
+  })
+
+  it('follows 1000 pages at most by default', () => {
+    const f = new PageFollower()
+    for (let n = 1; n < 1000; n++) expect(f.step(n, [n], {has_more: true}).next).toBe(true)
+    expect(f.step(1000, [1000], {has_more: true}).problem).toMatch(/^stopped paging after 1000 pages/)
   })
 })
 
