@@ -376,7 +376,7 @@ On a terminal, a missing --plan is offered as a list from \`pay plans list\`.`,
     endpoint: 'customers.collections',
     summary: "List a customer's collections",
     description: `One page (--page, --per-page), or every page with --all.
---all follows the pages to the end and prints each page's rows as it arrives, so a long history never sits in memory; with --json it prints each page's body as the service sent it, one per line (JSON Lines); -o ndjson, csv and tsv stream the rows. --limit N stops after N collections.
+--all follows the pages to the end (or to the answer's total) and prints each page's rows as it arrives, so a long history never sits in memory; with --json it prints each page's body as the service sent it, one per line (JSON Lines); -o ndjson, csv and tsv stream the rows. --limit N stops after N collections. A page that repeats the one before (a service that does not page by page=), or a 1000th page, stops --all with an error: exit 1.
 Paging parameters beyond per_page are not in the spec: we send page (1-based) and per_page (docs/assumptions.md).`,
     fields: [
       ID('Customer', 'MC'),

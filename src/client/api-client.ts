@@ -9,10 +9,10 @@ import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from '../base/errors.js'
 import {redactBodyText, redactHeaders, redactUrl, redactValues} from '../base/redact.js'
-import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, DEADLINE_FACTOR} from './request-policy.js'
+import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, saysAbsent, statusOutcome, DEADLINE_FACTOR} from './request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {randomUUID} from '../base/digest.js'
-import {Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
+import {READ_CODINGS, Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
 import {checkRawPath, checkSentUrl} from './raw-path.js'
 
 /** Milliseconds for deadlines and --debug's timings (node:perf_hooks would add ~1.6 ms to every command's start). */
@@ -256,6 +256,9 @@ export class ApiClient {
     const headers: Record<string, string> = {
       'user-agent': this.options.userAgent,
       accept: 'application/json',
+      // no content coding, please: HTTP lets a server pick any when the request names none (src/client/transport.ts
+      // still reads gzip, deflate and br should one come all the same)
+      'accept-encoding': 'identity',
     }
     let body: string | undefined
     if (input.body !== undefined) body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body)
@@ -394,8 +397,7 @@ export class ApiClient {
         const outcome: AttemptOutcome = {kind: 'unusable', status: res.status}
         throw decided(new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt), policy.next(outcome), outcome)
       }
-      const code = (body as {error?: {code?: unknown}} | undefined)?.error?.code
-      const outcome: AttemptOutcome = {kind: 'status', status: res.status, ...(typeof code === 'string' ? {code} : {})}
+      const outcome = statusOutcome(res.status, body)
       const asked = askedWaitMs(res.status, res.headers, body)
       const decision = policy.next(outcome, asked)
       if (decision.retry && decision.refreshToken) {
@@ -569,7 +571,11 @@ function networkHint(req: PreparedRequest, outcome: AttemptOutcome, err: unknown
   return 'try again later'
 }
 
+const NOT_THE_SERVICE_404 = "this 404 is not the service's not_found error (an error object with code, message and request_id): a gateway or proxy answered (a wrong path in --base-url, a route it does not pass on), so nothing is known about the resource; check the base URL (pay profiles show)"
+
 export function toApiError(status: number, text: string, body: unknown, attempts: number, headers: Record<string, string>): ApiError {
+  // a 404 that is not the service's not_found (a gateway's page, JSON of another shape) says nothing about the resource
+  const unproven = status === 404 && !saysAbsent(statusOutcome(status, body))
   const err = (body as {error?: unknown} | undefined)?.error
   if (err && typeof err === 'object' && typeof (err as {code?: unknown}).code === 'string') {
     const e = err as {code: string; message?: unknown}
@@ -579,10 +585,12 @@ export function toApiError(status: number, text: string, body: unknown, attempts
       asked !== undefined && asked > MAX_RETRY_AFTER_MS
         ? `the service asks to wait ${Math.ceil(asked / 1000)} s (Retry-After); pay waits at most ${MAX_RETRY_AFTER_MS / 1000} s by itself, so try again after that`
         : hintFor(status, e.code, attempts, typeof e.message === 'string' ? e.message : '')
-    return new ApiError(status, error, body, hint, attempts)
+    return unproven ? new ApiError(status, error, body, NOT_THE_SERVICE_404, attempts, ExitCode.NETWORK) : new ApiError(status, error, body, hint, attempts)
   }
   const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200)
-  return new ApiError(status, {code: `http_${status}`, message: snippet || `HTTP ${status} with no error body`}, body ?? {error: {code: `http_${status}`, message: snippet}}, hintFor(status, undefined, attempts), attempts)
+  const error = {code: `http_${status}`, message: snippet || `HTTP ${status} with no error body`}
+  if (unproven) return new ApiError(status, error, body ?? {error}, NOT_THE_SERVICE_404, attempts, ExitCode.NETWORK)
+  return new ApiError(status, error, body ?? {error: {code: `http_${status}`, message: snippet}}, hintFor(status, undefined, attempts), attempts)
 }
 
 /**
@@ -598,11 +606,14 @@ function issueList(error: {issues: readonly {path: readonly PropertyKey[]; messa
 function unusableBody(req: PreparedRequest, res: {status: number; headers: Record<string, string>; text: string}, body: unknown): {message: string; problems?: string[]; differs?: true} | undefined {
   const what = () => `${req.method} ${new URL(req.url).pathname} answered HTTP ${res.status}` // only for a failure: a bulk run checks thousands of answers
   const endpoint = req.endpoint
+  // a body in a content coding is not JSON when pay could not decode it: that, rather than a guess it was cut short
+  const coding = res.headers['content-encoding']
+  const notJson = () => `${what()} with a body that is not valid JSON (${coding && coding.toLowerCase() !== 'identity' ? `Content-Encoding: ${coding}; pay reads ${READ_CODINGS}` : 'cut short?'})`
   if (!endpoint) {
     const labelledJson = /[/+]json\b/i.test(res.headers['content-type'] ?? '')
-    return labelledJson && res.text.trim() !== '' && body === undefined ? {message: `${what()} with a body that is not valid JSON (cut short?)`} : undefined
+    return labelledJson && res.text.trim() !== '' && body === undefined ? {message: notJson()} : undefined
   }
-  if (body === undefined) return {message: res.text.trim() === '' ? `${what()} with an empty body` : `${what()} with a body that is not valid JSON (cut short?)`}
+  if (body === undefined) return {message: res.text.trim() === '' ? `${what()} with an empty body` : notJson()}
   const parsed = endpoint.response.safeParse(body)
   if (parsed.success) return undefined
   const problems = issueList(parsed.error)

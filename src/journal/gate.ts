@@ -135,6 +135,8 @@ export class JournalGate implements RequestJournal {
     let replay: ApiResponse | undefined
     // the key this request carries was journaled before with an unknown outcome: only an answer that decides it settles it
     let keyWasUnknown = false
+    // that earlier request (of the journal), when this one resumes its key
+    let earlier: OpRecord | undefined
     const journalOn = this.store.open()
     // the journal is off (no state dir): the key is derived from the request, so that the same command run again
     // (with the journal still off) resumes it; --force-new and a given key as ever
@@ -146,6 +148,9 @@ export class JournalGate implements RequestJournal {
       const entries = this.store.entriesAbout([jsonText(req.idempotencyKey), ...referenceNeedle])
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
       keyWasUnknown = given !== undefined && requestOf(given) === 'unknown'
+      if (keyWasUnknown) earlier = entries.find((e) => e.op.key === req.idempotencyKey)!.op
+      // the same request given its own key back (the resume command, with --data in another key order): its first bytes
+      if (earlier && (earlier.match === match || earlier.match === bytesMatch)) request = this.resumed(req, earlier, bodySha)
       // a key of the user's own is never swapped for another: an earlier request holding the reference refuses it
       if (!given) this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], promiseScope, false)
     } else if (!req.keyGiven && journalOn) {
@@ -162,7 +167,9 @@ export class JournalGate implements RequestJournal {
         // an unknown outcome stays the answer until an entry with the SAME key settles it (a later failure under
         // another key, or one that only looks certain, says nothing about it)
         this.options.notice(`resuming: the same request was sent at ${pending.op.at} and its outcome is unknown; reusing its Idempotency-Key ${pending.op.key}`)
-        request = rekeyed(req, pending.op.key)
+        // the key's first request: the bytes the service holds under it (a resume's record may hold other ones)
+        earlier = entries.find((e) => e.op.key === pending.op.key)!.op
+        request = this.resumed(req, earlier, bodySha)
         keyWasUnknown = true
       } else if (reference !== undefined) {
         const earlier = this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], promiseScope, true)
@@ -179,9 +186,13 @@ export class JournalGate implements RequestJournal {
 
     const key = request.idempotencyKey ?? ''
     const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key, req.endpoint?.id)
+    const sent = request.body
     const op: OpRecord = {
       t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: redactUrl(req.url), base_url: shownBaseUrl,
-      client_id: clientId, account_ref: accountRef, body_sha256: bodySha, reference, command, origin: this.options.origin, pid: process.pid,
+      client_id: clientId, account_ref: accountRef, body_sha256: sent === req.body ? bodySha : sha256(sent ?? ''),
+      // the bytes, for a later resume to send them again; not when the journal would have to redact them
+      ...(sent !== undefined && hide(sent) === sent ? {body: sent} : {}),
+      reference, command, origin: this.options.origin, pid: process.pid,
     }
     // The operation is written whole and fsync'd before a byte of the request is sent (the transport waits for
     // `durable`): that record is what makes a re-run reuse the key. When it cannot be written (a full disk), this
@@ -225,7 +236,11 @@ export class JournalGate implements RequestJournal {
         const code = err instanceof ApiError ? err.code : err instanceof NetworkError ? 'network_error' : 'error'
         const message = err instanceof Error ? err.message : String(err)
         outcome({request: certain ? 'refused' : 'unknown', status: err instanceof ApiError ? err.status : undefined, error: {code, message: hide(message)}})
-        if (!certain && err instanceof PayError) err.outcomeUnknown(key, command, unknownHint)
+        // the service says the key was used with another body: the earlier request under it may have been done, and
+        // sending this body again cannot settle it
+        const mismatch = !certain && earlier !== undefined && err instanceof ApiError && err.code === 'idempotency_key_mismatch'
+        if (mismatch) err.outcomeUnknown(key, earlier!.command, mismatchHint(key, earlier!, verify))
+        else if (!certain && err instanceof PayError) err.outcomeUnknown(key, command, unknownHint)
         return err
       },
       end() {
@@ -269,6 +284,22 @@ export class JournalGate implements RequestJournal {
     )
   }
 
+  /**
+   * `req` under the key of `earlier`, a journaled request of the same JSON whose outcome is unknown: with the bytes
+   * that request was sent with when they differ (keys in another order, other spacing) and the journal holds them,
+   * since a service may compare a reused key's body byte for byte; else as it is, said.
+   */
+  private resumed(req: PreparedRequest, earlier: OpRecord, bodySha: string): PreparedRequest {
+    const request = rekeyed(req, earlier.key)
+    if (earlier.body_sha256 === bodySha) return request
+    if (earlier.body !== undefined && sha256(earlier.body) === earlier.body_sha256) {
+      this.options.notice(`the same JSON was sent then with its fields in another order or spacing: sending those bytes again under the key`)
+      return {...request, body: earlier.body}
+    }
+    this.options.warn(`the same JSON was sent then as other bytes, which the journal does not hold: a service that compares a reused key's body byte for byte will answer 409, and the outcome stays unknown; to resume it exactly, run the command that sent it${earlier.command ? ` (\`${earlier.command}\`)` : ''}`)
+    return request
+  }
+
   /** The journaled answer of an accepted request, its latest known body (a later lookup's), and a way to note a newer state. */
   private replayOf(req: PreparedRequest, e: JournalEntry, hide: (text: string) => string): ApiResponse {
     const seen = latestState(e)
@@ -289,6 +320,12 @@ export class JournalGate implements RequestJournal {
   private iso(): string {
     return new Date(this.now()).toISOString()
   }
+}
+
+/** What to do after a 409 idempotency_key_mismatch to a key whose earlier request's outcome is unknown. */
+function mismatchHint(key: string, earlier: OpRecord, verify: string): string {
+  const how = earlier.command ? `run the command that sent it, exactly (\`${earlier.command}\`)` : `send its body exactly as it was, with --idempotency-key ${key}`
+  return `the service says Idempotency-Key ${key} was used before with another body: the request sent under it at ${earlier.at} may have been done, and its outcome stays unknown${verify || `; check with \`pay journal ${key}\``}; to resume it, ${how}; never send it again under a new key before you know`
 }
 
 /** What an entry's request came to (no outcome recorded: unknown). */

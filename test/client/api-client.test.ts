@@ -174,6 +174,38 @@ describe('headers', () => {
     expect(h.accept).toBe('application/json')
     expect(h['user-agent']).toMatch(/^pay\/\d+\.\d+\.\d+ /)
   })
+
+  it('asks for no content coding (Accept-Encoding: identity), the token request too', async () => {
+    await pay(['balance'], {env: envFor()})
+    expect(server.requests.length).toBeGreaterThan(1)
+    for (const q of server.requests) expect(q.headers['accept-encoding'], q.path).toBe('identity')
+  })
+
+  it('reads a gzip answer all the same: a create the service accepted is accepted (exit 0), not unknown', async () => {
+    const {gzipSync} = await import('node:zlib')
+    const gz = (status: number, body: unknown) => ({
+      handle: (_req: unknown, res: import('node:http').ServerResponse) => {
+        res.writeHead(status, {'content-type': 'application/json', 'content-encoding': 'gzip'})
+        res.end(gzipSync(JSON.stringify(body)))
+      },
+    })
+    server.script('POST /v1/collections', gz(201, {id: 'CL_G1', object: 'collection', status: 'processing', currency: 'KES', amount: '10.00', merchant_reference: 'gz-1'}))
+    const r = await pay(['collections', 'create', '--amount', '10', '--currency', 'KES', '-r', 'gz-1', '--mobile', '254700000001', '--provider', 'mpesa', '--yes', '--json'], {env: envFor()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).id).toBe('CL_G1')
+  })
+
+  it('a coding pay does not read: exit 7 naming the coding, not "cut short?"', async () => {
+    server.script('GET /v1/balance', {
+      handle: (_req: unknown, res: import('node:http').ServerResponse) => {
+        res.writeHead(200, {'content-type': 'application/json', 'content-encoding': 'compress'})
+        res.end(Buffer.from([0x1f, 0x9d, 0x90, 0x7b, 0x22, 0x00, 0x81]))
+      },
+    })
+    const r = await pay(['balance', '--retries', '0'], {env: envFor()})
+    expect(r.code).toBe(7)
+    expect(r.stderr).toContain('not valid JSON (Content-Encoding: compress; pay reads gzip, deflate and br)')
+  })
 })
 
 describe('timeouts and proxies', () => {

@@ -66,23 +66,23 @@ describe('a failure that only looks certain does not wipe out an unknown outcome
     expect(again.keys).toEqual([first.keys[0]])
   })
 
-  it('across runs: refused, a long 429, 401 and 403 under the resumed key keep it unknown; only a deciding answer (400) settles it', async () => {
+  it('across runs: refused, a long 429, 401, 403, 400, 422 and a 409 mismatch under the resumed key keep it unknown; a success settles it', async () => {
     const dir = tempConfigDir()
     const first = await run(dir, ['cut'], {retries: 0})
     const key = first.keys[0]
     expect(first.last?.outcome?.request).toBe('unknown')
-    for (const answers of [['refused'], [apiError(429, 'rate_limited', {'retry-after': '3600'})], [apiError(401, 'unauthorized'), apiError(401, 'unauthorized')], [apiError(403, 'forbidden')]] as Answer[][]) {
+    const service = (status: number, code: string): Answer => ({status, text: JSON.stringify({error: {code, message: code, request_id: 'REQ_0123456789AB'}})})
+    for (const answers of [['refused'], [apiError(429, 'rate_limited', {'retry-after': '3600'})], [apiError(401, 'unauthorized'), apiError(401, 'unauthorized')], [apiError(403, 'forbidden')], [service(400, 'invalid_parameter')], [service(422, 'validation_error')], [service(409, 'idempotency_key_mismatch')]] as Answer[][]) {
       const r = await run(dir, answers, {retries: 0})
       expect(r.keys[0]).toBe(key)
       expect(r.last?.outcome?.request).toBe('unknown')
       expect(r.error?.idempotencyKey).toBe(key)
     }
-    const decided = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0})
-    expect(decided.keys).toEqual([key])
-    expect(decided.last?.outcome?.request).toBe('refused')
-    expect(decided.error?.idempotencyKey).toBeUndefined()
-    const next = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0})
-    expect(next.keys[0]).not.toBe(key)
+    const settled = await run(dir, [{status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', currency: 'KES', amount: '150.00', merchant_reference: 'gate-1'})}], {retries: 0})
+    expect(settled.keys).toEqual([key])
+    expect(settled.last?.outcome?.request).toBe('accepted')
+    const next = await run(dir, [], {retries: 0})
+    expect(next.keys).toEqual([])
   })
 
   it('a fresh key refused before anything was sent, or refused with 401: failed, and a re-run gets a new key', async () => {

@@ -110,6 +110,35 @@ describe('runOperation with an injected transport', () => {
     expect(r.stderr).toContain('mandate m-1 ended cancelled')
   })
 
+  it('a create answered in a final failed state exits 8 with its state and reason, with or without --wait; a lookup of it exits 0', async () => {
+    const payout = (ref: string) => ({id: `PO_${ref}`, object: 'payout', status: 'failed', currency: 'KES', amount: '200000.00', merchant_reference: ref, fee_amount: '0.00', amount_debited: '0.00', status_detail: 'insufficient_funds: the payout wallet holds 1000.00'})
+    const transport = scripted({'POST /v1/payouts': [{status: 201, body: payout('p-1')}], 'GET /v1/payouts/p-1': [{body: payout('p-1')}]})
+    const args = ['payouts', 'create', '--amount', '200000.00', '--currency', 'KES', '-r', 'p-1', '--mobile', '254700000001', '--provider', 'mpesa', '--json']
+    const env = envOf()
+    for (const extra of [[], ['--wait']]) {
+      const r = await runInProcess([...args, ...extra], {env, transport})
+      expect(r.code, `${extra.join(' ')}: ${r.stderr}`).toBe(8)
+      expect(JSON.parse(r.stdout).status).toBe('failed')
+      expect(r.stderr).toContain('payout p-1 ended failed: insufficient_funds: the payout wallet holds 1000.00')
+    }
+    // the second run was the journal's answer (nothing sent again): a re-run reports the resource's state, by the same rule
+    expect(transport.seen.filter((q) => q.method === 'POST' && new URL(q.url).pathname === '/v1/payouts')).toHaveLength(1)
+    const looked = await runInProcess(['payouts', 'get', 'p-1', '--json'], {env, transport})
+    expect(looked.code, looked.stderr).toBe(0)
+  })
+
+  it('a re-run of an accepted create whose resource has failed since says "state now: failed" and exits 8', async () => {
+    const collection = (status: string) => ({id: 'CL_F1', object: 'collection', status, currency: 'KES', amount: '5.00', merchant_reference: 'rf-1', status_detail: status === 'failed' ? 'insufficient_balance' : null})
+    const transport = scripted({'POST /v1/collections': [{status: 201, body: collection('processing')}], 'GET /v1/collections/CL_F1': [{body: collection('failed')}]})
+    const env = envOf()
+    const args = ['collections', 'create', '--amount', '5.00', '--currency', 'KES', '-r', 'rf-1', '--mobile', '254700000001', '--provider', 'mpesa']
+    expect((await runInProcess(args, {env, transport})).code).toBe(0)
+    const again = await runInProcess(args, {env, transport})
+    expect(again.stderr).toContain('as CL_F1; state now: failed')
+    expect(again.stderr).toContain('collection CL_F1 ended failed: insufficient_balance')
+    expect(again.code).toBe(8)
+  })
+
   it('picks the alternative endpoint by its flag (collections get --reference)', async () => {
     const transport = scripted({'GET /v1/collections': [{body: {id: 'CL_1', object: 'collection', status: 'processing', currency: 'KES', amount: '1.00', merchant_reference: 'o-1'}}]})
     const r = await runInProcess(['collections', 'get', '--reference', 'o-1', '--json'], {env: envOf(), transport})
