@@ -122,9 +122,12 @@ export interface OperationSpec {
   list?: boolean
   /**
    * Money moves: on a terminal, against a profile marked live, say what will happen (amount, currency, the
-   * destination read from these request values, reference) and ask; `--yes` skips.
+   * destination read from these request values, reference) and ask; `--yes` skips. `when`: money moves only when
+   * this request value is set (a mandate with a plan enrols a subscriber, who is charged; one without moves none).
+   * `plan`: what is charged is the amount of the plan this value names (not an amount of the body).
+   * The one test of it: movesMoney (src/operation/confirm.ts).
    */
-  confirm?: {destination: readonly ValueSource[]}
+  confirm?: {destination: readonly ValueSource[]; when?: ValueSource; plan?: ValueSource}
   /** `--open`: open this response field (a URL) in the browser. */
   open?: {flag: string; help: string; field: string}
   /** --data / -F for extra body fields (default: the endpoint has an object body). */

@@ -217,7 +217,7 @@ Bank codes come from \`pay metadata banks\`; on a terminal the bank is offered a
     summary: 'Create a direct-debit mandate (step 1 of recurring debits)',
     description: `The customer gets an approval prompt on their phone; the mandate is "processing" until they approve ("succeeded"), after which \`pay debits create\` can charge it. When the number already has an approved mandate, it is reused and answers succeeded at once.
 A second create for a number whose first mandate is still awaiting approval answers 409 (exit 5): look the first one up with \`pay mandates get --reference\`.
---plan links the mandate to a subscription plan (then --customer-name and --customer-email are required). Without a plan no debit happens automatically.`,
+--plan links the mandate to a subscription plan (then --customer-name and --customer-email are required) and enrols a subscriber, charged the plan amount once on approval: with a live profile that is asked first (--yes). Without a plan no debit happens automatically.`,
     fields: [
       MOBILE,
       PROVIDER,
@@ -232,6 +232,8 @@ A second create for a number whose first mandate is still awaiting approval answ
       {key: 'customer_email', helpValue: 'EMAIL', help: "Customer's email", prompt: "Customer's email"},
       NOTES,
     ],
+    // with a plan the mandate enrols a subscriber, charged the plan's amount (spec: POST /v1/mandates, plan_id)
+    confirm: {destination: ['body.mobile', 'body.provider'], when: 'body.plan_id', plan: 'body.plan_id'},
     view: 'mandate-create',
     wait: {get: 'mandates.get', query: {merchant_reference: ['response.merchant_reference', 'body.merchant_reference']}, noun: 'mandate', view: 'mandate', ...MANDATE_STATES},
     examples: [
@@ -335,6 +337,8 @@ On a terminal, a missing --plan is offered as a list from \`pay plans list\`.`,
       PROVIDER,
       NOTES,
     ],
+    // "The plan amount is charged once on approval, or at once when the mobile number already has an approved mandate"
+    confirm: {destination: ['body.mobile', 'body.provider', 'body.customer_name'], plan: 'body.plan_id'},
     view: 'subscription',
     wait: {get: 'subscriptions.get', query: {merchant_reference: ['response.merchant_reference', 'body.merchant_reference']}, noun: 'subscription', ...SUBSCRIPTION_STATES},
     examples: [
@@ -372,7 +376,7 @@ On a terminal, a missing --plan is offered as a list from \`pay plans list\`.`,
     endpoint: 'customers.collections',
     summary: "List a customer's collections",
     description: `One page (--page, --per-page), or every page with --all.
---all follows the pages to the end and prints each page's rows as it arrives, so a long history never sits in memory; with --json it prints each page's body as the service sent it, one per line (JSON Lines); -o ndjson, csv and tsv stream the rows. --limit N stops after N collections.
+--all follows the pages to the end (or to the answer's total) and prints each page's rows as it arrives, so a long history never sits in memory; with --json it prints each page's body as the service sent it, one per line (JSON Lines); -o ndjson, csv and tsv stream the rows. --limit N stops after N collections. A page that repeats the one before (a service that does not page by page=), or a 1000th page, stops --all with an error: exit 1.
 Paging parameters beyond per_page are not in the spec: we send page (1-based) and per_page (docs/assumptions.md).`,
     fields: [
       ID('Customer', 'MC'),

@@ -34,6 +34,8 @@ export const mobile = z.lazy(() => z.string({error: 'is required'}).regex(/^[0-9
 const provider = z.lazy(() => bounded(64))
 export const email = z.lazy(() => z.email({error: 'must be an email address'}))
 const uri = z.lazy(() => z.url({protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://shop.example/ok'}))
+/** Whether text is an absolute http(s) URL (the rule of `uri`): what pay checks before it opens a URL the service gave. */
+export const isHttpUrl = (text: string): boolean => uri.safeParse(text).success
 const dateTime = z.lazy(() => z.iso.datetime({offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z'}))
 const nonEmpty = z.lazy(() => storable(z.string({error: 'is required'}).min(1, 'must not be empty')))
 /** Optional free text of at most `max` characters. */

@@ -8,6 +8,7 @@ import {UNSAFE_TEXT} from './text-rules.js'
 
 /** What one attempt met; src/client/request-policy.ts decides from it. */
 export type AttemptOutcome =
+  /** code: the service's error code, only when the body is its error object (code, message, request_id; statusOutcome). */
   | {kind: 'status'; status: number; code?: string}
   /** sent: whether the request may have reached the service (false for refused connections, DNS errors, connect timeouts). */
   | {kind: 'network'; sent: boolean}
@@ -92,8 +93,9 @@ export class ApiError extends PayError {
     readonly body: unknown,
     hint?: string,
     readonly attempts = 1,
+    exitCode: ExitCodeValue = exitCodeForStatus(status, error.code),
   ) {
-    super(`${error.message} (${error.code}, HTTP ${status}${error.request_id ? `, request ${error.request_id}` : ''})`, exitCodeForStatus(status, error.code), hint)
+    super(`${error.message} (${error.code}, HTTP ${status}${error.request_id ? `, request ${error.request_id}` : ''})`, exitCode, hint)
     this.name = 'ApiError'
   }
 

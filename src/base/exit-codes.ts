@@ -17,6 +17,17 @@ export const ExitCode = {
 } as const
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 
+/**
+ * The exit codes by name, lower-cased (`tx_failed`, `wait_timeout`, `not_found`): what a flow step's `expect.exit` may
+ * name, and the `code` of a `pay mcp` tool error for an operation that answered but would exit non-zero.
+ */
+export const EXIT_CLASSES: Record<string, number> = Object.fromEntries(Object.entries(ExitCode).map(([k, v]) => [k.toLowerCase(), v]))
+
+/** The name of an exit code (EXIT_CLASSES), or undefined for a code that has none. */
+export function exitClassOf(code: number): string | undefined {
+  return Object.keys(EXIT_CLASSES).find((name) => EXIT_CLASSES[name] === code)
+}
+
 /** Exit code for an HTTP error status (and the service's error code where it matters). */
 export function exitCodeForStatus(status: number, code?: string): ExitCodeValue {
   if (code === 'gateway_error') return ExitCode.NETWORK

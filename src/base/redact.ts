@@ -72,15 +72,27 @@ function safeDecode(s: string): string {
   }
 }
 
-/** Deep copy of a JSON value with the values of secret-named keys replaced (iterative). */
+/** A URL inside a string value (`{"url":"http://u:pw@host/?token=x"}`): its scheme to the next white space or quote. */
+const URL_IN_TEXT = /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}:\/\/[^\s"'<>]+/gi
+
+/** A string value of a JSON body with each URL in it redacted (redactUrl: userinfo, secret-named query values). */
+function redactUrlsIn(text: string): string {
+  return text.includes('://') ? text.replace(URL_IN_TEXT, (url) => redactUrl(url)) : text
+}
+
+/**
+ * Deep copy of a JSON value with the values of secret-named keys replaced, and the URLs inside string values
+ * redacted as redactUrl does (iterative).
+ */
 export function redactJson(value: unknown): unknown {
+  if (typeof value === 'string') return redactUrlsIn(value)
   if (value === null || typeof value !== 'object') return value
   const root: unknown[] = [undefined]
   const stack: [source: unknown, target: Record<string, unknown> | unknown[], key: string | number][] = [[value, root, 0]]
   while (stack.length > 0) {
     const [src, target, key] = stack.pop()!
     if (src === null || typeof src !== 'object') {
-      ;(target as Record<string, unknown>)[key] = src
+      ;(target as Record<string, unknown>)[key] = typeof src === 'string' ? redactUrlsIn(src) : src
       continue
     }
     if (Array.isArray(src)) {
@@ -108,10 +120,11 @@ export function redactJson(value: unknown): unknown {
  * `"secret_name": "value"` pairs, `secret_name=value` pairs, `Bearer <token>` and URL userinfo.
  */
 function redactText(text: string): string {
+  // `Bearer <token>` first: a pair's value ends at white space, so `token=Bearer <token>` would otherwise lose only the word
   return text
+    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, `$1 ${REDACTED}`)
     .replace(/("([^"\\]{1,128})"\s*:\s*)("(?:[^"\\]|\\.)*"?|[^,}\]\s]+)/g, (all, head: string, name: string) => (isSecretName(name) ? `${head}"${REDACTED}"` : all))
     .replace(PAIR, (all, lead: string, name: string) => (isSecretName(safeDecode(name)) ? `${lead}${name}=${REDACTED}` : all))
-    .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{4,}/gi, `$1 ${REDACTED}`)
     .replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#@\s]{0,512}@/gi, `$1${REDACTED}@`)
 }
 

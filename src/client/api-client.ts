@@ -9,10 +9,10 @@ import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from '../base/errors.js'
 import {redactBodyText, redactHeaders, redactUrl, redactValues} from '../base/redact.js'
-import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, DEADLINE_FACTOR} from './request-policy.js'
+import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, saysAbsent, statusOutcome, DEADLINE_FACTOR} from './request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {randomUUID} from '../base/digest.js'
-import {Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
+import {READ_CODINGS, Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
 import {checkRawPath, checkSentUrl} from './raw-path.js'
 
 /** Milliseconds for deadlines and --debug's timings (node:perf_hooks would add ~1.6 ms to every command's start). */
@@ -158,6 +158,7 @@ export class ApiClient {
         const {clientId} = this.options.settings
         // a secret kept in the OS keyring is read here, only when no cached token could serve
         const clientSecret = this.options.settings.clientSecret ?? (await this.options.settings.loadSecret?.('clientSecret'))
+        if (clientSecret && clientSecret !== this.options.settings.clientSecret) this.moreSecrets.push(clientSecret)
         // Asking for a token changes nothing at the service, so it is retried like a GET (not like other POSTs).
         const req = this.prepare('auth.token', {body: {grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret}})
         const res = await this.exchange({...req, safeToRepeat: true})
@@ -255,13 +256,16 @@ export class ApiClient {
     const headers: Record<string, string> = {
       'user-agent': this.options.userAgent,
       accept: 'application/json',
+      // no content coding, please: HTTP lets a server pick any when the request names none (src/client/transport.ts
+      // still reads gzip, deflate and br should one come all the same)
+      'accept-encoding': 'identity',
     }
     let body: string | undefined
     if (input.body !== undefined) body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body)
     if (body !== undefined || method === 'POST' || rules.auth) headers['content-type'] = 'application/json'
     if (method === 'POST' && body === undefined && endpoint?.body) body = '{}'
 
-    if (rules.accountRef && this.options.settings.accountRef) headers['x-service-account-ref'] = this.options.settings.accountRef
+    if (rules.accountRef && this.options.settings.accountRef) headers[ACCOUNT_REF_HEADER] = this.options.settings.accountRef
 
     const problems = headerProblems(input)
     if (problems.length > 0) throw new InputError(problems)
@@ -393,8 +397,7 @@ export class ApiClient {
         const outcome: AttemptOutcome = {kind: 'unusable', status: res.status}
         throw decided(new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt), policy.next(outcome), outcome)
       }
-      const code = (body as {error?: {code?: unknown}} | undefined)?.error?.code
-      const outcome: AttemptOutcome = {kind: 'status', status: res.status, ...(typeof code === 'string' ? {code} : {})}
+      const outcome = statusOutcome(res.status, body)
       const asked = askedWaitMs(res.status, res.headers, body)
       const decision = policy.next(outcome, asked)
       if (decision.retry && decision.refreshToken) {
@@ -407,7 +410,9 @@ export class ApiClient {
         await this.sleep(decision.waitMs)
         continue
       }
-      throw decided(Object.assign(toApiError(res.status, res.text, body, attempt, res.headers), {responseHeaders: res.headers}), decision, outcome)
+      // the error is shown, put under --json and journaled: a secret the answer quotes (a token, the client secret) is hidden
+      const shown = redactBodyText(res.text, this.secrets())
+      throw decided(Object.assign(toApiError(res.status, shown, shown === res.text ? body : parseJson(shown), attempt, res.headers), {responseHeaders: res.headers}), decision, outcome)
     }
   }
 
@@ -420,9 +425,13 @@ export class ApiClient {
     return this.transport
   }
 
+  /**
+   * The values traces, errors and the journal hide wherever an answer quotes one: the credentials (a client secret
+   * read from the OS keyring too), every access token this client has held, and what redactAlso added.
+   */
   private secrets(): (string | undefined)[] {
     const s = this.options.settings
-    return [s.clientSecret, s.webhookSecret, ...this.moreSecrets]
+    return [s.clientSecret, s.webhookSecret, ...this.tokens.known(), ...this.moreSecrets]
   }
 
   private readonly moreSecrets: string[] = []
@@ -502,6 +511,18 @@ function rulesForUnknownPath(method: string, pathname: string): {auth: boolean; 
 }
 
 /** The request under another Idempotency-Key (the field and the header), nothing else changed. */
+/** The sub-account header, as build() writes every header name (lower case). */
+const ACCOUNT_REF_HEADER = 'x-service-account-ref'
+
+/**
+ * The account ref a prepared request carries: the sub-account it goes to, whether from the settings
+ * (--account-ref, PAY_ACCOUNT_REF, the profile) or from `pay api -H 'X-Service-Account-Ref: …'`, which overrides
+ * them. The journal scopes a request by this (src/journal/gate.ts), never by the settings; an empty header is none.
+ */
+export function accountRefOf(req: PreparedRequest): string | undefined {
+  return req.headers[ACCOUNT_REF_HEADER] || undefined
+}
+
 export function rekeyed(req: PreparedRequest, key: string): PreparedRequest {
   return {...req, idempotencyKey: key, headers: {...req.headers, 'idempotency-key': key}}
 }
@@ -550,7 +571,11 @@ function networkHint(req: PreparedRequest, outcome: AttemptOutcome, err: unknown
   return 'try again later'
 }
 
+const NOT_THE_SERVICE_404 = "this 404 is not the service's not_found error (an error object with code, message and request_id): a gateway or proxy answered (a wrong path in --base-url, a route it does not pass on), so nothing is known about the resource; check the base URL (pay profiles show)"
+
 export function toApiError(status: number, text: string, body: unknown, attempts: number, headers: Record<string, string>): ApiError {
+  // a 404 that is not the service's not_found (a gateway's page, JSON of another shape) says nothing about the resource
+  const unproven = status === 404 && !saysAbsent(statusOutcome(status, body))
   const err = (body as {error?: unknown} | undefined)?.error
   if (err && typeof err === 'object' && typeof (err as {code?: unknown}).code === 'string') {
     const e = err as {code: string; message?: unknown}
@@ -560,10 +585,12 @@ export function toApiError(status: number, text: string, body: unknown, attempts
       asked !== undefined && asked > MAX_RETRY_AFTER_MS
         ? `the service asks to wait ${Math.ceil(asked / 1000)} s (Retry-After); pay waits at most ${MAX_RETRY_AFTER_MS / 1000} s by itself, so try again after that`
         : hintFor(status, e.code, attempts, typeof e.message === 'string' ? e.message : '')
-    return new ApiError(status, error, body, hint, attempts)
+    return unproven ? new ApiError(status, error, body, NOT_THE_SERVICE_404, attempts, ExitCode.NETWORK) : new ApiError(status, error, body, hint, attempts)
   }
   const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 200)
-  return new ApiError(status, {code: `http_${status}`, message: snippet || `HTTP ${status} with no error body`}, body ?? {error: {code: `http_${status}`, message: snippet}}, hintFor(status, undefined, attempts), attempts)
+  const error = {code: `http_${status}`, message: snippet || `HTTP ${status} with no error body`}
+  if (unproven) return new ApiError(status, error, body ?? {error}, NOT_THE_SERVICE_404, attempts, ExitCode.NETWORK)
+  return new ApiError(status, error, body ?? {error: {code: `http_${status}`, message: snippet}}, hintFor(status, undefined, attempts), attempts)
 }
 
 /**
@@ -579,11 +606,14 @@ function issueList(error: {issues: readonly {path: readonly PropertyKey[]; messa
 function unusableBody(req: PreparedRequest, res: {status: number; headers: Record<string, string>; text: string}, body: unknown): {message: string; problems?: string[]; differs?: true} | undefined {
   const what = () => `${req.method} ${new URL(req.url).pathname} answered HTTP ${res.status}` // only for a failure: a bulk run checks thousands of answers
   const endpoint = req.endpoint
+  // a body in a content coding is not JSON when pay could not decode it: that, rather than a guess it was cut short
+  const coding = res.headers['content-encoding']
+  const notJson = () => `${what()} with a body that is not valid JSON (${coding && coding.toLowerCase() !== 'identity' ? `Content-Encoding: ${coding}; pay reads ${READ_CODINGS}` : 'cut short?'})`
   if (!endpoint) {
     const labelledJson = /[/+]json\b/i.test(res.headers['content-type'] ?? '')
-    return labelledJson && res.text.trim() !== '' && body === undefined ? {message: `${what()} with a body that is not valid JSON (cut short?)`} : undefined
+    return labelledJson && res.text.trim() !== '' && body === undefined ? {message: notJson()} : undefined
   }
-  if (body === undefined) return {message: res.text.trim() === '' ? `${what()} with an empty body` : `${what()} with a body that is not valid JSON (cut short?)`}
+  if (body === undefined) return {message: res.text.trim() === '' ? `${what()} with an empty body` : notJson()}
   const parsed = endpoint.response.safeParse(body)
   if (parsed.success) return undefined
   const problems = issueList(parsed.error)

@@ -24,6 +24,15 @@ type FetchToken = () => Promise<{access_token: string; token_type: string; expir
 
 export class TokenProvider {
   private current?: TokenInfo
+  /** Every access token this process has held (the one in use, and any the service rejected): secrets to redact. */
+  private readonly heldTokens = new Set<string>()
+
+  /** Makes `token` the one in use. */
+  private hold(token: TokenInfo): TokenInfo {
+    this.heldTokens.add(token.access_token)
+    this.current = token
+    return token
+  }
 
   constructor(
     private readonly creds: Credentials,
@@ -49,7 +58,7 @@ export class TokenProvider {
     const valid = this.held()
     if (valid) return valid
     const cached = this.cache?.get(this.key)
-    if (cached) return (this.current = {...cached, cached: true})
+    if (cached) return this.hold({...cached, cached: true})
     return this.refresh()
   }
 
@@ -67,8 +76,7 @@ export class TokenProvider {
       if (cached && cached.access_token !== rejected) return {...cached, cached: true}
       return this.issue()
     }
-    this.current = this.cache ? await this.cache.withLock(issue, this.fetchBudgetMs) : await issue()
-    return this.current
+    return this.hold(this.cache ? await this.cache.withLock(issue, this.fetchBudgetMs) : await issue())
   }
 
   /**
@@ -77,12 +85,12 @@ export class TokenProvider {
    */
   async fresh(): Promise<TokenInfo> {
     this.assertCredentials()
-    this.current = await this.issue()
-    return this.current
+    return this.hold(await this.issue())
   }
 
   private async issue(): Promise<TokenInfo> {
     const res = await this.fetchToken()
+    this.heldTokens.add(res.access_token)
     const token: CachedToken = {
       access_token: res.access_token,
       token_type: res.token_type,
@@ -90,6 +98,11 @@ export class TokenProvider {
     }
     this.cache?.set(this.key, token)
     return {...token, cached: false}
+  }
+
+  /** The access tokens this process has held, the one in use among them: values traces, errors and the journal hide. */
+  known(): string[] {
+    return [...this.heldTokens]
   }
 
   /** Forgets the cached token of these credentials. */

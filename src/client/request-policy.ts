@@ -27,13 +27,44 @@ export type {AttemptOutcome, RequestClass}
 /** Statuses a request that is safe to repeat (a GET, or a POST with its Idempotency-Key) is sent again after. */
 const REPEAT_STATUS = new Set([408, 429, 500, 502, 503, 504])
 /**
- * Refusals that decide the request under its key even after an earlier attempt may have reached the service: the
- * service answers a repeated key with the stored answer, so a refusal of the same key and body says no earlier
- * attempt was accepted (docs/assumptions.md). Other refusals (401, 403, 404, a conflicting pending request) only
- * say what this attempt met.
+ * Codes of the service's own error object that would say no earlier request under the key was done, so that a
+ * refusal settles the key even after an earlier attempt may have reached the service. The interface names none: it
+ * does not say that the service answers a repeated key with its stored answer, so a 400 or 422 to a retry may judge
+ * the body afresh (against a balance the first attempt already moved), and a 409 `idempotency_key_mismatch` proves
+ * the key WAS used (docs/assumptions.md, "One request policy"). A code the service documents as such goes here.
  */
-const DECIDING_STATUS = new Set([400, 422])
-const DECIDING_409_CODE = 'idempotency_key_mismatch'
+const SETTLES_MAYBE_SENT_KEY: ReadonlySet<string> = new Set<string>()
+
+/**
+ * The service's own error answer (the interface, Errors: a JSON object whose `error` has the strings code, message
+ * and request_id): its code; undefined for any other body (a gateway's or proxy's HTML page, an empty body, JSON
+ * of another shape), which never decides what became of a request nor says that a resource is absent.
+ */
+function serviceErrorCode(body: unknown): string | undefined {
+  const error = (body as {error?: unknown} | undefined)?.error
+  if (!error || typeof error !== 'object') return undefined
+  const {code, message, request_id: requestId} = error as Record<string, unknown>
+  return typeof code === 'string' && typeof message === 'string' && typeof requestId === 'string' ? code : undefined
+}
+
+/** What an attempt answered with a status met: its code only when the body is the service's error object. */
+export function statusOutcome(status: number, body: unknown): AttemptOutcome {
+  const code = status >= 400 ? serviceErrorCode(body) : undefined
+  return {kind: 'status', status, ...(code === undefined ? {} : {code})}
+}
+
+/**
+ * Whether an answer says the resource looked up does not exist: only the service's own 404 `not_found` (its error
+ * object). Any other 404 (a gateway's page for a route it lacks, a wrong base path) is a failed lookup.
+ */
+export function saysAbsent(outcome: AttemptOutcome | undefined): boolean {
+  return outcome?.kind === 'status' && outcome.status === 404 && outcome.code === 'not_found'
+}
+
+/** saysAbsent of a failure of the client core (it carries its last attempt's outcome), read by shape. */
+export function provesAbsent(failure: unknown): boolean {
+  return saysAbsent((failure as {attemptOutcome?: AttemptOutcome} | undefined)?.attemptOutcome)
+}
 
 /** Whether this one attempt may have reached the service (and so may have been acted on). */
 export function mayHaveReached(outcome: AttemptOutcome): boolean {
@@ -53,13 +84,16 @@ function isRetryable(outcome: AttemptOutcome, safeToRepeat: boolean): boolean {
 
 /**
  * The class of a request whose last attempt had `outcome`; `earlierMaybeSent`: an earlier attempt under the same key
- * (this run's, or an earlier run's whose outcome is unknown) may have reached the service.
+ * (this run's, or an earlier run's whose outcome is unknown) may have reached the service. Once one may have, a
+ * refusal of a later attempt says what that attempt met, not what became of the earlier one: the request stays
+ * unknown unless the service's own error object says, by its code, that nothing was done under the key
+ * (SETTLES_MAYBE_SENT_KEY). A body that is not the service's (a gateway's page) decides nothing.
  */
 export function classify(outcome: AttemptOutcome, earlierMaybeSent: boolean): RequestClass {
   if (outcome.kind === 'status' && outcome.status >= 200 && outcome.status < 300) return 'accepted'
   if (mayHaveReached(outcome)) return 'unknown'
-  if (outcome.kind === 'status' && (DECIDING_STATUS.has(outcome.status) || (outcome.status === 409 && outcome.code === DECIDING_409_CODE))) return 'refused'
-  return earlierMaybeSent ? 'unknown' : 'refused'
+  if (!earlierMaybeSent) return 'refused'
+  return outcome.kind === 'status' && outcome.code !== undefined && SETTLES_MAYBE_SENT_KEY.has(outcome.code) ? 'refused' : 'unknown'
 }
 
 /** A refusal that may not last: sending the same request again later can succeed (rate limited, never connected). */

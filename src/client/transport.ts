@@ -132,6 +132,49 @@ async function boundedBody(body: AsyncIterable<Buffer> & {destroy(err?: Error): 
   return Buffer.concat(chunks, size)
 }
 
+/** The content codings pay reads in an answer, though it asks for none (`Accept-Encoding: identity`, src/client/api-client.ts). */
+export const READ_CODINGS = 'gzip, deflate and br'
+/** The most bytes one encoded answer may decode to: past it, the body is left as it came (not JSON). */
+const MAX_DECODED_BYTES = 64 * 1024 * 1024
+
+/**
+ * An answer's body as text. pay asks for no content coding; a service (or a CDN before it) that sends gzip, deflate
+ * or br all the same is decoded with node:zlib, loaded only then (no start-up cost for the usual answer). A coding
+ * pay does not read, or bytes that do not decode, are left as they came: the body then fails as not JSON, and the
+ * message names the coding (src/client/api-client.ts, unusableBody). One rule for the three ways an answer arrives
+ * (node:http, the proxy's undici, a bulk run's pool).
+ */
+export function bodyText(headers: Record<string, string>, bytes: Buffer): string {
+  const coding = headers['content-encoding']
+  if (coding === undefined) return bytes.toString('utf8')
+  const codings = coding.toLowerCase().split(',').map((c) => c.trim()).filter((c) => c !== '' && c !== 'identity')
+  if (codings.length === 0) return bytes.toString('utf8')
+  const zlib = process.getBuiltinModule('node:zlib')
+  const limit = {maxOutputLength: MAX_DECODED_BYTES}
+  let out = bytes
+  try {
+    // the codings were applied in the order listed: undone last first
+    for (const c of codings.reverse()) {
+      if (c === 'gzip' || c === 'x-gzip') out = zlib.gunzipSync(out, limit)
+      else if (c === 'br') out = zlib.brotliDecompressSync(out, limit)
+      else if (c === 'deflate') out = inflated(zlib, out, limit)
+      else return bytes.toString('utf8')
+    }
+  } catch {
+    return bytes.toString('utf8')
+  }
+  return out.toString('utf8')
+}
+
+/** `deflate` is the zlib format (RFC 9110); some servers send the bare deflate stream under that name. */
+function inflated(zlib: typeof import('node:zlib'), bytes: Buffer, limit: {maxOutputLength: number}): Buffer {
+  try {
+    return zlib.inflateSync(bytes, limit)
+  } catch {
+    return zlib.inflateRawSync(bytes, limit)
+  }
+}
+
 function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const headers: Record<string, string> = {}
   for (const [k, v] of Object.entries(raw)) if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v
@@ -216,7 +259,10 @@ export class Transport {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
         res.on('error', (err) => settle(err))
-        res.on('end', () => settle(undefined, {status: res.statusCode ?? 0, headers: flatHeaders(res.headers), text: Buffer.concat(chunks).toString('utf8')}))
+        res.on('end', () => {
+          const headers = flatHeaders(res.headers)
+          settle(undefined, {status: res.statusCode ?? 0, headers, text: bodyText(headers, Buffer.concat(chunks))})
+        })
       })
       const overall = setTimeout(() => {
         const timeout = new ExchangeTimeoutError(req.timeoutMs)
@@ -239,7 +285,7 @@ export class Transport {
     this.dispatcher ??= Promise.resolve(new EnvHttpProxyAgent({keepAliveTimeout: KEEP_ALIVE_MS, connect: {timeout: CONNECT_TIMEOUT_MS}}))
     await req.ready
     const res = await exchange(await this.dispatcher, req.url, req)
-    return {status: res.status, headers: res.headers, text: res.body.toString('utf8')}
+    return {status: res.status, headers: res.headers, text: bodyText(res.headers, res.body)}
   }
 
   async close(): Promise<void> {

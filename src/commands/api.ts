@@ -29,7 +29,7 @@ A path the endpoint table knows must answer its documented JSON (else exit 7); a
     header: Flags.string({char: 'H', description: "Extra request header 'Name: value' (repeatable)", multiple: true}),
     include: Flags.boolean({char: 'i', description: 'Print the response status and headers on stderr'}),
     'allow-any-path': Flags.boolean({description: 'Send a path outside /v1/ or with . or .. segments (still only to the base URL\'s origin)'}),
-    paginate: Flags.boolean({description: "GET only: follow the service's pages (page=1, 2, … while has_more) and print every item as it arrives: one JSON object per line (or rows with -o csv/tsv; --jq runs on each page)"}),
+    paginate: Flags.boolean({description: "GET only: follow the service's pages (page=1, 2, … while has_more, up to total) and print every item as it arrives: one JSON object per line (or rows with -o csv/tsv; --jq runs on each page). A page repeating the one before, or a 1000th page, stops it: exit 1"}),
     slurp: Flags.boolean({description: 'With --paginate: one JSON array of every item (written as it arrives, never held in memory)', dependsOn: ['paginate']}),
   }
 

@@ -242,9 +242,19 @@ interface SavedProfile {
 
 /** The end of a "Saved profile" line: where its secrets went, and why not to the keyring when it was tried. */
 export function savedSecretsNote(saved: SavedProfile): string {
-  if (saved.secrets === 'keyring') return '; secrets in the OS keyring'
+  // the keyring holds the secret fields; a password in the base URL stays in the URL, in the file
+  if (saved.secrets === 'keyring') return `; secrets in the OS keyring${urlHasPassword(saved.profile.base_url) ? " (the base URL's password stays in this 0600 file)" : ''}`
   if (saved.secrets === 'file' && saved.fallback) return ` (secrets in this 0600 file: the OS keyring cannot be used: ${saved.fallback})`
   return ''
+}
+
+function urlHasPassword(url: string | undefined): boolean {
+  if (url === undefined) return false
+  try {
+    return new URL(url).password !== ''
+  } catch {
+    return false
+  }
 }
 
 type KeyringRef = NonNullable<Profile['keyring']>

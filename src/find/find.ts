@@ -15,6 +15,7 @@ import type {ApiContext} from '../operation/api-context.js'
 import type {CallInput} from '../client/api-client.js'
 import {type ApiError, PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
+import {provesAbsent} from '../client/request-policy.js'
 import type {JournalEntry} from '../journal/store.js'
 import {journalEntries} from '../journal/view.js'
 import {mayBeOneAccount} from '../journal/references.js'
@@ -190,7 +191,10 @@ class Lookups {
 
   constructor(private readonly ctx: ApiContext) {}
 
-  /** One GET: the answer, or undefined (404: not found; 403: not enabled; anything else: a failure, kept). */
+  /**
+   * One GET: the answer, or undefined (the service's own 404 not_found: not found; 403: not enabled; anything else,
+   * a gateway's 404 page too: a failure, kept).
+   */
   private async get(lookup: string, endpoint: EndpointId, input: CallInput): Promise<{body: Record<string, unknown>; request: string} | undefined> {
     const req = this.ctx.client.prepare(endpoint, input)
     const url = new URL(req.url)
@@ -202,7 +206,7 @@ class Lookups {
     } catch (err) {
       // by shape, not instanceof: the built CLI loads this module beside the runtime bundle's own copy of the classes
       const status = (err as {status?: unknown}).status
-      if (status === 404) tried.result = 'not found'
+      if (provesAbsent(err)) tried.result = 'not found'
       else if (status === 403) tried.result = `not enabled for this merchant (403 ${(err as ApiError).error?.code ?? 'forbidden'})`
       else {
         tried.result = `failed: ${(err as Error).message}`

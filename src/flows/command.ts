@@ -6,7 +6,7 @@
 import {InputError} from '../base/errors.js'
 import type {ApiContext, ApiContextFlags} from '../runtime.js'
 import {checkJUnitPath, printStep, printSummary, reportOf, writeJUnitAfter} from './report.js'
-import {liveMoneyGate, moneyOperation} from '../operation/confirm.js'
+import {liveMoneyGate, moneyOperation, movesMoney} from '../operation/confirm.js'
 import {printable} from '../output/printable.js'
 import {loadFlows} from './load.js'
 import {commandOperation} from './poll.js'
@@ -63,7 +63,7 @@ async function confirmFlowMoney(ctx: ApiContext, flows: Flow[], yes: boolean): P
   const money = flows.flatMap((f) =>
     f.steps.flatMap((s) => {
       const op = s.command === undefined ? moneyOperation(s.call) : commandOperation(s.command)
-      return op?.confirm ? [`  ${f.name}: step ${s.id} (${op.summary.split(':')[0].toLowerCase()})`] : []
+      return op && movesMoney(op, s.command === undefined ? {body: s.body} : undefined) ? [`  ${f.name}: step ${s.id} (${op.summary.split(':')[0].toLowerCase()})`] : []
     }),
   )
   if (money.length === 0) return

@@ -14,6 +14,7 @@ import {ExitCode} from '../base/exit-codes.js'
 import {isSecretName} from '../base/redact.js'
 import {depthProblem} from '../output/json-shape.js'
 import {requestFromRecord, valuesFromRecord} from '../operation/operation-input.js'
+import {answerMayEnd} from '../operation/run-operation.js'
 import {commandOperation, waitOperation} from './poll.js'
 import {sandboxStepProblems} from './sandbox-steps.js'
 import {EXIT_CLASSES, type Flow, type FlowStep, flowSchema} from './schema.js'
@@ -81,8 +82,8 @@ function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['env'], s
 /**
  * Expectations the step cannot produce, refused before anything is sent (a step that would pass them whatever
  * happened must not report healthy): with `wait`, the answer is the last poll's (a 2xx status whether the
- * transaction succeeded or failed); without it, no tx_failed or wait_timeout exit, and no 2xx status but the
- * endpoint's own success status.
+ * transaction succeeded or failed); without it, no wait_timeout exit, no tx_failed exit but from a create (whose
+ * answer may be failed already), and no 2xx status but the endpoint's own success status.
  */
 function expectProblems(step: FlowStep, endpoint: Endpoint): {field: string; rule: string}[] {
   const status = step.expect?.status
@@ -92,7 +93,9 @@ function expectProblems(step: FlowStep, endpoint: Endpoint): {field: string; rul
     if (step.wait) problems.push({field: 'expect.status', rule: `${status} cannot tell a waited step's outcome: its answer is the last poll's (2xx whether it succeeded or failed); expect exit: ok (or fields: {status: succeeded}) instead`})
     else if (status !== endpoint.success) problems.push({field: 'expect.status', rule: `${status} is never the answer of ${endpoint.method} ${endpoint.path}: it succeeds with ${endpoint.success}`})
   }
-  if (!step.wait && (exit === ExitCode.TX_FAILED || exit === ExitCode.WAIT_TIMEOUT)) problems.push({field: 'expect.exit', rule: `${exit} comes only from a step that waits (wait: true)`})
+  // a create's answer may be failed already (exit 8 without a wait); a timeout needs a wait
+  if (!step.wait && exit === ExitCode.TX_FAILED && !answerMayEnd(waitOperation(endpoint.id as EndpointId), endpoint.id as EndpointId)) problems.push({field: 'expect.exit', rule: `${exit} comes only from a step that waits (wait: true) or creates a transaction`})
+  if (!step.wait && exit === ExitCode.WAIT_TIMEOUT) problems.push({field: 'expect.exit', rule: `${exit} comes only from a step that waits (wait: true)`})
   return problems
 }
 

@@ -12,9 +12,9 @@ import {ExitCode} from '../base/exit-codes.js'
 import {redactValues} from '../base/redact.js'
 import {isPayError} from '../output/errors.js'
 import type {ApiContext} from '../runtime.js'
-import {DEFAULT_WAIT_TIMEOUT_SEC, otherResourceMessage, stateOf, waitFor} from '../operation/wait.js'
+import {DEFAULT_WAIT_TIMEOUT_SEC, failedLine, otherResourceMessage, stateOf, waitExit, waitFor} from '../operation/wait.js'
 import {StepFailure, type StepResult, timed, unknownOutcomeOf} from './report.js'
-import {pollOf} from '../operation/run-operation.js'
+import {createEnded, pollOf} from '../operation/run-operation.js'
 import {requestFromRecord} from '../operation/operation-input.js'
 import {commandOperation, waitOperation} from './poll.js'
 import {assertSandboxFor, controlCallOf} from './sandbox-steps.js'
@@ -92,17 +92,23 @@ async function send(ctx: ApiContext, step: FlowStep, id: EndpointId, input: Call
     throw err
   }
   const answer: Answer = {status: res.status, body: res.body, exit: ExitCode.OK, what: `HTTP ${res.status}${stateOf(res.body) ? ` ${stateOf(res.body)}` : ''}`}
-  if (!step.wait) return answer
-  const poll = pollOf(waitOperation(id)!, id, res, input)
+  const op = waitOperation(id)
+  if (!step.wait) {
+    // a create answered failed has ended failed, as on the command line (exit 8): the step fails unless it expects so
+    const ended = op && createEnded(op, id, input, res)
+    return ended ? {...answer, exit: waitExit(ended), what: `HTTP ${res.status}: ${failedLine(ended)}`} : answer
+  }
+  const poll = pollOf(op!, id, res, input)
   const timeoutSec = (typeof step.wait === 'object' ? step.wait.timeout : undefined) ?? DEFAULT_WAIT_TIMEOUT_SEC
   const done = await waitFor(ctx, {...poll, timeoutSec, first: res})
-  const exit = done.outcome === 'succeeded' ? ExitCode.OK : done.outcome === 'failed' ? ExitCode.TX_FAILED : ExitCode.WAIT_TIMEOUT
   const what = done.other
     ? otherResourceMessage(poll.label, done.other, done.state)
     : done.outcome === 'timeout'
       ? `${poll.label} still ${done.state ?? 'pending'} after ${timeoutSec} s`
-      : `${poll.label} ${done.state}`
-  return {status: done.res.status, body: done.res.body, exit, what}
+      : done.outcome === 'failed'
+        ? failedLine(done)
+        : `${poll.label} ${done.state}`
+  return {status: done.res.status, body: done.res.body, exit: waitExit(done), what}
 }
 
 function same(actual: unknown, expected: unknown): boolean {

@@ -18,11 +18,11 @@
  * (src/api/operations.ts) exactly as the command line is, rules and flag names included.
  */
 import * as z from 'zod'
-import {ExitCode} from '../base/exit-codes.js'
+import {EXIT_CLASSES} from '../base/exit-codes.js'
 import {SANDBOX_ACTION_NAMES} from './sandbox-steps.js'
 
 /** Exit-code classes a step may `expect` by name (README: Exit codes): ok, other, usage, auth, not_found… */
-export const EXIT_CLASSES: Record<string, number> = Object.fromEntries(Object.entries(ExitCode).map(([k, v]) => [k.toLowerCase(), v]))
+export {EXIT_CLASSES}
 
 const STEP_ID = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/
 

@@ -2,7 +2,8 @@
  * The journal's hook in the client core's send path (ApiClient.send): every idempotent request of the endpoint
  * table is journaled before it is sent, and its outcome after. It is also where a plain re-run is recognised:
  *
- *   same endpoint + URL + base URL + client id + account ref + body bytes as a journaled request, and
+ *   same endpoint + URL + base URL + client id + account ref (the one the request carries: `pay api -H` may name
+ *   another than the settings') + body bytes as a journaled request, and
  *   - it succeeded (the latest such request): the earlier answer is returned and nothing is sent (unless
  *     --force-new or --idempotency-key);
  *   - its outcome is unknown (cut connection, timeout, 5xx, interrupted, killed) and no later request with the SAME
@@ -15,7 +16,7 @@
  * Failures whose outcome is unknown, and SIGINT/SIGTERM while the request is in flight, name the key and the
  * command that resumes it (stderr, and the --json error envelope).
  */
-import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, rekeyed} from '../client/api-client.js'
+import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, accountRefOf, rekeyed} from '../client/api-client.js'
 import {ApiError, InterruptedError, NetworkError, PayError} from '../base/errors.js'
 import {classOfError} from '../client/request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
@@ -79,7 +80,9 @@ export class JournalGate implements RequestJournal {
    */
   async begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs = 60_000, secrets: () => readonly (string | undefined)[] = () => [settings.clientSecret, settings.webhookSecret]): Promise<JournalEntryHandle> {
     const bodySha = sha256(req.body ?? '')
-    const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', settings.accountRef ?? ''].join('\n')
+    // the sub-account the request goes to (`pay api -H` may name another than the settings'): its match, record and reference scope
+    const accountRef = accountRefOf(req)
+    const scope = [req.endpoint?.id ?? '', req.method, req.url, baseUrl, settings.clientId ?? '', accountRef ?? ''].join('\n')
     // the same JSON body in another key order or spacing (`pay api --data`, an agent's arguments) is the same
     // request; `bytesMatch`: the match of journals written before, over the body's bytes
     const sameSha = sameBodySha(req.body, bodySha)
@@ -100,7 +103,7 @@ export class JournalGate implements RequestJournal {
             this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service`),
           )
     try {
-      entry = this.entryFor(req, settings, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]))
+      entry = this.entryFor(req, settings.clientId, accountRef, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]))
     } catch (err) {
       releasePromise?.()
       release?.()
@@ -124,13 +127,16 @@ export class JournalGate implements RequestJournal {
   }
 
   /** `hide`: a text as the journal may write it (an answer, an error, a later state: a secret echoed back redacted). */
-  private entryFor(req: PreparedRequest, settings: ClientSettings, baseUrl: string, bodySha: string, match: string, bytesMatch: string, hide: (text: string) => string): JournalEntryHandle {
+  private entryFor(req: PreparedRequest, clientId: string | undefined, accountRef: string | undefined, baseUrl: string, bodySha: string, match: string, bytesMatch: string, hide: (text: string) => string): JournalEntryHandle {
     const reference = referenceOf(req.body)
     const shownBaseUrl = redactUrl(baseUrl)
+    const promiseScope: ReferenceScope = {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId, accountRef}
     let request = req
     let replay: ApiResponse | undefined
     // the key this request carries was journaled before with an unknown outcome: only an answer that decides it settles it
     let keyWasUnknown = false
+    // that earlier request (of the journal), when this one resumes its key
+    let earlier: OpRecord | undefined
     const journalOn = this.store.open()
     // the journal is off (no state dir): the key is derived from the request, so that the same command run again
     // (with the journal still off) resumes it; --force-new and a given key as ever
@@ -142,8 +148,11 @@ export class JournalGate implements RequestJournal {
       const entries = this.store.entriesAbout([jsonText(req.idempotencyKey), ...referenceNeedle])
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
       keyWasUnknown = given !== undefined && requestOf(given) === 'unknown'
+      if (keyWasUnknown) earlier = entries.find((e) => e.op.key === req.idempotencyKey)!.op
+      // the same request given its own key back (the resume command, with --data in another key order): its first bytes
+      if (earlier && (earlier.match === match || earlier.match === bytesMatch)) request = this.resumed(req, earlier, bodySha)
       // a key of the user's own is never swapped for another: an earlier request holding the reference refuses it
-      if (!given) this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], settings, shownBaseUrl, false)
+      if (!given) this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], promiseScope, false)
     } else if (!req.keyGiven && journalOn) {
       const entries = this.store.entriesAbout([...new Set([match, bytesMatch]), ...referenceNeedle])
       const same = (e: JournalEntry) => e.op.match === match || e.op.match === bytesMatch
@@ -158,10 +167,12 @@ export class JournalGate implements RequestJournal {
         // an unknown outcome stays the answer until an entry with the SAME key settles it (a later failure under
         // another key, or one that only looks certain, says nothing about it)
         this.options.notice(`resuming: the same request was sent at ${pending.op.at} and its outcome is unknown; reusing its Idempotency-Key ${pending.op.key}`)
-        request = rekeyed(req, pending.op.key)
+        // the key's first request: the bytes the service holds under it (a resume's record may hold other ones)
+        earlier = entries.find((e) => e.op.key === pending.op.key)!.op
+        request = this.resumed(req, earlier, bodySha)
         keyWasUnknown = true
       } else if (reference !== undefined) {
-        const earlier = this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], settings, shownBaseUrl, true)
+        const earlier = this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], promiseScope, true)
         if (earlier) {
           // the same body as an earlier request with this reference whose outcome is unknown (a bulk row's): that
           // request, resumed under its key, so the service answers it once
@@ -175,9 +186,13 @@ export class JournalGate implements RequestJournal {
 
     const key = request.idempotencyKey ?? ''
     const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key, req.endpoint?.id)
+    const sent = request.body
     const op: OpRecord = {
       t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: redactUrl(req.url), base_url: shownBaseUrl,
-      client_id: settings.clientId, account_ref: settings.accountRef, body_sha256: bodySha, reference, command, origin: this.options.origin, pid: process.pid,
+      client_id: clientId, account_ref: accountRef, body_sha256: sent === req.body ? bodySha : sha256(sent ?? ''),
+      // the bytes, for a later resume to send them again; not when the journal would have to redact them
+      ...(sent !== undefined && hide(sent) === sent ? {body: sent} : {}),
+      reference, command, origin: this.options.origin, pid: process.pid,
     }
     // The operation is written whole and fsync'd before a byte of the request is sent (the transport waits for
     // `durable`): that record is what makes a re-run reuse the key. When it cannot be written (a full disk), this
@@ -221,7 +236,11 @@ export class JournalGate implements RequestJournal {
         const code = err instanceof ApiError ? err.code : err instanceof NetworkError ? 'network_error' : 'error'
         const message = err instanceof Error ? err.message : String(err)
         outcome({request: certain ? 'refused' : 'unknown', status: err instanceof ApiError ? err.status : undefined, error: {code, message: hide(message)}})
-        if (!certain && err instanceof PayError) err.outcomeUnknown(key, command, unknownHint)
+        // the service says the key was used with another body: the earlier request under it may have been done, and
+        // sending this body again cannot settle it
+        const mismatch = !certain && earlier !== undefined && err instanceof ApiError && err.code === 'idempotency_key_mismatch'
+        if (mismatch) err.outcomeUnknown(key, earlier!.command, mismatchHint(key, earlier!, verify))
+        else if (!certain && err instanceof PayError) err.outcomeUnknown(key, command, unknownHint)
         return err
       },
       end() {
@@ -241,9 +260,8 @@ export class JournalGate implements RequestJournal {
    * account ref whose outcome is unknown is returned, for its key. Reads only the reference's own lines of the journal
    * and the one bucket of the index. --force-new skips it.
    */
-  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, matches: string[], settings: ClientSettings, shownBaseUrl: string, canReuse: boolean): AcceptedReference | undefined {
+  private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, matches: string[], scope: ReferenceScope, canReuse: boolean): AcceptedReference | undefined {
     if (reference === undefined || this.options.forceNew) return undefined
-    const scope: ReferenceScope = {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId: settings.clientId, accountRef: settings.accountRef}
     const holders = new Map<string, Holder<AcceptedReference>>()
     entries.forEach((e, i) => {
       if (e.op.reference !== reference || matches.includes(e.op.match) || !sharesPromise(scope, e.op)) return
@@ -262,8 +280,24 @@ export class JournalGate implements RequestJournal {
     throw new PayError(
       `reference ${reference} already names another request: ${originOf(earlier)}, ${scope.endpoint} ${describeAccepted(earlier)}; nothing was sent`,
       ExitCode.CONFLICT,
-      `a reference is one promise to ${shownBaseUrl}, whatever the client id, and with or without an account ref (only two different account refs are two sub-accounts); look it up with \`${lookupOf(req, reference)}\` (or \`pay journal ${shellArgument(reference)}\`)${unknown ? `; to settle it, ${resume}` : ''}; to send this one as well, on purpose, add --force-new, or give it another reference`,
+      `a reference is one promise to ${scope.baseUrl}, whatever the client id, and with or without an account ref (only two different account refs are two sub-accounts); look it up with \`${lookupOf(req, reference)}\` (or \`pay journal ${shellArgument(reference)}\`)${unknown ? `; to settle it, ${resume}` : ''}; to send this one as well, on purpose, add --force-new, or give it another reference`,
     )
+  }
+
+  /**
+   * `req` under the key of `earlier`, a journaled request of the same JSON whose outcome is unknown: with the bytes
+   * that request was sent with when they differ (keys in another order, other spacing) and the journal holds them,
+   * since a service may compare a reused key's body byte for byte; else as it is, said.
+   */
+  private resumed(req: PreparedRequest, earlier: OpRecord, bodySha: string): PreparedRequest {
+    const request = rekeyed(req, earlier.key)
+    if (earlier.body_sha256 === bodySha) return request
+    if (earlier.body !== undefined && sha256(earlier.body) === earlier.body_sha256) {
+      this.options.notice(`the same JSON was sent then with its fields in another order or spacing: sending those bytes again under the key`)
+      return {...request, body: earlier.body}
+    }
+    this.options.warn(`the same JSON was sent then as other bytes, which the journal does not hold: a service that compares a reused key's body byte for byte will answer 409, and the outcome stays unknown; to resume it exactly, run the command that sent it${earlier.command ? ` (\`${earlier.command}\`)` : ''}`)
+    return request
   }
 
   /** The journaled answer of an accepted request, its latest known body (a later lookup's), and a way to note a newer state. */
@@ -286,6 +320,12 @@ export class JournalGate implements RequestJournal {
   private iso(): string {
     return new Date(this.now()).toISOString()
   }
+}
+
+/** What to do after a 409 idempotency_key_mismatch to a key whose earlier request's outcome is unknown. */
+function mismatchHint(key: string, earlier: OpRecord, verify: string): string {
+  const how = earlier.command ? `run the command that sent it, exactly (\`${earlier.command}\`)` : `send its body exactly as it was, with --idempotency-key ${key}`
+  return `the service says Idempotency-Key ${key} was used before with another body: the request sent under it at ${earlier.at} may have been done, and its outcome stays unknown${verify || `; check with \`pay journal ${key}\``}; to resume it, ${how}; never send it again under a new key before you know`
 }
 
 /** What an entry's request came to (no outcome recorded: unknown). */

@@ -44,6 +44,11 @@ export interface OpRecord {
   client_id?: string
   account_ref?: string
   body_sha256: string
+  /**
+   * The exact body bytes sent, so that resuming the key sends them again (a service may compare a reused key's body
+   * byte for byte); absent when the body held a secret the journal redacts, or in a journal of an older pay.
+   */
+  body?: string
   reference?: string
   /** The command that repeats this request with its key (secrets removed). */
   command?: string

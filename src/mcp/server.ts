@@ -17,7 +17,7 @@ import {CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchem
 import * as rt from '../runtime.js'
 import {commandLineOf, commandTool, interfaceSummary, operationTools, renamer, valuesOf, type ArgumentProblem, type ToolSpec} from './tools.js'
 import {instructionsOf, policyOf, type McpPolicy} from './policy.js'
-import {errorResult, inputErrorResult, memoryOutput, structuredOf, text} from './results.js'
+import {endedResult, errorResult, inputErrorResult, memoryOutput, structuredOf, text} from './results.js'
 
 export interface McpOptions {
   /** The connection flags `pay mcp` was given (profile, base URL, account ref, retries, timeout). */
@@ -146,11 +146,17 @@ class PayMcp {
       const code = await rt.runOperation(ctx, op, tool.money && this.options.allowLiveMoney ? {...values, yes: true} : values)
       const body = structuredOf(io.stdout())
       const notes = io.stderr().trim()
+      const replayNote = replayedAt ? `Nothing was sent: the service already accepted this same call at ${replayedAt} (Idempotency-Key ${key}). This is that earlier answer; the state in it may have moved on since.` : undefined
+      const _meta = {pay: {replayed: Boolean(replayedAt), ...(replayedAt ? {replayed_at: replayedAt} : {}), ...(key ? {idempotency_key: key} : {}), dry_run: values['dry-run'] === true}}
+      if (code !== 0) {
+        // answered, but what the command line exits non-zero on (a transaction that ended failed, a wait that timed out)
+        this.options.info(`${tool.name}: exit ${code}`)
+        return {...endedResult(code, body, io.errors().map(renamer(tool.inputs)), [replayNote ?? notes].filter((l): l is string => Boolean(l))), _meta}
+      }
       const content = [text(JSON.stringify(body))]
-      if (replayedAt) content.push(text(`Nothing was sent: the service already accepted this same call at ${replayedAt} (Idempotency-Key ${key}). This is that earlier answer; the state in it may have moved on since.`))
+      if (replayNote) content.push(text(replayNote))
       if (notes && !replayedAt) content.push(text(notes))
-      if (code !== 0) this.options.info(`${tool.name}: exit ${code}`)
-      return {content, structuredContent: body, _meta: {pay: {replayed: Boolean(replayedAt), ...(replayedAt ? {replayed_at: replayedAt} : {}), ...(key ? {idempotency_key: key} : {}), dry_run: values['dry-run'] === true}}}
+      return {content, structuredContent: body, _meta}
     } catch (err) {
       return this.failure(tool, values, err, io)
     } finally {

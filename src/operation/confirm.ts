@@ -2,8 +2,10 @@
  * THE RULE FOR LIVE MONEY (the one place it is written; README "Live money" points here). With a profile marked
  * live (`pay profiles add --live`; the sandbox profile never is), nothing that can move money is sent until someone
  * said so, on every path that can move money: the resource commands (collections create, payouts create, debits
- * create), a bulk run of them (--from-file, stdin included), a flow with a step on one of their endpoints, and
- * `pay api` on one of their endpoints. What will happen is shown (amount, currency, destination, reference; for a
+ * create, subscriptions create: the plan amount is charged on approval, mandates create with --plan: it enrols a
+ * subscriber), a bulk run of them (--from-file, stdin included), a flow with a step on one of their endpoints, and
+ * `pay api` on one of their endpoints. Which they are is the operations' `confirm` (src/api/operations.ts), read
+ * only through movesMoney and moneyOperation below. What will happen is shown (amount, currency, destination, reference; for a
  * bulk run the rows and totals; for a flow its money steps), then:
  * - `--yes` given: sent without a question;
  * - a person present, that is a controlling terminal: asked there. When stdin and stderr are the terminal, on
@@ -34,22 +36,37 @@ export function confirmationLines(op: OperationSpec, input: CallInput, profileNa
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ')
+  const plan = op.confirm?.plan === undefined ? undefined : valueAt(op.confirm.plan, input)
   const lines = [
     `LIVE profile "${profileName}": ${op.summary.split(':')[0].toLowerCase()}`,
-    `  amount       ${String(body.amount ?? '?')} ${String(body.currency ?? '')}`.trimEnd(),
+    plan === undefined ? `  amount       ${String(body.amount ?? '?')} ${String(body.currency ?? '')}`.trimEnd() : `  amount       the amount of plan ${plan}, charged once on approval (at once when the number has an approved mandate)`,
     `  destination  ${destination || '-'}`,
     `  reference    ${String(body.merchant_reference ?? '-')}`,
   ]
   return lines.map((l) => printable(l))
 }
 
-/** The operation that confirms (moves money) on this endpoint (src/api/operations.ts), or undefined. */
+/** The operation that confirms (may move money) on this endpoint (src/api/operations.ts), or undefined. */
 export function moneyOperation(endpoint: string | undefined): OperationSpec | undefined {
   return endpoint === undefined ? undefined : operationList.find((op) => op.confirm && op.endpoint === endpoint)
 }
 
+/**
+ * Whether a request of `op` moves money: the operation confirms, and its `when` value (if any) is set in `input`.
+ * Without `input` (a bulk run, asked once before its rows), or where the value cannot be read (a body that is not
+ * a JSON object, a flow step's template), it may: counted as moving money.
+ */
+export function movesMoney(op: OperationSpec | undefined, input?: CallInput): boolean {
+  const when = op?.confirm?.when
+  if (!op?.confirm) return false
+  if (when === undefined || input === undefined) return true
+  const from = (input as Record<string, unknown>)[when.slice(0, when.indexOf('.'))]
+  const readable = from === undefined || (typeof from === 'object' && from !== null && !Array.isArray(from))
+  return !readable || valueAt(when, input) !== undefined
+}
+
 export async function confirmMoneyMove(ctx: ApiContext, op: OperationSpec, input: CallInput, yes: boolean): Promise<void> {
-  if (op.confirm) await liveMoneyGate(ctx, yes, () => confirmationLines(op, input, ctx.settings.profileName))
+  if (movesMoney(op, input)) await liveMoneyGate(ctx, yes, () => confirmationLines(op, input, ctx.settings.profileName))
 }
 
 /** The lines shown before a bulk run (--from-file) sends anything with a live profile. */
@@ -64,7 +81,7 @@ function bulkConfirmationLines(op: OperationSpec, plan: {rows: number; toSend: n
 
 /** Before a bulk run with a live profile: asked once, after every row passed its rules. */
 export async function confirmBulkRun(ctx: ApiContext, op: OperationSpec, plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}, yes: boolean): Promise<void> {
-  if (op.confirm) await liveMoneyGate(ctx, yes, () => bulkConfirmationLines(op, plan, ctx.settings.profileName))
+  if (movesMoney(op)) await liveMoneyGate(ctx, yes, () => bulkConfirmationLines(op, plan, ctx.settings.profileName))
 }
 
 /** Who can be asked: nobody (CI, PAY_NO_INPUT, --no-input), the terminal on stdin and stderr, or /dev/tty. */

@@ -6,11 +6,13 @@
 import type {ApiClient} from '../client/api-client.js'
 import {splitPath} from '../client/api-client.js'
 import {InputError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
 import {renderDryRun} from '../output/dry-run.js'
 import type {Output} from '../output/output.js'
 import {forStdout, printable} from '../output/printable.js'
 import type {ApiContext} from './api-context.js'
 import {mergeBody, parseFieldFlags, readDataFlag} from './body-input.js'
+import {PageFollower} from './paging.js'
 
 interface ApiOptions {
   method: string
@@ -49,15 +51,14 @@ export async function runApi(options: ApiOptions, open: () => Promise<ApiContext
     return 0
   }
   // a money-moving endpoint with a live profile: the rule of src/operation/confirm.ts, as for its resource command
-  const {liveMoneyGate, moneyOperation, confirmationLines} = await import('./confirm.js')
+  const {liveMoneyGate, moneyOperation, movesMoney, confirmationLines} = await import('./confirm.js')
   const money = moneyOperation(req.endpoint?.id)
-  if (money) await liveMoneyGate({client, out, settings}, Boolean(options.yes), () => confirmationLines(money, {body}, settings.profileName))
+  if (money && movesMoney(money, {body})) await liveMoneyGate({client, out, settings}, Boolean(options.yes), () => confirmationLines(money, {body}, settings.profileName))
   // a write to a path that is no endpoint pay knows may move money all the same (a lenient server): asked too
   else if (!req.endpoint && method !== 'GET' && method !== 'HEAD') await liveMoneyGate({client, out, settings}, Boolean(options.yes), () => [printable(`LIVE profile "${settings.profileName}": ${method} ${options.path} is no endpoint pay knows, and it may move money`)])
   const shown = forStdout(out.term.stdoutIsTTY)
   if (options.paginate) {
-    await paginate(client, out, options.path, {headers, slurp: Boolean(options.slurp), allowAnyPath, shown})
-    return 0
+    return paginate(client, out, options.path, {headers, slurp: Boolean(options.slurp), allowAnyPath, shown})
   }
   // -i: the status line and headers of any answer, an error's too (on stderr, made printable)
   const include = (status: number, headers: Record<string, string> = {}) => {
@@ -93,8 +94,9 @@ type Shown = ReturnType<typeof forStdout>
 /**
  * --paginate: GET page 1, 2, … of the path (its other query parameters kept, a #fragment dropped) while the answer says has_more,
  * writing each page's items as they arrive; an answer that is not a list is printed once. Memory holds one page.
+ * Paging stops by the rule of src/operation/paging.ts; stopped short of the end, it says why and exits 1.
  */
-async function paginate(client: ApiClient, out: Output, path: string, options: {headers: Record<string, string>; slurp: boolean; allowAnyPath?: boolean; shown: Shown}): Promise<void> {
+async function paginate(client: ApiClient, out: Output, path: string, options: {headers: Record<string, string>; slurp: boolean; allowAnyPath?: boolean; shown: Shown}): Promise<number> {
   const {headers, slurp, allowAnyPath, shown} = options
   // cut where the request itself is cut (at `?` or `#`; a fragment is never sent), else a `#` before the query
   // would hide the page parameter and the first page would come back forever
@@ -102,24 +104,32 @@ async function paginate(client: ApiClient, out: Output, path: string, options: {
   const params = new URLSearchParams(query)
   // without --jq, --fields or another format, items are written as they are (one per line, or one array)
   const plain = !out.options.jq && !out.options.fields && ['table', 'json', 'ndjson'].includes(out.format)
+  const follower = new PageFollower()
+  let problem: string | undefined
   let written = 0
   if (slurp) out.chunk('[')
-  for (let page = Number(params.get('page') ?? '1'); page < 1_000_000; page++) {
+  for (let page = Number(params.get('page') ?? '1'); ; page++) {
     params.set('page', String(page))
     const res = await client.send(client.prepareRaw('GET', `${base}?${params.toString()}`, {headers}, {allowAnyPath}))
-    const body = res.body as {data?: unknown[]; has_more?: boolean} | undefined
+    const body = res.body as {data?: unknown[]; has_more?: boolean; total?: unknown} | undefined
     const items = body && Array.isArray(body.data) ? body.data : undefined
     if (!items) {
       // not a list: the answer itself, once
       if (slurp) out.chunk(`${shown.json(JSON.stringify(res.body ?? null))}]\n`)
       else if (plain) out.data(shown.json(JSON.stringify(res.body ?? null)))
       else out.data(res.body === undefined ? shown.text(res.text) : shown.json(res.text))
-      return
+      return ExitCode.OK
     }
+    const step = follower.step(page, items, body!)
+    problem = step.problem
+    if (!step.show) break
     if (slurp) for (const item of items) out.chunk(`${written++ === 0 ? '\n' : ',\n'}${shown.json(JSON.stringify(item))}`)
     else if (plain) for (const item of items) out.data(shown.json(JSON.stringify(item)))
     else out.data(shown.json(JSON.stringify(body)))
-    if (!body!.has_more || items.length === 0) break
+    if (!step.next) break
   }
   if (slurp) out.chunk(written === 0 ? ']\n' : '\n]\n')
+  if (problem === undefined) return ExitCode.OK
+  out.errorLine(problem)
+  return ExitCode.OTHER
 }

@@ -25,7 +25,8 @@ import {listColumns, renderView, StreamTable} from '../output/views.js'
 import type {ApiContext} from './api-context.js'
 import {confirmMoneyMove} from './confirm.js'
 import {mergeBody, parseFieldFlags, readDataFlag} from './body-input.js'
-import {DEFAULT_WAIT_TIMEOUT_SEC, answeredOther, classifyState, otherResourceMessage, otherResourceNext, reportWait, stateOf, waitFor, waitTimeoutProblem, type PollSpec} from './wait.js'
+import {PageFollower} from './paging.js'
+import {DEFAULT_WAIT_TIMEOUT_SEC, answeredOther, classifyState, otherResourceMessage, otherResourceNext, reportWait, settledAnswer, stateOf, waitFor, waitTimeoutProblem, type PollSpec, type WaitResult} from './wait.js'
 
 /** The values the user gave, keyed by flag name (`reference`, `wait-timeout`) or argument name (`mandate_id`). */
 export type Given = Record<string, unknown>
@@ -291,6 +292,24 @@ export function pollOf(op: OperationSpec, id: EndpointId, res: ApiResponse, inpu
   return {id: w.get === 'self' ? id : w.get, input: pollInput, label: `${w.noun} ${name ?? ''}`.trim(), view: w.view, states: {succeeded: w.succeeded, failed: w.failed, pending: w.pending}}
 }
 
+/** Whether an answer of this endpoint may already be the end of a transaction (createEnded): a create's, whose resource has a state. */
+export function answerMayEnd(op: OperationSpec | undefined, id: EndpointId): boolean {
+  return op?.wait !== undefined && endpoints[id].idempotent
+}
+
+/**
+ * A create's answer (or, on a re-run, its resource as looked up now: `now`) already in one of the resource's final
+ * failed states, a payout answered 201 `failed` for insufficient funds: the transaction ended failed, with or without
+ * --wait, as a wait that ended so (reportWait: the state, the service's reason, exit 8). One rule for a command, a
+ * flow step and a tool call (bulk rows count it failed by the same classifyState). Undefined for any other answer,
+ * and for a lookup: a get reports the state it finds (its --wait makes that an outcome).
+ */
+export function createEnded(op: OperationSpec, id: EndpointId, input: CallInput, sent: ApiResponse, now: ApiResponse = sent): WaitResult | undefined {
+  if (!answerMayEnd(op, id)) return undefined
+  const ended = settledAnswer(pollOf(op, id, sent, input), now)
+  return ended?.outcome === 'failed' ? ended : undefined
+}
+
 /** Problems of the given values that are not about one request field: flag combinations. */
 function optionProblems(op: OperationSpec, values: Given): FieldProblem[] {
   const problems: FieldProblem[] = []
@@ -309,8 +328,8 @@ export function gatherSpecOf(op: OperationSpec, choice: Selection, values: Given
 }
 
 /**
- * Runs one operation. Returns the exit code (0, or 8/9 after --wait), so that under --json stdout still holds
- * exactly one body: the service's last answer.
+ * Runs one operation. Returns the exit code (0; 8 when a create is answered failed, or a wait ends failed; 9 after
+ * --wait-timeout), so that under --json stdout still holds exactly one body: the service's last answer.
  */
 export async function runOperation(ctx: ApiContext, op: OperationSpec, values: Given): Promise<number> {
   const choice = await chooseEndpoint(ctx, op, values)
@@ -332,16 +351,26 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
   // the same request was accepted by an earlier run (nothing was sent): its resource as it is now
   const looked = sent.replayedAt !== undefined && op.wait ? await lookUpAccepted(ctx, op, choice.id, sent, input) : undefined
   const res = looked?.res ?? sent
-  if (op.open && given(values, op.open.flag)) await openLink(ctx, (res.body as Record<string, unknown> | undefined)?.[op.open.field])
+  const refusedLink = op.open && given(values, op.open.flag) ? await openLink(ctx, (res.body as Record<string, unknown> | undefined)?.[op.open.field]) : undefined
+  // a link not opened because it is no http(s) URL: said last, after what was created, and exit 1 if nothing else failed
+  const orRefused = (code: number): number => {
+    if (refusedLink === undefined) return code
+    out.errorLine(refusedLink)
+    return code === ExitCode.OK ? ExitCode.OTHER : code
+  }
   // the lookup answered another resource: this one's state cannot be followed (--wait ends unresolved, exit 9)
+  const later = {profile: values.profile as string | undefined, 'account-ref': values['account-ref'] as string | undefined}
   if (!op.wait || !values.wait || looked?.other) {
     renderView(out, looked?.view ?? op.view, limit === undefined ? res : limited(res, limit))
-    return looked?.other && values.wait ? ExitCode.WAIT_TIMEOUT : ExitCode.OK
+    if (looked?.other) return orRefused(values.wait ? ExitCode.WAIT_TIMEOUT : ExitCode.OK)
+    // a create answered (or, re-run, found) failed has ended failed, waited for or not
+    const ended = createEnded(op, choice.id, input, sent, res)
+    return orRefused(ended ? reportWait(out, ended, later) : ExitCode.OK)
   }
   const poll = pollOf(op, choice.id, sent, input)
   const waited = await waitFor(ctx, {...poll, timeoutSec: Number(values['wait-timeout'] ?? DEFAULT_WAIT_TIMEOUT_SEC), first: res})
   renderView(out, poll.view ?? op.view, waited.res)
-  return reportWait(out, waited, {profile: values.profile as string | undefined, 'account-ref': values['account-ref'] as string | undefined})
+  return orRefused(reportWait(out, waited, later))
 }
 
 /**
@@ -381,11 +410,17 @@ async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId
   }
 }
 
-async function openLink(ctx: ApiContext, url: unknown): Promise<void> {
-  if (typeof url !== 'string') return
+/**
+ * --open: the service's link in the browser, and a line saying so (the URL made printable). A link that is not an
+ * absolute http(s) URL is refused, nothing started: resolves the error to say then.
+ */
+async function openLink(ctx: ApiContext, url: unknown): Promise<string | undefined> {
+  if (typeof url !== 'string') return undefined
   const {openBrowser} = await import('./browser.js')
-  const opened = await openBrowser(url)
-  ctx.out.info(opened ? `Opened ${url} in the browser` : `No browser available here; open ${url} yourself`)
+  const result = await openBrowser(url)
+  if (result === 'refused') return `the pay link the service gave is not an absolute http(s) URL, so it was not opened: ${printableLine(url)}`
+  ctx.out.info(result === 'opened' ? `Opened ${printableLine(new URL(url).href)} in the browser` : `No browser available here; open ${printableLine(url)} yourself`)
+  return undefined
 }
 
 /** A list answer cut to its first `limit` items (the text re-written to match). */
@@ -403,18 +438,25 @@ function limited(res: Pick<ApiResponse, 'text' | 'body' | 'differs'>, limit: num
 async function allPages(ctx: ApiContext, op: OperationSpec, id: EndpointId, input: CallInput, noun: string, limit?: number): Promise<number> {
   const {client, out} = ctx
   const table = out.json ? undefined : new StreamTable(out, listColumns(op.view))
+  const follower = new PageFollower()
   let total: unknown
   let rows = 0
-  for (let page = 1; page <= 100_000; page++) {
+  let problem: string | undefined
+  for (let page = 1; ; page++) {
     const full = await client.call<{data?: Record<string, unknown>[]; has_more?: boolean; total?: number}>(id, {path: input.path, query: {...input.query, page: String(page)}})
+    const step = follower.step(page, full.body?.data ?? [], full.body ?? {})
+    problem = step.problem
+    if (!step.show) break
     const res = limit === undefined ? full : (limited(full, limit - rows) as typeof full)
     const data = res.body?.data ?? []
     total = res.body?.total
     rows += data.length
     if (out.json) out.data(res.text.includes('\n') ? JSON.stringify(res.body) : res.text)
     else table!.push(data)
-    if (!full.body?.has_more || data.length === 0 || (limit !== undefined && rows >= limit)) break
+    if (!step.next || (limit !== undefined && rows >= limit)) break
   }
   if (table) out.info(out.color('dim', `${table.rows} ${noun}(s)${typeof total === 'number' ? ` of ${total}` : ''}`, 'err'))
-  return ExitCode.OK
+  if (problem === undefined || (limit !== undefined && rows >= limit)) return ExitCode.OK
+  out.errorLine(problem)
+  return ExitCode.OTHER
 }

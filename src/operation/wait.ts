@@ -1,12 +1,13 @@
 /**
  * --wait: polls the matching get endpoint with backoff until the transaction reaches a terminal state.
  *   succeeded / active                    → exit 0
- *   failed / cancelled (and the like)     → exit 8
+ *   failed / cancelled (and the like)     → exit 8; so is a create's answer already in such a state, with or without
+ *                                           --wait (settledAnswer; run-operation.ts createEnded)
  *   still pending after --wait-timeout    → exit 9
  *   Ctrl-C / SIGTERM while waiting        → exit 130 / 143, the last answer printed as ever (nothing more is sent)
  *   a poll that fails after the answer in hand → exit 9, that answer printed, the failure and how to wait again said;
- *   a poll answering 404 about what is in hand is taken as not visible yet (a service's lookups may lag its
- *   creates): said once, polling goes on
+ *   a poll answering the service's own 404 not_found about what is in hand is taken as not visible yet (a service's
+ *   lookups may lag its creates): said once, polling goes on; a gateway's 404 page is a failed poll
  * Progress goes to stderr; the caller prints the last body the service returned on stdout.
  * A poll that answers another resource than the one in hand (a lookup by a reference two resources share) ends the
  * wait unresolved (exit 9): its state is never taken for this one's (src/api/resource.ts), and the last body of this
@@ -17,7 +18,7 @@ import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {ApiError, InterruptedError, type PayError} from '../base/errors.js'
 import {firstSignal} from '../base/signals.js'
-import {pollDelayMs} from '../client/request-policy.js'
+import {pollDelayMs, provesAbsent} from '../client/request-policy.js'
 import {otherResource, resourceName} from '../api/resource.js'
 import {printableLine} from '../output/printable.js'
 
@@ -67,7 +68,7 @@ export function answeredOther(mine: string | undefined, body: unknown): OtherRes
   return {id, mine: mine!, ...(typeof reference === 'string' ? {reference} : {})}
 }
 
-interface WaitResult {
+export interface WaitResult {
   /** What was polled: the get endpoint and its input. */
   poll?: Pick<PollSpec, 'id' | 'input'>
   res: ApiResponse
@@ -110,6 +111,17 @@ export function classifyState(state: string | undefined, states?: PollSpec['stat
   return undefined
 }
 
+/**
+ * The answer in hand as the end of its transaction, when its state is one of the resource's final states (no poll):
+ * what --wait starts from, and what a create's answer already comes to without --wait (run-operation.ts
+ * createEnded). Undefined while the state is not final.
+ */
+export function settledAnswer(poll: PollSpec, res: ApiResponse, timeoutSec = 0): WaitResult | undefined {
+  const state = stateOf(res.body)
+  const outcome = classifyState(state, poll.states)
+  return outcome ? {poll, res, outcome, state, label: poll.label, elapsedSeconds: 0, timeoutSec} : undefined
+}
+
 /** Whether the interface lists a state for the resource (true when its states are not known here). */
 function knownState(state: string, states?: PollSpec['states']): boolean {
   if (!states?.pending) return true
@@ -139,8 +151,8 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   let res = options.first
   let state = res ? stateOf(res.body) : undefined
   // The answer in hand may already be final (a reused approved mandate answers succeeded at once).
-  const firstFinal = classifyState(state, options.states)
-  if (res && firstFinal) return {poll: options, res, outcome: firstFinal, state, label: options.label, elapsedSeconds: 0, timeoutSec: options.timeoutSec}
+  const settled = res && settledAnswer(options, res, options.timeoutSec)
+  if (settled) return settled
   let attempt = 0
   const noticed = new Set<string>()
   let toldNotVisible = false
@@ -176,7 +188,7 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
       } catch (err) {
         // what is in hand was answered already: a failing poll ends the wait, never the report of it
         if (!res) throw err
-        if (err instanceof ApiError && err.status === 404) {
+        if (err instanceof ApiError && provesAbsent(err)) {
           if (!toldNotVisible) out.warn(printableLine(`${options.label} is not found by its lookup yet (${err.message}); it was answered before, so pay keeps polling (--wait-timeout)`))
           toldNotVisible = true
           continue
@@ -233,35 +245,49 @@ function waitAgain(result: WaitResult, flags?: LaterFlags): string {
   return later ? `to wait again: ${later}` : 'look it up later with its get command'
 }
 
-/** Prints the outcome of a wait on stderr and returns the exit code. */
-export function reportWait(out: Output, result: WaitResult, flags?: LaterFlags): number {
+/** The exit code of a wait's outcome (README: Exit codes): 0 succeeded, 8 failed, 130/143 a signal, else 9. */
+export function waitExit(result: Pick<WaitResult, 'outcome' | 'signal'>): number {
+  if (result.outcome === 'succeeded') return ExitCode.OK
+  if (result.outcome === 'failed') return ExitCode.TX_FAILED
+  if (result.outcome === 'interrupted') return result.signal === 'SIGTERM' ? ExitCode.TERMINATED : ExitCode.INTERRUPTED
+  return ExitCode.WAIT_TIMEOUT
+}
+
+/** How a transaction that ended failed is said: its state and the service's reason (`status_detail`). */
+export function failedLine(result: Pick<WaitResult, 'label' | 'state' | 'res'>): string {
   const detail = (result.res.body as {status_detail?: unknown} | undefined)?.status_detail
+  return printableLine(`${result.label} ended ${result.state}${typeof detail === 'string' && detail ? `: ${detail}` : ''}`)
+}
+
+/** Prints the outcome of a wait on stderr and returns the exit code (waitExit). */
+export function reportWait(out: Output, result: WaitResult, flags?: LaterFlags): number {
+  const exit = waitExit(result)
   if (result.outcome === 'succeeded') {
     out.info(`${printableLine(result.label)} ${out.color('green', printableLine(result.state ?? 'succeeded'), 'err')} after ${result.elapsedSeconds} s`)
-    return ExitCode.OK
+    return exit
   }
   if (result.outcome === 'failed') {
-    out.errorLine(`${result.label} ended ${result.state}${typeof detail === 'string' && detail ? `: ${detail}` : ''}`)
-    return ExitCode.TX_FAILED
+    out.errorLine(failedLine(result))
+    return exit
   }
   if (result.outcome === 'unresolved') {
     out.errorLine(printableLine(`could not follow ${result.label}: ${result.error?.message ?? 'the lookup failed'}; it was ${result.state ?? 'in a state not known'} when last seen; ${waitAgain(result, flags)}`))
-    return ExitCode.WAIT_TIMEOUT
+    return exit
   }
   if (result.outcome === 'interrupted') {
     // one line, also under --json / --quiet: a script that stopped the wait still learns how to take it up again
     out.errorLine(printableLine(`interrupted (${result.signal}) while waiting: ${result.label} was ${result.state ?? 'in a state not known'} when last seen; nothing more was sent; ${waitAgain(result, flags)}`))
-    return result.signal === 'SIGTERM' ? ExitCode.TERMINATED : ExitCode.INTERRUPTED
+    return exit
   }
   if (result.other) {
     out.errorLine(otherResourceMessage(result.label, result.other, result.state))
     out.info(`  ${out.color('cyan', 'next:', 'err')} ${otherResourceNext(result.other)}`)
-    return ExitCode.WAIT_TIMEOUT
+    return exit
   }
   out.errorLine(`${result.label} is still ${result.state ?? 'pending'} after --wait-timeout ${result.timeoutSec} s`)
   const later = result.poll && laterCommand(result.poll, flags)
   out.info(`  ${out.color('cyan', 'next:', 'err')} ${later ? `run \`${later}\` later` : 'run the matching get command later'}, or raise --wait-timeout`)
-  return ExitCode.WAIT_TIMEOUT
+  return exit
 }
 
 /** What pay says when a lookup answered another resource: both ids, and that the state stays as last seen. */

@@ -8,6 +8,7 @@ import {SANDBOX_PROFILE} from '../config/profile-schema.js'
 import {InputError} from '../base/errors.js'
 import {redactUrl} from '../base/redact.js'
 import {checkBaseUrl} from '../client/transport.js'
+import {provesAbsent} from '../client/request-policy.js'
 import {configDir} from '../config/paths.js'
 import {ProfileStore, savedSecretsNote} from '../config/profiles.js'
 import {resolveSettings} from '../config/settings.js'
@@ -132,7 +133,7 @@ async function proveCredentials(values: Values, name: string, out: Output, asker
 async function askAccountRef(err: unknown, tried: string | undefined, out: Output, asker: LoginAsker): Promise<string | undefined> {
   const e = err as {status?: number; message?: string}
   const needed = e.status === 400 && /x-service-account-ref/i.test(e.message ?? '')
-  const unknown = e.status === 404 && tried !== undefined
+  const unknown = provesAbsent(err) && tried !== undefined
   if (!needed && !unknown) return undefined
   out.info(
     needed

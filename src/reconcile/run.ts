@@ -21,7 +21,7 @@ import {InputError, type InputProblem} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {PoolTransport} from '../client/pool-transport.js'
 import {neutralized} from '../output/table.js'
-import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, RequestAttempts, askedWaitMs} from '../client/request-policy.js'
+import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, RequestAttempts, askedWaitMs, provesAbsent} from '../client/request-policy.js'
 import {openJournalStore} from '../journal/index.js'
 import {openInput, readRowChunks, RowSyntaxError} from '../bulk/input.js'
 import {AdaptiveRate} from '../bulk/rate.js'
@@ -173,8 +173,10 @@ async function lookUp(ctx: ApiContext, e: ExpectedRow, rate: AdaptiveRate, retri
     }
     const status = err?.status
     const asked = err ? askedWaitMs(status, err.responseHeaders ?? {}, err.body) : undefined
+    // the service's own not_found (src/client/request-policy.ts): the row is missing; any other 404 is a failed lookup
+    const absent = err !== undefined && provesAbsent(err)
     // a failure the client did not judge (none is expected) may have reached the service: a lookup is safe to repeat
-    const decision = err && status !== 404 ? policy.next(err.attemptOutcome ?? {kind: 'network', sent: true}, asked) : undefined
+    const decision = err && !absent ? policy.next(err.attemptOutcome ?? {kind: 'network', sent: true}, asked) : undefined
     if (decision?.retry && decision.throttled) {
       rate.throttle(asked)
       continue
@@ -186,7 +188,7 @@ async function lookUp(ctx: ApiContext, e: ExpectedRow, rate: AdaptiveRate, retri
       if (kind && (!e.kind || kind === e.kind)) return {body, kind}
       return {missing: `no ${e.kind?.label ?? 'transaction'} with this reference (the verify lookup found a ${String(body.object)})`}
     }
-    if (status === 404) return {missing: `no ${e.kind?.label ?? 'collection, payout or checkout session'} with this reference`}
+    if (absent) return {missing: `no ${e.kind?.label ?? 'collection, payout or checkout session'} with this reference`}
     if (decision?.retry) {
       await sleep(decision.waitMs)
       continue

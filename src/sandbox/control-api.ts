@@ -76,12 +76,12 @@ function transfer(rt: Runtime, accountNumber: string, body: any): SbResponse {
   const owner = va.owner
   if (owner.kind === 'collection') {
     const col = core.state.collections[owner.id]
-    const t = collectionTransfer(core, col, amount)
+    const t = collectionTransfer(core, col, va, amount)
     return ok({object: 'transfer', account_number: accountNumber, amount: normalise(amount), credited: t.credited, returned: t.returned, collection: collectionView(core, col)})
   }
   if (owner.kind === 'checkout') {
     const session = core.state.checkouts[owner.id]
-    const t = checkoutTransfer(core, session, amount)
+    const t = checkoutTransfer(core, session, va, amount)
     return ok({object: 'transfer', account_number: accountNumber, amount: normalise(amount), credited: t.credited, returned: t.returned, checkout_session: checkoutView(core, session)})
   }
   // Static account (customer or merchant): a new succeeded bank-transfer collection.

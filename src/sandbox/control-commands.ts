@@ -5,6 +5,7 @@
  */
 import {DURATION_RULE, durationSeconds} from '../api/control-endpoints.js'
 import {InputError} from '../base/errors.js'
+import {redactUrl} from '../base/redact.js'
 import type {ControlEndpointId} from '../client/control-client.js'
 import type {Output} from '../output/output.js'
 import {printable} from '../output/printable.js'
@@ -33,7 +34,10 @@ export async function runSandboxAdvance(call: ControlCall, duration: string, out
 export async function runSandboxWebhook(call: ControlCall, o: {client: string; target?: string; clear?: boolean}, out: Output): Promise<{client_id: string; url: string | null}> {
   if (!o.target && !o.clear) throw InputError.one('--target', 'or --clear is required')
   const answer = await call('clients.webhook', {path: {client_id: o.client}, body: {url: o.clear ? null : o.target}})
-  return print(out, answer, answer.url ? `${answer.client_id} events go to ${answer.url}` : `${answer.client_id} has no webhook URL`)
+  // shown as everywhere pay shows a URL (as `pay sandbox deliveries` shows this one): its password and token redacted
+  const url = answer.url ? redactUrl(answer.url) : null
+  print(out, {...answer, url}, url ? `${answer.client_id} events go to ${url}` : `${answer.client_id} has no webhook URL`)
+  return answer
 }
 
 interface EventLine {

@@ -10,6 +10,7 @@ import type {EndpointId} from '../api/endpoints.js'
 import {lookupCommand} from '../api/kinds.js'
 import type {CallInput} from '../client/api-client.js'
 import {ExitCode} from '../base/exit-codes.js'
+import {provesAbsent} from '../client/request-policy.js'
 import type {ApiContext} from '../runtime.js'
 import {pollOf} from '../operation/run-operation.js'
 import {classifyState, stateOf, waitFor} from '../operation/wait.js'
@@ -39,19 +40,26 @@ interface ProductProbe {
   name: string
   id: EndpointId
   input: (probe: string) => CallInput
+  /** What the service's own 404 not_found to this probe says (it reached the product); none: a 404 is a failure. */
+  absent?: string
 }
 
+const BY_PROBE = 'reachable (HTTP 404 for a probe reference, as expected)'
 const PRODUCT_PROBES: ProductProbe[] = [
-  {name: 'collections', id: 'collections.getByReference', input: (p) => ({query: {merchant_reference: p}})},
-  {name: 'checkout', id: 'checkout.get', input: (p) => ({path: {id: p}})},
-  {name: 'payouts', id: 'payouts.get', input: (p) => ({path: {merchant_reference: p}})},
-  {name: 'transactions', id: 'transactions.verify', input: (p) => ({path: {merchant_reference: p}})},
-  {name: 'mandates', id: 'mandates.get', input: (p) => ({query: {merchant_reference: p}})},
+  {name: 'collections', id: 'collections.getByReference', input: (p) => ({query: {merchant_reference: p}}), absent: BY_PROBE},
+  {name: 'checkout', id: 'checkout.get', input: (p) => ({path: {id: p}}), absent: BY_PROBE},
+  {name: 'payouts', id: 'payouts.get', input: (p) => ({path: {merchant_reference: p}}), absent: BY_PROBE},
+  {name: 'transactions', id: 'transactions.verify', input: (p) => ({path: {merchant_reference: p}}), absent: BY_PROBE},
+  {name: 'mandates', id: 'mandates.get', input: (p) => ({query: {merchant_reference: p}}), absent: BY_PROBE},
+  // a list: it never answers 404 for what it holds
   {name: 'subscriptions', id: 'plans.list', input: () => ({})},
-  {name: 'static virtual accounts', id: 'merchantVirtualAccount.get', input: () => ({})},
+  {name: 'static virtual accounts', id: 'merchantVirtualAccount.get', input: () => ({}), absent: 'reachable (HTTP 404: no standing account yet)'},
 ]
 
-/** The product steps: 2xx and 404 (nothing by that probe reference) pass, 403 is "not enabled". */
+/**
+ * The product steps: 2xx and the service's own 404 not_found (nothing by that probe reference) pass, 403 is "not
+ * enabled"; a 404 that is not the service's error (a gateway's page for a route it lacks), or one to a list, fails.
+ */
 async function probeProduct(ctx: ApiContext, probe: ProductProbe, ref: string): Promise<StepResult> {
   const step = await timed('smoke', `product: ${probe.name}`, async () => {
     try {
@@ -59,7 +67,7 @@ async function probeProduct(ctx: ApiContext, probe: ProductProbe, ref: string): 
       const data = (res.body as {data?: unknown} | undefined)?.data
       return {detail: Array.isArray(data) ? `${data.length} item(s)` : `HTTP ${res.status}`}
     } catch (err) {
-      if ((err as {status?: unknown}).status === 404) return {detail: 'reachable (HTTP 404 for a probe reference, as expected)'}
+      if (probe.absent !== undefined && provesAbsent(err)) return {detail: probe.absent}
       throw err
     }
   })

@@ -86,6 +86,17 @@ describe('the one redactor', () => {
     expect(out.startsWith(`${new URL(url).protocol}//${REDACTED}@${new URL(url).host}`)).toBe(true)
   })
 
+  it('a URL inside a JSON string value: its userinfo and secret-named query values, whatever the key; the rest kept', () => {
+    const body = {url: `http://hook:${S}@127.0.0.1:9/hooks?token=${S}&x=1`, nested: [{note: `see https://u:${S}@example.com/a and more`}], success_url: 'https://shop.example/ok?order=42'}
+    expect(redactJson(body)).toEqual({
+      url: `http://${REDACTED}@127.0.0.1:9/hooks?token=${REDACTED}&x=1`,
+      nested: [{note: `see https://${REDACTED}@example.com/a and more`}],
+      success_url: 'https://shop.example/ok?order=42',
+    })
+    expect(redactBodyText(JSON.stringify(body))).not.toContain(S)
+    expect(redactJson(`ftp://a:${S}@h/`)).toBe(`ftp://${REDACTED}@h/`)
+  })
+
   it('bodies that do not parse: malformed or truncated JSON, form encoding, free text', () => {
     for (const text of [
       `{"client_id":"x","client_secret":"${S}"`,
@@ -98,6 +109,13 @@ describe('the one redactor', () => {
       expect(redactBodyText(text), text).not.toContain(S)
     }
     expect(redactBodyText('{"client_id":"visible","amount":"10.00"')).toBe('{"client_id":"visible","amount":"10.00"')
+  })
+
+  it('the token after `Bearer` whatever precedes it (`token=Bearer …`, a header, a JSON-ish pair)', () => {
+    for (const text of [`token=Bearer ${S}`, `auth=Basic ${S}`, `request had token=Bearer ${S}</html>`, `Authorization: Bearer ${S}`, `"authorization": "Bearer ${S}`]) {
+      expect(redactBodyText(text), text).not.toContain(S)
+    }
+    expect(redactBodyText(`token=Bearer ${S}`)).toBe(`token=${REDACTED} ${REDACTED}`)
   })
 
   it('known secret values anywhere in free text', () => {

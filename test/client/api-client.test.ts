@@ -5,7 +5,7 @@
  * profiles` and what only processes show (several processes sharing the token cache, the proxy environment) run
  * the built CLI.
  */
-import {statSync} from 'node:fs'
+import {readFileSync, readdirSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
@@ -174,6 +174,38 @@ describe('headers', () => {
     expect(h.accept).toBe('application/json')
     expect(h['user-agent']).toMatch(/^pay\/\d+\.\d+\.\d+ /)
   })
+
+  it('asks for no content coding (Accept-Encoding: identity), the token request too', async () => {
+    await pay(['balance'], {env: envFor()})
+    expect(server.requests.length).toBeGreaterThan(1)
+    for (const q of server.requests) expect(q.headers['accept-encoding'], q.path).toBe('identity')
+  })
+
+  it('reads a gzip answer all the same: a create the service accepted is accepted (exit 0), not unknown', async () => {
+    const {gzipSync} = await import('node:zlib')
+    const gz = (status: number, body: unknown) => ({
+      handle: (_req: unknown, res: import('node:http').ServerResponse) => {
+        res.writeHead(status, {'content-type': 'application/json', 'content-encoding': 'gzip'})
+        res.end(gzipSync(JSON.stringify(body)))
+      },
+    })
+    server.script('POST /v1/collections', gz(201, {id: 'CL_G1', object: 'collection', status: 'processing', currency: 'KES', amount: '10.00', merchant_reference: 'gz-1'}))
+    const r = await pay(['collections', 'create', '--amount', '10', '--currency', 'KES', '-r', 'gz-1', '--mobile', '254700000001', '--provider', 'mpesa', '--yes', '--json'], {env: envFor()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(json(r).id).toBe('CL_G1')
+  })
+
+  it('a coding pay does not read: exit 7 naming the coding, not "cut short?"', async () => {
+    server.script('GET /v1/balance', {
+      handle: (_req: unknown, res: import('node:http').ServerResponse) => {
+        res.writeHead(200, {'content-type': 'application/json', 'content-encoding': 'compress'})
+        res.end(Buffer.from([0x1f, 0x9d, 0x90, 0x7b, 0x22, 0x00, 0x81]))
+      },
+    })
+    const r = await pay(['balance', '--retries', '0'], {env: envFor()})
+    expect(r.code).toBe(7)
+    expect(r.stderr).toContain('not valid JSON (Content-Encoding: compress; pay reads gzip, deflate and br)')
+  })
 })
 
 describe('timeouts and proxies', () => {
@@ -263,5 +295,58 @@ describe('the base URL', () => {
     expect(base('https://api.example.com:8443/v2/')).toBe('https://api.example.com:8443/v2')
     // another host is another service, even when it is the same machine
     expect(base('http://localhost:8080')).not.toBe(base('http://127.0.0.1:8080'))
+  })
+})
+
+describe('secrets an answer quotes', () => {
+  const html = (status: number, text: (authorization: string) => string) => ({
+    handle: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+      res.writeHead(status, {'content-type': 'text/html'})
+      res.end(text(String(req.headers.authorization ?? '')))
+    },
+  })
+  const journalText = (dir: string) => {
+    const days = join(dir, 'state', 'journal')
+    return readdirSync(days).filter((f) => f.endsWith('.ndjson')).map((f) => readFileSync(join(days, f), 'utf8')).join('')
+  }
+
+  it('the client secret quoted by the token endpoint is hidden on stderr and in the --json envelope', async () => {
+    const refused = {status: 401, body: {error: {code: 'invalid_client', message: `unknown client_secret ${TEST_CLIENT_SECRET}`, request_id: 'REQ_0123456789AB'}}}
+    server.script('POST /v1/oauth/token', refused, refused)
+    for (const args of [['balance'], ['balance', '--json']]) {
+      const r = await pay(args, {env: envFor()})
+      expect(r.code).toBe(3)
+      expect(r.stdout + r.stderr).toContain('unknown client_secret [REDACTED]')
+      expect(r.stdout + r.stderr).not.toContain(TEST_CLIENT_SECRET)
+    }
+  })
+
+  it('the access token quoted by an error page is hidden on stderr, in the --json envelope and in the journal', async () => {
+    const dir = tempConfigDir()
+    server.script('POST /v1/collections', html(500, (auth) => `<h1>500</h1> upstream said: ${auth}`))
+    const r = await pay(['collections', 'create', '--amount', '10', '--currency', 'KES', '-r', 'quoted-1', '--mobile', '254700000001', '--provider', 'mpesa', '--yes', '--retries', '0', '--json'], {env: envFor(dir)})
+    expect(r.code, r.stderr).toBe(7) // a 500 to a create: its outcome is unknown
+    const token = server.tokensIssued.at(-1)!
+    expect(json(r).error.message).toBe('<h1>500</h1> upstream said: Bearer [REDACTED]')
+    expect(r.stdout + r.stderr).not.toContain(token)
+    expect(journalText(dir)).toContain('"request":"unknown"')
+    expect(journalText(dir)).not.toContain(token)
+  })
+
+  it('--debug hides the access token an answer quotes: in a JSON message, and after `token=Bearer`', async () => {
+    server.script('GET /v1/balance', {
+      handle: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+        res.writeHead(401, {'content-type': 'application/json'})
+        res.end(JSON.stringify({error: {code: 'invalid_token', message: `access token ${String(req.headers.authorization).slice(7)} has expired`, request_id: 'REQ_0123456789AB'}}))
+      },
+    })
+    server.script('GET /v1/account', html(502, (auth) => `<html>proxy error; request had token=${auth}</html>`))
+    const env = envFor()
+    const first = await pay(['balance', '--debug', '--retries', '0'], {env})
+    const second = await pay(['account', '--debug', '--retries', '0'], {env})
+    expect(first.stderr).toContain('access token [REDACTED] has expired')
+    expect(second.stderr).toContain('token=[REDACTED] [REDACTED]')
+    expect(server.tokensIssued.length).toBeGreaterThan(0)
+    for (const token of server.tokensIssued) expect(first.stderr + second.stderr).not.toContain(token)
   })
 })

@@ -66,6 +66,16 @@ describe('the pool transport', () => {
     expect(Object.getPrototypeOf(h)).toBe(Object.prototype)
   })
 
+  it('decodes a gzip answer (a server that compresses though asked for identity)', async () => {
+    const {gzipSync} = await import('node:zlib')
+    const base = await serve((_req, _body, res) => {
+      res.writeHead(200, {'content-type': 'application/json', 'content-encoding': 'gzip'})
+      res.end(gzipSync('{"ok":"ünïcødé"}'))
+    })
+    const res = await (await pool()).send({method: 'GET', url: `${base}/v1/balance`, headers: {}, timeoutMs: 5000})
+    expect(res.text).toBe('{"ok":"ünïcødé"}')
+  })
+
   it('writes nothing before the request is ready (a journaled request: its fsync)', async () => {
     const seen: string[] = []
     const base = await serve((_req, body, res) => (seen.push(body), res.writeHead(201).end('{}')))

@@ -4,11 +4,13 @@
  * before it settles. A loopback server that records every byte it receives (no mock of HTTP).
  */
 import {fsync, readFileSync} from 'node:fs'
+import {createServer as createHttpServer} from 'node:http'
+import {brotliCompressSync, deflateRawSync, deflateSync, gzipSync} from 'node:zlib'
 import {createServer, type AddressInfo, type Socket} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/api-client.js'
-import {Transport} from '../../src/client/transport.js'
+import {Transport, bodyText} from '../../src/client/transport.js'
 import {JournalGate} from '../../src/journal/gate.js'
 import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
@@ -96,5 +98,46 @@ describe('no byte of a request before the journal has it on disk', () => {
     const res = await answer
     expect(res.status).toBe(200)
     expect(server.received()).toContain(`idempotency-key: ${op.key}`)
+  })
+})
+
+describe('an answer in a content coding (pay asks for none, a server may send one all the same)', () => {
+  const JSON_TEXT = '{"object":"balance","note":"ünïcødé"}'
+  const raw = Buffer.from(JSON_TEXT)
+
+  it('bodyText decodes gzip, x-gzip, deflate (zlib or bare), br and stacked codings; identity or none as they came', () => {
+    expect(bodyText({'content-encoding': 'gzip'}, gzipSync(raw))).toBe(JSON_TEXT)
+    expect(bodyText({'content-encoding': 'X-Gzip'}, gzipSync(raw))).toBe(JSON_TEXT)
+    expect(bodyText({'content-encoding': 'deflate'}, deflateSync(raw))).toBe(JSON_TEXT)
+    expect(bodyText({'content-encoding': 'deflate'}, deflateRawSync(raw))).toBe(JSON_TEXT)
+    expect(bodyText({'content-encoding': 'br'}, brotliCompressSync(raw))).toBe(JSON_TEXT)
+    expect(bodyText({'content-encoding': 'gzip, br'}, brotliCompressSync(gzipSync(raw)))).toBe(JSON_TEXT)
+    expect(bodyText({'content-encoding': 'identity'}, raw)).toBe(JSON_TEXT)
+    expect(bodyText({}, raw)).toBe(JSON_TEXT)
+  })
+
+  it('a coding pay does not read, or bytes that do not decode, are left as they came', () => {
+    expect(bodyText({'content-encoding': 'compress'}, raw)).toBe(JSON_TEXT)
+    expect(bodyText({'content-encoding': 'gzip'}, raw)).toBe(JSON_TEXT)
+    expect(bodyText({'content-encoding': 'gzip'}, gzipSync(raw).subarray(0, 12))).not.toContain('balance')
+  })
+
+  it('the transport decodes the answer of a real server, whatever its coding', async () => {
+    const encoders: Record<string, (b: Buffer) => Buffer> = {gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync}
+    const server = createHttpServer((req, res) => {
+      const coding = req.url!.slice(1)
+      res.writeHead(200, {'content-type': 'application/json', 'content-encoding': coding})
+      res.end(encoders[coding](raw))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    closers.push(() => new Promise((resolve) => (server.closeAllConnections(), server.close(resolve))))
+    const transport = new Transport({})
+    closers.push(() => transport.close())
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    for (const coding of Object.keys(encoders)) {
+      const res = await transport.send({method: 'GET', url: `${url}/${coding}`, headers: {}, timeoutMs: 5000})
+      expect(res.text, coding).toBe(JSON_TEXT)
+      expect(res.headers['content-encoding']).toBe(coding)
+    }
   })
 })

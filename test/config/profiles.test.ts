@@ -6,6 +6,7 @@ import {statSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
+import {savedSecretsNote} from '../../src/config/profiles.js'
 
 describe('parallel profile writes', () => {
   it('ten parallel `pay profiles add` with different names keep all ten, and the file stays 0600', async () => {
@@ -21,5 +22,13 @@ describe('parallel profile writes', () => {
     const found = (Array.isArray(listed) ? listed : (listed.data ?? listed.profiles)).map((p: {name: string}) => p.name).sort()
     expect(found).toEqual(names)
     expect(statSync(join(dir, 'profiles.json')).mode & 0o777).toBe(0o600)
+  })
+})
+
+describe('where a saved profile says its secrets went', () => {
+  it("the keyring holds the secret fields; a base URL's password, kept in the file, is said to stay there", () => {
+    const profile = (base_url: string) => ({base_url, client_id: 'c', keyring: {id: 'k', fields: ['client_secret' as const]}})
+    expect(savedSecretsNote({profile: profile('https://pay.example'), secrets: 'keyring'})).toBe('; secrets in the OS keyring')
+    expect(savedSecretsNote({profile: profile('https://proxy-user:pw@pay.example'), secrets: 'keyring'})).toBe("; secrets in the OS keyring (the base URL's password stays in this 0600 file)")
   })
 })

@@ -234,4 +234,15 @@ describe('a lookup that fails', () => {
     expect(r.stderr).not.toContain('\u001B')
     expect(r.code).not.toBe(0)
   })
+
+  it("a gateway's HTML 404 (not the service's not_found) is a failed lookup, never \"nothing found\" (exit 7, not 4)", async () => {
+    const page = {handle: (_req: unknown, res: import('node:http').ServerResponse) => res.writeHead(404, {'content-type': 'text/html'}).end('<html><body><h1>404 Not Found</h1><hr>nginx</body></html>')}
+    // the collections route is one the gateway lacks; every other lookup is the service's own not_found
+    server.script('GET /v1/collections', page)
+    const env = {...scriptedEnv(server), NO_COLOR: '1'}
+    const r = await runWithContext((ctx) => runFind(ctx, {query: 'gw-1', env}), {env, flags: {retries: 0}, json: true})
+    expect(r.code, r.stderr).toBe(7)
+    expect(r.stderr).not.toMatch(/nothing found/)
+    expect(r.stderr).toMatch(/404 Not Found/)
+  })
 })

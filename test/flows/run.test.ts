@@ -187,6 +187,17 @@ describe('expectations', () => {
     expect(steps[0].detail).toMatch(/step charge: expected success, got exit 8/)
   })
 
+  it('a create answered failed (no wait) fails the step with exit 8, the state and the reason; expect exit tx_failed passes it', async () => {
+    // the sandbox's payout wallet does not hold 200000.00: the payout is answered 201 `failed` (insufficient funds)
+    const payout = (id: string, expect = '') => `  - id: ${id}\n    command: payouts create\n    inputs: {amount: "200000.00", currency: KES, reference: "${id}-\${run.id}", mobile: "254712345670", provider: mpesa}\n${expect}`
+    const file = flowFile('payroll.yaml', `name: payroll\nsteps:\n${payout('expected', '    expect: {exit: tx_failed}\n')}${payout('pay')}`)
+    const steps = await runFlows(context(), loadFlows([file]))
+    expect(steps[0]).toMatchObject({name: 'expected', outcome: 'passed'})
+    expect(steps[1]).toMatchObject({name: 'pay', outcome: 'failed', exit_code: 8})
+    expect(steps[1].detail).toMatch(/^step pay: expected success, got exit 8: HTTP 201: payout pay-\w+ ended failed: insufficient/)
+    expect(reportOf(steps).exit_code).toBe(8)
+  })
+
   it('the CLI exits non-zero and prints the step and the difference', async () => {
     const file = flowFile('cli-fail.yaml', 'steps:\n  - id: bal\n    call: balance.get\n    expect: {fields: {object: wallet}}\n')
     const r = await runCommand(['flow', 'run', file], {env: {PAY_BASE_URL: sb.url, PAY_CLIENT_ID: ACME.client_id, PAY_CLIENT_SECRET: ACME.client_secret, PAY_CONFIG_DIR: tempConfigDir()}})
@@ -403,7 +414,7 @@ describe('a step whose answer was lost (outcome unknown)', () => {
 })
 
 describe('expectations a step cannot produce are refused at check time', () => {
-  it('wait + a 2xx status, a 2xx status the endpoint never answers, tx_failed or wait_timeout without wait', () => {
+  it('wait + a 2xx status, a 2xx status the endpoint never answers, tx_failed without wait but from a create, wait_timeout without wait', () => {
     const file = flowFile('cannot.yaml', [
       'steps:',
       '  - id: waited',
@@ -419,12 +430,21 @@ describe('expectations a step cannot produce are refused at check time', () => {
       '    call: collections.get',
       '    path: {id: "${steps.created.id}"}',
       '    expect: {status: 404}',
+      '  - id: looked',
+      '    call: collections.get',
+      '    path: {id: "${steps.created.id}"}',
+      '    expect: {exit: tx_failed}',
+      '  - id: timed',
+      '    command: collections create',
+      '    inputs: {amount: "1.00", currency: KES, reference: t, mobile: "254712345670", provider: mpesa}',
+      '    expect: {exit: wait_timeout}',
       '',
     ].join('\n'))
     expect(problemsOf(file)).toEqual([
       expect.stringMatching(/^step waited \(#1\): expect\.status 200 cannot tell a waited step's outcome/),
       expect.stringMatching(/^step created \(#2\): expect\.status 200 is never the answer of POST \/v1\/collections: it succeeds with 201/),
-      expect.stringMatching(/^step created \(#2\): expect\.exit 8 comes only from a step that waits/),
+      expect.stringMatching(/^step looked \(#4\): expect\.exit 8 comes only from a step that waits \(wait: true\) or creates a transaction/),
+      expect.stringMatching(/^step timed \(#5\): expect\.exit 9 comes only from a step that waits/),
     ])
   })
 

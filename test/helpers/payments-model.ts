@@ -14,6 +14,8 @@
 export const HOLD_S = 24 * 3600
 /** docs/sandbox.md: checkout sessions expire 24 h after create. */
 export const CHECKOUT_TTL_S = 24 * 3600
+/** docs/sandbox.md: a bank-transfer collection's dynamic account is valid 24 h; unpaid by then, the collection fails. */
+export const DYNAMIC_VA_TTL_S = 24 * 3600
 /** The --settle-ms the model test starts the sandbox with, in seconds (a clock move settles what is due). */
 export const SETTLE_S = 300
 /** docs/sandbox.md: payout fees per rail, in minor units. */

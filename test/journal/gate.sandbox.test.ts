@@ -171,13 +171,15 @@ describe('two facts: what the request came to, and the state of what it made', (
   const payout = (ref: string, amount: string, extra: string[] = []) => ['payouts', 'create', '--amount', amount, '--currency', 'KES', '--reference', ref, '--mobile', '254700000409', '--provider', 'mpesa', ...extra]
   const sentFor = (ref: string) => h.requests((e) => (e.body as {merchant_reference?: string} | undefined)?.merchant_reference === ref || e.path.endsWith(`/${ref}`))
 
-  it('a re-run after an accepted payout that later failed: one GET, no money moves, "accepted … as PO_…; state now: failed"', async () => {
+  it('a re-run after an accepted payout that later failed: one GET, no money moves, "accepted … as PO_…; state now: failed", exit 8', async () => {
     faults.proxy.rule = () => 'pass'
     const first = ok(await h.run(payout('jr-2f-1', '12.00', ['--json']), faults.env))
     expect(json(first).status).toBe('processing')
     await waitFor(() => h.sb.state.payouts[json(first).id]?.status === 'failed', 10_000, 'the sandbox settles it (failed, for this number)')
     const before = sentFor('jr-2f-1').length
-    const again = ok(await h.run(payout('jr-2f-1', '12.00', ['--json']), faults.env))
+    // a re-run reports the resource's state: failed is exit 8, as the create answered failed would be
+    const again = await h.run(payout('jr-2f-1', '12.00', ['--json']), faults.env)
+    expect(again.code, again.stderr).toBe(8)
     expect(again.stderr).toMatch(new RegExp(`accepted \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC as ${json(first).id}; state now: failed`))
     expect(again.stderr).not.toMatch(/succeeded/)
     expect(json(again).status).toBe('failed')
@@ -186,7 +188,8 @@ describe('two facts: what the request came to, and the state of what it made', (
     // the journal keeps both facts; a third run needs no lookup (failed does not change any more)
     const shown = json(ok(await journal(['journal', 'jr-2f-1', '--json'], faults.env)))
     expect(shown).toMatchObject({outcome: 'accepted', state: 'failed'})
-    const third = ok(await h.run(payout('jr-2f-1', '12.00'), faults.env))
+    const third = await h.run(payout('jr-2f-1', '12.00'), faults.env)
+    expect(third.code, third.stderr).toBe(8)
     expect(third.stderr).toMatch(/state: failed \(seen .*does not change any more\)/)
     expect(sentFor('jr-2f-1').length).toBe(before + 1)
   })

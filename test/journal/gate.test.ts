@@ -24,7 +24,7 @@ const BODY = {amount: '150.00', currency: 'KES', merchant_reference: 'gate-1', p
 const apiError = (status: number, code: string, headers: Record<string, string> = {}): Answer => ({status, text: JSON.stringify({error: {code, message: code}}), headers})
 
 /** One run of `pay collections create`: each POST attempt takes the next answer; returns the keys sent and the error. */
-async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number; body?: Record<string, string> | string; key?: string; clientId?: string; accountRef?: string; endpoint?: 'collections.create' | 'debits.create' | 'mandates.create'; path?: Record<string, string>; forceNew?: boolean} = {}) {
+async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number; body?: Record<string, string> | string; key?: string; clientId?: string; accountRef?: string; endpoint?: 'collections.create' | 'debits.create' | 'mandates.create'; path?: Record<string, string>; forceNew?: boolean; headers?: Record<string, string>} = {}) {
   const keys: string[] = []
   const notices: string[] = []
   const transport = {
@@ -45,7 +45,7 @@ async function run(stateDir: string, answers: Answer[], options: {baseUrl?: stri
   })
   let error: PayError | undefined
   try {
-    await client.call(options.endpoint ?? 'collections.create', {body: options.body ?? BODY, idempotencyKey: options.key, path: options.path})
+    await client.call(options.endpoint ?? 'collections.create', {body: options.body ?? BODY, idempotencyKey: options.key, path: options.path, headers: options.headers})
   } catch (err) {
     error = err as PayError
   }
@@ -66,23 +66,23 @@ describe('a failure that only looks certain does not wipe out an unknown outcome
     expect(again.keys).toEqual([first.keys[0]])
   })
 
-  it('across runs: refused, a long 429, 401 and 403 under the resumed key keep it unknown; only a deciding answer (400) settles it', async () => {
+  it('across runs: refused, a long 429, 401, 403, 400, 422 and a 409 mismatch under the resumed key keep it unknown; a success settles it', async () => {
     const dir = tempConfigDir()
     const first = await run(dir, ['cut'], {retries: 0})
     const key = first.keys[0]
     expect(first.last?.outcome?.request).toBe('unknown')
-    for (const answers of [['refused'], [apiError(429, 'rate_limited', {'retry-after': '3600'})], [apiError(401, 'unauthorized'), apiError(401, 'unauthorized')], [apiError(403, 'forbidden')]] as Answer[][]) {
+    const service = (status: number, code: string): Answer => ({status, text: JSON.stringify({error: {code, message: code, request_id: 'REQ_0123456789AB'}})})
+    for (const answers of [['refused'], [apiError(429, 'rate_limited', {'retry-after': '3600'})], [apiError(401, 'unauthorized'), apiError(401, 'unauthorized')], [apiError(403, 'forbidden')], [service(400, 'invalid_parameter')], [service(422, 'validation_error')], [service(409, 'idempotency_key_mismatch')]] as Answer[][]) {
       const r = await run(dir, answers, {retries: 0})
       expect(r.keys[0]).toBe(key)
       expect(r.last?.outcome?.request).toBe('unknown')
       expect(r.error?.idempotencyKey).toBe(key)
     }
-    const decided = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0})
-    expect(decided.keys).toEqual([key])
-    expect(decided.last?.outcome?.request).toBe('refused')
-    expect(decided.error?.idempotencyKey).toBeUndefined()
-    const next = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0})
-    expect(next.keys[0]).not.toBe(key)
+    const settled = await run(dir, [{status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', currency: 'KES', amount: '150.00', merchant_reference: 'gate-1'})}], {retries: 0})
+    expect(settled.keys).toEqual([key])
+    expect(settled.last?.outcome?.request).toBe('accepted')
+    const next = await run(dir, [], {retries: 0})
+    expect(next.keys).toEqual([])
   })
 
   it('a fresh key refused before anything was sent, or refused with 401: failed, and a re-run gets a new key', async () => {
@@ -347,6 +347,28 @@ describe('a reference is one promise to a service, whatever the client id, with 
     expect(replay.keys).toEqual([])
     expect(replay.error).toBeUndefined()
     expect(replay.notices.join('\n')).toContain('already sent')
+  })
+
+  it('the account ref is the one the request carries: a header naming the sub-account (`pay api -H`) scopes the match, the record and the reference', async () => {
+    const dir = tempConfigDir()
+    const header = (ref: string) => ({'X-Service-Account-Ref': ref})
+    const east = await run(dir, [created], {retries: 0, headers: header('east')})
+    expect(east.last?.op.account_ref).toBe('east')
+    // the same body to another sub-account: sent, not answered with east's object
+    const west = await run(dir, [created], {retries: 0, headers: header('west')})
+    expect(west.keys).toHaveLength(1)
+    expect(west.notices.join('\n')).not.toContain('already sent')
+    // the settings name east, the header west: journaled as west, what was sent
+    const other = tempConfigDir()
+    const sent = await run(other, [created], {retries: 0, accountRef: 'east', headers: header('west')})
+    expect(sent.last?.op.account_ref).toBe('west')
+    // the same request to west through the settings is that one: replayed, nothing sent
+    const again = await run(other, [created], {retries: 0, accountRef: 'west'})
+    expect(again.keys).toEqual([])
+    expect(again.notices.join('\n')).toContain('already sent')
+    // and to east (the settings' of the first) another sub-account: sent
+    const toEast = await run(other, [created], {retries: 0, accountRef: 'east'})
+    expect(toEast.keys).toHaveLength(1)
   })
 
   it('an unknown outcome is resumed under its key by the same client and account ref only; with another account ref it is refused, saying how to settle it', async () => {

@@ -128,6 +128,34 @@ describe('money tools and the idempotency key', () => {
   })
 })
 
+describe('an operation answered, but not as it should end', () => {
+  it('a create answered failed, a wait that ends failed and one that times out are tool errors with code, message, exit code and the answer', async () => {
+    const mcp = await connect({}, {allowMoney: true})
+    // the payout wallet cannot cover it: answered 201 `failed` (insufficient funds), without any wait
+    const payout = await call(mcp.client, 'payouts_create', {amount: '900000000.00', currency: 'KES', reference: 'mcp-po-failed', mobile: '254712345670', provider: 'mpesa'})
+    expect(payout.isError, textOf(payout)).toBe(true)
+    expect(payout.structuredContent?.error).toMatchObject({code: 'tx_failed', exit_code: 8, state: 'failed', status_detail: expect.stringMatching(/^insufficient_funds/)})
+    expect(payout.structuredContent?.error.message).toMatch(/^payout mcp-po-failed ended failed: insufficient_funds/)
+    expect(payout.structuredContent?.answer).toMatchObject({merchant_reference: 'mcp-po-failed', status: 'failed'})
+    expect(textOf(payout)).toMatch(/^tx_failed: payout mcp-po-failed ended failed/)
+
+    const failed = await call(mcp.client, 'collections_create', {...collection('mcp-wait-failed'), mobile: '254712345679', wait: true})
+    expect(failed.isError, textOf(failed)).toBe(true)
+    expect(failed.structuredContent?.error).toMatchObject({code: 'tx_failed', exit_code: 8, state: 'failed'})
+    expect(failed.structuredContent?.answer.status).toBe('failed')
+
+    // a wallet number ending in 8 stays processing
+    const slow = await call(mcp.client, 'collections_create', {...collection('mcp-wait-slow'), wait: true, wait_timeout: 1})
+    expect(slow.isError, textOf(slow)).toBe(true)
+    expect(slow.structuredContent?.error).toMatchObject({code: 'wait_timeout', exit_code: 9, state: 'processing', message: expect.stringContaining('still processing after wait_timeout 1 s')})
+    expect(slow._meta?.pay.idempotency_key).toMatch(/^[0-9a-f-]{36}$/)
+
+    const ok = await call(mcp.client, 'collections_create', {...collection('mcp-wait-ok'), mobile: '254712345670', wait: true})
+    expect(ok.isError, textOf(ok)).toBeFalsy()
+    expect(ok.structuredContent?.status).toBe('succeeded')
+  }, 30_000)
+})
+
 describe('a live profile', () => {
   function liveEnv(): NodeJS.ProcessEnv {
     const dir = tempConfigDir()

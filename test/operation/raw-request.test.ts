@@ -5,8 +5,9 @@
  * terminal: test/output/printable.terminal.test.ts; the input rules of PATH, -H, -F: test/api/validate.hostile.test.ts.
  */
 import {describe, expect, it} from 'vitest'
-import {json} from '../helpers/cli.js'
-import {useSandbox} from '../helpers/command-harness.js'
+import {json, tempConfigDir} from '../helpers/cli.js'
+import {keysSent, useSandbox} from '../helpers/command-harness.js'
+import {GLOBEX} from '../../src/sandbox/seed.js'
 
 const h = useSandbox()
 const COLLECTIONS = '/v1/customers/MC_ACME0001/collections?per_page=10'
@@ -73,5 +74,37 @@ describe('pay api', () => {
     const missing = await h.command(['api', 'GET', '/v1/customers/MC_NOPE', '-i'])
     expect(missing.code).toBe(4)
     expect(missing.stderr).toMatch(/^HTTP 404/m)
+  })
+})
+
+describe('pay api -H X-Service-Account-Ref', () => {
+  const globex = () => ({PAY_CLIENT_ID: GLOBEX.clientId, PAY_CLIENT_SECRET: GLOBEX.clientSecret, PAY_CONFIG_DIR: tempConfigDir()})
+  const body = (ref: string) => JSON.stringify({amount: '10.00', currency: 'KES', merchant_reference: ref, mobile: '254712345670', provider: 'mpesa'})
+  const [east, west] = GLOBEX.accountRefs
+  const header = (ref: string) => ['-H', `X-Service-Account-Ref: ${ref}`]
+
+  it('is the sub-account the journal knows the request by: the same body to two sub-accounts is two collections', async () => {
+    const env = globex()
+    const toEast = await h.command(['api', 'POST', '/v1/collections', '--data', body('hdr-a'), ...header(east), '--json'], env)
+    expect(toEast.code, toEast.stderr).toBe(0)
+    const toWest = await h.command(['api', 'POST', '/v1/collections', '--data', body('hdr-a'), ...header(west), '--json'], env)
+    expect(toWest.code, toWest.stderr).toBe(0)
+    expect(toWest.stderr).not.toContain('already sent')
+    expect(json<{id: string}>(toWest).id).not.toBe(json<{id: string}>(toEast).id)
+    const sent = h.requests((e) => e.method === 'POST' && (e.body as {merchant_reference?: string})?.merchant_reference === 'hdr-a')
+    expect(sent.map((e) => e.headers['x-service-account-ref'])).toEqual([east, west])
+  })
+
+  it('overrides the settings for the journal as on the wire: the same collection later by --account-ref is recognised, not sent again', async () => {
+    const env = globex()
+    const first = await h.command(['api', 'POST', '/v1/collections', '--data', body('hdr-b'), ...header(west), '--json'], {...env, PAY_ACCOUNT_REF: east})
+    expect(first.code, first.stderr).toBe(0)
+    const again = await h.command(['collections', 'create', '--amount', '10.00', '--currency', 'KES', '--reference', 'hdr-b', '--mobile', '254712345670', '--provider', 'mpesa', '--account-ref', west, '--json'], env)
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain('already sent')
+    expect(json<{id: string}>(again).id).toBe(json<{id: string}>(first).id)
+    expect(keysSent(h, 'hdr-b').size).toBe(1)
+    const journal = json<{reference?: string; account_ref?: string}[]>(await h.command(['journal', '--json'], env))
+    expect(journal.filter((e) => e.reference === 'hdr-b').map((e) => e.account_ref)).toEqual([west])
   })
 })

@@ -3,7 +3,10 @@
  * terminal states, the endpoint alternatives, and the record functions the bulk engine and flows read
  * (columns named by flag or by field, problems named by flag).
  */
-import {describe, expect, it} from 'vitest'
+import {chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterEach, describe, expect, it, vi} from 'vitest'
 import {operations} from '../../src/api/operations.js'
 import type {HttpRequest, HttpResponse} from '../../src/client/transport.js'
 import {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from '../../src/operation/operation-input.js'
@@ -49,6 +52,43 @@ describe('runOperation with an injected transport', () => {
     for (const r of [fresh, failed]) expect(r.stderr).not.toContain('\u001B')
   })
 
+  describe('checkout create --open', () => {
+    afterEach(() => vi.unstubAllEnvs())
+    const session = (url: string) => ({id: 'CS_1', object: 'checkout_session', status: 'processing', url, expires_at: '2026-11-27T10:00:00Z'})
+    const create = (url: string) => {
+      const dir = mkdtempSync(join(tmpdir(), 'pay-browser-'))
+      const browser = join(dir, 'browser.sh')
+      writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${join(dir, 'opened')}'\n`)
+      chmodSync(browser, 0o755)
+      vi.stubEnv('BROWSER', browser)
+      const transport = scripted({'POST /v1/checkout/sessions': [{status: 201, body: session(url)}]})
+      const args = ['checkout', 'create', '--amount', '10', '--currency', 'KES', '-r', 'co-1', '--success-url', 'https://a.example/s', '--cancel-url', 'https://a.example/c', '--open']
+      return {run: () => runInProcess(args, {env: envOf(), transport}), opened: () => (existsSync(join(dir, 'opened')) ? readFileSync(join(dir, 'opened'), 'utf8') : undefined)}
+    }
+
+    it('refuses a link that is not an http(s) URL: the session shown, an error naming the link, exit 1, nothing opened', async () => {
+      for (const url of ['file:///etc/passwd', '--version']) {
+        const c = create(url)
+        const r = await c.run()
+        expect(r.code, r.stderr).toBe(1)
+        expect(r.stdout).toContain('CS_1')
+        expect(r.stderr).toContain(`error: the pay link the service gave is not an absolute http(s) URL, so it was not opened: ${url}`)
+        await new Promise((res) => setTimeout(res, 200))
+        expect(c.opened()).toBeUndefined()
+      }
+    })
+
+    it('says which link it opened printable, and opened it as the URL parser writes it', async () => {
+      const c = create('https://pay.example/pay/CS_1\u001B]0;PWNED\u0007\u001B[2J')
+      const r = await c.run()
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).toContain('Opened https://pay.example/pay/CS_1%1B]0;PWNED%07%1B[2J in the browser')
+      expect(r.stderr).not.toContain('\u001B')
+      for (let i = 0; i < 100 && c.opened() === undefined; i++) await new Promise((res) => setTimeout(res, 20))
+      expect(c.opened()).toBe('https://pay.example/pay/CS_1%1B]0;PWNED%07%1B[2J')
+    })
+  })
+
   it('--wait polls the spec’s get until one of the resource’s terminal states (subscription: active → exit 0)', async () => {
     const sub = {subscription_id: 'SUB_1', merchant_reference: 's-1', customer_name: 'J', customer_email: 'j@x.io', plan_id: 'PLN_1', mobile: '254700000001', provider: 'mpesa'}
     const transport = scripted({
@@ -68,6 +108,35 @@ describe('runOperation with an injected transport', () => {
     const r = await runInProcess(['mandates', 'get', '--reference', 'm-1', '--wait'], {env: envOf(), transport})
     expect(r.code).toBe(8)
     expect(r.stderr).toContain('mandate m-1 ended cancelled')
+  })
+
+  it('a create answered in a final failed state exits 8 with its state and reason, with or without --wait; a lookup of it exits 0', async () => {
+    const payout = (ref: string) => ({id: `PO_${ref}`, object: 'payout', status: 'failed', currency: 'KES', amount: '200000.00', merchant_reference: ref, fee_amount: '0.00', amount_debited: '0.00', status_detail: 'insufficient_funds: the payout wallet holds 1000.00'})
+    const transport = scripted({'POST /v1/payouts': [{status: 201, body: payout('p-1')}], 'GET /v1/payouts/p-1': [{body: payout('p-1')}]})
+    const args = ['payouts', 'create', '--amount', '200000.00', '--currency', 'KES', '-r', 'p-1', '--mobile', '254700000001', '--provider', 'mpesa', '--json']
+    const env = envOf()
+    for (const extra of [[], ['--wait']]) {
+      const r = await runInProcess([...args, ...extra], {env, transport})
+      expect(r.code, `${extra.join(' ')}: ${r.stderr}`).toBe(8)
+      expect(JSON.parse(r.stdout).status).toBe('failed')
+      expect(r.stderr).toContain('payout p-1 ended failed: insufficient_funds: the payout wallet holds 1000.00')
+    }
+    // the second run was the journal's answer (nothing sent again): a re-run reports the resource's state, by the same rule
+    expect(transport.seen.filter((q) => q.method === 'POST' && new URL(q.url).pathname === '/v1/payouts')).toHaveLength(1)
+    const looked = await runInProcess(['payouts', 'get', 'p-1', '--json'], {env, transport})
+    expect(looked.code, looked.stderr).toBe(0)
+  })
+
+  it('a re-run of an accepted create whose resource has failed since says "state now: failed" and exits 8', async () => {
+    const collection = (status: string) => ({id: 'CL_F1', object: 'collection', status, currency: 'KES', amount: '5.00', merchant_reference: 'rf-1', status_detail: status === 'failed' ? 'insufficient_balance' : null})
+    const transport = scripted({'POST /v1/collections': [{status: 201, body: collection('processing')}], 'GET /v1/collections/CL_F1': [{body: collection('failed')}]})
+    const env = envOf()
+    const args = ['collections', 'create', '--amount', '5.00', '--currency', 'KES', '-r', 'rf-1', '--mobile', '254700000001', '--provider', 'mpesa']
+    expect((await runInProcess(args, {env, transport})).code).toBe(0)
+    const again = await runInProcess(args, {env, transport})
+    expect(again.stderr).toContain('as CL_F1; state now: failed')
+    expect(again.stderr).toContain('collection CL_F1 ended failed: insufficient_balance')
+    expect(again.code).toBe(8)
   })
 
   it('picks the alternative endpoint by its flag (collections get --reference)', async () => {

@@ -15,6 +15,7 @@ import {BIN, ROOT, cleanEnv, json, tempConfigDir} from '../helpers/cli.js'
 import {runWithContext} from '../helpers/in-process.js'
 import {ok, runInPty, useSandbox} from '../helpers/command-harness.js'
 import {waitFor} from '../helpers/wait-for.js'
+import {scriptedEnv, useScriptedServer} from '../helpers/scripted-server.js'
 
 /** What `pay reconcile --json` prints, as a script reads it: the output is the contract, not src's types. */
 interface ReconcileSummary {
@@ -322,5 +323,24 @@ describe('pay reconcile: a finished run is never resumed', () => {
     writeFileSync(journal, recs.filter((r) => r.t !== 'end').map((r) => JSON.stringify(r)).join('\n') + '\n')
     const third = await reconcile(file)
     expect(json<ReconcileSummary>(third).resumed).toBe(2)
+  })
+})
+
+describe('pay reconcile: a 404 that is not the service\'s not_found', () => {
+  const server = useScriptedServer()
+
+  it("a gateway's HTML 404 is a failed lookup (lookup_failed), never \"missing\"; the service's own not_found is missing", async () => {
+    const page = {handle: (_req: unknown, res: import('node:http').ServerResponse) => res.writeHead(404, {'content-type': 'text/html'}).end('<html><body><h1>404 Not Found</h1><hr>nginx</body></html>')}
+    server.script('GET /v1/transactions/verify/gw-a1', page)
+    const file = join(tempConfigDir(), 'gateway.csv')
+    // gw-a2 is looked up on an unscripted route: the scripted service's own 404 not_found
+    writeFileSync(file, 'reference,amount,currency\ngw-a1,1200.00,KES\ngw-a2,1200.00,KES\n')
+    const env = {...scriptedEnv(server), NO_COLOR: '1'}
+    const r = await runWithContext((ctx) => runReconcile(ctx, {file, concurrency: 2, env}), {env, flags: {retries: 0}, json: true})
+    const s = json<ReconcileSummary>(r)
+    expect(s.classes.lookup_failed.rows).toBe(1)
+    expect(s.classes.missing.rows).toBe(1)
+    expect(s.mismatches.find((m) => m.reference === 'gw-a1')).toMatchObject({class: 'lookup_failed'})
+    expect(s.mismatches.find((m) => m.reference === 'gw-a2')).toMatchObject({class: 'missing'})
   })
 })

@@ -72,6 +72,19 @@ describe('pay sandbox control commands', () => {
     expect(sb.requests.length).toBe(before)
   })
 
+  it("a webhook URL's password and token are shown redacted, in its line, under --json and in the --debug trace; the sandbox keeps the URL", async () => {
+    const url = 'http://hookuser:HookPw777@127.0.0.1:9/hooks?token=QTok999'
+    for (const more of [[], ['--json'], ['--debug']]) {
+      const hook = await pay('webhook', '--client', 'sb_acme_client', '--target', url, ...more)
+      expect(hook.code, hook.stderr).toBe(0)
+      const shown = hook.stdout + hook.stderr
+      expect(shown, more.join(' ')).not.toMatch(/HookPw777|QTok999/)
+      expect(shown, more.join(' ')).toContain('http://[REDACTED]@127.0.0.1:9/hooks?token=[REDACTED]')
+    }
+    expect(sb.state.clients.sb_acme_client.webhook_url).toBe(url)
+    expect((await pay('webhook', '--client', 'sb_acme_client', '--clear')).code).toBe(0)
+  })
+
   it('what the sandbox answers is made printable before it reaches a terminal', async () => {
     const hook = await pay('webhook', '--client', 'sb_acme_client', '--target', 'http://127.0.0.1:9/\u001b[2Jx')
     expect(hook.code, hook.stderr).toBe(0)

@@ -2,6 +2,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {Sandbox} from '../../src/sandbox/index.js'
 import {type Client, acmeClient, checkoutBody, collectionBody, expectError, globexClient, start, until} from '../helpers/sandbox-http.js'
 import {fromMinor, toMinor} from '../../src/api/money.js'
+import {dynamicTransfer} from '../../src/sandbox/resources/virtual-accounts.js'
 
 let sb: Sandbox
 let acme: Client
@@ -49,6 +50,30 @@ describe('collections', () => {
     const t = await acme.post(`/_sandbox/virtual-accounts/${r.body.virtual_account.account_number}/transfers`, {amount: '700.00'})
     expect(t.body.collection.status).toBe('succeeded')
     expect(await status(acme, `/v1/collections/${r.body.id}`)).toBe('succeeded')
+  })
+
+  it('bank transfer: an account that expires before its transfer fails the collection; a late transfer is refused and credits nothing', async () => {
+    const r = await acme.post('/v1/collections', collectionBody({payment_rail: 'bank_transfer', mobile: undefined, provider: undefined, amount: '500.00'}))
+    const {account_number: account, expires_at: expiresAt} = r.body.virtual_account
+    const DYNAMIC_TTL_MS = 24 * 3600 * 1000 // docs/sandbox.md: valid 24 h
+    expect(Date.parse(expiresAt) - Date.parse(r.body.created_at)).toBe(DYNAMIC_TTL_MS)
+    await acme.post('/_sandbox/clock/advance', {seconds: DYNAMIC_TTL_MS / 1000 - 60})
+    expect(await status(acme, `/v1/collections/${r.body.id}`)).toBe('processing')
+    await acme.post('/_sandbox/clock/advance', {seconds: 120})
+    const after = (await acme.get(`/v1/collections/${r.body.id}`)).body
+    expect(after).toMatchObject({status: 'failed', status_detail: `expired: no transfer reached its account ${account} before ${expiresAt}`, virtual_account: {expires_at: expiresAt}})
+    expect(sb.events.filter((e) => e.body.includes(r.body.id)).map((e) => e.type)).toEqual(['collection.processing', 'collection.failed'])
+    const before = await kes(acme)
+    const late = await acme.post(`/_sandbox/virtual-accounts/${account}/transfers`, {amount: '500.00'})
+    expect(expectError(late, 409, 'invalid_state').message).toContain('returns it to the sender')
+    expect(await status(acme, `/v1/collections/${r.body.id}`)).toBe('failed')
+    expect(await kes(acme)).toEqual(before)
+  })
+
+  it('a dynamic account past its expires_at refuses a transfer even while its transaction still reads processing', () => {
+    const va = {account_number: '9012345678', expires_at: new Date(1_000_000).toISOString()}
+    expect(dynamicTransfer('processing', 'collection CL_1', '5.00', '5.00', va, 999_999)).toMatchObject({paid: true, credited: '5.00'})
+    expect(() => dynamicTransfer('processing', 'collection CL_1', '5.00', '5.00', va, 1_000_000)).toThrow(/the dynamic account 9012345678 of collection CL_1 expired at .*: it takes no transfer/)
   })
 
   it('bank transfer is refused when the merchant does not have it', async () => {

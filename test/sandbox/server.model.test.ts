@@ -14,7 +14,7 @@ import fc from 'fast-check'
 import {request} from 'undici'
 import {afterAll, beforeAll, expect, it} from 'vitest'
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
-import {CHECKOUT_TTL_S, CLIENTS, HOLD_S, type Merchant, Model, PLANS, type Rail, SETTLE_S, SUBSCRIPTIONS, TESTING, TESTING_CAP, type Who, money, outcomeOf} from '../helpers/payments-model.js'
+import {CHECKOUT_TTL_S, CLIENTS, DYNAMIC_VA_TTL_S, HOLD_S, type Merchant, Model, PLANS, type Rail, SETTLE_S, SUBSCRIPTIONS, TESTING, TESTING_CAP, type Who, money, outcomeOf} from '../helpers/payments-model.js'
 
 const RUNS = Number(process.env.PAY_MODEL_RUNS ?? (process.env.PAY_MODEL_LONG ? 1000 : 60))
 const STEPS = Number(process.env.PAY_MODEL_STEPS ?? 60)
@@ -141,7 +141,10 @@ async function collect(w: World, o: Extract<Op, {op: 'collect'}>): Promise<void>
     {kind: 'collection', id: r.body.id, key: r.body.id, who: o.who, amount: BigInt(o.cents), currency, ref, outcome: outcomeOf(body.mobile ?? '8')},
     o.rail === 'bank_transfer',
   )
-  if (o.rail === 'bank_transfer') tx.va = r.body.virtual_account.account_number
+  if (o.rail === 'bank_transfer') {
+    tx.va = r.body.virtual_account.account_number
+    tx.expiresAt = w.model.now + DYNAMIC_VA_TTL_S
+  }
 }
 
 async function checkout(w: World, o: Extract<Op, {op: 'checkout'}>): Promise<void> {

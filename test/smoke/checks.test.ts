@@ -18,6 +18,7 @@ import type {ApiContext} from '../../src/runtime.js'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {runCommand, runInProcess} from '../helpers/in-process.js'
 import {ACME, GLOBEX, start} from '../helpers/sandbox-http.js'
+import {scriptedEnv, useScriptedServer} from '../helpers/scripted-server.js'
 
 let sb: Sandbox
 beforeAll(async () => {
@@ -266,5 +267,22 @@ describe('pay smoke (the built CLI)', () => {
     expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/--money .*not the local sandbox: add --yes/)
     expect(r.stdout).toBe('')
+  })
+})
+
+describe('runSmoke against a gateway that lacks a route (a scripted service)', () => {
+  const server = useScriptedServer()
+
+  it("a product probe answered by the gateway's HTML 404 fails (it never reached the service); the service's own not_found passes", async () => {
+    server.script('GET /v1/metadata/mobile_providers', {status: 200, body: {object: 'list', data: []}})
+    server.script('GET /v1/collections', {handle: (_req: unknown, res: import('node:http').ServerResponse) => res.writeHead(404, {'content-type': 'text/html'}).end('<html><body><h1>404 Not Found</h1><hr>nginx</body></html>')})
+    const r = await runCommand(['smoke', '--json', '--retries', '0'], {env: scriptedEnv(server)})
+    const report = json(r) as {ok: boolean; steps: {name: string; outcome: string; detail?: string}[]}
+    expect(report.ok).toBe(false)
+    expect(r.code).toBe(7)
+    expect(report.steps.find((s) => s.name === 'product: collections')).toMatchObject({outcome: 'failed'})
+    expect(report.steps.find((s) => s.name === 'product: payouts')).toMatchObject({outcome: 'passed', detail: expect.stringMatching(/reachable/)})
+    // a list never answers 404 for what it holds: even the service's own not_found there is no "reachable"
+    expect(report.steps.find((s) => s.name === 'product: subscriptions')).toMatchObject({outcome: 'failed'})
   })
 })

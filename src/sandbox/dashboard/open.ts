@@ -8,12 +8,13 @@ import {PayError} from '../../base/errors.js'
 import type {Output} from '../../output/output.js'
 import {printable} from '../../output/printable.js'
 import type {ControlCall} from '../deliveries.js'
+import type {OpenResult} from '../../operation/browser.js'
 
 interface OpenOptions {
   /** false: print the URL only (--no-browser). */
   browser: boolean
-  /** Starts a browser on the URL; true when one was started. */
-  open: (url: string) => Promise<boolean>
+  /** Starts a browser on the URL (src/operation/browser.ts's openBrowser). */
+  open: (url: string) => Promise<OpenResult>
 }
 
 export async function runSandboxOpen(call: ControlCall, options: OpenOptions, out: Output): Promise<{url: string; opened: boolean}> {
@@ -22,7 +23,7 @@ export async function runSandboxOpen(call: ControlCall, options: OpenOptions, ou
     throw new PayError('the sandbox runs without its dashboard (started with --no-dashboard)', 1, 'restart it without --no-dashboard: pay sandbox start')
   }
   const url = info.url
-  const opened = options.browser ? await options.open(url) : false
+  const opened = options.browser ? (await options.open(url)) === 'opened' : false
   if (out.json) out.data(JSON.stringify({url, opened}))
   else out.data(printable(url))
   if (!options.browser) return {url, opened}

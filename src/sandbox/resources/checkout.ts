@@ -7,7 +7,7 @@ import {own} from '../context.js'
 import type {Core} from '../core.js'
 import {ApiError, invalidParameter} from '../errors.js'
 import {newResourceId} from '../ids.js'
-import type {CheckoutRec, MerchantRec, TxStatus} from '../state.js'
+import type {CheckoutRec, MerchantRec, TxStatus, VirtualAccountRec} from '../state.js'
 import {checkTestingCap, creditCollection, normalise, requireCurrency} from '../wallets.js'
 import {requireProvider} from './common.js'
 import {type DynamicTransfer, dynamicTransfer} from './virtual-accounts.js'
@@ -106,8 +106,8 @@ export function finishCheckout(core: Core, rec: CheckoutRec, status: Exclude<TxS
 }
 
 /** A transfer into the session's dynamic account (dynamicTransfer's rule): the amount due or more succeeds, less fails. */
-export function checkoutTransfer(core: Core, rec: CheckoutRec, amount: string): DynamicTransfer {
-  const t = dynamicTransfer(rec.status, `checkout session ${rec.id}`, rec.amount!, amount)
+export function checkoutTransfer(core: Core, rec: CheckoutRec, va: VirtualAccountRec, amount: string): DynamicTransfer {
+  const t = dynamicTransfer(rec.status, `checkout session ${rec.id}`, rec.amount!, amount, va, core.now())
   finishCheckout(core, rec, t.paid ? 'succeeded' : 'failed')
   return t
 }

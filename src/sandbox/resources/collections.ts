@@ -1,7 +1,8 @@
 /**
  * Collections: processing -> succeeded | failed.
  * Mobile money settles after --settle-ms by the wallet number's last digit (outcomes.ts);
- * bank transfer waits for a transfer into its dynamic virtual account (control API) or a forced outcome.
+ * bank transfer waits for a transfer into its dynamic virtual account (control API) or a forced outcome, and fails
+ * when the account expires first (expireCollection).
  */
 import type {Ctx, Handler} from '../context.js'
 import {newestByRef, own} from '../context.js'
@@ -9,10 +10,10 @@ import type {Core} from '../core.js'
 import {invalidParameter, notFound} from '../errors.js'
 import {newResourceId} from '../ids.js'
 import {outcomeOf} from '../outcomes.js'
-import type {CollectionRec, TxStatus} from '../state.js'
+import type {CollectionRec, TxStatus, VirtualAccountRec} from '../state.js'
 import {checkTestingCap, creditCollection, normalise, requireCurrency} from '../wallets.js'
 import {closeTransaction, copyPresent, newTransaction, requireProvider, settleAfter} from './common.js'
-import {type DynamicTransfer, dynamicTransfer, issueVirtualAccount, vaView} from './virtual-accounts.js'
+import {type DynamicTransfer, dynamicTransfer, issueVirtualAccount, vaExpired, vaView} from './virtual-accounts.js'
 import {entry} from '../state.js'
 
 export function collectionView(core: Core, c: CollectionRec): Record<string, unknown> {
@@ -55,6 +56,7 @@ export const createCollection: Handler = (ctx) => {
   if (rail === 'bank_transfer') {
     const va = issueVirtualAccount(core, {merchant_id: merchant.id, account_id: ctx.account.id, client_id: ctx.client.client_id, name: body.account_name ?? merchant.name, type: 'DYNAMIC', owner: {kind: 'collection', id}})
     rec.va_number = va.account_number
+    core.at(Date.parse(va.expires_at!), COLLECTION_EXPIRY, id)
   }
   core.insert('collections', rec)
   const view = collectionView(core, rec) // the event and the answer carry the same snapshot (neither is changed)
@@ -90,9 +92,29 @@ export function settleCollection(core: Core, id: string, now: number): void {
   else finishCollection(core, rec, 'succeeded')
 }
 
+/** The due kind of a bank-transfer collection's expiry (the timer queue's; resources/index.ts). */
+export const COLLECTION_EXPIRY = 'collection_expiry'
+
+/** The dynamic account of a bank-transfer collection still waiting for its transfer, when it has one. */
+export function waitingAccount(core: Core, rec: CollectionRec): VirtualAccountRec | undefined {
+  const va = rec.status === 'processing' && rec.va_number ? entry(core.state.virtual_accounts, rec.va_number) : undefined
+  return va?.account_type === 'DYNAMIC' ? va : undefined
+}
+
+/**
+ * Due handler: a bank-transfer collection whose dynamic account expired before its transfer came fails (the
+ * interface's Collection states are processing, succeeded and failed: none says expired), as a checkout session
+ * not paid by its expires_at does; a transfer after that is refused and returned.
+ */
+export function expireCollection(core: Core, id: string, now: number): void {
+  const rec = entry(core.state.collections, id)
+  const va = rec && waitingAccount(core, rec)
+  if (rec && va && vaExpired(va, now)) finishCollection(core, rec, 'failed', `expired: no transfer reached its account ${va.account_number} before ${va.expires_at}`)
+}
+
 /** A transfer into a dynamic collection account (dynamicTransfer's rule): the amount due or more succeeds, less fails. */
-export function collectionTransfer(core: Core, rec: CollectionRec, amount: string): DynamicTransfer {
-  const t = dynamicTransfer(rec.status, `collection ${rec.id}`, rec.amount, amount)
+export function collectionTransfer(core: Core, rec: CollectionRec, va: VirtualAccountRec, amount: string): DynamicTransfer {
+  const t = dynamicTransfer(rec.status, `collection ${rec.id}`, rec.amount, amount, va, core.now())
   if (t.paid) finishCollection(core, rec, 'succeeded', t.returned === '0.00' ? null : `overpaid: received ${rec.currency} ${normalise(amount)} of ${rec.amount}; ${t.returned} returned to the sender`)
   else finishCollection(core, rec, 'failed', `underpaid: received ${rec.currency} ${normalise(amount)} of ${rec.amount}; returned to the sender`)
   return t

@@ -7,6 +7,7 @@ import type {VirtualAccountRec} from '../state.js'
 import {entry} from '../state.js'
 
 export const STATIC_VA_CAP = 1000
+/** How long a dynamic account takes its transfer (its `expires_at`): docs/sandbox.md, "valid 24 h". */
 const DYNAMIC_TTL_MS = 24 * 3600 * 1000
 
 export function issueVirtualAccount(
@@ -54,15 +55,24 @@ export interface DynamicTransfer {
   returned: string
 }
 
+/** Whether a dynamic account's `expires_at` has come (at clock time `now`); a static account never expires. */
+export function vaExpired(va: Pick<VirtualAccountRec, 'expires_at'>, now: number): boolean {
+  return va.expires_at !== null && Date.parse(va.expires_at) <= now
+}
+
 /**
  * The one rule of a dynamic account (bank-transfer collection or checkout), docs/sandbox.md: it takes one
- * transfer while its transaction is processing. The amount due or more pays it: the amount due is credited, what
- * is beyond it is returned to the sender. Less fails it, and the whole transfer is returned. A transfer once the
- * transaction is no longer processing is refused (409, returned; nothing changes). So every credit is money kept.
+ * transfer while its transaction is processing and before its `expires_at`. The amount due or more pays it: the
+ * amount due is credited, what is beyond it is returned to the sender. Less fails it, and the whole transfer is
+ * returned. A transfer once the transaction is no longer processing, or once the account has expired, is refused
+ * (409, returned; nothing changes). So every credit is money kept.
  */
-export function dynamicTransfer(status: string, what: string, due: string, received: string): DynamicTransfer {
+export function dynamicTransfer(status: string, what: string, due: string, received: string, va: Pick<VirtualAccountRec, 'account_number' | 'expires_at'>, now: number): DynamicTransfer {
   if (status !== 'processing') {
     throw new ApiError(409, 'invalid_state', `${what} is ${status}: its dynamic account takes no further transfer (the bank returns it to the sender)`)
+  }
+  if (vaExpired(va, now)) {
+    throw new ApiError(409, 'invalid_state', `the dynamic account ${va.account_number} of ${what} expired at ${va.expires_at}: it takes no transfer (the bank returns it to the sender)`)
   }
   const paid = compareDecimal(received, due) >= 0
   return {paid, credited: paid ? due : '0.00', returned: fromMinor(toMinor(received) - (paid ? toMinor(due) : 0n))}

@@ -47,13 +47,13 @@ describe('runSandboxOpen (in-process)', () => {
   it('prints the URL and opens it; says so when there is no browser; --no-browser only prints', async () => {
     const opened: string[] = []
     let io = memoryOutput(false)
-    expect(await runSandboxOpen(call(sb.url), {browser: true, open: async (u) => (opened.push(u), true)}, io.out)).toEqual({url: `${sb.url}/_dashboard/`, opened: true})
+    expect(await runSandboxOpen(call(sb.url), {browser: true, open: async (u) => (opened.push(u), 'opened' as const)}, io.out)).toEqual({url: `${sb.url}/_dashboard/`, opened: true})
     expect(io.stdout()).toBe(`${sb.url}/_dashboard/\n`)
     expect(io.stderr()).toMatch(/Opened the sandbox dashboard/)
     expect(opened).toEqual([`${sb.url}/_dashboard/`])
 
     io = memoryOutput(false)
-    await runSandboxOpen(call(sb.url), {browser: true, open: async () => false}, io.out)
+    await runSandboxOpen(call(sb.url), {browser: true, open: async () => 'no-browser' as const}, io.out)
     expect(io.stdout()).toBe(`${sb.url}/_dashboard/\n`)
     expect(io.stderr()).toMatch(/No browser to open here/)
 
@@ -63,7 +63,7 @@ describe('runSandboxOpen (in-process)', () => {
   })
 
   it('a sandbox started with --no-dashboard: a clear error saying what to do', async () => {
-    await expect(runSandboxOpen(call(off.url), {browser: true, open: async () => true}, memoryOutput(false).out)).rejects.toMatchObject({
+    await expect(runSandboxOpen(call(off.url), {browser: true, open: async () => 'opened' as const}, memoryOutput(false).out)).rejects.toMatchObject({
       message: expect.stringMatching(/--no-dashboard/),
       hint: expect.stringMatching(/pay sandbox start/),
       exitCode: 1,
