@@ -21,7 +21,7 @@ interface DeliveryHeaderOptions {
 }
 
 /** The signature headers of a body: Service-Signature, and Service-Timestamp in the schemes that carry it apart. */
-export function signatureHeaders(body: string | Buffer, secrets: string | string[], options: {timestamp?: number; scheme?: Scheme}): Record<string, string> {
+function signatureHeaders(body: string | Buffer, secrets: string | string[], options: {timestamp?: number; scheme?: Scheme}): Record<string, string> {
   const signed = sign(secrets, body, options)
   return signed.timestamp === undefined ? {[SIGNATURE_HEADER]: signed.signature} : {[SIGNATURE_HEADER]: signed.signature, [TIMESTAMP_HEADER]: signed.timestamp}
 }

@@ -122,11 +122,6 @@ export function sign(secrets: string | readonly string[], rawBody: Buffer | stri
   return {signature: digests.join(','), timestamp: String(timestamp)}
 }
 
-/** The header value for a body signed with one or more secrets, in the default scheme. */
-export function signatureHeader(secrets: string | string[], rawBody: Buffer | string, timestamp = Math.floor(Date.now() / 1000)): string {
-  return sign(secrets, rawBody, {timestamp}).signature
-}
-
 /** One digest found in a header: how it is encoded, which algorithm its length says, its bytes. */
 interface Candidate {
   scheme: Scheme

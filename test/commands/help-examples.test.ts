@@ -20,7 +20,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startSandbox, type Sandbox} from '../../src/sandbox/index.js'
 import {historyDir, HistoryWriter} from '../../src/webhooks/history.js'
-import {signatureHeader} from '../../src/webhooks/signature.js'
+import {sign} from '../../src/webhooks/signature.js'
 import {BIN, ROOT, type CliResult, cleanEnv, runCli, tempConfigDir} from '../helpers/cli.js'
 import {isOperation, runInProcess} from '../helpers/in-process.js'
 
@@ -220,7 +220,7 @@ beforeAll(async () => {
   const history = new HistoryWriter(historyDir({PAY_CONFIG_DIR: template}))
   history.open()
   for (const e of [first, second]) {
-    history.delivery({event_id: e.id, type: e.type, verdict: 'accepted', status: 200, verified: true}, ['Content-Type', 'application/json', 'Service-Signature', signatureHeader(client.webhook_secret, e.body)], Buffer.from(e.body))
+    history.delivery({event_id: e.id, type: e.type, verdict: 'accepted', status: 200, verified: true}, ['Content-Type', 'application/json', 'Service-Signature', sign(client.webhook_secret, e.body).signature], Buffer.from(e.body))
   }
   await history.close()
   ids.EVT_8F2K1P0Q9R3S7T5U4V6W2X1Y = first.id
@@ -233,7 +233,7 @@ beforeAll(async () => {
     ['PAY_CLIENT_ID=…', `PAY_CLIENT_ID=${client.client_id}`],
     ['PAY_CLIENT_SECRET=…', `PAY_CLIENT_SECRET=${client.client_secret}`],
     ['whsec_...', client.webhook_secret],
-    ["'t=1767225600,v1=5f2b…'", `'${signatureHeader(client.webhook_secret, delivery, 1767225600)}'`],
+    ["'t=1767225600,v1=5f2b…'", `'${sign(client.webhook_secret, delivery, {timestamp: 1767225600}).signature}'`],
     ['https://api.example.com', sb.url],
     ['http://127.0.0.1:4010', sb.url],
     ['--client-id cli_123', `--client-id ${client.client_id}`],
@@ -244,7 +244,7 @@ beforeAll(async () => {
     ['--port 4242', '--port 0'],
     // the README's
     ['http://localhost:3000/webhooks', hook],
-    ["'t=…,v1=…'", `'${signatureHeader(client.webhook_secret, delivery)}'`],
+    ["'t=…,v1=…'", `'${sign(client.webhook_secret, delivery).signature}'`],
   ]
   // where the shell examples run: the files they read, `pay` on PATH, a home for fish's completions
   work = tempConfigDir()
@@ -262,7 +262,7 @@ beforeAll(async () => {
   writeFileSync(join(work, 'created.csv'), 'reference,amount,currency\ncol-reconcile-1,250.00,KES\n')
   writeFileSync(join(work, 'expected.ndjson'), '{"reference":"po-reconcile-1","amount":"100.00","currency":"KES"}\n')
   // BROWSER: `pay sandbox open` "opens" the dashboard with true(1), never a real browser of the machine running the tests
-  shellEnv = {HOME: join(work, 'home'), BROWSER: 'true', BODY: delivery, SIG: signatureHeader(client.webhook_secret, delivery), NGROK_AUTHTOKEN: '', PAY_BASE_URL: sb.url, PAY_WEBHOOK_SECRET: client.webhook_secret}
+  shellEnv = {HOME: join(work, 'home'), BROWSER: 'true', BODY: delivery, SIG: sign(client.webhook_secret, delivery).signature, NGROK_AUTHTOKEN: '', PAY_BASE_URL: sb.url, PAY_WEBHOOK_SECRET: client.webhook_secret}
 }, 120_000)
 
 afterAll(async () => {
