@@ -43,7 +43,7 @@ import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} f
 import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, rowsAndSettled, send} from './send.js'
 import type {SpooledRow} from './spool.js'
 import {AcceptedRows, checkReferences, reindexRun, reserveRows} from './references.js'
-import {type ReferenceScope, promiseLockName} from '../journal/references.js'
+import {PROMISE_WAIT_TOLD_MS, type ReferenceScope, promiseLockName} from '../journal/references.js'
 
 export {bodyHash, rowKey, splitUrl} from './check.js'
 
@@ -390,8 +390,7 @@ async function holdPromises(store: JournalStore, scopes: ReferenceScope[], say: 
   for (const name of [...new Set(scopes.map(promiseLockName))].sort()) {
     releases.push(
       await store.holdSender(name, RUN_LEASE_MS, (pid) =>
-        say(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service; this run checks its own once it is done`),
-      ),
+        say(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service; this run checks its own once it is done`), PROMISE_WAIT_TOLD_MS),
     )
   }
   return () => {

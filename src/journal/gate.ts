@@ -4,14 +4,16 @@
  *
  *   same endpoint + URL + base URL + client id + account ref (the one the request carries: `pay api -H` may name
  *   another than the settings') + body bytes as a journaled request, and
- *   - it succeeded (the latest such request): the earlier answer is returned and nothing is sent (unless
- *     --force-new or --idempotency-key);
+ *   - it was accepted (the latest such request): the earlier answer is returned and nothing is sent (unless
+ *     --force-new or --idempotency-key); the command then looks its state up when it was not final;
  *   - its outcome is unknown (cut connection, timeout, 5xx, interrupted, killed) and no later request with the SAME
  *     key settled it: the journaled key is reused;
  *   - it failed for certain: a new key, as for any new request.
  *   Whether a failure is certain (refused) or unknown is the request policy's verdict (src/client/request-policy.ts),
  *   told that the key's earlier outcome was unknown when it was: this module keeps no rule of its own.
- *   Same merchant reference with a different body, earlier outcome unknown: a new key, and a warning.
+ *   The same merchant reference as an earlier request of another body (accepted, or its outcome unknown) is refused
+ *   (exit 5, nothing sent): a reference is one promise to the service (src/journal/references.ts); --force-new sends
+ *   it as a new request. The same body as a bulk row of that reference whose outcome is unknown resumes its key.
  *
  * Failures whose outcome is unknown, and SIGINT/SIGTERM while the request is in flight, name the key and the
  * command that resumes it (stderr, and the --json error envelope).
@@ -29,7 +31,7 @@ import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
-import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, holdFor, originOf, promiseLockName, referenceVerdict, sharesPromise} from './references.js'
+import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, holdFor, originOf, PROMISE_WAIT_TOLD_MS, promiseLockName, referenceVerdict, sharesPromise} from './references.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -100,8 +102,7 @@ export class JournalGate implements RequestJournal {
       promise === undefined
         ? undefined
         : await this.store.holdSender(promiseLockName({endpoint: req.endpoint?.id ?? '', baseUrl: redactUrl(baseUrl)}), PROMISE_LEASE_MS, (pid) =>
-            this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service`),
-          )
+            this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service`), PROMISE_WAIT_TOLD_MS)
     try {
       entry = this.entryFor(req, settings.clientId, accountRef, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]))
     } catch (err) {

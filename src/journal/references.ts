@@ -178,6 +178,12 @@ export function heldByEntry(entries: JournalEntry[], i: number): AcceptedReferen
 export const BUCKETS = 16
 
 /**
+ * A wait for a service's reference lock is told only past this: it is held for a check and a record (milliseconds),
+ * so two commands started together wait for each other briefly, without a line about it.
+ */
+export const PROMISE_WAIT_TOLD_MS = 500
+
+/**
  * The name of the lock under which a reference of a service is checked and taken (store.holdSender): a bulk run's
  * check and the reservation of its rows (src/bulk/references.ts reserveRows), a single command's check and its
  * durable operation record (src/journal/gate.ts). Held briefly, never around a request: no check passes between

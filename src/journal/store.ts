@@ -223,13 +223,15 @@ export class JournalStore {
 
   /**
    * One sender per request: holds `locks/<name>.lock` (a HolderLock: pid, start time, `holdMs`) and resolves with
-   * its release. While another live process holds it, waits (telling `waiting` once, with the holder's pid); a lock
-   * whose holder died (kill -9) or ran past its time is taken over. Undefined when the journal is off or the lock
-   * cannot be made: the caller goes on without it.
+   * its release. While another live process holds it, waits (telling `waiting` once, with the holder's pid, once it
+   * has waited `tellAfterMs`: a lock held for a few milliseconds, as a service's reference lock is, is not worth a
+   * line); a lock whose holder died (kill -9) or ran past its time is taken over. Undefined when the journal is off
+   * or the lock cannot be made: the caller goes on without it.
    */
-  async holdSender(name: string, holdMs: number, waiting: (pid: number | undefined) => void): Promise<(() => void) | undefined> {
+  async holdSender(name: string, holdMs: number, waiting: (pid: number | undefined) => void, tellAfterMs = 0): Promise<(() => void) | undefined> {
     if (!this.open()) return undefined
     const lock = new HolderLock(join(this.dir, 'locks', `${name}.lock`))
+    const since = Date.now()
     let told = false
     for (;;) {
       try {
@@ -240,8 +242,10 @@ export class JournalStore {
       }
       lock.takeOverIfStale()
       if (!lock.exists()) continue
-      if (!told) waiting(lock.holderPid())
-      told = true
+      if (!told && Date.now() - since >= tellAfterMs) {
+        waiting(lock.holderPid())
+        told = true
+      }
       await process.getBuiltinModule('node:timers/promises').setTimeout(SENDER_POLL_MS)
     }
   }

@@ -120,6 +120,24 @@ describe('JournalStore', () => {
     for (const l of lines) expect(() => JSON.parse(l)).not.toThrow()
   })
 
+  it('a lock held briefly is waited for without a word; one held past tellAfterMs is told once, with the holder', async () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(dir)
+    const told: (number | undefined)[] = []
+    const release = (await store.holdSender('refs-x', 60_000, () => undefined))!
+    // another process's wait is the same loop; the holder here lets go after 60 ms
+    setTimeout(release, 60)
+    const second = await store.holdSender('refs-x', 60_000, (pid) => told.push(pid), 5000)
+    expect(second).toBeTypeOf('function')
+    expect(told).toEqual([])
+    second!()
+    const held = (await store.holdSender('refs-x', 60_000, () => undefined))!
+    setTimeout(held, 300)
+    const third = await store.holdSender('refs-x', 60_000, (pid) => told.push(pid), 100)
+    expect(told).toEqual([process.pid])
+    third!()
+  })
+
   it('retention from PAY_JOURNAL_RETENTION_DAYS', () => {
     expect(retentionDaysFrom({})).toBe(7)
     expect(retentionDaysFrom({PAY_JOURNAL_RETENTION_DAYS: '30'})).toBe(30)
