@@ -510,7 +510,6 @@ function rulesForUnknownPath(method: string, pathname: string): {auth: boolean; 
   return {auth: true, accountRef: !exempt}
 }
 
-/** The request under another Idempotency-Key (the field and the header), nothing else changed. */
 /** The sub-account header, as build() writes every header name (lower case). */
 const ACCOUNT_REF_HEADER = 'x-service-account-ref'
 
@@ -523,6 +522,7 @@ export function accountRefOf(req: PreparedRequest): string | undefined {
   return req.headers[ACCOUNT_REF_HEADER] || undefined
 }
 
+/** The request under another Idempotency-Key (the field and the header), nothing else changed. */
 export function rekeyed(req: PreparedRequest, key: string): PreparedRequest {
   return {...req, idempotencyKey: key, headers: {...req.headers, 'idempotency-key': key}}
 }
