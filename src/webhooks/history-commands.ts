@@ -211,24 +211,35 @@ interface Selection {
   chosen: StoredDelivery[]
   /** Events (or deliveries without one) left out only because no delivery of them was verified. */
   unverified: number
+  /** Ids named after another one of the same event (or the same id twice): the event is replayed once. */
+  repeated?: string[]
 }
 
-/** What to replay: the named events (their newest accepted delivery), or what the filters select, one per event. */
+/**
+ * What to replay: the named events (their newest accepted delivery; a delivery id names its event), or what the
+ * filters select; one replay per event, however often it is named.
+ */
 function replaySelection(all: StoredDelivery[], options: ReplayOptions): Selection {
   const filter = historyFilter(options)
   if (options.ids.length > 0) {
     const problems: {flag: string; rule: string}[] = []
     const chosen: StoredDelivery[] = []
+    const events = new Set<string>()
+    const repeated: string[] = []
     for (const id of options.ids) {
       const found = deliveriesOf(all, id)
       if (found.length === 0) throw new PayError(`no kept delivery of "${id}"`, ExitCode.NOT_FOUND, 'see `pay webhook history` for what is kept; nothing was sent')
       const pick = replayPick(found, options)
-      if (pick) chosen.push(pick)
-      else if (found.some(unverifiedAccepted)) problems.push({flag: '--include-unverified', rule: `is needed to replay ${id}: the listener accepted it without verifying its signature (--no-verify), and a replay is signed with your real secret`})
+      const event = pick && (pick.event_id ?? pick.id)
+      if (event !== undefined && events.has(event)) repeated.push(id)
+      else if (pick) {
+        events.add(event!)
+        chosen.push(pick)
+      } else if (found.some(unverifiedAccepted)) problems.push({flag: '--include-unverified', rule: `is needed to replay ${id}: the listener accepted it without verifying its signature (--no-verify), and a replay is signed with your real secret`})
       else problems.push({flag: '--include-rejected', rule: `is needed to replay ${id}: every kept delivery of it was rejected (${found[0].reason})`})
     }
     if (problems.length > 0) throw new InputError(problems, 'nothing was sent')
-    return {chosen, unverified: 0}
+    return {chosen, unverified: 0, repeated}
   }
   if (!options.failed && !filter.any) {
     throw InputError.one('EVENT_ID', 'or a filter is required (--failed, --since, --type, --verdict, --forward, --reference)', 'e.g. `pay webhook replay --failed --since 1h --to http://localhost:3000/webhooks`')
@@ -298,6 +309,7 @@ export async function runWebhookReplay(options: ReplayOptions, out: Output): Pro
   }
   const dir = historyDir(options.env)
   const selection = replaySelection(readHistory(dir), options)
+  if (selection.repeated?.length) out.warn(printable(`${selection.repeated.join(', ')}: an event named before (by its id or one of its deliveries'); each event is replayed once`))
   tellUnverified(selection, out)
   const selected = selection.chosen
   if (selected.length === 0) {

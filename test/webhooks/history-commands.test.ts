@@ -161,6 +161,21 @@ describe('pay webhook replay', () => {
     expect(target.received).toHaveLength(3)
   })
 
+  it('an event named twice, or by its id and a delivery id of it, is replayed once, with a warning naming the repeats', async () => {
+    const {env, url} = await listen()
+    const e = eventBody('collection.succeeded', {merchant_reference: 'order-twice'})
+    expect((await post(url, e.body, signed(e.body))).status).toBe(200)
+    expect((await post(url, e.body, signed(e.body))).status).toBe(200) // a redelivery: a second delivery of the event
+    const deliveries = readHistory(historyDir(env)).filter((d) => d.event_id === e.id)
+    expect(deliveries).toHaveLength(2)
+    const target = await app()
+    const o = memoryOutput(false)
+    const r = await runWebhookReplay(replayOptions(env, target.url, {ids: [e.id, deliveries[1].id, e.id]}), o.out)
+    expect(r.exitCode).toBe(0)
+    expect(target.received).toHaveLength(1)
+    expect(o.stderr()).toContain(`${deliveries[1].id}, ${e.id}: an event named before`)
+  })
+
   it('a delivery accepted under --no-verify is never signed and sent by default: skipped and counted, or sent with --include-unverified and a warning', async () => {
     const {env, url} = await listen(undefined, SECRET, {verify: false})
     const forged = eventBody('payout.succeeded', {amount: '9999.00'})
