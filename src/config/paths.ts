@@ -2,6 +2,12 @@
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 
+/**
+ * The environment variables that choose where pay's files are (configDir, stateDir): a process started without the
+ * shell's values (an MCP client's server) would read other profiles and another journal (src/mcp/config.ts names them).
+ */
+export const LOCATION_ENV = ['PAY_CONFIG_DIR', 'XDG_CONFIG_HOME', 'XDG_STATE_HOME'] as const
+
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.PAY_CONFIG_DIR) return env.PAY_CONFIG_DIR
   const xdg = env.XDG_CONFIG_HOME

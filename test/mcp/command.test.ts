@@ -14,8 +14,9 @@ describe('pay mcp --print-config', () => {
     await runMcp({profile: 'sandbox', 'allow-money': true, 'print-config': true}, io.out, {argv, entry: '/opt/pay/bin/run.cjs', userAgent: 'pay-test', version: '0.0.0', commands: {} as never, env})
     const config = JSON.parse(io.stdout())
     expect(config.mcpServers.pay).toMatchObject({command: process.execPath, args: ['/opt/pay/bin/run.cjs', 'mcp', '--profile', 'sandbox', '--allow-money']})
-    expect(config.mcpServers.pay.env).toEqual({PAY_CLIENT_SECRET: '', PAY_CONFIG_DIR: ''})
-    expect(io.stderr()).toMatch(/env: fill in the values of PAY_CLIENT_SECRET, PAY_CONFIG_DIR \(not printed\), or use --profile instead/)
+    // the test environment places the journal with XDG_STATE_HOME: named too (without it, another journal)
+    expect(config.mcpServers.pay.env).toEqual({PAY_CLIENT_SECRET: '', PAY_CONFIG_DIR: '', XDG_STATE_HOME: ''})
+    expect(io.stderr()).toMatch(/env: fill in the values of PAY_CLIENT_SECRET, PAY_CONFIG_DIR, XDG_STATE_HOME \(not printed\), or use --profile instead/)
     expect(io.stdout() + io.stderr()).not.toContain('topsecret')
   })
 
@@ -31,7 +32,7 @@ describe('pay mcp --print-config', () => {
 
   it('with nothing from the environment: no env to fill in, and no note', async () => {
     const io = memoryOutput(false)
-    const env = commandEnv({PAY_CONFIG_DIR: undefined})
+    const env = commandEnv({PAY_CONFIG_DIR: undefined, XDG_STATE_HOME: undefined, XDG_CONFIG_HOME: undefined})
     await runMcp({'print-config': true}, io.out, {argv: ['--print-config'], entry: 'run.cjs', userAgent: 'pay-test', version: '0.0.0', commands: {} as never, env})
     expect(JSON.parse(io.stdout()).mcpServers.pay).toEqual({command: process.execPath, args: ['run.cjs', 'mcp'], env: {}})
     expect(io.stderr()).toBe('')
