@@ -3,6 +3,7 @@
  * stdin ends (src/mcp/server.ts, loaded only then: no other path loads the SDK).
  */
 import {REDACTED, redactUrl} from '../base/redact.js'
+import {LOCATION_ENV} from '../config/paths.js'
 import {SETTING_ENV} from '../config/settings.js'
 import type {Output} from '../output/output.js'
 import type {ApiContextFlags} from '../runtime.js'
@@ -38,7 +39,7 @@ export async function runMcp(flags: McpCommandOptions, out: Output, run: McpRun)
   if (flags['print-config']) {
     const given = run.argv.filter((a) => a !== '--print-config')
     const args = shownArgs(given)
-    const config = clientConfig(process.execPath, run.entry, args, SETTING_ENV, env)
+    const config = clientConfig(process.execPath, run.entry, args, [...SETTING_ENV, ...LOCATION_ENV], env)
     out.data(JSON.stringify(config, null, 2))
     if (args.some((a, i) => a !== given[i])) out.info(`args: the password in --base-url is not printed (${REDACTED}): put it back in the client's configuration, or keep the URL in a profile and pass --profile instead`)
     const names = Object.keys(config.mcpServers.pay.env)

@@ -1,16 +1,15 @@
 /**
  * `pay mcp --print-config`: the JSON that MCP clients (Claude Desktop, Cursor, Windsurf and others: an
- * `mcpServers` object) take to start `pay mcp`. Light: no SDK; the setting names come from the runtime (src/config/settings.ts SETTING_ENV).
+ * `mcpServers` object) take to start `pay mcp`. Light: no SDK, no import; the names come from the caller
+ * (src/mcp/command.ts: the settings' SETTING_ENV and the variables that place pay's files, LOCATION_ENV).
  */
-import {LOCATION_ENV} from '../config/paths.js'
 
 /**
- * Which of `names` (the settings' environment variables) and of the variables that place pay's files are set in
- * `env`; values never printed. A server started without the shell's XDG_STATE_HOME would keep another journal, and
- * a request sent from the command line and again through MCP would not be known as one.
+ * Which of `names` are set in `env`; values never printed. A server started without the shell's XDG_STATE_HOME
+ * would keep another journal, and a request sent from the command line and again through MCP would not be known as one.
  */
 function namesSet(names: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  return [...names, ...LOCATION_ENV].filter((name) => env[name] !== undefined && env[name] !== '')
+  return names.filter((name) => env[name] !== undefined && env[name] !== '')
 }
 
 /**

@@ -1,5 +1,6 @@
 /** The client configuration `pay mcp --print-config` prints. */
 import {describe, expect, it} from 'vitest'
+import {LOCATION_ENV} from '../../src/config/paths.js'
 import {clientConfig} from '../../src/mcp/config.js'
 
 describe('--print-config', () => {
@@ -9,7 +10,7 @@ describe('--print-config', () => {
   })
 
   it("names the variables that place pay's files when they are set (another journal without them)", () => {
-    const config = clientConfig('/usr/bin/node', 'run.cjs', [], ['PAY_PROFILE'], {XDG_STATE_HOME: '/home/me/.state', XDG_CONFIG_HOME: '', PAY_PROFILE: 'live'})
+    const config = clientConfig('/usr/bin/node', 'run.cjs', [], ['PAY_PROFILE', ...LOCATION_ENV], {XDG_STATE_HOME: '/home/me/.state', XDG_CONFIG_HOME: '', PAY_PROFILE: 'live'})
     expect(config.mcpServers.pay.env).toEqual({PAY_PROFILE: '', XDG_STATE_HOME: ''})
   })
 })
