@@ -29,10 +29,10 @@ export class PageFollower {
   /** Judges page `page` (its rows and its answer) before it is shown. */
   step(page: number, items: readonly unknown[], answer: {has_more?: unknown; total?: unknown}): PageStep {
     const total = typeof answer.total === 'number' ? answer.total : undefined
-    const shown = `${this.rows} row(s) shown${total === undefined ? '' : ` of ${total}`}`
+    const shown = () => `${this.rows} row(s) shown${total === undefined ? '' : ` of ${total}`}`
     const text = JSON.stringify(items)
     if (this.previous !== undefined && items.length > 0 && text === this.previous) {
-      return {show: false, next: false, problem: `stopped paging: page ${page} repeats the page before, so the service does not page by \`page=\`; ${shown}`}
+      return {show: false, next: false, problem: `stopped paging: page ${page} repeats the page before, so the service does not page by \`page=\`; ${shown()}`}
     }
     this.previous = text
     this.pages++
@@ -40,7 +40,7 @@ export class PageFollower {
     if (!answer.has_more || items.length === 0) return {show: true, next: false}
     if (total !== undefined && this.rows >= total) return {show: true, next: false}
     if (this.pages >= this.maxPages) {
-      return {show: true, next: false, problem: `stopped paging after ${this.maxPages} pages (the most one run follows), though the service says there are more; ${this.rows} row(s) shown${total === undefined ? '' : ` of ${total}`}`}
+      return {show: true, next: false, problem: `stopped paging after ${this.maxPages} pages (the most one run follows), though the service says there are more; ${shown()}`}
     }
     return {show: true, next: true}
   }
