@@ -111,19 +111,38 @@ function plainProcess(sb, file, rows, scriptFile) {
 const PRELOAD = join(mkdtempSync(join(tmpdir(), 'pay-bench-rss-')), 'maxrss.cjs')
 writeFileSync(PRELOAD, "process.on('exit', () => require('fs').writeSync(2, `\\nMAXRSS_KB ${process.resourceUsage().maxRSS}\\n`))\n")
 
-/** `pay collections create --from-file`; resolves with rows/s and the process's peak RSS. */
-function payRun(sb, file, rows, configDir, extra = []) {
+// For the RSS runs: what the memory is made of when it peaks (Linux: /proc/self/status and V8's heap spaces, sampled
+// every 10 ms, at the highest RSS seen): mapped files (node's binary and libraries), V8's young generation, the rest
+// of V8's heap, external memory (Buffers, typed arrays) and the remainder (malloc: threads, libuv, zlib, ...).
+const PEAK = join(dirname(PRELOAD), 'peak.cjs')
+writeFileSync(
+  PEAK,
+  `const v8 = require('v8'), fs = require('fs'); let peak = 0, at
+const snap = () => {
+  const st = fs.readFileSync('/proc/self/status', 'utf8'), kb = (k) => Number(new RegExp(k + ':\\\\s+(\\\\d+)').exec(st)?.[1] ?? 0) / 1024
+  let young = 0, heap = 0
+  for (const s of v8.getHeapSpaceStatistics()) { const mib = s.physical_space_size / 1048576; heap += mib; if (s.space_name === 'new_space' || s.space_name === 'new_large_object_space') young += mib }
+  return {rss: kb('VmRSS'), file: kb('RssFile') + kb('RssShmem'), young, heap: heap - young, external: process.memoryUsage().external / 1048576}
+}
+setInterval(() => { const r = process.memoryUsage.rss(); if (r > peak) { peak = r; try { at = snap() } catch {} } }, 10).unref()
+process.on('exit', () => at && fs.writeSync(2, '\\nPEAK_PARTS ' + JSON.stringify(at) + '\\n'))
+`,
+)
+
+/** `pay collections create --from-file`; resolves with rows/s and the process's peak RSS (and what it is made of, with `parts`). */
+function payRun(sb, file, rows, configDir, extra = [], parts = false) {
   return new Promise((resolve, reject) => {
     const env = {...process.env, PAY_BASE_URL: sb.url, PAY_CLIENT_ID: sb.client_id, PAY_CLIENT_SECRET: sb.client_secret, PAY_CONFIG_DIR: configDir, CI: 'true', NO_COLOR: '1', PAY_BULK_PROGRESS_MS: '600000'}
     const started = performance.now()
-    const child = spawn(process.execPath, ['--require', PRELOAD, BIN, 'collections', 'create', '--from-file', file, '--concurrency', String(CONCURRENCY), ...extra], {env, stdio: ['ignore', 'ignore', 'pipe']})
+    const child = spawn(process.execPath, ['--require', PRELOAD, ...(parts ? ['--require', PEAK] : []), BIN, 'collections', 'create', '--from-file', file, '--concurrency', String(CONCURRENCY), ...extra], {env, stdio: ['ignore', 'ignore', 'pipe']})
     let err = ''
     child.stderr.on('data', (d) => (err = (err + d).slice(-20_000)))
     child.on('error', reject)
     child.on('close', (code) => {
       const s = (performance.now() - started) / 1000
       if (code !== 0) return reject(new Error(`pay exited ${code}: ${err.slice(-1500)}`))
-      resolve({rate: rows / s, maxRssMiB: Number(/MAXRSS_KB (\d+)/.exec(err)?.[1] ?? 0) / 1024})
+      const at = /PEAK_PARTS (.*)/.exec(err)?.[1]
+      resolve({rate: rows / s, maxRssMiB: Number(/MAXRSS_KB (\d+)/.exec(err)?.[1] ?? 0) / 1024, parts: at ? JSON.parse(at) : undefined})
     })
   })
 }
@@ -162,10 +181,10 @@ try {
   const peaks = {}
   for (const [name, file, rows] of [['1000 rows', small, 1000], [`${RSS_ROWS} rows`, big, RSS_ROWS]]) {
     const cfg = mkdtempSync(join(dir, 'cfg-'))
-    const check = await payRun(sb, file, rows, cfg, ['--dry-run'])
-    const send = await payRun(sb, file, rows, cfg)
-    const resume = await payRun(sb, file, rows, cfg) // every row settled by the send: nothing is sent
-    peaks[name] = {check: check.maxRssMiB, send: send.maxRssMiB, resume: resume.maxRssMiB, sendRate: send.rate}
+    const check = await payRun(sb, file, rows, cfg, ['--dry-run'], true)
+    const send = await payRun(sb, file, rows, cfg, [], true)
+    const resume = await payRun(sb, file, rows, cfg, [], true) // every row settled by the send: nothing is sent
+    peaks[name] = {check: check.maxRssMiB, send: send.maxRssMiB, resume: resume.maxRssMiB, sendRate: send.rate, parts: {check: check.parts, send: send.parts, resume: resume.parts}}
   }
   const [s, l] = [peaks['1000 rows'], peaks[`${RSS_ROWS} rows`]]
   console.log(`  peak RSS (MiB)        ${'1000 rows'.padStart(10)} ${`${RSS_ROWS} rows`.padStart(14)}   ratio  goal <= 1.2x (memory flat in the row count)`)
@@ -174,6 +193,17 @@ try {
     console.log(`  ${`${kind}${kind === 'check' ? ' (--dry-run)' : kind === 'resume' ? ' (all settled)' : ''}`.padEnd(21)} ${s[kind].toFixed(0).padStart(10)} ${l[kind].toFixed(0).padStart(14)}   ${ratio.toFixed(2)}x  ${ratio <= 1.2 ? 'ok' : 'OVER'}`)
   }
   console.log(`  (the ${RSS_ROWS}-row send ran at ${l.sendRate.toFixed(0)} rows/s)`)
+  // What each peak is made of: the growth with the row count is mostly V8's young generation, which V8 grows (up to
+  // 16 MiB a semi-space) under any sustained allocation, whatever is live (docs/performance.md, "Bulk memory").
+  if (Object.values(s.parts).every(Boolean) && Object.values(l.parts).every(Boolean)) {
+    const f = (x) => x.toFixed(1).padStart(7)
+    console.log(`  at the sampled peak (MiB)       RSS  mapped files  V8 young gen  V8 other  external  other native`)
+    for (const kind of ['check', 'send', 'resume'])
+      for (const [name, p] of [['1000 rows', s.parts[kind]], [`${RSS_ROWS} rows`, l.parts[kind]]])
+        console.log(`  ${`${kind}, ${name}`.padEnd(26)} ${f(p.rss)}  ${f(p.file)}       ${f(p.young)}       ${f(p.heap)}   ${f(p.external)}   ${f(p.rss - p.file - p.young - p.heap - p.external)}`)
+    const without = (kind) => (l.parts[kind].rss - l.parts[kind].young) / (s.parts[kind].rss - s.parts[kind].young)
+    console.log(`  the same ratios without V8's young generation: check ${without('check').toFixed(2)}x, send ${without('send').toFixed(2)}x, resume ${without('resume').toFixed(2)}x (a reference, not judged)`)
+  }
 } finally {
   await sb.stop()
   rmSync(dir, {recursive: true, force: true})

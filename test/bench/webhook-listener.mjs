@@ -13,9 +13,11 @@
 // history on (issue 25: every delivery written, in batches, before its answer and fdatasync'd right behind, at most every 10 ms), in a temporary
 // state dir. After the rounds, the history listener gets more deliveries until it has had BENCH_WEBHOOK_RSS_N in
 // all, and its RSS is printed along the way (flat: the history keeps nothing per delivery in memory).
+// A third server, a reference that is not judged: the minimal verifying server (serveMinimal), the least any listener
+// that verifies and prints each event must do, on node:http; its ratio to bare is the floor of the listener's.
 // Env: BENCH_WEBHOOK_N (events per round, default 2500), BENCH_WEBHOOK_ROUNDS (default 21: a round is short, about 0.25 s, and its ratio moves by ±0.07), BENCH_WEBHOOK_CONC (default 32), BENCH_WEBHOOK_RSS_N (default 100000).
 import {fork, spawn} from 'node:child_process'
-import {createHmac} from 'node:crypto'
+import {createHmac, timingSafeEqual} from 'node:crypto'
 import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {createServer} from 'node:http'
@@ -33,12 +35,11 @@ const SECRET = 'whsec_bench_0123456789'
  * own (as `pay webhook listen | tee log` would be): reading the listener's output is not the load client's work,
  * which the bare server's rounds do not have. `stats` counts the lines printed.
  */
-async function startListenProcess(history, stateDir) {
+async function startListenProcess(history, stateDir, command = [BIN, 'webhook', 'listen', '--tunnel', 'none', '--secret', SECRET, ...(history ? [] : ['--no-history'])]) {
   const env = {}
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PAY_') && !k.startsWith('NODE_')) env[k] = v
   const reader = await startServer('lines', ['pipe', 'inherit', 'inherit', 'ipc'])
-  const args = ['webhook', 'listen', '--tunnel', 'none', '--secret', SECRET, ...(history ? [] : ['--no-history'])]
-  const child = spawn(process.execPath, [BIN, ...args], {env: {...env, NO_COLOR: '1', PAY_CONFIG_DIR: stateDir}, stdio: ['ignore', reader.child.stdin, 'pipe']})
+  const child = spawn(process.execPath, command, {env: {...env, NO_COLOR: '1', PAY_CONFIG_DIR: stateDir}, stdio: ['ignore', reader.child.stdin, 'pipe']})
   // the listener holds the pipe's writing end now; the reader sees its end when the listener exits
   reader.child.stdin.destroy()
   let stderr = ''
@@ -155,27 +156,29 @@ async function main() {
   const bare = {port: bareServer.port, stats: () => stats(bareServer.child)}
   const listener = await startListenProcess(false, join(stateDir, 'off'))
   const kept = await startListenProcess(true, join(stateDir, 'on'))
+  // the least any verifying listener does (a reference, not judged): node:http, the HMAC over the raw body, JSON.parse,
+  // one line per event to the same kind of pipe, batched like pay's (serveMinimal)
+  const minimal = await startListenProcess(false, stateDir, [fileURLToPath(import.meta.url), '--serve', 'minimal'])
   try {
     // warm-up (JIT, connections), not counted
     await load(bare.port, makeDeliveries(3000), CONC)
     await load(listener.port, makeDeliveries(3000), CONC)
     await load(kept.port, makeDeliveries(3000), CONC)
+    await load(minimal.port, makeDeliveries(3000), CONC)
     await new Promise((r) => setTimeout(r, 200))
     const bareBefore = (await bare.stats()).verified
     const listenerBefore = (await listener.stats()).verified
     const keptBefore = (await kept.stats()).verified
-    const rates = {bare: [], listener: [], kept: []}
-    const cpu = {bare: 0, listener: 0, kept: 0}
-    const pids = {bare: bareServer.child.pid, listener: listener.child.pid, kept: kept.child.pid}
+    const minimalBefore = (await minimal.stats()).verified
+    const rates = {bare: [], listener: [], kept: [], minimal: []}
+    const cpu = {bare: 0, listener: 0, kept: 0, minimal: 0}
+    const pids = {bare: bareServer.child.pid, listener: listener.child.pid, kept: kept.child.pid, minimal: minimal.child.pid}
     let failures = 0
-    const orders = [
-      ['bare', 'listener', 'kept'],
-      ['kept', 'bare', 'listener'],
-      ['listener', 'kept', 'bare'],
-    ]
-    const servers = {bare, listener, kept}
+    const servers = {bare, listener, kept, minimal}
+    const names = Object.keys(servers)
     for (let r = 0; r < ROUNDS; r++) {
-      for (const [name, srv] of orders[r % 3].map((n) => [n, servers[n]])) {
+      // each round in another order (rotated), so that no server always follows the same one
+      for (const [name, srv] of names.map((_, i) => names[(i + r) % names.length]).map((n) => [n, servers[n]])) {
         const deliveries = makeDeliveries(N)
         const before = cpuSeconds(pids[name])
         const res = await load(srv.port, deliveries, CONC)
@@ -189,6 +192,7 @@ async function main() {
     const bareCount = (await bare.stats()).verified - bareBefore
     const printed = (await listener.stats()).verified - listenerBefore
     const printedKept = (await kept.stats()).verified - keptBefore
+    const printedMinimal = (await minimal.stats()).verified - minimalBefore
     // RSS of the history listener while it takes more deliveries, up to RSS_N in all
     const rss = []
     let given = 3000 + N * ROUNDS
@@ -206,6 +210,8 @@ async function main() {
     kept.child.removeAllListeners('exit')
     const summary = await listener.stop()
     const keptSummary = await kept.stop()
+    minimal.child.removeAllListeners('exit')
+    await minimal.stop()
     const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
     const b = median(rates.bare)
     const l = median(rates.listener)
@@ -213,19 +219,23 @@ async function main() {
     // each round's pair ran back to back: the median of the pairs' ratios is the least disturbed by other load
     const paired = median(rates.listener.map((x, i) => x / rates.bare[i]))
     const pairedKept = median(rates.kept.map((x, i) => x / rates.bare[i]))
+    const pairedMinimal = median(rates.minimal.map((x, i) => x / rates.bare[i]))
+    const pairedOverMinimal = median(rates.listener.map((x, i) => x / rates.minimal[i]))
     const fmt = (x) => `${Math.round(x).toLocaleString('en-US').padStart(7)} /s`
     console.log(`  ${N} signed events x ${ROUNDS} rounds, ${CONC} requests in flight (undici, ${Math.max(1, CONC >> 3)} pipelined keep-alive connections), loopback; medians:`)
     console.log(`  bare node:http (reads the body)        ${fmt(b)}   rounds: ${rates.bare.map((x) => Math.round(x)).join(', ')}`)
     console.log(`  pay webhook listen --no-history        ${fmt(l)}   rounds: ${rates.listener.map((x) => Math.round(x)).join(', ')}`)
     console.log(`  pay webhook listen (history on)        ${fmt(k)}   rounds: ${rates.kept.map((x) => Math.round(x)).join(', ')}`)
+    console.log(`  minimal verifying server (reference)   ${fmt(median(rates.minimal))}   rounds: ${rates.minimal.map((x) => Math.round(x)).join(', ')}`)
     console.log(`  (the whole process, --tunnel none: verifies each event and prints one line per event to a pipe; with history on, also writes each delivery to disk before its answer, fdatasync'd right behind, at most every 10 ms: --history-sync background)`)
     console.log(`  ratio listen process / bare, without history: ${paired.toFixed(2)}x (median of the ${ROUNDS} back-to-back pairs; of the medians: ${(l / b).toFixed(2)}x)   (1.00 = as fast as a server that does nothing; target >= 0.80)`)
     console.log(`  ratio listen process / bare, history on:      ${pairedKept.toFixed(2)}x (median of the ${ROUNDS} back-to-back pairs; of the medians: ${(k / b).toFixed(2)}x)   (target >= 0.70)`)
+    console.log(`  reference, not judged: the minimal verifying server / bare ${pairedMinimal.toFixed(2)}x (the work any verifying listener must do: HMAC, JSON, a line); listen process / minimal ${pairedOverMinimal.toFixed(2)}x`)
     // CPU time is less disturbed than throughput by other work on a shared machine (the load client and the
     // servers also compete for the same cores there); the ratio of CPU per event says what the process costs
     if (cpu.bare > 0 && cpu.listener > 0) {
       const per = (s) => `${((s / (N * ROUNDS)) * 1e6).toFixed(1)} µs`
-      console.log(`  CPU per event (user+sys, all rounds): bare ${per(cpu.bare)}, listen process ${per(cpu.listener)} (ratio ${(cpu.bare / cpu.listener).toFixed(2)}x), with history ${per(cpu.kept)} (ratio ${(cpu.bare / cpu.kept).toFixed(2)}x)`)
+      console.log(`  CPU per event (user+sys, all rounds): bare ${per(cpu.bare)}, listen process ${per(cpu.listener)} (ratio ${(cpu.bare / cpu.listener).toFixed(2)}x), with history ${per(cpu.kept)} (ratio ${(cpu.bare / cpu.kept).toFixed(2)}x), minimal verifying server ${per(cpu.minimal)} (ratio ${(cpu.bare / cpu.minimal).toFixed(2)}x)`)
     }
     if (rss.every(([, m]) => m > 0)) {
       const first = rss[0][1]
@@ -234,14 +244,14 @@ async function main() {
     }
     const expected = N * ROUNDS
     const all = expected + 3000 // with the warm-up
-    if (failures > 0 || printed !== expected || printedKept !== expected || summary.verified !== all || summary.rejected !== 0 || keptSummary.verified !== given || bareCount !== expected) {
+    if (failures > 0 || printed !== expected || printedKept !== expected || printedMinimal !== expected || summary.verified !== all || summary.rejected !== 0 || keptSummary.verified !== given || bareCount !== expected) {
       console.error(`  FAILED: ${failures} non-200 answers; listener printed ${printed} lines of ${expected} (history on: ${printedKept}), its summary says ${summary.verified} verified of ${all} and ${summary.rejected} rejected (history on: ${keptSummary.verified} of ${given}); bare read ${bareCount} of ${expected}`)
       process.exitCode = 1
     } else console.log(`  check: ${expected} lines printed by each; the listeners' summaries: all ${all} (history on: ${given}) events verified, 0 rejected`)
   } finally {
     bareServer.child.removeAllListeners('exit')
     bareServer.child.disconnect()
-    for (const l of [listener, kept]) {
+    for (const l of [listener, kept, minimal]) {
       if (l.child.exitCode === null) l.child.kill('SIGKILL')
       l.reader.disconnect()
     }
@@ -277,7 +287,8 @@ async function serve() {
     server.keepAliveTimeout = 65_000
     server.listen(0, '127.0.0.1', () => process.send({port: server.address().port}))
     process.on('message', (m) => m === 'stats' && process.send({stats: {verified: count}}))
-  } else if (kind === 'lines') {
+  } else if (kind === 'minimal') serveMinimal()
+  else if (kind === 'lines') {
     // the listener's stdout: lines counted on the raw bytes
     let count = 0
     process.stdin.on('data', (chunk) => {
@@ -289,6 +300,57 @@ async function serve() {
   process.on('disconnect', () => process.exit(0))
 }
 
+/**
+ * The least a verifying listener does, as a reference for pay's: node:http, the body read whole, the signature header
+ * parsed and the HMAC-SHA256 over `t.` and the raw body compared in constant time, the timestamp within 5 minutes,
+ * the body parsed as JSON, and one line per event to stdout, batched (at most 15 ms or 256 lines). Nothing else: no
+ * caps, no duplicate check, no depth bound, no history. Started like the listener (its stdout a pipe to a line counter).
+ */
+function serveMinimal() {
+  let pending = []
+  let timer
+  let verified = 0
+  const flush = () => {
+    clearTimeout(timer)
+    timer = undefined
+    if (pending.length === 0) return
+    pending.push('')
+    process.stdout.write(pending.join('\n'))
+    pending = []
+  }
+  const server = createServer((req, res) => {
+    const chunks = []
+    req.on('data', (c) => chunks.push(c))
+    req.on('end', () => {
+      const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)
+      const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(req.headers['service-signature'] ?? '')
+      const ok = m !== null && Math.abs(Date.now() / 1000 - Number(m[1])) <= 300 && timingSafeEqual(createHmac('sha256', SECRET).update(`${m[1]}.`).update(raw).digest(), Buffer.from(m[2], 'hex'))
+      let event
+      try {
+        event = ok ? JSON.parse(raw.toString('utf8')) : undefined
+      } catch {
+        event = undefined
+      }
+      if (!event) {
+        res.writeHead(400).end()
+        return
+      }
+      verified++
+      pending.push(`${event.created_at}  ${event.type}  ${event.id}  verified`)
+      if (pending.length >= 256) flush()
+      else timer ??= setTimeout(flush, 15)
+      res.writeHead(200, {'content-type': 'application/json', 'content-length': 17})
+      res.end('{"received":true}')
+    })
+  })
+  server.keepAliveTimeout = 65_000
+  server.listen(0, '127.0.0.1', () => process.stderr.write(`Listening on http://127.0.0.1:${server.address().port}\nReady.\n`))
+  process.on('SIGINT', () => {
+    flush()
+    process.stderr.write(`verified ${verified}\nrejected 0\n`)
+    process.exit(0)
+  })
+}
 
 if (process.argv[2] === '--serve') await serve()
 else await main()
