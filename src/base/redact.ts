@@ -202,7 +202,10 @@ export function redactValues(text: string, knownSecrets: (string | undefined)[])
  */
 export function redactAnswer(answer: {text: string; body: unknown; headers: Record<string, string>}, knownSecrets: (string | undefined)[]): {text: string; body: unknown; headers: Record<string, string>} {
   const headers = redactHeaders(answer.headers, knownSecrets)
-  if (answer.body === undefined) return {headers, text: redactValues(answer.text, knownSecrets), body: undefined}
+  const text = redactValues(answer.text, knownSecrets)
+  if (answer.body === undefined) return {headers, text, body: undefined}
+  // without an escape in the text, the parsed strings are pieces of it: then the text alone says whether one quotes a secret
+  if (text === answer.text && !text.includes('\\')) return {headers, text, body: answer.body}
   let quoted = false
   const body = copyJson(answer.body, (s) => {
     const shown = redactValues(s, knownSecrets)
@@ -211,7 +214,6 @@ export function redactAnswer(answer: {text: string; body: unknown; headers: Reco
   })
   if (!quoted) return {headers, text: answer.text, body: answer.body}
   const asText = JSON.stringify(body)
-  const text = redactValues(answer.text, knownSecrets)
   return {headers, body, text: sameJson(text, asText) ? text : asText}
 }
 
