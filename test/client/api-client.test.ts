@@ -383,6 +383,11 @@ describe('secrets an answer quotes', () => {
     expect(included).toContain('set-cookie: [REDACTED]')
     expect(included).toContain('x-echo: Bearer [REDACTED]')
     expect(included).toContain('x-note: client [REDACTED]')
+    // an error answer's headers under -i alike
+    server.script('GET /v1/balance', {status: 404, body: {error: {code: 'not_found', message: 'no', request_id: 'REQ_0123456789AB'}}, headers: {'set-cookie': 'sid=c00kie-v4lue', 'x-note': `client ${TEST_CLIENT_SECRET}`}})
+    const missing = await pay(['api', 'GET', '/v1/balance', '-i'], {env})
+    expect(missing.code).toBe(4)
+    expect(missing.stderr.split('\n')).toEqual(expect.arrayContaining(['set-cookie: [REDACTED]', 'x-note: client [REDACTED]']))
   })
 
   it('a create whose answer quotes the client secret and the base URL password: redacted on stdout and in the journal', async () => {
