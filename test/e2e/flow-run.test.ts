@@ -3,11 +3,10 @@
  * finds and resumes the run (`--run-id`: the same references, which the journal answers or resumes), so an
  * interrupted run prints it on stderr as a finished one does. The flows' logic in-process: test/flows/run.test.ts.
  */
-import {spawn} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {BIN, ROOT, cleanEnv, tempConfigDir} from '../helpers/cli.js'
+import {signalledRun, tempConfigDir} from '../helpers/cli.js'
 import {type FaultRequest, referenceIn} from '../helpers/fault-proxy.js'
 import {useFaultProxy, useSandbox} from '../helpers/command-harness.js'
 
@@ -19,28 +18,10 @@ function interrupted(steps: string[], held: (r: FaultRequest) => boolean, signal
   const file = join(tempConfigDir(), 'flow.yaml')
   writeFileSync(file, ['name: held', 'steps:', ...steps, ''].join('\n'))
   faults.proxy.rule = (r) => (held(r) ? 'hold' : 'pass')
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'flow', 'run', file, '--run-id', 'sig-run-1'], {cwd: ROOT, env: cleanEnv({...h.env, ...faults.env}), stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-    const started = Date.now()
-    const poll = setInterval(() => {
-      if (faults.proxy.seen.some((s) => held(s.req))) {
-        clearInterval(poll)
-        setTimeout(() => child.kill(signal), 100) // the answer is held: the step is in flight
-      } else if (Date.now() - started > 60_000) {
-        clearInterval(poll)
-        child.kill('SIGKILL')
-        reject(new Error(`the step never reached the proxy\n${stderr}`))
-      }
-    }, 50)
-    child.on('close', (code) => {
-      faults.proxy.rule = () => 'pass'
-      resolve({code, stdout, stderr})
-    })
-  })
+  let polls = 0
+  // the proxy holds the answer: the step is in flight (a few polls after the proxy saw it)
+  const inFlight = () => faults.proxy.seen.some((s) => held(s.req)) && ++polls > 2
+  return signalledRun(['flow', 'run', file, '--run-id', 'sig-run-1'], {...h.env, ...faults.env}, inFlight, signal).finally(() => (faults.proxy.rule = () => 'pass'))
 }
 
 describe('pay flow run interrupted', () => {
