@@ -131,7 +131,7 @@ describe('pay reconcile', () => {
 
   it('bad rows: every problem listed at once, exit 2, nothing looked up', async () => {
     const bad = join(dir, 'bad.ndjson')
-    writeFileSync(bad, ['{"reference":"a","amount":10,"currency":"KES"}', '{"reference":"b","amount":"1.005","currency":"KESH"}', '{"amount":"1.00","currency":"KES","kind":"loan"}', 'not json'].join('\n') + '\n')
+    writeFileSync(bad, ['{"reference":"a","amount":10,"currency":"KES"}', '{"reference":"b","amount":"1.005","currency":"KESH"}', '{"amount":"1.00","currency":"KES","kind":"loan"}', 'not json', '{"reference":"..","amount":"1.00","currency":"KES"}'].join('\n') + '\n')
     const before = h.sb.requests.length
     const r = await runWithContext((ctx) => runReconcile(ctx, {file: bad, env: h.env}), {env: {...h.env, NO_COLOR: '1'}})
     expect(r.code).toBe(2)
@@ -141,6 +141,8 @@ describe('pay reconcile', () => {
     expect(r.stderr).toContain('bad.ndjson:3 column "reference" is required')
     expect(r.stderr).toContain('bad.ndjson:3 column "kind" must be one of')
     expect(r.stderr).toContain('bad.ndjson:4 (row) is not valid JSON')
+    // its lookup would put ".." in the path (GET /v1/transactions/verify/..): refused as a command's is
+    expect(r.stderr).toContain('bad.ndjson:5 column "reference" must not be "." or ".."')
     expect(h.sb.requests.length).toBe(before)
   })
 
