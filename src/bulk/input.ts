@@ -220,7 +220,7 @@ const delimiterName = (d: string) => (d === '\t' ? 'tab' : `"${d}"`)
  * The delimiter of a CSV file by its header line: the one of DELIMITERS the line holds outside quotes (`,` when it
  * holds none: one column). A header holding two is refused: which one separates the values is no rule the file shows.
  */
-export function delimiterOf(header: string): {delimiter: string} | {problem: string} {
+function delimiterOf(header: string): {delimiter: string} | {problem: string} {
   let quoted = false
   const used = new Set<string>()
   for (const c of header) {
