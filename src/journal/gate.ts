@@ -201,7 +201,8 @@ export class JournalGate implements RequestJournal {
     // Outcomes are written, not fsync'd: one lost with the machine reads as unknown, and the next run resends the
     // same request under the same key, which the service answers once.
     const durable = journalOn ? this.store.appendDurable(op) : undefined
-    const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o})
+    // an outcome names its operation: another process may send this key too (src/journal/store.ts, entries)
+    const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key' | 'op_at' | 'op_pid'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o, op_at: op.at, op_pid: op.pid})
     const verify = reference === undefined ? '' : `; check with \`${lookupOf(req, reference)}\``
     // the key is named as the journal's only when the journal holds it
     const unknownHint =

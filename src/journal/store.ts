@@ -82,6 +82,13 @@ export interface OutcomeRecord {
   body?: string
   /** Written by pay before the two facts were kept apart (succeeded / failed / unknown); read as `request`. */
   state?: 'succeeded' | 'failed' | 'unknown'
+  /**
+   * The operation this answers (its `at` and `pid`): two processes may send one key (one took the other's lock over
+   * after its lease), and the late one's outcome is its own operation's. Absent in a journal of an older pay: then
+   * the key's newest operation at the time it was written.
+   */
+  op_at?: string
+  op_pid?: number
 }
 
 /** A later look at the resource an accepted request made (a re-run's lookup): its state then, and the body seen. */
@@ -358,19 +365,47 @@ export class JournalStore {
     return out
   }
 
-  /** Operations with their latest outcome, oldest first. */
+  /**
+   * Operations with their latest outcome, oldest first. An outcome is its operation's (`op_at`/`op_pid`; one of an
+   * older pay: the key's newest operation then), and an `unknown` never replaces an answer of the service (accepted
+   * or refused) on it. An operation left unknown (or with no outcome: its process was suspended, killed, or wrote
+   * its `unknown` late) whose key the service accepted for the same request, in another operation, reads as that
+   * answer: the service does a key once.
+   */
   entries(records = this.records()): JournalEntry[] {
-    const byKey = new Map<string, JournalEntry>()
+    const byKey = new Map<string, JournalEntry[]>()
     const order: JournalEntry[] = []
     for (const r of records) {
       if (r.t === 'op') {
         const e = {op: r}
-        byKey.set(r.key, e)
+        const ops = byKey.get(r.key)
+        if (ops) ops.push(e)
+        else byKey.set(r.key, [e])
         order.push(e)
-      } else {
-        const e = byKey.get(r.key)
-        if (e && r.t === 'outcome') e.outcome = r
-        else if (e && r.t === 'state') e.seen = r
+        continue
+      }
+      const ops = byKey.get(r.key)
+      if (!ops) continue
+      if (r.t === 'state') {
+        ops[ops.length - 1].seen = r
+        continue
+      }
+      if (r.t !== 'outcome') continue
+      let e = ops[ops.length - 1]
+      if (r.op_at !== undefined) for (const o of ops) if (o.op.at === r.op_at && o.op.pid === r.op_pid) e = o
+      if (r.request === 'unknown' && e.outcome !== undefined && e.outcome.request !== 'unknown') continue
+      e.outcome = r
+    }
+    for (const ops of byKey.values()) {
+      if (ops.length < 2) continue
+      let accepted: JournalEntry | undefined
+      for (const e of ops) if (e.outcome?.request === 'accepted') accepted = e
+      if (!accepted) continue
+      for (const e of ops) {
+        if (e.outcome?.request !== 'accepted' && e.outcome?.request !== 'refused' && e.op.match === accepted.op.match) {
+          e.outcome = accepted.outcome
+          e.seen ??= accepted.seen
+        }
       }
     }
     return order

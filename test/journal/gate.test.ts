@@ -7,7 +7,7 @@ import {existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSyn
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/api-client.js'
-import {PayError} from '../../src/base/errors.js'
+import {NetworkError, PayError} from '../../src/base/errors.js'
 import {ExitCode} from '../../src/base/exit-codes.js'
 import {PassThrough} from 'node:stream'
 import {JournalGate} from '../../src/journal/gate.js'
@@ -456,5 +456,30 @@ describe('the match of a request', () => {
     writeFileSync(files[0], readFileSync(files[0], 'utf8').replaceAll(op.match, bytesMatch))
     const again = await run(dir, [{status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', ...BODY})}], {retries: 0})
     expect(again.keys).toEqual([first.keys[0]])
+  })
+})
+
+describe('two processes on one key (the second took the first one\'s lock over after its lease)', () => {
+  it("the first one's late unknown never overrides the answer the second recorded: the journal says accepted, a re-run sends nothing", async () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(dir)
+    const settings = {baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's'}
+    const client = new ApiClient({settings, userAgent: 't', retries: 0, transport: {send: async () => ({status: 500, headers: {}, text: ''}), close: async () => {}}})
+    const gate = new JournalGate(store, {notice() {}, warn() {}, argv: ['collections', 'create', '--reference', 'gate-1']})
+    // the first process: its request recorded, then suspended past its lease (its lock let go here)
+    const first = await gate.begin(client.prepare('collections.create', {body: BODY}), settings, client.baseUrl())
+    await first.durable
+    first.end()
+    const key = first.request.idempotencyKey!
+    const second = await run(dir, [{status: 201, text: JSON.stringify({id: 'CL_9', object: 'collection', status: 'processing', ...BODY})}], {retries: 0})
+    expect(second.keys).toEqual([key])
+    // the first wakes: its attempt timed out (the request policy's class: unknown)
+    first.failed(Object.assign(new NetworkError('POST /v1/collections failed: timeout'), {requestClass: 'unknown'}))
+    const entries = new JournalStore(dir).entries()
+    expect(entries.map((e) => [e.op.key, e.outcome?.request, e.outcome?.id])).toEqual([
+      [key, 'accepted', 'CL_9'],
+      [key, 'accepted', 'CL_9'],
+    ])
+    expect((await run(dir, [], {retries: 0})).keys).toEqual([])
   })
 })
