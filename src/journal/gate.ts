@@ -139,10 +139,12 @@ export class JournalGate implements RequestJournal {
     // that earlier request (of the journal), when this one resumes its key
     let earlier: OpRecord | undefined
     const journalOn = this.store.open()
-    // the journal is off (no state dir): the key is derived from the request, so that the same command run again
-    // (with the journal still off) resumes it; --force-new and a given key as ever
-    const derived = !journalOn && !req.keyGiven && !this.options.forceNew
-    if (derived) request = rekeyed(req, uuidOfHex(bytesMatch)) // as before the match read JSON: a run of an older pay resumes
+    // a request the journal has no record of is sent under a key derived from the request (its match over the body
+    // bytes, as before the match read JSON: a run of an older pay resumes), whether the journal is on or off: so the
+    // same command resumes a run made while the journal was off (an unwritable state dir), also once it is back.
+    // A new key only when the journal shows that key spent (its request refused); --force-new and a given key as ever
+    const derivedKey = req.keyGiven || this.options.forceNew ? undefined : uuidOfHex(bytesMatch)
+    if (derivedKey !== undefined && !journalOn) request = rekeyed(req, derivedKey)
 
     const referenceNeedle = reference === undefined ? [] : [`"reference":${JSON.stringify(reference)}`]
     if (req.keyGiven && req.idempotencyKey && journalOn) {
@@ -182,6 +184,8 @@ export class JournalGate implements RequestJournal {
           keyWasUnknown = true
         }
       }
+      // none of the journal's requests answers or resumes it: the derived key, unless the journal holds it refused
+      if (request === req && !replay && derivedKey !== undefined && !entries.some((e) => e.op.key === derivedKey && requestOf(e) === 'refused')) request = rekeyed(req, derivedKey)
     }
     if (replay) return {request, replay, succeeded() {}, failed: (err) => err, end() {}}
 
@@ -210,7 +214,7 @@ export class JournalGate implements RequestJournal {
         ? `the outcome is unknown (Idempotency-Key ${key})${verify || `; check with \`pay journal ${key}\``} before sending it again`
         : journalOn
           ? `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${verify}`
-          : `the outcome is unknown and the journal is off, so pay cannot look this request up: pass \`--idempotency-key ${key}\` when you run it again (\`${command}\`)${derived ? '; the same command without it derives the same key while the journal stays off' : ''}${verify}`
+          : `the outcome is unknown and the journal is off, so pay cannot look this request up: pass \`--idempotency-key ${key}\` when you run it again (\`${command}\`)${key === derivedKey ? '; the same command without it derives the same key' : ''}${verify}`
     const onSignal = (signal: NodeJS.Signals) => {
       const code = signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED
       const err = new InterruptedError(`interrupted (${signal}) while ${req.method} ${new URL(req.url).pathname} was in flight`, code)

@@ -10,7 +10,8 @@
  * as unknown, and a re-run resends under the same key). Segments older than the retention are deleted.
  *
  * When the directory cannot be created, the journal warns once and turns itself off: the command still runs, with
- * a key derived from its request (src/journal/gate.ts), so that the same command run again resumes it.
+ * a key derived from its request (src/journal/gate.ts), so that the same command run again resumes it (with the
+ * journal on, a request it has no record of gets that key too).
  */
 import {closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
@@ -486,7 +487,7 @@ export class JournalStore {
     if (this.ready === false) return
     this.ready = false
     const code = (err as {code?: string}).code ?? (err as Error).message
-    this.options.warn?.(`the operation journal is off: cannot write ${this.dir} (${code}); a re-run cannot reuse the Idempotency-Key of a request whose outcome is unknown`)
+    this.options.warn?.(`the operation journal is off: cannot write ${this.dir} (${code}); pay cannot look requests up: each is sent under a key derived from its request, so only the very same command run again reuses it`)
   }
 }
 

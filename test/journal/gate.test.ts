@@ -459,6 +459,40 @@ describe('the match of a request', () => {
   })
 })
 
+describe('a request the journal has no record of is sent under the key derived from it', () => {
+  const CREATED = {status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', ...BODY})}
+  /** A state dir that cannot be made (a file stands where it should be): the journal is off. */
+  const off = (dir: string) => {
+    const file = join(dir, 'not-a-dir')
+    writeFileSync(file, 'a file where the state dir should be')
+    return file
+  }
+
+  it('run while the journal was off, then once it is on: the same key, so the service answers the first request once', async () => {
+    const dir = tempConfigDir()
+    const first = await run(off(dir), ['cut'], {retries: 0})
+    expect(first.error?.idempotencyKey).toBe(first.keys[0])
+    const again = await run(dir, [CREATED], {retries: 0})
+    expect(again.keys).toEqual([first.keys[0]])
+    expect(again.last?.outcome?.request).toBe('accepted')
+    expect((await run(dir, [], {retries: 0})).keys).toEqual([]) // accepted: "already sent", nothing sent
+  })
+
+  it('a refused request spends it (the next run gets a new key); --force-new and a key of the user\'s own never take it', async () => {
+    const dir = tempConfigDir()
+    const derived = (await run(off(dir), ['refused'], {retries: 0})).keys[0]
+    const first = await run(dir, ['refused'], {retries: 0})
+    expect(first.keys).toEqual([derived])
+    expect(first.last?.outcome?.request).toBe('refused')
+    const second = await run(dir, [CREATED], {retries: 0})
+    expect(second.keys).toHaveLength(1)
+    expect(second.keys[0]).not.toBe(derived)
+    const other = tempConfigDir()
+    expect((await run(other, [CREATED], {retries: 0, forceNew: true})).keys[0]).not.toBe(derived)
+    expect((await run(tempConfigDir(), [CREATED], {retries: 0, key: 'own-key-1'})).keys).toEqual(['own-key-1'])
+  })
+})
+
 describe('two processes on one key (the second took the first one\'s lock over after its lease)', () => {
   it("the first one's late unknown never overrides the answer the second recorded: the journal says accepted, a re-run sends nothing", async () => {
     const dir = tempConfigDir()
