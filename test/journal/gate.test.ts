@@ -493,6 +493,42 @@ describe('a request the journal has no record of is sent under the key derived f
   })
 })
 
+describe("a key of the user's own (--idempotency-key, an Idempotency-Key header) for a reference an earlier request holds", () => {
+  const CREATED = {status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', ...BODY})}
+
+  it('the same body whose outcome is unknown under another key: refused (exit 5, nothing sent), naming that key and how to resume it; --force-new sends it', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, ['cut'], {retries: 0})
+    const key = first.keys[0]
+    expect(first.last?.outcome?.request).toBe('unknown')
+    for (const own of [{key: 'my-own-key-1'}, {headers: {'Idempotency-Key': 'hdr-key-2'}}]) {
+      const r = await run(dir, [CREATED], {retries: 0, ...own})
+      expect(r.keys).toEqual([])
+      expect(r.error?.exitCode).toBe(ExitCode.CONFLICT)
+      expect(r.error?.message).toContain(`its outcome is unknown: it may have paid (Idempotency-Key ${key}`)
+      expect(r.error?.hint).toContain(`--idempotency-key ${key} in place of`)
+    }
+    const resumed = await run(dir, [CREATED], {retries: 0, key})
+    expect(resumed.keys).toEqual([key])
+    const forced = await run(dir, [CREATED], {retries: 0, key: 'my-own-key-3', forceNew: true})
+    expect(forced.keys).toEqual(['my-own-key-3'])
+  })
+
+  it('the same body accepted under another key: refused too (exit 5); a body without a reference is sent under its key', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, [CREATED], {retries: 0})
+    expect(first.last?.outcome?.request).toBe('accepted')
+    const own = await run(dir, [CREATED], {retries: 0, key: 'my-own-key-1'})
+    expect(own.keys).toEqual([])
+    expect(own.error?.exitCode).toBe(ExitCode.CONFLICT)
+    expect(own.error?.message).toContain(`accepted at `)
+    expect(own.error?.hint).toContain('--force-new')
+    const {merchant_reference: _, ...unreferenced} = BODY
+    await run(dir, [CREATED], {retries: 0, body: unreferenced})
+    expect((await run(dir, [CREATED], {retries: 0, body: unreferenced, key: 'my-own-key-2'})).keys).toEqual(['my-own-key-2'])
+  })
+})
+
 describe('two processes on one key (the second took the first one\'s lock over after its lease)', () => {
   it("the first one's late unknown never overrides the answer the second recorded: the journal says accepted, a re-run sends nothing", async () => {
     const dir = tempConfigDir()
