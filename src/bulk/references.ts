@@ -79,10 +79,40 @@ class ReferenceWriter {
   /** Today's bucket files, opened at their first write and kept open until close(): a flush costs a write and an fsync each, no open. */
   private readonly handles = new Map<string, Promise<FileHandle>>()
 
-  constructor(readonly index: ReferenceIndex) {}
+  /** The JSON text of the fields every line of the run shares (see line()): written once, not stringified per row. */
+  private readonly runText: string
+  private readonly fileText: string
+  private readonly senderText: string
 
-  add(e: AcceptedReference): void {
-    this.buffers[bucketOf(e.ref)] += `${JSON.stringify(e)}\n`
+  constructor(
+    readonly index: ReferenceIndex,
+    run: string,
+    file: string,
+  ) {
+    this.runText = `,"run":${JSON.stringify(run)},"line":`
+    this.fileText = `,"file":${JSON.stringify(file)}`
+    // the sender: the service's index holds every client's and account's lines (unset: left out, as JSON.stringify does)
+    const {clientId: client_id, accountRef: account_ref} = index.scope
+    const sender = JSON.stringify({client_id, account_ref})
+    this.senderText = sender === '{}' ? '' : `,${sender.slice(1, -1)}`
+  }
+
+  /**
+   * A row's line, as an AcceptedReference: exactly the text JSON.stringify gives of {ref, key, at, id, state, run,
+   * line, file, outcome, body_sha256, client_id, account_ref} (the keys in that order, an undefined one left out),
+   * built from the run's shared parts. `held`: accepted with its id and state, or its outcome.
+   */
+  add(ref: string, key: string, at: string, line: number, held: {id?: string; state?: string} | {outcome: 'unknown'; body_sha256?: string} | {outcome: 'refused'}): void {
+    let text = `{"ref":${JSON.stringify(ref)},"key":${JSON.stringify(key)},"at":${JSON.stringify(at)}`
+    if ('outcome' in held) {
+      text += `${this.runText}${line}${this.fileText},"outcome":"${held.outcome}"`
+      if (held.outcome === 'unknown' && held.body_sha256 !== undefined) text += `,"body_sha256":${JSON.stringify(held.body_sha256)}`
+    } else {
+      if (held.id !== undefined) text += `,"id":${JSON.stringify(held.id)}`
+      if (held.state !== undefined) text += `,"state":${JSON.stringify(held.state)}`
+      text += `${this.runText}${line}${this.fileText}`
+    }
+    this.buffers[bucketOf(ref)] += `${text}${this.senderText}}\n`
     this.pending = true
   }
 
@@ -160,16 +190,13 @@ export class AcceptedRows implements FlushedFirst<Taken> {
     if (r.reference === null) return
     let writer = this.writers.get(r.endpoint)
     if (writer === undefined) {
-      writer = new ReferenceWriter(new ReferenceIndex(this.store, this.scopeOf(r.endpoint)))
+      writer = new ReferenceWriter(new ReferenceIndex(this.store, this.scopeOf(r.endpoint)), this.run, this.file)
       this.writers.set(r.endpoint, writer)
     }
     const at = o.state_at ?? new Date().toISOString()
-    // the sender: the service's index holds every client's and account's lines (unset: left out)
-    const {clientId: client_id, accountRef: account_ref} = writer.index.scope
-    // object literals, not spreads of a shared part: this runs for every row sent
-    if (o.outcome === 'accepted') writer.add({ref: r.reference, key: r.key, at, id: o.id ?? undefined, state: o.state ?? undefined, run: this.run, line: r.line, file: this.file, client_id, account_ref})
-    else if (o.outcome === 'unknown') writer.add({ref: r.reference, key: r.key, at, run: this.run, line: r.line, file: this.file, outcome: 'unknown', body_sha256: r.body === undefined ? undefined : bodyHash(r.body), client_id, account_ref})
-    else writer.add({ref: r.reference, key: r.key, at, run: this.run, line: r.line, file: this.file, outcome: 'refused', client_id, account_ref})
+    if (o.outcome === 'accepted') writer.add(r.reference, r.key, at, r.line, {id: o.id ?? undefined, state: o.state ?? undefined})
+    else if (o.outcome === 'unknown') writer.add(r.reference, r.key, at, r.line, {outcome: 'unknown', body_sha256: r.body === undefined ? undefined : bodyHash(r.body)})
+    else writer.add(r.reference, r.key, at, r.line, {outcome: 'refused'})
   }
 
   take(): Taken | undefined {
