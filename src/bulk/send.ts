@@ -177,9 +177,12 @@ async function* rowsToSend(plan: Pick<SendPlan, 'checked' | 'earlier' | 'rekey'>
     for await (const rows of plan.checked.spool.chunks()) {
       const out: ToSend[] = []
       for (const r of rows) {
-        const repeat = await repeats.at(r.row)
+        // awaited only when a cursor must read its next chunk: an await per row cost two promises a row, each pass
+        const repeatAt = repeats.at(r.row)
+        const repeat = repeatAt instanceof Promise ? await repeatAt : repeatAt
         if (repeat !== undefined) r.key = plan.rekey(r, repeat[1])
-        out.push({r, known: await earlier.at(r.row)})
+        const knownAt = earlier.at(r.row)
+        out.push({r, known: knownAt instanceof Promise ? await knownAt : knownAt})
       }
       yield out
     }
@@ -209,19 +212,25 @@ class RowCursor<T> {
     private readonly rowOf: (item: T) => number,
   ) {}
 
-  /** The item of `row`, if any (items of earlier rows are passed over). */
-  async at(row: number): Promise<T | undefined> {
-    for (;;) {
-      while (this.at_ < this.items.length && this.rowOf(this.items[this.at_]) < row) this.at_++
-      if (this.at_ < this.items.length) return this.rowOf(this.items[this.at_]) === row ? this.items[this.at_] : undefined
-      if (this.done) return undefined
-      const next = await this.source.next()
-      if (next.done) this.done = true
-      else {
-        this.items = next.value
-        this.at_ = 0
-      }
+  /**
+   * The item of `row`, if any (items of earlier rows are passed over): at once while the chunk in hand covers `row`,
+   * a promise only when the next chunk must be read first.
+   */
+  at(row: number): T | undefined | Promise<T | undefined> {
+    while (this.at_ < this.items.length && this.rowOf(this.items[this.at_]) < row) this.at_++
+    if (this.at_ < this.items.length) return this.rowOf(this.items[this.at_]) === row ? this.items[this.at_] : undefined
+    if (this.done) return undefined
+    return this.readThenAt(row)
+  }
+
+  private async readThenAt(row: number): Promise<T | undefined> {
+    const next = await this.source.next()
+    if (next.done) this.done = true
+    else {
+      this.items = next.value
+      this.at_ = 0
     }
+    return this.at(row)
   }
 
   async close(): Promise<void> {
