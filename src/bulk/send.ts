@@ -310,7 +310,8 @@ async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, 
  * (for now, or for good) or unknown. 429s slow the whole run down (the shared rate) instead of this row waiting alone.
  */
 async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number, earlierMaybeSent: boolean, ended: Ended, via?: PoolTransport): Promise<Sent> {
-  const policy = new RequestAttempts({retries, earlierMaybeSent, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
+  // made at the first failure: nearly every row is answered at once, and needs no policy
+  let policy: RequestAttempts | undefined
   for (;;) {
     if (!rate.tryAcquire()) await rate.acquire()
     let res: ApiResponse | undefined
@@ -332,6 +333,7 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     // a failure the client did not judge (none is expected): it may have reached the service
     const outcome: AttemptOutcome = err?.attemptOutcome ?? {kind: 'network', sent: true}
     const asked = askedWaitMs(status, err?.responseHeaders ?? {}, err?.body)
+    policy ??= new RequestAttempts({retries, earlierMaybeSent, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
     const decision = policy.next(outcome, asked)
     if (decision.retry && decision.throttled) {
       rate.throttle(asked)
