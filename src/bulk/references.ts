@@ -12,6 +12,7 @@ import {CONFIG_DIR_MODE} from '../config/paths.js'
 import {lookupCommand} from '../api/kinds.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {PayError} from '../base/errors.js'
+import {ByteLines} from '../journal/byte-lines.js'
 import {JOURNAL_OFF, type JournalStore} from '../journal/store.js'
 import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, heldByEntry, originOf, sharesPromise} from '../journal/references.js'
 import type {FlushedFirst, RowOutcome, RunJournal} from '../journal/run-journal.js'
@@ -72,7 +73,7 @@ function singlesHolding(store: JournalStore, scope: ReferenceScope): Map<string,
 
 /** The lines a run adds to the index of one scope, buffered per bucket until the run journal's next flush takes them. */
 class ReferenceWriter {
-  private buffers: string[] = Array.from({length: BUCKETS}, () => '')
+  private readonly buffers = Array.from({length: BUCKETS}, () => new ByteLines())
   private pending = false
   private made = false
 
@@ -112,25 +113,23 @@ class ReferenceWriter {
       if (held.state !== undefined) text += `,"state":${JSON.stringify(held.state)}`
       text += `${this.runText}${line}${this.fileText}`
     }
-    this.buffers[bucketOf(ref)] += `${text}${this.senderText}}\n`
+    this.buffers[bucketOf(ref)].push(`${text}${this.senderText}}\n`)
     this.pending = true
   }
 
-  /** What is buffered, per bucket ('' for none); undefined when nothing is. */
-  take(): string[] | undefined {
+  /** What is buffered, per bucket (empty for none); undefined when nothing is. */
+  take(): Buffer[] | undefined {
     if (!this.pending) return undefined
-    const taken = this.buffers
-    this.buffers = Array.from({length: BUCKETS}, () => '')
     this.pending = false
-    return taken
+    return this.buffers.map((lines) => lines.take())
   }
 
   /** Appends what was taken, one fsync'd write per bucket file of today, at once; why not, or undefined. */
-  async write(taken: string[]): Promise<string | undefined> {
+  async write(taken: Buffer[]): Promise<string | undefined> {
     const made = this.make()
     if (made !== undefined) return made
     const store = this.index.store
-    const failures = await Promise.all(taken.map((text, b) => (text === '' ? undefined : store.appendLineAsync(this.index.fileOf(b), text, this.handles))))
+    const failures = await Promise.all(taken.map((lines, b) => (lines.length === 0 ? undefined : store.appendLineAsync(this.index.fileOf(b), lines, this.handles))))
     return failures.find((f) => f !== undefined)
   }
 
@@ -142,12 +141,12 @@ class ReferenceWriter {
   }
 
   /** The same, synchronously (a signal handler about to exit; a test). */
-  writeNow(taken: string[]): string | undefined {
+  writeNow(taken: Buffer[]): string | undefined {
     const made = this.make()
     if (made !== undefined) return made
     for (let b = 0; b < BUCKETS; b++) {
-      if (taken[b] === '') continue
-      const failed = this.index.store.appendLine(this.index.fileOf(b), taken[b], true)
+      if (taken[b].length === 0) continue
+      const failed = this.index.store.appendLine(this.index.fileOf(b), taken[b].toString('utf8'), true)
       if (failed !== undefined) return failed
     }
     return undefined
@@ -168,7 +167,7 @@ class ReferenceWriter {
 }
 
 /** What a flush of AcceptedRows took: each scope's writer with its buckets. */
-type Taken = [ReferenceWriter, string[]][]
+type Taken = [ReferenceWriter, Buffer[]][]
 
 /**
  * Adds each row a run sent (accepted, unknown, or refused: a refusal settles an unknown line of its key) and has a
