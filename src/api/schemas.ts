@@ -7,7 +7,7 @@
  */
 import * as z from 'zod'
 import {isDecimalAmount} from './money.js'
-import {UNSAFE_TEXT, UNSAFE_TEXT_RULE} from '../base/text-rules.js'
+import {DOT_SEGMENT_RULE, UNSAFE_TEXT, UNSAFE_TEXT_RULE, isDotSegment} from '../base/text-rules.js'
 
 // Every schema here is built on first use: z.lazy keeps its builder, and zod builds it the first time it parses
 // (or is looked into). Building all of them when the module loads cost every command ~7 ms of CPU, for the two
@@ -28,7 +28,8 @@ const currencyCode = z.lazy(() => z.string({error: 'is required'}).regex(/^[A-Z]
 const storable = (s: z.ZodString) => s.refine((v) => !UNSAFE_TEXT.test(v), UNSAFE_TEXT_RULE)
 /** A required, non-empty string of at most `max` characters. */
 export const bounded = (max: number) => storable(z.string({error: 'is required'}).min(1, 'must not be empty').max(max, `must be at most ${max} characters`))
-export const reference = z.lazy(() => bounded(255))
+/** A merchant reference: looked up in a path too (GET /v1/transactions/verify/{merchant_reference}), so never a dot segment. */
+export const reference = z.lazy(() => bounded(255).refine((v) => !isDotSegment(v), `${DOT_SEGMENT_RULE.slice(0, -1)}, so no lookup by reference could find it)`))
 /** ASSUMPTION: wallet numbers are 10 to 15 digits (the msisdn rule of Limits §11) everywhere. */
 export const mobile = z.lazy(() => z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits'))
 const provider = z.lazy(() => bounded(64))

@@ -8,7 +8,7 @@ import {statedReading} from '../api/schemas.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from '../base/errors.js'
-import {redactBodyText, redactHeaders, redactUrl, redactValues} from '../base/redact.js'
+import {redactAnswer, redactBodyText, redactHeaders, redactUrl, redactValues} from '../base/redact.js'
 import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, saysAbsent, statusOutcome, DEADLINE_FACTOR} from './request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {randomUUID} from '../base/digest.js'
@@ -300,8 +300,15 @@ export class ApiClient {
     return this.tokens.get()
   }
 
-  /** Sends a prepared request; an idempotent one of the table is journaled first (src/journal/gate.ts). */
+  /**
+   * Sends a prepared request; an idempotent one of the table is journaled first (src/journal/gate.ts). The answer is
+   * as pay may print it: a secret it quotes is hidden (shown).
+   */
   async send<T = unknown>(req: PreparedRequest): Promise<ApiResponse<T>> {
+    return this.shown(await this.sendJournaled<T>(req))
+  }
+
+  private async sendJournaled<T>(req: PreparedRequest): Promise<ApiResponse<T>> {
     const journal = this.options.journal
     if (!journal || !req.endpoint?.idempotent || !req.idempotencyKey) return this.exchange<T>(req)
     const entry = await journal.begin(req, this.options.settings, this.baseUrl(), this.requestBudgetMs(), () => this.secrets())
@@ -321,8 +328,18 @@ export class ApiClient {
    * Sends without the journal: for a caller that journals itself (the bulk engine, src/bulk/). `via`: the HTTP
    * layer to use instead of the client's (the bulk engine's pool, see poolable); everything above it is the same.
    */
-  sendUnjournaled<T = unknown>(req: PreparedRequest, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
-    return this.exchange<T>(req, undefined, via)
+  async sendUnjournaled<T = unknown>(req: PreparedRequest, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
+    return this.shown(await this.exchange<T>(req, undefined, via))
+  }
+
+  /**
+   * A 2xx answer as pay may print it (--json, -o, --jq, tables, `pay api -i`): every known secret value it quotes, in
+   * its body or a header, and every secret-named header hidden (redactAnswer). The token request's own answer never
+   * comes here (it holds the token the client then uses).
+   */
+  private shown<T>(res: ApiResponse<T>): ApiResponse<T> {
+    const shown = redactAnswer(res, this.secrets())
+    return shown.text === res.text && shown.body === res.body ? {...res, headers: shown.headers} : {...res, headers: shown.headers, text: shown.text, body: shown.body as T}
   }
 
   /**
@@ -412,7 +429,7 @@ export class ApiClient {
       }
       // the error is shown, put under --json and journaled: a secret the answer quotes (a token, the client secret) is hidden
       const shown = redactBodyText(res.text, this.secrets())
-      throw decided(Object.assign(toApiError(res.status, shown, shown === res.text ? body : parseJson(shown), attempt, res.headers), {responseHeaders: res.headers}), decision, outcome)
+      throw decided(Object.assign(toApiError(res.status, shown, shown === res.text ? body : parseJson(shown), attempt, res.headers), {responseHeaders: redactHeaders(res.headers, this.secrets())}), decision, outcome)
     }
   }
 
@@ -431,7 +448,7 @@ export class ApiClient {
    */
   private secrets(): (string | undefined)[] {
     const s = this.options.settings
-    return [s.clientSecret, s.webhookSecret, ...this.tokens.known(), ...this.moreSecrets]
+    return [s.clientSecret, s.webhookSecret, urlPassword(s.baseUrl), ...this.tokens.known(), ...this.moreSecrets]
   }
 
   private readonly moreSecrets: string[] = []
@@ -458,6 +475,17 @@ export class ApiClient {
     for (const [k, v] of Object.entries(redactHeaders(res.headers))) lines.push(`   ${k}: ${v}`)
     if (res.text) lines.push(`   ${redactBodyText(res.text)}`)
     this.trace(lines.join('\n'))
+  }
+}
+
+/** The password of a base URL's userinfo (`https://user:PASSWORD@host`), decoded: a secret to hide like the others. */
+function urlPassword(baseUrl: string | undefined): string | undefined {
+  if (!baseUrl?.includes('@')) return undefined
+  try {
+    const {password} = new URL(baseUrl)
+    return password === '' ? undefined : decodeURIComponent(password)
+  } catch {
+    return undefined
   }
 }
 
