@@ -98,16 +98,17 @@ export function fillPath(template: string, params: Record<string, string> = {}):
   })
 }
 
-/** Path patterns of the table, compiled once. */
-const compiled = endpointList.map((endpoint) => ({
-  endpoint,
-  names: pathParams(endpoint.path),
-  pattern: new RegExp('^' + endpoint.path.replace(/\{[a-z_]+\}/g, '([^/]+)') + '/?$'),
-}))
+/** Path patterns of the table, compiled on the first match: only `pay api` and the sandbox match paths. */
+let compiled: {endpoint: Endpoint; names: string[]; pattern: RegExp}[] | undefined
 
 /** Matches a concrete method and path against the table (used by `pay api` and the sandbox router). */
 export function matchEndpoint(method: string, path: string): {endpoint: Endpoint; params: Record<string, string>} | undefined {
   const upper = method.toUpperCase()
+  compiled ??= endpointList.map((endpoint) => ({
+    endpoint,
+    names: pathParams(endpoint.path),
+    pattern: new RegExp('^' + endpoint.path.replace(/\{[a-z_]+\}/g, '([^/]+)') + '/?$'),
+  }))
   for (const {endpoint, names, pattern} of compiled) {
     if (endpoint.method !== upper) continue
     const m = pattern.exec(path)
