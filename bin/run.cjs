@@ -21,12 +21,19 @@ const root = join(__dirname, '..')
 /** Help is rendered at this width everywhere (TTY or pipe), by oclif too, so the cache always matches. */
 const HELP_COLUMNS = 80
 
+let pjsonRead
+/** package.json, read once for both paths below (throws as JSON.parse and readFileSync do). */
+function packageJson() {
+  pjsonRead ??= JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  return pjsonRead
+}
+
 function fastPath(argv) {
   const env = process.env
   if (env.PAY_NO_FAST_PATH || env.OCLIF_COLUMNS || env.DEBUG) return false
   let pjson
   try {
-    pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    pjson = packageJson()
   } catch {
     return false
   }
@@ -136,7 +143,7 @@ async function directPath(argv) {
   let pjson
   try {
     table = JSON.parse(readFileSync(join(root, 'dist', 'direct-run.json'), 'utf8'))
-    pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    pjson = packageJson()
     // the table describes this package.json's oclif settings and this manifest, or it is not used
     if (table.format !== 2 || table.oclif !== JSON.stringify(pjson.oclif) || statSync(join(root, 'oclif.manifest.json')).size !== table.manifestSize) return false
   } catch {

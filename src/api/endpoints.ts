@@ -5,6 +5,7 @@
  */
 import type {z} from 'zod'
 import * as s from './schemas.js'
+import {DOT_SEGMENT_RULE, isDotSegment} from '../base/text-rules.js'
 
 type HttpMethod = 'GET' | 'POST'
 /** Rate-limit class of an endpoint (spec: Limits). */
@@ -76,38 +77,38 @@ export function pathParams(template: string): string[] {
 }
 
 /**
- * Why a path parameter's value cannot be sent, or undefined. "." and ".." stay as they are when URI-encoded (and
- * "%2e" is read as a dot too): a URL reads them as steps in the path, so `mandates cancel ..` would POST to
- * /v1/cancel. The check of every command's input (src/operation/run-operation.ts) and fillPath both ask this.
+ * Why a path parameter's value cannot be sent, or undefined. "." and ".." stay as they are when URI-encoded
+ * (isDotSegment): a URL reads them as steps in the path, so `mandates cancel ..` would POST to /v1/cancel. ("%2e",
+ * which a URL reads as a dot too, is encoded to "%252e": no step.) The check of every command's input
+ * (src/operation/run-operation.ts) and fillPath both ask this.
  */
 export function pathValueRule(value: string): string | undefined {
   if (value.trim() === '') return 'must not be empty'
-  if (DOT_SEGMENTS.has(value)) return 'must not be "." or ".." (a URL reads it as a step in the path)'
+  if (isDotSegment(value)) return DOT_SEGMENT_RULE
   return undefined
 }
-
-const DOT_SEGMENTS = new Set(['.', '..'])
 
 /** Fills a path template; every value is URI-encoded. Throws on a missing parameter or a dot segment (pathValueRule). */
 export function fillPath(template: string, params: Record<string, string> = {}): string {
   return template.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
     const value = params[name]
     if (value === undefined || value === '') throw new Error(`missing path parameter ${name}`)
-    if (DOT_SEGMENTS.has(value)) throw new Error(`path parameter ${name} ${pathValueRule(value)}`)
+    if (isDotSegment(value)) throw new Error(`path parameter ${name} ${DOT_SEGMENT_RULE}`)
     return encodeURIComponent(value)
   })
 }
 
-/** Path patterns of the table, compiled once. */
-const compiled = endpointList.map((endpoint) => ({
-  endpoint,
-  names: pathParams(endpoint.path),
-  pattern: new RegExp('^' + endpoint.path.replace(/\{[a-z_]+\}/g, '([^/]+)') + '/?$'),
-}))
+/** Path patterns of the table, compiled on the first match: only `pay api` and the sandbox match paths. */
+let compiled: {endpoint: Endpoint; names: string[]; pattern: RegExp}[] | undefined
 
 /** Matches a concrete method and path against the table (used by `pay api` and the sandbox router). */
 export function matchEndpoint(method: string, path: string): {endpoint: Endpoint; params: Record<string, string>} | undefined {
   const upper = method.toUpperCase()
+  compiled ??= endpointList.map((endpoint) => ({
+    endpoint,
+    names: pathParams(endpoint.path),
+    pattern: new RegExp('^' + endpoint.path.replace(/\{[a-z_]+\}/g, '([^/]+)') + '/?$'),
+  }))
   for (const {endpoint, names, pattern} of compiled) {
     if (endpoint.method !== upper) continue
     const m = pattern.exec(path)

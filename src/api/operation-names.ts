@@ -55,6 +55,15 @@ export function repeatedColumnRule(other: string): string {
   return `gives the same input as ${other}: keep one of them`
 }
 
+/**
+ * The name a file's column (a CSV header cell, an NDJSON key, a flow step's key) is matched by: trimmed and
+ * lower-cased, so that `Amount ` and `REFERENCE`, as a spreadsheet's header may spell them, name amount and
+ * reference. The maps given to columnsByInput are keyed by it.
+ */
+export function columnKey(column: string): string {
+  return column.trim().toLowerCase()
+}
+
 /** A record's columns by the input each names (see columnsByInput). */
 interface ColumnsByInput<V> {
   /** Input → value (empty cells left out). */
@@ -66,7 +75,7 @@ interface ColumnsByInput<V> {
 }
 
 /**
- * A record's values keyed by the input each column names (`names`: column name → input name; a bulk file's flag,
+ * A record's values keyed by the input each column names (`names`: columnKey of a column name → input name; a bulk file's flag,
  * field and argument names, or reconcile's columns). Two columns naming one input are both kept out of `values` after
  * the first, and listed in `repeated`: which of them would count is no rule a file shows, so both bulk runs and
  * `pay reconcile` refuse the file (exit 2, nothing sent). `value` turns a cell into the value kept (undefined: empty).
@@ -77,7 +86,7 @@ export function columnsByInput<V>(names: ReadonlyMap<string, string>, record: Re
   const repeated: [string, string][] = []
   let from: Map<string, string> | undefined
   for (const key of Object.keys(record)) {
-    const name = names.get(key.trim())
+    const name = names.get(columnKey(key))
     if (!name) {
       unknown.push(key)
       continue

@@ -7,7 +7,7 @@
  */
 import * as z from 'zod'
 import {isDecimalAmount} from './money.js'
-import {UNSAFE_TEXT, UNSAFE_TEXT_RULE} from '../base/text-rules.js'
+import {DOT_SEGMENT_RULE, UNSAFE_TEXT, UNSAFE_TEXT_RULE, isDotSegment} from '../base/text-rules.js'
 
 // Every schema here is built on first use: z.lazy keeps its builder, and zod builds it the first time it parses
 // (or is looked into). Building all of them when the module loads cost every command ~7 ms of CPU, for the two
@@ -28,7 +28,8 @@ const currencyCode = z.lazy(() => z.string({error: 'is required'}).regex(/^[A-Z]
 const storable = (s: z.ZodString) => s.refine((v) => !UNSAFE_TEXT.test(v), UNSAFE_TEXT_RULE)
 /** A required, non-empty string of at most `max` characters. */
 export const bounded = (max: number) => storable(z.string({error: 'is required'}).min(1, 'must not be empty').max(max, `must be at most ${max} characters`))
-export const reference = z.lazy(() => bounded(255))
+/** A merchant reference: looked up in a path too (GET /v1/transactions/verify/{merchant_reference}), so never a dot segment. */
+export const reference = z.lazy(() => bounded(255).refine((v) => !isDotSegment(v), `${DOT_SEGMENT_RULE.slice(0, -1)}, so no lookup by reference could find it)`))
 /** ASSUMPTION: wallet numbers are 10 to 15 digits (the msisdn rule of Limits §11) everywhere. */
 export const mobile = z.lazy(() => z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits'))
 const provider = z.lazy(() => bounded(64))
@@ -38,6 +39,11 @@ const uri = z.lazy(() => z.url({protocol: /^https?$/, error: 'must be an absolut
 export const isHttpUrl = (text: string): boolean => uri.safeParse(text).success
 const dateTime = z.lazy(() => z.iso.datetime({offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z'}))
 const nonEmpty = z.lazy(() => storable(z.string({error: 'is required'}).min(1, 'must not be empty')))
+/**
+ * An integer of an answer, of any size: a number, or beyond 2^53 the string of its digits as sent (the client's
+ * parseJson keeps them so, src/client/api-client.ts), never a rounded number.
+ */
+const anyInteger = z.lazy(() => z.union([z.number().int(), z.string().regex(/^-?[0-9]{16,}$/)]))
 /** Optional free text of at most `max` characters. */
 export const text = (max: number) => storable(z.string().max(max, `must be at most ${max} characters`))
 
@@ -520,7 +526,7 @@ export const balance = response((t) => t.assumed(z.looseObject({object: z.litera
 export const accountContext = z.lazy(() =>
   z.looseObject({
     object: z.literal('account_context'),
-    merchant: z.looseObject({id: z.number().int(), name: z.string(), sub_accounts_enabled: z.boolean()}),
+    merchant: z.looseObject({id: anyInteger, name: z.string(), sub_accounts_enabled: z.boolean()}),
     account: z.looseObject({
       id: z.string().startsWith('MAC_'),
       object: z.literal('merchant_account'),

@@ -2,7 +2,7 @@
  * Every failure of `pay` is one of these. The base command renders them (human text on stderr, or the JSON
  * envelope on stdout with --json) and exits with their code. Messages never contain secrets.
  */
-import {ExitCode, type ExitCodeValue, exitCodeForStatus} from './exit-codes.js'
+import {ExitCode, type ExitCodeValue, exitCodeForStatus, exitCodeOfUnknownOutcome} from './exit-codes.js'
 import {shellQuote} from './shell-quote.js'
 import {UNSAFE_TEXT} from './text-rules.js'
 
@@ -22,14 +22,18 @@ export type AttemptOutcome =
 export type RequestClass = 'accepted' | 'refused' | 'unknown'
 
 export class PayError extends Error {
+  /** The documented exit code (README: Exit codes); that of an unknown outcome once outcomeUnknown marks it. */
+  exitCode: ExitCodeValue
+
   constructor(
     message: string,
-    readonly exitCode: ExitCodeValue,
+    exitCode: ExitCodeValue,
     /** What the user can do next, one line. */
     public hint?: string,
   ) {
     super(message)
     this.name = 'PayError'
+    this.exitCode = exitCode
   }
 
   /** Set when an idempotent request may or may not have been done: the key that resumes it. */
@@ -46,8 +50,9 @@ export class PayError extends Error {
   /** The last attempt's outcome, for a caller that repeats rows itself (the bulk engine asks the policy with it). */
   attemptOutcome?: AttemptOutcome
 
-  /** Marks this failure as one whose outcome is unknown (src/journal/gate.ts). */
+  /** Marks this failure as one whose outcome is unknown (src/journal/gate.ts), with its exit code. */
   outcomeUnknown(key: string, command: string | undefined, hint: string): void {
+    this.exitCode = exitCodeOfUnknownOutcome(this.exitCode)
     this.idempotencyKey = key
     this.resumeCommand = command
     this.hint = hint

@@ -28,6 +28,16 @@ export function exitClassOf(code: number): string | undefined {
   return Object.keys(EXIT_CLASSES).find((name) => EXIT_CLASSES[name] === code)
 }
 
+/**
+ * The exit code of a failure whose outcome is unknown (the request may have acted, and pay names the key that
+ * resumes it): 7, as a network failure or a 5xx, whatever the last attempt met. A 4xx to a retry says nothing about
+ * an earlier attempt that may have reached the service, and its own code (1, 3, 4, 5) would read as a certain
+ * failure, which a script may answer by sending the request again under a new key. A signal keeps its code (130, 143).
+ */
+export function exitCodeOfUnknownOutcome(code: ExitCodeValue): ExitCodeValue {
+  return code === ExitCode.INTERRUPTED || code === ExitCode.TERMINATED ? code : ExitCode.NETWORK
+}
+
 /** Exit code for an HTTP error status (and the service's error code where it matters). */
 export function exitCodeForStatus(status: number, code?: string): ExitCodeValue {
   if (code === 'gateway_error') return ExitCode.NETWORK

@@ -15,11 +15,12 @@ const SECRET_NAME = /^(?:.*[_-])?(?:secret|password|passwd|pwd|token|api[_-]?key
 /** camelCase and PascalCase names are split into words first, so `clientSecret` matches as `client_secret` does. */
 export const isSecretName = (name: string): boolean => SECRET_NAME.test(name.length > 256 ? name : name.replace(/([a-z0-9])([A-Z])/g, '$1_$2'))
 
-export function redactHeaders(headers: Record<string, string | string[] | number | undefined>): Record<string, string> {
+/** Headers with the secret-named ones replaced (redactHeader), and every known secret value in the others (redactValues). */
+export function redactHeaders(headers: Record<string, string | string[] | number | undefined>, knownSecrets: (string | undefined)[] = []): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue
-    out[name] = redactHeader(name, Array.isArray(value) ? value.join(', ') : String(value))
+    out[name] = redactValues(redactHeader(name, Array.isArray(value) ? value.join(', ') : String(value)), knownSecrets)
   }
   return out
 }
@@ -85,14 +86,22 @@ function redactUrlsIn(text: string): string {
  * redacted as redactUrl does (iterative).
  */
 export function redactJson(value: unknown): unknown {
-  if (typeof value === 'string') return redactUrlsIn(value)
+  return copyJson(value, redactUrlsIn, isSecretName)
+}
+
+/**
+ * Deep copy of a JSON value with `text` applied to every string (keys too, when `secretKey` is not given) and the
+ * values of the keys `secretKey` names replaced. Iterative: a hostile, deeply nested value cannot overflow the stack.
+ */
+function copyJson(value: unknown, text: (s: string) => string, secretKey?: (key: string) => boolean): unknown {
+  if (typeof value === 'string') return text(value)
   if (value === null || typeof value !== 'object') return value
   const root: unknown[] = [undefined]
   const stack: [source: unknown, target: Record<string, unknown> | unknown[], key: string | number][] = [[value, root, 0]]
   while (stack.length > 0) {
     const [src, target, key] = stack.pop()!
     if (src === null || typeof src !== 'object') {
-      ;(target as Record<string, unknown>)[key] = typeof src === 'string' ? redactUrlsIn(src) : src
+      ;(target as Record<string, unknown>)[key] = typeof src === 'string' ? text(src) : src
       continue
     }
     if (Array.isArray(src)) {
@@ -103,9 +112,10 @@ export function redactJson(value: unknown): unknown {
     }
     const copy: Record<string, unknown> = {}
     ;(target as Record<string, unknown>)[key] = copy
-    for (const [k, v] of Object.entries(src)) {
+    for (const [name, v] of Object.entries(src)) {
+      const k = secretKey ? name : text(name)
       // every key is set now, in order (the stack fills the values later, last first)
-      if (isSecretName(k) && v !== null && v !== undefined) copy[k] = REDACTED
+      if (secretKey?.(k) && v !== null && v !== undefined) copy[k] = REDACTED
       else {
         copy[k] = undefined
         stack.push([v, copy, k])
@@ -178,7 +188,50 @@ export function redactValues(text: string, knownSecrets: (string | undefined)[])
   let out = text
   for (const s of knownSecrets) {
     if (!s || s.length < 4) continue
-    for (const form of secretForms(s)) out = out.split(form).join(REDACTED)
+    for (const form of formsOf(s)) if (out.includes(form)) out = out.split(form).join(REDACTED)
   }
   return out
+}
+
+/** secretForms of the last few secrets: every answer a client reads is redacted with the same ones. */
+const FORMS = new Map<string, string[]>()
+function formsOf(secret: string): string[] {
+  let forms = FORMS.get(secret)
+  if (!forms) {
+    if (FORMS.size >= 64) FORMS.clear()
+    FORMS.set(secret, (forms = secretForms(secret)))
+  }
+  return forms
+}
+
+/**
+ * An answer of the service as pay prints it (`--json` verbatim, `-o yaml|csv`, `--jq`, tables, `pay api -i`): the
+ * secret-named headers replaced, and every known secret value (redactValues) in the other headers, the text and, for
+ * a JSON body, every string of its parsed value: a value the text spells with escapes (`\u0074ok…`) shows only once
+ * parsed, and jq, yaml and tables print the parsed value. A body quoting no secret keeps its text byte for byte; one
+ * that does is the redacted text where that parses to the redacted value, else that value as JSON.
+ */
+export function redactAnswer(answer: {text: string; body: unknown; headers: Record<string, string>}, knownSecrets: (string | undefined)[]): {text: string; body: unknown; headers: Record<string, string>} {
+  const headers = redactHeaders(answer.headers, knownSecrets)
+  const text = redactValues(answer.text, knownSecrets)
+  if (answer.body === undefined) return {headers, text, body: undefined}
+  // without an escape in the text, the parsed strings are pieces of it: then the text alone says whether one quotes a secret
+  if (text === answer.text && !text.includes('\\')) return {headers, text, body: answer.body}
+  let quoted = false
+  const body = copyJson(answer.body, (s) => {
+    const shown = redactValues(s, knownSecrets)
+    if (shown !== s) quoted = true
+    return shown
+  })
+  if (!quoted) return {headers, text: answer.text, body: answer.body}
+  const asText = JSON.stringify(body)
+  return {headers, body, text: sameJson(text, asText) ? text : asText}
+}
+
+function sameJson(text: string, json: string): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === json
+  } catch {
+    return false
+  }
 }

@@ -5,11 +5,22 @@
  * before it stopped.
  */
 
+/** How many firstSignal() listen now. */
+let listening = 0
+
+/** Whether some firstSignal() listens: a signal now ends what it waits for (a --wait), not the process. */
+export function signalAwaited(): boolean {
+  return listening > 0
+}
+
 /** The first SIGINT or SIGTERM from now on (`signal`), until `dispose()` stops listening. */
 export function firstSignal(): {signal: Promise<NodeJS.Signals>; dispose(): void} {
   let settle: (signal: NodeJS.Signals) => void = () => undefined
   const signal = new Promise<NodeJS.Signals>((resolve) => (settle = resolve))
+  let disposed = false
   const dispose = () => {
+    if (!disposed) listening--
+    disposed = true
     process.off('SIGINT', stop)
     process.off('SIGTERM', stop)
   }
@@ -17,6 +28,7 @@ export function firstSignal(): {signal: Promise<NodeJS.Signals>; dispose(): void
     setImmediate(dispose)
     settle(name)
   }
+  listening++
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
   return {signal, dispose}

@@ -10,3 +10,13 @@ export const FORMAT_CHARACTERS = '\\u200E\\u200F\\u2028\\u2029\\u202A-\\u202E\\u
 export const UNSAFE_TEXT = new RegExp(`[\\u0000-\\u001F\\u007F-\\u009F${FORMAT_CHARACTERS}\\uFFFD]|[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]`)
 
 export const UNSAFE_TEXT_RULE = 'must not contain control characters (tab, line breaks, ESC…), direction marks or overrides, or invalid UTF-8'
+
+/**
+ * "." and "..": URI-encoding leaves them as they are, and a URL reads them as steps in the path
+ * (`/v1/mandates/../cancel` is `/v1/cancel`), so a value that is one cannot go into a path. Path parameters
+ * (src/api/endpoints.ts: pathValueRule, fillPath) and merchant references (src/api/schemas.ts: `reference`, since
+ * the verify and payout lookups put a reference in the path) ask this.
+ */
+export const isDotSegment = (value: string): boolean => value === '.' || value === '..'
+
+export const DOT_SEGMENT_RULE = 'must not be "." or ".." (a URL reads it as a step in the path)'

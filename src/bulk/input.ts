@@ -5,6 +5,7 @@
  */
 import {createHash} from 'node:crypto'
 import {createReadStream, createWriteStream, rmSync} from 'node:fs'
+import {open} from 'node:fs/promises'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {finished, pipeline} from 'node:stream/promises'
@@ -189,11 +190,11 @@ const CSV_READ_BYTES = 16 * 1024
  * test/bulk/input.test.ts holds these lines to those of csv-parse's own `info` option). That option's per-record
  * object, or the `on_record` hook's (made even when unread), cost about as much as parsing a record.
  */
-async function recordParser(): Promise<{parser: import('csv-parse').Parser; records: string[][]; lines: number[]}> {
+async function recordParser(delimiter: string): Promise<{parser: import('csv-parse').Parser; records: string[][]; lines: number[]}> {
   const {parse} = await import('csv-parse')
   const records: string[][] = []
   const lines: number[] = []
-  const parser = parse(CSV_OPTIONS)
+  const parser = parse({...CSV_OPTIONS, delimiter})
   parser.on('data', (record: string[]) => {
     records.push(record)
     lines.push(parser.info.lines)
@@ -209,14 +210,56 @@ async function recordParser(): Promise<{parser: import('csv-parse').Parser; reco
 export const CSV_OPTIONS = {bom: true, skip_empty_lines: true, trim: true, relax_column_count: false, skip_records_with_error: false, record_delimiter: ['\r\n', '\n', '\r']}
 
 /**
- * CSV through csv-parse's stream, written a file chunk at a time and the records of each chunk taken at once.
+ * The delimiters a CSV file may separate its columns with: `,`, and what spreadsheets save as "CSV" too: `;` (Excel
+ * where the decimal separator is a comma) and tab.
+ */
+const DELIMITERS = [',', ';', '\t'] as const
+const delimiterName = (d: string) => (d === '\t' ? 'tab' : `"${d}"`)
+
+/**
+ * The delimiter of a CSV file by its header line: the one of DELIMITERS the line holds outside quotes (`,` when it
+ * holds none: one column). A header holding two is refused: which one separates the values is no rule the file shows.
+ */
+function delimiterOf(header: string): {delimiter: string} | {problem: string} {
+  let quoted = false
+  const used = new Set<string>()
+  for (const c of header) {
+    if (c === '"') quoted = !quoted
+    else if (!quoted && (DELIMITERS as readonly string[]).includes(c)) used.add(c)
+  }
+  if (used.size <= 1) return {delimiter: [...used][0] ?? ','}
+  const names = DELIMITERS.filter((d) => used.has(d)).map(delimiterName)
+  return {problem: `separates its columns with both ${names.slice(0, -1).join(', ')} and ${names.at(-1)}: pay cannot tell which one the file uses; save it as CSV separated by one of , ; or tab (a spreadsheet's "CSV (comma delimited)")`}
+}
+
+/** The header line of a CSV file (its first line that is not blank, a BOM left out) and its line number, from its first CSV_READ_BYTES. */
+async function headerLineOf(path: string): Promise<{text: string; line: number}> {
+  const file = await open(path, 'r')
+  try {
+    const {buffer, bytesRead} = await file.read(Buffer.alloc(CSV_READ_BYTES), 0, CSV_READ_BYTES, 0)
+    const lines = buffer.toString('utf8', 0, bytesRead).replace(/^\uFEFF/, '').split(/\r\n|\n|\r/)
+    const i = Math.max(0, lines.findIndex((l) => l.trim() !== ''))
+    return {text: lines[i] ?? '', line: i + 1}
+  } finally {
+    await file.close()
+  }
+}
+
+/**
+ * CSV through csv-parse's stream (its delimiter read from the header line: delimiterOf), written a file chunk at a time and the records of each chunk taken at once.
  * Records as arrays, the first one the header (trimmed like every field): csv-parse's objects (columns) cost a
  * defineProperty per field, and the values object is built here anyway. A record whose length is not the header's
  * is an error of csv-parse's all the same. An error (its line) ends the reading.
  */
 async function* csvRowChunks(input: BulkInput): AsyncGenerator<(InputRow | RowSyntaxError)[]> {
   const {path} = input
-  const {parser, records, lines} = await recordParser()
+  const headerLine = await headerLineOf(path)
+  const delimiter = delimiterOf(headerLine.text)
+  if ('problem' in delimiter) {
+    yield [new RowSyntaxError(headerLine.line, delimiter.problem, '(header)')]
+    return
+  }
+  const {parser, records, lines} = await recordParser(delimiter.delimiter)
   parser.on('error', () => undefined) // read from parser.errored (set as soon as a write fails), or thrown by finished() below
   let row = 0
   let header: string[] | undefined

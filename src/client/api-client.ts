@@ -8,7 +8,7 @@ import {statedReading} from '../api/schemas.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from '../base/errors.js'
-import {redactBodyText, redactHeaders, redactUrl, redactValues} from '../base/redact.js'
+import {redactAnswer, redactBodyText, redactHeaders, redactUrl, redactValues} from '../base/redact.js'
 import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, saysAbsent, statusOutcome, DEADLINE_FACTOR} from './request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {randomUUID} from '../base/digest.js'
@@ -300,8 +300,15 @@ export class ApiClient {
     return this.tokens.get()
   }
 
-  /** Sends a prepared request; an idempotent one of the table is journaled first (src/journal/gate.ts). */
+  /**
+   * Sends a prepared request; an idempotent one of the table is journaled first (src/journal/gate.ts). The answer is
+   * as pay may print it: a secret it quotes is hidden (shown).
+   */
   async send<T = unknown>(req: PreparedRequest): Promise<ApiResponse<T>> {
+    return this.shown(await this.sendJournaled<T>(req))
+  }
+
+  private async sendJournaled<T>(req: PreparedRequest): Promise<ApiResponse<T>> {
     const journal = this.options.journal
     if (!journal || !req.endpoint?.idempotent || !req.idempotencyKey) return this.exchange<T>(req)
     const entry = await journal.begin(req, this.options.settings, this.baseUrl(), this.requestBudgetMs(), () => this.secrets())
@@ -321,8 +328,18 @@ export class ApiClient {
    * Sends without the journal: for a caller that journals itself (the bulk engine, src/bulk/). `via`: the HTTP
    * layer to use instead of the client's (the bulk engine's pool, see poolable); everything above it is the same.
    */
-  sendUnjournaled<T = unknown>(req: PreparedRequest, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
-    return this.exchange<T>(req, undefined, via)
+  async sendUnjournaled<T = unknown>(req: PreparedRequest, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
+    return this.shown(await this.exchange<T>(req, undefined, via))
+  }
+
+  /**
+   * A 2xx answer as pay may print it (--json, -o, --jq, tables, `pay api -i`): every known secret value it quotes, in
+   * its body or a header, and every secret-named header hidden (redactAnswer). The token request's own answer never
+   * comes here (it holds the token the client then uses).
+   */
+  private shown<T>(res: ApiResponse<T>): ApiResponse<T> {
+    const shown = redactAnswer(res, this.secrets())
+    return shown.text === res.text && shown.body === res.body ? {...res, headers: shown.headers} : {...res, headers: shown.headers, text: shown.text, body: shown.body as T}
   }
 
   /**
@@ -412,7 +429,7 @@ export class ApiClient {
       }
       // the error is shown, put under --json and journaled: a secret the answer quotes (a token, the client secret) is hidden
       const shown = redactBodyText(res.text, this.secrets())
-      throw decided(Object.assign(toApiError(res.status, shown, shown === res.text ? body : parseJson(shown), attempt, res.headers), {responseHeaders: res.headers}), decision, outcome)
+      throw decided(Object.assign(toApiError(res.status, shown, shown === res.text ? body : parseJson(shown), attempt, res.headers), {responseHeaders: redactHeaders(res.headers, this.secrets())}), decision, outcome)
     }
   }
 
@@ -431,7 +448,7 @@ export class ApiClient {
    */
   private secrets(): (string | undefined)[] {
     const s = this.options.settings
-    return [s.clientSecret, s.webhookSecret, ...this.tokens.known(), ...this.moreSecrets]
+    return [s.clientSecret, s.webhookSecret, urlPassword(s.baseUrl), ...this.tokens.known(), ...this.moreSecrets]
   }
 
   private readonly moreSecrets: string[] = []
@@ -458,6 +475,17 @@ export class ApiClient {
     for (const [k, v] of Object.entries(redactHeaders(res.headers))) lines.push(`   ${k}: ${v}`)
     if (res.text) lines.push(`   ${redactBodyText(res.text)}`)
     this.trace(lines.join('\n'))
+  }
+}
+
+/** The password of a base URL's userinfo (`https://user:PASSWORD@host`), decoded: a secret to hide like the others. */
+function urlPassword(baseUrl: string | undefined): string | undefined {
+  if (!baseUrl?.includes('@')) return undefined
+  try {
+    const {password} = new URL(baseUrl)
+    return password === '' ? undefined : decodeURIComponent(password)
+  } catch {
+    return undefined
   }
 }
 
@@ -527,13 +555,45 @@ export function rekeyed(req: PreparedRequest, key: string): PreparedRequest {
   return {...req, idempotencyKey: key, headers: {...req.headers, 'idempotency-key': key}}
 }
 
+/** An answer's JSON, undefined when it is not JSON; an integer beyond 2^53 in it is the string of its digits (bigIntegersAsStrings). */
 export function parseJson(text: string): unknown {
   if (text === '') return undefined
   try {
-    return JSON.parse(text)
+    return JSON.parse(MAYBE_BIG_INTEGER.test(text) ? bigIntegersAsStrings(text) : text)
   } catch {
     return undefined
   }
+}
+
+/** Text that may hold an integer beyond Number.MAX_SAFE_INTEGER (16 digits) in a row: only then is it scanned. */
+const MAYBE_BIG_INTEGER = /\d{16}/
+/** A JSON number at a position (sticky); groups 1 and 2: a fraction, an exponent. */
+const JSON_NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y
+
+/**
+ * JSON text with each integer beyond 2^53 made a string of its digits as sent: JSON.parse would round it
+ * (9007199254740993 reads 9007199254740992), and an id (the interface's `merchant.id`, an integer) must be shown as the
+ * service wrote it. Strings are copied as they are; a number with a fraction or an exponent stays a number.
+ */
+function bigIntegersAsStrings(text: string): string {
+  let out = ''
+  let from = 0
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++
+      continue
+    }
+    if (c !== '-' && (c < '0' || c > '9')) continue
+    JSON_NUMBER.lastIndex = i
+    const [number, fraction, exponent] = JSON_NUMBER.exec(text) ?? ['']
+    if (number !== '' && fraction === undefined && exponent === undefined && !Number.isSafeInteger(Number(number))) {
+      out += `${text.slice(from, i)}"${number}"`
+      from = i + number.length
+    }
+    i += Math.max(0, number.length - 1)
+  }
+  return out + text.slice(from)
 }
 
 function describeNetworkError(err: unknown, outcome: AttemptOutcome, timeoutMs: number, url: string): string {

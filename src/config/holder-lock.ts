@@ -31,6 +31,13 @@ export function processStartTime(pid: number): string | undefined {
   }
 }
 
+/** This process's start time, read once: a create takes two locks (its request's and its service's reference lock). */
+let ownStart: {value: string | undefined} | undefined
+function ownStartTime(): string | undefined {
+  ownStart ??= {value: processStartTime(process.pid)}
+  return ownStart.value
+}
+
 /** Whether process `pid` still runs (EPERM: it does, under another user). */
 export function processAlive(pid: number): boolean {
   try {
@@ -67,7 +74,7 @@ export class HolderLock {
   /** Creates the lock file with our holder record and returns that record; throws EEXIST while another holds it. */
   lock(holdMs: number): string {
     const fd = openSync(this.file, 'wx', SECRET_FILE_MODE)
-    const holder: LockHolder = {pid: process.pid, started: processStartTime(process.pid), until: Date.now() + holdMs}
+    const holder: LockHolder = {pid: process.pid, started: ownStartTime(), until: Date.now() + holdMs}
     const text = JSON.stringify(holder)
     try {
       writeSync(fd, text)

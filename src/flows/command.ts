@@ -4,7 +4,11 @@
  * and report like `pay smoke`.
  */
 import {InputError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
+import {shellArgument} from '../base/shell-quote.js'
+import {signalAwaited} from '../base/signals.js'
 import type {ApiContext, ApiContextFlags} from '../runtime.js'
+import type {Output} from '../output/output.js'
 import {checkJUnitPath, printStep, printSummary, reportOf, writeJUnitAfter} from './report.js'
 import {liveMoneyGate, moneyOperation, movesMoney} from '../operation/confirm.js'
 import {printable} from '../output/printable.js'
@@ -36,6 +40,7 @@ export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFl
   const out = rt.createOutput(Boolean(flags.json))
   let ctx: ApiContext | undefined
   let stop: (() => Promise<void>) | undefined
+  const stopSaying = sayRunIdOnSignal(out, runId, files)
   try {
     if (flags.sandbox) {
       const {startSandbox} = await import('../sandbox/index.js')
@@ -53,8 +58,28 @@ export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFl
     printSummary(out, report, `pay flow run (${flows.length} flow${flows.length === 1 ? '' : 's'}, run id ${runId})`, {run_id: runId, flows: flows.map((f) => ({name: f.name, file: f.file}))})
     return writeJUnitAfter(out, flags.junit, 'pay flow run', steps, report.exit_code)
   } finally {
+    stopSaying()
     await ctx?.client.close()
     await stop?.()
+  }
+}
+
+/**
+ * Ctrl-C or SIGTERM during a run: its run id on stderr, as at the end of a run, with the command that runs it again.
+ * Then a request in flight is ended by the journal's handler (src/journal/gate.ts, called after this one: it says the
+ * request's key, exit 130 or 143), a --wait step by its wait (the run goes on to its report, which names the run id);
+ * anything else (a lookup in flight, a pause) ends here. Returns what stops listening.
+ */
+function sayRunIdOnSignal(out: Output, runId: string, files: string[]): () => void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    out.errorLine(`interrupted (${signal}): pay flow run, run id ${runId}; \`pay flow run --run-id ${runId} ${files.map(shellArgument).join(' ')}\` runs it again with the same references (the journal answers the requests it holds and resumes those of unknown outcome)`)
+    if (!signalAwaited()) setImmediate(() => process.exit(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED))
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  return () => {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
   }
 }
 

@@ -3,8 +3,8 @@
  * live (`pay profiles add --live`; the sandbox profile never is), nothing that can move money is sent until someone
  * said so, on every path that can move money: the resource commands (collections create, payouts create, debits
  * create, subscriptions create: the plan amount is charged on approval, mandates create with --plan: it enrols a
- * subscriber), a bulk run of them (--from-file, stdin included), a flow with a step on one of their endpoints, and
- * `pay api` on one of their endpoints. Which they are is the operations' `confirm` (src/api/operations.ts), read
+ * subscriber), a bulk run of them (--from-file, stdin included), a flow with a step on one of their endpoints,
+ * `pay smoke --money`'s collection, and `pay api` on one of their endpoints. Which they are is the operations' `confirm` (src/api/operations.ts), read
  * only through movesMoney and moneyOperation below. What will happen is shown (amount, currency, destination, reference; for a
  * bulk run the rows and totals; for a flow its money steps), then:
  * - `--yes` given: sent without a question;

@@ -5,7 +5,7 @@
  * Pure: no prompt, no file, no request.
  */
 import type {EndpointId} from '../api/endpoints.js'
-import {columnsByInput, flagName, repeatedColumnRule} from '../api/operation-names.js'
+import {columnKey, columnsByInput, flagName, repeatedColumnRule} from '../api/operation-names.js'
 import type {OperationSpec} from '../api/operation-types.js'
 import type {FieldProblem} from '../api/validate.js'
 import type {CallInput} from '../client/api-client.js'
@@ -14,7 +14,7 @@ import {draftOf, gatherSpecOf, selectEndpoint, type Given} from './run-operation
 
 const namesCache = new WeakMap<OperationSpec, Map<string, string>>()
 
-/** The names a record may use for each input: flag name, field name, argument name (either case). Built once per operation. */
+/** The names a record may use for each input (by columnKey: any case): flag name, field name, argument name. Built once per operation. */
 function namesOf(op: OperationSpec): Map<string, string> {
   const cached = namesCache.get(op)
   if (cached) return cached
@@ -22,9 +22,9 @@ function namesOf(op: OperationSpec): Map<string, string> {
   namesCache.set(op, names)
   for (const f of op.fields) {
     const canonical = flagName(f) ?? f.arg!
-    for (const n of [canonical, f.key, f.arg, f.arg?.toUpperCase(), `--${canonical}`]) if (n) names.set(n, canonical)
+    for (const n of [canonical, f.key, f.arg, `--${canonical}`]) if (n) names.set(columnKey(n), canonical)
   }
-  for (const a of op.alternatives ?? []) names.set(a.flag, a.flag)
+  for (const a of op.alternatives ?? []) names.set(columnKey(a.flag), a.flag)
   return names
 }
 

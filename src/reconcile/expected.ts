@@ -10,7 +10,7 @@
 import {pathValueRule} from '../api/endpoints.js'
 import {type Kind, kindNamed, kindOfId, stateClass} from '../api/kinds.js'
 import {compareDecimal, isDecimalAmount} from '../api/money.js'
-import {LOOKUP_REFERENCE, columnsByInput, repeatedColumnRule} from '../api/operation-names.js'
+import {LOOKUP_REFERENCE, columnKey, columnsByInput, repeatedColumnRule} from '../api/operation-names.js'
 import {otherResource} from '../api/resource.js'
 import type {InputProblem} from '../base/errors.js'
 import type {BulkInput, InputRow} from '../bulk/input.js'
@@ -57,7 +57,7 @@ export interface RowResult {
 export const RESULT_COLUMNS = ['row', 'line', 'reference', 'kind', 'class', 'expected_amount', 'expected_currency', 'expected_state', 'id', 'amount', 'currency', 'state', 'detail'] as const satisfies readonly (keyof RowResult)[]
 
 /**
- * The columns reconcile reads, by the input each gives (other columns are ignored): `merchant_reference` gives the
+ * The columns reconcile reads (by columnKey: `Reference` and `Amount ` too), by the input each gives (other columns are ignored): `merchant_reference` gives the
  * reference and `expected_state` the state, so a file with both of a pair is refused by the bulk files' rule
  * (columnsByInput, src/api/operation-names.ts).
  */
@@ -123,7 +123,7 @@ export function expectedOf(r: InputRow, defaultKind: Kind | undefined, file: Exp
   for (const [column, other] of columns.repeated) bad(column, repeatedColumnRule(`column "${other}"`), file.headerLine ?? r.line)
   const v = columns.values
   /** The file's column that gives this input (for messages). */
-  const columnOf = (input: string) => Object.keys(record).find((k) => names.get(k.trim()) === input && given(record[k]) !== undefined) ?? input
+  const columnOf = (input: string) => Object.keys(record).find((k) => names.get(columnKey(k)) === input && given(record[k]) !== undefined) ?? input
   const text = (input: string): string | undefined => {
     const value = v[input]
     if (value === undefined) return undefined

@@ -82,7 +82,7 @@ async function readExpected(options: ReconcileOptions, spoolDir: string): Promis
     for await (const chunk of readRowChunks(input)) {
       for (const r of chunk) {
         if (r instanceof RowSyntaxError) {
-          problems.push({flag: `${input.name}:${r.line} (row)`, rule: r.message, line: r.line})
+          problems.push({flag: `${input.name}:${r.line} ${r.what}`, rule: r.message, line: r.line})
           continue
         }
         const {row, problems: found} = expectedOf(r, defaultKind, input)

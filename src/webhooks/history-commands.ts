@@ -122,6 +122,8 @@ function deliveryDetail(d: StoredDelivery): Record<string, unknown> {
     verdict: d.verdict,
     status: d.status ?? null,
     verified: d.verified,
+    // the signature format it was verified in (schemeId, the name `pay webhook verify --json` gives it): a replay signs in it
+    scheme: d.scheme ?? null,
     ...(d.filtered ? {filtered: true} : {}),
     ...(d.reason ? {reason: d.reason, detail: d.detail} : {}),
     headers: Object.fromEntries(d.headers),
@@ -150,7 +152,7 @@ export function runWebhookShow(options: {id: string; env?: NodeJS.ProcessEnv}, o
   const blocks = found.map((d) => {
     const lines = [`Delivery ${d.id}  ${new Date(d.at).toISOString()}`]
     lines.push(`  event      ${d.event_id ?? '(none)'}  ${d.type ?? ''}${d.reference ? `  ref ${d.reference}` : ''}`)
-    lines.push(`  verdict    ${d.verdict}${d.filtered ? ' (filtered out by --events)' : ''}, ${d.status === undefined ? NOT_ANSWERED : `answered ${d.status}`}${d.verified ? ', signature verified' : d.verdict === 'rejected' ? '' : ', signature NOT verified (--no-verify)'}${d.reason ? `: ${d.reason}: ${d.detail}` : ''}`)
+    lines.push(`  verdict    ${d.verdict}${d.filtered ? ' (filtered out by --events)' : ''}, ${d.status === undefined ? NOT_ANSWERED : `answered ${d.status}`}${d.verified ? `, signature verified${d.scheme ? ` as ${d.scheme}` : ''}` : d.verdict === 'rejected' ? '' : ', signature NOT verified (--no-verify)'}${d.reason ? `: ${d.reason}: ${d.detail}` : ''}`)
     lines.push('  headers')
     for (const [name, value] of d.headers) lines.push(`    ${name}: ${value}`)
     lines.push('  body')

@@ -3,9 +3,16 @@
  * in-process (test/helpers/in-process.ts) against a scripted HTTP server on loopback. That the process exits with
  * these codes is test/e2e/exit-codes.test.ts.
  */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {InMemoryTransport} from '@modelcontextprotocol/sdk/inMemory.js'
 import {describe, expect, it} from 'vitest'
+import journal from '../../src/commands/journal.js'
+import webhookHistory from '../../src/commands/webhook/history.js'
+import {connectMcp} from '../../src/mcp/server.js'
 import {json, tempConfigDir} from '../helpers/cli.js'
-import {runInProcess} from '../helpers/in-process.js'
+import {commandEnv, runCommand, runInProcess} from '../helpers/in-process.js'
 import {TEST_CLIENT_SECRET, scriptedEnv, serviceError, useScriptedServer} from '../helpers/scripted-server.js'
 
 const server = useScriptedServer()
@@ -64,6 +71,81 @@ describe('exit codes', () => {
     const r = await runInProcess(['balance'], {env: {NO_COLOR: '1', PAY_CONFIG_DIR: tempConfigDir()}})
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('--base-url')
+  })
+})
+
+/**
+ * A request whose first attempt may have reached the service (its connection cut, a 502) and whose retry under the
+ * same key met a 4xx: the 4xx says nothing about the first attempt, so the outcome is unknown, and every way of
+ * sending it exits 7 (README: Exit codes), never the 4xx's own code, which a script would take for a certain failure.
+ */
+describe('an unknown outcome exits 7, whatever the retry met', () => {
+  const refusals: [string, {status: number; body: unknown}][] = [
+    ['400 invalid_parameter', {status: 400, body: err('invalid_parameter', 'amount is invalid')}],
+    ['403 forbidden', {status: 403, body: err('forbidden', 'product not enabled')}],
+    ['404 not_found', {status: 404, body: err('not_found', 'no such thing')}],
+    ['409 idempotency_key_mismatch', {status: 409, body: err('idempotency_key_mismatch', 'key reused')}],
+    ['422 validation_error', {status: 422, body: err('validation_error', 'insufficient balance')}],
+  ]
+  const create = ['collections', 'create', '--amount', '10', '--currency', 'KES', '--mobile', '254700000001', '--provider', 'mpesa']
+  const keysSent = () => new Set(server.apiRequests().filter((r) => r.method === 'POST').map((r) => r.headers['idempotency-key']))
+
+  for (const [what, refusal] of refusals) {
+    it(`a single command: a cut connection, then ${what}: exit 7, the key named`, async () => {
+      server.script('POST /v1/collections', {drop: true}, refusal)
+      const r = await runInProcess([...create, '-r', `unk-${refusal.status}`], {env: env()})
+      expect(r.code, r.stderr).toBe(7)
+      expect(r.stderr).toMatch(/outcome is unknown/)
+      const [key] = keysSent()
+      expect(keysSent().size).toBe(1)
+      expect(r.stderr).toContain(key)
+    })
+  }
+
+  it('a 502, then a 400: exit 7 under --json too, the envelope naming the key', async () => {
+    server.script('POST /v1/collections', {status: 502, body: err('gateway_error', 'upstream failed')}, refusals[0][1])
+    const r = await runInProcess([...create, '-r', 'unk-json', '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(7)
+    expect(json(r).error.idempotency_key).toBe([...keysSent()][0])
+  })
+
+  it('pay api: a cut connection, then a 422: exit 7', async () => {
+    server.script('POST /v1/collections', {drop: true}, refusals[4][1])
+    const body = JSON.stringify({amount: '10.00', currency: 'KES', mobile: '254700000001', provider: 'mpesa', merchant_reference: 'unk-api'})
+    const r = await runCommand(['api', 'POST', '/v1/collections', '--data', body], {env: env()})
+    expect(r.code, r.stderr).toBe(7)
+    expect(r.stderr).toMatch(/outcome is unknown/)
+  })
+
+  it("a flow step: the step's exit_code and the run's are 7", async () => {
+    server.script('POST /v1/collections', {drop: true}, refusals[0][1])
+    const dir = tempConfigDir()
+    const file = join(dir, 'collect.yaml')
+    writeFileSync(file, ['name: collect', 'steps:', '  - id: collect', '    call: collections.create', '    body: {amount: "10.00", currency: KES, mobile: "254700000001", provider: mpesa, merchant_reference: unk-flow}', ''].join('\n'))
+    const r = await runCommand(['flow', 'run', file, '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(7)
+    const report = JSON.parse(r.stdout) as {exit_code: number; steps: {name: string; outcome: string; exit_code: number}[]}
+    expect(report.exit_code).toBe(7)
+    expect(report.steps.find((s) => s.name === 'collect')).toMatchObject({outcome: 'unknown', exit_code: 7})
+  })
+
+  it("an MCP tool: the error's exit_code is 7, with outcome unknown", async () => {
+    server.script('POST /v1/collections', {drop: true}, refusals[1][1])
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    const mcp = await connectMcp(
+      {flags: {}, allowMoney: true, allowLiveMoney: false, userAgent: 'pay-test', version: '0.0.0', info: () => undefined, env: commandEnv(env()), commands: {journal, webhookHistory}},
+      () => serverSide,
+    )
+    const client = new Client({name: 'pay-test', version: '1.0.0'})
+    await client.connect(clientSide)
+    try {
+      const result = (await client.callTool({name: 'collections_create', arguments: {amount: '10.00', currency: 'KES', reference: 'unk-mcp', mobile: '254700000001', provider: 'mpesa'}})) as {isError?: boolean; structuredContent?: {error?: Record<string, unknown>}}
+      expect(result.isError).toBe(true)
+      expect(result.structuredContent?.error).toMatchObject({outcome: 'unknown', exit_code: 7})
+    } finally {
+      await client.close()
+      await mcp.close()
+    }
   })
 })
 

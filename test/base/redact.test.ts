@@ -5,7 +5,7 @@
 import {readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {REDACTED, redactBodyText, redactHeaders, redactJson, redactQuery, redactUrl, redactValues} from '../../src/base/redact.js'
+import {REDACTED, redactAnswer, redactBodyText, redactHeaders, redactJson, redactQuery, redactUrl, redactValues} from '../../src/base/redact.js'
 import {ROOT} from '../helpers/cli.js'
 
 const S = 's3cr3t-value-42'
@@ -163,5 +163,29 @@ describe('known secret values, in every form they take once encoded', () => {
 
   it('leave text alone that holds none of them, and values shorter than 4 characters', () => {
     expect(redactValues('nothing to see: abc%22, abc&quot;', ['abc"def1', 'a"b'])).toBe('nothing to see: abc%22, abc&quot;')
+  })
+})
+
+describe('an answer as pay prints it (redactAnswer)', () => {
+  const answer = (text: string, headers: Record<string, string> = {}) => ({text, body: JSON.parse(text) as unknown, headers})
+
+  it('keeps a body that quotes no secret byte for byte, and hides the secret-named headers all the same', () => {
+    const text = '{ "b": 1,\n  "a": "x" }'
+    const shown = redactAnswer(answer(text, {'set-cookie': 'sid=1', 'x-request-id': 'REQ_1'}), [S])
+    expect(shown.text).toBe(text)
+    expect(shown.headers).toEqual({'set-cookie': REDACTED, 'x-request-id': 'REQ_1'})
+  })
+
+  it('hides a known value in the text, the parsed body (keys too) and the other headers, whatever escapes spell it', () => {
+    const escaped = `\\u0073${S.slice(1)}` // `s` written as a JSON escape: only the parse shows the secret
+    const shown = redactAnswer(answer(`{ "a": "${escaped}", "b": ["x ${S}"], "${S}": 1 }`, {'x-echo': `Bearer ${S}`}), [S, undefined])
+    expect(shown.body).toEqual({a: REDACTED, b: [`x ${REDACTED}`], [REDACTED]: 1})
+    expect(JSON.parse(shown.text)).toEqual(shown.body)
+    expect(shown.text + JSON.stringify(shown.headers)).not.toContain(S.slice(1))
+    expect(shown.headers).toEqual({'x-echo': `Bearer ${REDACTED}`})
+    // spelled plainly, the text keeps its layout
+    expect(redactAnswer(answer(`{ "a": "${S}" }`), [S]).text).toBe(`{ "a": "${REDACTED}" }`)
+    // not JSON: the text alone
+    expect(redactAnswer({text: `ok ${S}`, body: undefined, headers: {}}, [S]).text).toBe(`ok ${REDACTED}`)
   })
 })

@@ -38,6 +38,14 @@ describe('a reference on more than one row of a file', () => {
     expect(server.requests).toEqual([])
   })
 
+  it('a reference "." or "..": exit 2 naming each row and the rule, nothing sent (no lookup by reference could find it)', async () => {
+    const r = await bulk('dots.csv', HEADER + row('10.00', 'E-1') + row('10.00', '.') + row('10.00', '..'))
+    expect(r.code, r.stderr).toBe(2)
+    for (const line of [3, 4]) expect(r.stderr).toMatch(new RegExp(`dots\\.csv:${line}\\b.*reference.* must not be "\\." or "\\.\\." \\(a URL reads it as a step in the path, so no lookup by reference could find it\\)`))
+    expect(r.stderr).not.toMatch(/dots\.csv:2\b/)
+    expect(server.requests).toEqual([])
+  })
+
   it('distinct references: the check passes and each row is sent once', async () => {
     const r = await bulk('ok.csv', HEADER + row('10.00', 'D-1') + row('10.00', 'D-2'))
     expect(r.stderr).not.toContain('is also on line')

@@ -6,7 +6,7 @@
 import {linkSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {RowSyntaxError, readRowChunks, type BulkInput} from '../../src/bulk/input.js'
+import {RowSyntaxError, readRowChunks, type BulkInput, type InputRow} from '../../src/bulk/input.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {useSandbox} from '../helpers/command-harness.js'
 
@@ -108,5 +108,49 @@ describe('CSV rows and their lines', () => {
     for await (const chunk of readRowChunks(input)) for (const r of chunk) got.push('line' in r ? r.line : -1)
     expect(got).toHaveLength(3000)
     expect(got).toEqual(expected)
+  })
+})
+
+/**
+ * CSV as spreadsheets save it: `;`-separated (Excel where the decimal separator is a comma), tab-separated, headers
+ * in another case or with spaces around them. One reader for bulk runs and `pay reconcile`: the delimiter is read
+ * from the header line, and column names are matched trimmed and case-insensitive (columnsByInput).
+ */
+describe('CSV as spreadsheets save it', () => {
+  const read = async (path: string) => {
+    const got: (InputRow | string)[] = []
+    for await (const chunk of readRowChunks({path, name: path, format: 'csv', sha256: '', dispose: () => undefined})) for (const r of chunk) got.push(r instanceof RowSyntaxError ? `line ${r.line} ${r.what} ${r.message}` : r)
+    return got
+  }
+
+  it('a ;-separated file and a tab-separated one are read by the delimiter of their header line (a , inside quotes stays)', async () => {
+    expect(await read(file('semi.csv', '\uFEFFreference;amount;note\r\nxl-1;1200.00;"a, b"\r\nxl-2;3.50;c\r\n'))).toEqual([
+      {row: 1, line: 2, values: {reference: 'xl-1', amount: '1200.00', note: 'a, b'}},
+      {row: 2, line: 3, values: {reference: 'xl-2', amount: '3.50', note: 'c'}},
+    ])
+    expect(await read(file('tabs.csv', 'reference\tamount\nxl-3\t5.00\n'))).toEqual([{row: 1, line: 2, values: {reference: 'xl-3', amount: '5.00'}}])
+    // a comma-separated file whose quoted header holds a ; is comma-separated
+    expect(await read(file('comma.csv', 'reference,"note; more"\nxl-4,x\n'))).toEqual([{row: 1, line: 2, values: {reference: 'xl-4', 'note; more': 'x'}}])
+  })
+
+  it('a header line with two delimiters is refused at its line, saying what to do', async () => {
+    const path = file('mixed.csv', '\nreference;amount,currency\nxl-5;1,00;KES\n')
+    expect(await read(path)).toEqual([`line 2 (header) separates its columns with both "," and ";": pay cannot tell which one the file uses; save it as CSV separated by one of , ; or tab (a spreadsheet's "CSV (comma delimited)")`])
+  })
+
+  it('a bulk run reads a ;-separated file whose header has capitals and spaces (--dry-run: checked, nothing sent)', async () => {
+    const rows = file('excel.csv', 'Amount ;Reference;MOBILE\n1200.00;xl-b-1;254712345678\n3.50;xl-b-2;254712345678\n')
+    const r = await h.command(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa', '--dry-run', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain('"rows":2')
+    expect(byRefPrefix('xl-b-')).toHaveLength(0)
+  })
+
+  it("an amount with a decimal comma (a ;-separated file's usual spelling) is refused, never read as another amount", async () => {
+    const rows = file('comma-amount.csv', 'amount;reference;mobile\n1200,50;xl-c-1;254712345678\n')
+    const r = await h.command(['collections', 'create', '--from-file', rows, '--currency', 'KES', '--provider', 'mpesa'])
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr).toMatch(/comma-amount\.csv:2 .*--amount/)
+    expect(byRefPrefix('xl-c-')).toHaveLength(0)
   })
 })

@@ -349,4 +349,67 @@ describe('secrets an answer quotes', () => {
     expect(server.tokensIssued.length).toBeGreaterThan(0)
     for (const token of server.tokensIssued) expect(first.stderr + second.stderr).not.toContain(token)
   })
+  it('a 2xx answer quoting a secret is printed redacted: --json, -o yaml/csv, --jq, the table, and `pay api -i` headers', async () => {
+    // the account answer quotes the bearer token (once spelled with a JSON escape, which only the parse shows) and
+    // the client secret, in the body and in headers; a Set-Cookie is a secret by its name
+    const echo = {
+      handle: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+        const token = String(req.headers.authorization).slice('Bearer '.length)
+        res.writeHead(200, {'content-type': 'application/json', 'set-cookie': 'sid=c00kie-v4lue; HttpOnly', 'x-echo': `Bearer ${token}`, 'x-note': `client ${TEST_CLIENT_SECRET}`})
+        const account = `{"id":"MAC_1","object":"merchant_account","account_ref":"main","name":"${token}","status":"active","note":"\\u0074${token.slice(1)}"}`
+        res.end(`{"object":"account_context","merchant":{"id":1,"name":"Shop ${TEST_CLIENT_SECRET}","sub_accounts_enabled":false},"account":${account}}`)
+      },
+    }
+    const env = envFor()
+    const runs = [
+      ['api', 'GET', '/v1/account', '-i', '--json'],
+      ['api', 'GET', '/v1/account', '-o', 'yaml'],
+      ['api', 'GET', '/v1/account', '--jq', '.account.note'],
+      ['api', 'GET', '/v1/account', '-o', 'csv', '--fields', 'merchant.name,account.note'],
+      ['account'],
+      ['account', '--json'],
+    ]
+    server.script('GET /v1/account', ...runs.map(() => echo))
+    let all = ''
+    for (const args of runs) {
+      const r = await pay(args, {env})
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0)
+      all += r.stdout + r.stderr
+      expect(r.stdout + r.stderr, args.join(' ')).toContain('[REDACTED]')
+    }
+    expect(server.tokensIssued.length).toBeGreaterThan(0)
+    for (const secret of [TEST_CLIENT_SECRET, 'c00kie-v4lue', ...server.tokensIssued, ...server.tokensIssued.map((t) => t.slice(1))]) expect(all).not.toContain(secret)
+    const included = all.split('\n')
+    expect(included).toContain('set-cookie: [REDACTED]')
+    expect(included).toContain('x-echo: Bearer [REDACTED]')
+    expect(included).toContain('x-note: client [REDACTED]')
+    // an error answer's headers under -i alike
+    server.script('GET /v1/balance', {status: 404, body: {error: {code: 'not_found', message: 'no', request_id: 'REQ_0123456789AB'}}, headers: {'set-cookie': 'sid=c00kie-v4lue', 'x-note': `client ${TEST_CLIENT_SECRET}`}})
+    const missing = await pay(['api', 'GET', '/v1/balance', '-i'], {env})
+    expect(missing.code).toBe(4)
+    expect(missing.stderr.split('\n')).toEqual(expect.arrayContaining(['set-cookie: [REDACTED]', 'x-note: client [REDACTED]']))
+  })
+
+  it('a create whose answer quotes the client secret and the base URL password: redacted on stdout and in the journal', async () => {
+    const password = 'pw-5ecret-9q'
+    const dir = tempConfigDir()
+    const env = envFor(dir, {PAY_BASE_URL: server.url.replace('http://', `http://merchant:${password}@`)})
+    const quoting = {
+      handle: (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => {
+        res.writeHead(201, {'content-type': 'application/json'})
+        res.end(JSON.stringify({id: 'CL_9', object: 'collection', status: 'processing', currency: 'KES', amount: '10.00', merchant_reference: 'quoted-2', description: `${TEST_CLIENT_SECRET} / ${password}`}))
+      },
+    }
+    server.script('POST /v1/collections', quoting, quoting)
+    const args = ['collections', 'create', '--amount', '10', '--currency', 'KES', '-r', 'quoted-2', '--mobile', '254700000001', '--provider', 'mpesa', '--yes']
+    const table = await pay(args, {env})
+    const again = await pay([...args, '--json'], {env}) // the journal's answer, reported
+    for (const r of [table, again]) {
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout + r.stderr).not.toContain(TEST_CLIENT_SECRET)
+      expect(r.stdout + r.stderr).not.toContain(password)
+    }
+    expect(json(again).description).toBe('[REDACTED] / [REDACTED]')
+    expect(journalText(dir)).not.toContain(TEST_CLIENT_SECRET)
+  })
 })

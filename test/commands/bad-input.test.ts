@@ -19,6 +19,8 @@ const MD = ['mandates', 'create', ...MOBILE, '--currency', 'KES', '--amount', '1
 const SUB = ['subscriptions', 'create', '--plan', 'PLN_ACMEGOLD', '--reference', 'bad-sub', '--customer-name', 'Jane', '--customer-email', 'jane@example.com', ...MOBILE]
 
 const AMOUNT_RULE = 'must be a positive decimal string with at most 2 decimal places'
+const PATH_DOT_RULE = 'must not be "." or ".." (a URL reads it as a step in the path)'
+const DOT_RULE = 'must not be "." or ".." (a URL reads it as a step in the path, so no lookup by reference could find it)'
 const CURRENCY_RULE = 'must be a 3-letter currency code'
 
 /**
@@ -55,6 +57,17 @@ const CASES: [string, string[], string[]][] = [
   // "." and ".." survive URI encoding and a URL resolves them: `mandates cancel ..` would POST to /v1/cancel
   ['mandates cancel: .. as the id', ['mandates', 'cancel', '..', '--mobile', '254712345671', '--reason', 'r'], ['MANDATE_ID must not be "." or ".." (a URL reads it as a step in the path)']],
   ['collections get: . as the id', ['collections', 'get', '.'], ['ID must not be "." or ".." (a URL reads it as a step in the path)']],
+  // a reference of "." or ".." could be created (a body field) but never looked up: the verify and payout lookups put it in the path
+  ['collections create: . as the reference', ['collections', 'create', '--amount', '10', '--currency', 'KES', '--reference', '.', ...MOBILE], [`--reference ${DOT_RULE}`]],
+  ['payouts create: .. as the reference', [...PO.slice(0, -1), '..', ...MOBILE], [`--reference ${DOT_RULE}`]],
+  ['checkout create: .. as the reference', [...CO.slice(0, 5), '..', ...CO.slice(6), '--amount', '10'], [`--reference ${DOT_RULE}`]],
+  ['debits create: . as the reference', ['debits', 'create', 'MD_1', '--amount', '10', '--currency', 'KES', '--reference', '.', '--provider', 'mpesa'], [`--reference ${DOT_RULE}`]],
+  ['subscriptions create: .. as the reference', [...SUB.slice(0, 5), '..', ...SUB.slice(6)], [`--reference ${DOT_RULE}`]],
+  ['mandates create: . as the reference', [...MD.slice(0, -1), '.'], [`--reference ${DOT_RULE}`]],
+  ['payouts get: .. as the reference', ['payouts', 'get', '..'], [`REFERENCE ${PATH_DOT_RULE}`]],
+  ['transactions verify: . as the reference', ['transactions', 'verify', '.'], [`REFERENCE ${PATH_DOT_RULE}`]],
+  ['collections get --reference ..', ['collections', 'get', '--reference', '..'], [`--reference ${DOT_RULE}`]],
+  ['debits status --reference .', ['debits', 'status', '--mandate', 'MD_1', '--reference', '.'], [`--reference ${DOT_RULE}`]],
   ['debits: no mandate, separator in amount, currency not 3, reference over 255, provider over 64', ['debits', 'create', '--amount', '1,000', '--currency', 'KESH', '--reference', long(256), '--provider', long(65)], ['MANDATE_ID is required', `--amount ${AMOUNT_RULE}`, '--currency must be exactly 3 letters, such as KES', '--reference must be at most 255 characters', '--provider must be at most 64 characters']],
   ['debits status: nothing given', ['debits', 'status'], ['--mandate is required', '--reference is required']],
   ['subscriptions: nothing given', ['subscriptions', 'create'], ['--plan is required', '--reference is required', '--customer-name is required', '--customer-email is required', '--mobile is required', '--provider is required']],

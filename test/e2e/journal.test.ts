@@ -3,9 +3,8 @@
  * answer, for what only processes show: several senders of one request at once, a sender killed (its lock taken
  * over), SIGINT / SIGTERM. The journal's logic in-process: test/journal/gate.sandbox.test.ts.
  */
-import {spawn} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
-import {BIN, ROOT, cleanEnv, json, tempConfigDir} from '../helpers/cli.js'
+import {json, signalledRun, tempConfigDir} from '../helpers/cli.js'
 import {referenceIn} from '../helpers/fault-proxy.js'
 import {keysSent, ok, useFaultProxy, useSandbox, withReference} from '../helpers/command-harness.js'
 
@@ -58,25 +57,7 @@ describe('one sender per request', () => {
 
 /** Runs pay, sends `signal` once the sandbox has the request, and collects the result. */
 function interrupt(args: string[], ref: string, signal: NodeJS.Signals): Promise<{code: number | null; stdout: string; stderr: string}> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv({...h.env, ...faults.env}), stdio: ['ignore', 'pipe', 'pipe']})
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-    const started = Date.now()
-    const poll = setInterval(() => {
-      if (collectionsWith(ref).length > 0) {
-        clearInterval(poll)
-        child.kill(signal)
-      } else if (Date.now() - started > 60_000) {
-        clearInterval(poll)
-        child.kill('SIGKILL')
-        reject(new Error(`the request never reached the sandbox\n${stderr}`))
-      }
-    }, 50)
-    child.on('close', (code) => resolve({code, stdout, stderr}))
-  })
+  return signalledRun(args, {...h.env, ...faults.env}, () => collectionsWith(ref).length > 0, signal)
 }
 
 describe('SIGINT / SIGTERM during a create', () => {

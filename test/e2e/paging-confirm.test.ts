@@ -54,6 +54,20 @@ describe('live profiles: asked before money moves', () => {
     expect(h.requests(byRef('live-yes'))).toHaveLength(1)
   })
 
+  it.skipIf(!hasScript)('pay smoke --money on a terminal: asked as collections create is; "no" sends no collection, "yes" does', async () => {
+    const env = await liveProfile()
+    const collections = () => h.requests((e) => e.method === 'POST' && e.path === '/v1/collections').length
+    const before = collections()
+    const no = await runInPty(['smoke', '--money', '--mobile', '254712345670'], env, [{expect: /Send it\?/, send: 'n\r'}])
+    expect(no.screen).toMatch(/LIVE profile "prod"/)
+    expect(no.screen).toMatch(/amount\s+10\.00 KES/)
+    expect(no.code, no.screen).toBe(2)
+    expect(collections()).toBe(before)
+    const yes = await runInPty(['smoke', '--money', '--mobile', '254712345670'], env, [{expect: /Send it\?/, send: 'y\r'}])
+    expect(yes.code, yes.screen).toBe(0)
+    expect(collections()).toBe(before + 1)
+  })
+
   it.skipIf(!hasScript)('a bulk run (--from-file) asks once, after every row passed, with the row count and totals; "no" sends nothing', async () => {
     const env = await liveProfile()
     const file = join(tempConfigDir(), 'payouts.csv')

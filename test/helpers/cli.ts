@@ -75,6 +75,32 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
   })
 }
 
+/**
+ * Runs the built CLI with cleanEnv(env), and sends it `signal` once `when()` holds (polled every 50 ms): for what a
+ * signal in the middle of a run shows. After 60 s without it, the process is killed and the run fails.
+ */
+export function signalledRun(args: string[], env: Record<string, string | undefined>, when: () => boolean, signal: NodeJS.Signals): Promise<{code: number | null; stdout: string; stderr: string}> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    const started = Date.now()
+    const poll = setInterval(() => {
+      if (when()) {
+        clearInterval(poll)
+        child.kill(signal)
+      } else if (Date.now() - started > 60_000) {
+        clearInterval(poll)
+        child.kill('SIGKILL')
+        reject(new Error(`what the signal waited for never happened\n${stderr}`))
+      }
+    }, 50)
+    child.on('close', (code) => resolve({code, stdout, stderr}))
+  })
+}
+
 /** Parses stdout as JSON, with the whole output in the error when it is not. */
 export function json<T = any>(result: CliResult): T {
   try {

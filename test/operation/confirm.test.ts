@@ -1,7 +1,7 @@
 /**
  * The rule for live money (src/operation/confirm.ts) in-process: which requests move money (movesMoney, over the
  * operations' `confirm`), and every path to them refused with a live profile where no one can be asked (CI is set
- * in runCommand): the resource command, `pay api`, a bulk run, a flow. On a terminal: test/e2e/paging-confirm.test.ts.
+ * in runCommand): the resource command, `pay api`, a bulk run, a flow, `pay smoke --money`. On a terminal: test/e2e/paging-confirm.test.ts.
  */
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -79,5 +79,19 @@ describe('a live profile where no one can be asked: refused naming --yes, nothin
     const flowRun = ({argv, flags, out, env: e}: CommandRun<Parameters<typeof runFlowCommand>[2]>) => runFlowCommand({...rt, createOutput: () => out, createApiContext: (f, ua, o) => rt.createApiContext(f, ua, o, e)}, argv, flags, 'pay-test')
     refused(await runCommand(['flow', 'run', flow], {env, run: flowRun, terminal: {noInput: true}}), 'flow')
     for (const ref of ['live-bulk-sub', 'live-flow-sub']) expect(h.requests(byRef(ref)), ref).toHaveLength(0)
+  })
+
+  it('pay smoke --money, whatever service the live profile names (here the sandbox): refused without --yes; --yes sends it', async () => {
+    const env = await liveProfile()
+    const collections = () => h.requests((e) => e.method === 'POST' && e.path === '/v1/collections').length
+    const before = collections()
+    // live: the sandbox's wallet that succeeds is no default (it may be a real one there)
+    const money = ['smoke', '--money', '--mobile', '254712345670']
+    expect((await runCommand(['smoke', '--money', '--yes'], {env})).stderr).toContain('--mobile is required with --money')
+    refused(await runCommand(money, {env}), 'smoke --money')
+    expect(collections()).toBe(before)
+    const confirmed = await runCommand([...money, '--yes', '--json'], {env})
+    expect(confirmed.code, confirmed.stderr).toBe(0)
+    expect(collections()).toBe(before + 1)
   })
 })

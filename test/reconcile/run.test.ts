@@ -131,7 +131,7 @@ describe('pay reconcile', () => {
 
   it('bad rows: every problem listed at once, exit 2, nothing looked up', async () => {
     const bad = join(dir, 'bad.ndjson')
-    writeFileSync(bad, ['{"reference":"a","amount":10,"currency":"KES"}', '{"reference":"b","amount":"1.005","currency":"KESH"}', '{"amount":"1.00","currency":"KES","kind":"loan"}', 'not json'].join('\n') + '\n')
+    writeFileSync(bad, ['{"reference":"a","amount":10,"currency":"KES"}', '{"reference":"b","amount":"1.005","currency":"KESH"}', '{"amount":"1.00","currency":"KES","kind":"loan"}', 'not json', '{"reference":"..","amount":"1.00","currency":"KES"}'].join('\n') + '\n')
     const before = h.sb.requests.length
     const r = await runWithContext((ctx) => runReconcile(ctx, {file: bad, env: h.env}), {env: {...h.env, NO_COLOR: '1'}})
     expect(r.code).toBe(2)
@@ -141,6 +141,8 @@ describe('pay reconcile', () => {
     expect(r.stderr).toContain('bad.ndjson:3 column "reference" is required')
     expect(r.stderr).toContain('bad.ndjson:3 column "kind" must be one of')
     expect(r.stderr).toContain('bad.ndjson:4 (row) is not valid JSON')
+    // its lookup would put ".." in the path (GET /v1/transactions/verify/..): refused as a command's is
+    expect(r.stderr).toContain('bad.ndjson:5 column "reference" must not be "." or ".."')
     expect(h.sb.requests.length).toBe(before)
   })
 
@@ -342,5 +344,35 @@ describe('pay reconcile: a 404 that is not the service\'s not_found', () => {
     expect(s.classes.missing.rows).toBe(1)
     expect(s.mismatches.find((m) => m.reference === 'gw-a1')).toMatchObject({class: 'lookup_failed'})
     expect(s.mismatches.find((m) => m.reference === 'gw-a2')).toMatchObject({class: 'missing'})
+  })
+})
+
+/**
+ * A file as a spreadsheet saves it: `;`-separated (Excel where the decimal separator is a comma), its header as a
+ * person typed it (`Reference`, `Amount `): read, never refused for its column names, nor a row read falsely.
+ */
+describe('pay reconcile: a spreadsheet file', () => {
+  const server = useScriptedServer()
+  const run = (text: string) => {
+    const file = join(tempConfigDir(), 'sheet.csv')
+    writeFileSync(file, text)
+    const env = {...scriptedEnv(server), NO_COLOR: '1'}
+    return runWithContext((ctx) => runReconcile(ctx, {file, concurrency: 2, env}), {env, flags: {retries: 0}, json: true})
+  }
+
+  it('a ;-separated file with the header Reference;Amount ;Currency: every row read and looked up', async () => {
+    const r = await run('Reference;Amount ;Currency\r\nxl-r1;1200.00;KES\r\nxl-r2;3.50;kes\r\n')
+    expect(r.code, r.stderr).toBe(1) // neither exists on this service: both missing
+    const s = json<ReconcileSummary>(r)
+    expect(s.rows).toBe(2)
+    expect(s.classes.missing).toEqual({rows: 2, expected: {KES: '1203.50'}, found: {}})
+    expect(server.apiRequests().map((q) => q.path).sort()).toEqual(['/v1/transactions/verify/xl-r1', '/v1/transactions/verify/xl-r2'])
+  })
+
+  it('an amount with a decimal comma is refused (exit 2, its line and column named), nothing looked up', async () => {
+    const r = await run('reference;amount;currency\nxl-r3;1200,50;KES\n')
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('sheet.csv:2 column "amount" must be a positive decimal string')
+    expect(server.apiRequests()).toHaveLength(0)
   })
 })

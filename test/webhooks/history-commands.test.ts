@@ -118,6 +118,29 @@ describe('pay webhook history and show', () => {
   })
 })
 
+describe('pay webhook show: the signature format', () => {
+  it('--json names the format the signature was verified in (`scheme`, as `pay webhook verify --json`), null when it was not verified; the text says it too', async () => {
+    const {env, url} = await listen()
+    const e = eventBody('collection.succeeded')
+    const t = nowSeconds()
+    // base64 HMAC-SHA256 as the whole header, the timestamp apart: not pay's default format
+    expect((await post(url, e.body, {'service-signature': opensslDigest('sha256', SECRET, t, e.body).toString('base64'), 'service-timestamp': String(t)})).status).toBe(200)
+    const forged = eventBody('collection.succeeded')
+    expect((await post(url, forged.body, signed(forged.body, 'whsec_wrong'))).status).toBe(401)
+    const [kept, rejected] = [e, forged].map((x) => readHistory(historyDir(env)).find((d) => d.event_id === x.id)!)
+
+    const json = memoryOutput(true)
+    runWebhookShow({id: kept.id, env}, json.out)
+    expect(JSON.parse(json.stdout())).toMatchObject({id: kept.id, verified: true, scheme: 'header-base64-sha256'})
+    const none = memoryOutput(true)
+    runWebhookShow({id: rejected.id, env}, none.out)
+    expect(JSON.parse(none.stdout())).toMatchObject({verdict: 'rejected', verified: false, scheme: null})
+    const text = memoryOutput(false)
+    runWebhookShow({id: kept.id, env}, text.out)
+    expect(text.stdout()).toContain('signature verified as header-base64-sha256')
+  })
+})
+
 describe('pay webhook replay', () => {
   it('posts the exact body signed afresh with the replay header; exit 1 when not 2xx; rejected only when asked', async () => {
     const {env, url} = await listen()
