@@ -13,7 +13,7 @@ import {lookupCommand} from '../api/kinds.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {PayError} from '../base/errors.js'
 import {JOURNAL_OFF, type JournalStore} from '../journal/store.js'
-import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, heldByEntry, originOf, sharesPromise} from '../journal/references.js'
+import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, heldByEntry, originOf, rowLine, sharesPromise} from '../journal/references.js'
 import type {FlushedFirst, RowOutcome, RunJournal} from '../journal/run-journal.js'
 import {bodyHash} from './check.js'
 import {brokenPromises} from './reference-join.js'
@@ -163,13 +163,7 @@ export class AcceptedRows implements FlushedFirst<Taken> {
       writer = new ReferenceWriter(new ReferenceIndex(this.store, this.scopeOf(r.endpoint)))
       this.writers.set(r.endpoint, writer)
     }
-    const at = o.state_at ?? new Date().toISOString()
-    // the sender: the service's index holds every client's and account's lines (unset: left out)
-    const {clientId: client_id, accountRef: account_ref} = writer.index.scope
-    // object literals, not spreads of a shared part: this runs for every row sent
-    if (o.outcome === 'accepted') writer.add({ref: r.reference, key: r.key, at, id: o.id ?? undefined, state: o.state ?? undefined, run: this.run, line: r.line, file: this.file, client_id, account_ref})
-    else if (o.outcome === 'unknown') writer.add({ref: r.reference, key: r.key, at, run: this.run, line: r.line, file: this.file, outcome: 'unknown', body_sha256: r.body === undefined ? undefined : bodyHash(r.body), client_id, account_ref})
-    else writer.add({ref: r.reference, key: r.key, at, run: this.run, line: r.line, file: this.file, outcome: 'refused', client_id, account_ref})
+    writer.add(rowLine(writer.index.scope, this.run, this.file, r.reference, r.key, r.line, o, o.outcome === 'unknown' && r.body !== undefined ? bodyHash(r.body) : undefined))
   }
 
   take(): Taken | undefined {

@@ -31,7 +31,7 @@ import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
-import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, holdFor, originOf, PROMISE_WAIT_TOLD_MS, promiseLockName, referenceVerdict, sharesPromise} from './references.js'
+import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, holdFor, originOf, PROMISE_WAIT_TOLD_MS, promiseLockName, rebuildReferenceIndex, referenceVerdict, sharesPromise} from './references.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -104,6 +104,8 @@ export class JournalGate implements RequestJournal {
         : await this.store.holdSender(promiseLockName({endpoint: req.endpoint?.id ?? '', baseUrl: redactUrl(baseUrl)}), PROMISE_LEASE_MS, (pid) =>
             this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service`), PROMISE_WAIT_TOLD_MS)
     try {
+      // the reference index lost beside the run files is made again before the lookup reads it (references.ts)
+      if (promise !== undefined) await rebuildReferenceIndex(this.store)
       entry = this.entryFor(req, settings.clientId, accountRef, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]))
     } catch (err) {
       releasePromise?.()

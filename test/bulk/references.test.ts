@@ -90,6 +90,30 @@ describe('the reference index never lags the run journal for good', () => {
     expect(indexLines(dir)).toBe(before)
   })
 
+  it('the index lost while the run files remain (a cleanup, a partial restore): it is rebuilt from them; a single command or another file with a row\'s reference is refused (exit 5)', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'p.csv')
+    writeFileSync(file, `${HEADER}${row('il-1', '11.00')}${row('il-2', '12.00')}`)
+    expect((await runCommand(bulk(file), {env: env(dir)})).code).toBe(0)
+    rmSync(join(journalDir(dir), 'references'), {recursive: true}) // only the derived index; journal/runs/ stays
+
+    const single1 = await runCommand(single('il-1', '99.00'), {env: env(dir)})
+    expect(single1.code, single1.stderr).toBe(5)
+    expect(single1.stderr).toContain('reference il-1 already names another request: line 2 of')
+    expect(keysSent('il-1')).toHaveLength(1)
+
+    rmSync(join(journalDir(dir), 'references'), {recursive: true}) // lost again: now a bulk run of another file is first
+    const other = join(dir, 'q.csv')
+    writeFileSync(other, `${HEADER}${row('il-2', '55.00')}`)
+    const refused = await runCommand(bulk(other), {env: env(dir)})
+    expect(refused.code, refused.stderr).toBe(5)
+    expect(refused.stderr).toContain('reference il-2')
+    expect(keysSent('il-2')).toHaveLength(1)
+
+    // rebuilt once: the marker keeps a journal whose runs indexed nothing from being read again at every command
+    expect(existsSync(join(journalDir(dir), 'references', '.rebuilt'))).toBe(true)
+  })
+
   it('an index that cannot be written stops the run before anything is sent (exit 1, said: its references cannot be reserved); the next run sends them and indexes them', async () => {
     const dir = tempConfigDir()
     const file = join(dir, 'rows.csv')
