@@ -20,6 +20,23 @@ export interface LockHolder {
   until: number
 }
 
+/**
+ * A lock judged stale (its holder gone or overdue) that cannot be removed: renaming it aside failed with something
+ * other than "someone else took it over first" (EACCES, EPERM, EROFS: a state dir made read-only). Waiting for it
+ * would never end; the caller says so instead.
+ */
+export class StaleLockError extends Error {
+  constructor(
+    readonly file: string,
+    readonly code: string,
+    /** Why the lock is stale (staleReason). */
+    readonly reason: string,
+  ) {
+    super(`a stale lock cannot be removed: ${file} (${code}; ${reason})`)
+    this.name = 'StaleLockError'
+  }
+}
+
 /** Start time of a process as the OS records it, or undefined where that cannot be read (non-Linux). */
 export function processStartTime(pid: number): string | undefined {
   try {
@@ -115,7 +132,9 @@ export class HolderLock {
 
   /**
    * Removes a lock whose holder is gone or overdue. The lock is first renamed aside and checked to be the very
-   * one judged stale, so two waiters taking over at once never remove a live lock the other has just made.
+   * one judged stale, so two waiters taking over at once never remove a live lock the other has just made. A stale
+   * lock that cannot be renamed (EACCES, EROFS: not ENOENT, which means another waiter took it first) throws
+   * StaleLockError: it would otherwise look held forever.
    */
   takeOverIfStale(): void {
     let text: string
@@ -126,12 +145,15 @@ export class HolderLock {
     } catch {
       return // released meanwhile
     }
-    if (staleReason(text, mtimeMs) === undefined) return
+    const reason = staleReason(text, mtimeMs)
+    if (reason === undefined) return
     const aside = `${this.file}.${process.pid}.${randomUUID()}.stale`
     try {
       renameSync(this.file, aside)
-    } catch {
-      return // someone else took it over first
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message
+      if (code === 'ENOENT') return // someone else took it over first
+      throw new StaleLockError(this.file, code, reason)
     }
     try {
       if (readFileSync(aside, 'utf8') !== text) linkSync(aside, this.file) // not the stale one: put it back

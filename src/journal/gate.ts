@@ -30,7 +30,7 @@ import {lookupCommand, pathParamsOf} from '../api/kinds.js'
 import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
-import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
+import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, StuckLockError, latestState, unresolved} from './store.js'
 import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, holdFor, originOf, PROMISE_WAIT_TOLD_MS, promiseLockName, rebuildReferenceIndex, referenceVerdict, sharesPromise} from './references.js'
 
 export interface GateOptions {
@@ -91,8 +91,10 @@ export class JournalGate implements RequestJournal {
     const bytesMatch = sha256(`${scope}\n${bodySha}`)
     const match = sameSha === bodySha ? bytesMatch : sha256(`${scope}\n${sameSha}`)
     const lockName = req.keyGiven && req.idempotencyKey ? sha256(`key\n${req.idempotencyKey}`) : match
-    const release = await this.store.holdSender(lockName.slice(0, 40), 2 * budgetMs + LEASE_MARGIN_MS, (pid) =>
-      this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is sending this same request; its outcome is this one's (nothing is sent twice)`),
+    const release = await this.held(req, match, bytesMatch, () =>
+      this.store.holdSender(lockName.slice(0, 40), 2 * budgetMs + LEASE_MARGIN_MS, (pid) =>
+        this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is sending this same request; its outcome is this one's (nothing is sent twice)`),
+      ),
     )
     let entry: JournalEntryHandle
     // a reference is checked and taken (the operation's durable record) under its service's lock, as a bulk run
@@ -101,8 +103,10 @@ export class JournalGate implements RequestJournal {
     const releasePromise =
       promise === undefined
         ? undefined
-        : await this.store.holdSender(promiseLockName({endpoint: req.endpoint?.id ?? '', baseUrl: redactUrl(baseUrl)}), PROMISE_LEASE_MS, (pid) =>
-            this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service`), PROMISE_WAIT_TOLD_MS)
+        : await this.held(req, match, bytesMatch, () =>
+            this.store.holdSender(promiseLockName({endpoint: req.endpoint?.id ?? '', baseUrl: redactUrl(baseUrl)}), PROMISE_LEASE_MS, (pid) =>
+              this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service`), PROMISE_WAIT_TOLD_MS),
+          )
     try {
       // the reference index lost beside the run files is made again before the lookup reads it (references.ts)
       if (promise !== undefined) await rebuildReferenceIndex(this.store)
@@ -127,6 +131,25 @@ export class JournalGate implements RequestJournal {
       release()
     }
     return entry
+  }
+
+  /** store.holdSender, or the error of a stale lock that cannot be removed, naming the key its request left unknown. */
+  private async held<T>(req: PreparedRequest, match: string, bytesMatch: string, hold: () => Promise<T>): Promise<T> {
+    try {
+      return await hold()
+    } catch (err) {
+      if (!(err instanceof StuckLockError) || !this.store.open()) throw err
+      const given = req.keyGiven ? req.idempotencyKey : undefined
+      const entries = this.store.entriesAbout(given ? [jsonText(given)] : [...new Set([match, bytesMatch])])
+      const same = (e: JournalEntry) => (given ? e.op.key === given : e.op.match === match || e.op.match === bytesMatch)
+      const pending = findLast(entries, (e, i) => same(e) && unresolved(entries, i))
+      if (pending) {
+        const key = pending.op.key
+        const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key, req.endpoint?.id)
+        err.outcomeUnknown(key, command, `the same request was sent at ${pending.op.at} and its outcome is unknown (Idempotency-Key ${key}); ${err.hint}: it reuses that key${command ? ` (or resume with \`${command}\`)` : ''}`)
+      }
+      throw err
+    }
   }
 
   /** `hide`: a text as the journal may write it (an answer, an error, a later state: a secret echoed back redacted). */

@@ -16,7 +16,7 @@ import {closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirS
 import type {FileHandle} from 'node:fs/promises'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
-import {HolderLock} from '../config/holder-lock.js'
+import {HolderLock, StaleLockError} from '../config/holder-lock.js'
 import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {otherResource} from '../api/resource.js'
@@ -223,10 +223,11 @@ export class JournalStore {
 
   /**
    * One sender per request: holds `locks/<name>.lock` (a HolderLock: pid, start time, `holdMs`) and resolves with
-   * its release. While another live process holds it, waits (telling `waiting` once, with the holder's pid, once it
-   * has waited `tellAfterMs`: a lock held for a few milliseconds, as a service's reference lock is, is not worth a
-   * line); a lock whose holder died (kill -9) or ran past its time is taken over. Undefined when the journal is off
-   * or the lock cannot be made: the caller goes on without it.
+   * its release. While another live process holds it, waits (telling `waiting` once, with the holder's pid, once it has waited `tellAfterMs`: a lock
+   * held for a few milliseconds, as a service's reference lock is, is not worth a line); a lock whose holder died
+   * (kill -9) or ran past its time is taken over. Undefined when the journal is off or the lock cannot be made: the
+   * caller goes on without it. A stale lock that cannot be removed (a state dir turned read-only) throws
+   * StuckLockError: waiting for it would never end.
    */
   async holdSender(name: string, holdMs: number, waiting: (pid: number | undefined) => void, tellAfterMs = 0): Promise<(() => void) | undefined> {
     if (!this.open()) return undefined
@@ -240,7 +241,12 @@ export class JournalStore {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
       }
-      lock.takeOverIfStale()
+      try {
+        lock.takeOverIfStale()
+      } catch (err) {
+        if (err instanceof StaleLockError) throw new StuckLockError(err, this.dir)
+        throw err
+      }
       if (!lock.exists()) continue
       if (!told && Date.now() - since >= tellAfterMs) {
         waiting(lock.holderPid())
@@ -452,6 +458,25 @@ export class JournalStore {
     this.ready = false
     const code = (err as {code?: string}).code ?? (err as Error).message
     this.options.warn?.(`the operation journal is off: cannot write ${this.dir} (${code}); a re-run cannot reuse the Idempotency-Key of a request whose outcome is unknown`)
+  }
+}
+
+/**
+ * A lock left by a pay process that is gone (or overdue) cannot be removed (StaleLockError: the state dir turned
+ * read-only, or its permissions changed): the command ends here, nothing sent, saying what to fix, instead of
+ * waiting for ever. The gate adds the key of the request that process left unknown, when the journal holds one.
+ */
+export class StuckLockError extends PayError {
+  constructor(
+    readonly stale: StaleLockError,
+    dir: string,
+  ) {
+    super(
+      `a lock left by another pay process cannot be removed: ${stale.file} (${stale.code}; ${stale.reason}); nothing was sent`,
+      ExitCode.OTHER,
+      `make ${dir} writable by this user again (its permissions, or a disk mounted read-only), then run the same command again`,
+    )
+    this.name = 'StuckLockError'
   }
 }
 
