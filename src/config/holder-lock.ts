@@ -18,6 +18,8 @@ export interface LockHolder {
   started?: string
   /** Unix ms until which the holder may legitimately keep the lock (its whole time budget). */
   until: number
+  /** A nonce of this holding: the holder checks that the file still holds its own record (HolderLock.holds). */
+  token?: string
 }
 
 /**
@@ -91,7 +93,7 @@ export class HolderLock {
   /** Creates the lock file with our holder record and returns that record; throws EEXIST while another holds it. */
   lock(holdMs: number): string {
     const fd = openSync(this.file, 'wx', SECRET_FILE_MODE)
-    const holder: LockHolder = {pid: process.pid, started: ownStartTime(), until: Date.now() + holdMs}
+    const holder: LockHolder = {pid: process.pid, started: ownStartTime(), until: Date.now() + holdMs, token: randomUUID()}
     const text = JSON.stringify(holder)
     try {
       writeSync(fd, text)
@@ -107,6 +109,19 @@ export class HolderLock {
       if (readFileSync(this.file, 'utf8') === mine) unlinkSync(this.file)
     } catch {
       // already gone
+    }
+  }
+
+  /**
+   * Whether the lock file still holds `mine` (lock's record): false once another process took it over (this one ran
+   * past its lease, e.g. stopped by SIGSTOP or a sleeping laptop), or it is gone. The fence a holder checks before it
+   * acts on what it decided under the lock.
+   */
+  holds(mine: string): boolean {
+    try {
+      return readFileSync(this.file, 'utf8') === mine
+    } catch {
+      return false
     }
   }
 

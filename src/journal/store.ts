@@ -222,14 +222,16 @@ export class JournalStore {
   }
 
   /**
-   * One sender per request: holds `locks/<name>.lock` (a HolderLock: pid, start time, `holdMs`) and resolves with
-   * its release. While another live process holds it, waits (telling `waiting` once, with the holder's pid, once it has waited `tellAfterMs`: a lock
+   * One sender per request: holds `locks/<name>.lock` (a HolderLock: pid, start time, `holdMs`, a nonce) and resolves
+   * with its release, which also tells whether the lock is still this holder's (`held`: false once another process
+   * took it over after this one ran past its lease, e.g. stopped by SIGSTOP: the holder's fence). While another live
+   * process holds it, waits (telling `waiting` once, with the holder's pid, once it has waited `tellAfterMs`: a lock
    * held for a few milliseconds, as a service's reference lock is, is not worth a line); a lock whose holder died
    * (kill -9) or ran past its time is taken over. Undefined when the journal is off or the lock cannot be made: the
    * caller goes on without it. A stale lock that cannot be removed (a state dir turned read-only) throws
    * StuckLockError: waiting for it would never end.
    */
-  async holdSender(name: string, holdMs: number, waiting: (pid: number | undefined) => void, tellAfterMs = 0): Promise<(() => void) | undefined> {
+  async holdSender(name: string, holdMs: number, waiting: (pid: number | undefined) => void, tellAfterMs = 0): Promise<SenderLock | undefined> {
     if (!this.open()) return undefined
     const lock = new HolderLock(join(this.dir, 'locks', `${name}.lock`))
     const since = Date.now()
@@ -237,7 +239,7 @@ export class JournalStore {
     for (;;) {
       try {
         const mine = lock.lock(holdMs)
-        return () => lock.unlock(mine)
+        return Object.assign(() => lock.unlock(mine), {held: () => lock.holds(mine)})
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
       }
@@ -460,6 +462,9 @@ export class JournalStore {
     this.options.warn?.(`the operation journal is off: cannot write ${this.dir} (${code}); a re-run cannot reuse the Idempotency-Key of a request whose outcome is unknown`)
   }
 }
+
+/** A held lock (store.holdSender): calling it releases it; `held()` whether the lock file is still this holder's. */
+export type SenderLock = (() => void) & {held: () => boolean}
 
 /**
  * A lock left by a pay process that is gone (or overdue) cannot be removed (StaleLockError: the state dir turned

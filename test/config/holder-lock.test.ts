@@ -1,7 +1,7 @@
 /**
  * The lock file with its holder's record (src/config/holder-lock.ts), and the one-sender lock of the journal over it:
  * a stale lock that cannot be removed (a state dir turned read-only after kill -9) ends the command with what to fix
- * and the key that resumes it, never an endless wait.
+ * and the key that resumes it, never an endless wait; a holder can tell that its lock was taken over (the fence).
  * renameSync is made to fail as it does for a user in a read-only directory (these tests may run as root).
  */
 import * as fs from 'node:fs'
@@ -113,5 +113,19 @@ describe('a stale lock that cannot be removed', () => {
     } finally {
       failRename.code = undefined
     }
+  })
+})
+
+describe('the fence', () => {
+  it('holds() is true while the file holds our record, false once another took it over or it is gone', () => {
+    const dir = tempConfigDir()
+    const lock = new HolderLock(join(dir, 'f.lock'))
+    const mine = lock.lock(60_000)
+    expect(JSON.parse(mine).token).toMatch(/^[0-9a-f-]{36}$/)
+    expect(lock.holds(mine)).toBe(true)
+    fs.writeFileSync(lock.file, JSON.stringify({...JSON.parse(mine), token: 'another'}))
+    expect(lock.holds(mine)).toBe(false)
+    fs.unlinkSync(lock.file)
+    expect(lock.holds(mine)).toBe(false)
   })
 })
