@@ -43,7 +43,8 @@ import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} f
 import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, rowsAndSettled, send} from './send.js'
 import type {SpooledRow} from './spool.js'
 import {AcceptedRows, checkReferences, reindexRun, reserveRows} from './references.js'
-import {PROMISE_WAIT_TOLD_MS, type ReferenceScope, promiseLockName, rebuildReferenceIndex} from '../journal/references.js'
+import {PROMISE_WAIT_TOLD_MS, type ReferenceScope, promiseLockName} from '../journal/references.js'
+import {rebuildReferenceIndex} from '../journal/reference-rebuild.js'
 
 export {bodyHash, rowKey, splitUrl} from './check.js'
 

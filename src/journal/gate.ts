@@ -31,7 +31,8 @@ import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
 import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, StuckLockError, latestState, unresolved} from './store.js'
-import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, holdFor, originOf, PROMISE_WAIT_TOLD_MS, promiseLockName, rebuildReferenceIndex, referenceVerdict, sharesPromise} from './references.js'
+import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, holdFor, originOf, PROMISE_WAIT_TOLD_MS, promiseLockName, referenceVerdict, sharesPromise} from './references.js'
+import {rebuildReferenceIndex} from './reference-rebuild.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */

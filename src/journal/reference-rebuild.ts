@@ -1,6 +1,6 @@
 /**
  * The reference index (src/journal/references.ts) made again from the run files, when it was lost beside them
- * (rebuildReferenceIndex decides; this module is loaded only then). Every row record of every run file, of every run
+ * (rebuildReferenceIndex: one readdir decides; the run journal's reader is loaded only then). Every row record of every run file, of every run
  * and salt, is added to the index of its run's service as the run wrote it (rowLine), into today's bucket files,
  * fsync'd; then the marker, so that runs which indexed nothing are not read again. Lines already there (another
  * process rebuilding at once) are written again: harmless, a key's lines agree. What the run files never held is not
@@ -13,13 +13,34 @@ import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
 import {BUCKETS, REBUILT_MARKER, ReferenceIndex, bucketOf, rowLine, runHeader} from './references.js'
-import {RUN_FILE, RunJournal} from './run-journal.js'
 import type {JournalStore} from './store.js'
+
+/**
+ * The index lost beside the run files it was written with (a cleanup, a partial restore): before a lookup reads it,
+ * every row record of every run file is added to it again (reference-rebuild.ts), so that a lost index never reads
+ * as "no promise". Costs one readdir of `journal/references/` on a command with a reference (and one of `runs/` while
+ * there is no index); the rebuild leaves a marker there, so a journal whose runs indexed nothing is rebuilt once.
+ */
+export async function rebuildReferenceIndex(store: JournalStore): Promise<void> {
+  if (!store.open() || !indexLost(join(store.dir, 'references'))) return
+  await rebuild(store)
+}
+
+/** Whether the index's directory is missing or empty (nothing, not even the rebuild's marker). */
+function indexLost(root: string): boolean {
+  try {
+    return readdirSync(root).length === 0
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT'
+  }
+}
 
 /** Rows buffered per run file before a write. */
 const BATCH = 4096
 
-export async function rebuild(store: JournalStore): Promise<void> {
+async function rebuild(store: JournalStore): Promise<void> {
+  // the run journal's reader, loaded only when an index was lost (not with every command that has a reference)
+  const {RUN_FILE, RunJournal} = await import('./run-journal.js')
   const runs = join(store.dir, 'runs')
   let names: string[]
   try {

@@ -187,26 +187,6 @@ export function rowLine(scope: ReferenceScope, run: string, file: string, ref: s
   return {ref, key, at, run, line, file, outcome: 'refused', client_id, account_ref}
 }
 
-/**
- * The index lost beside the run files it was written with (a cleanup, a partial restore): before a lookup reads it,
- * every row record of every run file is added to it again (reference-rebuild.ts), so that a lost index never reads
- * as "no promise". Costs one readdir of `journal/references/` on a command with a reference (and one of `runs/` while
- * there is no index); the rebuild leaves a marker there, so a journal whose runs indexed nothing is rebuilt once.
- */
-export async function rebuildReferenceIndex(store: JournalStore): Promise<void> {
-  if (!store.open() || !indexLost(join(store.dir, 'references'))) return
-  await (await import('./reference-rebuild.js')).rebuild(store)
-}
-
-/** Whether the index's directory is missing or empty (nothing, not even the rebuild's marker). */
-function indexLost(root: string): boolean {
-  try {
-    return readdirSync(root).length === 0
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT'
-  }
-}
-
 /** The file a rebuild leaves in `journal/references/` (an index rebuilt with no line is not lost). */
 export const REBUILT_MARKER = '.rebuilt'
 
