@@ -88,7 +88,11 @@ export function staleReason(text: string, mtimeMs: number, now = Date.now()): st
 }
 
 export class HolderLock {
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    /** node:fs's renameSync (tests make it fail, as a read-only directory does for a user). */
+    private readonly rename: typeof renameSync = renameSync,
+  ) {}
 
   /** Creates the lock file with our holder record and returns that record; throws EEXIST while another holds it. */
   lock(holdMs: number): string {
@@ -164,7 +168,7 @@ export class HolderLock {
     if (reason === undefined) return
     const aside = `${this.file}.${process.pid}.${randomUUID()}.stale`
     try {
-      renameSync(this.file, aside)
+      this.rename(this.file, aside)
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message
       if (code === 'ENOENT') return // someone else took it over first

@@ -12,7 +12,7 @@
  * When the directory cannot be created, the journal warns once and turns itself off: the command still runs, with
  * a key derived from its request (src/journal/gate.ts), so that the same command run again resumes it.
  */
-import {closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
+import {closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, type renameSync, statSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
@@ -132,6 +132,8 @@ interface JournalOptions {
   now?: () => number
   /** node:fs's fsync (tests hold it to see that nothing is sent before it completes). */
   fsync?: typeof fsync
+  /** node:fs's renameSync for the locks (tests make it fail, as a read-only state dir does). */
+  rename?: typeof renameSync
 }
 
 /** Retention in days from PAY_JOURNAL_RETENTION_DAYS (a positive integer), else the default. */
@@ -233,7 +235,7 @@ export class JournalStore {
    */
   async holdSender(name: string, holdMs: number, waiting: (pid: number | undefined) => void, tellAfterMs = 0): Promise<SenderLock | undefined> {
     if (!this.open()) return undefined
-    const lock = new HolderLock(join(this.dir, 'locks', `${name}.lock`))
+    const lock = new HolderLock(join(this.dir, 'locks', `${name}.lock`), this.options.rename)
     const since = Date.now()
     let told = false
     for (;;) {
@@ -464,7 +466,7 @@ export class JournalStore {
 }
 
 /** A held lock (store.holdSender): calling it releases it; `held()` whether the lock file is still this holder's. */
-export type SenderLock = (() => void) & {held: () => boolean}
+type SenderLock = (() => void) & {held: () => boolean}
 
 /**
  * A lock left by a pay process that is gone (or overdue) cannot be removed (StaleLockError: the state dir turned

@@ -2,30 +2,25 @@
  * The lock file with its holder's record (src/config/holder-lock.ts), and the one-sender lock of the journal over it:
  * a stale lock that cannot be removed (a state dir turned read-only after kill -9) ends the command with what to fix
  * and the key that resumes it, never an endless wait; a holder can tell that its lock was taken over (the fence).
- * renameSync is made to fail as it does for a user in a read-only directory (these tests may run as root).
+ * renameSync is made to fail (the lock's and the store's test hook) as it does for a user in a read-only directory:
+ * these tests may run as root.
  */
 import * as fs from 'node:fs'
 import {join} from 'node:path'
-import {describe, expect, it, vi} from 'vitest'
+import {describe, expect, it} from 'vitest'
+import {HolderLock, StaleLockError} from '../../src/config/holder-lock.js'
+import {JournalStore, StuckLockError} from '../../src/journal/store.js'
+import {JournalGate} from '../../src/journal/gate.js'
+import {ApiClient} from '../../src/client/api-client.js'
+import {ExitCode} from '../../src/base/exit-codes.js'
+import {tempConfigDir} from '../helpers/cli.js'
 
-const failRename = vi.hoisted(() => ({code: undefined as string | undefined}))
-vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>()
-  return {
-    ...real,
-    renameSync: (from: fs.PathLike, to: fs.PathLike) => {
-      if (failRename.code && String(from).endsWith('.lock')) throw Object.assign(new Error(`${failRename.code}: rename`), {code: failRename.code})
-      real.renameSync(from, to)
-    },
-  }
-})
-
-const {HolderLock, StaleLockError} = await import('../../src/config/holder-lock.js')
-const {JournalStore, StuckLockError} = await import('../../src/journal/store.js')
-const {JournalGate} = await import('../../src/journal/gate.js')
-const {ApiClient} = await import('../../src/client/api-client.js')
-const {ExitCode} = await import('../../src/base/exit-codes.js')
-const {tempConfigDir} = await import('../helpers/cli.js')
+/** renameSync as a read-only directory answers a user (EACCES, EROFS) while `code` is set. */
+const failRename = {code: undefined as string | undefined}
+const rename: typeof fs.renameSync = (from, to) => {
+  if (failRename.code) throw Object.assign(new Error(`${failRename.code}: rename`), {code: failRename.code})
+  fs.renameSync(from, to)
+}
 
 /** A pid that names no process any more. */
 const deadPid = async () => (await import('node:child_process')).spawnSync(process.execPath, ['-e', '']).pid
@@ -40,11 +35,11 @@ describe('a stale lock that cannot be removed', () => {
     try {
       for (const code of ['EACCES', 'EROFS']) {
         failRename.code = code
-        expect(() => new HolderLock(file).takeOverIfStale()).toThrow(StaleLockError)
-        expect(() => new HolderLock(file).takeOverIfStale()).toThrow(new RegExp(`${code}; holder \\d+ is gone`))
+        expect(() => new HolderLock(file, rename).takeOverIfStale()).toThrow(StaleLockError)
+        expect(() => new HolderLock(file, rename).takeOverIfStale()).toThrow(new RegExp(`${code}; holder \\d+ is gone`))
       }
       failRename.code = 'ENOENT'
-      expect(() => new HolderLock(file).takeOverIfStale()).not.toThrow()
+      expect(() => new HolderLock(file, rename).takeOverIfStale()).not.toThrow()
     } finally {
       failRename.code = undefined
     }
@@ -54,7 +49,7 @@ describe('a stale lock that cannot be removed', () => {
 
   it("the journal's one-sender lock ends with StuckLockError (what to fix), never waits for ever", async () => {
     const dir = tempConfigDir()
-    const store = new JournalStore(dir)
+    const store = new JournalStore(dir, {rename})
     store.open()
     fs.writeFileSync(join(store.dir, 'locks', 'req.lock'), JSON.stringify({pid: await deadPid(), until: Date.now() + 60_000}))
     failRename.code = 'EACCES'
@@ -70,7 +65,7 @@ describe('a stale lock that cannot be removed', () => {
   it('a re-run after kill -9 with the state dir read-only: exit 7, the key of the request left unknown and the command that resumes it', async () => {
     const dir = tempConfigDir()
     const body = {amount: '10.00', currency: 'KES', merchant_reference: 'u1', payment_method: 'mobile_money', mobile: '254712345678', provider: 'mpesa'}
-    const run = async (store: InstanceType<typeof JournalStore>, stop?: () => void) => {
+    const run = async (store: JournalStore, stop?: () => void) => {
       const sent: string[] = []
       const transport = {
         async send(r: {url: string; headers: Record<string, string>; ready?: Promise<void>}) {
@@ -88,7 +83,7 @@ describe('a stale lock that cannot be removed', () => {
         await within(client.call('collections.create', {body}))
         return {sent}
       } catch (err) {
-        return {sent, error: err as InstanceType<typeof StuckLockError>}
+        return {sent, error: err as StuckLockError}
       }
     }
     // the first process: its request in flight, then killed (its lock left behind, naming a pid that is gone); its
@@ -103,7 +98,7 @@ describe('a stale lock that cannot be removed', () => {
     expect(fs.readdirSync(join(dir, 'journal', 'locks')).filter((n) => !n.startsWith('refs-'))).toHaveLength(1)
     failRename.code = 'EACCES' // the state dir is read-only now
     try {
-      const again = await run(new JournalStore(dir))
+      const again = await run(new JournalStore(dir, {rename}))
       expect(again.sent).toEqual([])
       expect(again.error).toBeInstanceOf(StuckLockError)
       expect(again.error?.exitCode).toBe(ExitCode.NETWORK)
