@@ -175,9 +175,10 @@ export function heldByEntry(entries: JournalEntry[], i: number): AcceptedReferen
 }
 
 /**
- * The index line of a row a bulk run sent (or reserved), in the one format: accepted (its id and state then), unknown
- * (its body's hash, when known) or refused; with its run, line and file, and the client id and account ref of `scope`
- * (the sender; unset: left out). Object literals, not spreads of a shared part: this runs for every row sent.
+ * The index line of a row a run file recorded, as the run wrote it: accepted (its id and state then), unknown (its
+ * body's hash, when known) or refused; with its run, line and file, and the client id and account ref of `scope` (the
+ * sender; unset: left out). What a rebuild writes (reference-rebuild.ts); a run's writer serialises the same object
+ * straight to text (src/bulk/references.ts ReferenceWriter.add; test/bulk/references.test.ts holds them equal).
  */
 export function rowLine(scope: ReferenceScope, run: string, file: string, ref: string, key: string, line: number, o: {outcome: HeldAs; id: string | null; state: string | null; state_at: string | null}, bodySha?: string): AcceptedReference {
   const at = o.state_at ?? new Date().toISOString()

@@ -7,9 +7,10 @@
 import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {bodyHash} from '../../src/bulk/check.js'
 import {AcceptedRows} from '../../src/bulk/references.js'
 import type {SpooledRow} from '../../src/bulk/spool.js'
-import {ReferenceIndex} from '../../src/journal/references.js'
+import {ReferenceIndex, rowLine} from '../../src/journal/references.js'
 import {type RowOutcome, RunJournal} from '../../src/journal/run-journal.js'
 import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
@@ -112,6 +113,25 @@ describe('the reference index never lags the run journal for good', () => {
 
     // rebuilt once: the marker keeps a journal whose runs indexed nothing from being read again at every command
     expect(existsSync(join(journalDir(dir), 'references', '.rebuilt'))).toBe(true)
+  })
+
+  it("a rebuild's lines (rowLine) are the very lines a run's writer writes, for each outcome", () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(dir)
+    store.open()
+    const scope = {...SCOPE, accountRef: 'acme-main'}
+    const rows = new AcceptedRows(store, () => scope, 'r'.repeat(32), 'pay.csv')
+    const outcomes = [
+      {outcome: 'accepted', id: 'CL_1', state: 'processing', state_at: '2026-11-26T10:00:00.000Z'},
+      {outcome: 'unknown', id: null, state: null, state_at: '2026-11-26T10:00:01.000Z'},
+      {outcome: 'refused', id: null, state: null, state_at: '2026-11-26T10:00:02.000Z'},
+    ] as RowOutcome[]
+    outcomes.forEach((o, i) => rows.add({endpoint: SCOPE.endpoint, reference: `rl-${i}`, key: `k-${i}`, line: 2 + i, body: '{"a":1}'} as SpooledRow, o))
+    expect(rows.end()).toBeUndefined()
+    const index = new ReferenceIndex(store, scope)
+    const written = readdirSync(index.dir).flatMap((n) => readFileSync(join(index.dir, n), 'utf8').split('\n').filter((l) => l.trim() !== ''))
+    const rebuilt = outcomes.map((o, i) => JSON.stringify(rowLine(scope, 'r'.repeat(32), 'pay.csv', `rl-${i}`, `k-${i}`, 2 + i, o, o.outcome === 'unknown' ? bodyHash('{"a":1}') : undefined)))
+    expect(written.sort()).toEqual(rebuilt.sort())
   })
 
   it('an index that cannot be written stops the run before anything is sent (exit 1, said: its references cannot be reserved); the next run sends them and indexes them', async () => {
@@ -226,5 +246,38 @@ describe('a reference is one promise to a service: a bulk run with another clien
     expect(none.code, none.stderr).toBe(5)
     expect(none.stderr).toContain('account ref')
     expect(keysSent('sa-1')).toHaveLength(2)
+  })
+})
+
+describe('an index line is written from the run\'s shared parts, byte for byte what JSON.stringify gives of its entry', () => {
+  it('accepted, unknown and refused lines, with text that needs escaping, with and without a client id and account ref', () => {
+    const odd = 'quote " back \\ tab \t é \u2028 end'
+    for (const scope of [SCOPE, {...SCOPE, clientId: undefined}, {...SCOPE, clientId: odd, accountRef: 'acc-1'}]) {
+      const store = new JournalStore(tempConfigDir())
+      store.open()
+      const rows = new AcceptedRows(store, () => scope, 'r'.repeat(32), `dir/${odd}.csv`)
+      const at = '2026-11-26T10:00:01.000Z'
+      const r = (ref: string, line: number, body?: string) => ({endpoint: scope.endpoint, reference: ref, key: `k-${ref}`, line, body}) as SpooledRow
+      rows.add(r(`a-${odd}`, 2), {outcome: 'accepted', id: `CL_${odd}`, state: odd, state_at: at} as RowOutcome)
+      rows.add(r('a-2', 3), {outcome: 'accepted', id: null, state: null, state_at: at} as RowOutcome)
+      rows.add(r('u-1', 4, '{"a":1}'), {outcome: 'unknown', state_at: at} as RowOutcome)
+      rows.add(r('u-2', 5), {outcome: 'unknown', state_at: at} as RowOutcome)
+      rows.add(r('f-1', 6), {outcome: 'refused', state_at: at} as RowOutcome)
+      expect(rows.end()).toBeUndefined()
+      const shared = {run: 'r'.repeat(32), file: `dir/${odd}.csv`}
+      const sender = {client_id: scope.clientId, account_ref: scope.accountRef}
+      const expected = [
+        {ref: `a-${odd}`, key: `k-a-${odd}`, at, id: `CL_${odd}`, state: odd, ...shared, line: 2, ...sender},
+        {ref: 'a-2', key: 'k-a-2', at, ...shared, line: 3, ...sender},
+        {ref: 'u-1', key: 'k-u-1', at, ...shared, line: 4, outcome: 'unknown', body_sha256: bodyHash('{"a":1}'), ...sender},
+        {ref: 'u-2', key: 'k-u-2', at, ...shared, line: 5, outcome: 'unknown', ...sender},
+        {ref: 'f-1', key: 'k-f-1', at, ...shared, line: 6, outcome: 'refused', ...sender},
+      ]
+      // the key order of the entries as AcceptedRows wrote them before (run, line, file; then outcome, body_sha256)
+      const ordered = expected.map((e) => JSON.stringify(e, ['ref', 'key', 'at', 'id', 'state', 'run', 'line', 'file', 'outcome', 'body_sha256', 'client_id', 'account_ref']))
+      const dir = new ReferenceIndex(store, scope).dir
+      const written = readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l !== ''))
+      expect(written.sort()).toEqual(ordered.sort())
+    }
   })
 })
