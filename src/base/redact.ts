@@ -188,9 +188,20 @@ export function redactValues(text: string, knownSecrets: (string | undefined)[])
   let out = text
   for (const s of knownSecrets) {
     if (!s || s.length < 4) continue
-    for (const form of secretForms(s)) out = out.split(form).join(REDACTED)
+    for (const form of formsOf(s)) if (out.includes(form)) out = out.split(form).join(REDACTED)
   }
   return out
+}
+
+/** secretForms of the last few secrets: every answer a client reads is redacted with the same ones. */
+const FORMS = new Map<string, string[]>()
+function formsOf(secret: string): string[] {
+  let forms = FORMS.get(secret)
+  if (!forms) {
+    if (FORMS.size >= 64) FORMS.clear()
+    FORMS.set(secret, (forms = secretForms(secret)))
+  }
+  return forms
 }
 
 /**

@@ -177,9 +177,12 @@ async function* rowsToSend(plan: Pick<SendPlan, 'checked' | 'earlier' | 'rekey'>
     for await (const rows of plan.checked.spool.chunks()) {
       const out: ToSend[] = []
       for (const r of rows) {
-        const repeat = await repeats.at(r.row)
+        // awaited only when a cursor must read its next chunk: an await per row cost two promises a row, each pass
+        const repeatAt = repeats.at(r.row)
+        const repeat = repeatAt instanceof Promise ? await repeatAt : repeatAt
         if (repeat !== undefined) r.key = plan.rekey(r, repeat[1])
-        out.push({r, known: await earlier.at(r.row)})
+        const knownAt = earlier.at(r.row)
+        out.push({r, known: knownAt instanceof Promise ? await knownAt : knownAt})
       }
       yield out
     }
@@ -209,19 +212,25 @@ class RowCursor<T> {
     private readonly rowOf: (item: T) => number,
   ) {}
 
-  /** The item of `row`, if any (items of earlier rows are passed over). */
-  async at(row: number): Promise<T | undefined> {
-    for (;;) {
-      while (this.at_ < this.items.length && this.rowOf(this.items[this.at_]) < row) this.at_++
-      if (this.at_ < this.items.length) return this.rowOf(this.items[this.at_]) === row ? this.items[this.at_] : undefined
-      if (this.done) return undefined
-      const next = await this.source.next()
-      if (next.done) this.done = true
-      else {
-        this.items = next.value
-        this.at_ = 0
-      }
+  /**
+   * The item of `row`, if any (items of earlier rows are passed over): at once while the chunk in hand covers `row`,
+   * a promise only when the next chunk must be read first.
+   */
+  at(row: number): T | undefined | Promise<T | undefined> {
+    while (this.at_ < this.items.length && this.rowOf(this.items[this.at_]) < row) this.at_++
+    if (this.at_ < this.items.length) return this.rowOf(this.items[this.at_]) === row ? this.items[this.at_] : undefined
+    if (this.done) return undefined
+    return this.readThenAt(row)
+  }
+
+  private async readThenAt(row: number): Promise<T | undefined> {
+    const next = await this.source.next()
+    if (next.done) this.done = true
+    else {
+      this.items = next.value
+      this.at_ = 0
     }
+    return this.at(row)
   }
 
   async close(): Promise<void> {
@@ -301,7 +310,8 @@ async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, 
  * (for now, or for good) or unknown. 429s slow the whole run down (the shared rate) instead of this row waiting alone.
  */
 async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rate: AdaptiveRate, retries: number, earlierMaybeSent: boolean, ended: Ended, via?: PoolTransport): Promise<Sent> {
-  const policy = new RequestAttempts({retries, earlierMaybeSent, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
+  // made at the first failure: nearly every row is answered at once, and needs no policy
+  let policy: RequestAttempts | undefined
   for (;;) {
     if (!rate.tryAcquire()) await rate.acquire()
     let res: ApiResponse | undefined
@@ -323,6 +333,7 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     // a failure the client did not judge (none is expected): it may have reached the service
     const outcome: AttemptOutcome = err?.attemptOutcome ?? {kind: 'network', sent: true}
     const asked = askedWaitMs(status, err?.responseHeaders ?? {}, err?.body)
+    policy ??= new RequestAttempts({retries, earlierMaybeSent, safeToRepeat: true, throttles: MAX_THROTTLES_PER_ROW})
     const decision = policy.next(outcome, asked)
     if (decision.retry && decision.throttled) {
       rate.throttle(asked)

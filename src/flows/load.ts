@@ -8,7 +8,7 @@ import {readFileSync} from 'node:fs'
 import {basename, extname} from 'node:path'
 import {parse as parseYaml} from 'yaml'
 import type {z} from 'zod'
-import {type Endpoint, type EndpointId, endpoints, pathParams} from '../api/endpoints.js'
+import {type Endpoint, type EndpointId, endpoints, pathParams, pathValueRule} from '../api/endpoints.js'
 import {InputError, type InputProblem} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {isSecretName} from '../base/redact.js'
@@ -57,7 +57,12 @@ function stepProblems(step: FlowStep, earlier: Set<string>, env: Scope['env'], s
   const known = (v: unknown): unknown => resolveKnown(v, scope)
 
   const names = pathParams(endpoint.path)
-  for (const n of names) if (step.path?.[n] === undefined || step.path[n] === '') problems.push({field: `path.${n}`, rule: 'is required'})
+  for (const n of names) {
+    // a value known now that a URL would read as a step in the path ("." or "..") is refused as a command's argument is
+    const given = step.path?.[n]
+    const rule = given === undefined || given === '' ? 'is required' : pathValueRule(String(known(given)))
+    if (rule) problems.push({field: `path.${n}`, rule})
+  }
   for (const k of Object.keys(step.path ?? {})) if (!names.includes(k)) problems.push({field: `path.${k}`, rule: `is not a path parameter of ${endpoint.method} ${endpoint.path}`})
 
   const check = (where: 'query' | 'body', schema: z.ZodType | undefined, raw: unknown) => {

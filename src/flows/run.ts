@@ -5,7 +5,7 @@
  */
 import {randomUUID} from 'node:crypto'
 import type {z} from 'zod'
-import {type EndpointId, endpoints} from '../api/endpoints.js'
+import {type EndpointId, endpoints, pathValueRule} from '../api/endpoints.js'
 import {lookupCommand} from '../api/kinds.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
 import {ExitCode} from '../base/exit-codes.js'
@@ -70,6 +70,10 @@ function requestOf(step: FlowStep, scope: Scope): {id: EndpointId; input: CallIn
   }
   const id = step.call as EndpointId
   const input: CallInput = {path: asStrings(resolved(step.path, scope)), query: asStrings(resolved(step.query, scope)), body: resolved(step.body, scope), idempotencyKey}
+  for (const [name, value] of Object.entries(input.path ?? {})) {
+    const rule = pathValueRule(value)
+    if (rule) throw new StepFailure('invalid_input', `path.${name} ${rule} (after resolving references)`, ExitCode.USAGE)
+  }
   const endpoint = endpoints[id] as {query?: z.ZodType; body?: z.ZodType}
   for (const [where, schema, value] of [['query', endpoint.query, input.query], ['body', endpoint.body, input.body]] as const) {
     if (!schema || value === undefined) continue

@@ -9,6 +9,7 @@ import {closeSync, createReadStream, existsSync, openSync, readFileSync, readSyn
 import {join} from 'node:path'
 import type {RequestClass} from '../client/request-policy.js'
 import type {JournalStore} from './store.js'
+import {ByteLines} from './byte-lines.js'
 import {SortedRecords} from './sorted-spool.js'
 
 const FLUSH_MS = 250
@@ -317,7 +318,8 @@ export interface FlushedFirst<T> {
 
 export class RunJournal {
   readonly file: string
-  private buffer = ''
+  /** The records not yet written (a flush's worth, and room for the record that fills it). */
+  private readonly buffer = new ByteLines(FLUSH_BYTES + 64 * 1024)
   private timer?: NodeJS.Timeout
   /** The write in progress: flushes run one after the other, off the event loop's critical path. */
   private writing: Promise<void> = Promise.resolve()
@@ -430,7 +432,7 @@ export class RunJournal {
   record(outcome: RowOutcome, again = false): void {
     // {"t":"row", then the outcome's own fields: the same line as JSON.stringify({t: 'row', ...outcome}), without a copy
     const fields = JSON.stringify(outcome).slice(1, -1)
-    this.buffer += `{"t":"row",${fields}${again ? ',"again":true' : ''}}\n`
+    this.buffer.push(`{"t":"row",${fields}${again ? ',"again":true' : ''}}\n`)
     if (this.buffer.length >= FLUSH_BYTES) this.flush()
   }
 
@@ -439,9 +441,8 @@ export class RunJournal {
    * now, so it covers every record taken with it), then the records. After a failed write nothing more is written.
    */
   flush(): void {
-    if (this.buffer === '') return
-    const text = this.buffer
-    this.buffer = ''
+    if (this.buffer.length === 0) return
+    const text = this.buffer.take()
     const first = this.first?.take()
     if (!this.on) return
     this.writing = this.writing.then(async () => {
@@ -459,7 +460,7 @@ export class RunJournal {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
     await this.writing
-    this.buffer += `${JSON.stringify({t: 'end', at: new Date().toISOString(), ...(this.first && this.failed === undefined ? {indexed: true} : {})})}\n`
+    this.buffer.push(`${JSON.stringify({t: 'end', at: new Date().toISOString(), ...(this.first && this.failed === undefined ? {indexed: true} : {})})}\n`)
     this.flush()
     await this.writing
     await this.first?.close?.()
@@ -469,12 +470,11 @@ export class RunJournal {
   endNow(): void {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
-    const text = this.buffer
-    this.buffer = ''
+    const text = this.buffer.take()
     const first = this.first?.take()
     if (!this.on) return
     if (this.failed === undefined && first !== undefined) this.failed = this.first!.writeNow(first)
-    if (this.failed === undefined && text !== '') this.store.appendLine(this.file, text, true)
+    if (this.failed === undefined && text.length > 0) this.store.appendLine(this.file, text.toString('utf8'), true)
   }
 }
 

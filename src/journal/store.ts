@@ -141,6 +141,9 @@ export function retentionDaysFrom(env: NodeJS.ProcessEnv = process.env): number 
   return DEFAULT_RETENTION_DAYS
 }
 
+/** The line break written before appended lines (appendLineAsync). */
+const LINE_BREAK = Buffer.from('\n')
+
 export class JournalStore {
   readonly dir: string
   private ready?: boolean
@@ -285,10 +288,11 @@ export class JournalStore {
   }
 
   /**
-   * appendLine without blocking the event loop (bulk runs), fsync'd; the same answer. `handles`: files kept open
-   * between calls (a run's index buckets, written at every flush), for the caller to close; without it, closed here.
+   * appendLine without blocking the event loop (bulk runs), fsync'd; the same answer. `lines`: whole lines, as text or
+   * as their UTF-8 bytes (src/journal/byte-lines.ts). `handles`: files kept open between calls (a run's index buckets,
+   * written at every flush), for the caller to close; without it, closed here.
    */
-  async appendLineAsync(file: string, text: string, handles?: Map<string, Promise<FileHandle>>): Promise<string | undefined> {
+  async appendLineAsync(file: string, lines: string | Buffer, handles?: Map<string, Promise<FileHandle>>): Promise<string | undefined> {
     if (!this.open()) return JOURNAL_OFF
     let handle: FileHandle | undefined
     try {
@@ -296,9 +300,11 @@ export class JournalStore {
       const opening = handles?.get(file) ?? process.getBuiltinModule('node:fs/promises').open(file, 'a', SECRET_FILE_MODE)
       handles?.set(file, opening)
       handle = await opening
-      const data = Buffer.from(`\n${text}`) // a leading line break, as writeWhole: a torn tail never swallows these lines
-      const {bytesWritten} = await handle.write(data)
-      if (bytesWritten !== data.length) throw Object.assign(new Error(`wrote ${bytesWritten} of ${data.length} bytes`), {code: 'ENOSPC'})
+      // a leading line break, as writeWhole: a torn tail never swallows these lines (one write either way)
+      const data = typeof lines === 'string' ? [Buffer.from(`\n${lines}`)] : [LINE_BREAK, lines]
+      const length = data.reduce((n, b) => n + b.length, 0)
+      const {bytesWritten} = await handle.writev(data)
+      if (bytesWritten !== length) throw Object.assign(new Error(`wrote ${bytesWritten} of ${length} bytes`), {code: 'ENOSPC'})
       await handle.sync()
       return undefined
     } catch (err) {

@@ -37,4 +37,11 @@ describe('endpoint table', () => {
     expect(matchEndpoint('POST', '/v1/mandates/MD_9/cancel')?.params).toEqual({mandate_id: 'MD_9'})
     expect(fillPath('/v1/payouts/{merchant_reference}', {merchant_reference: 'a/b c'})).toBe('/v1/payouts/a%2Fb%20c')
   })
+
+  it('a reference spelled %2e%2e stays one segment (its % encoded); "." and ".." are never filled in', () => {
+    const path = fillPath('/v1/payouts/{merchant_reference}', {merchant_reference: '%2e%2e'})
+    expect(path).toBe('/v1/payouts/%252e%252e')
+    expect(new URL(`http://127.0.0.1:4010${path}`).pathname).toBe('/v1/payouts/%252e%252e')
+    for (const dots of ['.', '..']) expect(() => fillPath('/v1/transactions/verify/{merchant_reference}', {merchant_reference: dots})).toThrow(/must not be "\." or "\.\."/)
+  })
 })

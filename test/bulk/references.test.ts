@@ -7,6 +7,7 @@
 import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {bodyHash} from '../../src/bulk/check.js'
 import {AcceptedRows} from '../../src/bulk/references.js'
 import type {SpooledRow} from '../../src/bulk/spool.js'
 import {ReferenceIndex} from '../../src/journal/references.js'
@@ -202,5 +203,38 @@ describe('a reference is one promise to a service: a bulk run with another clien
     expect(none.code, none.stderr).toBe(5)
     expect(none.stderr).toContain('account ref')
     expect(keysSent('sa-1')).toHaveLength(2)
+  })
+})
+
+describe('an index line is written from the run\'s shared parts, byte for byte what JSON.stringify gives of its entry', () => {
+  it('accepted, unknown and refused lines, with text that needs escaping, with and without a client id and account ref', () => {
+    const odd = 'quote " back \\ tab \t é \u2028 end'
+    for (const scope of [SCOPE, {...SCOPE, clientId: undefined}, {...SCOPE, clientId: odd, accountRef: 'acc-1'}]) {
+      const store = new JournalStore(tempConfigDir())
+      store.open()
+      const rows = new AcceptedRows(store, () => scope, 'r'.repeat(32), `dir/${odd}.csv`)
+      const at = '2026-11-26T10:00:01.000Z'
+      const r = (ref: string, line: number, body?: string) => ({endpoint: scope.endpoint, reference: ref, key: `k-${ref}`, line, body}) as SpooledRow
+      rows.add(r(`a-${odd}`, 2), {outcome: 'accepted', id: `CL_${odd}`, state: odd, state_at: at} as RowOutcome)
+      rows.add(r('a-2', 3), {outcome: 'accepted', id: null, state: null, state_at: at} as RowOutcome)
+      rows.add(r('u-1', 4, '{"a":1}'), {outcome: 'unknown', state_at: at} as RowOutcome)
+      rows.add(r('u-2', 5), {outcome: 'unknown', state_at: at} as RowOutcome)
+      rows.add(r('f-1', 6), {outcome: 'refused', state_at: at} as RowOutcome)
+      expect(rows.end()).toBeUndefined()
+      const shared = {run: 'r'.repeat(32), file: `dir/${odd}.csv`}
+      const sender = {client_id: scope.clientId, account_ref: scope.accountRef}
+      const expected = [
+        {ref: `a-${odd}`, key: `k-a-${odd}`, at, id: `CL_${odd}`, state: odd, ...shared, line: 2, ...sender},
+        {ref: 'a-2', key: 'k-a-2', at, ...shared, line: 3, ...sender},
+        {ref: 'u-1', key: 'k-u-1', at, ...shared, line: 4, outcome: 'unknown', body_sha256: bodyHash('{"a":1}'), ...sender},
+        {ref: 'u-2', key: 'k-u-2', at, ...shared, line: 5, outcome: 'unknown', ...sender},
+        {ref: 'f-1', key: 'k-f-1', at, ...shared, line: 6, outcome: 'refused', ...sender},
+      ]
+      // the key order of the entries as AcceptedRows wrote them before (run, line, file; then outcome, body_sha256)
+      const ordered = expected.map((e) => JSON.stringify(e, ['ref', 'key', 'at', 'id', 'state', 'run', 'line', 'file', 'outcome', 'body_sha256', 'client_id', 'account_ref']))
+      const dir = new ReferenceIndex(store, scope).dir
+      const written = readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l !== ''))
+      expect(written.sort()).toEqual(ordered.sort())
+    }
   })
 })

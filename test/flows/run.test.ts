@@ -136,6 +136,21 @@ describe('checking before sending', () => {
     expect(flags).toEqual([`${file}: step charge (#1): body.amount`, `${file}: step look (#2): reference`, `${file}: step other (#3): call`, `${file}: step payout (#4): path.merchant_reference`])
   })
 
+  it('a path value "." or ".." (given, or from the environment) is refused before anything is sent: the URL would read it as a step', () => {
+    const file = flowFile('dots.yaml', ['steps:', '  - id: payout', '    call: payouts.get', '    path: {merchant_reference: ".."}', '  - id: verify', '    call: transactions.verify', '    path: {merchant_reference: "${env.REF}"}', ''].join('\n'))
+    let err: {exitCode?: number; problems?: {flag: string; rule: string}[]} = {}
+    try {
+      loadFlows([file], {REF: '.'})
+    } catch (e) {
+      err = e as typeof err
+    }
+    expect(err.exitCode).toBe(2)
+    expect(err.problems).toEqual([
+      {flag: `${file}: step payout (#1): path.merchant_reference`, rule: 'must not be "." or ".." (a URL reads it as a step in the path)'},
+      {flag: `${file}: step verify (#2): path.merchant_reference`, rule: 'must not be "." or ".." (a URL reads it as a step in the path)'},
+    ])
+  })
+
   it('a field filled from an earlier step is checked when its value is known', () => {
     const file = flowFile('later.yaml', 'steps:\n  - id: a\n    call: plans.list\n  - id: b\n    call: collections.get\n    path: {id: "${steps.a.data.0.plan_id}"}\n')
     expect(loadFlows([file])).toHaveLength(1)
@@ -150,6 +165,13 @@ describe('checking before sending', () => {
     expect(r.stderr).toContain('body.merchant_reference')
     expect(r.stderr).toContain('nothing was sent')
     expect(sb.requests.length).toBe(before)
+  })
+
+  it('a failure after the run built its output (no credentials) is shown with its exit code, as the process shows it', async () => {
+    const file = flowFile('no-credentials.yaml', 'steps:\n  - id: ok\n    call: balance.get\n')
+    const r = await runCommand(['flow', 'run', file], {env: {PAY_CONFIG_DIR: tempConfigDir()}})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--base-url')
   })
 
   it('refuses YAML that does not parse, naming the file', () => {

@@ -3,7 +3,7 @@ import {existsSync, readdirSync, statSync} from 'node:fs'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {RunJournal, rowOutcome, withStatus} from '../../src/journal/run-journal.js'
-import {SortedRecords} from '../../src/journal/sorted-spool.js'
+import {SortedRecords, hexWords} from '../../src/journal/sorted-spool.js'
 import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
 
@@ -121,5 +121,19 @@ describe("earlier runs' outcomes, sorted by row on disk", () => {
     expect(await outcomes.count((o) => o.outcome !== 'unknown')).toBe(3)
     expect(outcomes.rows).toBe(5)
     outcomes.dispose()
+  })
+})
+
+describe('hexWords', () => {
+  it('reads the 32-bit words of a hex digest, as parseInt of each 8 digits does (lower or upper case)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({minLength: 16, maxLength: 32}), fc.boolean(), (bytes, upper) => {
+        const hex = Buffer.from(bytes).toString('hex')
+        const text = upper ? hex.toUpperCase() : hex
+        for (let at = 0; at < Math.floor(bytes.length / 4); at++) expect(hexWords(text, at)).toBe(Number.parseInt(hex.slice(at * 8, at * 8 + 8), 16))
+      }),
+    )
+    expect(hexWords('ffffffff00000000', 0)).toBe(0xffffffff)
+    expect(hexWords('ffffffff00000000', 1)).toBe(0)
   })
 })
