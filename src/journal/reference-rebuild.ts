@@ -39,16 +39,17 @@ function indexLost(root: string): boolean {
 const BATCH = 4096
 
 async function rebuild(store: JournalStore): Promise<void> {
-  // the run journal's reader, loaded only when an index was lost (not with every command that has a reference)
-  const {RUN_FILE, RunJournal} = await import('./run-journal.js')
   const runs = join(store.dir, 'runs')
   let names: string[]
   try {
-    names = readdirSync(runs).filter((n) => RUN_FILE.test(n)).sort()
+    names = readdirSync(runs).filter((n) => n.endsWith('.ndjson'))
   } catch {
     return // no run files: nothing was ever indexed
   }
-  if (names.length === 0) return
+  if (names.length === 0) return // the common case without an index: no import, no module loader (a command's start-up)
+  // the run journal's reader, loaded only when an index was lost beside run files
+  const {RUN_FILE, RunJournal} = await import('./run-journal.js')
+  names = names.filter((n) => RUN_FILE.test(n)).sort()
   const root = join(store.dir, 'references')
   for (const name of names) {
     const header = runHeader(join(runs, name))
