@@ -39,6 +39,11 @@ const uri = z.lazy(() => z.url({protocol: /^https?$/, error: 'must be an absolut
 export const isHttpUrl = (text: string): boolean => uri.safeParse(text).success
 const dateTime = z.lazy(() => z.iso.datetime({offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z'}))
 const nonEmpty = z.lazy(() => storable(z.string({error: 'is required'}).min(1, 'must not be empty')))
+/**
+ * An integer of an answer, of any size: a number, or beyond 2^53 the string of its digits as sent (the client's
+ * parseJson keeps them so, src/client/api-client.ts), never a rounded number.
+ */
+const anyInteger = z.lazy(() => z.union([z.number().int(), z.string().regex(/^-?[0-9]{16,}$/)]))
 /** Optional free text of at most `max` characters. */
 export const text = (max: number) => storable(z.string().max(max, `must be at most ${max} characters`))
 
@@ -521,7 +526,7 @@ export const balance = response((t) => t.assumed(z.looseObject({object: z.litera
 export const accountContext = z.lazy(() =>
   z.looseObject({
     object: z.literal('account_context'),
-    merchant: z.looseObject({id: z.number().int(), name: z.string(), sub_accounts_enabled: z.boolean()}),
+    merchant: z.looseObject({id: anyInteger, name: z.string(), sub_accounts_enabled: z.boolean()}),
     account: z.looseObject({
       id: z.string().startsWith('MAC_'),
       object: z.literal('merchant_account'),

@@ -5,10 +5,14 @@
  *   same endpoint + URL + base URL + client id + account ref (the one the request carries: `pay api -H` may name
  *   another than the settings') + body bytes as a journaled request, and
  *   - it was accepted (the latest such request): the earlier answer is returned and nothing is sent (unless
- *     --force-new or --idempotency-key); the command then looks its state up when it was not final;
+ *     --force-new, or --idempotency-key for a body without a reference); the command then looks its state up when it
+ *     was not final;
  *   - its outcome is unknown (cut connection, timeout, 5xx, interrupted, killed) and no later request with the SAME
  *     key settled it: the journaled key is reused;
- *   - it failed for certain: a new key, as for any new request.
+ *   - it failed for certain: a new random key;
+ *   - none such: the key derived from the request (the one a run with the journal off sends, so it is resumed).
+ *   A key of the user's own (--idempotency-key, an Idempotency-Key header) is never replaced; an earlier request of
+ *   its reference under another key, its own body included, refuses it as below.
  *   Whether a failure is certain (refused) or unknown is the request policy's verdict (src/client/request-policy.ts),
  *   told that the key's earlier outcome was unknown when it was: this module keeps no rule of its own.
  *   The same merchant reference as an earlier request of another body (accepted, or its outcome unknown) is refused
@@ -139,10 +143,12 @@ export class JournalGate implements RequestJournal {
     // that earlier request (of the journal), when this one resumes its key
     let earlier: OpRecord | undefined
     const journalOn = this.store.open()
-    // the journal is off (no state dir): the key is derived from the request, so that the same command run again
-    // (with the journal still off) resumes it; --force-new and a given key as ever
-    const derived = !journalOn && !req.keyGiven && !this.options.forceNew
-    if (derived) request = rekeyed(req, uuidOfHex(bytesMatch)) // as before the match read JSON: a run of an older pay resumes
+    // a request the journal has no record of is sent under a key derived from the request (its match over the body
+    // bytes, as before the match read JSON: a run of an older pay resumes), whether the journal is on or off: so the
+    // same command resumes a run made while the journal was off (an unwritable state dir), also once it is back.
+    // A new key only when the journal shows that key spent (its request refused); --force-new and a given key as ever
+    const derivedKey = req.keyGiven || this.options.forceNew ? undefined : uuidOfHex(bytesMatch)
+    if (derivedKey !== undefined && !journalOn) request = rekeyed(req, derivedKey)
 
     const referenceNeedle = reference === undefined ? [] : [`"reference":${JSON.stringify(reference)}`]
     if (req.keyGiven && req.idempotencyKey && journalOn) {
@@ -152,7 +158,8 @@ export class JournalGate implements RequestJournal {
       if (keyWasUnknown) earlier = entries.find((e) => e.op.key === req.idempotencyKey)!.op
       // the same request given its own key back (the resume command, with --data in another key order): its first bytes
       if (earlier && (earlier.match === match || earlier.match === bytesMatch)) request = this.resumed(req, earlier, bodySha)
-      // a key of the user's own is never swapped for another: an earlier request holding the reference refuses it
+      // a key of the user's own is never swapped for another: an earlier request holding the reference refuses it,
+      // its own body under another key included (this lookup matched by key: nothing of the same body was weighed)
       if (!given) this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], promiseScope, false)
     } else if (!req.keyGiven && journalOn) {
       const entries = this.store.entriesAbout([...new Set([match, bytesMatch]), ...referenceNeedle])
@@ -182,6 +189,8 @@ export class JournalGate implements RequestJournal {
           keyWasUnknown = true
         }
       }
+      // none of the journal's requests answers or resumes it: the derived key, unless the journal holds it refused
+      if (request === req && !replay && derivedKey !== undefined && !entries.some((e) => e.op.key === derivedKey && requestOf(e) === 'refused')) request = rekeyed(req, derivedKey)
     }
     if (replay) return {request, replay, succeeded() {}, failed: (err) => err, end() {}}
 
@@ -201,7 +210,8 @@ export class JournalGate implements RequestJournal {
     // Outcomes are written, not fsync'd: one lost with the machine reads as unknown, and the next run resends the
     // same request under the same key, which the service answers once.
     const durable = journalOn ? this.store.appendDurable(op) : undefined
-    const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o})
+    // an outcome names its operation: another process may send this key too (src/journal/store.ts, entries)
+    const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key' | 'op_at' | 'op_pid'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o, op_at: op.at, op_pid: op.pid})
     const verify = reference === undefined ? '' : `; check with \`${lookupOf(req, reference)}\``
     // the key is named as the journal's only when the journal holds it
     const unknownHint =
@@ -209,7 +219,7 @@ export class JournalGate implements RequestJournal {
         ? `the outcome is unknown (Idempotency-Key ${key})${verify || `; check with \`pay journal ${key}\``} before sending it again`
         : journalOn
           ? `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${verify}`
-          : `the outcome is unknown and the journal is off, so pay cannot look this request up: pass \`--idempotency-key ${key}\` when you run it again (\`${command}\`)${derived ? '; the same command without it derives the same key while the journal stays off' : ''}${verify}`
+          : `the outcome is unknown and the journal is off, so pay cannot look this request up: pass \`--idempotency-key ${key}\` when you run it again (\`${command}\`)${key === derivedKey ? '; the same command without it derives the same key' : ''}${verify}`
     const onSignal = (signal: NodeJS.Signals) => {
       const code = signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED
       const err = new InterruptedError(`interrupted (${signal}) while ${req.method} ${new URL(req.url).pathname} was in flight`, code)
@@ -254,8 +264,10 @@ export class JournalGate implements RequestJournal {
   /**
    * A reference is a promise to a service: the earlier requests that hold it against this one (sharesPromise: the same
    * endpoint and base URL, any client id, account refs that may be one), from the operation journal (not those of this
-   * request's own match: this very request, looked up above) and from the reference index (bulk rows, whatever the
-   * body: a row's key is never a command's), weighed by the one rule (referenceVerdict, src/journal/references.ts):
+   * request's own `matches`, this very request looked up above, unless it carries a key of its own: that lookup was by
+   * key, so the same body sent under another key, accepted or unknown, refuses it as it refuses a bulk row) and from
+   * the reference index (bulk rows, whatever the body: a row's key is never a command's), weighed by the one rule
+   * (referenceVerdict, src/journal/references.ts):
    * refused (exit 5, naming the earlier request, its client id and account ref) when one was accepted, or when one's
    * outcome is unknown and it cannot be resumed; with `canReuse`, the earlier bulk row of the same body, client id and
    * account ref whose outcome is unknown is returned, for its key. Reads only the reference's own lines of the journal
@@ -264,11 +276,15 @@ export class JournalGate implements RequestJournal {
   private keepPromise(entries: JournalEntry[], req: PreparedRequest, reference: string | undefined, bodySha: string, matches: string[], scope: ReferenceScope, canReuse: boolean): AcceptedReference | undefined {
     if (reference === undefined || this.options.forceNew) return undefined
     const holders = new Map<string, Holder<AcceptedReference>>()
+    // the earlier requests of this very body (with a key of the user's own): resumed under their key, not beside it
+    const sameRequest = new Set<AcceptedReference>()
     entries.forEach((e, i) => {
-      if (e.op.reference !== reference || matches.includes(e.op.match) || !sharesPromise(scope, e.op)) return
+      const own = matches.includes(e.op.match)
+      if (e.op.reference !== reference || (own && !req.keyGiven) || !sharesPromise(scope, e.op)) return
       const held = heldByEntry(entries, i)
       // another request of the journal is never resumed under its key: another URL, client id or account ref
       if (held) holdFor(holders, scope, held)
+      if (held && own) sameRequest.add(held)
     })
     for (const e of new ReferenceIndex(this.store, scope).lookup(reference)) holdFor(holders, scope, e, bodySha)
     const verdict = referenceVerdict(holders.values(), req.keyGiven ? req.idempotencyKey : undefined, canReuse)
@@ -277,7 +293,11 @@ export class JournalGate implements RequestJournal {
     if (verdict.do === 'reuse') return earlier
     const single = earlier.run === undefined
     const unknown = heldAs(earlier) === 'unknown'
-    const resume = single ? 'run that command again, with its client and account ref (it reuses its key)' : `run the bulk file ${earlier.file ?? ''} again (it resends that row with its key)`
+    const resume = sameRequest.has(earlier)
+      ? `run this command with --idempotency-key ${shellArgument(earlier.key)} in place of ${shellArgument(req.idempotencyKey ?? '')}, or without one (the journal gives it that key)`
+      : single
+        ? 'run that command again, with its client and account ref (it reuses its key)'
+        : `run the bulk file ${earlier.file ?? ''} again (it resends that row with its key)`
     throw new PayError(
       `reference ${reference} already names another request: ${originOf(earlier)}, ${scope.endpoint} ${describeAccepted(earlier)}; nothing was sent`,
       ExitCode.CONFLICT,

@@ -10,7 +10,8 @@
  * as unknown, and a re-run resends under the same key). Segments older than the retention are deleted.
  *
  * When the directory cannot be created, the journal warns once and turns itself off: the command still runs, with
- * a key derived from its request (src/journal/gate.ts), so that the same command run again resumes it.
+ * a key derived from its request (src/journal/gate.ts), so that the same command run again resumes it (with the
+ * journal on, a request it has no record of gets that key too).
  */
 import {closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
@@ -82,6 +83,13 @@ export interface OutcomeRecord {
   body?: string
   /** Written by pay before the two facts were kept apart (succeeded / failed / unknown); read as `request`. */
   state?: 'succeeded' | 'failed' | 'unknown'
+  /**
+   * The operation this answers (its `at` and `pid`): two processes may send one key (one took the other's lock over
+   * after its lease), and the late one's outcome is its own operation's. Absent in a journal of an older pay: then
+   * the key's newest operation at the time it was written.
+   */
+  op_at?: string
+  op_pid?: number
 }
 
 /** A later look at the resource an accepted request made (a re-run's lookup): its state then, and the body seen. */
@@ -364,19 +372,47 @@ export class JournalStore {
     return out
   }
 
-  /** Operations with their latest outcome, oldest first. */
+  /**
+   * Operations with their latest outcome, oldest first. An outcome is its operation's (`op_at`/`op_pid`; one of an
+   * older pay: the key's newest operation then), and an `unknown` never replaces an answer of the service (accepted
+   * or refused) on it. An operation left unknown (or with no outcome: its process was suspended, killed, or wrote
+   * its `unknown` late) whose key the service accepted for the same request, in another operation, reads as that
+   * answer: the service does a key once.
+   */
   entries(records = this.records()): JournalEntry[] {
-    const byKey = new Map<string, JournalEntry>()
+    const byKey = new Map<string, JournalEntry[]>()
     const order: JournalEntry[] = []
     for (const r of records) {
       if (r.t === 'op') {
         const e = {op: r}
-        byKey.set(r.key, e)
+        const ops = byKey.get(r.key)
+        if (ops) ops.push(e)
+        else byKey.set(r.key, [e])
         order.push(e)
-      } else {
-        const e = byKey.get(r.key)
-        if (e && r.t === 'outcome') e.outcome = r
-        else if (e && r.t === 'state') e.seen = r
+        continue
+      }
+      const ops = byKey.get(r.key)
+      if (!ops) continue
+      if (r.t === 'state') {
+        ops[ops.length - 1].seen = r
+        continue
+      }
+      if (r.t !== 'outcome') continue
+      let e = ops[ops.length - 1]
+      if (r.op_at !== undefined) for (const o of ops) if (o.op.at === r.op_at && o.op.pid === r.op_pid) e = o
+      if (r.request === 'unknown' && e.outcome !== undefined && e.outcome.request !== 'unknown') continue
+      e.outcome = r
+    }
+    for (const ops of byKey.values()) {
+      if (ops.length < 2) continue
+      let accepted: JournalEntry | undefined
+      for (const e of ops) if (e.outcome?.request === 'accepted') accepted = e
+      if (!accepted) continue
+      for (const e of ops) {
+        if (e.outcome?.request !== 'accepted' && e.outcome?.request !== 'refused' && e.op.match === accepted.op.match) {
+          e.outcome = accepted.outcome
+          e.seen ??= accepted.seen
+        }
       }
     }
     return order
@@ -457,7 +493,7 @@ export class JournalStore {
     if (this.ready === false) return
     this.ready = false
     const code = (err as {code?: string}).code ?? (err as Error).message
-    this.options.warn?.(`the operation journal is off: cannot write ${this.dir} (${code}); a re-run cannot reuse the Idempotency-Key of a request whose outcome is unknown`)
+    this.options.warn?.(`the operation journal is off: cannot write ${this.dir} (${code}); pay cannot look requests up: each is sent under a key derived from its request, so only the very same command run again reuses it`)
   }
 }
 

@@ -11,6 +11,7 @@ import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {parseJson} from '../../src/client/api-client.js'
 import {json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {runCommand, runInProcess} from '../helpers/in-process.js'
 import {closedPort} from '../helpers/localtunnel-server.js'
@@ -121,6 +122,47 @@ const trickle = () => ({
 })
 /** Never answers (the socket stays open until the client gives up). */
 const silent = () => ({handle: () => undefined})
+
+/**
+ * An integer of an answer beyond 2^53 (the interface: `merchant.id` integer, of any size): JSON.parse would round it
+ * (9007199254740993 reads 9007199254740992), so pay keeps its digits as the service sent them.
+ */
+describe('an integer beyond 2^53 in an answer', () => {
+  const BIG = '9007199254740993'
+  const account = (id: string) => ({
+    handle: (_req: unknown, res: import('node:http').ServerResponse) => {
+      res.writeHead(200, {'content-type': 'application/json'})
+      res.end(`{"object":"account_context","merchant":{"id":${id},"name":"Big Shop","sub_accounts_enabled":false},"account":{"id":"MAC_1","object":"merchant_account","account_ref":"main","name":"Main","status":"active"}}`)
+    },
+  })
+
+  it('pay account: exit 0, the merchant id printed with its digits as sent, never rounded', async () => {
+    server.script('GET /v1/account', account(BIG))
+    const r = await runInProcess(['account'], {env: {...envFor(), NO_COLOR: '1'}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain(`merchant.id\t${BIG}`)
+    expect(r.stdout).not.toContain('9007199254740992')
+  })
+
+  it('pay account --json prints the body as sent, --jq sees the digits; a negative one is kept too', async () => {
+    server.script('GET /v1/account', account(BIG), account(BIG), account('-' + BIG))
+    const asJson = await runInProcess(['account', '--json'], {env: envFor()})
+    expect(asJson.code, asJson.stderr).toBe(0)
+    expect(asJson.stdout).toContain(`"id":${BIG}`)
+    const jq = await runInProcess(['account', '--jq', '.merchant.id'], {env: envFor()})
+    expect(jq.code, jq.stderr).toBe(0)
+    expect(jq.stdout).toContain(BIG)
+    const negative = await runInProcess(['account'], {env: {...envFor(), NO_COLOR: '1'}})
+    expect(negative.code, negative.stderr).toBe(0)
+    expect(negative.stdout).toContain(`merchant.id\t-${BIG}`)
+  })
+
+  it('parseJson: only an integer beyond 2^53 outside strings becomes its digits; strings, fractions, exponents and safe integers stay', () => {
+    const text = `{"a":${BIG},"b":"x\\"${BIG}","c":[9007199254740991,-${BIG},12345678901234567.5,1e400,${BIG}0e2],"d":"${BIG}"}`
+    expect(parseJson(text)).toEqual({a: BIG, b: `x"${BIG}`, c: [9007199254740991, `-${BIG}`, Number("12345678901234567.5"), Infinity, Number(`${BIG}0e2`)], d: BIG})
+    expect(parseJson('[1,2')).toBeUndefined()
+  })
+})
 
 describe('--timeout bounds the whole exchange, and all attempts share an overall deadline', () => {
   it('a body trickling one space a second does not outlive --timeout 2 --retries 0', async () => {

@@ -167,6 +167,13 @@ describe('checking before sending', () => {
     expect(sb.requests.length).toBe(before)
   })
 
+  it('a failure after the run built its output (no credentials) is shown with its exit code, as the process shows it', async () => {
+    const file = flowFile('no-credentials.yaml', 'steps:\n  - id: ok\n    call: balance.get\n')
+    const r = await runCommand(['flow', 'run', file], {env: {PAY_CONFIG_DIR: tempConfigDir()}})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--base-url')
+  })
+
   it('refuses YAML that does not parse, naming the file', () => {
     const file = flowFile('broken.yaml', 'steps:\n  - id: a\n   call: x\n')
     expect(() => loadFlows([file])).toThrow(/broken\.yaml cannot be read as a flow/)

@@ -34,20 +34,24 @@ export interface InProcessOptions {
   terminal?: Partial<Terminal>
 }
 
-/** An Output writing into strings. */
-export function memoryOutput(json: boolean | OutputOptions, terminal: Partial<Terminal> = {}): {out: Output; stdout: () => string; stderr: () => string} {
-  let stdout = ''
-  let stderr = ''
-  const sink = (add: (s: string) => void) =>
+/** The strings a memoryOutput writes into: one pair may be shared by several Outputs (those one command makes). */
+interface MemoryStreams {
+  stdout: string
+  stderr: string
+}
+
+/** An Output writing into strings (`into`: given, they are shared with other Outputs, in the order written). */
+export function memoryOutput(json: boolean | OutputOptions, terminal: Partial<Terminal> = {}, into: MemoryStreams = {stdout: '', stderr: ''}): {out: Output; stdout: () => string; stderr: () => string} {
+  const sink = (stream: keyof MemoryStreams) =>
     new Writable({
       write(chunk, _encoding, done) {
-        add(String(chunk))
+        into[stream] += String(chunk)
         done()
       },
     })
   const term: Terminal = {stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, color: false, colorErr: false, interactive: false, columns: 100, ...terminal}
-  const out = new Output(term, json, sink((s) => (stdout += s)), sink((s) => (stderr += s)))
-  return {out, stdout: () => stdout, stderr: () => stderr}
+  const out = new Output(term, json, sink('stdout'), sink('stderr'))
+  return {out, stdout: () => into.stdout, stderr: () => into.stderr}
 }
 
 /** True when the command line is a resource command (one of the operation specs). */
@@ -247,13 +251,14 @@ async function runCommandClass(argv: string[], options: {env?: Record<string, st
   oclifConfig ??= Config.load(ROOT)
   const config = await oclifConfig
   const {Command, id, rest} = await commandOf(argv)
-  let io: ReturnType<typeof memoryOutput> | undefined
-  // the command's Output: the one the base command would make, writing into strings instead of the process's streams
+  // every Output the command makes (the base command's, and one a run function makes itself, as `pay flow run` does)
+  // writes into these strings instead of the process's streams, as all of them write into the process's own
+  const written: MemoryStreams = {stdout: '', stderr: ''}
   class InProcess extends (Command as unknown as new (argv: string[], config: any) => {runtime(): Promise<Record<string, unknown>>}) {
     static id = id
     async runtime(): Promise<Record<string, unknown>> {
       const rt = await super.runtime()
-      return {...rt, createOutput: (mode: boolean | OutputOptions) => (io = memoryOutput(mode)).out}
+      return {...rt, createOutput: (mode: boolean | OutputOptions) => memoryOutput(mode, {}, written).out}
     }
   }
   const savedEnv = {...process.env}
@@ -276,5 +281,5 @@ async function runCommandClass(argv: string[], options: {env?: Record<string, st
     Object.assign(process.env, savedEnv)
     process.exitCode = savedExitCode
   }
-  return {code, stdout: io?.stdout() ?? '', stderr: io?.stderr() ?? ''}
+  return {code, ...written}
 }

@@ -279,4 +279,20 @@ describe('a journal that cannot lose a record', () => {
     expect(first.stderr).toContain(`pass \`--idempotency-key ${key}\` when you run it again`)
     expect(first.stderr).not.toContain('from the journal')
   })
+
+  it('cut with the state dir unwritable, run again once it is fixed: the journal has no record, the derived key resumes it: one object', async () => {
+    const dir = tempConfigDir()
+    writeFileSync(join(dir, 'state'), 'not a directory')
+    cutRef('jr-off-2')
+    const first = await h.run(collect('jr-off-2'), {...faults.env, PAY_CONFIG_DIR: dir})
+    expect(first.code, first.stderr).toBe(7)
+    expect(collectionsWith('jr-off-2')).toHaveLength(1)
+    faults.proxy.rule = () => 'pass'
+    rmSync(join(dir, 'state'))
+    const again = ok(await h.run(collect('jr-off-2', ['--json']), {...faults.env, PAY_CONFIG_DIR: dir}))
+    expect(again.stderr).not.toMatch(/operation journal is off/)
+    expect(json(again).id).toBe(collectionsWith('jr-off-2')[0].id)
+    expect(collectionsWith('jr-off-2')).toHaveLength(1)
+    expect(keysOf('jr-off-2').size).toBe(1)
+  })
 })

@@ -7,7 +7,7 @@ import {existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSyn
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/api-client.js'
-import {PayError} from '../../src/base/errors.js'
+import {NetworkError, PayError} from '../../src/base/errors.js'
 import {ExitCode} from '../../src/base/exit-codes.js'
 import {PassThrough} from 'node:stream'
 import {JournalGate} from '../../src/journal/gate.js'
@@ -456,5 +456,100 @@ describe('the match of a request', () => {
     writeFileSync(files[0], readFileSync(files[0], 'utf8').replaceAll(op.match, bytesMatch))
     const again = await run(dir, [{status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', ...BODY})}], {retries: 0})
     expect(again.keys).toEqual([first.keys[0]])
+  })
+})
+
+describe('a request the journal has no record of is sent under the key derived from it', () => {
+  const CREATED = {status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', ...BODY})}
+  /** A state dir that cannot be made (a file stands where it should be): the journal is off. */
+  const off = (dir: string) => {
+    const file = join(dir, 'not-a-dir')
+    writeFileSync(file, 'a file where the state dir should be')
+    return file
+  }
+
+  it('run while the journal was off, then once it is on: the same key, so the service answers the first request once', async () => {
+    const dir = tempConfigDir()
+    const first = await run(off(dir), ['cut'], {retries: 0})
+    expect(first.error?.idempotencyKey).toBe(first.keys[0])
+    const again = await run(dir, [CREATED], {retries: 0})
+    expect(again.keys).toEqual([first.keys[0]])
+    expect(again.last?.outcome?.request).toBe('accepted')
+    expect((await run(dir, [], {retries: 0})).keys).toEqual([]) // accepted: "already sent", nothing sent
+  })
+
+  it('a refused request spends it (the next run gets a new key); --force-new and a key of the user\'s own never take it', async () => {
+    const dir = tempConfigDir()
+    const derived = (await run(off(dir), ['refused'], {retries: 0})).keys[0]
+    const first = await run(dir, ['refused'], {retries: 0})
+    expect(first.keys).toEqual([derived])
+    expect(first.last?.outcome?.request).toBe('refused')
+    const second = await run(dir, [CREATED], {retries: 0})
+    expect(second.keys).toHaveLength(1)
+    expect(second.keys[0]).not.toBe(derived)
+    const other = tempConfigDir()
+    expect((await run(other, [CREATED], {retries: 0, forceNew: true})).keys[0]).not.toBe(derived)
+    expect((await run(tempConfigDir(), [CREATED], {retries: 0, key: 'own-key-1'})).keys).toEqual(['own-key-1'])
+  })
+})
+
+describe("a key of the user's own (--idempotency-key, an Idempotency-Key header) for a reference an earlier request holds", () => {
+  const CREATED = {status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', ...BODY})}
+
+  it('the same body whose outcome is unknown under another key: refused (exit 5, nothing sent), naming that key and how to resume it; --force-new sends it', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, ['cut'], {retries: 0})
+    const key = first.keys[0]
+    expect(first.last?.outcome?.request).toBe('unknown')
+    for (const own of [{key: 'my-own-key-1'}, {headers: {'Idempotency-Key': 'hdr-key-2'}}]) {
+      const r = await run(dir, [CREATED], {retries: 0, ...own})
+      expect(r.keys).toEqual([])
+      expect(r.error?.exitCode).toBe(ExitCode.CONFLICT)
+      expect(r.error?.message).toContain(`its outcome is unknown: it may have paid (Idempotency-Key ${key}`)
+      expect(r.error?.hint).toContain(`--idempotency-key ${key} in place of`)
+    }
+    const resumed = await run(dir, [CREATED], {retries: 0, key})
+    expect(resumed.keys).toEqual([key])
+    const forced = await run(dir, [CREATED], {retries: 0, key: 'my-own-key-3', forceNew: true})
+    expect(forced.keys).toEqual(['my-own-key-3'])
+  })
+
+  it('the same body accepted under another key: refused too (exit 5); a body without a reference is sent under its key', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, [CREATED], {retries: 0})
+    expect(first.last?.outcome?.request).toBe('accepted')
+    const own = await run(dir, [CREATED], {retries: 0, key: 'my-own-key-1'})
+    expect(own.keys).toEqual([])
+    expect(own.error?.exitCode).toBe(ExitCode.CONFLICT)
+    expect(own.error?.message).toContain(`accepted at `)
+    expect(own.error?.hint).toContain('--force-new')
+    const {merchant_reference: _, ...unreferenced} = BODY
+    await run(dir, [CREATED], {retries: 0, body: unreferenced})
+    expect((await run(dir, [CREATED], {retries: 0, body: unreferenced, key: 'my-own-key-2'})).keys).toEqual(['my-own-key-2'])
+  })
+})
+
+describe('two processes on one key (the second took the first one\'s lock over after its lease)', () => {
+  it("the first one's late unknown never overrides the answer the second recorded: the journal says accepted, a re-run sends nothing", async () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(dir)
+    const settings = {baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's'}
+    const client = new ApiClient({settings, userAgent: 't', retries: 0, transport: {send: async () => ({status: 500, headers: {}, text: ''}), close: async () => {}}})
+    const gate = new JournalGate(store, {notice() {}, warn() {}, argv: ['collections', 'create', '--reference', 'gate-1']})
+    // the first process: its request recorded, then suspended past its lease (its lock let go here)
+    const first = await gate.begin(client.prepare('collections.create', {body: BODY}), settings, client.baseUrl())
+    await first.durable
+    first.end()
+    const key = first.request.idempotencyKey!
+    const second = await run(dir, [{status: 201, text: JSON.stringify({id: 'CL_9', object: 'collection', status: 'processing', ...BODY})}], {retries: 0})
+    expect(second.keys).toEqual([key])
+    // the first wakes: its attempt timed out (the request policy's class: unknown)
+    first.failed(Object.assign(new NetworkError('POST /v1/collections failed: timeout'), {requestClass: 'unknown'}))
+    const entries = new JournalStore(dir).entries()
+    expect(entries.map((e) => [e.op.key, e.outcome?.request, e.outcome?.id])).toEqual([
+      [key, 'accepted', 'CL_9'],
+      [key, 'accepted', 'CL_9'],
+    ])
+    expect((await run(dir, [], {retries: 0})).keys).toEqual([])
   })
 })

@@ -155,3 +155,48 @@ describe('latestState', () => {
     expect(latestState({op, outcome, seen: seen('PO_OTHER', 'succeeded')})).toMatchObject({state: 'processing', at: '2026-11-27T00:00:01.000Z', body: outcome!.body})
   })
 })
+
+describe('an outcome is the outcome of its operation', () => {
+  const T = (s: number) => new Date(Date.UTC(2026, 10, 27, 10, 0, s)).toISOString()
+
+  it("a late unknown of a suspended process never overrides the answer another process recorded for the key (named operations, and an older pay's journal)", () => {
+    const store = new JournalStore(tempConfigDir())
+    // this pay: each outcome names its operation (op_at, op_pid)
+    store.append(op('k1', {at: T(0), pid: 10}))
+    store.append(op('k1', {at: T(40), pid: 20}))
+    store.append({t: 'outcome', at: T(41), key: 'k1', request: 'accepted', status: 201, id: 'CL_1', op_at: T(40), op_pid: 20})
+    store.append({t: 'outcome', at: T(45), key: 'k1', request: 'unknown', error: {code: 'network_error', message: 'timeout'}, op_at: T(0), op_pid: 10})
+    // an older pay: outcomes name no operation (the key's newest one then)
+    store.append(op('k2', {at: T(0), pid: 10}))
+    store.append(op('k2', {at: T(40), pid: 20}))
+    store.append({t: 'outcome', at: T(41), key: 'k2', request: 'accepted', status: 201, id: 'CL_2'})
+    store.append({t: 'outcome', at: T(45), key: 'k2', request: 'unknown'})
+    const entries = store.entries()
+    expect(entries.map((e) => [e.op.key, e.op.pid, e.outcome?.request, e.outcome?.id])).toEqual([
+      ['k1', 10, 'accepted', 'CL_1'],
+      ['k1', 20, 'accepted', 'CL_1'],
+      ['k2', 10, 'accepted', 'CL_2'],
+      ['k2', 20, 'accepted', 'CL_2'],
+    ])
+    expect(entries.some((_, i) => unresolved(entries, i))).toBe(false)
+  })
+
+  it('a refusal before the key was sent again settles nothing of the later request; an answer to another body under the key is not its answer', () => {
+    const store = new JournalStore(tempConfigDir())
+    store.append(op('k3', {at: T(0)}))
+    store.append({t: 'outcome', at: T(1), key: 'k3', request: 'refused', status: 401})
+    store.append(op('k3', {at: T(10)}))
+    store.append({t: 'outcome', at: T(11), key: 'k3', request: 'unknown'})
+    store.append(op('k4', {at: T(0), match: 'body-a'}))
+    store.append({t: 'outcome', at: T(1), key: 'k4', request: 'accepted', id: 'CL_4', op_at: T(0), op_pid: 1})
+    store.append(op('k4', {at: T(10), match: 'body-b'}))
+    const entries = store.entries()
+    expect(entries.map((e) => [e.op.key, e.outcome?.request])).toEqual([
+      ['k3', 'refused'],
+      ['k3', 'unknown'],
+      ['k4', 'accepted'],
+      ['k4', undefined],
+    ])
+    expect(unresolved(entries, 1)).toBe(true)
+  })
+})
