@@ -279,6 +279,9 @@ async function bundleRuntime(dist, loader, names) {
     logLevel: 'warning',
     legalComments: 'none',
     minifyWhitespace: true,
+    // short local names: a 384 KB file instead of 518 KB, less to read, hash and keep (loading it: ~3.4M
+    // instructions less; `pay balance` 4.5M). Exports keep their names; errors name themselves (`this.name = …`).
+    minifyIdentifiers: true,
   })
   const writeEntry = (shared) =>
     writeFileSync(

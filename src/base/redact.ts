@@ -18,7 +18,8 @@ export const isSecretName = (name: string): boolean => SECRET_NAME.test(name.len
 /** Headers with the secret-named ones replaced (redactHeader), and every known secret value in the others (redactValues). */
 export function redactHeaders(headers: Record<string, string | string[] | number | undefined>, knownSecrets: (string | undefined)[] = []): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
+    const value = headers[name]
     if (value === undefined) continue
     out[name] = redactValues(redactHeader(name, Array.isArray(value) ? value.join(', ') : String(value)), knownSecrets)
   }
@@ -27,9 +28,18 @@ export function redactHeaders(headers: Record<string, string | string[] | number
 
 /** Whether a header's value is a secret (by its name). */
 export function isSecretHeader(name: string): boolean {
-  const lower = name.toLowerCase()
-  return SECRET_HEADERS.has(lower) || isSecretName(lower)
+  let secret = SECRET_HEADER_NAMES.get(name)
+  if (secret === undefined) {
+    const lower = name.toLowerCase()
+    secret = SECRET_HEADERS.has(lower) || isSecretName(lower)
+    if (SECRET_HEADER_NAMES.size >= 256) SECRET_HEADER_NAMES.clear()
+    SECRET_HEADER_NAMES.set(name, secret)
+  }
+  return secret
 }
+
+/** isSecretHeader's answers by name: every answer of a bulk run has the same few headers (a regex each, 10,000 times). */
+const SECRET_HEADER_NAMES = new Map<string, boolean>()
 
 /** One header's value, redacted when the header holds a secret. */
 export function redactHeader(name: string, text: string): string {

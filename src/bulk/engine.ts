@@ -44,6 +44,7 @@ import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, rowsAndSettled,
 import type {SpooledRow} from './spool.js'
 import {AcceptedRows, checkReferences, reindexRun, reserveRows} from './references.js'
 import {PROMISE_WAIT_TOLD_MS, type ReferenceScope, promiseLockName} from '../journal/references.js'
+import {rebuildReferenceIndex} from '../journal/reference-rebuild.js'
 
 export {bodyHash, rowKey, splitUrl} from './check.js'
 
@@ -127,6 +128,8 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const accepted = (held.accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name))
     // the rows of earlier runs that may be missing from the index (runs of an older pay, which wrote the index after
     // the records) are added now, before any check reads it (a bulk operation sends to one endpoint)
+    // the index lost beside the run files is made again from all of them first (src/journal/references.ts)
+    await rebuildReferenceIndex(store)
     for (const journal of resumed.reindex) await reindexRun(journal, accepted, checked.templates.keys().next().value!, input.name)
     if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
     const scopeOf = keyScopes(ctx, resumed.salt)

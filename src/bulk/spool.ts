@@ -9,6 +9,7 @@ import {join} from 'node:path'
 import type {EndpointId} from '../api/endpoints.js'
 import type {CallInput} from '../client/api-client.js'
 import {SECRET_FILE_MODE} from '../config/paths.js'
+import {ByteLines} from '../journal/byte-lines.js'
 import {SPOOL_PREFIXES} from '../journal/store.js'
 
 /** What the sending pass needs of a row. */
@@ -36,7 +37,8 @@ let made = 0
 export class RowSpool {
   readonly path: string
   private fd: number | undefined
-  private buffer = ''
+  /** Lines not yet written, as bytes outside V8's heap (src/journal/byte-lines.ts). */
+  private readonly buffer = new ByteLines(FLUSH_CHARS * 2)
   count = 0
 
   constructor(dir: string) {
@@ -51,10 +53,10 @@ export class RowSpool {
    */
   add(row: SpooledRow): void {
     const body = row.body
-    if (body === undefined || body.includes('\n')) this.buffer += `${JSON.stringify(row)}\n`
+    if (body === undefined || body.includes('\n')) this.buffer.push(`${JSON.stringify(row)}\n`)
     else {
       row.body = undefined // left out of the JSON (no copy of the row), and put back
-      this.buffer += `${JSON.stringify(row)}\t${body}\n`
+      this.buffer.push(`${JSON.stringify(row)}\t${body}\n`)
       row.body = body
     }
     this.count++
@@ -91,10 +93,10 @@ export class RowSpool {
   }
 
   private flush(): void {
-    if (this.buffer === '' || this.fd === undefined) return
-    const bytes = Buffer.from(this.buffer, 'utf8')
+    if (this.buffer.length === 0 || this.fd === undefined) return
+    const bytes = this.buffer.held()
     for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at)
-    this.buffer = ''
+    this.buffer.clear()
   }
 }
 

@@ -18,6 +18,25 @@ export interface LockHolder {
   started?: string
   /** Unix ms until which the holder may legitimately keep the lock (its whole time budget). */
   until: number
+  /** A nonce of this holding: the holder checks that the file still holds its own record (HolderLock.holds). */
+  token?: string
+}
+
+/**
+ * A lock judged stale (its holder gone or overdue) that cannot be removed: renaming it aside failed with something
+ * other than "someone else took it over first" (EACCES, EPERM, EROFS: a state dir made read-only). Waiting for it
+ * would never end; the caller says so instead.
+ */
+export class StaleLockError extends Error {
+  constructor(
+    readonly file: string,
+    readonly code: string,
+    /** Why the lock is stale (staleReason). */
+    readonly reason: string,
+  ) {
+    super(`a stale lock cannot be removed: ${file} (${code}; ${reason})`)
+    this.name = 'StaleLockError'
+  }
 }
 
 /** Start time of a process as the OS records it, or undefined where that cannot be read (non-Linux). */
@@ -69,12 +88,16 @@ export function staleReason(text: string, mtimeMs: number, now = Date.now()): st
 }
 
 export class HolderLock {
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    /** node:fs's renameSync (tests make it fail, as a read-only directory does for a user). */
+    private readonly rename: typeof renameSync = renameSync,
+  ) {}
 
   /** Creates the lock file with our holder record and returns that record; throws EEXIST while another holds it. */
   lock(holdMs: number): string {
     const fd = openSync(this.file, 'wx', SECRET_FILE_MODE)
-    const holder: LockHolder = {pid: process.pid, started: ownStartTime(), until: Date.now() + holdMs}
+    const holder: LockHolder = {pid: process.pid, started: ownStartTime(), until: Date.now() + holdMs, token: randomUUID()}
     const text = JSON.stringify(holder)
     try {
       writeSync(fd, text)
@@ -90,6 +113,19 @@ export class HolderLock {
       if (readFileSync(this.file, 'utf8') === mine) unlinkSync(this.file)
     } catch {
       // already gone
+    }
+  }
+
+  /**
+   * Whether the lock file still holds `mine` (lock's record): false once another process took it over (this one ran
+   * past its lease, e.g. stopped by SIGSTOP or a sleeping laptop), or it is gone. The fence a holder checks before it
+   * acts on what it decided under the lock.
+   */
+  holds(mine: string): boolean {
+    try {
+      return readFileSync(this.file, 'utf8') === mine
+    } catch {
+      return false
     }
   }
 
@@ -115,7 +151,9 @@ export class HolderLock {
 
   /**
    * Removes a lock whose holder is gone or overdue. The lock is first renamed aside and checked to be the very
-   * one judged stale, so two waiters taking over at once never remove a live lock the other has just made.
+   * one judged stale, so two waiters taking over at once never remove a live lock the other has just made. A stale
+   * lock that cannot be renamed (EACCES, EROFS: not ENOENT, which means another waiter took it first) throws
+   * StaleLockError: it would otherwise look held forever.
    */
   takeOverIfStale(): void {
     let text: string
@@ -126,12 +164,15 @@ export class HolderLock {
     } catch {
       return // released meanwhile
     }
-    if (staleReason(text, mtimeMs) === undefined) return
+    const reason = staleReason(text, mtimeMs)
+    if (reason === undefined) return
     const aside = `${this.file}.${process.pid}.${randomUUID()}.stale`
     try {
-      renameSync(this.file, aside)
-    } catch {
-      return // someone else took it over first
+      this.rename(this.file, aside)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message
+      if (code === 'ENOENT') return // someone else took it over first
+      throw new StaleLockError(this.file, code, reason)
     }
     try {
       if (readFileSync(aside, 'utf8') !== text) linkSync(aside, this.file) // not the stale one: put it back

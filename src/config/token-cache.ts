@@ -141,7 +141,13 @@ export class TokenCache {
           this.unwritable(err)
           break
         }
-        this.holder.takeOverIfStale()
+        try {
+          this.holder.takeOverIfStale()
+        } catch (stuck) {
+          // a dead holder's lock in a directory that turned read-only: nothing to share, as when it cannot be made
+          this.unwritable(stuck)
+          break
+        }
         if (!this.holder.exists()) continue
         await process.getBuiltinModule('node:timers/promises').setTimeout(25 + Math.random() * 25) // loaded when waited on
       }

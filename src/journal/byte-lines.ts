@@ -32,6 +32,15 @@ export class ByteLines {
     return taken
   }
 
+  /** The bytes held, for a synchronous write before the next push; then clear() keeps the memory for the next lines. */
+  held(): Buffer {
+    return this.bytes.subarray(0, this.used)
+  }
+
+  clear(): void {
+    this.used = 0
+  }
+
   private grow(atLeast: number): void {
     const grown = Buffer.allocUnsafe(Math.max(atLeast, this.bytes.length * 2))
     this.bytes.copy(grown, 0, 0, this.used)

@@ -34,8 +34,9 @@ import {lookupCommand, pathParamsOf} from '../api/kinds.js'
 import {shellArgument, shellQuote} from '../base/shell-quote.js'
 // sha256 without node:crypto (~3.5 ms of a write's start)
 import {sha256Hex as sha256, uuidOfHex} from '../base/digest.js'
-import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, latestState, unresolved} from './store.js'
+import {type JournalEntry, type JournalStore, type OpRecord, type OutcomeRecord, StuckLockError, latestState, unresolved} from './store.js'
 import {type AcceptedReference, type Holder, type ReferenceScope, ReferenceIndex, describeAccepted, heldAs, heldByEntry, holdFor, originOf, PROMISE_WAIT_TOLD_MS, promiseLockName, referenceVerdict, sharesPromise} from './references.js'
+import {rebuildReferenceIndex} from './reference-rebuild.js'
 
 export interface GateOptions {
   /** --force-new: never reuse a journaled key nor a journaled answer. */
@@ -82,7 +83,9 @@ export class JournalGate implements RequestJournal {
    * One sender per request: the same request (its match hash; a given key: that key) is sent by one process at a
    * time. A second process waits for the first's lock, then looks the journal up as a re-run does, so it reports
    * the first's outcome (the same id) or resumes its key; nothing is sent twice. `budgetMs`: the longest the
-   * request may take (all attempts), from which the lock's lease is made.
+   * request may take (all attempts), from which the lock's lease is made. A holder stopped past its lease (SIGSTOP)
+   * may lose its locks to another process meanwhile: it checks they are still its own (the fence) before its record
+   * and again before sending; lost before the record, it looks the journal up again as that second process does.
    */
   async begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs = 60_000, secrets: () => readonly (string | undefined)[] = () => [settings.clientSecret, settings.webhookSecret]): Promise<JournalEntryHandle> {
     const bodySha = sha256(req.body ?? '')
@@ -95,44 +98,97 @@ export class JournalGate implements RequestJournal {
     const bytesMatch = sha256(`${scope}\n${bodySha}`)
     const match = sameSha === bodySha ? bytesMatch : sha256(`${scope}\n${sameSha}`)
     const lockName = req.keyGiven && req.idempotencyKey ? sha256(`key\n${req.idempotencyKey}`) : match
-    const release = await this.store.holdSender(lockName.slice(0, 40), 2 * budgetMs + LEASE_MARGIN_MS, (pid) =>
-      this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is sending this same request; its outcome is this one's (nothing is sent twice)`),
-    )
-    let entry: JournalEntryHandle
-    // a reference is checked and taken (the operation's durable record) under its service's lock, as a bulk run
-    // checks and reserves its rows' (promiseLockName): held for the check and the record only, not the request
-    const promise = release && !this.options.forceNew ? referenceOf(req.body) : undefined
-    const releasePromise =
-      promise === undefined
-        ? undefined
-        : await this.store.holdSender(promiseLockName({endpoint: req.endpoint?.id ?? '', baseUrl: redactUrl(baseUrl)}), PROMISE_LEASE_MS, (pid) =>
-            this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service`), PROMISE_WAIT_TOLD_MS)
-    try {
-      entry = this.entryFor(req, settings.clientId, accountRef, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]))
-    } catch (err) {
-      releasePromise?.()
-      release?.()
-      throw err
-    }
-    if (releasePromise) {
-      if (entry.durable) entry.durable.then(releasePromise, releasePromise)
-      else releasePromise()
-    }
-    if (!release) return entry
-    if (entry.replay) {
-      release()
+    for (;;) {
+      const release = await this.held(req, match, bytesMatch, () =>
+        this.store.holdSender(lockName.slice(0, 40), 2 * budgetMs + LEASE_MARGIN_MS, (pid) =>
+          this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is sending this same request; its outcome is this one's (nothing is sent twice)`),
+        ),
+      )
+      // a reference is checked and taken (the operation's durable record) under its service's lock, as a bulk run
+      // checks and reserves its rows' (promiseLockName): held for the check and the record only, not the request
+      const promise = release && !this.options.forceNew ? referenceOf(req.body) : undefined
+      const releasePromise =
+        promise === undefined
+          ? undefined
+          : await this.held(req, match, bytesMatch, () =>
+              this.store.holdSender(promiseLockName({endpoint: req.endpoint?.id ?? '', baseUrl: redactUrl(baseUrl)}), PROMISE_LEASE_MS, (pid) =>
+                this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service`), PROMISE_WAIT_TOLD_MS),
+            )
+      // the fence: what was decided under the locks holds only while they are still this process's (one stopped past
+      // its lease, by SIGSTOP or a sleeping laptop, may have lost them to another that looked up and sent meanwhile)
+      const lost = () => (release && !release.held()) || (releasePromise && !releasePromise.held())
+      let entry: JournalEntryHandle
+      try {
+        // the reference index lost beside the run files is made again before the lookup reads it (references.ts)
+        if (promise !== undefined) await rebuildReferenceIndex(this.store)
+        entry = this.entryFor(req, settings.clientId, accountRef, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]), () => {
+          if (lost()) throw new LockLostError()
+        })
+      } catch (err) {
+        releasePromise?.()
+        release?.()
+        if (!(err instanceof LockLostError)) throw err
+        this.options.notice('this process was stopped past its lock\'s lease and another pay process took this request over: nothing was sent by this one; looking the journal up again')
+        continue
+      }
+      if (!release) return entry
+      if (entry.replay || !entry.durable) releasePromise?.()
+      if (entry.replay) {
+        release()
+        return entry
+      }
+      if (entry.durable) entry.durable = this.fenced(entry, lost, releasePromise)
+      const end = entry.end
+      entry.end = () => {
+        end()
+        release()
+      }
       return entry
     }
-    const end = entry.end
-    entry.end = () => {
-      end()
-      release()
+  }
+
+  /**
+   * The record is durable: the request is sent only if the locks are still this process's. Lost meanwhile (stopped
+   * past the lease between the fence and the record's write), another process may have looked up before the record
+   * was there and sent under its own key: nothing is sent, no outcome is written (the record is the other process's
+   * to settle, when it saw it), and the message says to run the command again, which reports what was done.
+   */
+  private fenced(entry: JournalEntryHandle, lost: () => boolean | undefined, releasePromise: (() => void) | undefined): Promise<void> {
+    const key = entry.request.idempotencyKey ?? ''
+    const checked = entry.durable!.then(() => {
+      if (!lost()) return
+      const err = new LockLostError()
+      err.outcomeUnknown(key, undefined, `another pay process took this request over while this one was stopped past its lock's lease: this process sent nothing; run the same command again: it reports what that process did, or resumes Idempotency-Key ${key}`)
+      throw err
+    })
+    if (releasePromise) checked.then(releasePromise, releasePromise)
+    checked.catch(() => undefined) // awaited by the transport later
+    const failed = entry.failed
+    entry.failed = (err) => (err instanceof LockLostError ? err : failed(err))
+    return checked
+  }
+
+  /** store.holdSender, or the error of a stale lock that cannot be removed, naming the key its request left unknown. */
+  private async held<T>(req: PreparedRequest, match: string, bytesMatch: string, hold: () => Promise<T>): Promise<T> {
+    try {
+      return await hold()
+    } catch (err) {
+      if (!(err instanceof StuckLockError) || !this.store.open()) throw err
+      const given = req.keyGiven ? req.idempotencyKey : undefined
+      const entries = this.store.entriesAbout(given ? [jsonText(given)] : [...new Set([match, bytesMatch])])
+      const same = (e: JournalEntry) => (given ? e.op.key === given : e.op.match === match || e.op.match === bytesMatch)
+      const pending = findLast(entries, (e, i) => same(e) && unresolved(entries, i))
+      if (pending) {
+        const key = pending.op.key
+        const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key, req.endpoint?.id)
+        err.outcomeUnknown(key, command, `the same request was sent at ${pending.op.at} and its outcome is unknown (Idempotency-Key ${key}); ${err.hint}: it reuses that key${command ? ` (or resume with \`${command}\`)` : ''}`)
+      }
+      throw err
     }
-    return entry
   }
 
   /** `hide`: a text as the journal may write it (an answer, an error, a later state: a secret echoed back redacted). */
-  private entryFor(req: PreparedRequest, clientId: string | undefined, accountRef: string | undefined, baseUrl: string, bodySha: string, match: string, bytesMatch: string, hide: (text: string) => string): JournalEntryHandle {
+  private entryFor(req: PreparedRequest, clientId: string | undefined, accountRef: string | undefined, baseUrl: string, bodySha: string, match: string, bytesMatch: string, hide: (text: string) => string, fence: () => void = () => undefined): JournalEntryHandle {
     const reference = referenceOf(req.body)
     const shownBaseUrl = redactUrl(baseUrl)
     const promiseScope: ReferenceScope = {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId, accountRef}
@@ -209,6 +265,7 @@ export class JournalGate implements RequestJournal {
     // throws JournalWriteError and nothing is sent; when the fsync fails, `durable` rejects and nothing is sent.
     // Outcomes are written, not fsync'd: one lost with the machine reads as unknown, and the next run resends the
     // same request under the same key, which the service answers once.
+    fence() // the locks still this process's: nobody looked up and sent since this lookup (else begin looks up again)
     const durable = journalOn ? this.store.appendDurable(op) : undefined
     // an outcome names its operation: another process may send this key too (src/journal/store.ts, entries)
     const outcome = (o: Omit<OutcomeRecord, 't' | 'at' | 'key' | 'op_at' | 'op_pid'>) => this.store.append({t: 'outcome', at: this.iso(), key, ...o, op_at: op.at, op_pid: op.pid})
@@ -340,6 +397,17 @@ export class JournalGate implements RequestJournal {
 
   private iso(): string {
     return new Date(this.now()).toISOString()
+  }
+}
+
+/**
+ * The fence failed: a lock this process took for its lookup is another process's now (this one ran past its lease).
+ * Before the record is written, begin looks the journal up again; after it, the request is not sent (fenced).
+ */
+class LockLostError extends PayError {
+  constructor() {
+    super('this pay process was stopped past its lock\'s lease, and another pay process took this request over', ExitCode.OTHER)
+    this.name = 'LockLostError'
   }
 }
 

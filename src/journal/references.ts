@@ -174,6 +174,23 @@ export function heldByEntry(entries: JournalEntry[], i: number): AcceptedReferen
   return unresolved(entries, i) ? {ref: op.reference, key: op.key, at: op.at, outcome: 'unknown', body_sha256: op.body_sha256, client_id: op.client_id, account_ref: op.account_ref} : undefined
 }
 
+/**
+ * The index line of a row a run file recorded, as the run wrote it: accepted (its id and state then), unknown (its
+ * body's hash, when known) or refused; with its run, line and file, and the client id and account ref of `scope` (the
+ * sender; unset: left out). What a rebuild writes (reference-rebuild.ts); a run's writer serialises the same object
+ * straight to text (src/bulk/references.ts ReferenceWriter.add; test/bulk/references.test.ts holds them equal).
+ */
+export function rowLine(scope: ReferenceScope, run: string, file: string, ref: string, key: string, line: number, o: {outcome: HeldAs; id: string | null; state: string | null; state_at: string | null}, bodySha?: string): AcceptedReference {
+  const at = o.state_at ?? new Date().toISOString()
+  const {clientId: client_id, accountRef: account_ref} = scope
+  if (o.outcome === 'accepted') return {ref, key, at, id: o.id ?? undefined, state: o.state ?? undefined, run, line, file, client_id, account_ref}
+  if (o.outcome === 'unknown') return {ref, key, at, run, line, file, outcome: 'unknown', body_sha256: bodySha, client_id, account_ref}
+  return {ref, key, at, run, line, file, outcome: 'refused', client_id, account_ref}
+}
+
+/** The file a rebuild leaves in `journal/references/` (an index rebuilt with no line is not lost). */
+export const REBUILT_MARKER = '.rebuilt'
+
 /** How many files a scope's references are spread over (a day each). */
 export const BUCKETS = 16
 
@@ -259,7 +276,7 @@ function legacyDirsOf(store: JournalStore, scope: ReferenceScope, own: string): 
     if (['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) return undefined
     throw unreadable(root, err)
   }
-  const others = names.filter((n) => n !== own)
+  const others = names.filter((n) => n !== own && n !== REBUILT_MARKER)
   if (others.length === 0) return names.length > 0 ? [] : undefined
   const mapFile = join(store.dir, LEGACY_MAP)
   let map: Record<string, LegacyDir | null> = {}
@@ -329,7 +346,7 @@ function classify(store: JournalStore, dir: string, name: string): LegacyDir | n
 }
 
 /** The header line of a run journal (its first line), or undefined when it is gone or unreadable. */
-function runHeader(file: string): {operation: string; base_url: string; client_id?: string; account_ref?: string} | undefined {
+export function runHeader(file: string): {operation: string; base_url: string; client_id?: string; account_ref?: string; file?: string} | undefined {
   try {
     const fd = openSync(file, 'r')
     try {

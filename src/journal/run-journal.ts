@@ -220,6 +220,9 @@ async function* linesOf(file: string): AsyncGenerator<{text: string; offset: num
   if (rest.length > 0) yield {text: rest.toString('utf8'), offset: base, length: rest.length}
 }
 
+/** The name of a run's journal file in `journal/runs/` (its run id); lineage files are named otherwise. */
+export const RUN_FILE = /^[0-9a-f]{32}\.ndjson$/
+
 /** One run file as `pay journal` reads it: its last header, each row's latest record, and whether its last run ended. */
 export interface RunFileView {
   run: string
@@ -235,7 +238,7 @@ export function readRuns(store: JournalStore): RunFileView[] {
   const dir = join(store.dir, 'runs')
   let names: string[]
   try {
-    names = readdirSync(dir).filter((n) => /^[0-9a-f]{32}\.ndjson$/.test(n))
+    names = readdirSync(dir).filter((n) => RUN_FILE.test(n))
   } catch {
     return []
   }

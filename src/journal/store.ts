@@ -13,11 +13,11 @@
  * a key derived from its request (src/journal/gate.ts), so that the same command run again resumes it (with the
  * journal on, a request it has no record of gets that key too).
  */
-import {closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
+import {closeSync, fsync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, type renameSync, statSync, unlinkSync, utimesSync, writeSync} from 'node:fs'
 import type {FileHandle} from 'node:fs/promises'
 import {join} from 'node:path'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
-import {HolderLock} from '../config/holder-lock.js'
+import {HolderLock, StaleLockError} from '../config/holder-lock.js'
 import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {otherResource} from '../api/resource.js'
@@ -140,6 +140,8 @@ interface JournalOptions {
   now?: () => number
   /** node:fs's fsync (tests hold it to see that nothing is sent before it completes). */
   fsync?: typeof fsync
+  /** node:fs's renameSync for the locks (tests make it fail, as a read-only state dir does). */
+  rename?: typeof renameSync
 }
 
 /** Retention in days from PAY_JOURNAL_RETENTION_DAYS (a positive integer), else the default. */
@@ -233,25 +235,33 @@ export class JournalStore {
   }
 
   /**
-   * One sender per request: holds `locks/<name>.lock` (a HolderLock: pid, start time, `holdMs`) and resolves with
-   * its release. While another live process holds it, waits (telling `waiting` once, with the holder's pid, once it
-   * has waited `tellAfterMs`: a lock held for a few milliseconds, as a service's reference lock is, is not worth a
-   * line); a lock whose holder died (kill -9) or ran past its time is taken over. Undefined when the journal is off
-   * or the lock cannot be made: the caller goes on without it.
+   * One sender per request: holds `locks/<name>.lock` (a HolderLock: pid, start time, `holdMs`, a nonce) and resolves
+   * with its release, which also tells whether the lock is still this holder's (`held`: false once another process
+   * took it over after this one ran past its lease, e.g. stopped by SIGSTOP: the holder's fence). While another live
+   * process holds it, waits (telling `waiting` once, with the holder's pid, once it has waited `tellAfterMs`: a lock
+   * held for a few milliseconds, as a service's reference lock is, is not worth a line); a lock whose holder died
+   * (kill -9) or ran past its time is taken over. Undefined when the journal is off or the lock cannot be made: the
+   * caller goes on without it. A stale lock that cannot be removed (a state dir turned read-only) throws
+   * StuckLockError: waiting for it would never end.
    */
-  async holdSender(name: string, holdMs: number, waiting: (pid: number | undefined) => void, tellAfterMs = 0): Promise<(() => void) | undefined> {
+  async holdSender(name: string, holdMs: number, waiting: (pid: number | undefined) => void, tellAfterMs = 0): Promise<SenderLock | undefined> {
     if (!this.open()) return undefined
-    const lock = new HolderLock(join(this.dir, 'locks', `${name}.lock`))
+    const lock = new HolderLock(join(this.dir, 'locks', `${name}.lock`), this.options.rename)
     const since = Date.now()
     let told = false
     for (;;) {
       try {
         const mine = lock.lock(holdMs)
-        return () => lock.unlock(mine)
+        return Object.assign(() => lock.unlock(mine), {held: () => lock.holds(mine)})
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
       }
-      lock.takeOverIfStale()
+      try {
+        lock.takeOverIfStale()
+      } catch (err) {
+        if (err instanceof StaleLockError) throw new StuckLockError(err, this.dir)
+        throw err
+      }
       if (!lock.exists()) continue
       if (!told && Date.now() - since >= tellAfterMs) {
         waiting(lock.holderPid())
@@ -494,6 +504,28 @@ export class JournalStore {
     this.ready = false
     const code = (err as {code?: string}).code ?? (err as Error).message
     this.options.warn?.(`the operation journal is off: cannot write ${this.dir} (${code}); pay cannot look requests up: each is sent under a key derived from its request, so only the very same command run again reuses it`)
+  }
+}
+
+/** A held lock (store.holdSender): calling it releases it; `held()` whether the lock file is still this holder's. */
+type SenderLock = (() => void) & {held: () => boolean}
+
+/**
+ * A lock left by a pay process that is gone (or overdue) cannot be removed (StaleLockError: the state dir turned
+ * read-only, or its permissions changed): the command ends here, nothing sent, saying what to fix, instead of
+ * waiting for ever. The gate adds the key of the request that process left unknown, when the journal holds one.
+ */
+export class StuckLockError extends PayError {
+  constructor(
+    readonly stale: StaleLockError,
+    dir: string,
+  ) {
+    super(
+      `a lock left by another pay process cannot be removed: ${stale.file} (${stale.code}; ${stale.reason}); nothing was sent`,
+      ExitCode.OTHER,
+      `make ${dir} writable by this user again (its permissions, or a disk mounted read-only), then run the same command again`,
+    )
+    this.name = 'StuckLockError'
   }
 }
 

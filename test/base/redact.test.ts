@@ -5,7 +5,7 @@
 import {readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {REDACTED, redactAnswer, redactBodyText, redactHeaders, redactJson, redactQuery, redactUrl, redactValues} from '../../src/base/redact.js'
+import {REDACTED, isSecretHeader, redactAnswer, redactBodyText, redactHeaders, redactJson, redactQuery, redactUrl, redactValues} from '../../src/base/redact.js'
 import {ROOT} from '../helpers/cli.js'
 
 const S = 's3cr3t-value-42'
@@ -187,5 +187,15 @@ describe('an answer as pay prints it (redactAnswer)', () => {
     expect(redactAnswer(answer(`{ "a": "${S}" }`), [S]).text).toBe(`{ "a": "${REDACTED}" }`)
     // not JSON: the text alone
     expect(redactAnswer({text: `ok ${S}`, body: undefined, headers: {}}, [S]).text).toBe(`ok ${REDACTED}`)
+  })
+})
+
+describe('isSecretHeader', () => {
+  it('answers by the name, the same when asked again (remembered) and past the names it remembers', () => {
+    const names = ['Authorization', 'x-request-id', 'X-Client-Secret', 'content-type', 'set-cookie', 'X-Api-Key', 'etag']
+    const first = names.map(isSecretHeader)
+    expect(first).toEqual([true, false, true, false, true, true, false])
+    for (let i = 0; i < 300; i++) isSecretHeader(`x-other-${i}`)
+    expect(names.map(isSecretHeader)).toEqual(first)
   })
 })

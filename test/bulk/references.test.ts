@@ -10,7 +10,7 @@ import {describe, expect, it} from 'vitest'
 import {bodyHash} from '../../src/bulk/check.js'
 import {AcceptedRows} from '../../src/bulk/references.js'
 import type {SpooledRow} from '../../src/bulk/spool.js'
-import {ReferenceIndex} from '../../src/journal/references.js'
+import {ReferenceIndex, rowLine} from '../../src/journal/references.js'
 import {type RowOutcome, RunJournal} from '../../src/journal/run-journal.js'
 import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
@@ -89,6 +89,49 @@ describe('the reference index never lags the run journal for good', () => {
     const before = indexLines(dir)
     expect((await runCommand(bulk(file), {env: env(dir)})).code).toBe(0)
     expect(indexLines(dir)).toBe(before)
+  })
+
+  it('the index lost while the run files remain (a cleanup, a partial restore): it is rebuilt from them; a single command or another file with a row\'s reference is refused (exit 5)', async () => {
+    const dir = tempConfigDir()
+    const file = join(dir, 'p.csv')
+    writeFileSync(file, `${HEADER}${row('il-1', '11.00')}${row('il-2', '12.00')}`)
+    expect((await runCommand(bulk(file), {env: env(dir)})).code).toBe(0)
+    rmSync(join(journalDir(dir), 'references'), {recursive: true}) // only the derived index; journal/runs/ stays
+
+    const single1 = await runCommand(single('il-1', '99.00'), {env: env(dir)})
+    expect(single1.code, single1.stderr).toBe(5)
+    expect(single1.stderr).toContain('reference il-1 already names another request: line 2 of')
+    expect(keysSent('il-1')).toHaveLength(1)
+
+    rmSync(join(journalDir(dir), 'references'), {recursive: true}) // lost again: now a bulk run of another file is first
+    const other = join(dir, 'q.csv')
+    writeFileSync(other, `${HEADER}${row('il-2', '55.00')}`)
+    const refused = await runCommand(bulk(other), {env: env(dir)})
+    expect(refused.code, refused.stderr).toBe(5)
+    expect(refused.stderr).toContain('reference il-2')
+    expect(keysSent('il-2')).toHaveLength(1)
+
+    // rebuilt once: the marker keeps a journal whose runs indexed nothing from being read again at every command
+    expect(existsSync(join(journalDir(dir), 'references', '.rebuilt'))).toBe(true)
+  })
+
+  it("a rebuild's lines (rowLine) are the very lines a run's writer writes, for each outcome", () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(dir)
+    store.open()
+    const scope = {...SCOPE, accountRef: 'acme-main'}
+    const rows = new AcceptedRows(store, () => scope, 'r'.repeat(32), 'pay.csv')
+    const outcomes = [
+      {outcome: 'accepted', id: 'CL_1', state: 'processing', state_at: '2026-11-26T10:00:00.000Z'},
+      {outcome: 'unknown', id: null, state: null, state_at: '2026-11-26T10:00:01.000Z'},
+      {outcome: 'refused', id: null, state: null, state_at: '2026-11-26T10:00:02.000Z'},
+    ] as RowOutcome[]
+    outcomes.forEach((o, i) => rows.add({endpoint: SCOPE.endpoint, reference: `rl-${i}`, key: `k-${i}`, line: 2 + i, body: '{"a":1}'} as SpooledRow, o))
+    expect(rows.end()).toBeUndefined()
+    const index = new ReferenceIndex(store, scope)
+    const written = readdirSync(index.dir).flatMap((n) => readFileSync(join(index.dir, n), 'utf8').split('\n').filter((l) => l.trim() !== ''))
+    const rebuilt = outcomes.map((o, i) => JSON.stringify(rowLine(scope, 'r'.repeat(32), 'pay.csv', `rl-${i}`, `k-${i}`, 2 + i, o, o.outcome === 'unknown' ? bodyHash('{"a":1}') : undefined)))
+    expect(written.sort()).toEqual(rebuilt.sort())
   })
 
   it('an index that cannot be written stops the run before anything is sent (exit 1, said: its references cannot be reserved); the next run sends them and indexes them', async () => {

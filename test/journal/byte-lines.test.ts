@@ -16,4 +16,14 @@ describe('ByteLines', () => {
     lines.push('y'.repeat(taken.length))
     expect(taken.toString('utf8')).toBe(texts.join(''))
   })
+
+  it('held() and clear(): the same memory for the next lines once the held bytes are written', () => {
+    const lines = new ByteLines(64)
+    lines.push('one\n')
+    expect(lines.held().toString('utf8')).toBe('one\n')
+    lines.clear()
+    expect(lines.length).toBe(0)
+    lines.push('two\n')
+    expect(lines.held().toString('utf8')).toBe('two\n')
+  })
 })

@@ -459,6 +459,118 @@ describe('the match of a request', () => {
   })
 })
 
+describe('a process stopped past its lock\'s lease (SIGSTOP, a sleeping laptop) never sends what another process sent meanwhile', () => {
+  const CREATED = JSON.stringify({id: 'CL_taken', object: 'collection', status: 'processing', ...BODY})
+  /** A pid that names no process any more: a holder the lock's check sees as gone. */
+  const deadPid = async () => (await import('node:child_process')).spawnSync(process.execPath, ['-e', '']).pid
+  /** The lock files of the journal: the request's own, or its service's reference lock (`refs-`). */
+  const locks = (dir: string, refs: boolean) => readdirSync(join(dir, 'journal', 'locks')).filter((n) => n.endsWith('.lock') && n.startsWith('refs-') === refs).map((n) => join(dir, 'journal', 'locks', n))
+
+  /** A JournalStore whose next lookup runs `during` (what another process did while this one was stopped in it). */
+  class StoppedStore extends JournalStore {
+    during?: () => void
+    entriesAbout(needles: string[]) {
+      const found = super.entriesAbout(needles)
+      const during = this.during
+      this.during = undefined
+      during?.()
+      return found
+    }
+  }
+
+  /** `pay collections create` in-process over `store`: the keys it sent, its notices and error. */
+  async function send(store: JournalStore, answers: Answer[], now?: () => number) {
+    const keys: string[] = []
+    const notices: string[] = []
+    const transport = {
+      async send(r: {url: string; headers: Record<string, string>; ready?: Promise<void>}) {
+        if (r.url.endsWith('/v1/oauth/token')) return {status: 200, headers: {}, text: TOKEN}
+        await r.ready // as the real transport: no byte before the record is durable
+        keys.push(r.headers['idempotency-key'])
+        const a = answers.shift() ?? 'refused'
+        if (a === 'refused' || a === 'cut') throw Object.assign(new Error(a), {code: a === 'refused' ? 'ECONNREFUSED' : 'ECONNRESET'})
+        return {status: a.status, headers: a.headers ?? {}, text: a.text ?? ''}
+      },
+      async close() {},
+    }
+    const journal = new JournalGate(store, {notice: (t) => notices.push(t), warn: (t) => notices.push(t), argv: ['collections', 'create', '--reference', 'gate-1'], now})
+    const client = new ApiClient({settings: {baseUrl: 'http://127.0.0.1:9', clientId: 'c', clientSecret: 's'}, userAgent: 't', retries: 0, sleep: async () => {}, transport, journal})
+    let error: PayError | undefined
+    let id: unknown
+    try {
+      id = ((await client.call('collections.create', {body: BODY})).body as {id?: string}).id
+    } catch (err) {
+      error = err as PayError
+    }
+    return {keys, notices, error, id}
+  }
+
+  it('stopped inside its lookup: the process that took its lock over sent; on waking it reports that answer and sends nothing', async () => {
+    // what the other process leaves: its request record and accepted answer (the same request, from its own state dir)
+    const other = tempConfigDir()
+    const b = await send(new JournalStore(other), [{status: 201, text: CREATED}])
+    expect(b.keys).toHaveLength(1)
+    const segment = readdirSync(join(other, 'journal')).find((n) => n.endsWith('.ndjson'))!
+    const dir = tempConfigDir()
+    const store = new StoppedStore(dir)
+    const gone = await deadPid()
+    store.during = () => {
+      // A's lease ran out: B took the lock over (its record in the file), looked up, found nothing, sent and was answered
+      for (const lock of locks(dir, false)) writeFileSync(lock, JSON.stringify({pid: gone, until: Date.now() + 60_000, token: 'b'}))
+      writeFileSync(join(dir, 'journal', segment), readFileSync(join(other, 'journal', segment)), {flag: 'a'})
+    }
+    const a = await send(store, [{status: 201, text: JSON.stringify({...JSON.parse(CREATED), id: 'CL_second'})}])
+    expect(a.keys).toEqual([]) // nothing sent: on main, a second collection under A's own key
+    expect(a.error).toBeUndefined()
+    expect(a.id).toBe('CL_taken')
+    expect(a.notices.join('\n')).toMatch(/another pay process took this request over: nothing was sent by this one/)
+    expect(a.notices.join('\n')).toMatch(/already sent/)
+  })
+
+  it("stopped after its reference check, before its record: a bulk run that took the service's reference lock over and accepted the reference refuses it (exit 5)", async () => {
+    const dir = tempConfigDir()
+    const store = new JournalStore(dir)
+    store.open()
+    const gone = await deadPid()
+    let during: (() => void) | undefined = () => {
+      for (const lock of locks(dir, true)) writeFileSync(lock, JSON.stringify({pid: gone, until: Date.now() + 60_000, token: 'bulk'}))
+      writeAccepted(store, [accepted('gate-1', 'row-key-1')]) // the bulk run's row, checked and sent meanwhile
+    }
+    // the clock is first read for the record, once the lookup (the journal's and the index's) is done: stopped there
+    const now = () => {
+      const d = during
+      during = undefined
+      d?.()
+      return Date.now()
+    }
+    const a = await send(store, [{status: 201, text: CREATED}], now)
+    expect(during).toBeUndefined()
+    expect(a.keys).toEqual([])
+    expect(a.error?.exitCode).toBe(ExitCode.CONFLICT)
+    expect(a.error?.message).toContain('line 2 of pay.csv')
+  })
+
+  it('lock lost after its record was written, before sending: nothing sent, no outcome written, the key and what to do said', async () => {
+    const dir = tempConfigDir()
+    const gone = await deadPid()
+    const {fsync} = await import('node:fs')
+    const store = new JournalStore(dir, {
+      fsync: ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+        // stopped between the fence and the record's write, past the lease: the lock is another's by now
+        for (const lock of locks(dir, false)) writeFileSync(lock, JSON.stringify({pid: gone, until: Date.now() + 60_000, token: 'b'}))
+        fsync(fd, cb)
+      }) as typeof fsync,
+    })
+    const a = await send(store, [{status: 201, text: CREATED}])
+    expect(a.keys).toEqual([])
+    const entry = store.entries().at(-1)!
+    expect(entry.outcome).toBeUndefined() // the record is the other process's to settle
+    expect(a.error?.exitCode).toBe(ExitCode.NETWORK)
+    expect((a.error as PayError & {idempotencyKey?: string}).idempotencyKey).toBe(entry.op.key)
+    expect(a.error?.hint).toMatch(/run the same command again/)
+  })
+})
+
 describe('a request the journal has no record of is sent under the key derived from it', () => {
   const CREATED = {status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', ...BODY})}
   /** A state dir that cannot be made (a file stands where it should be): the journal is off. */

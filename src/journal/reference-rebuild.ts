@@ -1,0 +1,102 @@
+/**
+ * The reference index (src/journal/references.ts) made again from the run files, when it was lost beside them
+ * (rebuildReferenceIndex: one readdir decides; the run journal's reader is loaded only then). Every row record of every run file, of every run
+ * and salt, is added to the index of its run's service as the run wrote it (rowLine), into today's bucket files,
+ * fsync'd; then the marker, so that runs which indexed nothing are not read again. Lines already there (another
+ * process rebuilding at once) are written again: harmless, a key's lines agree. What the run files never held is not
+ * rebuilt: the references a killed run had reserved but not yet recorded (README: the journal's limits).
+ */
+import {closeSync, mkdirSync, openSync, readdirSync} from 'node:fs'
+import {join} from 'node:path'
+import {operationList} from '../api/operations.js'
+import {PayError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
+import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
+import {BUCKETS, REBUILT_MARKER, ReferenceIndex, bucketOf, rowLine, runHeader} from './references.js'
+import type {JournalStore} from './store.js'
+
+/**
+ * The index lost beside the run files it was written with (a cleanup, a partial restore): before a lookup reads it,
+ * every row record of every run file is added to it again (reference-rebuild.ts), so that a lost index never reads
+ * as "no promise". Costs one readdir of `journal/references/` on a command with a reference (and one of `runs/` while
+ * there is no index); the rebuild leaves a marker there, so a journal whose runs indexed nothing is rebuilt once.
+ */
+export async function rebuildReferenceIndex(store: JournalStore): Promise<void> {
+  if (!store.open() || !indexLost(join(store.dir, 'references'))) return
+  await rebuild(store)
+}
+
+/** Whether the index's directory is missing or empty (nothing, not even the rebuild's marker). */
+function indexLost(root: string): boolean {
+  try {
+    return readdirSync(root).length === 0
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT'
+  }
+}
+
+/** Rows buffered per run file before a write. */
+const BATCH = 4096
+
+async function rebuild(store: JournalStore): Promise<void> {
+  const runs = join(store.dir, 'runs')
+  let names: string[]
+  try {
+    names = readdirSync(runs).filter((n) => n.endsWith('.ndjson'))
+  } catch {
+    return // no run files: nothing was ever indexed
+  }
+  if (names.length === 0) return // the common case without an index: no import, no module loader (a command's start-up)
+  // the run journal's reader, loaded only when an index was lost beside run files
+  const {RUN_FILE, RunJournal} = await import('./run-journal.js')
+  names = names.filter((n) => RUN_FILE.test(n)).sort()
+  const root = join(store.dir, 'references')
+  for (const name of names) {
+    const header = runHeader(join(runs, name))
+    const endpoint = header && operationList.find((o) => o.command === header.operation)?.endpoint
+    if (!header || endpoint === undefined) continue
+    const index = new ReferenceIndex(store, {endpoint, baseUrl: header.base_url, clientId: header.client_id, accountRef: header.account_ref})
+    const run = name.slice(0, 32)
+    const file = header.file ?? 'a bulk file'
+    let buffers: string[] = Array.from({length: BUCKETS}, () => '')
+    let n = 0
+    const flush = () => {
+      if (n === 0) return
+      attempt(index.dir, () => mkdirSync(index.dir, {recursive: true, mode: CONFIG_DIR_MODE}))
+      buffers.forEach((text, b) => {
+        if (text === '') return
+        const failed = store.appendLine(index.fileOf(b), text, true)
+        if (failed !== undefined) throw cannotRebuild(failed)
+      })
+      buffers = Array.from({length: BUCKETS}, () => '')
+      n = 0
+    }
+    for await (const o of new RunJournal(store, run).rowRecords()) {
+      if (o.reference === null) continue
+      buffers[bucketOf(o.reference)] += `${JSON.stringify(rowLine(index.scope, run, file, o.reference, o.idempotency_key, o.line, o))}\n`
+      if (++n >= BATCH) flush()
+    }
+    flush()
+  }
+  attempt(root, () => {
+    mkdirSync(root, {recursive: true, mode: CONFIG_DIR_MODE})
+    closeSync(openSync(join(root, REBUILT_MARKER), 'a', SECRET_FILE_MODE))
+  })
+}
+
+function attempt(where: string, fn: () => void): void {
+  try {
+    fn()
+  } catch (err) {
+    throw cannotRebuild(`${(err as NodeJS.ErrnoException).code ?? (err as Error).message}: ${where}`)
+  }
+}
+
+/** The index cannot be made again: nothing is sent (a lookup without it would read "no promise"). */
+function cannotRebuild(why: string): PayError {
+  return new PayError(
+    `the reference index of earlier bulk runs is missing and could not be rebuilt from their run files (${why}); nothing was sent`,
+    ExitCode.OTHER,
+    "make pay's state dir writable by this user again (its permissions, or free space on its disk), then run the same command again: it rebuilds the index first",
+  )
+}
