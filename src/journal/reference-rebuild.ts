@@ -1,18 +1,23 @@
 /**
  * The reference index (src/journal/references.ts) made again from the run files, when it was lost beside them
- * (rebuildReferenceIndex: one readdir decides; the run journal's reader is loaded only then). Every row record of every run file, of every run
- * and salt, is added to the index of its run's service as the run wrote it (rowLine), into today's bucket files,
- * fsync'd; then the marker, so that runs which indexed nothing are not read again. Lines already there (another
- * process rebuilding at once) are written again: harmless, a key's lines agree. What the run files never held is not
- * rebuilt: the references a killed run had reserved but not yet recorded (README: the journal's limits).
+ * (rebuildReferenceIndex: one readdir decides; the run journal's reader is loaded only then). All or nothing: under
+ * one lock for every service (REBUILD_LOCK), a marker (REBUILDING_MARKER) is made durable first, so that an index a
+ * rebuild has only begun (under way in another process, or cut off by a kill or a failed write) reads as lost, never as
+ * complete; then every row record of every run file, of every run and salt, is added to the index of its run's service
+ * as the run wrote it (rowLine), into today's bucket files, fsync'd; then the `.rebuilt` marker (so that runs which
+ * indexed nothing are not read again), and only then the first marker is removed. A command finding the index lost
+ * waits for the lock, and rebuilds only when the index is still lost then. Lines already there (a rebuild cut off, or
+ * one whose lock was taken over past its lease) are written again: harmless, a key's lines agree. What the run files
+ * never held is not rebuilt: the references a killed run had reserved but not yet recorded (README: the journal's
+ * limits).
  */
-import {closeSync, mkdirSync, openSync, readdirSync} from 'node:fs'
+import {closeSync, fsyncSync, mkdirSync, openSync, readdirSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import {operationList} from '../api/operations.js'
 import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
-import {BUCKETS, REBUILT_MARKER, ReferenceIndex, bucketOf, rowLine, runHeader} from './references.js'
+import {BUCKETS, REBUILDING_MARKER, REBUILD_LOCK, REBUILT_MARKER, ReferenceIndex, bucketOf, rowLine, runHeader} from './references.js'
 import type {JournalStore} from './store.js'
 
 /**
@@ -26,10 +31,11 @@ export async function rebuildReferenceIndex(store: JournalStore): Promise<void> 
   await rebuild(store)
 }
 
-/** Whether the index's directory is missing or empty (nothing, not even the rebuild's marker). */
+/** Whether the index's directory is missing or empty (nothing, not even the rebuild's marker), or a rebuild's begun and not ended. */
 function indexLost(root: string): boolean {
   try {
-    return readdirSync(root).length === 0
+    const names = readdirSync(root)
+    return names.length === 0 || names.includes(REBUILDING_MARKER)
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ENOENT'
   }
@@ -47,10 +53,28 @@ async function rebuild(store: JournalStore): Promise<void> {
     return // no run files: nothing was ever indexed
   }
   if (names.length === 0) return // the common case without an index: no import, no module loader (a command's start-up)
+  const root = join(store.dir, 'references')
+  // one rebuild at a time, whatever the service: the others wait for it, then find the index whole (no lock: a state
+  // dir whose locks cannot be made; the marker still keeps a partial index lost)
+  const release = await store.holdSender(REBUILD_LOCK, REBUILD_LEASE_MS, () => undefined)
+  try {
+    if (indexLost(root)) await rebuildUnderLock(store, root, runs, names)
+  } finally {
+    release?.()
+  }
+}
+
+/** Every service's lines from every run file, between the markers (see the top of this file). */
+async function rebuildUnderLock(store: JournalStore, root: string, runs: string, names: string[]): Promise<void> {
+  attempt(root, () => {
+    mkdirSync(root, {recursive: true, mode: CONFIG_DIR_MODE})
+    durableFile(join(root, REBUILDING_MARKER))
+    durableDir(root)
+  })
+  const written = new Set<string>()
   // the run journal's reader, loaded only when an index was lost beside run files
   const {RUN_FILE, RunJournal} = await import('./run-journal.js')
   names = names.filter((n) => RUN_FILE.test(n)).sort()
-  const root = join(store.dir, 'references')
   for (const name of names) {
     const header = runHeader(join(runs, name))
     const endpoint = header && operationList.find((o) => o.command === header.operation)?.endpoint
@@ -63,6 +87,7 @@ async function rebuild(store: JournalStore): Promise<void> {
     const flush = () => {
       if (n === 0) return
       attempt(index.dir, () => mkdirSync(index.dir, {recursive: true, mode: CONFIG_DIR_MODE}))
+      written.add(index.dir)
       buffers.forEach((text, b) => {
         if (text === '') return
         const failed = store.appendLine(index.fileOf(b), text, true)
@@ -78,10 +103,37 @@ async function rebuild(store: JournalStore): Promise<void> {
     }
     flush()
   }
+  // every line's file made durable in its directory, and the marker of an ended rebuild, before the first marker goes
   attempt(root, () => {
-    mkdirSync(root, {recursive: true, mode: CONFIG_DIR_MODE})
-    closeSync(openSync(join(root, REBUILT_MARKER), 'a', SECRET_FILE_MODE))
+    for (const dir of written) durableDir(dir)
+    durableFile(join(root, REBUILT_MARKER))
+    durableDir(root)
+    unlinkSync(join(root, REBUILDING_MARKER))
+    durableDir(root)
   })
+}
+
+/** How long a rebuild holds its lock before another process may take it over (one stopped meanwhile: SIGSTOP). */
+const REBUILD_LEASE_MS = 10 * 60_000
+
+/** Creates a file (kept when there) and fsyncs it. */
+function durableFile(file: string): void {
+  const fd = openSync(file, 'a', SECRET_FILE_MODE)
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Fsyncs a directory: the names made or removed in it are on disk. */
+function durableDir(dir: string): void {
+  const fd = openSync(dir, 'r')
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
 }
 
 function attempt(where: string, fn: () => void): void {

@@ -191,6 +191,21 @@ export function rowLine(scope: ReferenceScope, run: string, file: string, ref: s
 /** The file a rebuild leaves in `journal/references/` (an index rebuilt with no line is not lost). */
 export const REBUILT_MARKER = '.rebuilt'
 
+/**
+ * The file a rebuild writes first and removes last, once every line is fsync'd (reference-rebuild.ts): while it is
+ * there the index is partial (a rebuild under way, or one cut off), read as lost.
+ */
+export const REBUILDING_MARKER = '.rebuilding'
+
+/** The markers of the index's directory (no service's directory). */
+const MARKERS = new Set([REBUILT_MARKER, REBUILDING_MARKER])
+
+/**
+ * The one lock a rebuild of the index is made under, whatever the service (not a service's reference lock): a command
+ * that finds the index lost or mid-rebuild waits for the one rebuild, then reads it whole.
+ */
+export const REBUILD_LOCK = 'refs-rebuild'
+
 /** How many files a scope's references are spread over (a day each). */
 export const BUCKETS = 16
 
@@ -276,7 +291,7 @@ function legacyDirsOf(store: JournalStore, scope: ReferenceScope, own: string): 
     if (['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) return undefined
     throw unreadable(root, err)
   }
-  const others = names.filter((n) => n !== own && n !== REBUILT_MARKER)
+  const others = names.filter((n) => n !== own && !MARKERS.has(n))
   if (others.length === 0) return names.length > 0 ? [] : undefined
   const mapFile = join(store.dir, LEGACY_MAP)
   let map: Record<string, LegacyDir | null> = {}

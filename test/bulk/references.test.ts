@@ -10,7 +10,8 @@ import {describe, expect, it} from 'vitest'
 import {bodyHash} from '../../src/bulk/check.js'
 import {AcceptedRows} from '../../src/bulk/references.js'
 import type {SpooledRow} from '../../src/bulk/spool.js'
-import {ReferenceIndex, rowLine} from '../../src/journal/references.js'
+import {rebuildReferenceIndex} from '../../src/journal/reference-rebuild.js'
+import {REBUILDING_MARKER, REBUILD_LOCK, ReferenceIndex, rowLine} from '../../src/journal/references.js'
 import {type RowOutcome, RunJournal} from '../../src/journal/run-journal.js'
 import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
@@ -113,6 +114,50 @@ describe('the reference index never lags the run journal for good', () => {
 
     // rebuilt once: the marker keeps a journal whose runs indexed nothing from being read again at every command
     expect(existsSync(join(journalDir(dir), 'references', '.rebuilt'))).toBe(true)
+  })
+
+  it('a rebuild cut off (a write failing on a later run file, or a kill) leaves the index lost, not partial: the next command rebuilds it whole; a single command with a reference of the missing run is refused (exit 5)', async () => {
+    const dir = tempConfigDir()
+    for (const [name, ref] of [['a.csv', 'pa-1'], ['b.csv', 'pb-1']]) {
+      writeFileSync(join(dir, name), `${HEADER}${row(ref)}`)
+      expect((await runCommand(bulk(join(dir, name)), {env: env(dir)})).code).toBe(0)
+    }
+    rmSync(join(journalDir(dir), 'references'), {recursive: true})
+    // the rebuild fails at the lines of run B (whichever run file it reads first): run A's may be in the index, B's are not
+    const store = new JournalStore(join(dir, 'state'))
+    store.open()
+    const append = store.appendLine.bind(store)
+    store.appendLine = (file, text, sync) => (text.includes('"pb-1"') ? 'EIO: injected' : append(file, text, sync))
+    await expect(rebuildReferenceIndex(store)).rejects.toThrow('could not be rebuilt')
+    expect(readdirSync(join(journalDir(dir), 'references')).length).toBeGreaterThan(0)
+
+    const paid = await runCommand(single('pb-1', '99.00'), {env: env(dir)})
+    expect(paid.code, paid.stderr).toBe(5)
+    expect(paid.stderr).toContain('reference pb-1 already names another request: line 2 of')
+    expect(keysSent('pb-1')).toHaveLength(1)
+    expect(readdirSync(join(journalDir(dir), 'references'))).toContain('.rebuilt')
+  })
+
+  it('a command finding the index mid-rebuild (another process rebuilding it) waits for that rebuild, then reads it whole', async () => {
+    const dir = tempConfigDir()
+    writeFileSync(join(dir, 'a.csv'), `${HEADER}${row('pw-1')}`)
+    expect((await runCommand(bulk(join(dir, 'a.csv')), {env: env(dir)})).code).toBe(0)
+    rmSync(join(journalDir(dir), 'references'), {recursive: true})
+    // another process's rebuild, begun and not ended: its lock held, its index started (nothing of run A yet)
+    const store = new JournalStore(join(dir, 'state'))
+    store.open()
+    const release = await store.holdSender(REBUILD_LOCK, 60_000, () => undefined)
+    mkdirSync(join(journalDir(dir), 'references', 'other-service'), {recursive: true})
+    writeFileSync(join(journalDir(dir), 'references', REBUILDING_MARKER), '')
+    let done = false
+    const command = runCommand(single('pw-1', '99.00'), {env: env(dir)}).finally(() => (done = true))
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    expect(done).toBe(false)
+    expect(keysSent('pw-1')).toHaveLength(1)
+    release?.() // that process gone without ending it: the waiting command rebuilds the index itself
+    const paid = await command
+    expect(paid.code, paid.stderr).toBe(5)
+    expect(keysSent('pw-1')).toHaveLength(1)
   })
 
   it("a rebuild's lines (rowLine) are the very lines a run's writer writes, for each outcome", () => {
