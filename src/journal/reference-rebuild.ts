@@ -9,7 +9,8 @@
  * waits for the lock, and rebuilds only when the index is still lost then. Lines already there (a rebuild cut off, or
  * one whose lock was taken over past its lease) are written again: harmless, a key's lines agree. What the run files
  * never held is not rebuilt: the references a killed run had reserved but not yet recorded (README: the journal's
- * limits).
+ * limits), and the body hash of a row whose outcome is unknown (a rebuilt line has none: a single command with that
+ * body is refused, naming the row's key, instead of resuming it).
  */
 import {closeSync, fsyncSync, mkdirSync, openSync, readdirSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
