@@ -14,7 +14,7 @@ import {ExitCode} from '../base/exit-codes.js'
 import {PayError} from '../base/errors.js'
 import {ByteLines} from '../journal/byte-lines.js'
 import {JOURNAL_OFF, type JournalStore} from '../journal/store.js'
-import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, bucketOf, describeAccepted, heldByEntry, originOf, sharesPromise} from '../journal/references.js'
+import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, RunLines, bucketOf, describeAccepted, heldByEntry, originOf, sharesPromise} from '../journal/references.js'
 import type {FlushedFirst, RowOutcome, RunJournal} from '../journal/run-journal.js'
 import {bodyHash} from './check.js'
 import {brokenPromises} from './reference-join.js'
@@ -80,40 +80,20 @@ class ReferenceWriter {
   /** Today's bucket files, opened at their first write and kept open until close(): a flush costs a write and an fsync each, no open. */
   private readonly handles = new Map<string, Promise<FileHandle>>()
 
-  /** The JSON text of the fields every line of the run shares (see line()): written once, not stringified per row. */
-  private readonly runText: string
-  private readonly fileText: string
-  private readonly senderText: string
+  /** The run's lines (their shape, its shared fields stringified once). */
+  readonly lines: RunLines
 
   constructor(
     readonly index: ReferenceIndex,
     run: string,
     file: string,
   ) {
-    this.runText = `,"run":${JSON.stringify(run)},"line":`
-    this.fileText = `,"file":${JSON.stringify(file)}`
-    // the sender: the service's index holds every client's and account's lines (unset: left out, as JSON.stringify does)
-    const {clientId: client_id, accountRef: account_ref} = index.scope
-    const sender = JSON.stringify({client_id, account_ref})
-    this.senderText = sender === '{}' ? '' : `,${sender.slice(1, -1)}`
+    this.lines = new RunLines(index.scope, run, file)
   }
 
-  /**
-   * A row's line, as an AcceptedReference: exactly the text JSON.stringify gives of {ref, key, at, id, state, run,
-   * line, file, outcome, body_sha256, client_id, account_ref} (the keys in that order, an undefined one left out),
-   * built from the run's shared parts. `held`: accepted with its id and state, or its outcome.
-   */
-  add(ref: string, key: string, at: string, line: number, held: {id?: string; state?: string} | {outcome: 'unknown'; body_sha256?: string} | {outcome: 'refused'}): void {
-    let text = `{"ref":${JSON.stringify(ref)},"key":${JSON.stringify(key)},"at":${JSON.stringify(at)}`
-    if ('outcome' in held) {
-      text += `${this.runText}${line}${this.fileText},"outcome":"${held.outcome}"`
-      if (held.outcome === 'unknown' && held.body_sha256 !== undefined) text += `,"body_sha256":${JSON.stringify(held.body_sha256)}`
-    } else {
-      if (held.id !== undefined) text += `,"id":${JSON.stringify(held.id)}`
-      if (held.state !== undefined) text += `,"state":${JSON.stringify(held.state)}`
-      text += `${this.runText}${line}${this.fileText}`
-    }
-    this.buffers[bucketOf(ref)].push(`${text}${this.senderText}}\n`)
+  /** A row's line (lines.of), buffered in its reference's bucket. */
+  add(ref: string, text: string): void {
+    this.buffers[bucketOf(ref)].push(text)
     this.pending = true
   }
 
@@ -192,10 +172,7 @@ export class AcceptedRows implements FlushedFirst<Taken> {
       writer = new ReferenceWriter(new ReferenceIndex(this.store, this.scopeOf(r.endpoint)), this.run, this.file)
       this.writers.set(r.endpoint, writer)
     }
-    const at = o.state_at ?? new Date().toISOString()
-    if (o.outcome === 'accepted') writer.add(r.reference, r.key, at, r.line, {id: o.id ?? undefined, state: o.state ?? undefined})
-    else if (o.outcome === 'unknown') writer.add(r.reference, r.key, at, r.line, {outcome: 'unknown', body_sha256: r.body === undefined ? undefined : bodyHash(r.body)})
-    else writer.add(r.reference, r.key, at, r.line, {outcome: 'refused'})
+    writer.add(r.reference, writer.lines.of(r.reference, r.key, r.line, o, o.outcome === 'unknown' && r.body !== undefined ? bodyHash(r.body) : undefined))
   }
 
   take(): Taken | undefined {

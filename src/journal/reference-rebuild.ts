@@ -4,7 +4,7 @@
  * one lock for every service (REBUILD_LOCK), a marker (REBUILDING_MARKER) is made durable first, so that an index a
  * rebuild has only begun (under way in another process, or cut off by a kill or a failed write) reads as lost, never as
  * complete; then every row record of every run file, of every run and salt, is added to the index of its run's service
- * as the run wrote it (rowLine), into today's bucket files, fsync'd; then the `.rebuilt` marker (so that runs which
+ * as the run wrote it (RunLines), into today's bucket files, fsync'd; then the `.rebuilt` marker (so that runs which
  * indexed nothing are not read again), and only then the first marker is removed. A command finding the index lost
  * waits for the lock, and rebuilds only when the index is still lost then. Lines already there (a rebuild cut off, or
  * one whose lock was taken over past its lease) are written again: harmless, a key's lines agree. What the run files
@@ -18,7 +18,7 @@ import {operationList} from '../api/operations.js'
 import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
-import {BUCKETS, REBUILDING_MARKER, REBUILD_LOCK, REBUILT_MARKER, ReferenceIndex, bucketOf, rowLine, runHeader} from './references.js'
+import {BUCKETS, REBUILDING_MARKER, REBUILD_LOCK, REBUILT_MARKER, ReferenceIndex, RunLines, bucketOf, runHeader} from './references.js'
 import type {JournalStore} from './store.js'
 
 /**
@@ -82,7 +82,7 @@ async function rebuildUnderLock(store: JournalStore, root: string, runs: string,
     if (!header || endpoint === undefined) continue
     const index = new ReferenceIndex(store, {endpoint, baseUrl: header.base_url, clientId: header.client_id, accountRef: header.account_ref})
     const run = name.slice(0, 32)
-    const file = header.file ?? 'a bulk file'
+    const lines = new RunLines(index.scope, run, header.file ?? 'a bulk file')
     let buffers: string[] = Array.from({length: BUCKETS}, () => '')
     let n = 0
     const flush = () => {
@@ -99,7 +99,7 @@ async function rebuildUnderLock(store: JournalStore, root: string, runs: string,
     }
     for await (const o of new RunJournal(store, run).rowRecords()) {
       if (o.reference === null) continue
-      buffers[bucketOf(o.reference)] += `${JSON.stringify(rowLine(index.scope, run, file, o.reference, o.idempotency_key, o.line, o))}\n`
+      buffers[bucketOf(o.reference)] += lines.of(o.reference, o.idempotency_key, o.line, o)
       if (++n >= BATCH) flush()
     }
     flush()

@@ -175,17 +175,43 @@ export function heldByEntry(entries: JournalEntry[], i: number): AcceptedReferen
 }
 
 /**
- * The index line of a row a run file recorded, as the run wrote it: accepted (its id and state then), unknown (its
- * body's hash, when known) or refused; with its run, line and file, and the client id and account ref of `scope` (the
- * sender; unset: left out). What a rebuild writes (reference-rebuild.ts); a run's writer serialises the same object
- * straight to text (src/bulk/references.ts ReferenceWriter.add; test/bulk/references.test.ts holds them equal).
+ * The index lines of one run's rows, the one source of a line's shape: a run's writer (src/bulk/references.ts
+ * ReferenceWriter) and a rebuild (reference-rebuild.ts) both write through it. A line is exactly the text
+ * JSON.stringify gives of the AcceptedReference {ref, key, at, id, state, run, line, file, outcome, body_sha256,
+ * client_id, account_ref} (the keys in that order, an undefined one left out; test/bulk/references.test.ts holds them
+ * equal), built from the fields every line of the run shares, stringified once per run, not per row.
  */
-export function rowLine(scope: ReferenceScope, run: string, file: string, ref: string, key: string, line: number, o: {outcome: HeldAs; id: string | null; state: string | null; state_at: string | null}, bodySha?: string): AcceptedReference {
-  const at = o.state_at ?? new Date().toISOString()
-  const {clientId: client_id, accountRef: account_ref} = scope
-  if (o.outcome === 'accepted') return {ref, key, at, id: o.id ?? undefined, state: o.state ?? undefined, run, line, file, client_id, account_ref}
-  if (o.outcome === 'unknown') return {ref, key, at, run, line, file, outcome: 'unknown', body_sha256: bodySha, client_id, account_ref}
-  return {ref, key, at, run, line, file, outcome: 'refused', client_id, account_ref}
+export class RunLines {
+  private readonly runText: string
+  private readonly fileText: string
+  private readonly senderText: string
+
+  constructor(scope: ReferenceScope, run: string, file: string) {
+    this.runText = `,"run":${JSON.stringify(run)},"line":`
+    this.fileText = `,"file":${JSON.stringify(file)}`
+    // the sender: the service's index holds every client's and account's lines (unset: left out, as JSON.stringify does)
+    const {clientId: client_id, accountRef: account_ref} = scope
+    const sender = JSON.stringify({client_id, account_ref})
+    this.senderText = sender === '{}' ? '' : `,${sender.slice(1, -1)}`
+  }
+
+  /**
+   * The line (with its line break) of a row as its run recorded it: accepted (its id and state then), unknown (with
+   * `bodySha`, its body's hash, when known: a rebuild does not know it, run files do not hold it) or refused; at the
+   * time of its answer (none: now).
+   */
+  of(ref: string, key: string, line: number, o: {outcome: HeldAs; id?: string | null; state?: string | null; state_at?: string | null}, bodySha?: string): string {
+    let text = `{"ref":${JSON.stringify(ref)},"key":${JSON.stringify(key)},"at":${JSON.stringify(o.state_at ?? new Date().toISOString())}`
+    if (o.outcome === 'accepted') {
+      if (typeof o.id === 'string') text += `,"id":${JSON.stringify(o.id)}`
+      if (typeof o.state === 'string') text += `,"state":${JSON.stringify(o.state)}`
+      text += `${this.runText}${line}${this.fileText}`
+    } else {
+      text += `${this.runText}${line}${this.fileText},"outcome":"${o.outcome}"`
+      if (o.outcome === 'unknown' && bodySha !== undefined) text += `,"body_sha256":${JSON.stringify(bodySha)}`
+    }
+    return `${text}${this.senderText}}\n`
+  }
 }
 
 /** The file a rebuild leaves in `journal/references/` (an index rebuilt with no line is not lost). */
