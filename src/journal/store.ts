@@ -465,11 +465,14 @@ export class JournalStore {
     for (const file of [...readdirSync(runs).map((n) => join(runs, n)), ...readdirSync(locks).map((n) => join(locks, n)), ...spools.map((n) => join(this.dir, n))]) {
       ignoreErrors(() => statSync(file).mtimeMs < cutoff && unlinkSync(file))
     }
-    // the reference index (src/journal/references.ts): one file a bucket and a day, dropped with its day
+    // the reference index (src/journal/references.ts): one file a bucket and a day, dropped with its day; each service's
+    // directory on its own (a marker file beside them, or one directory that cannot be read, stops none of the others)
     const references = join(this.dir, 'references')
     ignoreErrors(() => {
       for (const scope of readdirSync(references)) {
-        for (const name of readdirSync(join(references, scope))) if (name.slice(2, 12) < oldest) ignoreErrors(() => unlinkSync(join(references, scope, name)))
+        ignoreErrors(() => {
+          for (const name of readdirSync(join(references, scope))) if (name.slice(2, 12) < oldest) ignoreErrors(() => unlinkSync(join(references, scope, name)))
+        })
       }
     })
   }

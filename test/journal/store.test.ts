@@ -92,6 +92,26 @@ describe('JournalStore', () => {
     expect(store.entries().map((e) => e.op.key)).toEqual(['kept'])
   })
 
+  it("prunes every service's reference files past the retention, whatever the index's markers (.rebuilt, .rebuilding) beside them", () => {
+    const dir = tempConfigDir()
+    const now = Date.parse('2026-05-20T12:00:00Z')
+    const references = join(dir, 'journal', 'references')
+    const services = ['0a0a0a0a0a0a0a0a', '1b1b1b1b1b1b1b1b', 'fcfcfcfcfcfcfcfc']
+    for (const s of services) {
+      mkdirSync(join(references, s), {recursive: true})
+      writeFileSync(join(references, s, '3-2026-05-01.ndjson'), '{}\n')
+      writeFileSync(join(references, s, '3-2026-05-19.ndjson'), '{}\n')
+    }
+    // the markers made after the directories (a rebuild's), listed before or among them
+    writeFileSync(join(references, '.rebuilt'), '')
+    writeFileSync(join(references, '.rebuilding'), '')
+    expect(new JournalStore(dir, {now: () => now, retentionDays: 7}).open()).toBe(true)
+    for (const s of services) {
+      expect(existsSync(join(references, s, '3-2026-05-01.ndjson')), s).toBe(false)
+      expect(existsSync(join(references, s, '3-2026-05-19.ndjson')), s).toBe(true)
+    }
+  })
+
   it('turns itself off with one warning when the state dir cannot be written', async () => {
     const dir = tempConfigDir()
     writeFileSync(join(dir, 'blocked'), 'a file, not a directory')
