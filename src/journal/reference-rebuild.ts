@@ -109,7 +109,12 @@ async function rebuildUnderLock(store: JournalStore, root: string, runs: string,
     for (const dir of written) durableDir(dir)
     durableFile(join(root, REBUILT_MARKER))
     durableDir(root)
-    unlinkSync(join(root, REBUILDING_MARKER))
+    try {
+      unlinkSync(join(root, REBUILDING_MARKER))
+    } catch (err) {
+      // removed already by a rebuild that ended first (this one's lock taken over past its lease): the index is whole
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+    }
     durableDir(root)
   })
 }
