@@ -38,6 +38,11 @@ export function exitCodeOfUnknownOutcome(code: ExitCodeValue): ExitCodeValue {
   return code === ExitCode.INTERRUPTED || code === ExitCode.TERMINATED ? code : ExitCode.NETWORK
 }
 
+/** The exit code of a command a signal ended, as shells report it: SIGTERM 143, SIGINT (Ctrl-C) and any other 130. */
+export function exitCodeOfSignal(signal: NodeJS.Signals | undefined): typeof ExitCode.INTERRUPTED | typeof ExitCode.TERMINATED {
+  return signal === 'SIGTERM' ? ExitCode.TERMINATED : ExitCode.INTERRUPTED
+}
+
 /** Exit code for an HTTP error status (and the service's error code where it matters). */
 export function exitCodeForStatus(status: number, code?: string): ExitCodeValue {
   if (code === 'gateway_error') return ExitCode.NETWORK

@@ -233,7 +233,11 @@ export function redactAnswer(answer: {text: string; body: unknown; headers: Reco
     if (shown !== s) quoted = true
     return shown
   })
-  if (!quoted) return {headers, text: answer.text, body: answer.body}
+  if (!quoted) {
+    if (text === answer.text) return {headers, text, body: answer.body}
+    // a secret outside every string (all digits, as a number): what is shown is the redacted text, as text
+    return {headers, text, body: text}
+  }
   const asText = JSON.stringify(body)
   return {headers, body, text: sameJson(text, asText) ? text : asText}
 }

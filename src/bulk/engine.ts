@@ -30,7 +30,7 @@ import {PoolTransport} from '../client/pool-transport.js'
 import {compileParsers} from '../api/zod-config.js'
 import {classifyState} from '../operation/wait.js'
 import {InputError} from '../base/errors.js'
-import {ExitCode} from '../base/exit-codes.js'
+import {ExitCode, exitCodeOfSignal} from '../base/exit-codes.js'
 import {openJournalStore} from '../journal/index.js'
 import type {JournalStore} from '../journal/store.js'
 import type {ApiContext} from '../operation/api-context.js'
@@ -113,7 +113,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     } catch {
       // exiting anyway; a file left behind is pruned with the journal
     }
-    process.exit(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED)
+    process.exit(exitCodeOfSignal(signal))
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)

@@ -4,7 +4,7 @@
  * and report like `pay smoke`.
  */
 import {InputError} from '../base/errors.js'
-import {ExitCode} from '../base/exit-codes.js'
+import {exitCodeOfSignal} from '../base/exit-codes.js'
 import {shellArgument} from '../base/shell-quote.js'
 import {signalAwaited} from '../base/signals.js'
 import type {ApiContext, ApiContextFlags} from '../runtime.js'
@@ -73,7 +73,7 @@ export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFl
 function sayRunIdOnSignal(out: Output, runId: string, files: string[]): () => void {
   const onSignal = (signal: NodeJS.Signals) => {
     out.errorLine(`interrupted (${signal}): pay flow run, run id ${runId}; \`pay flow run --run-id ${runId} ${files.map(shellArgument).join(' ')}\` runs it again with the same references (the journal answers the requests it holds and resumes those of unknown outcome)`)
-    if (!signalAwaited()) setImmediate(() => process.exit(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED))
+    if (!signalAwaited()) setImmediate(() => process.exit(exitCodeOfSignal(signal)))
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)

@@ -25,7 +25,7 @@
 import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, accountRefOf, rekeyed} from '../client/api-client.js'
 import {ApiError, InterruptedError, NetworkError, PayError} from '../base/errors.js'
 import {classOfError} from '../client/request-policy.js'
-import {ExitCode} from '../base/exit-codes.js'
+import {ExitCode, exitCodeOfSignal} from '../base/exit-codes.js'
 import {redactUrl, redactValues} from '../base/redact.js'
 import {canonicalJson} from '../base/canonical-json.js'
 import {operationList} from '../api/operations.js'
@@ -278,7 +278,7 @@ export class JournalGate implements RequestJournal {
           ? `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${verify}`
           : `the outcome is unknown and the journal is off, so pay cannot look this request up: pass \`--idempotency-key ${key}\` when you run it again (\`${command}\`)${key === derivedKey ? '; the same command without it derives the same key' : ''}${verify}`
     const onSignal = (signal: NodeJS.Signals) => {
-      const code = signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED
+      const code = exitCodeOfSignal(signal)
       const err = new InterruptedError(`interrupted (${signal}) while ${req.method} ${new URL(req.url).pathname} was in flight`, code)
       err.outcomeUnknown(key, command, unknownHint)
       outcome({request: 'unknown', error: {code: 'interrupted', message: err.message}})

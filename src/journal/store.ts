@@ -410,7 +410,9 @@ export class JournalStore {
       if (r.t !== 'outcome') continue
       let e = ops[ops.length - 1]
       if (r.op_at !== undefined) for (const o of ops) if (o.op.at === r.op_at && o.op.pid === r.op_pid) e = o
+      // the service does a key once: an answer is never overridden by a later unknown, nor an acceptance by anything
       if (r.request === 'unknown' && e.outcome !== undefined && e.outcome.request !== 'unknown') continue
+      if (e.outcome?.request === 'accepted' && r.request !== 'accepted') continue
       e.outcome = r
     }
     for (const ops of byKey.values()) {
@@ -419,7 +421,7 @@ export class JournalStore {
       for (const e of ops) if (e.outcome?.request === 'accepted') accepted = e
       if (!accepted) continue
       for (const e of ops) {
-        if (e.outcome?.request !== 'accepted' && e.outcome?.request !== 'refused' && e.op.match === accepted.op.match) {
+        if (e.outcome?.request !== 'accepted' && e.op.match === accepted.op.match) {
           e.outcome = accepted.outcome
           e.seen ??= accepted.seen
         }

@@ -15,7 +15,7 @@
  */
 import type {EndpointId} from '../api/endpoints.js'
 import type {ApiResponse, CallInput} from '../client/api-client.js'
-import {ExitCode} from '../base/exit-codes.js'
+import {ExitCode, exitCodeOfSignal} from '../base/exit-codes.js'
 import {ApiError, InterruptedError, type PayError} from '../base/errors.js'
 import {firstSignal} from '../base/signals.js'
 import {pollDelayMs, provesAbsent} from '../client/request-policy.js'
@@ -162,7 +162,7 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   /** The wait's end with the answer in hand (`res` is set by every caller). */
   const ended = (outcome: WaitOutcome, about: Pick<WaitResult, 'other' | 'signal' | 'error'> = {}): WaitResult => ({poll: options, res: res!, outcome, ...about, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec})
   const interrupted = (signal: NodeJS.Signals): WaitResult => {
-    if (!res) throw new InterruptedError(`interrupted (${signal}) while waiting for ${options.label}`, signal === 'SIGTERM' ? ExitCode.TERMINATED : ExitCode.INTERRUPTED)
+    if (!res) throw new InterruptedError(`interrupted (${signal}) while waiting for ${options.label}`, exitCodeOfSignal(signal))
     return ended('interrupted', {signal})
   }
   try {
@@ -249,7 +249,7 @@ function waitAgain(result: WaitResult, flags?: LaterFlags): string {
 export function waitExit(result: Pick<WaitResult, 'outcome' | 'signal'>): number {
   if (result.outcome === 'succeeded') return ExitCode.OK
   if (result.outcome === 'failed') return ExitCode.TX_FAILED
-  if (result.outcome === 'interrupted') return result.signal === 'SIGTERM' ? ExitCode.TERMINATED : ExitCode.INTERRUPTED
+  if (result.outcome === 'interrupted') return exitCodeOfSignal(result.signal)
   return ExitCode.WAIT_TIMEOUT
 }
 

@@ -18,7 +18,7 @@ import {type Kind, KINDS, kindNamed, kindOfObject, referenceLookup} from '../api
 import type {ApiContext} from '../operation/api-context.js'
 import type {PreparedRequest} from '../client/api-client.js'
 import {InputError, type InputProblem} from '../base/errors.js'
-import {ExitCode} from '../base/exit-codes.js'
+import {ExitCode, exitCodeOfSignal} from '../base/exit-codes.js'
 import {PoolTransport} from '../client/pool-transport.js'
 import {neutralized} from '../output/table.js'
 import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, RequestAttempts, askedWaitMs, provesAbsent} from '../client/request-policy.js'
@@ -208,7 +208,7 @@ export async function runReconcile(ctx: ApiContext, options: ReconcileOptions): 
     journal?.endNow()
     out.errorLine(`interrupted (${signal}); run the same command again to resume: the rows already classed are not looked up again`)
     input.dispose()
-    process.exit(signal === 'SIGINT' ? ExitCode.INTERRUPTED : ExitCode.TERMINATED)
+    process.exit(exitCodeOfSignal(signal))
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)

@@ -8,6 +8,7 @@ import {join} from 'node:path'
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {InMemoryTransport} from '@modelcontextprotocol/sdk/inMemory.js'
 import {describe, expect, it} from 'vitest'
+import {exitCodeOfSignal} from '../../src/base/exit-codes.js'
 import journal from '../../src/commands/journal.js'
 import webhookHistory from '../../src/commands/webhook/history.js'
 import {connectMcp} from '../../src/mcp/server.js'
@@ -79,6 +80,12 @@ describe('exit codes', () => {
  * same key met a 4xx: the 4xx says nothing about the first attempt, so the outcome is unknown, and every way of
  * sending it exits 7 (README: Exit codes), never the 4xx's own code, which a script would take for a certain failure.
  */
+describe('a command a signal ended (exitCodeOfSignal)', () => {
+  it('exits as shells report it: SIGTERM 143, SIGINT 130, and 130 when the signal is not known', () => {
+    expect([exitCodeOfSignal('SIGTERM'), exitCodeOfSignal('SIGINT'), exitCodeOfSignal(undefined)]).toEqual([143, 130, 130])
+  })
+})
+
 describe('an unknown outcome exits 7, whatever the retry met', () => {
   const refusals: [string, {status: number; body: unknown}][] = [
     ['400 invalid_parameter', {status: 400, body: err('invalid_parameter', 'amount is invalid')}],

@@ -188,6 +188,13 @@ describe('an answer as pay prints it (redactAnswer)', () => {
     // not JSON: the text alone
     expect(redactAnswer({text: `ok ${S}`, body: undefined, headers: {}}, [S]).text).toBe(`ok ${REDACTED}`)
   })
+
+  it('hides a secret that stands outside every string (a number): in the text and in what formats print', () => {
+    const pin = '48151623'
+    const shown = redactAnswer(answer(`{"pin":${pin},"n":"x"}`), [pin])
+    expect(shown.text).toBe(`{"pin":${REDACTED},"n":"x"}`)
+    expect(JSON.stringify(shown.body)).not.toContain(pin)
+  })
 })
 
 describe('isSecretHeader', () => {

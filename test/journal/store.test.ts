@@ -219,4 +219,23 @@ describe('an outcome is the outcome of its operation', () => {
     ])
     expect(unresolved(entries, 1)).toBe(true)
   })
+
+  it("a refusal an older pay wrote after the key's answer never overrides it: the service does a key once", () => {
+    const store = new JournalStore(tempConfigDir())
+    // the same request twice under one key (a resume); the answer, then a refusal that names no operation
+    store.append(op('k5', {at: T(0), pid: 10}))
+    store.append(op('k5', {at: T(40), pid: 20}))
+    store.append({t: 'outcome', at: T(41), key: 'k5', request: 'accepted', status: 201, id: 'CL_5', op_at: T(40), op_pid: 20})
+    store.append({t: 'outcome', at: T(45), key: 'k5', request: 'refused', status: 400})
+    // one operation only: answered, then refused
+    store.append(op('k6', {at: T(0)}))
+    store.append({t: 'outcome', at: T(1), key: 'k6', request: 'accepted', status: 201, id: 'CL_6'})
+    store.append({t: 'outcome', at: T(2), key: 'k6', request: 'refused', status: 400})
+    const entries = store.entries()
+    expect(entries.map((e) => [e.op.key, e.outcome?.request, e.outcome?.id])).toEqual([
+      ['k5', 'accepted', 'CL_5'],
+      ['k5', 'accepted', 'CL_5'],
+      ['k6', 'accepted', 'CL_6'],
+    ])
+  })
 })
