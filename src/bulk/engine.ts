@@ -129,7 +129,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     // the rows of earlier runs that may be missing from the index (runs of an older pay, which wrote the index after
     // the records) are added now, before any check reads it (a bulk operation sends to one endpoint)
     // the index lost beside the run files is made again from all of them first (src/journal/references.ts)
-    await rebuildReferenceIndex(store)
+    await rebuildReferenceIndex(store, (text) => out.info(text))
     for (const journal of resumed.reindex) await reindexRun(journal, accepted, checked.templates.keys().next().value!, input.name)
     if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
     const scopeOf = keyScopes(ctx, resumed.salt)
