@@ -73,7 +73,7 @@ export function keyScopes(ctx: ApiContext, salt: string): (method: string, url: 
  * order, keyed; then, from the sorted spools, the references on more than one row refused and the repeated bodies
  * found.
  */
-export async function check(ctx: ApiContext, run: CheckRun, input: BulkInput, salt: string, dir: string, reserve?: Reserve): Promise<Checked> {
+export async function check(ctx: ApiContext, run: CheckRun, input: BulkInput, salt: string, dir: string): Promise<Checked> {
   const started = Date.now()
   const spool = new RowSpool(dir)
   const references = new SortedRecords(dir, 6) // reference hash (4 words: 128 bits), line, row
@@ -82,7 +82,7 @@ export async function check(ctx: ApiContext, run: CheckRun, input: BulkInput, sa
   const templates = new Map<EndpointId, Template>()
   try {
     const totals = new MoneyTotals()
-    const keep = spooler(ctx, keyScopes(ctx, salt), spool, templates, references, bodies, reserve)
+    const keep = spooler(ctx, keyScopes(ctx, salt), spool, templates, references, bodies)
     const total = await validateAll(input, run, totals, keep)
     spool.close()
     await refuseRepeatedReferences(input, references, spool)
@@ -103,7 +103,7 @@ export async function check(ctx: ApiContext, run: CheckRun, input: BulkInput, sa
  * bytes, first occurrence) and spools it; notes its reference and body hash in the sorted spools. `templates` keeps
  * one request per endpoint: a row's request is its endpoint's with the row's URL, body and key.
  */
-function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => string, spool: RowSpool, templates: Map<EndpointId, Template>, references: SortedRecords, bodies: SortedRecords, reserve?: Reserve): Keep {
+function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => string, spool: RowSpool, templates: Map<EndpointId, Template>, references: SortedRecords, bodies: SortedRecords): Keep {
   const {client} = ctx
   return (r, {endpoint, input}, money) => {
     input.idempotencyKey = KEY_PLACEHOLDER // the row's own input object (the operation built it for this row)
@@ -118,14 +118,9 @@ function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => stri
       references.add(hexWords(ref, 0), hexWords(ref, 1), hexWords(ref, 2), hexWords(ref, 3), r.line, r.row)
     }
     bodies.add(hexWords(hash, 0), hexWords(hash, 1), hexWords(hash, 2), hexWords(hash, 3), r.row) // 128 bits tell bodies apart
-    const row: SpooledRow = {row: r.row, line: r.line, endpoint, target: url.target, body: bare.body, key: rowKeyOfHash(scope, hash, 1), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency}
-    spool.add(row)
-    reserve?.(row, hash)
+    spool.add({row: r.row, line: r.line, endpoint, target: url.target, body: bare.body, key: rowKeyOfHash(scope, hash, 1), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency})
   }
 }
-
-/** Told of each good row as it is spooled, with its body's hash (PreparedReservations, src/bulk/references.ts). */
-type Reserve = (row: SpooledRow, bodySha: string) => void
 
 /**
  * A reference on more than one row of the file, whatever the bodies: exit 2 naming each repeated line and the line it

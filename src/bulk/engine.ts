@@ -43,7 +43,7 @@ import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} f
 import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, callInputOf, rowsAndSettled, send} from './send.js'
 import type {BulkRunPlan} from '../operation/confirm.js'
 import type {SpooledRow} from './spool.js'
-import {AcceptedRows, PreparedReservations, checkReferences, reindexRun, reserveRows} from './references.js'
+import {AcceptedRows, checkReferences, reindexRun, reserveRows} from './references.js'
 import {PROMISE_WAIT_TOLD_MS, type ReferenceScope, promiseLockName} from '../journal/references.js'
 import {rebuildReferenceIndex} from '../journal/reference-rebuild.js'
 
@@ -91,7 +91,6 @@ interface Held {
   pool?: PoolTransport
   /** The reference index's writer (its bucket files stay open while the run writes). */
   accepted?: AcceptedRows
-  prepared?: PreparedReservations
   releaseRun?: () => void
 }
 
@@ -123,21 +122,16 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const input = (held.input = await openInput(name, flags.format, spoolDir, process.stdin, (path) => (held.stdinSpool = path)))
     await refuseWithoutBaseUrl(ctx, run, input)
     const resumed = await resume(ctx, run, input, store, held)
+    const checked = (held.checked = await check(ctx, run, input, resumed.salt, spoolDir))
+    // a reference is a promise across runs: a row whose reference an accepted request of another key (another body,
+    // or a single command) already holds refuses the run (exit 5), unless --force-new (src/bulk/references.ts)
     const referenceScope = (endpoint: string) => ({endpoint, baseUrl: client.shownBaseUrl(), clientId: ctx.settings.clientId, accountRef: ctx.settings.accountRef})
     const accepted = (held.accepted = new AcceptedRows(store, referenceScope, resumed.runId, input.name))
-    // rows an earlier run settled (the plan of --dry-run and the live confirmation both show it)
-    const settled = await resumed.earlier.count(resumed.settledBy)
-    // a run of which no earlier run settled a row reserves every row with a reference: its lines are rendered as the
-    // rows are checked (the reservation then writes them, without reading the spool back)
-    const prepared = !flags['dry-run'] && store.open() && settled === 0 ? (held.prepared = new PreparedReservations(accepted, spoolDir)) : undefined
-    const checked = (held.checked = await check(ctx, run, input, resumed.salt, spoolDir, prepared && ((row, sha) => prepared.add(row, sha))))
     // the rows of earlier runs that may be missing from the index (runs of an older pay, which wrote the index after
     // the records) are added now, before any check reads it (a bulk operation sends to one endpoint)
     // the index lost beside the run files is made again from all of them first (src/journal/references.ts)
     await rebuildReferenceIndex(store, (text) => out.info(text))
     for (const journal of resumed.reindex) await reindexRun(journal, accepted, checked.templates.keys().next().value!, input.name)
-    // a reference is a promise across runs: a row whose reference an accepted request of another key (another body,
-    // or a single command) already holds refuses the run (exit 5), unless --force-new (src/bulk/references.ts)
     if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
     const scopeOf = keyScopes(ctx, resumed.salt)
     const rekey = (r: SpooledRow, occurrence: number) => {
@@ -148,6 +142,8 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
       const {request, origin} = checked.templates.get(s.endpoint)!
       return client.withIdempotencyKey({...request, url: origin + s.target, body: s.body}, s.key)
     }
+    // rows an earlier run settled (the plan of --dry-run and the live confirmation both show it)
+    const settled = await resumed.earlier.count(resumed.settledBy)
     if (flags['dry-run']) return await dryRun(ctx, run, input, checked, resumed, settled, requestOf)
 
     const sink = await ResultSink.open(out, flags.results)
@@ -158,8 +154,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     try {
       if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
       // (the journal off: no index to reserve in, as none to write the outcomes to)
-      if (prepared) await prepared.reserve()
-      else if (store.open()) await reserveRows(accepted, rowsAndSettled({checked, earlier: resumed.earlier, settledBy: resumed.settledBy, rekey}))
+      if (store.open()) await reserveRows(accepted, rowsAndSettled({checked, earlier: resumed.earlier, settledBy: resumed.settledBy, rekey}))
     } finally {
       releaseReferences()
     }
@@ -208,7 +203,6 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
 function disposeFiles(held: Held): void {
   held.checked?.spool.dispose()
   held.checked?.repeats.dispose()
-  held.prepared?.dispose()
   held.earlier?.dispose()
   held.input?.dispose()
   if (held.stdinSpool) rmSync(held.stdinSpool, {force: true})

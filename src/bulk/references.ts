@@ -6,15 +6,14 @@
  * checks of later runs and commands, no later than the run journal records it.
  */
 import type {FileHandle} from 'node:fs/promises'
-import {closeSync, createReadStream, mkdirSync, openSync, rmSync, writeSync} from 'node:fs'
-import {join} from 'node:path'
+import {mkdirSync} from 'node:fs'
 import type {EndpointId} from '../api/endpoints.js'
-import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
+import {CONFIG_DIR_MODE} from '../config/paths.js'
 import {lookupCommand} from '../api/kinds.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {PayError} from '../base/errors.js'
 import {ByteLines} from '../journal/byte-lines.js'
-import {JOURNAL_OFF, type JournalStore, SPOOL_PREFIXES} from '../journal/store.js'
+import {JOURNAL_OFF, type JournalStore} from '../journal/store.js'
 import {type AcceptedReference, BUCKETS, type ReferenceScope, ReferenceIndex, RunLines, bucketOf, describeAccepted, heldByEntry, originOf, sharesPromise} from '../journal/references.js'
 import type {FlushedFirst, RowOutcome, RunJournal} from '../journal/run-journal.js'
 import {bodyHash} from './check.js'
@@ -98,12 +97,6 @@ class ReferenceWriter {
     this.pending = true
   }
 
-  /** A line already rendered as bytes (PreparedReservations), buffered in its bucket. */
-  addBytes(bucket: number, line: Uint8Array): void {
-    this.buffers[bucket].pushBytes(line)
-    this.pending = true
-  }
-
   /** What is buffered, per bucket (empty for none); undefined when nothing is. */
   take(): Buffer[] | undefined {
     if (!this.pending) return undefined
@@ -174,27 +167,12 @@ export class AcceptedRows implements FlushedFirst<Taken> {
   /** A row this run sent (`r.body`: the bytes sent, whose hash an unknown line carries). */
   add(r: Pick<SpooledRow, 'endpoint' | 'reference' | 'key' | 'line' | 'body'>, o: RowOutcome): void {
     if (r.reference === null) return
-    const writer = this.writerOf(r.endpoint)
-    writer.add(r.reference, writer.lines.of(r.reference, r.key, r.line, o, o.outcome === 'unknown' && r.body !== undefined ? bodyHash(r.body) : undefined))
-  }
-
-  /** The shape of the endpoint's lines (RunLines.of). */
-  linesOf(endpoint: string): RunLines {
-    return this.writerOf(endpoint).lines
-  }
-
-  /** A line of the endpoint's index rendered before (PreparedReservations), buffered in its bucket. */
-  addBytes(endpoint: string, bucket: number, line: Uint8Array): void {
-    this.writerOf(endpoint).addBytes(bucket, line)
-  }
-
-  private writerOf(endpoint: string): ReferenceWriter {
-    let writer = this.writers.get(endpoint)
+    let writer = this.writers.get(r.endpoint)
     if (writer === undefined) {
-      writer = new ReferenceWriter(new ReferenceIndex(this.store, this.scopeOf(endpoint)), this.run, this.file)
-      this.writers.set(endpoint, writer)
+      writer = new ReferenceWriter(new ReferenceIndex(this.store, this.scopeOf(r.endpoint)), this.run, this.file)
+      this.writers.set(r.endpoint, writer)
     }
-    return writer
+    writer.add(r.reference, writer.lines.of(r.reference, r.key, r.line, o, o.outcome === 'unknown' && r.body !== undefined ? bodyHash(r.body) : undefined))
   }
 
   take(): Taken | undefined {
@@ -290,104 +268,4 @@ export async function reserveRows(rows: AcceptedRows, toSend: AsyncIterable<Arra
     }
   }
   await flush()
-}
-
-/** Stands for the time of a prepared reservation line until it is reserved (as long as any ISO time of years 0-9999). */
-const PREPARED_AT = '0000-00-00T00:00:00.000Z'
-const PREPARED_UNKNOWN = {outcome: 'unknown', state_at: PREPARED_AT} as const
-/** What comes before the time in an index line (RunLines.of): a line's first `,"at":"` is its own (a quote inside its reference is escaped). */
-const AT_FIELD = Buffer.from(',"at":"')
-/** Bytes of prepared lines held before they are written to their file, and read back at a time. */
-const PREPARED_FLUSH_BYTES = 1 << 16
-const RESERVE_READ_BYTES = 1 << 20
-let prepared = 0
-
-/**
- * The reservation lines of a run's rows (reserveRows: an `unknown` line per row with a reference), rendered while the
- * checking pass has each row's reference, key, line and body hash at hand, and spooled to a 0600 file in row order; so
- * the reservation writes them, the time of the reservation put in, without reading the spool back and hashing every
- * body again. Only for a run of which no earlier run settled a row (every row is to send). A line is spooled as its
- * endpoint's place and its bucket (one character each) and the line; nothing is in the index before reserve().
- */
-export class PreparedReservations {
-  readonly path: string
-  private fd: number | undefined
-  private readonly buffer = new ByteLines(PREPARED_FLUSH_BYTES * 2)
-  private readonly endpoints: string[] = []
-
-  constructor(
-    private readonly rows: AcceptedRows,
-    dir: string,
-    /** Bytes read back at a time. */
-    private readonly readBytes = RESERVE_READ_BYTES,
-  ) {
-    this.path = join(dir, `${SPOOL_PREFIXES.rows}${process.pid}-${Date.now()}-${++prepared}.reserve`)
-    this.fd = openSync(this.path, 'wx', SECRET_FILE_MODE)
-  }
-
-  /** A row of the checking pass (its key as it is sent: a row with a reference is its body's only occurrence), with its body's hash. */
-  add(r: Pick<SpooledRow, 'endpoint' | 'reference' | 'key' | 'line'>, bodySha: string): void {
-    if (r.reference === null) return
-    let place = this.endpoints.indexOf(r.endpoint)
-    if (place < 0) place = this.endpoints.push(r.endpoint) - 1
-    if (place > 63) throw new RangeError('more endpoints than a prepared line can name') // an operation has a few
-    const line = this.rows.linesOf(r.endpoint).of(r.reference, r.key, r.line, PREPARED_UNKNOWN, bodySha)
-    this.buffer.push(`${String.fromCharCode(48 + place, 48 + bucketOf(r.reference))}${line}`)
-    if (this.buffer.length >= PREPARED_FLUSH_BYTES) this.flush()
-  }
-
-  /**
-   * Reserves every prepared line, with the time of now, as reserveRows does (in batches, each write fsync'd; one that
-   * fails stops the run before anything is sent, exit 1). Called under the service's lock, after the check it follows.
-   */
-  async reserve(): Promise<void> {
-    this.flush()
-    if (this.fd !== undefined) closeSync(this.fd)
-    this.fd = undefined
-    const at = new Date().toISOString()
-    if (at.length !== PREPARED_AT.length) throw new RangeError(`a reservation time of ${at.length} characters: ${at}`)
-    const flush = flusher(this.rows, 'while reserving the references of the rows to send')
-    let n = 0
-    // a prepared line (`end`: its line break), its time put in, to its endpoint's bucket
-    const reserve = (bytes: Buffer, start: number, end: number) => {
-      const line = bytes.subarray(start + 2, end + 1)
-      line.write(at, line.indexOf(AT_FIELD) + AT_FIELD.length, 'latin1')
-      this.rows.addBytes(this.endpoints[bytes[start] - 48], bytes[start + 1] - 48, line)
-      return ++n % REINDEX_BATCH === 0
-    }
-    // the start of a line the last chunk cut
-    let rest: Buffer | undefined
-    for await (const read of createReadStream(this.path, {highWaterMark: this.readBytes})) {
-      const chunk = read as Buffer
-      let start = 0
-      if (rest !== undefined) {
-        const end = chunk.indexOf(10)
-        rest = Buffer.concat([rest, end < 0 ? chunk : chunk.subarray(0, end + 1)])
-        if (end < 0) continue
-        if (reserve(rest, 0, rest.length - 1)) await flush()
-        rest = undefined
-        start = end + 1
-      }
-      for (let end = chunk.indexOf(10, start); end >= 0; end = chunk.indexOf(10, start)) {
-        const full = reserve(chunk, start, end)
-        start = end + 1
-        if (full) await flush()
-      }
-      if (start < chunk.length) rest = chunk.subarray(start)
-    }
-    await flush()
-  }
-
-  dispose(): void {
-    if (this.fd !== undefined) closeSync(this.fd)
-    this.fd = undefined
-    rmSync(this.path, {force: true})
-  }
-
-  private flush(): void {
-    if (this.buffer.length === 0 || this.fd === undefined) return
-    const bytes = this.buffer.held()
-    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at)
-    this.buffer.clear()
-  }
 }

@@ -24,14 +24,6 @@ export class ByteLines {
     this.used += this.bytes.write(text, this.used)
   }
 
-  /** Appends bytes already encoded (a whole line, its line break included). */
-  pushBytes(bytes: Uint8Array): void {
-    const most = this.used + bytes.length
-    if (most > this.bytes.length) this.grow(most)
-    this.bytes.set(bytes, this.used)
-    this.used = most
-  }
-
   /** Hands over the bytes held (valid until written: never reused here); empty again after. */
   take(): Buffer {
     const taken = this.bytes.subarray(0, this.used)

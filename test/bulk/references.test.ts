@@ -8,7 +8,7 @@ import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync}
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {bodyHash} from '../../src/bulk/check.js'
-import {AcceptedRows, PreparedReservations, reserveRows} from '../../src/bulk/references.js'
+import {AcceptedRows} from '../../src/bulk/references.js'
 import type {SpooledRow} from '../../src/bulk/spool.js'
 import {rebuildReferenceIndex} from '../../src/journal/reference-rebuild.js'
 import {REBUILDING_MARKER, REBUILD_LOCK, ReferenceIndex} from '../../src/journal/references.js'
@@ -335,47 +335,5 @@ describe('an index line is written from the run\'s shared parts, byte for byte w
       const written = readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l !== ''))
       expect(written.sort()).toEqual(ordered.sort())
     }
-  })
-})
-
-describe('the reservation of a run of which no earlier run settled a row: its lines are prepared while the rows are checked', () => {
-  it('the very lines reserveRows writes for the same rows, the time of the reservation put in; nothing in the index before, no file left after', async () => {
-    const odd = 'quote " back \\ ,"at":" é \u2028'
-    const scopes = [SCOPE, {...SCOPE, endpoint: 'payouts.create'}]
-    const rows = Array.from({length: 40}, (_, i) => ({row: i + 1, line: i + 2, endpoint: scopes[i % 2].endpoint, target: '/v1/x', body: `{"n":${i}}`, key: `k-${i}`, reference: i === 7 ? null : `${odd}-${i}`, amount: '1.00', currency: 'KES'})) as SpooledRow[]
-    const linesOf = (store: JournalStore) =>
-      scopes.flatMap((scope) => {
-        const dir = new ReferenceIndex(store, scope).dir
-        return existsSync(dir) ? readdirSync(dir).flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').filter((l) => l !== '')) : []
-      })
-    const opened = () => {
-      const store = new JournalStore(tempConfigDir())
-      store.open()
-      const scopeOf = (endpoint: string) => scopes.find((s) => s.endpoint === endpoint)!
-      return {store, accepted: new AcceptedRows(store, scopeOf, 'r'.repeat(32), `dir/${odd}.csv`)}
-    }
-
-    const read = opened()
-    const before = new Date().toISOString()
-    await reserveRows(read.accepted, (async function* () {
-      yield rows.map((r) => ({r, settled: false}))
-    })())
-
-    const ahead = opened()
-    // read back a few bytes at a time: lines cut between reads
-    const prepared = new PreparedReservations(ahead.accepted, ahead.store.dir, 50)
-    for (const r of rows) prepared.add(r, bodyHash(r.body!))
-    expect(linesOf(ahead.store)).toEqual([])
-    await prepared.reserve()
-    prepared.dispose()
-    expect(existsSync(prepared.path)).toBe(false)
-
-    const written = linesOf(ahead.store)
-    expect(written).toHaveLength(39)
-    const at = (l: string) => (JSON.parse(l) as {at: string}).at
-    for (const l of written) expect(at(l) >= before && at(l) <= new Date().toISOString()).toBe(true)
-    const withoutAt = (lines: string[]) => lines.map((l) => l.replace(/"at":"[^"]*"/, '"at":""')).sort()
-    expect(withoutAt(written)).toEqual(withoutAt(linesOf(read.store)))
-    expect(new Set(written.map(at)).size).toBe(1)
   })
 })
