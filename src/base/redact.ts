@@ -4,6 +4,8 @@
  * error messages and the sandbox request log (--log, GET /_sandbox/requests). Names are matched case-insensitively.
  * Walks are iterative (no recursion), so a hostile, deeply nested value cannot overflow the stack.
  */
+import {parseMarked, stringifyMarked} from './json-numbers.js'
+
 export const REDACTED = '[REDACTED]'
 
 /** Headers whose whole value is a secret. `authorization`-style headers keep their scheme ("Bearer [REDACTED]"). */
@@ -148,11 +150,11 @@ function redactText(text: string): string {
     .replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#@\s]{0,512}@/gi, `$1${REDACTED}@`)
 }
 
-/** Redacts a raw body: as JSON when it parses, else by pattern; then every known secret value. */
+/** Redacts a raw body: as JSON when it parses (its numbers as written: parseMarked), else by pattern; then every known secret value. */
 export function redactBodyText(text: string, knownSecrets: (string | undefined)[] = []): string {
   let out: string
   try {
-    out = JSON.stringify(redactJson(JSON.parse(text)))
+    out = stringifyMarked(redactJson(parseMarked(text) ?? JSON.parse(text)))
   } catch {
     out = redactText(text)
   }

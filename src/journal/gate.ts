@@ -28,6 +28,7 @@ import {classOfError} from '../client/request-policy.js'
 import {ExitCode, exitCodeOfSignal} from '../base/exit-codes.js'
 import {REDACTED, redactArgv, redactUrl, redactValues} from '../base/redact.js'
 import {canonicalJson} from '../base/canonical-json.js'
+import {markLossy} from '../base/json-numbers.js'
 import {operationList} from '../api/operations.js'
 import {resourceName} from '../api/resource.js'
 import {lookupCommand, pathParamsOf} from '../api/kinds.js'
@@ -58,11 +59,15 @@ const LEASE_MARGIN_MS = 15_000
 /** How long a single command may hold its service's reference lock (its check and its durable record; far less in practice). */
 const PROMISE_LEASE_MS = 30_000
 
-/** The SHA-256 of a JSON body as canonical JSON (keys in order), or of its bytes when it is no JSON object or array. */
+/**
+ * The SHA-256 of a JSON body as canonical JSON (keys in order), or of its bytes when it is no JSON object or array.
+ * A number a double cannot tell from another (12345678901234567890) is compared as written (markLossy), never as
+ * the double both would read as.
+ */
 function sameBodySha(body: string | undefined, bytesSha: string): string {
   if (body === undefined || (body[0] !== '{' && body[0] !== '[')) return bytesSha
   try {
-    const canonical = canonicalJson(JSON.parse(body))
+    const canonical = canonicalJson(JSON.parse(markLossy(body)))
     return canonical === body ? bytesSha : sha256(canonical) // pay's own bodies are canonical already: no second hash
   } catch {
     return bytesSha // not JSON after all, or nested beyond what JSON.stringify walks
