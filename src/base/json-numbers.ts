@@ -14,7 +14,7 @@ const JSON_NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y
  * The text with each number token outside strings replaced by `replace(token, fraction, exponent)` (undefined: kept).
  * Strings are copied as they are, escapes included.
  */
-export function numbersIn(text: string, replace: (token: string, fraction: string | undefined, exponent: string | undefined) => string | undefined): string {
+function numbersIn(text: string, replace: (token: string, fraction: string | undefined, exponent: string | undefined) => string | undefined): string {
   let out = ''
   let from = 0
   for (let i = 0; i < text.length; i++) {

@@ -19,7 +19,7 @@ import {entry} from '../state.js'
 
 export const PAYOUT_FEES = {mobile_money: '10.00', bank_transfer: '30.00'} as const
 /** amount_debited of a failed payout: the wallet keeps (or got back) amount + fee. */
-export const NOTHING_DEBITED = '0.00'
+const NOTHING_DEBITED = '0.00'
 
 export function payoutView(p: PayoutRec): Record<string, unknown> {
   const view: Record<string, unknown> = {
