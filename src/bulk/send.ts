@@ -26,7 +26,7 @@ export const OTHER_RESOURCE = 'other_resource'
 export const LOOKUP_FAILED = 'lookup_failed'
 
 /** The error_code of a row whose resource ended failed (answered so at create, or seen so by --wait). */
-export const TRANSACTION_FAILED = 'transaction_failed'
+const TRANSACTION_FAILED = 'transaction_failed'
 
 /** Rows in a row left "unknown" by network errors after their retries: the service is unreachable, stop. */
 export const UNREACHABLE_AFTER = 24
