@@ -10,6 +10,7 @@ import type {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
 import {answeredOther, otherResourceMessage, stateOf} from '../operation/wait.js'
 import {resourceName} from '../api/resource.js'
+import {type Kind, idOf, kindOfEndpoint} from '../api/kinds.js'
 import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, type RequestClass, RequestAttempts, askedWaitMs, pollDelayMs, provesAbsent, throttleOf} from '../client/request-policy.js'
 import type {ApiContext} from '../operation/api-context.js'
 import type {Checked} from './check.js'
@@ -343,7 +344,7 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     }
     if (res) {
       rate.ok()
-      const id = resourceName(res.body) ?? null
+      const id = rowIdOf(r.endpoint, res.body)
       const state = stateOf(res.body) ?? null
       const end = ended(state)
       // answered in a failed state at once (a payout its wallet cannot cover): the service's reason, as --wait says it
@@ -388,4 +389,19 @@ function failureDetail(body: unknown): string | undefined {
 /** The error fields of a row whose resource ended failed: transaction_failed, with the service's reason (else the state). */
 function endedFailed(state: string | null, detail: string | undefined): {error_code: string; error_message: string} {
   return {error_code: TRANSACTION_FAILED, error_message: detail ?? `ended ${state}`}
+}
+
+/** The kind each endpoint of a run creates (one per run: looked up once). */
+const kindsOf = new Map<string, Kind | undefined>()
+
+/**
+ * The id of a row's resource in its answer: its kind's own id field (a subscription's `subscription_id`, a mandate
+ * cancellation's `mandate_id`: src/api/kinds.ts), else the name the answer gives (resourceName: a mandate's create
+ * answer has no id, only its reference). What `pay reconcile` reads a results row's kind from (the id's prefix).
+ */
+function rowIdOf(endpoint: string, body: unknown): string | null {
+  let kind = kindsOf.get(endpoint)
+  if (kind === undefined && !kindsOf.has(endpoint)) kindsOf.set(endpoint, (kind = kindOfEndpoint(endpoint)))
+  const own = kind && body !== null && typeof body === 'object' ? idOf(kind, body as Record<string, unknown>) : undefined
+  return own ?? resourceName(body) ?? null
 }

@@ -81,3 +81,16 @@ describe('--wait whose lookups fail', () => {
     expect(server.apiRequests().filter((q) => q.method === 'POST')).toHaveLength(1)
   })
 })
+
+describe("a row's id", () => {
+  it("is its kind's own id field where the answer has no `id` (a mandate cancellation's mandate_id): what reconcile reads the kind from", async () => {
+    const dir = tempConfigDir()
+    const env = {PAY_CONFIG_DIR: dir, PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET, NO_COLOR: '1'}
+    server.script('POST /v1/mandates/MD_CANCEL1/cancel', {status: 200, body: {object: 'mandate_cancellation', status: 'processing', mandate_id: 'MD_CANCEL1', message_id: 'MSG_1'}})
+    const file = join(dir, 'cancel.csv')
+    writeFileSync(file, 'mandate_id,mobile,reason\nMD_CANCEL1,254700000001,closing\n')
+    const r = await runCommand(['mandates', 'cancel', '--from-file', file, '--json'], {env})
+    expect(r.code, r.stderr).toBe(0)
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({outcome: 'accepted', id: 'MD_CANCEL1'})
+  })
+})
