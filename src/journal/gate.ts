@@ -120,7 +120,7 @@ export class JournalGate implements RequestJournal {
       let entry: JournalEntryHandle
       try {
         // the reference index lost beside the run files is made again before the lookup reads it (references.ts)
-        if (promise !== undefined) await rebuildReferenceIndex(this.store)
+        if (promise !== undefined) await rebuildReferenceIndex(this.store, this.options.notice)
         entry = this.entryFor(req, settings.clientId, accountRef, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]), () => {
           if (lost()) throw new LockLostError()
         })
