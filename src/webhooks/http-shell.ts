@@ -72,7 +72,7 @@ interface Connection {
   last?: ServerResponse
   /** performance.now() when it connected. */
   since: number
-  /** About when its latest request came: the time of the idle sweep before it. */
+  /** How many idle sweeps had run when its latest request came (or when it connected). */
   active: number
 }
 
@@ -162,29 +162,28 @@ export async function startHttpShell(options: ShellOptions): Promise<HttpShell> 
   }
   /**
    * Idle keep-alive connections are closed by one sweep over them all, not by Node's keepAliveTimeout, which sets a
-   * timer on the socket after every answer and clears it at the next request. A request is stamped with the time of
-   * the sweep before it (no clock read per request): its connection, once answered, is closed between idleMs and
-   * idleMs plus two sweep intervals after that request.
+   * timer on the socket after every answer and clears it at the next request. A request is stamped with the number
+   * of sweeps so far (no clock read per request); its connection, once answered, is closed when IDLE_SWEEPS whole
+   * intervals have passed since: at least idleMs after that request (a late timer only makes it later).
    */
   const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
-  const sweepMs = Math.ceil(idleMs / IDLE_SWEEPS)
-  let sweptAt = performance.now()
+  let sweeps = 0
   const closeIdle = () => {
-    sweptAt = performance.now()
+    sweeps++
     for (const [socket, st] of sockets) {
-      if (st.last?.writableFinished && sweptAt - st.active >= idleMs + sweepMs) {
+      if (st.last?.writableFinished && sweeps - st.active > IDLE_SWEEPS) {
         sockets.delete(socket)
         socket.destroy()
       }
     }
   }
-  const idleSweeper = setInterval(closeIdle, sweepMs).unref()
+  const idleSweeper = setInterval(closeIdle, Math.ceil(idleMs / IDLE_SWEEPS)).unref()
   // connectionsCheckingInterval: how often Node enforces the timeouts below (default every 30 s)
   const server: Server = createServer({connectionsCheckingInterval: 1000}, (req, res) => {
     const state = sockets.get(req.socket)
     if (state) {
       state.last = res
-      state.active = sweptAt
+      state.active = sweeps
     }
     if (busy >= maxConnections) {
       overCapacity(req, res)
@@ -200,7 +199,7 @@ export async function startHttpShell(options: ShellOptions): Promise<HttpShell> 
     }
   })
   server.on('connection', (socket: Socket) => {
-    sockets.set(socket, {since: performance.now(), active: sweptAt})
+    sockets.set(socket, {since: performance.now(), active: sweeps})
     socket.once('close', () => sockets.delete(socket))
     if (sockets.size <= maxSockets) return
     shed()
