@@ -379,11 +379,12 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
  * request's ("accepted 2026-11-26 10:02 UTC as PO_…") and the resource's; when the state known then had not ended,
  * looks the resource up first (one GET, no money moves), records what it saw, and gives that answer. A lookup that
  * answers another resource (one sharing the reference) is said, naming both, and neither shown nor recorded
- * (`other`): the state stays as last seen. The same for a resumed key's answer that may be the service's first one
+ * (`other`): the state stays as last seen. The one re-run rule of a command, a flow step (src/flows/run.ts) and
+ * `pay api` (src/operation/raw-request.ts). The same for a resumed key's answer that may be the service's first one
  * replayed (`maybeReplayed`: its state as it was when the key was first sent), except that a state that has ended
  * needs no word: it is as final as the answer says.
  */
-async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): Promise<{res: ApiResponse; view?: PollSpec['view']; other?: string} | undefined> {
+export async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): Promise<{res: ApiResponse; view?: PollSpec['view']; other?: string} | undefined> {
   const poll = pollOf(op, id, res, input)
   const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
   const mine = resourceName(res.body)
