@@ -30,6 +30,12 @@ export interface Endpoint {
   readonly response: z.ZodType
 }
 
+/**
+ * The header with which a service marks an answer it replays for a reused key: the sandbox sends it, pay reads it
+ * (src/journal/gate.ts); the interface names none (docs/assumptions.md, "The answer to a resumed key").
+ */
+export const REPLAYED_HEADER = 'idempotent-replayed'
+
 function endpoint<const E extends Omit<Endpoint, 'auth' | 'accountRef'> & {auth?: boolean; accountRef?: boolean}>(e: E) {
   const auth = e.auth ?? true
   return {...e, auth, accountRef: e.accountRef ?? auth} as E & {auth: boolean; accountRef: boolean}

@@ -151,10 +151,11 @@ function redactText(text: string): string {
 }
 
 /** Redacts a raw body: as JSON when it parses (its numbers as written: parseMarked), else by pattern; then every known secret value. */
-export function redactBodyText(text: string, knownSecrets: (string | undefined)[] = []): string {
+export function redactBodyText(text: string, knownSecrets: (string | undefined)[] = [], redact = true): string {
   let out: string
   try {
-    out = stringifyMarked(redactJson(parseMarked(text) ?? JSON.parse(text)))
+    const parsed = parseMarked(text) ?? JSON.parse(text)
+    out = stringifyMarked(redact ? redactJson(parsed) : parsed)
   } catch {
     out = redactText(text)
   }
@@ -254,6 +255,8 @@ function sameJson(text: string, json: string): boolean {
 
 /** The flags whose value is a request header (`pay api -H 'Name: value'`). */
 const HEADER_FLAGS = new Set(['-H', '--header'])
+const DATA_FLAGS = new Set(['--data'])
+const FIELD_FLAGS = new Set(['-F', '--field'])
 /** Flags whose name says their value is a secret (`--client-secret`, `--webhook-secret`, `--token`, `--password`). */
 const SECRET_FLAG = /secret|token|password/i
 
@@ -288,6 +291,23 @@ export function redactArgv(argv: readonly string[], knownSecrets: readonly (stri
     const next = inline === undefined && a.startsWith('-') && i + 1 < argv.length ? argv[i + 1] : undefined
     let value: ((v: string) => string) | undefined
     if (HEADER_FLAGS.has(flag)) value = header
+    // a JSON body given inline: its secret-named fields, as a log shows the body (redactBodyText; @file and - stay)
+    else if (DATA_FLAGS.has(flag)) value = (v) => {
+      const redacted = /^\s*[[{]/.test(v) ? redactBodyText(v) : undefined
+      if (redacted === undefined || redacted === redactBodyText(v, [], false)) return known(v, flag) // as typed when nothing is secret
+      left.add(flag)
+      return redactValues(redacted, [...knownSecrets])
+    }
+    // -F name=value (name:=json): a secret-named field's value
+    else if (FIELD_FLAGS.has(flag)) value = (v) => {
+      const m = /^([^=:]+)(:?=)/.exec(v)
+      const last = m?.[1].split('.').pop() ?? ''
+      if (m && isSecretName(last)) {
+        left.add(`${flag} ${m[1]}`)
+        return `${m[1]}${m[2]}${m[2] === ':=' ? JSON.stringify(REDACTED) : REDACTED}`
+      }
+      return known(v, flag)
+    }
     else if (flag === '--base-url') value = (v) => {
       const shown = known(redactUrl(v), flag)
       if (shown !== v) left.add(flag)

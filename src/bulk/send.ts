@@ -8,7 +8,7 @@ import {setTimeout as sleep} from 'node:timers/promises'
 import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client.js'
 import type {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
-import {answeredOther, otherResourceMessage, stateOf} from '../operation/wait.js'
+import {answeredOther, failureDetail, otherResourceMessage, stateOf} from '../operation/wait.js'
 import {resourceName} from '../api/resource.js'
 import {type Kind, idOf, kindOfEndpoint} from '../api/kinds.js'
 import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, type RequestClass, RequestAttempts, askedWaitMs, pollDelayMs, provesAbsent, throttleOf} from '../client/request-policy.js'
@@ -385,12 +385,6 @@ function fieldsOf(r: SpooledRow, outcome: RequestClass, httpStatus: number | nul
     row: r.row, line: r.line, reference: r.reference, outcome, http_status: httpStatus, id, state, state_at: stateAt, error_code: code, error_message: message, idempotency_key: r.key,
     amount: r.amount, currency: r.currency, earlier: false,
   }
-}
-
-/** The service's reason in an answer about a resource that ended failed (`failure_reason`, else `status_detail`). */
-function failureDetail(body: unknown): string | undefined {
-  const b = body as {failure_reason?: unknown; status_detail?: unknown} | undefined
-  return typeof b?.failure_reason === 'string' ? b.failure_reason : typeof b?.status_detail === 'string' && b.status_detail ? b.status_detail : undefined
 }
 
 /** The error fields of a row whose resource ended failed: transaction_failed, with the service's reason (else the state). */

@@ -124,7 +124,7 @@ export interface ApiResponse<T = unknown> {
   /** With replayedAt: when the state in `body` was seen (a later lookup's, else the answer's). */
   stateSeenAt?: string
   /** A journaled request's answer (or replayedAt): records a newer state of the resource (and the body that showed it) in the journal. */
-  noteState?: (state: string, body: string) => void
+  noteState?: (state: string, body: string, seenAtMs?: number) => void
   /**
    * The answer to a key sent before whose outcome was unknown (or one the service marks replayed): it may be the
    * service's first answer to that key, its state as it was then (`firstSentAt`: when the key was first sent, when

@@ -27,6 +27,7 @@ import {ApiError, InputError, InterruptedError, NetworkError, PayError} from '..
 import {classOfError} from '../client/request-policy.js'
 import {ExitCode, exitCodeOfSignal} from '../base/exit-codes.js'
 import {REDACTED, redactArgv, redactUrl, redactValues} from '../base/redact.js'
+import {REPLAYED_HEADER} from '../api/endpoints.js'
 import {canonicalJson} from '../base/canonical-json.js'
 import {markLossy} from '../base/json-numbers.js'
 import {operationList} from '../api/operations.js'
@@ -413,9 +414,9 @@ export class JournalGate implements RequestJournal {
     }
   }
 
-  /** Records a later look at the resource a request under `key` made: its state then (now), and the body seen. */
+  /** Records a later look at the resource a request under `key` made: its state then (`seenAtMs`, else now), and the body seen. */
   private stateNoter(key: string, hide: (text: string) => string): NonNullable<ApiResponse['noteState']> {
-    return (state, seenBody) => this.store.append({t: 'state', at: this.iso(), key, state, body: seenBody === undefined ? undefined : hide(seenBody)})
+    return (state, seenBody, seenAtMs) => this.store.append({t: 'state', at: seenAtMs === undefined ? this.iso() : new Date(seenAtMs).toISOString(), key, state, body: seenBody === undefined ? undefined : hide(seenBody)})
   }
 
   private iso(): string {
@@ -440,11 +441,6 @@ function mismatchHint(key: string, earlier: OpRecord, verify: string): string {
   return `the service says Idempotency-Key ${key} was used before with another body: the request sent under it at ${earlier.at} may have been done, and its outcome stays unknown${verify || `; check with \`pay journal ${key}\``}; to resume it, ${how}; never send it again under a new key before you know`
 }
 
-/**
- * The header with which a service marks an answer it replays for a reused key (the sandbox's; the interface names
- * none: docs/assumptions.md).
- */
-const REPLAYED_HEADER = 'idempotent-replayed'
 
 /**
  * Whether an answer may be the service's stored first answer to its key, its state as it was then: the key was sent

@@ -155,6 +155,7 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   const progress = new Progress(out)
   let res = options.first
   let state = res ? stateOf(res.body) : undefined
+  let seenAt = Date.now() // when `res` was answered: the journal dates the state by it, not by the wait's end
   // The answer in hand may already be final (a reused approved mandate answers succeeded at once).
   const settled = res && settledAnswer(options, res, options.timeoutSec)
   if (settled) return settled
@@ -169,7 +170,7 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
    * latest known state, journaled (not when the last poll answered another resource: seen before, not now).
    */
   const ended = (outcome: WaitOutcome, about: Pick<WaitResult, 'other' | 'signal' | 'error'> = {}): WaitResult => {
-    if (res !== options.first && outcome !== 'other' && state !== undefined) (options.noteState ?? options.first?.noteState)?.(state, res!.text)
+    if (res !== options.first && outcome !== 'other' && state !== undefined) (options.noteState ?? options.first?.noteState)?.(state, res!.text, seenAt)
     return {poll: options, res: res!, outcome, ...about, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
   }
   const interrupted = (signal: NodeJS.Signals): WaitResult => {
@@ -211,6 +212,7 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
       const other = answeredOther(mine, now.body)
       if (res && other) return ended('other', {other})
       res = now
+      seenAt = Date.now()
       state = stateOf(res.body)
       const final = classifyState(state, options.states)
       if (final) return ended(final)
@@ -269,10 +271,16 @@ export function waitExit(result: Pick<WaitResult, 'outcome' | 'signal'>): number
   return ExitCode.WAIT_TIMEOUT
 }
 
-/** How a transaction that ended failed is said: its state and the service's reason (`status_detail`). */
+/** The service's reason in an answer about a resource that ended failed (`failure_reason`, else `status_detail`). */
+export function failureDetail(body: unknown): string | undefined {
+  const b = body as {failure_reason?: unknown; status_detail?: unknown} | undefined
+  return typeof b?.failure_reason === 'string' && b.failure_reason ? b.failure_reason : typeof b?.status_detail === 'string' && b.status_detail ? b.status_detail : undefined
+}
+
+/** How a transaction that ended failed is said: its state and the service's reason (failureDetail). */
 export function failedLine(result: Pick<WaitResult, 'label' | 'state' | 'res'>): string {
-  const detail = (result.res.body as {status_detail?: unknown} | undefined)?.status_detail
-  return printableLine(`${result.label} ended ${result.state}${typeof detail === 'string' && detail ? `: ${detail}` : ''}`)
+  const detail = failureDetail(result.res.body)
+  return printableLine(`${result.label} ended ${result.state}${detail ? `: ${detail}` : ''}`)
 }
 
 /** Prints the outcome of a wait on stderr and returns the exit code (waitExit). */

@@ -5,7 +5,7 @@
  * (400/404) -> Idempotency-Key (400) -> JSON body (400) -> query/body schema (400) -> idempotent replay or
  * 409 mismatch -> handler -> store the answer for replay -> maybe drop the socket (fault).
  */
-import {type Endpoint, type EndpointId, matchEndpoint} from '../api/endpoints.js'
+import {type Endpoint, type EndpointId, REPLAYED_HEADER, matchEndpoint} from '../api/endpoints.js'
 import {issueToken, authenticate} from './auth.js'
 import type {Ctx} from './context.js'
 import {ApiError, errorBody, invalidParameter, notFound} from './errors.js'
@@ -136,7 +136,7 @@ function answerApi(rt: Runtime, req: SbRequest, requestId: string): SbResponse {
       print = fingerprint(endpoint.id, params, account.id, body)
       const stored = lookup(core.state, merchant.id, key, print)
       if (stored) {
-        return {status: stored.status, headers: {'content-type': JSON_TYPE, 'idempotent-replayed': 'true', 'x-request-id': requestId, ...rateHeaders}, body: stored.body, logBody, requestId}
+        return {status: stored.status, headers: {'content-type': JSON_TYPE, [REPLAYED_HEADER]: 'true', 'x-request-id': requestId, ...rateHeaders}, body: stored.body, logBody, requestId}
       }
     }
     const parsedBody = endpoint.body ? validate(endpoint.body, body, 'body') : body

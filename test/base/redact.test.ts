@@ -224,8 +224,15 @@ describe('a command line as pay prints or stores it (redactArgv)', () => {
     expect(left).toEqual(['--provider', '--data', '-H X-Note'])
   })
 
+  it('secret-named fields of an inline --data body and of -F, as a log shows the body; other spellings kept as typed', () => {
+    const {args, left} = redactArgv(['api', 'POST', '/v1/x', '--data', '{"api_key": "k123", "note": "n", "n": 12345678901234567890}', '-F', 'auth.password=p456', '-F', 'pin:=9876', '-F', 'note=plain', '--data={ "a" : 1 }'])
+    expect(args).toEqual(['api', 'POST', '/v1/x', '--data', `{"api_key":"${R}","note":"n","n":12345678901234567890}`, '-F', `auth.password=${R}`, '-F', `pin:=${JSON.stringify(R)}`, '-F', 'note=plain', '--data={ "a" : 1 }'])
+    for (const secret of ['k123', 'p456', '9876']) expect(args.join(' ')).not.toContain(secret)
+    expect(left).toEqual(['--data', '-F auth.password', '-F pin'])
+  })
+
   it('nothing secret: the words as given, nothing to put back', () => {
-    const argv = ['payouts', 'create', '--amount', '12.00', '-H', 'Idempotency-Key: k', '--yes']
+    const argv = ['payouts', 'create', '--amount', '12.00', '-H', 'Idempotency-Key: k', '--yes', '--data', '{"note": "x"}', '-F', 'note=y']
     expect(redactArgv(argv, ['sb_acme_secret_4f8a2c1e9b7d'])).toEqual({args: argv, left: []})
   })
 })

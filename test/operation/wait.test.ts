@@ -5,7 +5,7 @@
 import {describe, expect, it} from 'vitest'
 import {classifyState} from '../../src/operation/wait.js'
 import {tempConfigDir} from '../helpers/cli.js'
-import {runInProcess} from '../helpers/in-process.js'
+import {runCommand, runInProcess} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
 
 const server = useScriptedServer()
@@ -116,5 +116,24 @@ describe('--wait-timeout without --wait', () => {
     expect(server.apiRequests().filter((q) => q.method === 'POST')).toEqual([])
     // a get command too (with --wait, the tests above take it as ever)
     expect((await runInProcess(['collections', 'get', 'CL_10', '--wait-timeout', '1'], {env: env()})).stderr).toContain('--wait-timeout applies only with --wait')
+  })
+})
+
+describe('--wait whose polls stop answering', () => {
+  it('journals the state as seen when the last poll answered, not when the wait gave up', async () => {
+    const e = env()
+    const payout = (status: string) => ({status: 200, body: {id: 'PO_9', object: 'payout', status, currency: 'KES', amount: '10.00', fee_amount: '0.00', amount_debited: '10.00', merchant_reference: 'w-9', status_detail: null}})
+    server.script('POST /v1/payouts', {...payout('processing'), status: 201})
+    server.script('GET /v1/payouts/w-9', payout('processing'), {delayMs: 1500, status: 500, body: {error: {code: 'internal_error', message: 'down'}}})
+    const args = ['payouts', 'create', '--amount', '10.00', '--currency', 'KES', '--reference', 'w-9', '--mobile', '254700000001', '--provider', 'mpesa']
+    const r = await runInProcess([...args, '--yes', '--wait', '--wait-timeout', '60', '--retries', '0'], {env: e})
+    const ended = Date.now()
+    expect(r.code, r.stderr).toBe(9)
+    expect(r.stderr).toMatch(/could not follow/)
+    const j = await runCommand(['journal', 'w-9', '--json'], {env: e})
+    const entry = JSON.parse(j.stdout) as {state: string; state_at: string}
+    expect(entry.state).toBe('processing')
+    // the failing poll took 1.5 s to answer: the state was seen at least that long before the wait ended
+    expect(ended - Date.parse(entry.state_at)).toBeGreaterThanOrEqual(1400)
   })
 })
