@@ -36,6 +36,9 @@ export interface Endpoint {
  */
 export const REPLAYED_HEADER = 'idempotent-replayed'
 
+/** The header naming the sub-account a request is for (the interface's X-Service-Account-Ref). */
+export const ACCOUNT_REF_HEADER = 'x-service-account-ref'
+
 function endpoint<const E extends Omit<Endpoint, 'auth' | 'accountRef'> & {auth?: boolean; accountRef?: boolean}>(e: E) {
   const auth = e.auth ?? true
   return {...e, auth, accountRef: e.accountRef ?? auth} as E & {auth: boolean; accountRef: boolean}

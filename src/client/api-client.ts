@@ -3,7 +3,7 @@
  * `pay api`, a raw method and path), builds the URL and headers, attaches the bearer token, the Idempotency-Key
  * and the sub-account header where they apply, retries what is safe to retry, and maps failures to PayErrors.
  */
-import {type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
+import {ACCOUNT_REF_HEADER, type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {statedReading} from '../api/schemas.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
@@ -547,7 +547,6 @@ function rulesForUnknownPath(method: string, pathname: string): {auth: boolean; 
 }
 
 /** The sub-account header, as build() writes every header name (lower case). */
-const ACCOUNT_REF_HEADER = 'x-service-account-ref'
 
 /**
  * The account ref a prepared request carries: the sub-account it goes to, whether from the settings

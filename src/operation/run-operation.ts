@@ -10,7 +10,7 @@
  * test runs it in-process with its own Output and client, the way gh separates options from a run function.
  * Loaded only through src/runtime.ts (inside run()), so it may import zod schemas and the client freely.
  */
-import {endpoints, pathValueRule, type EndpointId} from '../api/endpoints.js'
+import {ACCOUNT_REF_HEADER, endpoints, pathValueRule, type EndpointId} from '../api/endpoints.js'
 import {inputLabel, flagName} from '../api/operation-names.js'
 import type {FieldSpec, OperationSpec, PromptSpec, ValueSource} from '../api/operation-types.js'
 import {problemsOf, type FieldProblem} from '../api/validate.js'
@@ -288,6 +288,9 @@ export function pollOf(op: OperationSpec, id: EndpointId, res: ApiResponse, inpu
     const fill = (m: Record<string, readonly ValueSource[]> | undefined) => (m ? Object.fromEntries(Object.entries(m).map(([k, s]) => [k, pick(s, res, input) ?? ''])) : undefined)
     pollInput = {path: fill(w.path), query: fill(w.query)}
   }
+  // the sub-account the request went to (`pay api -H 'X-Service-Account-Ref: …'`) is the one its resource is looked up in
+  const accountRef = input.headers && Object.entries(input.headers).find(([k]) => k.toLowerCase() === ACCOUNT_REF_HEADER)?.[1]
+  if (accountRef) pollInput.headers = {[ACCOUNT_REF_HEADER]: accountRef}
   const name = w.label ? pick(w.label, res, input) : Object.values({...pollInput.path, ...pollInput.query})[0]
   return {id: w.get === 'self' ? id : w.get, input: pollInput, label: `${w.noun} ${name ?? ''}`.trim(), view: w.view, states: {succeeded: w.succeeded, failed: w.failed, pending: w.pending}}
 }

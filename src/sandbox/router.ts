@@ -5,7 +5,7 @@
  * (400/404) -> Idempotency-Key (400) -> JSON body (400) -> query/body schema (400) -> idempotent replay or
  * 409 mismatch -> handler -> store the answer for replay -> maybe drop the socket (fault).
  */
-import {type Endpoint, type EndpointId, REPLAYED_HEADER, matchEndpoint} from '../api/endpoints.js'
+import {ACCOUNT_REF_HEADER, type Endpoint, type EndpointId, REPLAYED_HEADER, matchEndpoint} from '../api/endpoints.js'
 import {issueToken, authenticate} from './auth.js'
 import type {Ctx} from './context.js'
 import {ApiError, errorBody, invalidParameter, notFound} from './errors.js'
@@ -123,7 +123,7 @@ function answerApi(rt: Runtime, req: SbRequest, requestId: string): SbResponse {
 
     const merchant = core.merchant(client.merchant_id)
     // metadata and balance ignore the header (spec: it applies to every request except those)
-    const account = endpoint.accountRef ? resolveAccount(merchant, header(req, 'x-service-account-ref')) : merchant.accounts[0]
+    const account = endpoint.accountRef ? resolveAccount(merchant, header(req, ACCOUNT_REF_HEADER)) : merchant.accounts[0]
     const key = header(req, 'idempotency-key')
     if (endpoint.idempotent && (key === undefined || key.trim() === '')) {
       throw invalidParameter('Idempotency-Key', 'header is required on this endpoint (a UUID is recommended)')
