@@ -125,9 +125,9 @@ function allEntries(store: JournalStore): JournalEntry[] {
     for (const row of r.rows) all.push(rowEntry(r, row))
     if (!r.finished) all.push(cutRunEntry(r))
   }
-  const requests = oneEntryPerRequest(all)
-  // stable: a run's rows keep their order; the newest run or request first
-  return requests.map((e, i) => ({e, i})).sort((a, b) => (a.e.op.at === b.e.op.at ? b.i - a.i : a.e.op.at < b.e.op.at ? 1 : -1)).map(({e}) => e)
+  // stable: a run's rows keep their order; the newest run or request first, a request by its newest send (a key
+  // resumed today is today's, though its entry says when it was first sent)
+  return oneEntryPerRequest(all).map((r, i) => ({...r, i})).sort((a, b) => (a.active === b.active ? b.i - a.i : a.active < b.active ? 1 : -1)).map(({e}) => e)
 }
 
 /**
@@ -135,9 +135,9 @@ function allEntries(store: JournalStore): JournalEntry[] {
  * row reported again by the run of an edited file, a row's key resumed by a command) are one request, which the
  * service does once. Its entry: the newest one, or the newest the service accepted (an acceptance is never undone by
  * a later unknown), at the time the key was first sent, with the newest state any of them saw. In the order of the
- * first of them.
+ * first of them; `active`: when the newest of them was sent.
  */
-function oneEntryPerRequest(all: JournalEntry[]): JournalEntry[] {
+function oneEntryPerRequest(all: JournalEntry[]): {e: JournalEntry; active: string}[] {
   const byKey = new Map<string, JournalEntry[]>()
   for (const e of all) {
     const id = `${e.op.base_url}\n${e.op.key}`
@@ -145,10 +145,10 @@ function oneEntryPerRequest(all: JournalEntry[]): JournalEntry[] {
     if (same) same.push(e)
     else byKey.set(id, [e])
   }
-  const out: JournalEntry[] = []
+  const out: {e: JournalEntry; active: string}[] = []
   for (const same of byKey.values()) {
     if (same.length === 1) {
-      out.push(same[0])
+      out.push({e: same[0], active: same[0].op.at})
       continue
     }
     const newest = (a: JournalEntry, b: JournalEntry) => ((b.outcome?.at ?? b.op.at) >= (a.outcome?.at ?? a.op.at) ? b : a)
@@ -162,7 +162,7 @@ function oneEntryPerRequest(all: JournalEntry[]): JournalEntry[] {
     }
     const entry: JournalEntry = {op: {...base.op, at: first.op.at}, outcome: base.outcome}
     if (seen) entry.seen = {t: 'state', at: seen.at, key: base.op.key, state: seen.state, body: seen.body}
-    out.push(entry)
+    out.push({e: entry, active: same.reduce((a, b) => (b.op.at > a.op.at ? b : a)).op.at})
   }
   return out
 }

@@ -85,6 +85,22 @@ describe('pay journal: one line per request', () => {
   })
 })
 
+describe('pay journal: the order of the list', () => {
+  it('a request first sent long ago and resumed now is listed by its newest send: never below 20 newer ones while unknown', () => {
+    const op = (key: string, ref: string, at: string, pid: number) => ({t: 'op', at, key, match: `m-${key}`, endpoint: 'payouts.create', method: 'POST', url: `${BASE}/v1/payouts`, base_url: BASE, client_id: 'c', body_sha256: 'x', reference: ref, pid})
+    const lines: object[] = [op('k-old', 'old-1', '2026-11-26T09:00:00.000Z', 1), {t: 'outcome', at: '2026-11-26T09:00:01.000Z', key: 'k-old', request: 'unknown', error: {code: 'network_error', message: 'cut'}, op_at: '2026-11-26T09:00:00.000Z', op_pid: 1}]
+    for (let i = 0; i < 25; i++) {
+      const at = new Date(Date.parse('2026-11-26T10:00:00Z') + i * 60_000).toISOString()
+      lines.push(op(`k${i}`, `r${i}`, at, 2 + i), {t: 'outcome', at, key: `k${i}`, request: 'accepted', status: 201, id: `PO_${i}`, resource_state: 'succeeded', op_at: at, op_pid: 2 + i})
+    }
+    lines.push(op('k-old', 'old-1', '2026-11-27T08:00:00.000Z', 99), {t: 'outcome', at: '2026-11-27T08:00:31.000Z', key: 'k-old', request: 'unknown', error: {code: 'network_error', message: 'cut again'}, op_at: '2026-11-27T08:00:00.000Z', op_pid: 99})
+    const listed = rows(journalOf(lines, {}))
+    expect(listed).toHaveLength(20)
+    expect(listed[0]).toMatchObject({reference: 'old-1', outcome: 'unknown', at: '2026-11-26T09:00:00.000Z'}) // its line still says when it was first sent
+    expect(listed[1].reference).toBe('r24')
+  })
+})
+
 describe('pay journal: --outcome is what the request came to, --state what became of the resource', () => {
   const op = (key: string, ref: string, at: string) => ({t: 'op', at, key, match: key, endpoint: 'payouts.create', method: 'POST', url: `${BASE}/v1/payouts`, base_url: BASE, client_id: 'c', body_sha256: 'x', reference: ref, pid: 1})
   const env = () =>
