@@ -133,6 +133,21 @@ describe('pay api -H X-Service-Account-Ref', () => {
     expect(sent.map((e) => e.headers['x-service-account-ref'])).toEqual([east, west])
   })
 
+  it("a re-run looks the resource up in the sub-account the request named, not the settings' one", async () => {
+    const env = globex()
+    const payout = JSON.stringify({amount: '12.00', currency: 'KES', merchant_reference: 'hdr-po', mobile: '254700000409', provider: 'mpesa'})
+    const first = await h.command(['api', 'POST', '/v1/payouts', '--data', payout, ...header(west), '--json'], env)
+    expect(first.code, first.stderr).toBe(0)
+    const {id} = json<{id: string}>(first)
+    await waitFor(() => h.sb.state.payouts[id]?.status === 'failed', 10_000, 'the sandbox settles it (failed, for this number)')
+    const before = h.requests().length
+    const again = await h.command(['api', 'POST', '/v1/payouts', '--data', payout, ...header(west), '--json'], env)
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toMatch(new RegExp(`as ${id}; state now: failed`))
+    const lookups = h.requests().slice(before)
+    expect(lookups.map((e) => `${e.method} ${e.path} ${e.status} ${e.headers['x-service-account-ref']}`)).toEqual([`GET /v1/payouts/hdr-po 200 ${west}`])
+  })
+
   it('overrides the settings for the journal as on the wire: the same collection later by --account-ref is recognised, not sent again', async () => {
     const env = globex()
     const first = await h.command(['api', 'POST', '/v1/collections', '--data', body('hdr-b'), ...header(west), '--json'], {...env, PAY_ACCOUNT_REF: east})
