@@ -50,7 +50,8 @@ export async function rawBodyInput(data: string | undefined, fields: string[] | 
   const body = mergeBody(undefined, given?.value, parseFieldFlags(fields))
   const exactData = given === undefined ? undefined : parseMarked(given.text)
   const exactFields = parseFieldFlags(fields, parseMarked)
-  if (exactData === undefined && !(fields ?? []).some((f) => /^[A-Za-z0-9_.-]+:=/.test(f) && parseMarked(f.slice(f.indexOf(':=') + 2)) !== undefined)) return {body, sent: body}
+  // a JSON string given as the body is sent as JSON (quoted): the client sends a string `sent` as it is
+  if (exactData === undefined && !(fields ?? []).some((f) => /^[A-Za-z0-9_.-]+:=/.test(f) && parseMarked(f.slice(f.indexOf(':=') + 2)) !== undefined)) return {body, sent: typeof body === 'string' ? JSON.stringify(body) : body}
   return {body, sent: stringifyMarked(mergeBody(undefined, exactData ?? given?.value, exactFields))}
 }
 

@@ -2,7 +2,7 @@
  * -F key=value / key:=json and --data merged into a request body (src/operation/body-input.ts).
  */
 import {describe, expect, it} from 'vitest'
-import {mergeBody, parseFieldFlags} from '../../src/operation/body-input.js'
+import {mergeBody, parseFieldFlags, rawBodyInput} from '../../src/operation/body-input.js'
 
 describe('body input', () => {
   it('keeps key=value a string (amounts stay decimal strings) and parses key:=json', () => {
@@ -21,5 +21,10 @@ describe('body input', () => {
     expect(mergeBody(undefined, undefined, {})).toBeUndefined()
     expect(mergeBody(undefined, undefined, {a: 1})).toEqual({a: 1})
     expect(mergeBody(undefined, null, {})).toBeNull()
+  })
+  it("pay api's --data: a JSON string is sent as JSON (quoted), an object as given", async () => {
+    expect((await rawBodyInput('"hello"', undefined)).sent).toBe('"hello"')
+    expect((await rawBodyInput('{"a": 1.50}', undefined)).sent).toBe('{"a":1.50}')
+    expect((await rawBodyInput('[1, 2]', undefined)).sent).toEqual([1, 2])
   })
 })
