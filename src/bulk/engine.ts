@@ -76,6 +76,8 @@ interface BulkRun {
   flags: BulkFlags
   /** --wait: the get request that reports a created row's state (and the terminal states), how long to poll. */
   wait?: SendPlan['wait']
+  /** The get request that reports a row's state, with or without --wait (SendPlan.lookUp). */
+  lookUp?: SendPlan['lookUp']
   /** The resource's terminal states (the operation's --wait states): a row's verdict reads its state with them. */
   states?: {succeeded: readonly string[]; failed: readonly string[]}
   /** Asked once, after every row passed and before anything is sent (a live profile on a terminal; src/operation/confirm.ts). */
@@ -179,7 +181,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const rate = new AdaptiveRate(concurrency)
     const plan: SendPlan = {
       checked, earlier: resumed.earlier, settledBy: resumed.settledBy, requestOf, journal: resumed.journal, sink, progress, rate, concurrency,
-      retries: flags.retries ?? 3, ended: resumed.ended, pool: held.pool, wait: run.wait, adopted: resumed.adopted, sent: (r, o) => accepted.add(r, o), rekey,
+      retries: flags.retries ?? 3, ended: resumed.ended, pool: held.pool, wait: run.wait, lookUp: run.lookUp, adopted: resumed.adopted, sent: (r, o) => accepted.add(r, o), rekey,
       charge: (r) => run.op.charge(() => callInputOf(r)),
     }
     try {

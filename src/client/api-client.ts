@@ -83,6 +83,15 @@ export interface JournalEntryHandle {
   end(): void
 }
 
+/**
+ * Whether an answer's state may be older than now: the journal's answer to a request accepted earlier (nothing sent),
+ * or a resumed key's answer that may be the service's first one, replayed. A command, a flow step and `pay api` look
+ * such a resource up (src/operation/run-operation.ts, lookUpAccepted).
+ */
+export function mayBeStale(res: Pick<ApiResponse, 'replayedAt' | 'maybeReplayed'>): boolean {
+  return res.replayedAt !== undefined || res.maybeReplayed !== undefined
+}
+
 export interface CallInput {
   path?: Record<string, string>
   query?: Record<string, string | undefined>
