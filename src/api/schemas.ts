@@ -234,14 +234,15 @@ export const balanceQuery = z.lazy(() =>
  * A response schema says what pay expects. Where the interface states a rule (ids and their prefixes, `object`
  * kinds, decimal-string amounts, the shape of a list) it is written as is; where the interface says "not shown",
  * the part is wrapped in `assumed(shape, stated?)`: `shape` is our guess (docs/assumptions.md), `stated` what the
- * interface does say of that part (default: it is a JSON object). From this one mark come two readings:
+ * interface does say of that part (built by the stated reading only; default: it is a JSON object). From this one
+ * mark come two readings:
  * - the strict one (the schema itself): what the views, the sandbox and `pay smoke --contract` hold the service to;
  * - the stated one (`statedReading(schema)`): every assumed part replaced by its `stated` rule. An answer that fails
  *   the strict reading but passes this one is a service that differs from our guess, not a broken one: the command
  *   shows it with the generic view and exits 0 (src/client/api-client.ts, src/output/views.ts). Failing this one too
  *   breaks a stated rule: exit 7.
  */
-type Assume = <S extends z.ZodType>(shape: S, stated?: z.ZodType) => S
+type Assume = <S extends z.ZodType>(shape: S, stated?: () => z.ZodType) => S
 /** What a response's builder is given: the mark, and `of(schema)` for a response schema used inside another. */
 interface Tier {
   assumed: Assume
@@ -249,21 +250,23 @@ interface Tier {
 }
 /** Any JSON object: what the interface states of a shape it does not show. */
 const anyObject = z.lazy(() => z.record(z.string(), z.unknown()))
-const STATED = new WeakMap<z.ZodType, z.ZodType>()
+/** Each response schema's stated reading, built when first asked (only an answer the strict one refuses asks). */
+const STATED = new WeakMap<z.ZodType, () => z.ZodType>()
 const STRICT_TIER: Tier = {assumed: (shape) => shape, of: (schema) => schema}
 const STATED_TIER: Tier = {
-  assumed: ((_shape: z.ZodType, stated?: z.ZodType) => stated ?? anyObject) as Assume,
-  of: (schema) => (STATED.get(schema) ?? schema) as typeof schema,
+  assumed: ((_shape: z.ZodType, stated?: () => z.ZodType) => stated?.() ?? anyObject) as Assume,
+  of: (schema) => (statedReading(schema) ?? schema) as typeof schema,
 }
 /** A response schema with assumed parts: the strict schema, its stated reading registered beside it. */
 function response<T extends z.ZodType>(build: (t: Tier) => T): z.ZodLazy<T> {
   const strict = z.lazy(() => build(STRICT_TIER))
-  STATED.set(strict, z.lazy(() => build(STATED_TIER)))
+  let stated: z.ZodType | undefined
+  STATED.set(strict, () => (stated ??= build(STATED_TIER)))
   return strict
 }
 /** The stated reading of a response schema, or undefined when it assumes nothing (every rule is stated). */
 export function statedReading(schema: z.ZodType): z.ZodType | undefined {
-  return STATED.get(schema)
+  return STATED.get(schema)?.()
 }
 /** Any value: an assumed field whose type the interface does not state. */
 const anyValue = () => z.unknown()
@@ -307,7 +310,7 @@ const transaction = <O extends string>(prefix: string, object: O) => ({
  * each assumed: of another type, or absent, they change nothing but the view.
  */
 const assumedFields = (t: Tier, shape: Record<string, z.ZodType>) =>
-  Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, t.assumed(field.optional(), anyValue().optional())]))
+  Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, t.assumed(field.optional(), () => anyValue().optional())]))
 
 /** A collection (spec: Collection). */
 export const collection = response((t) =>
@@ -364,8 +367,8 @@ export const payout = response((t) =>
 export const verifySnapshot = response((t) =>
   z.discriminatedUnion('object', [
     t.of(collection),
-    t.assumed(payout, z.looseObject({object: z.literal('payout')})),
-    t.assumed(checkoutSession, z.looseObject({object: z.literal('checkout_session')})),
+    t.assumed(payout, () => z.looseObject({object: z.literal('payout')})),
+    t.assumed(checkoutSession, () => z.looseObject({object: z.literal('checkout_session')})),
   ])
 )
 
