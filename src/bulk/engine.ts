@@ -40,7 +40,8 @@ import type {BulkOperation} from './operation.js'
 import {AdaptiveRate} from './rate.js'
 import {MoneyTotals, ResultSink, progressReporter} from './report.js'
 import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} from '../journal/run-journal.js'
-import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, rowsAndSettled, send} from './send.js'
+import {LOOKUP_FAILED, OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, callInputOf, rowsAndSettled, send} from './send.js'
+import type {BulkRunPlan} from '../operation/confirm.js'
 import type {SpooledRow} from './spool.js'
 import {AcceptedRows, checkReferences, reindexRun, reserveRows} from './references.js'
 import {PROMISE_WAIT_TOLD_MS, type ReferenceScope, promiseLockName} from '../journal/references.js'
@@ -78,7 +79,7 @@ interface BulkRun {
   /** The resource's terminal states (the operation's --wait states): a row's verdict reads its state with them. */
   states?: {succeeded: readonly string[]; failed: readonly string[]}
   /** Asked once, after every row passed and before anything is sent (a live profile on a terminal; src/operation/confirm.ts). */
-  confirm?: (plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}) => Promise<void>
+  confirm?: (plan: BulkRunPlan) => Promise<void>
 }
 
 /** Files and handles a run holds until it ends (removed on every way out, a signal included). */
@@ -129,7 +130,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     // the rows of earlier runs that may be missing from the index (runs of an older pay, which wrote the index after
     // the records) are added now, before any check reads it (a bulk operation sends to one endpoint)
     // the index lost beside the run files is made again from all of them first (src/journal/references.ts)
-    await rebuildReferenceIndex(store)
+    await rebuildReferenceIndex(store, (text) => out.info(text))
     for (const journal of resumed.reindex) await reindexRun(journal, accepted, checked.templates.keys().next().value!, input.name)
     if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
     const scopeOf = keyScopes(ctx, resumed.salt)
@@ -146,7 +147,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     if (flags['dry-run']) return await dryRun(ctx, run, input, checked, resumed, settled, requestOf)
 
     const sink = await ResultSink.open(out, flags.results)
-    await run.confirm?.({rows: checked.total, toSend: checked.total - settled, totals: checked.totals.toJSON(), file: input.name})
+    await run.confirm?.({rows: checked.total, toSend: checked.total - settled, totals: checked.totals.toJSON(), planRows: checked.totals.planRows, file: input.name})
     // the references, checked again and reserved (an `unknown` line per row to send, fsync'd) under the service's lock,
     // before anything is sent: a single command or another run (another client) checking meanwhile finds them held
     const releaseReferences = await holdPromises(store, [...checked.templates.keys()].map(referenceScope), (text) => out.info(text))
@@ -179,6 +180,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const plan: SendPlan = {
       checked, earlier: resumed.earlier, settledBy: resumed.settledBy, requestOf, journal: resumed.journal, sink, progress, rate, concurrency,
       retries: flags.retries ?? 3, ended: resumed.ended, pool: held.pool, wait: run.wait, adopted: resumed.adopted, sent: (r, o) => accepted.add(r, o), rekey,
+      charge: (r) => run.op.charge(() => callInputOf(r)),
     }
     try {
       await send(ctx, plan, tally)
@@ -345,7 +347,7 @@ function report(ctx: ApiContext, run: BulkRun, r: {tally: Tally; resumed: Resume
     `${counts.total} rows in ${r.seconds} s (checked in ${r.checked.seconds} s before sending): ${counts.succeeded} succeeded, ${counts.processing} processing, ${counts.failed} failed, ${counts.unknown} unknown${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}${counts.earlier > 0 ? ` (${counts.earlier} sent by an earlier run)` : ''}${r.rate.throttled > 0 ? `; rate limited ${r.rate.throttled} time(s), slowed down` : ''}`,
   )
   for (const line of moneyLines(money)) out.info(`  ${line}`)
-  const following = counts.processing - r.tally.otherResource
+  const following = counts.processing - r.tally.otherResource - r.tally.lookupFailed
   if (following > 0) out.info(`  ${next} ${following} row(s) accepted and still processing (as last seen): ${run.wait ? 'run the same command again with --wait later' : 'add --wait to the same command to follow them to their end'}`)
   if (counts.failed > 0) {
     out.info(`  failed rows${counts.failed > failedRows.length ? ` (first ${failedRows.length})` : ''}:\n${failedRows.join('\n')}`)
@@ -357,10 +359,15 @@ function report(ctx: ApiContext, run: BulkRun, r: {tally: Tally; resumed: Resume
       `  ${next} ${r.tally.otherResource} row(s) whose lookup by reference answered another resource with the same reference (error_code ${OTHER_RESOURCE}): their state is as last seen, not the other's; the service looks them up by reference only, so see how each ended in its webhook events (\`pay webhook history --reference REF\`) or the service's dashboard`,
     )
   }
+  if (r.tally.lookupFailed > 0) {
+    out.info(
+      `  ${next} ${r.tally.lookupFailed} row(s) could not be followed: their lookup failed after the retries (error_code ${LOOKUP_FAILED}, the failure in error_message); their state is as last seen (state, state_at), not what it is now: run the same command again with --wait once the service answers`,
+    )
+  }
   if (counts.unknown > 0) out.info(`  ${next} ${counts.unknown} row(s) with an unknown outcome: ${resume}; they are resent with their keys and never done twice`)
   if (counts.not_sent > 0) out.info(`  ${next} ${counts.not_sent} row(s) not sent (rate limited, or the service was not reached): ${resume} to send them`)
   out.info(out.color('dim', `  run ${runId}, journal ${journal.file}`, 'err'))
-  return counts.failed > 0 || counts.unknown > 0 || counts.not_sent > 0 || r.tally.otherResource > 0 ? ExitCode.OTHER : ExitCode.OK
+  return counts.failed > 0 || counts.unknown > 0 || counts.not_sent > 0 || r.tally.otherResource > 0 || r.tally.lookupFailed > 0 ? ExitCode.OTHER : ExitCode.OK
 }
 
 /**
@@ -418,5 +425,8 @@ function moneyLines(money: Tally['money']): string[] {
     const totals = Object.entries(money[kind].toJSON()).map(([c, a]) => `${a} ${c}`)
     if (totals.length > 0) lines.push(`total amount of ${rows[kind]}: ${totals.join(', ')}`)
   }
+  const plans = {succeeded: money.succeeded.planRows, processing: money.processing.planRows, failed: money.failed.planRows}
+  if (plans.succeeded + plans.processing + plans.failed > 0)
+    lines.push(`rows that charge their plan's amount (once approved; the service's answers do not show it, see \`pay balance\`): ${plans.succeeded} succeeded, ${plans.processing} still processing, ${plans.failed} failed`)
   return lines
 }

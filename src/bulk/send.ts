@@ -10,17 +10,25 @@ import type {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
 import {answeredOther, otherResourceMessage, stateOf} from '../operation/wait.js'
 import {resourceName} from '../api/resource.js'
-import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, type RequestClass, RequestAttempts, askedWaitMs, pollDelayMs, throttleOf} from '../client/request-policy.js'
+import {type Kind, idOf, kindOfEndpoint} from '../api/kinds.js'
+import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, type RequestClass, RequestAttempts, askedWaitMs, pollDelayMs, provesAbsent, throttleOf} from '../client/request-policy.js'
 import type {ApiContext} from '../operation/api-context.js'
 import type {Checked} from './check.js'
 import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, type ProgressReporter, type ResultSink} from './report.js'
 import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RunJournal, rowOutcome, withStatus} from '../journal/run-journal.js'
 import type {SpooledRow} from './spool.js'
+import type {MoneyCharge} from '../operation/confirm.js'
 import {printableLine} from '../output/printable.js'
 
 /** The error_code of a row whose --wait lookup answered another resource (one sharing its reference). */
 export const OTHER_RESOURCE = 'other_resource'
+
+/** The error_code of a row whose --wait lookup failed (after its retries): its state is as last seen. */
+export const LOOKUP_FAILED = 'lookup_failed'
+
+/** The error_code of a row whose resource ended failed (answered so at create, or seen so by --wait). */
+const TRANSACTION_FAILED = 'transaction_failed'
 
 /** Rows in a row left "unknown" by network errors after their retries: the service is unreachable, stop. */
 export const UNREACHABLE_AFTER = 24
@@ -57,6 +65,8 @@ export interface SendPlan {
   adopted?: boolean
   /** Told of each row sent by this run, with its outcome (the reference index, src/bulk/references.ts). */
   sent?: (r: SpooledRow, o: RowOutcome) => void
+  /** What a row's request moves, for the money totals (BulkOperation.charge). */
+  charge: (r: SpooledRow) => MoneyCharge
 }
 
 /** What the sending pass counted, as it goes (an interruption reads it too). */
@@ -66,6 +76,8 @@ export class Tally {
   acceptedThenFailed = 0
   /** Rows this run looked up (--wait) whose lookup answered another resource: their state stays as last seen. */
   otherResource = 0
+  /** Rows this run could not follow (--wait): a lookup failed after its retries; their state stays as last seen. */
+  lookupFailed = 0
   /** The first failed rows, for the summary. */
   readonly failedRows: string[] = []
   /** Why the run stopped before its last row, if it did. */
@@ -82,7 +94,7 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
   const {counts, money, failedRows} = tally
   let unreachableStreak = 0
   // `news`: this run learnt it (sent the row, or looked an earlier row up): journaled; `again`: refused for now
-  const finish = (o: RowOutcome, news: boolean, again = false) => {
+  const finish = (r: SpooledRow, o: RowOutcome, news: boolean, again = false) => {
     const noAnswer = news && !o.earlier && o.http_status === null && (o.status === 'unknown' || o.status === 'not_sent')
     unreachableStreak = noAnswer ? unreachableStreak + 1 : o.earlier ? unreachableStreak : 0
     if (unreachableStreak >= UNREACHABLE_AFTER) tally.stopped ??= 'unreachable'
@@ -90,7 +102,11 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
     counts[o.status]++
     if (o.earlier) counts.earlier++
     if (news) journal.record(o, again)
-    if (o.status === 'succeeded' || o.status === 'processing' || o.status === 'failed') money[o.status].add(o.amount, o.currency)
+    if (o.status === 'succeeded' || o.status === 'processing' || o.status === 'failed') {
+      const charge = plan.charge(r)
+      if (charge === 'amount') money[o.status].add(o.amount, o.currency)
+      else if (charge === 'plan') money[o.status].planRows++
+    }
     if (o.status === 'failed' && o.outcome === 'accepted') tally.acceptedThenFailed++
     if (o.status === 'failed' && failedRows.length < 20) failedRows.push(printableLine(`  line ${o.line}${o.reference ? ` (${o.reference})` : ''}: ${o.error_code ?? ''} ${o.error_message ?? ''}`.trimEnd()))
     sink.write(o)
@@ -123,6 +139,7 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
   const follow = async (accepted: RowOutcome, target: PollTarget) => {
     const o = await waitRow(ctx, accepted, target, wait!.timeoutSec, rate, ended)
     if (o.error_code === OTHER_RESOURCE) tally.otherResource++
+    if (o.error_code === LOOKUP_FAILED) tally.lookupFailed++
     return o
   }
   const worker = async () => {
@@ -133,8 +150,8 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
       if (known && isSettled(plan, r, known)) {
         const settled = withStatus(known, known.status) // without `again`
         // --wait: an earlier row whose resource has not ended is looked up again (GETs; nothing is sent)
-        if (wait && settled.status === 'processing') finish(await follow(settled, wait.poll(r.endpoint, answerOf(settled), callInputOf(r))), true)
-        else finish(settled, plan.adopted === true)
+        if (wait && settled.status === 'processing') finish(r, await follow(settled, wait.poll(r.endpoint, answerOf(settled), callInputOf(r))), true)
+        else finish(r, settled, plan.adopted === true)
         continue
       }
       // an earlier attempt under this key may have reached the service (its outcome was unknown, or a cut run may
@@ -142,8 +159,8 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
       const resent = known?.idempotency_key === r.key ? known.outcome === 'unknown' : plan.earlier.cut
       const sent = await sendRow(ctx, plan.requestOf(r), r, rate, plan.retries, resent, ended, plan.pool)
       plan.sent?.(r, sent.outcome)
-      if (wait && sent.response) finish(await follow(sent.outcome, wait.poll(r.endpoint, sent.response, callInputOf(r))), true)
-      else finish(sent.outcome, true, sent.again)
+      if (wait && sent.response) finish(r, await follow(sent.outcome, wait.poll(r.endpoint, sent.response, callInputOf(r))), true)
+      else finish(r, sent.outcome, true, sent.again)
     }
   }
   try {
@@ -239,7 +256,7 @@ class RowCursor<T> {
 }
 
 /** The operation's input of a spooled row (what --wait's poll reads: path, query, body). */
-function callInputOf(r: SpooledRow): CallInput {
+export function callInputOf(r: SpooledRow): CallInput {
   return {path: r.path, query: r.query, body: r.body === undefined ? undefined : (JSON.parse(r.body) as unknown)}
 }
 
@@ -268,8 +285,10 @@ function answerOf(o: RowOutcome): ApiResponse {
 /**
  * --wait: polls an accepted row until its resource ends (its state decides the row: succeeded or failed), under the
  * shared rate; still not ended after the timeout: processing, as last seen (a re-run with --wait polls it again).
- * A poll that fails keeps the last state seen. An earlier run's row is looked up at once. A poll that answers another
- * resource (src/api/resource.ts) ends it: processing as last seen, error_code other_resource naming both ids.
+ * An earlier run's row is looked up at once. A poll that answers another resource (src/api/resource.ts) ends it:
+ * processing as last seen, error_code other_resource naming both ids. A poll that fails after its retries ends it as
+ * the single command's --wait ends (src/operation/wait.ts, unresolved): as last seen (`state`, `state_at`), error_code
+ * lookup_failed naming the failure; a 429 slows the run down and a 404 not_found (not visible yet) polls on.
  */
 async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, timeoutSec: number, rate: AdaptiveRate, ended: Ended): Promise<RowOutcome> {
   const deadline = Date.now() + timeoutSec * 1000
@@ -278,9 +297,10 @@ async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, 
   let detail: string | undefined
   for (let attempt = 0; ; attempt++) {
     const end = ended(state)
-    const reached = {...accepted, state, state_at: seen}
+    // what an earlier run said of the row (a wait that timed out, a lookup that failed) is replaced by what is known now
+    const reached = {...accepted, state, state_at: seen, error_code: null, error_message: null}
     if (end === 'succeeded') return rowOutcome(reached, end)
-    if (end === 'failed') return rowOutcome({...reached, error_code: 'transaction_failed', error_message: detail ?? `ended ${state}`}, end)
+    if (end === 'failed') return rowOutcome({...reached, ...endedFailed(state, detail)}, end)
     if (attempt > 0 && Date.now() >= deadline) return rowOutcome({...reached, error_code: 'wait_timeout', error_message: `still ${state ?? 'in progress'} after ${timeoutSec} s`}, undefined)
     if (attempt > 0 || !accepted.earlier) await sleep(Math.min(pollDelayMs(attempt), Math.max(0, deadline - Date.now())))
     await rate.acquire()
@@ -294,11 +314,17 @@ async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, 
       }
       state = stateOf(body) ?? state
       seen = new Date().toISOString()
-      detail = typeof body?.failure_reason === 'string' ? body.failure_reason : typeof body?.status_detail === 'string' && body.status_detail ? body.status_detail : undefined
+      detail = failureDetail(body)
       rate.ok()
     } catch (err) {
       const throttled = throttleOf(err)
       if (throttled) rate.throttle(throttled.waitMs)
+      else if (!provesAbsent(err)) {
+        // no answer about the row (a 5xx, a cut connection, after the retries): not followed, never "still processing"
+        const failure = printableLine(err instanceof Error ? err.message : String(err))
+        const lastSeen = `${state ?? 'in a state not known'} when last seen${seen ? ` (${seen})` : ''}`
+        return rowOutcome({...accepted, state, state_at: seen, error_code: LOOKUP_FAILED, error_message: `could not follow it: ${failure}; it was ${lastSeen}`}, undefined)
+      }
     } finally {
       rate.release()
     }
@@ -325,9 +351,12 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     }
     if (res) {
       rate.ok()
-      const id = resourceName(res.body) ?? null
+      const id = rowIdOf(r.endpoint, res.body)
       const state = stateOf(res.body) ?? null
-      return {outcome: rowOutcome(fieldsOf(r, 'accepted', res.status, id, state, new Date().toISOString(), null, null), ended(state)), response: res}
+      const end = ended(state)
+      // answered in a failed state at once (a payout its wallet cannot cover): the service's reason, as --wait says it
+      const failed = end === 'failed' ? endedFailed(state, failureDetail(res.body)) : {error_code: null, error_message: null}
+      return {outcome: rowOutcome(fieldsOf(r, 'accepted', res.status, id, state, new Date().toISOString(), failed.error_code, failed.error_message), end), response: res}
     }
     const status = typeof err?.status === 'number' ? err.status : undefined
     // a failure the client did not judge (none is expected): it may have reached the service
@@ -356,4 +385,30 @@ function fieldsOf(r: SpooledRow, outcome: RequestClass, httpStatus: number | nul
     row: r.row, line: r.line, reference: r.reference, outcome, http_status: httpStatus, id, state, state_at: stateAt, error_code: code, error_message: message, idempotency_key: r.key,
     amount: r.amount, currency: r.currency, earlier: false,
   }
+}
+
+/** The service's reason in an answer about a resource that ended failed (`failure_reason`, else `status_detail`). */
+function failureDetail(body: unknown): string | undefined {
+  const b = body as {failure_reason?: unknown; status_detail?: unknown} | undefined
+  return typeof b?.failure_reason === 'string' ? b.failure_reason : typeof b?.status_detail === 'string' && b.status_detail ? b.status_detail : undefined
+}
+
+/** The error fields of a row whose resource ended failed: transaction_failed, with the service's reason (else the state). */
+function endedFailed(state: string | null, detail: string | undefined): {error_code: string; error_message: string} {
+  return {error_code: TRANSACTION_FAILED, error_message: detail ?? `ended ${state}`}
+}
+
+/** The kind each endpoint of a run creates (one per run: looked up once). */
+const kindsOf = new Map<string, Kind | undefined>()
+
+/**
+ * The id of a row's resource in its answer: its kind's own id field (a subscription's `subscription_id`, a mandate
+ * cancellation's `mandate_id`: src/api/kinds.ts), else the name the answer gives (resourceName: a mandate's create
+ * answer has no id, only its reference). What `pay reconcile` reads a results row's kind from (the id's prefix).
+ */
+function rowIdOf(endpoint: string, body: unknown): string | null {
+  let kind = kindsOf.get(endpoint)
+  if (kind === undefined && !kindsOf.has(endpoint)) kindsOf.set(endpoint, (kind = kindOfEndpoint(endpoint)))
+  const own = kind && body !== null && typeof body === 'object' ? idOf(kind, body as Record<string, unknown>) : undefined
+  return own ?? resourceName(body) ?? null
 }

@@ -378,9 +378,10 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
  * request's ("accepted 2026-11-26 10:02 UTC as PO_…") and the resource's; when the state known then had not ended,
  * looks the resource up first (one GET, no money moves), records what it saw, and gives that answer. A lookup that
  * answers another resource (one sharing the reference) is said, naming both, and neither shown nor recorded
- * (`other`): the state stays as last seen.
+ * (`other`): the state stays as last seen. The one re-run rule of a command, a flow step (src/flows/run.ts) and
+ * `pay api` (src/operation/raw-request.ts).
  */
-async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): Promise<{res: ApiResponse; view?: PollSpec['view']; other?: string} | undefined> {
+export async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): Promise<{res: ApiResponse; view?: PollSpec['view']; other?: string} | undefined> {
   const poll = pollOf(op, id, res, input)
   const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
   const mine = resourceName(res.body)

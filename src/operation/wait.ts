@@ -25,7 +25,7 @@ import {printableLine} from '../output/printable.js'
 export {pollDelayMs}
 import type {Output} from '../output/output.js'
 import {Progress} from '../output/progress.js'
-import type {ViewName} from '../api/operation-types.js'
+import type {OperationSpec, ViewName} from '../api/operation-types.js'
 import {flagName} from '../api/operation-names.js'
 import {operationList} from '../api/operations.js'
 import {shellArgument, shellQuote} from '../base/shell-quote.js'
@@ -211,6 +211,11 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   }
 }
 
+/** The operation whose --wait applies to this endpoint, or undefined when the endpoint has nothing to wait for. */
+export function waitOperation(id: EndpointId): OperationSpec | undefined {
+  return operationList.find((op) => op.wait && (op.endpoint === id || op.alternatives?.some((a) => a.endpoint === id)))
+}
+
 /** The flags of the run that a later command needs to reach the same service and sub-account (given as flags). */
 interface LaterFlags {
   profile?: string
@@ -223,7 +228,7 @@ interface LaterFlags {
  * command calls that endpoint.
  */
 function laterCommand(poll: Pick<PollSpec, 'id' | 'input'>, flags: LaterFlags = {}): string | undefined {
-  const op = operationList.find((o) => o.wait && (o.endpoint === poll.id || o.alternatives?.some((a) => a.endpoint === poll.id)))
+  const op = waitOperation(poll.id)
   if (!op) return undefined
   const words = ['pay', ...op.command.split(':')]
   const positional: string[] = []
