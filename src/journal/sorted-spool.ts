@@ -20,8 +20,9 @@ let made = 0
 
 export class SortedRecords {
   private held: Uint32Array
-  /** The order the held records are sorted in (made once, grown as needed: not an array per spill). */
+  /** The order the held records are sorted in, and the merge sort's second half (made once, grown as needed: not an array per spill). */
   private order = new Uint32Array(0)
+  private spare = new Uint32Array(0)
   private count = 0
   private sortedHeld = true
   private readonly runs: string[] = []
@@ -104,8 +105,11 @@ export class SortedRecords {
 
   /** Sorts the held records in place. */
   private sortHeld(): void {
-    if (this.order.length < this.count) this.order = new Uint32Array(Math.min(this.budget, Math.max(this.count, this.order.length * 2)))
-    sortRecords(this.held, this.count, this.width, this.order)
+    if (this.order.length < this.count) {
+      this.order = new Uint32Array(Math.min(this.budget, Math.max(this.count, this.order.length * 2)))
+      this.spare = new Uint32Array(this.order.length)
+    }
+    sortRecords(this.held, this.count, this.width, this.order, this.spare)
   }
 }
 
@@ -124,13 +128,13 @@ const moving = new Uint32Array(8)
 const PLACED = 0xffffffff
 
 /**
- * Sorts the first `count` records of `held` in place: their order is found in `orderSpace` (at least `count` long),
- * then the records are moved along each cycle of that order, one record aside at a time (no second array).
+ * Sorts the first `count` records of `held` in place: their order is found in `orderSpace` (with `spareSpace`, each
+ * at least `count` long), then the records are moved along each cycle of that order, one record aside at a time.
  */
-function sortRecords(held: Uint32Array, count: number, width: number, orderSpace: Uint32Array): void {
+function sortRecords(held: Uint32Array, count: number, width: number, orderSpace: Uint32Array, spareSpace: Uint32Array): void {
   const order = orderSpace.subarray(0, count)
   for (let i = 0; i < count; i++) order[i] = i * width
-  order.sort((x, y) => compare(held, x, held, y, width))
+  sortOrder(held, width, order, spareSpace.subarray(0, count))
   // place j takes the record now at order[j]; word by word, no typed-array view made per record
   for (let start = 0; start < count; start++) {
     if (order[start] === PLACED) continue
@@ -147,6 +151,46 @@ function sortRecords(held: Uint32Array, count: number, width: number, orderSpace
       j = from / width
     }
   }
+}
+
+/** Runs sorted by insertion before they are merged. */
+const INSERTION_RUN = 32
+
+/**
+ * Sorts `order` (record offsets into `held`) by the records' words: a stable merge sort through `spare`, allocating
+ * nothing. TypedArray's sort with a comparator copies the array twice into V8's heap; past 128 KiB those copies go
+ * straight to the old generation, where they wait for a full collection.
+ */
+function sortOrder(held: Uint32Array, width: number, order: Uint32Array, spare: Uint32Array): void {
+  const n = order.length
+  for (let lo = 0; lo < n; lo += INSERTION_RUN) {
+    const hi = Math.min(lo + INSERTION_RUN, n)
+    for (let i = lo + 1; i < hi; i++) {
+      const x = order[i]
+      let j = i - 1
+      while (j >= lo && compare(held, order[j], held, x, width) > 0) {
+        order[j + 1] = order[j]
+        j--
+      }
+      order[j + 1] = x
+    }
+  }
+  let from = order
+  let to = spare
+  for (let size = INSERTION_RUN; size < n; size *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * size) {
+      const mid = Math.min(lo + size, n)
+      const hi = Math.min(lo + 2 * size, n)
+      let i = lo
+      let j = mid
+      let k = lo
+      while (i < mid && j < hi) to[k++] = compare(held, from[j], held, from[i], width) < 0 ? from[j++] : from[i++]
+      while (i < mid) to[k++] = from[i++]
+      while (j < hi) to[k++] = from[j++]
+    }
+    ;[from, to] = [to, from]
+  }
+  if (from !== order) order.set(from)
 }
 
 /** A run file being merged: its current chunk, where in it, and where in the file. */
