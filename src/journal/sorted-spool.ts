@@ -11,16 +11,21 @@ import {join} from 'node:path'
 import {SECRET_FILE_MODE} from '../config/paths.js'
 import {SPOOL_PREFIXES} from './store.js'
 
-/** Records held in memory before a sorted run is written out. */
-const DEFAULT_BUDGET_RECORDS = 1 << 16
-/** Records handed out at a time, and read from each run file at a time while merging. */
+/**
+ * Records held in memory before a sorted run is written out: few enough that what a run holds (a few of these at
+ * once, each until a full collection finds it dead) stays small beside a short run's memory.
+ */
+const DEFAULT_BUDGET_RECORDS = 1 << 14
+/** Records handed out at a time. */
 const CHUNK_RECORDS = 2048
+/** Records read from each run file at a time while merging (a million rows make 61 run files). */
+const HEAD_RECORDS = 256
 
 let made = 0
 
 export class SortedRecords {
-  private held: Uint32Array
-  /** The order the held records are sorted in, and the merge sort's second half (made once, grown as needed: not an array per spill). */
+  private readonly held: Uint32Array
+  /** The order the held records are sorted in, and the merge sort's second half (made once: not an array per spill). */
   private order = new Uint32Array(0)
   private spare = new Uint32Array(0)
   private count = 0
@@ -34,7 +39,9 @@ export class SortedRecords {
     private readonly budget = DEFAULT_BUDGET_RECORDS,
   ) {
     if (width < 1 || width > 8) throw new RangeError(`a sorted record is 1 to 8 words, not ${width}`)
-    this.held = new Uint32Array(Math.min(budget, 1024) * width)
+    // the whole budget at once, not grown by copies that wait as garbage for a full collection: the system gives its
+    // pages only as records are written there
+    this.held = new Uint32Array(budget * width)
   }
 
   /** Run files written so far. */
@@ -45,11 +52,6 @@ export class SortedRecords {
   /** Adds a record of `width` words (the first `width` arguments; each a 32-bit unsigned integer). */
   add(a: number, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h8 = 0): void {
     const w = this.width
-    if ((this.count + 1) * w > this.held.length) {
-      const grown = new Uint32Array(Math.min(this.held.length * 2, this.budget * w))
-      grown.set(this.held)
-      this.held = grown
-    }
     const at = this.count * w
     const h = this.held
     h[at] = a
@@ -106,8 +108,8 @@ export class SortedRecords {
   /** Sorts the held records in place. */
   private sortHeld(): void {
     if (this.order.length < this.count) {
-      this.order = new Uint32Array(Math.min(this.budget, Math.max(this.count, this.order.length * 2)))
-      this.spare = new Uint32Array(this.order.length)
+      this.order = new Uint32Array(this.budget)
+      this.spare = new Uint32Array(this.budget)
     }
     sortRecords(this.held, this.count, this.width, this.order, this.spare)
   }
@@ -215,7 +217,7 @@ async function* merge(files: string[], width: number): AsyncGenerator<Uint32Arra
   }
   try {
     for (const file of files) {
-      const h = {fd: openSync(file, 'r'), chunk: new Uint32Array(CHUNK_RECORDS * width), words: 0, at: 0, offset: 0}
+      const h = {fd: openSync(file, 'r'), chunk: new Uint32Array(HEAD_RECORDS * width), words: 0, at: 0, offset: 0}
       heads.push(h)
     }
     const heap = heads.filter(refill)
