@@ -72,24 +72,27 @@ export async function openInput(name: string, format: string | undefined, spoolD
 }
 
 /**
- * Hashes a file through one buffer read into again and again: a stream's fresh buffer per chunk piles up outside V8's
- * heap while hashing allocates too little for the collector to run, and leaves malloc's heap that large for the run.
+ * A file's bytes through one buffer read into again and again, each read valid until the next: a stream's fresh
+ * buffer per read piles up outside V8's heap (hashing allocates too little for the collector to run, and leaves
+ * malloc's heap that large for the run), or lives long enough to reach V8's old space.
  */
-async function hashFile(path: string, hash: Hash): Promise<void> {
+async function* reads(path: string, bytes: number): AsyncGenerator<Buffer> {
   const file = await open(path, 'r')
   try {
-    const chunk = Buffer.allocUnsafeSlow(HASH_READ_BYTES)
+    const chunk = Buffer.allocUnsafeSlow(bytes)
     for (;;) {
       const {bytesRead} = await file.read(chunk, 0, chunk.length, null)
       if (bytesRead === 0) return
-      hash.update(chunk.subarray(0, bytesRead))
+      yield chunk.subarray(0, bytesRead)
     }
   } finally {
     await file.close()
   }
 }
 
-const HASH_READ_BYTES = 64 * 1024
+async function hashFile(path: string, hash: Hash): Promise<void> {
+  for await (const bytes of reads(path, 64 * 1024)) hash.update(bytes)
+}
 
 /** Problems of the file itself (not of a row's values): a broken CSV line, a line that is not a JSON object. */
 export class RowSyntaxError extends Error {
@@ -350,20 +353,9 @@ async function* csvRowChunks(input: BulkInput): AsyncGenerator<(InputRow | RowSy
   if (rows.length > 0) yield rows
 }
 
-/**
- * A file, CSV_PARSE_BYTES at a time, each piece a copy of its own (a parser may keep what it is given), read through
- * one buffer: a stream's fresh buffer per read, and the one it reads ahead, live long enough to reach V8's old space.
- */
+/** A file, CSV_PARSE_BYTES at a time, each piece a copy of its own (a parser may keep what it is given). */
 async function* pieces(path: string): AsyncGenerator<Buffer> {
-  const file = await open(path, 'r')
-  try {
-    const chunk = Buffer.allocUnsafeSlow(CSV_READ_BYTES)
-    for (;;) {
-      const {bytesRead} = await file.read(chunk, 0, chunk.length, null)
-      if (bytesRead === 0) return
-      for (let at = 0; at < bytesRead; at += CSV_PARSE_BYTES) yield Buffer.from(chunk.subarray(at, Math.min(at + CSV_PARSE_BYTES, bytesRead)))
-    }
-  } finally {
-    await file.close()
+  for await (const bytes of reads(path, CSV_READ_BYTES)) {
+    for (let at = 0; at < bytes.length; at += CSV_PARSE_BYTES) yield Buffer.from(bytes.subarray(at, Math.min(at + CSV_PARSE_BYTES, bytes.length)))
   }
 }

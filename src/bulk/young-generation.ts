@@ -6,24 +6,26 @@
  */
 import {getHeapSpaceStatistics, setFlagsFromString} from 'node:v8'
 
-/** V8's new space (its `space_size`) at which growth stops: what a 1,000-row run reaches anyway. */
-export const YOUNG_CAP_BYTES = 8 * 1024 * 1024
-export const NO_GROWTH = '--semi-space-growth-factor=1'
-export const DEFAULT_GROWTH = '--semi-space-growth-factor=2'
+export const YOUNG_GENERATION = {
+  /** V8's new space (its `space_size`) at which growth stops: what a 1,000-row run reaches anyway. */
+  capBytes: 8 * 1024 * 1024,
+  noGrowth: '--semi-space-growth-factor=1',
+  defaultGrowth: '--semi-space-growth-factor=2',
+} as const
 /** How often the new space's size is looked at until it reaches the cap. */
 const POLL_MS = 20
 
 /** New space's size in bytes. */
-export function newSpaceBytes(): number {
+function newSpaceBytes(): number {
   return getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0
 }
 
 /** Stops the young generation's growth once it reaches `cap` bytes; returns what puts V8's default back. */
-export function capYoungGeneration(cap = YOUNG_CAP_BYTES, size = newSpaceBytes, setFlags = setFlagsFromString): () => void {
+export function capYoungGeneration(cap: number = YOUNG_GENERATION.capBytes, size = newSpaceBytes, setFlags = setFlagsFromString): () => void {
   let capped = false
   const stop = () => {
     capped = true
-    setFlags(NO_GROWTH)
+    setFlags(YOUNG_GENERATION.noGrowth)
   }
   const poll = setInterval(() => {
     if (size() >= cap) {
@@ -38,6 +40,6 @@ export function capYoungGeneration(cap = YOUNG_CAP_BYTES, size = newSpaceBytes, 
   }
   return () => {
     clearInterval(poll)
-    if (capped) setFlags(DEFAULT_GROWTH)
+    if (capped) setFlags(YOUNG_GENERATION.defaultGrowth)
   }
 }

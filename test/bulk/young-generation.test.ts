@@ -1,6 +1,8 @@
 import {spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
-import {DEFAULT_GROWTH, NO_GROWTH, YOUNG_CAP_BYTES, capYoungGeneration, newSpaceBytes} from '../../src/bulk/young-generation.js'
+import {YOUNG_GENERATION, capYoungGeneration} from '../../src/bulk/young-generation.js'
+
+const {capBytes: YOUNG_CAP_BYTES, noGrowth: NO_GROWTH, defaultGrowth: DEFAULT_GROWTH} = YOUNG_GENERATION
 import {waitFor} from '../helpers/wait-for.js'
 
 /**
@@ -50,7 +52,7 @@ describe('the young generation of a bulk run', () => {
     capYoungGeneration(1, () => 2, (flag) => set.push(flag))()
     expect(set).toEqual([NO_GROWTH, DEFAULT_GROWTH])
     const none: string[] = []
-    capYoungGeneration(Number.MAX_SAFE_INTEGER, newSpaceBytes, (flag) => none.push(flag))()
+    capYoungGeneration(Number.MAX_SAFE_INTEGER, undefined, (flag) => none.push(flag))()
     expect(none).toEqual([])
   })
 })
