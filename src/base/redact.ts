@@ -4,6 +4,8 @@
  * error messages and the sandbox request log (--log, GET /_sandbox/requests). Names are matched case-insensitively.
  * Walks are iterative (no recursion), so a hostile, deeply nested value cannot overflow the stack.
  */
+import {parseMarked, stringifyMarked} from './json-numbers.js'
+
 export const REDACTED = '[REDACTED]'
 
 /** Headers whose whole value is a secret. `authorization`-style headers keep their scheme ("Bearer [REDACTED]"). */
@@ -148,11 +150,11 @@ function redactText(text: string): string {
     .replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#@\s]{0,512}@/gi, `$1${REDACTED}@`)
 }
 
-/** Redacts a raw body: as JSON when it parses, else by pattern; then every known secret value. */
+/** Redacts a raw body: as JSON when it parses (its numbers as written: parseMarked), else by pattern; then every known secret value. */
 export function redactBodyText(text: string, knownSecrets: (string | undefined)[] = []): string {
   let out: string
   try {
-    out = JSON.stringify(redactJson(JSON.parse(text)))
+    out = stringifyMarked(redactJson(parseMarked(text) ?? JSON.parse(text)))
   } catch {
     out = redactText(text)
   }
@@ -248,4 +250,64 @@ function sameJson(text: string, json: string): boolean {
   } catch {
     return false
   }
+}
+
+/** The flags whose value is a request header (`pay api -H 'Name: value'`). */
+const HEADER_FLAGS = new Set(['-H', '--header'])
+/** Flags whose name says their value is a secret (`--client-secret`, `--webhook-secret`, `--token`, `--password`). */
+const SECRET_FLAG = /secret|token|password/i
+
+/**
+ * A command line as pay prints or stores it (the resume command of an unknown outcome): the value of a secret-named
+ * flag, of a secret-named header (`-H 'X-Api-Key: …'`, `--header=Cookie: …`, `-HCookie: …`), a password or
+ * secret-named query value in `--base-url`, and every known secret value (redactValues) anywhere else replaced by
+ * [REDACTED]. `left` names, once each, what was taken out (`-H X-Api-Key`, `--provider`), for a person to put back.
+ */
+export function redactArgv(argv: readonly string[], knownSecrets: readonly (string | undefined)[] = []): {args: string[]; left: string[]} {
+  const args: string[] = []
+  const left = new Set<string>()
+  const known = (word: string, name: string) => {
+    const out = redactValues(word, [...knownSecrets])
+    if (out !== word) left.add(name)
+    return out
+  }
+  const header = (text: string) => {
+    const colon = text.indexOf(':')
+    const name = colon === -1 ? '' : text.slice(0, colon).trim()
+    if (name && isSecretHeader(name)) {
+      left.add(`-H ${name}`)
+      return `${text.slice(0, colon)}: ${REDACTED}`
+    }
+    return known(text, name ? `-H ${name}` : '-H')
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    const eq = a.indexOf('=')
+    const flag = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a
+    const inline = a.startsWith('--') && eq > 0 ? a.slice(eq + 1) : undefined
+    const next = inline === undefined && a.startsWith('-') && i + 1 < argv.length ? argv[i + 1] : undefined
+    let value: ((v: string) => string) | undefined
+    if (HEADER_FLAGS.has(flag)) value = header
+    else if (flag === '--base-url') value = (v) => {
+      const shown = known(redactUrl(v), flag)
+      if (shown !== v) left.add(flag)
+      return shown
+    }
+    else if (flag.startsWith('--') && SECRET_FLAG.test(flag)) {
+      value = () => {
+        left.add(flag)
+        return REDACTED
+      }
+    }
+    else if (/^-H./.test(a)) {
+      args.push(`-H${header(a.slice(2))}`) // oclif's -Hvalue
+      continue
+    }
+    if (value && inline !== undefined) args.push(`${flag}=${value(inline)}`)
+    else if (value && next !== undefined) {
+      args.push(a, value(next))
+      i++
+    } else args.push(known(a, a.startsWith('-') ? flag : (argv[i - 1]?.startsWith('-') ? argv[i - 1].split('=')[0] : 'an argument')))
+  }
+  return {args, left: [...left]}
 }

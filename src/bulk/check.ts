@@ -256,7 +256,10 @@ export async function validateAll(input: BulkInput, run: CheckRun, totals: Money
       const checked = run.op.request(recordOf(r))
       if (checked.problems.length === 0) {
         const money = moneyOf(checked.input.body)
-        totals.add(money.amount, money.currency)
+        // only money the request moves (a mandate's amount is a ceiling of later debits; a plan's is not in the row)
+        const charge = run.op.charge(() => checked.input)
+        if (charge === 'amount') totals.add(money.amount, money.currency)
+        else if (charge === 'plan') totals.planRows++
         if (problems.length === 0) keep?.(r, checked, money)
       }
       for (const p of checked.problems) {

@@ -40,7 +40,8 @@ import type {BulkOperation} from './operation.js'
 import {AdaptiveRate} from './rate.js'
 import {MoneyTotals, ResultSink, progressReporter} from './report.js'
 import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} from '../journal/run-journal.js'
-import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, rowsAndSettled, send} from './send.js'
+import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, callInputOf, rowsAndSettled, send} from './send.js'
+import type {BulkRunPlan} from '../operation/confirm.js'
 import type {SpooledRow} from './spool.js'
 import {AcceptedRows, checkReferences, reindexRun, reserveRows} from './references.js'
 import {capYoungGeneration} from './young-generation.js'
@@ -79,7 +80,7 @@ interface BulkRun {
   /** The resource's terminal states (the operation's --wait states): a row's verdict reads its state with them. */
   states?: {succeeded: readonly string[]; failed: readonly string[]}
   /** Asked once, after every row passed and before anything is sent (a live profile on a terminal; src/operation/confirm.ts). */
-  confirm?: (plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}) => Promise<void>
+  confirm?: (plan: BulkRunPlan) => Promise<void>
 }
 
 /** Files and handles a run holds until it ends (removed on every way out, a signal included). */
@@ -131,7 +132,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     // the rows of earlier runs that may be missing from the index (runs of an older pay, which wrote the index after
     // the records) are added now, before any check reads it (a bulk operation sends to one endpoint)
     // the index lost beside the run files is made again from all of them first (src/journal/references.ts)
-    await rebuildReferenceIndex(store)
+    await rebuildReferenceIndex(store, (text) => out.info(text))
     for (const journal of resumed.reindex) await reindexRun(journal, accepted, checked.templates.keys().next().value!, input.name)
     if (!resumed.forced) await checkReferences(store, referenceScope, checked.templates.keys(), () => checked.spool.rows(), input.name)
     const scopeOf = keyScopes(ctx, resumed.salt)
@@ -148,7 +149,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     if (flags['dry-run']) return await dryRun(ctx, run, input, checked, resumed, settled, requestOf)
 
     const sink = await ResultSink.open(out, flags.results)
-    await run.confirm?.({rows: checked.total, toSend: checked.total - settled, totals: checked.totals.toJSON(), file: input.name})
+    await run.confirm?.({rows: checked.total, toSend: checked.total - settled, totals: checked.totals.toJSON(), planRows: checked.totals.planRows, file: input.name})
     // the references, checked again and reserved (an `unknown` line per row to send, fsync'd) under the service's lock,
     // before anything is sent: a single command or another run (another client) checking meanwhile finds them held
     const releaseReferences = await holdPromises(store, [...checked.templates.keys()].map(referenceScope), (text) => out.info(text))
@@ -181,6 +182,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const plan: SendPlan = {
       checked, earlier: resumed.earlier, settledBy: resumed.settledBy, requestOf, journal: resumed.journal, sink, progress, rate, concurrency,
       retries: flags.retries ?? 3, ended: resumed.ended, pool: held.pool, wait: run.wait, adopted: resumed.adopted, sent: (r, o) => accepted.add(r, o), rekey,
+      charge: (r) => run.op.charge(() => callInputOf(r)),
     }
     try {
       await send(ctx, plan, tally)
@@ -421,5 +423,8 @@ function moneyLines(money: Tally['money']): string[] {
     const totals = Object.entries(money[kind].toJSON()).map(([c, a]) => `${a} ${c}`)
     if (totals.length > 0) lines.push(`total amount of ${rows[kind]}: ${totals.join(', ')}`)
   }
+  const plans = {succeeded: money.succeeded.planRows, processing: money.processing.planRows, failed: money.failed.planRows}
+  if (plans.succeeded + plans.processing + plans.failed > 0)
+    lines.push(`rows that charge their plan's amount (once approved; the service's answers do not show it, see \`pay balance\`): ${plans.succeeded} succeeded, ${plans.processing} still processing, ${plans.failed} failed`)
   return lines
 }

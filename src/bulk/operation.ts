@@ -7,6 +7,7 @@ import type {EndpointId} from '../api/endpoints.js'
 import type {OperationSpec} from '../api/operation-types.js'
 import type {FieldProblem} from '../api/validate.js'
 import type {CallInput} from '../client/api-client.js'
+import {type MoneyCharge, chargeOf} from '../operation/confirm.js'
 import {columnsOf, requestFromRecord} from '../operation/operation-input.js'
 
 /** A row of the input file after defaults: column (flag name, field name or argument name) -> value. */
@@ -26,6 +27,8 @@ export interface BulkOperation {
   columns: string[]
   /** The request of a record (deterministic: the same record gives the same body bytes); `check` false skips the rules (already passed). */
   request(record: BulkRecord, check?: boolean): BulkRequest
+  /** What a row's request moves, for the money totals (src/operation/confirm.ts); `input` is read only when it decides. */
+  charge(input: () => CallInput): MoneyCharge
 }
 
 /** The bulk operation of a spec; `data` and `field` (the parsed --data and -F) go into every body. */
@@ -33,6 +36,7 @@ export function specOperation(op: OperationSpec, extra: {data?: unknown; field?:
   return {
     id: op.command,
     columns: columnsOf(op),
+    charge: op.confirm?.when === undefined ? () => chargeOf(op) : (input) => chargeOf(op, input()),
     request(record, check = true) {
       const request = requestFromRecord(op, record, {data: extra.data, field: extra.field, label: (k) => `column "${k}"`, check})
       // NDJSON values that are not strings are turned into strings by valuesFromRecord: an amount must stay exact

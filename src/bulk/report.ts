@@ -111,6 +111,8 @@ export class MoneyTotals {
   private readonly sums = new Map<string, DecimalSum>()
   private readonly pending = new Map<string, Map<string, number>>()
   private pairs = 0
+  /** Rows that charge the amount of a plan (src/operation/confirm.ts, chargeOf): counted, as no answer shows it. */
+  planRows = 0
 
   add(amount: string | null, currency: string | null): void {
     if (!amount || !currency) return

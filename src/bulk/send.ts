@@ -17,6 +17,7 @@ import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, type ProgressReporter, type ResultSink} from './report.js'
 import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RunJournal, rowOutcome, withStatus} from '../journal/run-journal.js'
 import type {SpooledRow} from './spool.js'
+import type {MoneyCharge} from '../operation/confirm.js'
 import {printableLine} from '../output/printable.js'
 
 /** The error_code of a row whose --wait lookup answered another resource (one sharing its reference). */
@@ -57,6 +58,8 @@ export interface SendPlan {
   adopted?: boolean
   /** Told of each row sent by this run, with its outcome (the reference index, src/bulk/references.ts). */
   sent?: (r: SpooledRow, o: RowOutcome) => void
+  /** What a row's request moves, for the money totals (BulkOperation.charge). */
+  charge: (r: SpooledRow) => MoneyCharge
 }
 
 /** What the sending pass counted, as it goes (an interruption reads it too). */
@@ -82,7 +85,7 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
   const {counts, money, failedRows} = tally
   let unreachableStreak = 0
   // `news`: this run learnt it (sent the row, or looked an earlier row up): journaled; `again`: refused for now
-  const finish = (o: RowOutcome, news: boolean, again = false) => {
+  const finish = (r: SpooledRow, o: RowOutcome, news: boolean, again = false) => {
     const noAnswer = news && !o.earlier && o.http_status === null && (o.status === 'unknown' || o.status === 'not_sent')
     unreachableStreak = noAnswer ? unreachableStreak + 1 : o.earlier ? unreachableStreak : 0
     if (unreachableStreak >= UNREACHABLE_AFTER) tally.stopped ??= 'unreachable'
@@ -90,7 +93,11 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
     counts[o.status]++
     if (o.earlier) counts.earlier++
     if (news) journal.record(o, again)
-    if (o.status === 'succeeded' || o.status === 'processing' || o.status === 'failed') money[o.status].add(o.amount, o.currency)
+    if (o.status === 'succeeded' || o.status === 'processing' || o.status === 'failed') {
+      const charge = plan.charge(r)
+      if (charge === 'amount') money[o.status].add(o.amount, o.currency)
+      else if (charge === 'plan') money[o.status].planRows++
+    }
     if (o.status === 'failed' && o.outcome === 'accepted') tally.acceptedThenFailed++
     if (o.status === 'failed' && failedRows.length < 20) failedRows.push(printableLine(`  line ${o.line}${o.reference ? ` (${o.reference})` : ''}: ${o.error_code ?? ''} ${o.error_message ?? ''}`.trimEnd()))
     sink.write(o)
@@ -133,8 +140,8 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
       if (known && isSettled(plan, r, known)) {
         const settled = withStatus(known, known.status) // without `again`
         // --wait: an earlier row whose resource has not ended is looked up again (GETs; nothing is sent)
-        if (wait && settled.status === 'processing') finish(await follow(settled, wait.poll(r.endpoint, answerOf(settled), callInputOf(r))), true)
-        else finish(settled, plan.adopted === true)
+        if (wait && settled.status === 'processing') finish(r, await follow(settled, wait.poll(r.endpoint, answerOf(settled), callInputOf(r))), true)
+        else finish(r, settled, plan.adopted === true)
         continue
       }
       // an earlier attempt under this key may have reached the service (its outcome was unknown, or a cut run may
@@ -142,8 +149,8 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
       const resent = known?.idempotency_key === r.key ? known.outcome === 'unknown' : plan.earlier.cut
       const sent = await sendRow(ctx, plan.requestOf(r), r, rate, plan.retries, resent, ended, plan.pool)
       plan.sent?.(r, sent.outcome)
-      if (wait && sent.response) finish(await follow(sent.outcome, wait.poll(r.endpoint, sent.response, callInputOf(r))), true)
-      else finish(sent.outcome, true, sent.again)
+      if (wait && sent.response) finish(r, await follow(sent.outcome, wait.poll(r.endpoint, sent.response, callInputOf(r))), true)
+      else finish(r, sent.outcome, true, sent.again)
     }
   }
   try {
@@ -239,7 +246,7 @@ class RowCursor<T> {
 }
 
 /** The operation's input of a spooled row (what --wait's poll reads: path, query, body). */
-function callInputOf(r: SpooledRow): CallInput {
+export function callInputOf(r: SpooledRow): CallInput {
   return {path: r.path, query: r.query, body: r.body === undefined ? undefined : (JSON.parse(r.body) as unknown)}
 }
 

@@ -12,6 +12,7 @@ import {redactAnswer, redactBodyText, redactHeaders, redactUrl, redactValues} fr
 import {DEFAULT_RETRIES, MAX_RETRY_AFTER_MS, type AttemptOutcome, type Decision, RequestAttempts, classOfError, askedWaitMs, classifyNetworkError, errorCode, mayHaveReached, saysAbsent, statusOutcome, DEADLINE_FACTOR} from './request-policy.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {randomUUID} from '../base/digest.js'
+import {bigIntegersAsStrings} from '../base/json-numbers.js'
 import {READ_CODINGS, Transport, checkBaseUrl, configuredProxy, proxyConfigured} from './transport.js'
 import {checkRawPath, checkSentUrl} from './raw-path.js'
 
@@ -559,41 +560,10 @@ export function rekeyed(req: PreparedRequest, key: string): PreparedRequest {
 export function parseJson(text: string): unknown {
   if (text === '') return undefined
   try {
-    return JSON.parse(MAYBE_BIG_INTEGER.test(text) ? bigIntegersAsStrings(text) : text)
+    return JSON.parse(bigIntegersAsStrings(text))
   } catch {
     return undefined
   }
-}
-
-/** Text that may hold an integer beyond Number.MAX_SAFE_INTEGER (16 digits) in a row: only then is it scanned. */
-const MAYBE_BIG_INTEGER = /\d{16}/
-/** A JSON number at a position (sticky); groups 1 and 2: a fraction, an exponent. */
-const JSON_NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y
-
-/**
- * JSON text with each integer beyond 2^53 made a string of its digits as sent: JSON.parse would round it
- * (9007199254740993 reads 9007199254740992), and an id (the interface's `merchant.id`, an integer) must be shown as the
- * service wrote it. Strings are copied as they are; a number with a fraction or an exponent stays a number.
- */
-function bigIntegersAsStrings(text: string): string {
-  let out = ''
-  let from = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]
-    if (c === '"') {
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++
-      continue
-    }
-    if (c !== '-' && (c < '0' || c > '9')) continue
-    JSON_NUMBER.lastIndex = i
-    const [number, fraction, exponent] = JSON_NUMBER.exec(text) ?? ['']
-    if (number !== '' && fraction === undefined && exponent === undefined && !Number.isSafeInteger(Number(number))) {
-      out += `${text.slice(from, i)}"${number}"`
-      from = i + number.length
-    }
-    i += Math.max(0, number.length - 1)
-  }
-  return out + text.slice(from)
 }
 
 function describeNetworkError(err: unknown, outcome: AttemptOutcome, timeoutMs: number, url: string): string {

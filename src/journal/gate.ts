@@ -23,11 +23,12 @@
  * command that resumes it (stderr, and the --json error envelope).
  */
 import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, accountRefOf, rekeyed} from '../client/api-client.js'
-import {ApiError, InterruptedError, NetworkError, PayError} from '../base/errors.js'
+import {ApiError, InputError, InterruptedError, NetworkError, PayError} from '../base/errors.js'
 import {classOfError} from '../client/request-policy.js'
 import {ExitCode, exitCodeOfSignal} from '../base/exit-codes.js'
-import {redactUrl, redactValues} from '../base/redact.js'
+import {REDACTED, redactArgv, redactUrl, redactValues} from '../base/redact.js'
 import {canonicalJson} from '../base/canonical-json.js'
+import {markLossy} from '../base/json-numbers.js'
 import {operationList} from '../api/operations.js'
 import {resourceName} from '../api/resource.js'
 import {lookupCommand, pathParamsOf} from '../api/kinds.js'
@@ -58,11 +59,15 @@ const LEASE_MARGIN_MS = 15_000
 /** How long a single command may hold its service's reference lock (its check and its durable record; far less in practice). */
 const PROMISE_LEASE_MS = 30_000
 
-/** The SHA-256 of a JSON body as canonical JSON (keys in order), or of its bytes when it is no JSON object or array. */
+/**
+ * The SHA-256 of a JSON body as canonical JSON (keys in order), or of its bytes when it is no JSON object or array.
+ * A number a double cannot tell from another (12345678901234567890) is compared as written (markLossy), never as
+ * the double both would read as.
+ */
 function sameBodySha(body: string | undefined, bytesSha: string): string {
   if (body === undefined || (body[0] !== '{' && body[0] !== '[')) return bytesSha
   try {
-    const canonical = canonicalJson(JSON.parse(body))
+    const canonical = canonicalJson(JSON.parse(markLossy(body)))
     return canonical === body ? bytesSha : sha256(canonical) // pay's own bodies are canonical already: no second hash
   } catch {
     return bytesSha // not JSON after all, or nested beyond what JSON.stringify walks
@@ -88,6 +93,7 @@ export class JournalGate implements RequestJournal {
    * and again before sending; lost before the record, it looks the journal up again as that second process does.
    */
   async begin(req: PreparedRequest, settings: ClientSettings, baseUrl: string, budgetMs = 60_000, secrets: () => readonly (string | undefined)[] = () => [settings.clientSecret, settings.webhookSecret]): Promise<JournalEntryHandle> {
+    refuseRedacted(req)
     const bodySha = sha256(req.body ?? '')
     // the sub-account the request goes to (`pay api -H` may name another than the settings'): its match, record and reference scope
     const accountRef = accountRefOf(req)
@@ -99,7 +105,7 @@ export class JournalGate implements RequestJournal {
     const match = sameSha === bodySha ? bytesMatch : sha256(`${scope}\n${sameSha}`)
     const lockName = req.keyGiven && req.idempotencyKey ? sha256(`key\n${req.idempotencyKey}`) : match
     for (;;) {
-      const release = await this.held(req, match, bytesMatch, () =>
+      const release = await this.held(req, match, bytesMatch, secrets, () =>
         this.store.holdSender(lockName.slice(0, 40), 2 * budgetMs + LEASE_MARGIN_MS, (pid) =>
           this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is sending this same request; its outcome is this one's (nothing is sent twice)`),
         ),
@@ -110,7 +116,7 @@ export class JournalGate implements RequestJournal {
       const releasePromise =
         promise === undefined
           ? undefined
-          : await this.held(req, match, bytesMatch, () =>
+          : await this.held(req, match, bytesMatch, secrets, () =>
               this.store.holdSender(promiseLockName({endpoint: req.endpoint?.id ?? '', baseUrl: redactUrl(baseUrl)}), PROMISE_LEASE_MS, (pid) =>
                 this.options.notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is checking or reserving references of this service`), PROMISE_WAIT_TOLD_MS),
             )
@@ -120,8 +126,8 @@ export class JournalGate implements RequestJournal {
       let entry: JournalEntryHandle
       try {
         // the reference index lost beside the run files is made again before the lookup reads it (references.ts)
-        if (promise !== undefined) await rebuildReferenceIndex(this.store)
-        entry = this.entryFor(req, settings.clientId, accountRef, baseUrl, bodySha, match, bytesMatch, (text) => redactValues(text, [...secrets()]), () => {
+        if (promise !== undefined) await rebuildReferenceIndex(this.store, this.options.notice)
+        entry = this.entryFor(req, settings.clientId, accountRef, baseUrl, bodySha, match, bytesMatch, secrets, () => {
           if (lost()) throw new LockLostError()
         })
       } catch (err) {
@@ -169,7 +175,7 @@ export class JournalGate implements RequestJournal {
   }
 
   /** store.holdSender, or the error of a stale lock that cannot be removed, naming the key its request left unknown. */
-  private async held<T>(req: PreparedRequest, match: string, bytesMatch: string, hold: () => Promise<T>): Promise<T> {
+  private async held<T>(req: PreparedRequest, match: string, bytesMatch: string, secrets: () => readonly (string | undefined)[], hold: () => Promise<T>): Promise<T> {
     try {
       return await hold()
     } catch (err) {
@@ -180,15 +186,17 @@ export class JournalGate implements RequestJournal {
       const pending = findLast(entries, (e, i) => same(e) && unresolved(entries, i))
       if (pending) {
         const key = pending.op.key
-        const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key, req.endpoint?.id)
-        err.outcomeUnknown(key, command, `the same request was sent at ${pending.op.at} and its outcome is unknown (Idempotency-Key ${key}); ${err.hint}: it reuses that key${command ? ` (or resume with \`${command}\`)` : ''}`)
+        const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key, req.endpoint?.id, secrets())
+        err.outcomeUnknown(key, command?.text, `the same request was sent at ${pending.op.at} and its outcome is unknown (Idempotency-Key ${key}); ${err.hint}: it reuses that key${command ? ` (or resume with \`${command.text}\`${command.putBack})` : ''}`)
       }
       throw err
     }
   }
 
-  /** `hide`: a text as the journal may write it (an answer, an error, a later state: a secret echoed back redacted). */
-  private entryFor(req: PreparedRequest, clientId: string | undefined, accountRef: string | undefined, baseUrl: string, bodySha: string, match: string, bytesMatch: string, hide: (text: string) => string, fence: () => void = () => undefined): JournalEntryHandle {
+  /** `secrets`: the ones pay holds, never written to the journal nor shown (an answer, an error, a later state, the resume command). */
+  private entryFor(req: PreparedRequest, clientId: string | undefined, accountRef: string | undefined, baseUrl: string, bodySha: string, match: string, bytesMatch: string, secrets: () => readonly (string | undefined)[], fence: () => void = () => undefined): JournalEntryHandle {
+    // a text as the journal may write it: a secret echoed back redacted
+    const hide = (text: string) => redactValues(text, [...secrets()])
     const reference = referenceOf(req.body)
     const shownBaseUrl = redactUrl(baseUrl)
     const promiseScope: ReferenceScope = {endpoint: req.endpoint?.id ?? '', baseUrl: shownBaseUrl, clientId, accountRef}
@@ -251,7 +259,8 @@ export class JournalGate implements RequestJournal {
     if (replay) return {request, replay, succeeded() {}, failed: (err) => err, end() {}}
 
     const key = request.idempotencyKey ?? ''
-    const command = resumeCommand(this.options.argv ?? process.argv.slice(2), key, req.endpoint?.id)
+    const resume = resumeCommand(this.options.argv ?? process.argv.slice(2), key, req.endpoint?.id, secrets())
+    const command = resume?.text
     const sent = request.body
     const op: OpRecord = {
       t: 'op', at: this.iso(), key, match, endpoint: req.endpoint?.id ?? '', method: req.method, url: redactUrl(req.url), base_url: shownBaseUrl,
@@ -275,8 +284,8 @@ export class JournalGate implements RequestJournal {
       command === undefined
         ? `the outcome is unknown (Idempotency-Key ${key})${verify || `; check with \`pay journal ${key}\``} before sending it again`
         : journalOn
-          ? `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${verify}`
-          : `the outcome is unknown and the journal is off, so pay cannot look this request up: pass \`--idempotency-key ${key}\` when you run it again (\`${command}\`)${key === derivedKey ? '; the same command without it derives the same key' : ''}${verify}`
+          ? `the outcome is unknown: run the same command again (it reuses Idempotency-Key ${key} from the journal) or resume with \`${command}\`${resume!.putBack}${verify}`
+          : `the outcome is unknown and the journal is off, so pay cannot look this request up: pass \`--idempotency-key ${key}\` when you run it again (\`${command}\`${resume!.putBack})${key === derivedKey ? '; the same command without it derives the same key' : ''}${verify}`
     const onSignal = (signal: NodeJS.Signals) => {
       const code = exitCodeOfSignal(signal)
       const err = new InterruptedError(`interrupted (${signal}) while ${req.method} ${new URL(req.url).pathname} was in flight`, code)
@@ -374,7 +383,7 @@ export class JournalGate implements RequestJournal {
       this.options.notice(`the same JSON was sent then with its fields in another order or spacing: sending those bytes again under the key`)
       return {...request, body: earlier.body}
     }
-    this.options.warn(`the same JSON was sent then as other bytes, which the journal does not hold: a service that compares a reused key's body byte for byte will answer 409, and the outcome stays unknown; to resume it exactly, run the command that sent it${earlier.command ? ` (\`${earlier.command}\`)` : ''}`)
+    this.options.warn(`the same JSON was sent then as other bytes, which the journal does not hold: a service that compares a reused key's body byte for byte will answer 409, and the outcome stays unknown; to resume it exactly, run the command that sent it${earlier.command ? ` (\`${earlier.command}\`${putBackOf(earlier.command)})` : ''}`)
     return request
   }
 
@@ -413,7 +422,7 @@ class LockLostError extends PayError {
 
 /** What to do after a 409 idempotency_key_mismatch to a key whose earlier request's outcome is unknown. */
 function mismatchHint(key: string, earlier: OpRecord, verify: string): string {
-  const how = earlier.command ? `run the command that sent it, exactly (\`${earlier.command}\`)` : `send its body exactly as it was, with --idempotency-key ${key}`
+  const how = earlier.command ? `run the command that sent it, exactly (\`${earlier.command}\`${putBackOf(earlier.command)})` : `send its body exactly as it was, with --idempotency-key ${key}`
   return `the service says Idempotency-Key ${key} was used before with another body: the request sent under it at ${earlier.at} may have been done, and its outcome stays unknown${verify || `; check with \`pay journal ${key}\``}; to resume it, ${how}; never send it again under a new key before you know`
 }
 
@@ -449,42 +458,45 @@ function referenceOf(body: string | undefined): string | undefined {
   }
 }
 
-const SECRET_FLAG = /secret|token|password/i
-
 /**
- * `pay …` as run, secrets masked (a password in --base-url too), with --idempotency-key KEY added when it was not
- * given; undefined when the command line is none that takes --idempotency-key for this request (a flow or smoke
- * step: running it again is another run, with its own references).
+ * `pay …` as run, with --idempotency-key KEY added when it was not given and --force-new dropped, redacted as every
+ * command line pay prints or stores (redactArgv: secret flags, secret-named headers, a --base-url password, the
+ * secrets pay holds typed anywhere); `left`: what a person must put back where it says [REDACTED] (the key and the
+ * rest of the request are as sent, so once put back it resumes that key). Undefined when the command line is none
+ * that takes --idempotency-key for this request (a flow or smoke step: running it again is another run, with its own
+ * references).
  */
-function resumeCommand(argv: string[], key: string, endpoint: string | undefined): string | undefined {
+function resumeCommand(argv: string[], key: string, endpoint: string | undefined, secrets: readonly (string | undefined)[]): ResumeCommand | undefined {
   const words = argv.slice(0, 2).join(':')
   const takesKey = argv[0] === 'api' || operationList.some((op) => op.command === words && (op.endpoint === endpoint || op.alternatives?.some((a) => a.endpoint === endpoint)))
   if (!takesKey) return undefined
-  const args: string[] = []
-  let hasKey = false
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]
-    if (a === '--idempotency-key' || a.startsWith('--idempotency-key=')) hasKey = true
-    if (a === '--force-new') continue
-    if (a.startsWith('--base-url=')) {
-      args.push(`--base-url=${redactUrl(a.slice('--base-url='.length))}`)
-      continue
-    }
-    if (a === '--base-url' && i + 1 < argv.length) {
-      args.push(a, redactUrl(argv[++i]))
-      continue
-    }
-    const eq = a.indexOf('=')
-    if (a.startsWith('--') && eq > 0 && SECRET_FLAG.test(a.slice(0, eq))) {
-      args.push(`${a.slice(0, eq)}=***`)
-      continue
-    }
-    args.push(a)
-    if (a.startsWith('--') && SECRET_FLAG.test(a) && i + 1 < argv.length) {
-      args.push('***')
-      i++
-    }
-  }
-  if (!hasKey && key) args.push('--idempotency-key', key)
-  return ['pay', ...args].map(shellQuote).join(' ')
+  const given = argv.some((a) => a === '--idempotency-key' || a.startsWith('--idempotency-key='))
+  const {args, left} = redactArgv(argv.filter((a) => a !== '--force-new'), secrets)
+  if (!given && key) args.push('--idempotency-key', key)
+  const text = ['pay', ...args].map(shellQuote).join(' ')
+  return {text, putBack: left.length === 0 ? '' : ` (put your ${left.join(', ')} value${left.length > 1 ? 's' : ''} back where it says ${REDACTED})`}
+}
+
+/**
+ * A request holding [REDACTED] is a resume command run before the secrets it left out were put back: refused (exit 2,
+ * nothing sent), naming where, since sent it would carry the placeholder to the service (another body under the key)
+ * and settle nothing.
+ */
+function refuseRedacted(req: PreparedRequest): void {
+  const header = Object.keys(req.headers).find((name) => req.headers[name].includes(REDACTED))
+  const where = header !== undefined ? `header ${header}` : req.body?.includes(REDACTED) ? 'body' : undefined
+  if (where === undefined) return
+  throw InputError.one(where, `holds ${REDACTED}, which pay prints in place of a secret: put your own value back (nothing was sent)`, 'a resume command pay printed leaves each secret out; put back the value it names, then run it (it resumes the same Idempotency-Key)')
+}
+
+/** A journaled resume command's note: what it left out, when it did (the journal keeps the command, not the names). */
+function putBackOf(command: string): string {
+  return command.includes(REDACTED) ? ` with your own values put back where it says ${REDACTED}` : ''
+}
+
+interface ResumeCommand {
+  /** The command line, redacted. */
+  text: string
+  /** `` or ` (put your -H X-Api-Key value back where it says [REDACTED])`. */
+  putBack: string
 }

@@ -18,7 +18,7 @@ import {operationList} from '../api/operations.js'
 import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
-import {BUCKETS, REBUILDING_MARKER, REBUILD_LOCK, REBUILT_MARKER, ReferenceIndex, RunLines, bucketOf, runHeader} from './references.js'
+import {BUCKETS, PROMISE_WAIT_TOLD_MS, REBUILDING_MARKER, REBUILD_LOCK, REBUILT_MARKER, ReferenceIndex, RunLines, bucketOf, runHeader} from './references.js'
 import type {JournalStore} from './store.js'
 
 /**
@@ -27,9 +27,9 @@ import type {JournalStore} from './store.js'
  * as "no promise". Costs one readdir of `journal/references/` on a command with a reference (and one of `runs/` while
  * there is no index); the rebuild leaves a marker there, so a journal whose runs indexed nothing is rebuilt once.
  */
-export async function rebuildReferenceIndex(store: JournalStore): Promise<void> {
+export async function rebuildReferenceIndex(store: JournalStore, notice: (text: string) => void = () => undefined): Promise<void> {
   if (!store.open() || !indexLost(join(store.dir, 'references'))) return
-  await rebuild(store)
+  await rebuild(store, notice)
 }
 
 /** Whether the index's directory is missing or empty (nothing, not even the rebuild's marker), or a rebuild's begun and not ended. */
@@ -45,7 +45,7 @@ function indexLost(root: string): boolean {
 /** Rows buffered per run file before a write. */
 const BATCH = 4096
 
-async function rebuild(store: JournalStore): Promise<void> {
+async function rebuild(store: JournalStore, notice: (text: string) => void): Promise<void> {
   const runs = join(store.dir, 'runs')
   let names: string[]
   try {
@@ -57,9 +57,13 @@ async function rebuild(store: JournalStore): Promise<void> {
   const root = join(store.dir, 'references')
   // one rebuild at a time, whatever the service: the others wait for it, then find the index whole (no lock: a state
   // dir whose locks cannot be made; the marker still keeps a partial index lost)
-  const release = await store.holdSender(REBUILD_LOCK, REBUILD_LEASE_MS, () => undefined)
+  const release = await store.holdSender(REBUILD_LOCK, REBUILD_LEASE_MS, (pid) =>
+    notice(`waiting: another pay process${pid === undefined ? '' : ` (pid ${pid})`} is rebuilding the reference index of earlier bulk runs; nothing is sent before it is whole`), PROMISE_WAIT_TOLD_MS)
   try {
-    if (indexLost(root)) await rebuildUnderLock(store, root, runs, names)
+    if (indexLost(root)) {
+      notice(`the reference index of earlier bulk runs is missing: rebuilding it from their run files before anything is sent`)
+      await rebuildUnderLock(store, root, runs, names)
+    }
   } finally {
     release?.()
   }

@@ -4,8 +4,14 @@
  * dotted keys nest: `-F destination.bank_code=044`.
  */
 import {InputError} from '../base/errors.js'
+import {parseMarked, stringifyMarked} from '../base/json-numbers.js'
 
 export async function readDataFlag(data: string | undefined, stdin?: NodeJS.ReadableStream): Promise<unknown> {
+  return (await readData(data, stdin))?.value
+}
+
+/** --data read and parsed: `text` as given, its `value`, and the flag (or file, or stdin) it came from. */
+async function readData(data: string | undefined, stdin?: NodeJS.ReadableStream): Promise<{text: string; value: unknown; source: string} | undefined> {
   if (data === undefined) return undefined
   let text: string
   let source = '--data'
@@ -31,7 +37,21 @@ export async function readDataFlag(data: string | undefined, stdin?: NodeJS.Read
   }
   const bad = prototypeKey(value)
   if (bad) throw InputError.one(source, `must not use the key "${bad}" (${PROTO_RULE})`)
-  return value
+  return {text, value, source}
+}
+
+/**
+ * `pay api`'s body from --data and -F (mergeBody): `body`, the value checks and the live-money question read, and
+ * `sent`, what goes on the wire: the same value, or, when a number in --data or a `-F key:=json` would change as a
+ * JS number (12345678901234567890, 1.50), the JSON text with every such number as the user wrote it.
+ */
+export async function rawBodyInput(data: string | undefined, fields: string[] | undefined, stdin?: NodeJS.ReadableStream): Promise<{body: unknown; sent: unknown}> {
+  const given = await readData(data, stdin)
+  const body = mergeBody(undefined, given?.value, parseFieldFlags(fields))
+  const exactData = given === undefined ? undefined : parseMarked(given.text)
+  const exactFields = parseFieldFlags(fields, parseMarked)
+  if (exactData === undefined && !(fields ?? []).some((f) => /^[A-Za-z0-9_.-]+:=/.test(f) && parseMarked(f.slice(f.indexOf(':=') + 2)) !== undefined)) return {body, sent: body}
+  return {body, sent: stringifyMarked(mergeBody(undefined, exactData ?? given?.value, exactFields))}
 }
 
 /** Keys that would reach an object's prototype when merged: refused wherever they appear. */
@@ -52,7 +72,8 @@ function prototypeKey(value: unknown): string | undefined {
   return undefined
 }
 
-export function parseFieldFlags(fields: string[] | undefined): Record<string, unknown> {
+/** -F as an object; `parse` reads a `key:=json` value (parseMarked: numbers kept as written; undefined: JSON.parse's value). */
+export function parseFieldFlags(fields: string[] | undefined, parse?: (text: string) => unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const raw of fields ?? []) {
     const m = /^([A-Za-z0-9_.-]+)(:=|=)([\s\S]*)$/.exec(raw)
@@ -63,7 +84,7 @@ export function parseFieldFlags(fields: string[] | undefined): Record<string, un
     let value: unknown = text
     if (op === ':=') {
       try {
-        value = JSON.parse(text)
+        value = parse?.(text) ?? JSON.parse(text)
       } catch {
         throw InputError.one('-F', `value of ${key} after := must be JSON (got ${text})`)
       }

@@ -65,22 +65,45 @@ export function movesMoney(op: OperationSpec | undefined, input?: CallInput): bo
   return !readable || valueAt(when, input) !== undefined
 }
 
+/**
+ * What a request of `op` moves, for the money totals of a bulk run: its body's amount; the amount of the plan it names
+ * (a subscription, a mandate with a plan: the plan's amount is not in the service's answers); or nothing (a mandate
+ * without a plan, a lookup). Without `input`, what any request of `op` may move (per row when `confirm.when` is set).
+ */
+export type MoneyCharge = 'amount' | 'plan' | 'none'
+
+export function chargeOf(op: OperationSpec | undefined, input?: CallInput): MoneyCharge {
+  if (!movesMoney(op, input)) return 'none'
+  return op?.confirm?.plan === undefined ? 'amount' : 'plan'
+}
+
 export async function confirmMoneyMove(ctx: ApiContext, op: OperationSpec, input: CallInput, yes: boolean): Promise<void> {
   if (movesMoney(op, input)) await liveMoneyGate(ctx, yes, () => confirmationLines(op, input, ctx.settings.profileName))
 }
 
+/** What a bulk run (--from-file) is about to do, for its live confirmation: `totals` of the money rows move. */
+export interface BulkRunPlan {
+  rows: number
+  toSend: number
+  totals: Record<string, string>
+  /** Rows that charge a plan's amount (chargeOf): not in the totals. */
+  planRows: number
+  file: string
+}
+
 /** The lines shown before a bulk run (--from-file) sends anything with a live profile. */
-function bulkConfirmationLines(op: OperationSpec, plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}, profileName: string): string[] {
+function bulkConfirmationLines(op: OperationSpec, plan: BulkRunPlan, profileName: string): string[] {
   const totals = Object.entries(plan.totals).map(([c, a]) => `${a} ${c}`)
   return [
     `LIVE profile "${profileName}": ${op.summary.split(':')[0].toLowerCase()}, one request per row of ${plan.file}`,
     `  rows         ${plan.rows} (${plan.toSend} to send; the others were settled by an earlier run)`,
     `  amounts      ${totals.length > 0 ? totals.join(', ') : '-'} in all rows`,
+    ...(plan.planRows > 0 ? [`  plans        ${plan.planRows} row(s) charge the amount of the plan they name, once approved`] : []),
   ].map((l) => printable(l))
 }
 
 /** Before a bulk run with a live profile: asked once, after every row passed its rules. */
-export async function confirmBulkRun(ctx: ApiContext, op: OperationSpec, plan: {rows: number; toSend: number; totals: Record<string, string>; file: string}, yes: boolean): Promise<void> {
+export async function confirmBulkRun(ctx: ApiContext, op: OperationSpec, plan: BulkRunPlan, yes: boolean): Promise<void> {
   if (movesMoney(op)) await liveMoneyGate(ctx, yes, () => bulkConfirmationLines(op, plan, ctx.settings.profileName))
 }
 

@@ -11,7 +11,7 @@ import {renderDryRun} from '../output/dry-run.js'
 import type {Output} from '../output/output.js'
 import {forStdout, printable} from '../output/printable.js'
 import type {ApiContext} from './api-context.js'
-import {mergeBody, parseFieldFlags, readDataFlag} from './body-input.js'
+import {rawBodyInput} from './body-input.js'
 import {PageFollower} from './paging.js'
 
 interface ApiOptions {
@@ -42,10 +42,11 @@ export async function runApi(options: ApiOptions, open: () => Promise<ApiContext
   const headers = requestHeaders(options.header)
   if (options.paginate && method !== 'GET') throw InputError.one('--paginate', 'works only with GET')
   if (options.slurp && (options.jq !== undefined || !['table', 'json', 'ndjson'].includes(options.output ?? 'json') || options.fields !== undefined)) throw InputError.one('--slurp', 'cannot be combined with --jq, --fields or -o csv|tsv|yaml (it prints one JSON array)')
-  const body = mergeBody(undefined, await readDataFlag(options.data), parseFieldFlags(options.field))
+  // checks and the confirmation read `body`; `sent` keeps every number as written (a JS number would round 2^64)
+  const {body, sent} = await rawBodyInput(options.data, options.field)
   const {client, out, settings} = await open()
   const allowAnyPath = options['allow-any-path']
-  const req = client.prepareRaw(method, options.path, {body, headers, idempotencyKey: options['idempotency-key']}, {allowAnyPath})
+  const req = client.prepareRaw(method, options.path, {body: sent, headers, idempotencyKey: options['idempotency-key']}, {allowAnyPath})
   if (options['dry-run']) {
     renderDryRun(out, req, {profileName: settings.profileName, fromProfile: settings.sources.clientId === 'profile'})
     return 0

@@ -67,14 +67,21 @@ function rail(v: unknown, status: unknown): string | undefined {
 }
 
 /**
- * amount_debited as the service gives it, whatever the payout's state: the spec says what a payout debits, not
- * what a failed one gives back (its transitions are "not shown"), so pay adds nothing about a refund.
- * "(amount + fee)" only where the answer's own figures add up so.
+ * amount_debited as the service gives it: "Amount debited" for a payout in progress or paid, with "(amount + fee)"
+ * only where the answer's own figures add up so. A failed payout is never said to have debited money: zero is shown
+ * as nothing taken; any other figure as the service's own field, since the spec does not say what a failed payout
+ * gives back (its transitions are "not shown"), so pay claims neither a debit nor a refund.
  */
 function debited(v: View, b: Obj): void {
   const total = money(b.amount_debited, b.currency)
   if (total === undefined) return
-  v.row('Amount debited', isAmountPlusFee(b) ? `${total} (amount + fee)` : total, 'amount_debited')
+  if (b.status !== 'failed') v.row('Amount debited', isAmountPlusFee(b) ? `${total} (amount + fee)` : total, 'amount_debited')
+  else if (isZero(b.amount_debited)) v.row('Amount debited', `${total} (failed: nothing debited)`, 'amount_debited')
+  else v.row('amount_debited', `${total} as the service reports it for this failed payout (taken or given back: not said)`, 'amount_debited')
+}
+
+function isZero(v: unknown): boolean {
+  return typeof v === 'string' && /^0+(\.0+)?$/.test(v)
 }
 
 /** Whether amount_debited is exactly amount + fee_amount, all three decimal strings of the answer. */

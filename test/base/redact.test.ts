@@ -5,7 +5,7 @@
 import {readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {REDACTED, isSecretHeader, redactAnswer, redactBodyText, redactHeaders, redactJson, redactQuery, redactUrl, redactValues} from '../../src/base/redact.js'
+import {REDACTED, isSecretHeader, redactAnswer, redactArgv, redactBodyText, redactHeaders, redactJson, redactQuery, redactUrl, redactValues} from '../../src/base/redact.js'
 import {ROOT} from '../helpers/cli.js'
 
 const S = 's3cr3t-value-42'
@@ -204,5 +204,28 @@ describe('isSecretHeader', () => {
     expect(first).toEqual([true, false, true, false, true, true, false])
     for (let i = 0; i < 300; i++) isSecretHeader(`x-other-${i}`)
     expect(names.map(isSecretHeader)).toEqual(first)
+  })
+})
+
+describe('a command line as pay prints or stores it (redactArgv)', () => {
+  const R = REDACTED
+  it('secret-named headers in every spelling of -H, secret flags and a --base-url password; the rest as given', () => {
+    const argv = ['api', 'POST', '/v1/payouts', '-H', 'X-Api-Key: k1', '--header=Cookie: s=c2', '-HAuthorization: Bearer t3', '-H', 'X-Trace: plain', '--client-secret', 's4', '--webhook-secret=s5', '--base-url', 'https://u:p6@h.example', '--data', '{"a":"1"}']
+    const {args, left} = redactArgv(argv)
+    expect(args).toEqual(['api', 'POST', '/v1/payouts', '-H', `X-Api-Key: ${R}`, `--header=Cookie: ${R}`, `-HAuthorization: ${R}`, '-H', 'X-Trace: plain', '--client-secret', R, `--webhook-secret=${R}`, '--base-url', `https://${R}@h.example`, '--data', '{"a":"1"}'])
+    for (const secret of ['k1', 'c2', 't3', 's4', 's5', 'p6']) expect(args.join(' ')).not.toContain(secret)
+    expect(left).toEqual(['-H X-Api-Key', '-H Cookie', '-H Authorization', '--client-secret', '--webhook-secret', '--base-url'])
+  })
+
+  it('a secret pay holds, typed anywhere (a field flag, inside --data, another header), named by its flag', () => {
+    const held = 'sb_acme_secret_4f8a2c1e9b7d'
+    const {args, left} = redactArgv(['collections', 'create', '--provider', held, '--data', `{"note":"${held}"}`, '-H', `X-Note: ${held}`, '--reference', 'r1'], [held])
+    expect(args).toEqual(['collections', 'create', '--provider', R, '--data', `{"note":"${R}"}`, '-H', `X-Note: ${R}`, '--reference', 'r1'])
+    expect(left).toEqual(['--provider', '--data', '-H X-Note'])
+  })
+
+  it('nothing secret: the words as given, nothing to put back', () => {
+    const argv = ['payouts', 'create', '--amount', '12.00', '-H', 'Idempotency-Key: k', '--yes']
+    expect(redactArgv(argv, ['sb_acme_secret_4f8a2c1e9b7d'])).toEqual({args: argv, left: []})
   })
 })

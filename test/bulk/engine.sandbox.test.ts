@@ -300,3 +300,23 @@ describe('a re-run of a row whose outcome is unknown', () => {
     expect(objects('bk-u429-k9')).toHaveLength(1)
   })
 })
+
+describe('the money lines of mandates and subscriptions runs (what the requests move, not the amounts in the rows)', () => {
+  it("a mandate's amount is no money moved; a row with a plan, or a subscription, charges its plan's amount, which is counted, not summed", async () => {
+    faults.proxy.rule = () => 'pass'
+    const mandates = csv('mandates-money.csv', 'mobile,provider,currency,amount,frequency,starts-at,reference,plan,customer-name,customer-email', 2, (i) =>
+      i === 1 ? '254711000101,mpesa,KES,300.00,MONTHLY,2030-01-01T09:00:00Z,bk-md-1,PLN_ACMEGOLD,Jane,j@x.io' : '254711000102,mpesa,KES,400.00,MONTHLY,2030-01-01T09:00:00Z,bk-md-2,,,',
+    )
+    const m = await run(['mandates', 'create', '--from-file', mandates])
+    expect(m.code, m.stderr).toBe(0)
+    expect(m.stderr).not.toMatch(/total amount of/) // neither 300.00 (the plan is charged) nor 400.00 (no plan: no money moves)
+    expect(m.stderr).toMatch(/rows that charge their plan's amount \(once approved; the service's answers do not show it, see `pay balance`\): 0 succeeded, 1 still processing, 0 failed/)
+
+    const subs = csv('subscriptions-money.csv', 'plan,reference,customer-name,customer-email,mobile,provider', 2, (i) => `PLN_ACMEGOLD,bk-sb-${i},Jane,j@x.io,25472200010${i},mpesa`)
+    const s = await run(['subscriptions', 'create', '--from-file', subs])
+    expect(s.code, s.stderr).toBe(0)
+    expect(s.stderr).toMatch(/rows that charge their plan's amount .*: \d succeeded, \d still processing, 0 failed/)
+    const [, ok, processing] = /: (\d) succeeded, (\d) still processing/.exec(s.stderr)!
+    expect(Number(ok) + Number(processing)).toBe(2)
+  })
+})

@@ -117,6 +117,7 @@ describe('the reference index never lags the run journal for good', () => {
     const single1 = await runCommand(single('il-1', '99.00'), {env: env(dir)})
     expect(single1.code, single1.stderr).toBe(5)
     expect(single1.stderr).toContain('reference il-1 already names another request: line 2 of')
+    expect(single1.stderr).toContain('the reference index of earlier bulk runs is missing: rebuilding it from their run files before anything is sent')
     expect(keysSent('il-1')).toHaveLength(1)
 
     rmSync(join(journalDir(dir), 'references'), {recursive: true}) // lost again: now a bulk run of another file is first
@@ -166,12 +167,13 @@ describe('the reference index never lags the run journal for good', () => {
     writeFileSync(join(journalDir(dir), 'references', REBUILDING_MARKER), '')
     let done = false
     const command = runCommand(single('pw-1', '99.00'), {env: env(dir)}).finally(() => (done = true))
-    await new Promise((resolve) => setTimeout(resolve, 600))
+    await new Promise((resolve) => setTimeout(resolve, 1000)) // past the 500 ms after which a waiter says why it waits
     expect(done).toBe(false)
     expect(keysSent('pw-1')).toHaveLength(1)
     release?.() // that process gone without ending it: the waiting command rebuilds the index itself
     const paid = await command
     expect(paid.code, paid.stderr).toBe(5)
+    expect(paid.stderr).toMatch(/waiting: another pay process \(pid \d+\) is rebuilding the reference index of earlier bulk runs; nothing is sent before it is whole/)
     expect(keysSent('pw-1')).toHaveLength(1)
   })
 

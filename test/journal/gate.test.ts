@@ -24,7 +24,7 @@ const BODY = {amount: '150.00', currency: 'KES', merchant_reference: 'gate-1', p
 const apiError = (status: number, code: string, headers: Record<string, string> = {}): Answer => ({status, text: JSON.stringify({error: {code, message: code}}), headers})
 
 /** One run of `pay collections create`: each POST attempt takes the next answer; returns the keys sent and the error. */
-async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number; body?: Record<string, string> | string; key?: string; clientId?: string; accountRef?: string; endpoint?: 'collections.create' | 'debits.create' | 'mandates.create'; path?: Record<string, string>; forceNew?: boolean; headers?: Record<string, string>} = {}) {
+async function run(stateDir: string, answers: Answer[], options: {baseUrl?: string; argv?: string[]; retries?: number; body?: Record<string, string> | string; key?: string; clientId?: string; clientSecret?: string; accountRef?: string; endpoint?: 'collections.create' | 'debits.create' | 'mandates.create'; path?: Record<string, string>; forceNew?: boolean; headers?: Record<string, string>} = {}) {
   const keys: string[] = []
   const notices: string[] = []
   const transport = {
@@ -40,7 +40,7 @@ async function run(stateDir: string, answers: Answer[], options: {baseUrl?: stri
   const store = new JournalStore(stateDir)
   const journal = new JournalGate(store, {notice: (t) => notices.push(t), warn: (t) => notices.push(t), argv: options.argv ?? ['collections', 'create', '--reference', 'gate-1'], forceNew: options.forceNew})
   const client = new ApiClient({
-    settings: {baseUrl: options.baseUrl ?? 'http://127.0.0.1:9', clientId: options.clientId ?? 'c', clientSecret: 's', accountRef: options.accountRef},
+    settings: {baseUrl: options.baseUrl ?? 'http://127.0.0.1:9', clientId: options.clientId ?? 'c', clientSecret: options.clientSecret ?? 's', accountRef: options.accountRef},
     userAgent: 't', retries: options.retries ?? 3, sleep: async () => {}, transport, journal,
   })
   let error: PayError | undefined
@@ -388,10 +388,36 @@ describe('a reference is one promise to a service, whatever the client id, with 
 describe('what an entry says of its request', () => {
   it('the resume command: the same argv with the key, secrets masked, --force-new dropped, quoted for a shell', async () => {
     const r = await run(tempConfigDir(), ['cut'], {retries: 0, argv: ['collections', 'create', '--reference', 'a b', '--client-secret', 's3cr3t', '--force-new']})
-    expect(r.error?.resumeCommand).toBe(`pay collections create --reference 'a b' --client-secret '***' --idempotency-key ${r.keys[0]}`)
+    expect(r.error?.resumeCommand).toBe(`pay collections create --reference 'a b' --client-secret '[REDACTED]' --idempotency-key ${r.keys[0]}`)
     // a key on the command line already: kept where it is, not added again
     const given = await run(tempConfigDir(), ['cut'], {retries: 0, argv: ['api', 'POST', '/v1/payouts', '--idempotency-key', 'K2', '--webhook-secret=abc']})
-    expect(given.error?.resumeCommand).toBe("pay api POST /v1/payouts --idempotency-key K2 '--webhook-secret=***'")
+    expect(given.error?.resumeCommand).toBe("pay api POST /v1/payouts --idempotency-key K2 '--webhook-secret=[REDACTED]'")
+  })
+
+  it('the resume command never holds a secret-named header nor a secret pay holds: not in the error, its hint, nor the journal; put back, it resumes the key', async () => {
+    const dir = tempConfigDir()
+    const held = 'sb_acme_secret_4f8a2c1e9b7d'
+    const created = {status: 201, text: JSON.stringify({id: 'CL_1', object: 'collection', status: 'processing', ...BODY})}
+    const body = {...BODY, provider: held}
+    const argv = ['collections', 'create', '--reference', 'gate-1', '--provider', held, '-H', 'X-Api-Key: topsecret123', '--header=Cookie: session=c00kie456']
+    const first = await run(dir, ['cut'], {retries: 0, argv, body, clientSecret: held, headers: {'X-Api-Key': 'topsecret123', Cookie: 'session=c00kie456'}})
+    const key = first.keys[0]
+    expect(first.error?.resumeCommand).toBe(`pay collections create --reference gate-1 --provider '[REDACTED]' -H 'X-Api-Key: [REDACTED]' '--header=Cookie: [REDACTED]' --idempotency-key ${key}`)
+    expect(first.error?.hint).toContain('(put your --provider, -H X-Api-Key, -H Cookie values back where it says [REDACTED])')
+    const written = readdirSync(join(dir, 'journal'), {recursive: true, withFileTypes: true}).filter((f) => f.isFile()).map((f) => readFileSync(join(f.parentPath, f.name), 'utf8')).join('\n')
+    for (const text of [first.error?.resumeCommand, first.error?.hint, first.last?.op.command, written]) {
+      for (const secret of ['topsecret123', 'c00kie456', held]) expect(text).not.toContain(secret)
+    }
+    // run as printed: refused, nothing sent, saying what to put back
+    const verbatim = await run(dir, [created], {retries: 0, key, body: {...BODY, provider: '[REDACTED]'}, headers: {'X-Api-Key': '[REDACTED]'}})
+    expect(verbatim.keys).toEqual([])
+    expect(verbatim.error?.exitCode).toBe(ExitCode.USAGE)
+    expect(verbatim.error?.message).toMatch(/^header x-api-key holds \[REDACTED\]/i)
+    // the values put back: the journaled key, answered once
+    const resumed = await run(dir, [created], {retries: 0, key, body, clientSecret: held, headers: {'X-Api-Key': 'topsecret123', Cookie: 'session=c00kie456'}})
+    expect(resumed.keys).toEqual([key])
+    expect(resumed.error).toBeUndefined()
+    expect(resumed.last?.outcome?.request).toBe('accepted')
   })
 
   it('the merchant reference of a JSON object body; none of another body', async () => {

@@ -7,7 +7,7 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {operations} from '../../src/api/operations.js'
-import {confirmationLines, moneyOperation, movesMoney} from '../../src/operation/confirm.js'
+import {chargeOf, confirmationLines, moneyOperation, movesMoney} from '../../src/operation/confirm.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {type CommandRun, runCommand} from '../helpers/in-process.js'
 import {runFlowCommand} from '../../src/flows/command.js'
@@ -18,6 +18,14 @@ const MOBILE = '254711000009'
 const subscriber = {plan_id: 'PLN_ACMESILVER', customer_name: 'Jane', customer_email: 'j@example.com', mobile: MOBILE, provider: 'mpesa'}
 
 describe('which requests move money', () => {
+  it("what a request moves, for a bulk run's money totals: its amount, its plan's amount, or nothing", () => {
+    for (const id of ['collections:create', 'payouts:create', 'debits:create'] as const) expect(chargeOf(operations[id], {body: {amount: '1.00'}}), id).toBe('amount')
+    expect(chargeOf(operations['subscriptions:create'], {body: {plan_id: 'PLN_X'}})).toBe('plan')
+    expect(chargeOf(operations['mandates:create'], {body: {amount: '100.00', plan_id: 'PLN_X'}})).toBe('plan')
+    expect(chargeOf(operations['mandates:create'], {body: {amount: '100.00'}})).toBe('none')
+    expect(chargeOf(operations['checkout:create'], {body: {amount: '100.00'}})).toBe('none')
+  })
+
   it('collections, payouts, debits and subscriptions do; a mandate only with a plan; checkout, cancel, virtual accounts do not', () => {
     for (const id of ['collections:create', 'payouts:create', 'debits:create', 'subscriptions:create'] as const) expect(movesMoney(operations[id], {body: {}}), id).toBe(true)
     for (const id of ['checkout:create', 'mandates:cancel', 'virtual-accounts:create', 'verifications:msisdn'] as const) expect(movesMoney(operations[id], {body: {}}), id).toBe(false)

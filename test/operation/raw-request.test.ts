@@ -75,6 +75,25 @@ describe('pay api', () => {
     expect(missing.code).toBe(4)
     expect(missing.stderr).toMatch(/^HTTP 404/m)
   })
+
+  it('sends --data and -F key:=json numbers as written (a JS number would round them), and knows it again in another key order', async () => {
+    const data = '{"amount":"10.00","currency":"KES","merchant_reference":"raw-num-1","mobile":"254712345670","provider":"mpesa","metadata":{"order_total":12345678901234567890,"rate":1.50}}'
+    const dry = await h.command(['api', 'POST', '/v1/collections', '--data', data, '-F', 'metadata.big:=98765432109876543210', '--dry-run'])
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.stdout).toContain('"metadata":{"order_total":12345678901234567890,"rate":1.50,"big":98765432109876543210}')
+    const sent = await h.command(['api', 'POST', '/v1/collections', '--data', data, '--json'])
+    expect(sent.code, sent.stderr).toBe(0)
+    // the same request, its keys in another order: the journal's answer, nothing sent
+    const before = h.requests().length
+    const reordered = '{"metadata":{"rate":1.50,"order_total":12345678901234567890},"provider":"mpesa","mobile":"254712345670","merchant_reference":"raw-num-1","currency":"KES","amount":"10.00"}'
+    const again = await h.command(['api', 'POST', '/v1/collections', '--data', reordered, '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain('already sent')
+    expect(h.requests().length).toBe(before)
+    // another number that one double would read as the same: another request, refused for its reference (exit 5)
+    const other = await h.command(['api', 'POST', '/v1/collections', '--data', data.replace('67890,', '67891,'), '--json'])
+    expect(other.code, other.stderr).toBe(5)
+  })
 })
 
 describe('pay api -H X-Service-Account-Ref', () => {

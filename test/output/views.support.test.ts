@@ -7,8 +7,8 @@ const rows = (view: Parameters<typeof viewRows>[0], body: unknown) => Object.fro
 
 describe('views for support staff', () => {
   it('a payout snapshot: kind, state and reason, amount, fee, amount debited, destination', () => {
-    const v = rows('transaction', {id: 'PO_1', object: 'payout', status: 'failed', status_detail: 'account closed', currency: 'KES', amount: '100.00', fee_amount: '10.00', amount_debited: '110.00', merchant_reference: 'po-1', payment_rail: 'bank_transfer', bank_code: '68', account_number: '0123'})
-    expect(v).toMatchObject({Kind: 'Payout (money out)', State: 'failed', Why: 'account closed', Amount: '100.00 KES', Fee: '10.00 KES', 'Amount debited': '110.00 KES (amount + fee)', Rail: 'bank transfer (bank_transfer)', 'Bank code': '68', 'Account number': '0123'})
+    const v = rows('transaction', {id: 'PO_1', object: 'payout', status: 'failed', status_detail: 'account closed', currency: 'KES', amount: '100.00', fee_amount: '10.00', amount_debited: '0.00', merchant_reference: 'po-1', payment_rail: 'bank_transfer', bank_code: '68', account_number: '0123'})
+    expect(v).toMatchObject({Kind: 'Payout (money out)', State: 'failed', Why: 'account closed', Amount: '100.00 KES', Fee: '10.00 KES', 'Amount debited': '0.00 KES (failed: nothing debited)', Rail: 'bank transfer (bank_transfer)', 'Bank code': '68', 'Account number': '0123'})
   })
 
   it('a checkout snapshot with an open amount and no rail chosen yet', () => {

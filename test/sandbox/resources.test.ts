@@ -123,6 +123,8 @@ describe('payouts', () => {
     expect(r.body).toMatchObject({fee_amount: '30.00', amount_debited: '80.00'})
     await until(async () => (await status(acme, '/v1/payouts/po-bank')) === 'failed', 3000, 'payout failure')
     expect((await kes(acme)).payout_wallet).toBe(before)
+    // given back: the failed payout holds nothing of the wallet
+    expect((await acme.get('/v1/payouts/po-bank')).body).toMatchObject({status: 'failed', amount: '50.00', fee_amount: '30.00', amount_debited: '0.00'})
   })
 
   it('an unfunded payout fails with insufficient_funds and takes nothing', async () => {
@@ -132,6 +134,9 @@ describe('payouts', () => {
     expect(r.body.status).toBe('failed')
     expect(r.body.status_detail).toMatch(/insufficient_funds/)
     expect((await kes(globex)).payout_wallet).toBe(before)
+    // the answer says what the wallet says: nothing debited (the fee is still named)
+    expect(r.body).toMatchObject({amount: '1000000.00', fee_amount: '10.00', amount_debited: '0.00'})
+    expect((await globex.get('/v1/payouts/po-big')).body.amount_debited).toBe('0.00')
     // created failed: one transition, one event (never a processing one)
     expect(sb.events.filter((e) => e.body.includes(r.body.id)).map((e) => [e.type, JSON.parse(e.body).data.status])).toEqual([['payout.failed', 'failed']])
   })

@@ -1,6 +1,8 @@
 /**
  * Payouts, drawn from payout_wallet: amount + fee is reserved at create (refunded on failure).
- * An unfunded payout is created failed (status_detail insufficient_funds). Fees: mobile_money 10.00,
+ * An unfunded payout is created failed (status_detail insufficient_funds). amount_debited is what the payout holds of
+ * the wallet: amount + fee while processing and once succeeded, 0.00 once failed (nothing taken, or all of it given
+ * back; ASSUMPTION documented in docs/assumptions.md, `NOTHING_DEBITED`). Fees: mobile_money 10.00,
  * bank_transfer 30.00 (same figure in any currency; ASSUMPTION documented in docs/sandbox.md).
  */
 import {toMinor, fromMinor} from '../../api/money.js'
@@ -16,6 +18,8 @@ import {closeTransaction, copyPresent, newTransaction, requireBank, requireProvi
 import {entry} from '../state.js'
 
 export const PAYOUT_FEES = {mobile_money: '10.00', bank_transfer: '30.00'} as const
+/** amount_debited of a failed payout: the wallet keeps (or got back) amount + fee. */
+const NOTHING_DEBITED = '0.00'
 
 export function payoutView(p: PayoutRec): Record<string, unknown> {
   const view: Record<string, unknown> = {
@@ -57,6 +61,7 @@ export const createPayout: Handler = (ctx) => {
   if (!debitPayout(w, debited)) {
     // created failed, nothing taken: one transition, so one event (payout.failed), never a processing one
     rec.status = 'failed'
+    rec.amount_debited = NOTHING_DEBITED
     rec.status_detail = `insufficient_funds: payout_wallet holds ${w.currency} ${w.payout_wallet}, ${debited} needed (amount + fee)`
     core.emit(rec.client_id, 'payout.failed', payoutView(rec))
     return {status: 201, body: payoutView(rec)}
@@ -78,6 +83,7 @@ export function finishPayout(core: Core, rec: PayoutRec, status: Exclude<TxStatu
   if (status === 'failed') {
     const w = wallet(core, rec.merchant_id, rec.currency)
     if (w) refundPayout(w, rec.amount_debited)
+    rec.amount_debited = NOTHING_DEBITED
   }
   core.emit(rec.client_id, `payout.${status}`, payoutView(rec))
   core.changed()
