@@ -220,11 +220,15 @@ async function* linesOf(file: string): AsyncGenerator<{text: string; offset: num
 /** The name of a run's journal file in `journal/runs/` (its run id); lineage files are named otherwise. */
 export const RUN_FILE = /^[0-9a-f]{32}\.ndjson$/
 
-/** One run file as `pay journal` reads it: its last header, each row's latest record, and whether its last run ended. */
+/**
+ * One run file as `pay journal` reads it: its last header, each row's latest record with when its request was first
+ * sent (`sent_at`: the start of the run that first sent it under its key; a later run that only reports it, or resends
+ * it under the same key, does not move it), and whether its last run ended.
+ */
 export interface RunFileView {
   run: string
   header: RunHeader
-  rows: RowOutcome[]
+  rows: Array<RowOutcome & {sent_at: string}>
   /** False when the last run of the file began and never ended (killed, interrupted): its unrecorded rows are unknown. */
   finished: boolean
 }
@@ -249,7 +253,10 @@ export function readRuns(store: JournalStore): RunFileView[] {
     }
     let header: RunHeader | undefined
     let finished = true
-    const rows = new Map<number, RowOutcome>()
+    const rows = new Map<number, RowOutcome & {sent_at: string}>()
+    // each row's key and when it was first sent under it (a record of a run that sent it: not an earlier run's row
+    // reported again, nor one refused for now, which sent nothing; none such yet: the first run that recorded it)
+    const sent = new Map<number, {key: string; at: string; sent: boolean}>()
     for (const line of text.split('\n')) {
       let rec: ({t?: string; again?: unknown} & Partial<RowOutcome> & Partial<RunHeader>) | null
       try {
@@ -263,9 +270,13 @@ export function readRuns(store: JournalStore): RunFileView[] {
       } else if (rec?.t === 'end') finished = true
       else if (rec) {
         const o = rowOfRecord(rec, () => undefined)
-        if (o) {
-          const {again: _again, ...row} = o
-          rows.set(o.row, row)
+        if (o && header) {
+          const {again, ...row} = o
+          const sentHere = rec.earlier !== true && !again
+          let first = sent.get(o.row)
+          // another key is another request (--force-new); the same key first sent by this run: its time from now on
+          if (first?.key !== o.idempotency_key || (sentHere && !first.sent)) sent.set(o.row, (first = {key: o.idempotency_key, at: header.at, sent: sentHere}))
+          rows.set(o.row, {...row, sent_at: first.at})
         }
       }
     }

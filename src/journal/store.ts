@@ -78,6 +78,11 @@ export interface OutcomeRecord {
   id?: string
   /** The resource's state in the answer (processing, succeeded, failed, …), when it has one. */
   resource_state?: string
+  /**
+   * When that state was seen, when it is not this record's time: an answer to a key sent before may be the service's
+   * first answer replayed, its state as it was when the key was first sent (src/journal/gate.ts, maybeReplayed).
+   */
+  state_at?: string
   error?: {code: string; message: string}
   /** The answer's body exactly as received (accepted only): a re-run prints it instead of sending again. */
   body?: string
@@ -127,7 +132,7 @@ export interface JournalEntry {
  */
 export function latestState(e: JournalEntry): {state: string; at: string; body?: string} | undefined {
   if (e.seen && !aboutOther(e.outcome?.id, e.seen.body)) return {state: e.seen.state, at: e.seen.at, body: e.seen.body}
-  if (e.outcome?.resource_state !== undefined) return {state: e.outcome.resource_state, at: e.outcome.at, body: e.outcome.body}
+  if (e.outcome?.resource_state !== undefined) return {state: e.outcome.resource_state, at: e.outcome.state_at ?? e.outcome.at, body: e.outcome.body}
   return undefined
 }
 
