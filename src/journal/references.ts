@@ -521,16 +521,24 @@ function* linesOf(file: string, needle?: Buffer): Generator<string> {
     throw unreadable(file, err)
   }
   try {
-    const chunk = Buffer.allocUnsafe(256 * 1024)
-    let rest = Buffer.alloc(0)
+    // read into one buffer again and again (grown for a longer line), kept for the next file: a new one per read or
+    // per file would wait in V8's old space for a full collection
+    let space = spareSpace ?? Buffer.allocUnsafeSlow(256 * 1024)
+    spareSpace = undefined
+    let held = 0 // an unfinished line's bytes, at the start of `space`
     for (;;) {
+      if (held === space.length) {
+        const grown = Buffer.allocUnsafeSlow(space.length * 2)
+        space.copy(grown, 0, 0, held)
+        space = grown
+      }
       let n: number
       try {
-        n = readSync(fd, chunk, 0, chunk.length, null)
+        n = readSync(fd, space, held, space.length - held, null)
       } catch (err) {
         throw unreadable(file, err)
       }
-      const buf = rest.length > 0 ? Buffer.concat([rest, chunk.subarray(0, n)]) : chunk.subarray(0, n)
+      const buf = space.subarray(0, held + n)
       // whole lines only, but the last line of the file when it has no line break
       const end = n === 0 ? buf.length : buf.lastIndexOf(10) + 1
       if (needle === undefined) {
@@ -550,13 +558,20 @@ function* linesOf(file: string, needle?: Buffer): Generator<string> {
           at = buf.indexOf(needle, stop + 1)
         }
       }
-      if (n === 0) return
-      rest = Buffer.from(buf.subarray(end))
+      if (n === 0) {
+        spareSpace = space
+        return
+      }
+      space.copyWithin(0, end, buf.length)
+      held = buf.length - end
     }
   } finally {
     closeSync(fd)
   }
 }
+
+/** The buffer the last linesOf to end read through, for the next one (two reading at once: the second makes its own). */
+let spareSpace: Buffer | undefined
 
 /** A file of the index that cannot be read (not one that is gone): the check that needs it stops, naming it. */
 function unreadable(file: string, err: unknown): PayError {

@@ -139,6 +139,11 @@ interface WaitOptions extends PollSpec {
   timeoutSec: number
   /** The answer already in hand (the create response, or the first get). */
   first?: ApiResponse
+  /**
+   * Records the state the wait saw last in the journal (a journaled request's answer carries it: `first`'s, unless
+   * given), so that `pay journal` and a re-run know what the wait knew.
+   */
+  noteState?: ApiResponse['noteState']
   sleep?: (ms: number) => Promise<unknown>
 }
 
@@ -159,8 +164,14 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   // Ctrl-C ends the wait, not the process: what was created is still said (a poll in flight is a GET: dropped)
   const signals = firstSignal()
   const stopped = signals.signal.then((signal) => ({signal}))
-  /** The wait's end with the answer in hand (`res` is set by every caller). */
-  const ended = (outcome: WaitOutcome, about: Pick<WaitResult, 'other' | 'signal' | 'error'> = {}): WaitResult => ({poll: options, res: res!, outcome, ...about, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec})
+  /**
+   * The wait's end with the answer in hand (`res` is set by every caller); a poll's answer about this resource is its
+   * latest known state, journaled (not when the last poll answered another resource: seen before, not now).
+   */
+  const ended = (outcome: WaitOutcome, about: Pick<WaitResult, 'other' | 'signal' | 'error'> = {}): WaitResult => {
+    if (res !== options.first && outcome !== 'other' && state !== undefined) (options.noteState ?? options.first?.noteState)?.(state, res!.text)
+    return {poll: options, res: res!, outcome, ...about, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+  }
   const interrupted = (signal: NodeJS.Signals): WaitResult => {
     if (!res) throw new InterruptedError(`interrupted (${signal}) while waiting for ${options.label}`, exitCodeOfSignal(signal))
     return ended('interrupted', {signal})
