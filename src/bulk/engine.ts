@@ -44,6 +44,7 @@ import {LOOKUP_FAILED, OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, 
 import type {BulkRunPlan} from '../operation/confirm.js'
 import type {SpooledRow} from './spool.js'
 import {AcceptedRows, checkReferences, reindexRun, reserveRows} from './references.js'
+import {capYoungGeneration} from './young-generation.js'
 import {PROMISE_WAIT_TOLD_MS, type ReferenceScope, promiseLockName} from '../journal/references.js'
 import {rebuildReferenceIndex} from '../journal/reference-rebuild.js'
 
@@ -104,6 +105,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   if (flags['idempotency-key'] !== undefined) throw InputError.one('--idempotency-key', 'cannot be used with --from-file: each row gets its own key, derived from the file')
 
   compileParsers()
+  const uncapYoung = capYoungGeneration() // memory flat in the row count (src/bulk/young-generation.ts)
   const store = openJournalStore(out)
   const spoolDir = store.open() ? store.dir : (await import('node:os')).tmpdir()
   const held: Held = {}
@@ -199,6 +201,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     await held.accepted?.close() // after the run journal's last flush (its end, above), which writes the index first
     disposeFiles(held)
     held.releaseRun?.()
+    uncapYoung()
   }
 }
 

@@ -287,11 +287,11 @@ export class ApiClient {
     const problems = headerProblems(input)
     if (problems.length > 0) throw new InputError(problems)
     // a key given as a header (`pay api -H 'Idempotency-Key: …'`, any case) is the key: journaled, printed, reused
-    const headerKey = Object.entries(input.headers ?? {}).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
+    const headerKey = input.headers && Object.entries(input.headers).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
     let idempotencyKey = input.idempotencyKey ?? headerKey
     if (!idempotencyKey && endpoint?.idempotent) idempotencyKey = randomUUID() // without node:crypto (src/base/digest.ts)
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
-    for (const [k, v] of Object.entries(input.headers ?? {})) if (k.toLowerCase() !== 'idempotency-key' || input.idempotencyKey === undefined) headers[k.toLowerCase()] = v
+    if (input.headers) for (const [k, v] of Object.entries(input.headers)) if (k.toLowerCase() !== 'idempotency-key' || input.idempotencyKey === undefined) headers[k.toLowerCase()] = v
 
     return {endpoint, method, url, headers, body, idempotencyKey, keyGiven: input.idempotencyKey !== undefined || headerKey !== undefined, auth: rules.auth, safeToRepeat: method === 'GET' || method === 'HEAD' || idempotencyKey !== undefined}
   }
@@ -529,7 +529,7 @@ function headerProblems(input: CallInput): {flag: string; rule: string}[] {
     if (key === '' || !HEADER_VALUE.test(key)) problems.push({flag: '--idempotency-key', rule: 'must be printable ASCII (no line breaks or other control characters, no accents)'})
     if (key.length > MAX_IDEMPOTENCY_KEY) problems.push({flag: '--idempotency-key', rule: `must be at most ${MAX_IDEMPOTENCY_KEY} characters (got ${key.length})`})
   }
-  for (const [name, value] of Object.entries(input.headers ?? {})) {
+  if (input.headers) for (const [name, value] of Object.entries(input.headers)) {
     if (!HEADER_NAME.test(name)) problems.push({flag: '-H', rule: `header name "${name}" must be letters, digits and !#$%&'*+.^_\`|~-`})
     else if (!HEADER_VALUE.test(value)) problems.push({flag: '-H', rule: `value of ${name} must be printable ASCII (no line breaks or other control characters, no accents)`})
   }
