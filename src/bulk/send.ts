@@ -5,7 +5,7 @@
  * came to; every outcome is journaled, written to the results and counted.
  */
 import {setTimeout as sleep} from 'node:timers/promises'
-import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client.js'
+import {type ApiResponse, type CallInput, type PreparedRequest, maybeReplayed} from '../client/api-client.js'
 import type {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
 import {answeredOther, otherResourceMessage, stateOf} from '../operation/wait.js'
@@ -166,9 +166,10 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
       const sent = await sendRow(ctx, plan.requestOf(r), r, rate, plan.retries, resent, ended, plan.pool)
       plan.sent?.(r, sent.outcome)
       if (wait && sent.response) finish(r, await follow(sent.outcome, wait.poll(r.endpoint, sent.response, callInputOf(r))), true)
-      // resent under its key and answered in a state that has not ended: maybe the service's first answer, replayed,
-      // its state as it was then (when, not known here): looked up once (a GET), as a single command's re-run does
-      else if (resent && sent.response && sent.outcome.status === 'processing' && plan.lookUp) {
+      // answered in a state that has not ended, maybe the service's first answer replayed (its own record said unknown,
+      // or the service marks it; not merely a row of a cut run, which mostly never went): its state as it was then
+      // (when, not known here), so looked up once (a GET), as a single command's re-run does
+      else if (sent.response && sent.outcome.status === 'processing' && plan.lookUp && maybeReplayed(sent.response, known?.idempotency_key === r.key && known.outcome === 'unknown')) {
         finish(r, await follow(withStatus({...sent.outcome, state_at: null}, 'processing'), plan.lookUp(r.endpoint, sent.response, callInputOf(r)), true), true)
       } else finish(r, sent.outcome, true, sent.again)
     }

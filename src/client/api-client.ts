@@ -84,6 +84,21 @@ export interface JournalEntryHandle {
 }
 
 /**
+ * The header with which a service marks an answer it replays for a reused key (the sandbox's; the interface names
+ * none: docs/assumptions.md).
+ */
+const REPLAYED_HEADER = 'idempotent-replayed'
+
+/**
+ * Whether an answer may be the service's stored first answer to its key, its state as it was then: the key was sent
+ * before with an unknown outcome (`resumed`: the interface does not say that a replay is marked), or the service
+ * marks it replayed. The journal gate and the bulk engine ask it.
+ */
+export function maybeReplayed(res: Pick<ApiResponse, 'headers'>, resumed: boolean): boolean {
+  return resumed || res.headers[REPLAYED_HEADER]?.toLowerCase() === 'true'
+}
+
+/**
  * Whether an answer's state may be older than now: the journal's answer to a request accepted earlier (nothing sent),
  * or a resumed key's answer that may be the service's first one, replayed. A command, a flow step and `pay api` look
  * such a resource up (src/operation/run-operation.ts, lookUpAccepted).
