@@ -108,7 +108,8 @@ function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => stri
   return (r, {endpoint, input}, money) => {
     input.idempotencyKey = KEY_PLACEHOLDER // the row's own input object (the operation built it for this row)
     const bare = client.prepare(endpoint, input)
-    if (!templates.has(endpoint)) templates.set(endpoint, {request: {...bare, retries: 0}, origin: splitUrl(bare.url).origin}) // sendRow retries rows itself
+    const url = splitUrl(bare.url)
+    if (!templates.has(endpoint)) templates.set(endpoint, {request: {...bare, retries: 0}, origin: url.origin}) // sendRow retries rows itself
     const hash = bodyHash(bare.body ?? '')
     const scope = scopeOf(bare.method, bare.url)
     // a reference names one request: one row of the file (checked once every row is read: refuseRepeatedReferences)
@@ -117,7 +118,7 @@ function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => stri
       references.add(hexWords(ref, 0), hexWords(ref, 1), hexWords(ref, 2), hexWords(ref, 3), r.line, r.row)
     }
     bodies.add(hexWords(hash, 0), hexWords(hash, 1), hexWords(hash, 2), hexWords(hash, 3), r.row) // 128 bits tell bodies apart
-    spool.add({row: r.row, line: r.line, endpoint, target: splitUrl(bare.url).target, body: bare.body, key: rowKeyOfHash(scope, hash, 1), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency})
+    spool.add({row: r.row, line: r.line, endpoint, target: url.target, body: bare.body, key: rowKeyOfHash(scope, hash, 1), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency})
   }
 }
 

@@ -40,10 +40,11 @@ import type {BulkOperation} from './operation.js'
 import {AdaptiveRate} from './rate.js'
 import {MoneyTotals, ResultSink, progressReporter} from './report.js'
 import {EarlierOutcomes, type EarlierRow, RunJournal, RunLineage, resumedSalt} from '../journal/run-journal.js'
-import {OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, callInputOf, rowsAndSettled, send} from './send.js'
+import {LOOKUP_FAILED, OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, callInputOf, rowsAndSettled, send} from './send.js'
 import type {BulkRunPlan} from '../operation/confirm.js'
 import type {SpooledRow} from './spool.js'
 import {AcceptedRows, checkReferences, reindexRun, reserveRows} from './references.js'
+import {capYoungGeneration} from './young-generation.js'
 import {PROMISE_WAIT_TOLD_MS, type ReferenceScope, promiseLockName} from '../journal/references.js'
 import {rebuildReferenceIndex} from '../journal/reference-rebuild.js'
 
@@ -102,6 +103,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   if (flags['idempotency-key'] !== undefined) throw InputError.one('--idempotency-key', 'cannot be used with --from-file: each row gets its own key, derived from the file')
 
   compileParsers()
+  const uncapYoung = capYoungGeneration() // memory flat in the row count (src/bulk/young-generation.ts)
   const store = openJournalStore(out)
   const spoolDir = store.open() ? store.dir : (await import('node:os')).tmpdir()
   const held: Held = {}
@@ -197,6 +199,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     await held.accepted?.close() // after the run journal's last flush (its end, above), which writes the index first
     disposeFiles(held)
     held.releaseRun?.()
+    uncapYoung()
   }
 }
 
@@ -347,7 +350,7 @@ function report(ctx: ApiContext, run: BulkRun, r: {tally: Tally; resumed: Resume
     `${counts.total} rows in ${r.seconds} s (checked in ${r.checked.seconds} s before sending): ${counts.succeeded} succeeded, ${counts.processing} processing, ${counts.failed} failed, ${counts.unknown} unknown${counts.not_sent > 0 ? `, ${counts.not_sent} not sent` : ''}${counts.earlier > 0 ? ` (${counts.earlier} sent by an earlier run)` : ''}${r.rate.throttled > 0 ? `; rate limited ${r.rate.throttled} time(s), slowed down` : ''}`,
   )
   for (const line of moneyLines(money)) out.info(`  ${line}`)
-  const following = counts.processing - r.tally.otherResource
+  const following = counts.processing - r.tally.otherResource - r.tally.lookupFailed
   if (following > 0) out.info(`  ${next} ${following} row(s) accepted and still processing (as last seen): ${run.wait ? 'run the same command again with --wait later' : 'add --wait to the same command to follow them to their end'}`)
   if (counts.failed > 0) {
     out.info(`  failed rows${counts.failed > failedRows.length ? ` (first ${failedRows.length})` : ''}:\n${failedRows.join('\n')}`)
@@ -359,10 +362,15 @@ function report(ctx: ApiContext, run: BulkRun, r: {tally: Tally; resumed: Resume
       `  ${next} ${r.tally.otherResource} row(s) whose lookup by reference answered another resource with the same reference (error_code ${OTHER_RESOURCE}): their state is as last seen, not the other's; the service looks them up by reference only, so see how each ended in its webhook events (\`pay webhook history --reference REF\`) or the service's dashboard`,
     )
   }
+  if (r.tally.lookupFailed > 0) {
+    out.info(
+      `  ${next} ${r.tally.lookupFailed} row(s) could not be followed: their lookup failed after the retries (error_code ${LOOKUP_FAILED}, the failure in error_message); their state is as last seen (state, state_at), not what it is now: run the same command again with --wait once the service answers`,
+    )
+  }
   if (counts.unknown > 0) out.info(`  ${next} ${counts.unknown} row(s) with an unknown outcome: ${resume}; they are resent with their keys and never done twice`)
   if (counts.not_sent > 0) out.info(`  ${next} ${counts.not_sent} row(s) not sent (rate limited, or the service was not reached): ${resume} to send them`)
   out.info(out.color('dim', `  run ${runId}, journal ${journal.file}`, 'err'))
-  return counts.failed > 0 || counts.unknown > 0 || counts.not_sent > 0 || r.tally.otherResource > 0 ? ExitCode.OTHER : ExitCode.OK
+  return counts.failed > 0 || counts.unknown > 0 || counts.not_sent > 0 || r.tally.otherResource > 0 || r.tally.lookupFailed > 0 ? ExitCode.OTHER : ExitCode.OK
 }
 
 /**

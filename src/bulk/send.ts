@@ -10,7 +10,8 @@ import type {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
 import {answeredOther, otherResourceMessage, stateOf} from '../operation/wait.js'
 import {resourceName} from '../api/resource.js'
-import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, type RequestClass, RequestAttempts, askedWaitMs, pollDelayMs, throttleOf} from '../client/request-policy.js'
+import {type Kind, idOf, kindOfEndpoint} from '../api/kinds.js'
+import {type AttemptOutcome, MAX_THROTTLES_PER_ROW, type RequestClass, RequestAttempts, askedWaitMs, pollDelayMs, provesAbsent, throttleOf} from '../client/request-policy.js'
 import type {ApiContext} from '../operation/api-context.js'
 import type {Checked} from './check.js'
 import {AdaptiveRate} from './rate.js'
@@ -22,6 +23,12 @@ import {printableLine} from '../output/printable.js'
 
 /** The error_code of a row whose --wait lookup answered another resource (one sharing its reference). */
 export const OTHER_RESOURCE = 'other_resource'
+
+/** The error_code of a row whose --wait lookup failed (after its retries): its state is as last seen. */
+export const LOOKUP_FAILED = 'lookup_failed'
+
+/** The error_code of a row whose resource ended failed (answered so at create, or seen so by --wait). */
+const TRANSACTION_FAILED = 'transaction_failed'
 
 /** Rows in a row left "unknown" by network errors after their retries: the service is unreachable, stop. */
 export const UNREACHABLE_AFTER = 24
@@ -69,6 +76,8 @@ export class Tally {
   acceptedThenFailed = 0
   /** Rows this run looked up (--wait) whose lookup answered another resource: their state stays as last seen. */
   otherResource = 0
+  /** Rows this run could not follow (--wait): a lookup failed after its retries; their state stays as last seen. */
+  lookupFailed = 0
   /** The first failed rows, for the summary. */
   readonly failedRows: string[] = []
   /** Why the run stopped before its last row, if it did. */
@@ -130,6 +139,7 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
   const follow = async (accepted: RowOutcome, target: PollTarget) => {
     const o = await waitRow(ctx, accepted, target, wait!.timeoutSec, rate, ended)
     if (o.error_code === OTHER_RESOURCE) tally.otherResource++
+    if (o.error_code === LOOKUP_FAILED) tally.lookupFailed++
     return o
   }
   const worker = async () => {
@@ -275,8 +285,10 @@ function answerOf(o: RowOutcome): ApiResponse {
 /**
  * --wait: polls an accepted row until its resource ends (its state decides the row: succeeded or failed), under the
  * shared rate; still not ended after the timeout: processing, as last seen (a re-run with --wait polls it again).
- * A poll that fails keeps the last state seen. An earlier run's row is looked up at once. A poll that answers another
- * resource (src/api/resource.ts) ends it: processing as last seen, error_code other_resource naming both ids.
+ * An earlier run's row is looked up at once. A poll that answers another resource (src/api/resource.ts) ends it:
+ * processing as last seen, error_code other_resource naming both ids. A poll that fails after its retries ends it as
+ * the single command's --wait ends (src/operation/wait.ts, unresolved): as last seen (`state`, `state_at`), error_code
+ * lookup_failed naming the failure; a 429 slows the run down and a 404 not_found (not visible yet) polls on.
  */
 async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, timeoutSec: number, rate: AdaptiveRate, ended: Ended): Promise<RowOutcome> {
   const deadline = Date.now() + timeoutSec * 1000
@@ -285,9 +297,10 @@ async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, 
   let detail: string | undefined
   for (let attempt = 0; ; attempt++) {
     const end = ended(state)
-    const reached = {...accepted, state, state_at: seen}
+    // what an earlier run said of the row (a wait that timed out, a lookup that failed) is replaced by what is known now
+    const reached = {...accepted, state, state_at: seen, error_code: null, error_message: null}
     if (end === 'succeeded') return rowOutcome(reached, end)
-    if (end === 'failed') return rowOutcome({...reached, error_code: 'transaction_failed', error_message: detail ?? `ended ${state}`}, end)
+    if (end === 'failed') return rowOutcome({...reached, ...endedFailed(state, detail)}, end)
     if (attempt > 0 && Date.now() >= deadline) return rowOutcome({...reached, error_code: 'wait_timeout', error_message: `still ${state ?? 'in progress'} after ${timeoutSec} s`}, undefined)
     if (attempt > 0 || !accepted.earlier) await sleep(Math.min(pollDelayMs(attempt), Math.max(0, deadline - Date.now())))
     await rate.acquire()
@@ -301,11 +314,17 @@ async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, 
       }
       state = stateOf(body) ?? state
       seen = new Date().toISOString()
-      detail = typeof body?.failure_reason === 'string' ? body.failure_reason : typeof body?.status_detail === 'string' && body.status_detail ? body.status_detail : undefined
+      detail = failureDetail(body)
       rate.ok()
     } catch (err) {
       const throttled = throttleOf(err)
       if (throttled) rate.throttle(throttled.waitMs)
+      else if (!provesAbsent(err)) {
+        // no answer about the row (a 5xx, a cut connection, after the retries): not followed, never "still processing"
+        const failure = printableLine(err instanceof Error ? err.message : String(err))
+        const lastSeen = `${state ?? 'in a state not known'} when last seen${seen ? ` (${seen})` : ''}`
+        return rowOutcome({...accepted, state, state_at: seen, error_code: LOOKUP_FAILED, error_message: `could not follow it: ${failure}; it was ${lastSeen}`}, undefined)
+      }
     } finally {
       rate.release()
     }
@@ -332,9 +351,12 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     }
     if (res) {
       rate.ok()
-      const id = resourceName(res.body) ?? null
+      const id = rowIdOf(r.endpoint, res.body)
       const state = stateOf(res.body) ?? null
-      return {outcome: rowOutcome(fieldsOf(r, 'accepted', res.status, id, state, new Date().toISOString(), null, null), ended(state)), response: res}
+      const end = ended(state)
+      // answered in a failed state at once (a payout its wallet cannot cover): the service's reason, as --wait says it
+      const failed = end === 'failed' ? endedFailed(state, failureDetail(res.body)) : {error_code: null, error_message: null}
+      return {outcome: rowOutcome(fieldsOf(r, 'accepted', res.status, id, state, new Date().toISOString(), failed.error_code, failed.error_message), end), response: res}
     }
     const status = typeof err?.status === 'number' ? err.status : undefined
     // a failure the client did not judge (none is expected): it may have reached the service
@@ -363,4 +385,30 @@ function fieldsOf(r: SpooledRow, outcome: RequestClass, httpStatus: number | nul
     row: r.row, line: r.line, reference: r.reference, outcome, http_status: httpStatus, id, state, state_at: stateAt, error_code: code, error_message: message, idempotency_key: r.key,
     amount: r.amount, currency: r.currency, earlier: false,
   }
+}
+
+/** The service's reason in an answer about a resource that ended failed (`failure_reason`, else `status_detail`). */
+function failureDetail(body: unknown): string | undefined {
+  const b = body as {failure_reason?: unknown; status_detail?: unknown} | undefined
+  return typeof b?.failure_reason === 'string' ? b.failure_reason : typeof b?.status_detail === 'string' && b.status_detail ? b.status_detail : undefined
+}
+
+/** The error fields of a row whose resource ended failed: transaction_failed, with the service's reason (else the state). */
+function endedFailed(state: string | null, detail: string | undefined): {error_code: string; error_message: string} {
+  return {error_code: TRANSACTION_FAILED, error_message: detail ?? `ended ${state}`}
+}
+
+/** The kind each endpoint of a run creates (one per run: looked up once). */
+const kindsOf = new Map<string, Kind | undefined>()
+
+/**
+ * The id of a row's resource in its answer: its kind's own id field (a subscription's `subscription_id`, a mandate
+ * cancellation's `mandate_id`: src/api/kinds.ts), else the name the answer gives (resourceName: a mandate's create
+ * answer has no id, only its reference). What `pay reconcile` reads a results row's kind from (the id's prefix).
+ */
+function rowIdOf(endpoint: string, body: unknown): string | null {
+  let kind = kindsOf.get(endpoint)
+  if (kind === undefined && !kindsOf.has(endpoint)) kindsOf.set(endpoint, (kind = kindOfEndpoint(endpoint)))
+  const own = kind && body !== null && typeof body === 'object' ? idOf(kind, body as Record<string, unknown>) : undefined
+  return own ?? resourceName(body) ?? null
 }

@@ -76,7 +76,8 @@ export interface JournalEntryHandle {
   durable?: Promise<void>
   /** The key was sent before (an earlier run) and its outcome is unknown: the request policy counts that attempt. */
   earlierMaybeSent?: boolean
-  succeeded(res: ApiResponse): void
+  /** Records the answer; returns what the journal adds to it (a way to note a later state; whether it may be a replay). */
+  succeeded(res: ApiResponse): Pick<ApiResponse, 'noteState' | 'maybeReplayed'> | void
   /** Records the failure; returns the error to throw (naming the key when the outcome is unknown). */
   failed(err: unknown): unknown
   end(): void
@@ -122,8 +123,14 @@ export interface ApiResponse<T = unknown> {
   replayedAt?: string
   /** With replayedAt: when the state in `body` was seen (a later lookup's, else the answer's). */
   stateSeenAt?: string
-  /** With replayedAt: records a newer state of the resource (and the body that showed it) in the journal. */
+  /** A journaled request's answer (or replayedAt): records a newer state of the resource (and the body that showed it) in the journal. */
   noteState?: (state: string, body: string) => void
+  /**
+   * The answer to a key sent before whose outcome was unknown (or one the service marks replayed): it may be the
+   * service's first answer to that key, its state as it was then (`firstSentAt`: when the key was first sent, when
+   * the journal knows), not now. A command looks the resource up when that state has not ended.
+   */
+  maybeReplayed?: {firstSentAt?: string}
   /**
    * Set when the answer keeps every rule the interface states but not pay's assumptions where it is silent (the
    * schema's `assumed` parts, src/api/schemas.ts): how it differs. Commands then show it with the generic view.
@@ -271,11 +278,11 @@ export class ApiClient {
     const problems = headerProblems(input)
     if (problems.length > 0) throw new InputError(problems)
     // a key given as a header (`pay api -H 'Idempotency-Key: …'`, any case) is the key: journaled, printed, reused
-    const headerKey = Object.entries(input.headers ?? {}).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
+    const headerKey = input.headers && Object.entries(input.headers).find(([k]) => k.toLowerCase() === 'idempotency-key')?.[1]
     let idempotencyKey = input.idempotencyKey ?? headerKey
     if (!idempotencyKey && endpoint?.idempotent) idempotencyKey = randomUUID() // without node:crypto (src/base/digest.ts)
     if (idempotencyKey) headers['idempotency-key'] = idempotencyKey
-    for (const [k, v] of Object.entries(input.headers ?? {})) if (k.toLowerCase() !== 'idempotency-key' || input.idempotencyKey === undefined) headers[k.toLowerCase()] = v
+    if (input.headers) for (const [k, v] of Object.entries(input.headers)) if (k.toLowerCase() !== 'idempotency-key' || input.idempotencyKey === undefined) headers[k.toLowerCase()] = v
 
     return {endpoint, method, url, headers, body, idempotencyKey, keyGiven: input.idempotencyKey !== undefined || headerKey !== undefined, auth: rules.auth, safeToRepeat: method === 'GET' || method === 'HEAD' || idempotencyKey !== undefined}
   }
@@ -316,8 +323,8 @@ export class ApiClient {
     if (entry.replay) return entry.replay as ApiResponse<T>
     try {
       const res = await this.exchange<T>(entry.request, entry.durable, undefined, entry.earlierMaybeSent)
-      entry.succeeded(res)
-      return res
+      const journaled = entry.succeeded(res)
+      return journaled ? {...res, ...journaled} : res
     } catch (err) {
       throw entry.failed(err)
     } finally {
@@ -513,7 +520,7 @@ function headerProblems(input: CallInput): {flag: string; rule: string}[] {
     if (key === '' || !HEADER_VALUE.test(key)) problems.push({flag: '--idempotency-key', rule: 'must be printable ASCII (no line breaks or other control characters, no accents)'})
     if (key.length > MAX_IDEMPOTENCY_KEY) problems.push({flag: '--idempotency-key', rule: `must be at most ${MAX_IDEMPOTENCY_KEY} characters (got ${key.length})`})
   }
-  for (const [name, value] of Object.entries(input.headers ?? {})) {
+  if (input.headers) for (const [name, value] of Object.entries(input.headers)) {
     if (!HEADER_NAME.test(name)) problems.push({flag: '-H', rule: `header name "${name}" must be letters, digits and !#$%&'*+.^_\`|~-`})
     else if (!HEADER_VALUE.test(value)) problems.push({flag: '-H', rule: `value of ${name} must be printable ASCII (no line breaks or other control characters, no accents)`})
   }

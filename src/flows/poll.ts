@@ -2,14 +2,10 @@
  * What `wait` polls for a flow step: the wait target of the resource command that calls the same endpoint
  * (src/api/operations.ts, the one source the commands' --wait uses too), with its terminal states.
  */
-import type {EndpointId} from '../api/endpoints.js'
 import {operationList} from '../api/operations.js'
 import type {OperationSpec} from '../api/operation-types.js'
 
-/** The operation whose --wait applies to this endpoint, or undefined when the endpoint has nothing to wait for. */
-export function waitOperation(id: EndpointId): OperationSpec | undefined {
-  return operationList.find((op) => op.wait && (op.endpoint === id || op.alternatives?.some((a) => a.endpoint === id)))
-}
+export {waitOperation} from '../operation/wait.js'
 
 /** The resource command a step names (`collections create`, or `collections:create`), or undefined. */
 export function commandOperation(command: string): OperationSpec | undefined {

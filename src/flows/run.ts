@@ -14,7 +14,7 @@ import {isPayError} from '../output/errors.js'
 import type {ApiContext} from '../runtime.js'
 import {DEFAULT_WAIT_TIMEOUT_SEC, failedLine, otherResourceMessage, stateOf, waitExit, waitFor} from '../operation/wait.js'
 import {StepFailure, type StepResult, timed, unknownOutcomeOf} from './report.js'
-import {createEnded, pollOf} from '../operation/run-operation.js'
+import {createEnded, lookUpAccepted, pollOf} from '../operation/run-operation.js'
 import {requestFromRecord} from '../operation/operation-input.js'
 import {commandOperation, waitOperation} from './poll.js'
 import {assertSandboxFor, controlCallOf} from './sandbox-steps.js'
@@ -95,16 +95,26 @@ async function send(ctx: ApiContext, step: FlowStep, id: EndpointId, input: Call
     if (isPayError(err) && err.status !== undefined) return {error: err, status: err.status, body: (err as {body?: unknown}).body, exit: err.exitCode, what: err.message}
     throw err
   }
-  const answer: Answer = {status: res.status, body: res.body, exit: ExitCode.OK, what: `HTTP ${res.status}${stateOf(res.body) ? ` ${stateOf(res.body)}` : ''}`}
   const op = waitOperation(id)
+  // a re-run (--run-id) of a request the service accepted earlier: nothing was sent, and the journal's answer may be
+  // stale; its resource is looked up as it is now (one GET), as the command's re-run does (state now: failed, exit 8)
+  const looked = res.replayedAt !== undefined && op ? await lookUpAccepted(ctx, op, id, res, input) : undefined
+  const now = looked?.res ?? res
+  const state = stateOf(now.body)
+  const http = `HTTP ${res.status}${res.replayedAt === undefined ? '' : ' (accepted earlier, nothing sent now)'}`
+  const seen = looked?.other ? `; the lookup answered ${looked.other}, another resource with the same reference: state as last seen` : looked ? '; state now' : ''
+  const answer: Answer = {status: res.status, body: now.body, exit: ExitCode.OK, what: `${http}${seen}${state ? ` ${state}` : ''}`}
+  // a lookup that answered another resource leaves this one's state as last seen: not followed (waited for: exit 9)
+  if (looked?.other) return step.wait ? {...answer, exit: ExitCode.WAIT_TIMEOUT} : answer
   if (!step.wait) {
-    // a create answered failed has ended failed, as on the command line (exit 8): the step fails unless it expects so
-    const ended = op && createEnded(op, id, input, res)
-    return ended ? {...answer, exit: waitExit(ended), what: `HTTP ${res.status}: ${failedLine(ended)}`} : answer
+    // a create answered (or, re-run, found) failed has ended failed, as on the command line (exit 8): the step fails
+    // unless it expects so
+    const ended = op && createEnded(op, id, input, res, now)
+    return ended ? {...answer, exit: waitExit(ended), what: `${http}: ${failedLine(ended)}`} : answer
   }
   const poll = pollOf(op!, id, res, input)
   const timeoutSec = (typeof step.wait === 'object' ? step.wait.timeout : undefined) ?? DEFAULT_WAIT_TIMEOUT_SEC
-  const done = await waitFor(ctx, {...poll, timeoutSec, first: res})
+  const done = await waitFor(ctx, {...poll, timeoutSec, first: now})
   const what = done.other
     ? otherResourceMessage(poll.label, done.other, done.state)
     : done.outcome === 'timeout'

@@ -206,6 +206,8 @@ export class JournalGate implements RequestJournal {
     let keyWasUnknown = false
     // that earlier request (of the journal), when this one resumes its key
     let earlier: OpRecord | undefined
+    // when the key this request resumes was first sent (a bulk row's: when its run reserved it), when known
+    let firstSentAt: string | undefined
     const journalOn = this.store.open()
     // a request the journal has no record of is sent under a key derived from the request (its match over the body
     // bytes, as before the match read JSON: a run of an older pay resumes), whether the journal is on or off: so the
@@ -220,6 +222,7 @@ export class JournalGate implements RequestJournal {
       const given = findLast(entries, (e) => e.op.key === req.idempotencyKey)
       keyWasUnknown = given !== undefined && requestOf(given) === 'unknown'
       if (keyWasUnknown) earlier = entries.find((e) => e.op.key === req.idempotencyKey)!.op
+      firstSentAt = earlier?.at
       // the same request given its own key back (the resume command, with --data in another key order): its first bytes
       if (earlier && (earlier.match === match || earlier.match === bytesMatch)) request = this.resumed(req, earlier, bodySha)
       // a key of the user's own is never swapped for another: an earlier request holding the reference refuses it,
@@ -243,6 +246,7 @@ export class JournalGate implements RequestJournal {
         earlier = entries.find((e) => e.op.key === pending.op.key)!.op
         request = this.resumed(req, earlier, bodySha)
         keyWasUnknown = true
+        firstSentAt = earlier.at
       } else if (reference !== undefined) {
         const earlier = this.keepPromise(entries, req, reference, bodySha, [match, bytesMatch], promiseScope, true)
         if (earlier) {
@@ -251,6 +255,7 @@ export class JournalGate implements RequestJournal {
           this.options.notice(`resuming: reference ${reference} names an earlier request with the same body whose outcome is unknown (${originOf(earlier)}, sent at ${earlier.at}); reusing its Idempotency-Key ${earlier.key}`)
           request = rekeyed(req, earlier.key)
           keyWasUnknown = true
+          firstSentAt = earlier.at
         }
       }
       // none of the journal's requests answers or resumes it: the derived key, unless the journal holds it refused
@@ -302,10 +307,14 @@ export class JournalGate implements RequestJournal {
       request,
       durable,
       earlierMaybeSent: keyWasUnknown,
-      succeeded(res) {
+      succeeded: (res) => {
         const id = resourceName(res.body)
         const state = (res.body as {status?: unknown} | undefined)?.status
-        outcome({request: 'accepted', status: res.status, id, ...(typeof state === 'string' ? {resource_state: state} : {}), body: hide(res.text)})
+        // an answer that may be the service's first one to this key: its state dated to when the key was first sent
+        const replayed = maybeReplayed(res, keyWasUnknown)
+        const stateAt = replayed && typeof state === 'string' ? firstSentAt : undefined
+        outcome({request: 'accepted', status: res.status, id, ...(typeof state === 'string' ? {resource_state: state} : {}), ...(stateAt === undefined ? {} : {state_at: stateAt}), body: hide(res.text)})
+        return {noteState: this.stateNoter(key, hide), ...(replayed ? {maybeReplayed: firstSentAt === undefined ? {} : {firstSentAt}} : {})}
       },
       failed(err) {
         // the request policy's class (src/client/request-policy.ts): refused is the only certain failure
@@ -400,8 +409,13 @@ export class JournalGate implements RequestJournal {
     const key = e.op.key
     return {
       status: e.outcome?.status ?? 200, headers: {}, body, text, attempts: 0, request: rekeyed(req, key), replayedAt: e.outcome?.at, stateSeenAt: seen?.at,
-      noteState: (state, seenBody) => this.store.append({t: 'state', at: this.iso(), key, state, body: seenBody === undefined ? undefined : hide(seenBody)}),
+      noteState: this.stateNoter(key, hide),
     }
+  }
+
+  /** Records a later look at the resource a request under `key` made: its state then (now), and the body seen. */
+  private stateNoter(key: string, hide: (text: string) => string): NonNullable<ApiResponse['noteState']> {
+    return (state, seenBody) => this.store.append({t: 'state', at: this.iso(), key, state, body: seenBody === undefined ? undefined : hide(seenBody)})
   }
 
   private iso(): string {
@@ -424,6 +438,21 @@ class LockLostError extends PayError {
 function mismatchHint(key: string, earlier: OpRecord, verify: string): string {
   const how = earlier.command ? `run the command that sent it, exactly (\`${earlier.command}\`${putBackOf(earlier.command)})` : `send its body exactly as it was, with --idempotency-key ${key}`
   return `the service says Idempotency-Key ${key} was used before with another body: the request sent under it at ${earlier.at} may have been done, and its outcome stays unknown${verify || `; check with \`pay journal ${key}\``}; to resume it, ${how}; never send it again under a new key before you know`
+}
+
+/**
+ * The header with which a service marks an answer it replays for a reused key (the sandbox's; the interface names
+ * none: docs/assumptions.md).
+ */
+const REPLAYED_HEADER = 'idempotent-replayed'
+
+/**
+ * Whether an answer may be the service's stored first answer to its key, its state as it was then: the key was sent
+ * before with an unknown outcome (a resume: the interface does not say that a replay is marked), or the service marks
+ * it replayed.
+ */
+function maybeReplayed(res: ApiResponse, resumed: boolean): boolean {
+  return resumed || res.headers[REPLAYED_HEADER]?.toLowerCase() === 'true'
 }
 
 /** What an entry's request came to (no outcome recorded: unknown). */

@@ -78,6 +78,11 @@ export interface OutcomeRecord {
   id?: string
   /** The resource's state in the answer (processing, succeeded, failed, …), when it has one. */
   resource_state?: string
+  /**
+   * When that state was seen, when it is not this record's time: an answer to a key sent before may be the service's
+   * first answer replayed, its state as it was when the key was first sent (src/journal/gate.ts, maybeReplayed).
+   */
+  state_at?: string
   error?: {code: string; message: string}
   /** The answer's body exactly as received (accepted only): a re-run prints it instead of sending again. */
   body?: string
@@ -127,7 +132,7 @@ export interface JournalEntry {
  */
 export function latestState(e: JournalEntry): {state: string; at: string; body?: string} | undefined {
   if (e.seen && !aboutOther(e.outcome?.id, e.seen.body)) return {state: e.seen.state, at: e.seen.at, body: e.seen.body}
-  if (e.outcome?.resource_state !== undefined) return {state: e.outcome.resource_state, at: e.outcome.at, body: e.outcome.body}
+  if (e.outcome?.resource_state !== undefined) return {state: e.outcome.resource_state, at: e.outcome.state_at ?? e.outcome.at, body: e.outcome.body}
   return undefined
 }
 
@@ -307,10 +312,11 @@ export class JournalStore {
 
   /**
    * appendLine without blocking the event loop (bulk runs), fsync'd; the same answer. `lines`: whole lines, as text or
-   * as their UTF-8 bytes (src/journal/byte-lines.ts). `handles`: files kept open between calls (a run's index buckets,
-   * written at every flush), for the caller to close; without it, closed here.
+   * as their UTF-8 bytes (src/journal/byte-lines.ts); none: only the fsync. `handles`: files kept open between calls
+   * (a run's index buckets, written at every flush), for the caller to close; without it, closed here. `sync` false:
+   * written, not fsync'd (a later call with `sync` on the same file makes both durable).
    */
-  async appendLineAsync(file: string, lines: string | Buffer, handles?: Map<string, Promise<FileHandle>>): Promise<string | undefined> {
+  async appendLineAsync(file: string, lines: string | Buffer, handles?: Map<string, Promise<FileHandle>>, sync = true): Promise<string | undefined> {
     if (!this.open()) return JOURNAL_OFF
     let handle: FileHandle | undefined
     try {
@@ -319,11 +325,13 @@ export class JournalStore {
       handles?.set(file, opening)
       handle = await opening
       // a leading line break, as writeWhole: a torn tail never swallows these lines (one write either way)
-      const data = typeof lines === 'string' ? [Buffer.from(`\n${lines}`)] : [LINE_BREAK, lines]
-      const length = data.reduce((n, b) => n + b.length, 0)
-      const {bytesWritten} = await handle.writev(data)
-      if (bytesWritten !== length) throw Object.assign(new Error(`wrote ${bytesWritten} of ${length} bytes`), {code: 'ENOSPC'})
-      await handle.sync()
+      if (lines.length > 0) {
+        const data = typeof lines === 'string' ? [Buffer.from(`\n${lines}`)] : [LINE_BREAK, lines]
+        const length = data.reduce((n, b) => n + b.length, 0)
+        const {bytesWritten} = await handle.writev(data)
+        if (bytesWritten !== length) throw Object.assign(new Error(`wrote ${bytesWritten} of ${length} bytes`), {code: 'ENOSPC'})
+      }
+      if (sync) await handle.sync()
       return undefined
     } catch (err) {
       if (handles?.delete(file)) await handle?.close().catch(() => undefined)

@@ -3,7 +3,7 @@
  * and key, with their run), newest first. `allEntries` is THE read of both, for `pay journal` and `pay mcp`
  * (queryJournal) and `pay find` (journalEntries).
  */
-import {PayError} from '../base/errors.js'
+import {InputError, PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import type {Output} from '../output/output.js'
 import {openJournalStore} from './index.js'
@@ -87,11 +87,14 @@ function endpointOf(operation: string): string {
   return Object.hasOwn(endpoints, id) ? id : operation
 }
 
-/** A bulk row as a journal entry: its run's start as its time, both facts as its outcome (the row's state as seen). */
+/**
+ * A bulk row as a journal entry: the start of the run that first sent it as its time (not of a later run that reported
+ * it again), both facts as its outcome (the row's state as seen).
+ */
 function rowEntry(r: RunFileView, row: RunFileView['rows'][number]): JournalEntry {
   const key = row.idempotency_key
   return {
-    op: {t: 'op', at: r.header.at, key, match: '', endpoint: endpointOf(r.header.operation), method: 'POST', url: '', base_url: r.header.base_url, client_id: r.header.client_id, account_ref: r.header.account_ref, body_sha256: '', ...(row.reference === null ? {} : {reference: row.reference}), pid: 0, run: r.run, line: row.line, file: r.header.file},
+    op: {t: 'op', at: row.sent_at, key, match: '', endpoint: endpointOf(r.header.operation), method: 'POST', url: '', base_url: r.header.base_url, client_id: r.header.client_id, account_ref: r.header.account_ref, body_sha256: '', ...(row.reference === null ? {} : {reference: row.reference}), pid: 0, run: r.run, line: row.line, file: r.header.file},
     outcome: {
       t: 'outcome', at: row.state_at ?? r.header.at, key, request: row.outcome, ...(row.http_status === null ? {} : {status: row.http_status}), ...(row.id === null ? {} : {id: row.id}),
       ...(row.state === null ? {} : {resource_state: row.state}), ...(row.error_code === null ? {} : {error: {code: row.error_code, message: row.error_message ?? ''}}),
@@ -122,16 +125,80 @@ function allEntries(store: JournalStore): JournalEntry[] {
     for (const row of r.rows) all.push(rowEntry(r, row))
     if (!r.finished) all.push(cutRunEntry(r))
   }
+  const requests = oneEntryPerRequest(all)
   // stable: a run's rows keep their order; the newest run or request first
-  return all.map((e, i) => ({e, i})).sort((a, b) => (a.e.op.at === b.e.op.at ? b.i - a.i : a.e.op.at < b.e.op.at ? 1 : -1)).map(({e}) => e)
+  return requests.map((e, i) => ({e, i})).sort((a, b) => (a.e.op.at === b.e.op.at ? b.i - a.i : a.e.op.at < b.e.op.at ? 1 : -1)).map(({e}) => e)
+}
+
+/**
+ * One entry per request: the entries of one Idempotency-Key at one service (a key resumed by a later command, a bulk
+ * row reported again by the run of an edited file, a row's key resumed by a command) are one request, which the
+ * service does once. Its entry: the newest one, or the newest the service accepted (an acceptance is never undone by
+ * a later unknown), at the time the key was first sent, with the newest state any of them saw. In the order of the
+ * first of them.
+ */
+function oneEntryPerRequest(all: JournalEntry[]): JournalEntry[] {
+  const byKey = new Map<string, JournalEntry[]>()
+  for (const e of all) {
+    const id = `${e.op.base_url}\n${e.op.key}`
+    const same = byKey.get(id)
+    if (same) same.push(e)
+    else byKey.set(id, [e])
+  }
+  const out: JournalEntry[] = []
+  for (const same of byKey.values()) {
+    if (same.length === 1) {
+      out.push(same[0])
+      continue
+    }
+    const newest = (a: JournalEntry, b: JournalEntry) => ((b.outcome?.at ?? b.op.at) >= (a.outcome?.at ?? a.op.at) ? b : a)
+    const accepted = same.filter((e) => e.outcome?.request === 'accepted')
+    const base = (accepted.length > 0 ? accepted : same).reduce(newest)
+    const first = same.reduce((a, b) => (b.op.at < a.op.at ? b : a))
+    let seen: ReturnType<typeof latestState>
+    for (const e of accepted) {
+      const s = latestState(e)
+      if (s && (!seen || s.at > seen.at)) seen = s
+    }
+    const entry: JournalEntry = {op: {...base.op, at: first.op.at}, outcome: base.outcome}
+    if (seen) entry.seen = {t: 'state', at: seen.at, key: base.op.key, state: seen.state, body: seen.body}
+    out.push(entry)
+  }
+  return out
 }
 
 export interface JournalQuery {
   /** One request: its Idempotency-Key or merchant reference (the newest with it). */
   key?: string
   limit: number
-  /** What the request came to; succeeded and failed: the old names of accepted and refused. */
-  outcome?: RequestOutcome | 'succeeded' | 'failed'
+  /** What the request came to: accepted, refused or unknown (checked: journalFilter). */
+  outcome?: string
+  /** The resource's latest known state (processing, succeeded, failed, …): a fact apart from the outcome. */
+  state?: string
+}
+
+/** The values of --outcome: what a request came to (src/client/request-policy.ts), never what became of the money. */
+const REQUEST_OUTCOMES: readonly RequestOutcome[] = ['accepted', 'refused', 'unknown']
+
+/**
+ * The names --outcome took before the request's outcome was kept apart from the resource's state: each read as a
+ * request outcome that says something else of the money (succeeded listed failed payouts, failed hid them), so each
+ * is refused, naming the filters that say what they select.
+ */
+const OLD_OUTCOMES: Record<string, string> = {
+  succeeded: 'is no request outcome: it selected the requests the service accepted, payments still processing or failed since included; for resources that succeeded use --state succeeded, for accepted requests --outcome accepted',
+  failed: 'is no request outcome: it selected only the requests the service refused, not payments that failed after they were accepted; for resources that ended failed use --state failed, for refused requests --outcome refused',
+}
+
+/** Which entries a query lists: by the request's outcome and by the resource's latest known state (both, when given). */
+function journalFilter(query: Pick<JournalQuery, 'outcome' | 'state'>): (e: EntryView) => boolean {
+  const {outcome} = query
+  if (outcome !== undefined && !REQUEST_OUTCOMES.includes(outcome as RequestOutcome)) {
+    throw InputError.one(`--outcome ${outcome}`, OLD_OUTCOMES[outcome] ?? `is none of ${REQUEST_OUTCOMES.join(', ')} (what the request came to); the resource's state is --state`)
+  }
+  if (query.state !== undefined && query.state.trim() === '') throw InputError.one('--state', 'must not be empty (a state: processing, succeeded, failed, …)')
+  const state = query.state?.trim().toLowerCase()
+  return (e) => (outcome === undefined || e.outcome === outcome) && (state === undefined || e.state?.toLowerCase() === state)
 }
 
 /** The columns of the human list. */
@@ -142,13 +209,13 @@ const JOURNAL_COLUMNS = ['at', 'origin', 'endpoint', 'reference', 'outcome', 'id
  * full. `found: false` when KEY matches nothing. The journal is read from the state dir of `env`.
  */
 export function queryJournal(out: Output, query: JournalQuery, env: NodeJS.ProcessEnv = process.env): {found: false} | {found: true; entry: ReturnType<typeof detailView>} | {found: true; rows: EntryView[]} {
+  const wanted = journalFilter(query)
   const entries = journalEntries(out, env)
   if (query.key !== undefined) {
     const found = entries.find((e) => e.op.key === query.key) ?? entries.find((e) => e.op.reference === query.key)
     return found ? {found: true, entry: detailView(found)} : {found: false}
   }
-  const wanted = query.outcome === 'succeeded' ? 'accepted' : query.outcome === 'failed' ? 'refused' : query.outcome
-  return {found: true, rows: entries.map(entryView).filter((e) => !wanted || e.outcome === wanted).slice(0, query.limit)}
+  return {found: true, rows: entries.map(entryView).filter(wanted).slice(0, query.limit)}
 }
 
 /** `pay journal [KEY]`: the list (newest first) or one request in full; a KEY nothing matches exits 4. */

@@ -46,7 +46,7 @@ const lookups = (commands: McpOptions['commands']): CommandLookup[] => [
   {
     tool: commandTool('journal', commands.journal),
     async run(values, out, env) {
-      const result = rt.queryJournal(out, {key: values.key as string | undefined, limit: values.limit as number, outcome: values.outcome as 'succeeded' | 'failed' | 'unknown' | undefined}, env)
+      const result = rt.queryJournal(out, {key: values.key as string | undefined, limit: values.limit as number, outcome: values.outcome as string | undefined, state: values.state as string | undefined}, env)
       if (!result.found) throw new rt.PayError(`no journaled request with key or reference "${String(values.key)}"`, 4, 'call journal without key to list the recent ones')
       return 'entry' in result ? result.entry : {entries: result.rows}
     },

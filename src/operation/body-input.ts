@@ -115,8 +115,13 @@ export function mergeBody(base: Record<string, unknown> | undefined, data: unkno
     if (Object.keys(fields).length > 0) throw InputError.one('-F', 'cannot be combined with a --data that is not a JSON object')
     return data
   }
-  if (base === undefined && data === undefined && Object.keys(fields).length === 0) return undefined
+  if (data === undefined && isEmpty(fields)) return base === undefined ? undefined : {...base} // (a bulk row: no merge to do)
   return deepMerge(deepMerge({...base}, (data as Record<string, unknown>) ?? {}), fields)
+}
+
+function isEmpty(o: Record<string, unknown>): boolean {
+  for (const _ in o) return false
+  return true
 }
 
 function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {

@@ -3,7 +3,8 @@
  * -F, prepared from the endpoint table (or any path), then a dry run, or the live-money question where it applies and
  * the request sent: one answer printed, or every page of a list with --paginate.
  */
-import type {ApiClient} from '../client/api-client.js'
+import type {ApiClient, ApiResponse, PreparedRequest} from '../client/api-client.js'
+import type {EndpointId} from '../api/endpoints.js'
 import {splitPath} from '../client/api-client.js'
 import {InputError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
@@ -44,7 +45,8 @@ export async function runApi(options: ApiOptions, open: () => Promise<ApiContext
   if (options.slurp && (options.jq !== undefined || !['table', 'json', 'ndjson'].includes(options.output ?? 'json') || options.fields !== undefined)) throw InputError.one('--slurp', 'cannot be combined with --jq, --fields or -o csv|tsv|yaml (it prints one JSON array)')
   // checks and the confirmation read `body`; `sent` keeps every number as written (a JS number would round 2^64)
   const {body, sent} = await rawBodyInput(options.data, options.field)
-  const {client, out, settings} = await open()
+  const ctx = await open()
+  const {client, out, settings} = ctx
   const allowAnyPath = options['allow-any-path']
   const req = client.prepareRaw(method, options.path, {body: sent, headers, idempotencyKey: options['idempotency-key']}, {allowAnyPath})
   if (options['dry-run']) {
@@ -72,9 +74,33 @@ export async function runApi(options: ApiOptions, open: () => Promise<ApiContext
     throw err
   })
   include(res.status, res.headers)
-  if (res.body === undefined) out.data(shown.text(res.text))
-  else out.data(shown.json(out.json ? res.text : JSON.stringify(res.body, null, 2)))
+  const answer = (await lookedUpNow(ctx, req, res)) ?? res
+  if (answer.body === undefined) out.data(shown.text(answer.text))
+  else out.data(shown.json(out.json ? answer.text : JSON.stringify(answer.body, null, 2)))
   return 0
+}
+
+/**
+ * A re-run of a create the service accepted earlier (the journal's answer: nothing was sent) whose state then had not
+ * ended: its resource as it is now (one GET), said as the command's re-run says it ("accepted … as PO_…; state now:
+ * failed", lookUpAccepted), so the earlier answer is never printed as if it were the state now. Undefined when the
+ * earlier answer stands (not a replay, no state to follow, or the lookup did not tell).
+ */
+async function lookedUpNow(ctx: ApiContext, req: PreparedRequest, res: ApiResponse): Promise<ApiResponse | undefined> {
+  const id = req.endpoint?.id as EndpointId | undefined
+  if (res.replayedAt === undefined || id === undefined) return undefined
+  // loaded only for a replay: `pay api` starts without the operation specs
+  const [{waitOperation}, {lookUpAccepted}, {pathParamsOf}] = await Promise.all([import('./wait.js'), import('./run-operation.js'), import('../api/kinds.js')])
+  const op = waitOperation(id)
+  if (!op) return undefined
+  let body: unknown
+  try {
+    body = req.body === undefined ? undefined : JSON.parse(req.body)
+  } catch {
+    return undefined // not JSON: no reference to look it up by
+  }
+  const looked = await lookUpAccepted(ctx, op, id, res, {path: pathParamsOf(req.endpoint!.path, req.url), body})
+  return looked?.other ? undefined : looked?.res
 }
 
 /** -H 'Name: value' as lower-case names; Authorization is refused (the token comes from the profile). */

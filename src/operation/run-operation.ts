@@ -348,8 +348,9 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
   }
   await confirmMoneyMove(ctx, op, input, values.yes === true)
   const sent = await client.send(prepared)
-  // the same request was accepted by an earlier run (nothing was sent): its resource as it is now
-  const looked = sent.replayedAt !== undefined && op.wait ? await lookUpAccepted(ctx, op, choice.id, sent, input) : undefined
+  // the same request was accepted by an earlier run (nothing was sent), or a resumed key answered, maybe with the
+  // service's first answer replayed: its resource as it is now
+  const looked = (sent.replayedAt !== undefined || sent.maybeReplayed) && op.wait ? await lookUpAccepted(ctx, op, choice.id, sent, input) : undefined
   const res = looked?.res ?? sent
   const refusedLink = op.open && given(values, op.open.flag) ? await openLink(ctx, (res.body as Record<string, unknown> | undefined)?.[op.open.field]) : undefined
   // a link not opened because it is no http(s) URL: said last, after what was created, and exit 1 if nothing else failed
@@ -368,7 +369,7 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
     return orRefused(ended ? reportWait(out, ended, later) : ExitCode.OK)
   }
   const poll = pollOf(op, choice.id, sent, input)
-  const waited = await waitFor(ctx, {...poll, timeoutSec: Number(values['wait-timeout'] ?? DEFAULT_WAIT_TIMEOUT_SEC), first: res})
+  const waited = await waitFor(ctx, {...poll, timeoutSec: Number(values['wait-timeout'] ?? DEFAULT_WAIT_TIMEOUT_SEC), first: res, noteState: sent.noteState})
   renderView(out, poll.view ?? op.view, waited.res)
   return orRefused(reportWait(out, waited, later))
 }
@@ -378,25 +379,36 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
  * request's ("accepted 2026-11-26 10:02 UTC as PO_…") and the resource's; when the state known then had not ended,
  * looks the resource up first (one GET, no money moves), records what it saw, and gives that answer. A lookup that
  * answers another resource (one sharing the reference) is said, naming both, and neither shown nor recorded
- * (`other`): the state stays as last seen.
+ * (`other`): the state stays as last seen. The one re-run rule of a command, a flow step (src/flows/run.ts) and
+ * `pay api` (src/operation/raw-request.ts). The same for a resumed key's answer that may be the service's first one
+ * replayed (`maybeReplayed`: its state as it was when the key was first sent), except that a state that has ended
+ * needs no word: it is as final as the answer says.
  */
-async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): Promise<{res: ApiResponse; view?: PollSpec['view']; other?: string} | undefined> {
+export async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId, res: ApiResponse, input: CallInput): Promise<{res: ApiResponse; view?: PollSpec['view']; other?: string} | undefined> {
   const poll = pollOf(op, id, res, input)
   const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`
   const mine = resourceName(res.body)
   const name = mine ?? poll.label
+  const firstSent = res.maybeReplayed?.firstSentAt
   // the name and the states are the service's: made printable (a line each)
-  const what = printableLine(`accepted ${when(res.replayedAt!)} as ${name}`)
+  const what = printableLine(
+    res.replayedAt !== undefined
+      ? `accepted ${when(res.replayedAt)} as ${name}`
+      : `accepted as ${name} (its key was first sent ${firstSent === undefined ? 'before' : when(firstSent)}; the answer may be the service's first one, replayed)`,
+  )
+  // when the state in hand was seen: a replayed answer's, when the key was first sent (not known: "before")
+  const seenAt = res.stateSeenAt ?? res.replayedAt ?? firstSent
+  const seen = seenAt === undefined ? 'seen before' : `seen ${when(seenAt)}`
   const state = stateOf(res.body)
   if (classifyState(state, poll.states)) {
-    ctx.out.info(`${what}; state: ${printableLine(String(state))} (seen ${when(res.stateSeenAt ?? res.replayedAt!)}; it does not change any more)`)
+    if (res.replayedAt !== undefined) ctx.out.info(`${what}; state: ${printableLine(String(state))} (${seen}; it does not change any more)`)
     return undefined
   }
   try {
     const now = await ctx.client.call(poll.id, poll.input)
     const other = answeredOther(mine, now.body)
     if (other) {
-      ctx.out.warnQuoting(`${what}; ${otherResourceMessage(poll.label, other, state)} (seen ${when(res.stateSeenAt ?? res.replayedAt!)})`)
+      ctx.out.warnQuoting(`${what}; ${otherResourceMessage(poll.label, other, state)} (${seen})`)
       ctx.out.info(`  ${ctx.out.color('cyan', 'next:', 'err')} ${otherResourceNext(other)}`)
       return {res, other: other.id}
     }
@@ -405,7 +417,7 @@ async function lookUpAccepted(ctx: ApiContext, op: OperationSpec, id: EndpointId
     ctx.out.info(`${what}; state now: ${fresh === undefined ? 'not shown' : printableLine(fresh)}`)
     return {res: now, view: poll.view}
   } catch (err) {
-    ctx.out.warnQuoting(`${what}; its state could not be looked up now (${err instanceof Error ? err.message : String(err)}): showing the state seen ${when(res.stateSeenAt ?? res.replayedAt!)}`)
+    ctx.out.warnQuoting(`${what}; its state could not be looked up now (${err instanceof Error ? err.message : String(err)}): showing the state ${seen}`)
     return undefined
   }
 }

@@ -25,7 +25,7 @@ import {printableLine} from '../output/printable.js'
 export {pollDelayMs}
 import type {Output} from '../output/output.js'
 import {Progress} from '../output/progress.js'
-import type {ViewName} from '../api/operation-types.js'
+import type {OperationSpec, ViewName} from '../api/operation-types.js'
 import {flagName} from '../api/operation-names.js'
 import {operationList} from '../api/operations.js'
 import {shellArgument, shellQuote} from '../base/shell-quote.js'
@@ -139,6 +139,11 @@ interface WaitOptions extends PollSpec {
   timeoutSec: number
   /** The answer already in hand (the create response, or the first get). */
   first?: ApiResponse
+  /**
+   * Records the state the wait saw last in the journal (a journaled request's answer carries it: `first`'s, unless
+   * given), so that `pay journal` and a re-run know what the wait knew.
+   */
+  noteState?: ApiResponse['noteState']
   sleep?: (ms: number) => Promise<unknown>
 }
 
@@ -159,8 +164,14 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   // Ctrl-C ends the wait, not the process: what was created is still said (a poll in flight is a GET: dropped)
   const signals = firstSignal()
   const stopped = signals.signal.then((signal) => ({signal}))
-  /** The wait's end with the answer in hand (`res` is set by every caller). */
-  const ended = (outcome: WaitOutcome, about: Pick<WaitResult, 'other' | 'signal' | 'error'> = {}): WaitResult => ({poll: options, res: res!, outcome, ...about, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec})
+  /**
+   * The wait's end with the answer in hand (`res` is set by every caller); a poll's answer about this resource is its
+   * latest known state, journaled (not when the last poll answered another resource: seen before, not now).
+   */
+  const ended = (outcome: WaitOutcome, about: Pick<WaitResult, 'other' | 'signal' | 'error'> = {}): WaitResult => {
+    if (res !== options.first && outcome !== 'other' && state !== undefined) (options.noteState ?? options.first?.noteState)?.(state, res!.text)
+    return {poll: options, res: res!, outcome, ...about, state, label: options.label, elapsedSeconds: progress.elapsedSeconds(), timeoutSec: options.timeoutSec}
+  }
   const interrupted = (signal: NodeJS.Signals): WaitResult => {
     if (!res) throw new InterruptedError(`interrupted (${signal}) while waiting for ${options.label}`, exitCodeOfSignal(signal))
     return ended('interrupted', {signal})
@@ -211,6 +222,11 @@ export async function waitFor(ctx: ApiContext, options: WaitOptions): Promise<Wa
   }
 }
 
+/** The operation whose --wait applies to this endpoint, or undefined when the endpoint has nothing to wait for. */
+export function waitOperation(id: EndpointId): OperationSpec | undefined {
+  return operationList.find((op) => op.wait && (op.endpoint === id || op.alternatives?.some((a) => a.endpoint === id)))
+}
+
 /** The flags of the run that a later command needs to reach the same service and sub-account (given as flags). */
 interface LaterFlags {
   profile?: string
@@ -223,7 +239,7 @@ interface LaterFlags {
  * command calls that endpoint.
  */
 function laterCommand(poll: Pick<PollSpec, 'id' | 'input'>, flags: LaterFlags = {}): string | undefined {
-  const op = operationList.find((o) => o.wait && (o.endpoint === poll.id || o.alternatives?.some((a) => a.endpoint === poll.id)))
+  const op = waitOperation(poll.id)
   if (!op) return undefined
   const words = ['pay', ...op.command.split(':')]
   const positional: string[] = []

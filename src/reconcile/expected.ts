@@ -8,7 +8,7 @@
  * `--results` CSV pay wrote is read back with its formula cells as they were (unneutralized, src/output/table.ts).
  */
 import {pathValueRule} from '../api/endpoints.js'
-import {type Kind, kindNamed, kindOfId, stateClass} from '../api/kinds.js'
+import {KINDS, type Kind, kindNamed, kindOfId, stateClass} from '../api/kinds.js'
 import {compareDecimal, isDecimalAmount} from '../api/money.js'
 import {LOOKUP_REFERENCE, columnKey, columnsByInput, repeatedColumnRule} from '../api/operation-names.js'
 import {otherResource} from '../api/resource.js'
@@ -155,7 +155,7 @@ export function expectedOf(r: InputRow, defaultKind: Kind | undefined, file: Exp
     if (!kind) bad('kind', 'must be one of collection, payout, checkout, mandate, debit, subscription')
   } else if (bulk && !kind) {
     const id = text('id')
-    kind = id === undefined ? undefined : kindOfId(id)
+    kind = id === undefined ? undefined : kindOfResultId(id, reference)
   }
   // a --results file's state is what the create answered (processing), not what the row expects
   const state = bulk ? undefined : text('state')
@@ -165,6 +165,19 @@ export function expectedOf(r: InputRow, defaultKind: Kind | undefined, file: Exp
   if (problems.length > 0 || reference === undefined || amount === undefined || currency === undefined) return {problems}
   const id = text('id')
   return {row: {row: r.row, line: r.line, reference, amount, currency: currency.toUpperCase(), kind, state: state?.trim(), mandateId, ...(id === undefined ? {} : {id})}, problems}
+}
+
+/**
+ * The kind a bulk run's --results row names by its id: the id's prefix, or, when the id is the row's own reference
+ * (its create answer gave no id: src/bulk/send.ts rowIdOf), the one kind whose create answer carries none (a
+ * mandate: spec, Mandate create response). Undefined when neither tells (an id without a known prefix, such as a
+ * debit's: the spec shows none).
+ */
+function kindOfResultId(id: string, reference: string | undefined): Kind | undefined {
+  const prefixed = kindOfId(id)
+  if (prefixed || id !== reference) return prefixed
+  const unnamed = KINDS.filter((k) => !k.idInCreateAnswer)
+  return unnamed.length === 1 ? unnamed[0] : undefined
 }
 
 /**

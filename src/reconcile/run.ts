@@ -188,6 +188,9 @@ async function lookUp(ctx: ApiContext, e: ExpectedRow, rate: AdaptiveRate, retri
       if (kind && (!e.kind || kind === e.kind)) return {body, kind}
       return {missing: `no ${e.kind?.label ?? 'transaction'} with this reference (the verify lookup found a ${String(body.object)})`}
     }
+    // a row naming an id of a kind the verify lookup does not cover (a bulk debit's DB_…: no kind by its prefix) was
+    // not looked up as what it is: not found there is no verdict
+    if (absent && !e.kind && e.id !== undefined) return {failed: unknownKindOf(e)}
     if (absent) return {missing: `no ${e.kind?.label ?? 'collection, payout or checkout session'} with this reference`}
     if (decision?.retry) {
       await sleep(decision.waitMs)
@@ -195,6 +198,11 @@ async function lookUp(ctx: ApiContext, e: ExpectedRow, rate: AdaptiveRate, retri
     }
     return {failed: err?.message ?? String(err)}
   }
+}
+
+/** Why a row whose id names no kind pay can look up was not found by the verify lookup (no verdict), and what to do. */
+function unknownKindOf(e: ExpectedRow): string {
+  return `not found by the verify lookup (a collection, payout or checkout session), and its id ${e.id} names no kind pay knows by its prefix (a debit's, say): it was not looked up as what it is; give the row a kind column (a debit: kind debit and its mandate_id), or --kind`
 }
 
 export async function runReconcile(ctx: ApiContext, options: ReconcileOptions): Promise<number> {

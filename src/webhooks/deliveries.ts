@@ -13,7 +13,7 @@ import type {WebhookEvent} from './events.js'
 import type {EventFilter} from './filter.js'
 import {forwardAll, forwardStatus, forwardSummary, type ForwardResult, type Route, type Routes} from './forward.js'
 import type {HistoryWriter} from './history.js'
-import {type Body, isOtherShape, type Judgement, type RejectReason, STATUS_OF, type Verdict} from './judge.js'
+import {type Accepted, type Body, type Judgement, type RejectReason, STATUS_OF, type Verdict} from './judge.js'
 import type {SeenEvents} from './seen-events.js'
 
 export interface Delivery {
@@ -80,9 +80,9 @@ interface DeliveryStage {
 export function createDeliveryStage(parts: StageParts): DeliveryStage {
   const {judge, verify, filter, seen, routes, history, answers, stats} = parts
 
-  /** A delivery shown once answered; a body of another shape is marked so. */
-  const show = (d: Delivery) => {
-    if (d.event && isOtherShape(d.event)) d.otherShape = true
+  /** An accepted delivery shown once answered; a body of another shape is marked so. */
+  const show = (d: Delivery, j: Accepted) => {
+    if (j.otherShape) d.otherShape = true
     answers.show(d)
   }
 
@@ -105,7 +105,7 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
     stats.rejected[reason] = (stats.rejected[reason] ?? 0) + 1
     const id = keep(req, raw, event, 'rejected', status, {verified: false}, {reason, detail})
     answers.reply(res, status, {error: {code: reason, message: detail}}, reason === 'body_too_large')
-    show({time: new Date(), event, verdict: {ok: false, status, verified: false, reason, detail}, duplicate: false, filtered: false, bytes, id})
+    answers.show({time: new Date(), event, verdict: {ok: false, status, verified: false, reason, detail}, duplicate: false, filtered: false, bytes, id})
   }
 
   /** The body read: judged, then rejected, or accepted, or answered as a duplicate. */
@@ -117,34 +117,35 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
     }
     if (verify) stats.verified++
     else stats.unverified++
-    const {event, verdict} = j
     const body = raw as Buffer
-    if (j.dedupe === 'new') accept(req, res, body, event, verdict)
-    else if (j.dedupe === 'duplicate') duplicate(req, res, body, event, verdict)
+    if (j.dedupe === 'new') accept(req, res, body, j)
+    else if (j.dedupe === 'duplicate') duplicate(req, res, body, j)
     else {
       // the same event is being forwarded: its outcome decides
       void seen
-        .outcome(event.id)
-        .then((o) => (o === 'accepted' ? duplicate : accept)(req, res, body, event, verdict))
+        .outcome(j.event.id)
+        .then((o) => (o === 'accepted' ? duplicate : accept)(req, res, body, j))
         .catch((err: Error) => answers.failed(res, err))
     }
   }
 
-  const duplicate = (req: IncomingMessage, res: ServerResponse, raw: Buffer, event: WebhookEvent, verdict: Verdict): void => {
+  const duplicate = (req: IncomingMessage, res: ServerResponse, raw: Buffer, j: Accepted): void => {
+    const {event, verdict} = j
     stats.duplicates++
     const id = keep(req, raw, event, 'duplicate', 200, verdict)
     answers.reply(res, 200, DUPLICATE)
-    show({time: new Date(), event, verdict, duplicate: true, filtered: !filter(event.type), bytes: raw.length, id})
+    show({time: new Date(), event, verdict, duplicate: true, filtered: !filter(event.type), bytes: raw.length, id}, j)
   }
 
   /** A new event (or one whose forwarding failed before): filtered out, accepted, or forwarded. */
-  const accept = (req: IncomingMessage, res: ServerResponse, raw: Buffer, event: WebhookEvent, verdict: Verdict): void => {
+  const accept = (req: IncomingMessage, res: ServerResponse, raw: Buffer, j: Accepted): void => {
+    const {event, verdict} = j
     if (!filter(event.type)) {
       stats.filtered++
       seen.accepted(event.id, true)
       const id = keep(req, raw, event, 'accepted', 200, verdict, {filtered: true})
       answers.reply(res, 200, FILTERED)
-      show({time: new Date(), event, verdict, duplicate: false, filtered: true, bytes: raw.length, id})
+      show({time: new Date(), event, verdict, duplicate: false, filtered: true, bytes: raw.length, id}, j)
       return
     }
     const targets = routes.of(event.type)
@@ -152,17 +153,18 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
     if (targets.length === 0) {
       seen.accepted(event.id, true)
       answers.reply(res, 200, RECEIVED)
-      show({time: new Date(), event, verdict, duplicate: false, filtered: false, bytes: raw.length, id})
+      show({time: new Date(), event, verdict, duplicate: false, filtered: false, bytes: raw.length, id}, j)
       return
     }
-    forward(targets, req, res, raw, event, verdict, id).catch((err: Error) => {
+    forward(targets, req, res, raw, j, id).catch((err: Error) => {
       if (history && id) history.answered(id, FAILED_STATUS)
       answers.failed(res, err)
     })
   }
 
   /** Posts to every route of the event at once; the worst answer (the highest status; unreachable 502, timeout 504) goes back. */
-  const forward = async (targets: Route[], req: IncomingMessage, res: ServerResponse, raw: Buffer, event: WebhookEvent, verdict: Verdict, id: string | undefined): Promise<void> => {
+  const forward = async (targets: Route[], req: IncomingMessage, res: ServerResponse, raw: Buffer, j: Accepted, id: string | undefined): Promise<void> => {
+    const {event, verdict} = j
     const settle = seen.forwarding(event.id)
     const {worst, results} = await forwardAll(targets, raw, req.rawHeaders)
     const status = forwardStatus(worst)
@@ -187,7 +189,7 @@ export function createDeliveryStage(parts: StageParts): DeliveryStage {
       forward: forwardSummary(worst),
       ...(results.length > 1 ? {forwards: results.map((r, i) => ({url: targets[i].url, ...forwardSummary(r)}))} : {}),
       id,
-    })
+    }, j)
   }
 
   /** Deliveries whose bodies were read in the same turn of the event loop, judged together (src/webhooks/answers.ts). */

@@ -20,6 +20,10 @@ const RETRY_AFTER_SECONDS = 1
 const HEADERS_GRACE_MS = 3000
 /** Open sockets at most, as a multiple of the cap: over it, stale ones are closed, or else the new one. */
 export const OVERFLOW_FACTOR = 8
+/** An idle keep-alive connection is kept at least this long (tunnel clients keep theirs open), then closed. */
+const DEFAULT_IDLE_TIMEOUT_MS = 65_000
+/** Idle connections are looked for this many times per idle timeout. */
+const IDLE_SWEEPS = 8
 
 /** The counts the shell keeps (fields of the listener's stats). */
 interface ShellCounts {
@@ -49,6 +53,8 @@ interface ShellOptions {
   pingKey?: PingKey
   headersTimeoutMs?: number
   requestTimeoutMs?: number
+  /** How long an idle keep-alive connection is kept at least (DEFAULT_IDLE_TIMEOUT_MS). */
+  idleTimeoutMs?: number
   maxConnections?: number
   counts: ShellCounts
   handlers: ShellHandlers
@@ -66,6 +72,8 @@ interface Connection {
   last?: ServerResponse
   /** performance.now() when it connected. */
   since: number
+  /** How many idle sweeps had run when its latest request came (or when it connected). */
+  active: number
 }
 
 export async function startHttpShell(options: ShellOptions): Promise<HttpShell> {
@@ -152,10 +160,31 @@ export async function startHttpShell(options: ShellOptions): Promise<HttpShell> 
     })
     req.on('end', answer)
   }
+  /**
+   * Idle keep-alive connections are closed by one sweep over them all, not by Node's keepAliveTimeout, which sets a
+   * timer on the socket after every answer and clears it at the next request. A request is stamped with the number
+   * of sweeps so far (no clock read per request); its connection, once answered, is closed when IDLE_SWEEPS whole
+   * intervals have passed since: at least idleMs after that request (a late timer only makes it later).
+   */
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
+  let sweeps = 0
+  const closeIdle = () => {
+    sweeps++
+    for (const [socket, st] of sockets) {
+      if (st.last?.writableFinished && sweeps - st.active > IDLE_SWEEPS) {
+        sockets.delete(socket)
+        socket.destroy()
+      }
+    }
+  }
+  const idleSweeper = setInterval(closeIdle, Math.ceil(idleMs / IDLE_SWEEPS)).unref()
   // connectionsCheckingInterval: how often Node enforces the timeouts below (default every 30 s)
   const server: Server = createServer({connectionsCheckingInterval: 1000}, (req, res) => {
     const state = sockets.get(req.socket)
-    if (state) state.last = res
+    if (state) {
+      state.last = res
+      state.active = sweeps
+    }
     if (busy >= maxConnections) {
       overCapacity(req, res)
       return
@@ -170,7 +199,7 @@ export async function startHttpShell(options: ShellOptions): Promise<HttpShell> 
     }
   })
   server.on('connection', (socket: Socket) => {
-    sockets.set(socket, {since: performance.now()})
+    sockets.set(socket, {since: performance.now(), active: sweeps})
     socket.once('close', () => sockets.delete(socket))
     if (sockets.size <= maxSockets) return
     shed()
@@ -192,8 +221,8 @@ export async function startHttpShell(options: ShellOptions): Promise<HttpShell> 
     socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy())
     setTimeout(() => socket.destroy(), 1000).unref()
   })
-  // Tunnel clients keep their connections open; do not cut idle ones every 5 s.
-  server.keepAliveTimeout = 65_000
+  // idle connections are closed by closeIdle above
+  server.keepAliveTimeout = 0
   server.headersTimeout = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS
   server.requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
 
@@ -211,6 +240,7 @@ export async function startHttpShell(options: ShellOptions): Promise<HttpShell> 
     port: address.port,
     async close() {
       if (sweeper) clearInterval(sweeper)
+      clearInterval(idleSweeper)
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeAllConnections()

@@ -61,11 +61,20 @@ export type Seen = 'accepted' | 'failed' | 'in_flight' | undefined
  * The judgement of one delivery. `reject`: answered STATUS_OF[reason], never forwarded. `event`: a signed (or, with
  * verification off, accepted) event and what to do about its id: `new` (first time, or its earlier forwarding
  * failed: handle it), `duplicate` (answered 200 before: do not forward again), `wait` (the same event is being
- * forwarded: its outcome decides).
+ * forwarded: its outcome decides). `otherShape`: the event was made of a JSON object of another shape (otherEvent).
  */
 export type Judgement =
   | {kind: 'reject'; reason: RejectReason; detail: string; event: WebhookEvent | null; bytes: number}
-  | {kind: 'event'; event: WebhookEvent; verdict: Verdict; dedupe: 'new' | 'duplicate' | 'wait'}
+  | Accepted
+
+/** A judgement that lets a delivery in. */
+export interface Accepted {
+  kind: 'event'
+  event: WebhookEvent
+  verdict: Verdict
+  dedupe: 'new' | 'duplicate' | 'wait'
+  otherShape: boolean
+}
 
 interface JudgeRules {
   /** false = accept unsigned deliveries (--no-verify); each is then marked unverified. */
@@ -121,11 +130,12 @@ export function createJudge(rules: JudgeRules): (headers: IncomingHttpHeaders, r
       verdict = result.scheme === DEFAULT_SCHEME ? ACCEPTED : acceptedAs(result.scheme)
     }
     if (!parsed.json) return reject('invalid_json', parsed.tooDeep ? `the body ${parsed.tooDeep}` : 'the body is not JSON', null, raw.length)
-    if (!event && parsed.other) event = otherEvent(parsed.other, headers, raw)
+    const otherShape = !event && parsed.other !== undefined
+    if (otherShape) event = otherEvent(parsed.other!, headers, raw)
     if (!event) return reject('invalid_event', 'the body is not an event: it must be a JSON object', null, raw.length)
     const seen = rules.seen(event.id)
     const dedupe = seen === 'accepted' ? 'duplicate' : seen === 'in_flight' ? 'wait' : 'new'
-    return {kind: 'event', event, verdict, dedupe}
+    return {kind: 'event', event, verdict, dedupe, otherShape}
   }
 }
 
@@ -149,7 +159,7 @@ function parseBody(raw: Buffer): {json: boolean; event: WebhookEvent | null; oth
 /**
  * The event pay makes of a signed JSON object of another shape (the payload shape is "not shown"): the body as its
  * data, its id from Service-Event-Id (else a digest of the body, so a redelivery is still a duplicate), its type from
- * Service-Event-Type (else "unknown"). Marked, so the line and --json say so (isOtherShape).
+ * Service-Event-Type (else "unknown"). The judgement says so (otherShape), and so do the line and --json.
  */
 function otherEvent(body: Record<string, unknown>, headers: IncomingHttpHeaders, raw: Buffer): WebhookEvent {
   const header = (name: string) => {
@@ -157,16 +167,7 @@ function otherEvent(body: Record<string, unknown>, headers: IncomingHttpHeaders,
     return typeof v === 'string' && v !== '' ? v : undefined
   }
   const id = header(EVENT_ID) ?? `sha256:${createHash('sha256').update(raw).digest('hex').slice(0, 24)}`
-  const event = {id, object: 'event', type: header(EVENT_TYPE) ?? 'unknown', created_at: '', data: body} as WebhookEvent
-  OTHER_SHAPE.add(event)
-  return event
-}
-/** The events made by otherEvent (their deliveries are marked otherShape). */
-const OTHER_SHAPE = new WeakSet<WebhookEvent>()
-
-/** True for an event pay made of a body of another shape than the assumed event. */
-export function isOtherShape(event: WebhookEvent): boolean {
-  return OTHER_SHAPE.has(event)
+  return {id, object: 'event', type: header(EVENT_TYPE) ?? 'unknown', created_at: '', data: body} as WebhookEvent
 }
 
 function isEvent(value: unknown): value is WebhookEvent {

@@ -56,6 +56,8 @@ interface ListenerOptions {
   pingKey?: PingKey
   headersTimeoutMs?: number
   requestTimeoutMs?: number
+  /** How long an idle keep-alive connection is kept at least (65 s). */
+  idleTimeoutMs?: number
   /** Requests in progress at most (DEFAULT_MAX_CONNECTIONS); open sockets at most OVERFLOW_FACTOR times it. */
   maxConnections?: number
   /** Accepted event ids remembered for the duplicate check (default SEEN_LIMIT). */
@@ -100,6 +102,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     pingKey: options.pingKey,
     headersTimeoutMs: options.headersTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
     maxConnections: options.maxConnections,
     counts: stats,
     handlers: {

@@ -250,10 +250,16 @@ function sameScheme(a: Scheme, b: Scheme): boolean {
 
 type Examined = {ok: true; timestamp: number; scheme: Scheme} | {ok: false; reason: VerifyFailure; detail: string; timestamp?: number}
 
+const MISSING: Examined = {ok: false, reason: 'missing_header', detail: `no ${SIGNATURE_HEADER} header`}
+
 function examine(header: string | undefined, rawBody: Buffer | string, secrets: Secret | readonly Secret[], options: VerifyOptions, explain?: Explanation['candidates']): Examined {
-  if (header === undefined || header.trim() === '') return {ok: false, reason: 'missing_header', detail: `no ${SIGNATURE_HEADER} header`}
+  if (header === undefined) return MISSING
+  // the usual header is read first: an empty one is told apart only when it is not that
   const parsed = parseSignatureHeader(header, options.timestampHeader)
-  if (!parsed) return {ok: false, reason: 'malformed_header', detail: `unrecognised ${SIGNATURE_HEADER} format: ${maskedShape(header)} (pay webhook verify --explain lists the formats tried)`}
+  if (!parsed) {
+    if (header.trim() === '') return MISSING
+    return {ok: false, reason: 'malformed_header', detail: `unrecognised ${SIGNATURE_HEADER} format: ${maskedShape(header)} (pay webhook verify --explain lists the formats tried)`}
+  }
   const pinned = options.pinned
   const candidates = pinned ? parsed.candidates.filter((c) => sameScheme(c.scheme, pinned)) : parsed.candidates
   if (explain) {

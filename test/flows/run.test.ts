@@ -18,6 +18,7 @@ import {reportOf, writeJUnitAfter} from '../../src/flows/report.js'
 import {ROOT, json, runCli, tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/in-process.js'
 import {ACME, start} from '../helpers/sandbox-http.js'
+import {waitFor} from '../helpers/wait-for.js'
 
 let sb: Sandbox
 beforeAll(async () => {
@@ -417,6 +418,24 @@ describe('a step whose answer was lost (outcome unknown)', () => {
     const refused = await runCommand(['flow', 'run', lost(), '--run-id', 'not a run id'], {env: e})
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain('--run-id must be 1 to 64 letters, digits, - or _')
+  })
+
+  it('--run-id after an accepted create that failed since: the step looks it up (one GET, nothing sent), "state now: failed", exit 8', async () => {
+    const e = env()
+    const runId = `failed-since-${Date.now()}`
+    const file = flowFile('since.yaml', 'name: since\nsteps:\n  - id: pay\n    command: payouts create\n    inputs: {amount: "12.00", currency: KES, reference: "since-${run.id}", mobile: "254700000409", provider: mpesa}\n')
+    const first = await runCommand(['flow', 'run', file, '--json', '--run-id', runId], {env: e})
+    expect(json(first)).toMatchObject({ok: true, steps: [{outcome: 'passed', detail: 'HTTP 201 processing'}]})
+    const ref = `since-${runId}`
+    await waitFor(() => Object.values(sb.state.payouts).some((p) => p.merchant_reference === ref && p.status === 'failed'), 10_000, 'the sandbox settles it (failed, for this number)')
+    const before = sb.requests.length
+    const again = await runCommand(['flow', 'run', file, '--json', '--run-id', runId], {env: e})
+    expect(again.code, again.stderr).toBe(8)
+    expect(json(again)).toMatchObject({ok: false, exit_code: 8, steps: [{outcome: 'failed', exit_code: 8}]})
+    expect((json(again) as {steps: {detail: string}[]}).steps[0].detail).toMatch(new RegExp(`HTTP 201 \\(accepted earlier, nothing sent now\\): payout ${ref} ended failed`))
+    expect(again.stderr).toMatch(/accepted \d{4}-\d\d-\d\d \d\d:\d\d UTC as PO_\w+; state now: failed/)
+    const since = sb.requests.slice(before).filter((q) => q.path.startsWith('/v1/') && q.path !== '/v1/oauth/token')
+    expect(since.map((q) => `${q.method} ${q.path}`)).toEqual([`GET /v1/payouts/${ref}`])
   })
 
   it('a 5xx on a create is unknown too, unless the step expects that status', async () => {

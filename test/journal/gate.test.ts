@@ -13,7 +13,7 @@ import {PassThrough} from 'node:stream'
 import {JournalGate} from '../../src/journal/gate.js'
 import {createJournalGate, openJournalStore} from '../../src/journal/index.js'
 import {Output} from '../../src/output/output.js'
-import {JournalStore} from '../../src/journal/store.js'
+import {JournalStore, latestState} from '../../src/journal/store.js'
 import {SCOPE, accepted, writeAccepted} from '../helpers/reference-index.js'
 import {ReferenceIndex, bucketOf} from '../../src/journal/references.js'
 import {tempConfigDir} from '../helpers/cli.js'
@@ -44,13 +44,14 @@ async function run(stateDir: string, answers: Answer[], options: {baseUrl?: stri
     userAgent: 't', retries: options.retries ?? 3, sleep: async () => {}, transport, journal,
   })
   let error: PayError | undefined
+  let res: Awaited<ReturnType<typeof client.call>> | undefined
   try {
-    await client.call(options.endpoint ?? 'collections.create', {body: options.body ?? BODY, idempotencyKey: options.key, path: options.path, headers: options.headers})
+    res = await client.call(options.endpoint ?? 'collections.create', {body: options.body ?? BODY, idempotencyKey: options.key, path: options.path, headers: options.headers})
   } catch (err) {
     error = err as PayError
   }
   const entries = store.entries()
-  return {keys, error, notices, last: entries.at(-1)}
+  return {keys, error, notices, last: entries.at(-1), res, store}
 }
 
 describe('a failure that only looks certain does not wipe out an unknown outcome', () => {
@@ -105,6 +106,39 @@ describe('a failure that only looks certain does not wipe out an unknown outcome
     store.append({t: 'outcome', at: new Date().toISOString(), key: 'other-key', request: 'refused', status: 401})
     const again = await run(dir, [apiError(400, 'invalid_parameter')], {retries: 0})
     expect(again.keys).toEqual([op.key])
+  })
+})
+
+describe('an answer to a resumed key may be the service\'s first answer, replayed', () => {
+  const processing = (headers: Record<string, string> = {}): Answer => ({status: 201, text: JSON.stringify({id: 'CL_RP1', object: 'collection', status: 'processing', amount: '150.00', currency: 'KES', merchant_reference: 'gate-1'}), headers})
+
+  it('its state is dated to when the key was first sent, not now; the answer says so (maybeReplayed) and can note a later state', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, ['cut'], {retries: 0})
+    const sentAt = first.last!.op.at
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const again = await run(dir, [processing({'idempotent-replayed': 'true'})], {retries: 0})
+    expect(again.keys).toEqual(first.keys)
+    expect(again.res?.maybeReplayed).toEqual({firstSentAt: sentAt})
+    expect(latestState(again.last!)).toMatchObject({state: 'processing', at: sentAt})
+    // a later look (the command's lookup, a wait) is the latest known state, dated when it was seen
+    again.res!.noteState!('failed', JSON.stringify({id: 'CL_RP1', status: 'failed'}))
+    const now = latestState(again.store.entries().at(-1)!)
+    expect(now?.state).toBe('failed')
+    expect(now!.at > sentAt).toBe(true)
+  })
+
+  it('a resume the service does not mark is taken the same way (the interface does not say it marks one); a fresh key unmarked is not', async () => {
+    const dir = tempConfigDir()
+    const first = await run(dir, ['cut'], {retries: 0})
+    const again = await run(dir, [processing()], {retries: 0})
+    expect(again.res?.maybeReplayed).toEqual({firstSentAt: first.last!.op.at})
+    const fresh = await run(tempConfigDir(), [processing()], {retries: 0})
+    expect(fresh.res?.maybeReplayed).toBeUndefined()
+    expect(latestState(fresh.last!)?.at).toBe(fresh.last!.outcome!.at)
+    // a fresh key the service marks replayed (a key given again, sent from elsewhere): when it was first sent is not known
+    const marked = await run(tempConfigDir(), [processing({'idempotent-replayed': 'true'})], {retries: 0})
+    expect(marked.res?.maybeReplayed).toEqual({})
   })
 })
 

@@ -8,6 +8,7 @@ import {describe, expect, it} from 'vitest'
 import {json, tempConfigDir} from '../helpers/cli.js'
 import {keysSent, useSandbox} from '../helpers/command-harness.js'
 import {GLOBEX} from '../../src/sandbox/seed.js'
+import {waitFor} from '../helpers/wait-for.js'
 
 const h = useSandbox()
 const COLLECTIONS = '/v1/customers/MC_ACME0001/collections?per_page=10'
@@ -76,6 +77,23 @@ describe('pay api', () => {
     expect(missing.stderr).toMatch(/^HTTP 404/m)
   })
 
+  it('a re-run of an accepted create that failed since: looked up (one GET, nothing sent), "state now: failed", the resource as it is now', async () => {
+    const env = {PAY_CONFIG_DIR: tempConfigDir()}
+    const data = JSON.stringify({amount: '12.00', currency: 'KES', merchant_reference: 'raw-since-1', mobile: '254700000409', provider: 'mpesa'})
+    const first = await h.command(['api', 'POST', '/v1/payouts', '--data', data, '--json'], env)
+    expect(first.code, first.stderr).toBe(0)
+    const {id} = json<{id: string; status: string}>(first)
+    expect(json<{status: string}>(first).status).toBe('processing')
+    await waitFor(() => h.sb.state.payouts[id]?.status === 'failed', 10_000, 'the sandbox settles it (failed, for this number)')
+    const before = h.requests().length
+    const again = await h.command(['api', 'POST', '/v1/payouts', '--data', data, '--json'], env)
+    expect(again.code, again.stderr).toBe(0) // pay api prints the answer, whatever its state (as for a create answered failed)
+    expect(again.stderr).toContain('already sent')
+    expect(again.stderr).toMatch(new RegExp(`accepted \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC as ${id}; state now: failed`))
+    expect(json<{id: string; status: string}>(again)).toMatchObject({id, status: 'failed'})
+    expect(h.requests().slice(before).map((e) => `${e.method} ${e.path}`)).toEqual(['GET /v1/payouts/raw-since-1'])
+  })
+
   it('sends --data and -F key:=json numbers as written (a JS number would round them), and knows it again in another key order', async () => {
     const data = '{"amount":"10.00","currency":"KES","merchant_reference":"raw-num-1","mobile":"254712345670","provider":"mpesa","metadata":{"order_total":12345678901234567890,"rate":1.50}}'
     const dry = await h.command(['api', 'POST', '/v1/collections', '--data', data, '-F', 'metadata.big:=98765432109876543210', '--dry-run'])
@@ -89,7 +107,8 @@ describe('pay api', () => {
     const again = await h.command(['api', 'POST', '/v1/collections', '--data', reordered, '--json'])
     expect(again.code, again.stderr).toBe(0)
     expect(again.stderr).toContain('already sent')
-    expect(h.requests().length).toBe(before)
+    // nothing sent: at most the lookup of its state now (a GET: it had not ended when it was accepted)
+    expect(h.requests().slice(before).filter((e) => e.method !== 'GET')).toEqual([])
     // another number that one double would read as the same: another request, refused for its reference (exit 5)
     const other = await h.command(['api', 'POST', '/v1/collections', '--data', data.replace('67890,', '67891,'), '--json'])
     expect(other.code, other.stderr).toBe(5)

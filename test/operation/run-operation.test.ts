@@ -11,10 +11,13 @@ import {operations} from '../../src/api/operations.js'
 import type {HttpRequest, HttpResponse} from '../../src/client/transport.js'
 import {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from '../../src/operation/operation-input.js'
 import {tempConfigDir} from '../helpers/cli.js'
-import {runInProcess} from '../helpers/in-process.js'
+import {runCommand, runInProcess} from '../helpers/in-process.js'
 
-/** A transport answering from a script: the token endpoint always, then each listed answer in turn by "METHOD path". */
-function scripted(answers: Record<string, {status?: number; body: unknown}[]>) {
+/**
+ * A transport answering from a script: the token endpoint always, then each listed answer in turn by "METHOD path";
+ * `cut`: the connection reset after the request was sent (its outcome unknown).
+ */
+function scripted(answers: Record<string, ({status?: number; body: unknown; headers?: Record<string, string>} | {cut: true})[]>) {
   const seen: HttpRequest[] = []
   return {
     seen,
@@ -25,7 +28,8 @@ function scripted(answers: Record<string, {status?: number; body: unknown}[]>) {
       const queue = answers[`${req.method} ${url.pathname}`] ?? []
       const next = queue.length > 1 ? queue.shift()! : queue[0]
       if (!next) return {status: 404, headers: {}, text: JSON.stringify({error: {code: 'not_found', message: 'nothing scripted'}})}
-      return {status: next.status ?? 200, headers: {}, text: JSON.stringify(next.body)}
+      if ('cut' in next) throw Object.assign(new Error('socket hang up'), {code: 'ECONNRESET'})
+      return {status: next.status ?? 200, headers: next.headers ?? {}, text: JSON.stringify(next.body)}
     },
     async close() {},
   }
@@ -137,6 +141,45 @@ describe('runOperation with an injected transport', () => {
     expect(again.stderr).toContain('as CL_F1; state now: failed')
     expect(again.stderr).toContain('collection CL_F1 ended failed: insufficient_balance')
     expect(again.code).toBe(8)
+  })
+
+  it('a resumed key answered with the first answer replayed (processing) while the payout has failed: one GET, both facts, exit 8, the journal says failed', async () => {
+    const payout = (status: string) => ({id: 'PO_R5', object: 'payout', status, currency: 'KES', amount: '12.00', fee_amount: '0.00', amount_debited: '12.00', merchant_reference: 'rp-1', status_detail: status === 'failed' ? 'the recipient account rejected the transfer' : null})
+    const transport = scripted({
+      'POST /v1/payouts': [{cut: true}, {status: 201, body: payout('processing'), headers: {'idempotent-replayed': 'true'}}],
+      'GET /v1/payouts/rp-1': [{body: payout('failed')}],
+    })
+    const env = envOf()
+    const args = ['payouts', 'create', '--amount', '12.00', '--currency', 'KES', '-r', 'rp-1', '--mobile', '254700000409', '--provider', 'mpesa', '--yes', '--retries', '0']
+    const first = await runInProcess(args, {env, transport})
+    expect(first.code, first.stderr).toBe(7)
+    const sentAt = JSON.parse((await runCommand(['journal', 'rp-1', '--json'], {env})).stdout).at as string
+    const again = await runInProcess([...args, '--json'], {env, transport})
+    expect(again.stderr).toMatch(/reusing its Idempotency-Key/)
+    expect(again.stderr).toMatch(new RegExp(`accepted as PO_R5 \\(its key was first sent ${sentAt.slice(0, 16).replace('T', ' ')} UTC; the answer may be the service's first one, replayed\\); state now: failed`))
+    expect(again.stderr).toContain('payout rp-1 ended failed: the recipient account rejected the transfer')
+    expect(again.code).toBe(8)
+    expect(JSON.parse(again.stdout).status).toBe('failed')
+    expect(transport.seen.filter((q) => q.method === 'GET' && new URL(q.url).pathname === '/v1/payouts/rp-1')).toHaveLength(1)
+    const journaled = JSON.parse((await runCommand(['journal', 'rp-1', '--json'], {env})).stdout)
+    expect(journaled).toMatchObject({outcome: 'accepted', id: 'PO_R5', state: 'failed'})
+    expect(journaled.state_at > sentAt).toBe(true)
+  })
+
+  it("--wait: the state the wait saw last is journaled (pay journal REF), not the create answer's", async () => {
+    const payout = (status: string) => ({id: 'PO_W2', object: 'payout', status, currency: 'KES', amount: '12.00', fee_amount: '0.00', amount_debited: '12.00', merchant_reference: 'wp-1', status_detail: status === 'failed' ? 'rejected' : null})
+    const transport = scripted({'POST /v1/payouts': [{status: 201, body: payout('processing')}], 'GET /v1/payouts/wp-1': [{body: payout('processing')}, {body: payout('failed')}]})
+    const env = envOf()
+    const args = ['payouts', 'create', '--amount', '12.00', '--currency', 'KES', '-r', 'wp-1', '--mobile', '254700000409', '--provider', 'mpesa', '--yes', '--wait', '--wait-timeout', '30']
+    const waited = await runInProcess(args, {env, transport})
+    expect(waited.code, waited.stderr).toBe(8)
+    expect(JSON.parse((await runCommand(['journal', 'wp-1', '--json'], {env})).stdout)).toMatchObject({outcome: 'accepted', state: 'failed'})
+    // a re-run knows it ended: no lookup, exit 8
+    const before = transport.seen.length
+    const again = await runInProcess(args.filter((a) => a !== '--wait' && a !== '--wait-timeout' && a !== '30'), {env, transport})
+    expect(again.code).toBe(8)
+    expect(again.stderr).toMatch(/state: failed \(seen .*does not change any more\)/)
+    expect(transport.seen.slice(before).filter((q) => !q.url.endsWith('/v1/oauth/token'))).toHaveLength(0)
   })
 
   it('picks the alternative endpoint by its flag (collections get --reference)', async () => {

@@ -120,6 +120,26 @@ describe('pay reconcile', () => {
     ])
   })
 
+  it("a mandates run's --results file (its create answer has no id: the row's id is its reference) is reconciled as mandates; a debits run's, whose id names no kind, is no verdict", async () => {
+    const mandates = join(dir, 'mandates.csv')
+    writeFileSync(mandates, 'mobile,provider,currency,amount,frequency,starts-at,reference\n254711000001,mpesa,KES,300.00,MONTHLY,2030-01-01T09:00:00Z,rec-md-1\n')
+    const mandateResults = join(dir, 'mandates.results.csv')
+    ok(await h.command(['mandates', 'create', '--from-file', mandates, '--yes', '--wait', '--results', mandateResults]))
+    expect(readFileSync(mandateResults, 'utf8')).toContain(',rec-md-1,succeeded,accepted,201,rec-md-1,')
+    const md = json<ReconcileSummary>(await reconcile(mandateResults))
+    expect(md.mismatches).toEqual([])
+    expect(md.classes.matched.rows).toBe(1)
+
+    const mandateId = Object.values(h.sb.state.mandates).find((m) => m.merchant_reference === 'rec-md-1')!.id
+    const debits = join(dir, 'debits.csv')
+    writeFileSync(debits, `mandate_id,amount,currency,reference,provider\n${mandateId},10.00,KES,rec-dd-1,mpesa\n`)
+    const debitResults = join(dir, 'debits.results.csv')
+    ok(await h.command(['debits', 'create', '--from-file', debits, '--yes', '--wait', '--results', debitResults]))
+    const dd = json<ReconcileSummary>(await reconcile(debitResults))
+    expect(dd.mismatches).toMatchObject([{reference: 'rec-dd-1', class: 'lookup_failed'}])
+    expect(dd.mismatches[0].detail).toMatch(/names no kind pay knows by its prefix .*give the row a kind column \(a debit: kind debit and its mandate_id\)/)
+  })
+
   it('--results CSV: a cell that would run as a spreadsheet formula is neutralised', async () => {
     const file = join(dir, 'formula.csv')
     writeFileSync(file, 'reference,amount,currency\n"=HYPERLINK(""x"")",1.00,KES\n')

@@ -87,6 +87,29 @@ describe('listener: slow senders', () => {
   })
 })
 
+describe('listener: idle keep-alive connections', () => {
+  it('keeps an answered connection open for the idle timeout, reuses it meanwhile, then closes it', async () => {
+    const l = await startListener({secrets: [SECRET], idleTimeoutMs: 800})
+    cleanup.push(() => l.close())
+    const {body} = eventBody()
+    const request = `POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nService-Signature: ${opensslHeader([SECRET], nowSeconds(), body)}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    const conn = slowSender(l.port, request, '', 60_000)
+    const started = performance.now()
+    await waitFor(() => conn.answer.includes('{"received":true}'), 5000, 'the answer')
+    expect(conn.answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
+    expect(conn.answer.toLowerCase()).toContain('connection: keep-alive')
+    // the same connection carries a second delivery a while later (a duplicate of the first: same body)
+    await new Promise((r) => setTimeout(r, 400))
+    conn.socket.write(request)
+    await waitFor(() => conn.answer.includes('"duplicate":true'), 5000, 'the second answer')
+    const second = performance.now()
+    await waitFor(() => conn.closed, 10_000, 'the idle connection to be closed')
+    // closed only once idle for the timeout after its latest request (a timer may fire a millisecond early)
+    expect(performance.now() - second).toBeGreaterThanOrEqual(800 - 10)
+    expect(performance.now() - started).toBeLessThan(10_000)
+  })
+})
+
 describe('listener: the health check ping', () => {
   it('answers a ping signed with its key (echoing the nonce) without counting or showing it; a forged ping is a delivery', async () => {
     const key = createPingKey()
