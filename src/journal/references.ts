@@ -309,14 +309,15 @@ const LEGACY_MAP = 'references-legacy.json'
  */
 function legacyDirsOf(store: JournalStore, scope: ReferenceScope, own: string): LegacyRead[] | undefined {
   const root = join(store.dir, 'references')
-  let names: string[]
+  let names: string[] | undefined
   try {
-    names = readdirSync(root)
+    names = namesIn(root)
   } catch (err) {
     // none (or a file in its place: nothing was ever indexed there, and a write will say so)
     if (['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) return undefined
     throw unreadable(root, err)
   }
+  if (names === undefined) return undefined
   const others = names.filter((n) => n !== own && !MARKERS.has(n))
   if (others.length === 0) return names.length > 0 ? [] : undefined
   const mapFile = join(store.dir, LEGACY_MAP)
@@ -476,21 +477,30 @@ export class ReferenceIndex {
 /** Whether a directory exists (a stat). */
 function isDir(dir: string): boolean {
   try {
-    return statSync(dir).isDirectory()
+    return statSync(dir, {throwIfNoEntry: false})?.isDirectory() ?? false
   } catch {
     return false
   }
 }
 
+/**
+ * The names in a directory, or undefined when there is none. Asked with a stat first: a readdir of a missing
+ * directory throws an error that costs a command's start more than the stat (the index is missing on most machines).
+ */
+export function namesIn(dir: string): string[] | undefined {
+  return statSync(dir, {throwIfNoEntry: false}) === undefined ? undefined : readdirSync(dir)
+}
+
 /** The files of a bucket in a directory (one a day), oldest first; none when there is no directory. */
 function bucketFiles(dir: string, bucket: number): string[] {
-  let names: string[]
+  let names: string[] | undefined
   try {
-    names = readdirSync(dir)
+    names = namesIn(dir)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [] // none, or pruned meanwhile
     throw unreadable(dir, err)
   }
+  if (names === undefined) return []
   const prefix = `${bucket.toString(16)}-`
   return names
     .filter((n) => n.startsWith(prefix))
