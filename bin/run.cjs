@@ -145,7 +145,7 @@ async function directPath(argv) {
     table = JSON.parse(readFileSync(join(root, 'dist', 'direct-run.json'), 'utf8'))
     pjson = packageJson()
     // the table describes this package.json's oclif settings and this manifest, or it is not used
-    if (table.format !== 2 || table.oclif !== JSON.stringify(pjson.oclif) || statSync(join(root, 'oclif.manifest.json')).size !== table.manifestSize) return false
+    if (table.format !== 3 || table.oclif !== JSON.stringify(pjson.oclif) || statSync(join(root, 'oclif.manifest.json')).size !== table.manifestSize) return false
   } catch {
     return false
   }

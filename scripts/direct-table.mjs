@@ -99,11 +99,12 @@ for (const id of hooks ? [] : [...config.commands].map((c) => c.id).sort()) {
     left.push(`${id}: ${why}`)
     continue
   }
-  commands[id] = {op: opId, flags, args, ...(noStdin.length > 0 && {noStdin})}
+  // as JSON text: the direct path parses only the command it runs (src/cli/direct-argv.ts)
+  commands[id] = JSON.stringify({op: opId, flags, args, ...(noStdin.length > 0 && {noStdin})})
 }
 
 const table = {
-  format: 2,
+  format: 3,
   oclif: JSON.stringify(pjson.oclif),
   // oclif's help and version flags, with this package.json's additions (oclif's helpAddition, versionAddition)
   helpFlags: ['--help', ...(pjson.oclif.additionalHelpFlags ?? [])],

@@ -12,48 +12,54 @@ import {DOT_SEGMENT_RULE, UNSAFE_TEXT, UNSAFE_TEXT_RULE, isDotSegment} from '../
 // Every schema here is built on first use: z.lazy keeps its builder, and zod builds it the first time it parses
 // (or is looked into). Building all of them when the module loads cost every command ~7 ms of CPU, for the two
 // or three schemas it uses. Parsing through z.lazy gives the same results and messages; code that looks into a
-// schema's definition (src/api/operation-rules.ts) sees through it.
+// schema's definition (src/api/operation-rules.ts) sees through it. The field rules the others are made of are
+// functions that build theirs once (`once`), called inside those builders: a z.lazy is itself a schema made at load.
 
 // ---------- field rules ----------
-export const amount = z.lazy(() =>
+/** A schema built on its first call and kept. */
+function once<S>(build: () => S): () => S {
+  let built: S | undefined
+  return () => (built ??= build())
+}
+export const amount = once(() =>
   z
     .string({error: 'must be a decimal string such as "10.00"'})
     .refine(isDecimalAmount, {message: 'must be a positive decimal string with at most 2 decimal places, such as "10.00"'})
 )
 // the CLI upper-cases what is typed, so the rule says letters, not case (the service takes upper case)
-export const currency = z.lazy(() => z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code such as KES'))
+export const currency = once(() => z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code such as KES'))
 /** The same rule in the words of the debit and balance endpoints' documentation. */
-const currencyCode = z.lazy(() => z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be exactly 3 letters, such as KES'))
+const currencyCode = once(() => z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be exactly 3 letters, such as KES'))
 /** Text the service stores and shows again (references, names, descriptions, notes, reasons): see text-rules.ts. */
 const storable = (s: z.ZodString) => s.refine((v) => !UNSAFE_TEXT.test(v), UNSAFE_TEXT_RULE)
 /** A required, non-empty string of at most `max` characters. */
 export const bounded = (max: number) => storable(z.string({error: 'is required'}).min(1, 'must not be empty').max(max, `must be at most ${max} characters`))
 /** A merchant reference: looked up in a path too (GET /v1/transactions/verify/{merchant_reference}), so never a dot segment. */
-export const reference = z.lazy(() => bounded(255).refine((v) => !isDotSegment(v), `${DOT_SEGMENT_RULE.slice(0, -1)}, so no lookup by reference could find it)`))
+export const reference = once(() => bounded(255).refine((v) => !isDotSegment(v), `${DOT_SEGMENT_RULE.slice(0, -1)}, so no lookup by reference could find it)`))
 /** ASSUMPTION: wallet numbers are 10 to 15 digits (the msisdn rule of Limits §11) everywhere. */
-export const mobile = z.lazy(() => z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits'))
-const provider = z.lazy(() => bounded(64))
-export const email = z.lazy(() => z.email({error: 'must be an email address'}))
-const uri = z.lazy(() => z.url({protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://shop.example/ok'}))
+export const mobile = once(() => z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits'))
+const provider = once(() => bounded(64))
+export const email = once(() => z.email({error: 'must be an email address'}))
+const uri = once(() => z.url({protocol: /^https?$/, error: 'must be an absolute http(s) URL such as https://shop.example/ok'}))
 /** Whether text is an absolute http(s) URL (the rule of `uri`): what pay checks before it opens a URL the service gave. */
-export const isHttpUrl = (text: string): boolean => uri.safeParse(text).success
-const dateTime = z.lazy(() => z.iso.datetime({offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z'}))
-const nonEmpty = z.lazy(() => storable(z.string({error: 'is required'}).min(1, 'must not be empty')))
+export const isHttpUrl = (text: string): boolean => uri().safeParse(text).success
+const dateTime = once(() => z.iso.datetime({offset: true, error: 'must be an ISO 8601 date-time such as 2026-12-01T09:00:00Z'}))
+const nonEmpty = once(() => storable(z.string({error: 'is required'}).min(1, 'must not be empty')))
 /**
  * An integer of an answer, of any size: a number, or beyond 2^53 the string of its digits as sent (the client's
  * parseJson keeps them so, src/client/api-client.ts), never a rounded number.
  */
-const anyInteger = z.lazy(() => z.union([z.number().int(), z.string().regex(/^-?[0-9]{16,}$/)]))
+const anyInteger = once(() => z.union([z.number().int(), z.string().regex(/^-?[0-9]{16,}$/)]))
 /** Optional free text of at most `max` characters. */
 export const text = (max: number) => storable(z.string().max(max, `must be at most ${max} characters`))
 
-const collectionRail = z.lazy(() => z.enum(['mobile_money', 'bank_transfer'], {error: 'must be mobile_money or bank_transfer'}))
-const checkoutRail = z.lazy(() =>
+const collectionRail = once(() => z.enum(['mobile_money', 'bank_transfer'], {error: 'must be mobile_money or bank_transfer'}))
+const checkoutRail = once(() =>
   z.enum(['mobile_money', 'card', 'bank_transfer'], {
     error: 'must be mobile_money, card or bank_transfer',
   })
 )
-const frequency = z.lazy(() => z.enum(['DAILY', 'WEEKLY', 'MONTHLY'], {error: 'must be DAILY, WEEKLY or MONTHLY'}))
+const frequency = once(() => z.enum(['DAILY', 'WEEKLY', 'MONTHLY'], {error: 'must be DAILY, WEEKLY or MONTHLY'}))
 
 // ---------- request bodies ----------
 /**
@@ -65,19 +71,19 @@ const ALWAYS = {when: (payload: {value: unknown}) => typeof payload.value === 'o
 export const tokenRequest = z.lazy(() =>
   z.object({
     grant_type: z.literal('client_credentials', {error: 'only client_credentials is allowed'}).optional(),
-    client_id: nonEmpty,
-    client_secret: nonEmpty,
+    client_id: nonEmpty(),
+    client_secret: nonEmpty(),
   })
 )
 
 /** What a collection and a payout request share: the money, the reference, the rail and a wallet. */
 const moneyMovement = () => ({
-  amount,
-  currency,
-  merchant_reference: reference,
-  payment_rail: collectionRail.optional(),
-  mobile: mobile.optional(),
-  provider: provider.optional(),
+  amount: amount(),
+  currency: currency(),
+  merchant_reference: reference(),
+  payment_rail: collectionRail().optional(),
+  mobile: mobile().optional(),
+  provider: provider().optional(),
 })
 
 export const collectionCreateRequest = z.lazy(() =>
@@ -103,14 +109,14 @@ export const checkoutCreateRequest = z.lazy(() =>
   z
     .looseObject({
       amount_mode: z.enum(['fixed', 'open'], {error: 'must be fixed or open'}).optional(),
-      amount: amount.optional(),
-      currency,
-      merchant_reference: reference,
-      payment_rail: checkoutRail.nullable().optional(),
-      mobile: mobile.nullable().optional(),
-      provider: provider.nullable().optional(),
-      success_url: uri,
-      cancel_url: uri,
+      amount: amount().optional(),
+      currency: currency(),
+      merchant_reference: reference(),
+      payment_rail: checkoutRail().nullable().optional(),
+      mobile: mobile().nullable().optional(),
+      provider: provider().nullable().optional(),
+      success_url: uri(),
+      cancel_url: uri(),
       description: text(255).optional(),
     })
     .superRefine((body, ctx) => {
@@ -145,7 +151,7 @@ export const payoutCreateRequest = z.lazy(() =>
 
 export const msisdnVerificationRequest = z.lazy(() =>
   z.object({
-    mobile,
+    mobile: mobile(),
     provider: text(64).optional(),
   })
 )
@@ -160,17 +166,17 @@ export const bankAccountVerificationRequest = z.lazy(() =>
 export const mandateCreateRequest = z.lazy(() =>
   z
     .looseObject({
-      mobile,
-      provider,
-      currency,
-      amount,
-      frequency,
-      starts_at: dateTime,
-      merchant_reference: reference,
+      mobile: mobile(),
+      provider: provider(),
+      currency: currency(),
+      amount: amount(),
+      frequency: frequency(),
+      starts_at: dateTime(),
+      merchant_reference: reference(),
       description: text(255).optional(),
       plan_id: z.string().min(1, 'must not be empty').optional(),
-      customer_name: nonEmpty.optional(),
-      customer_email: email.optional(),
+      customer_name: nonEmpty().optional(),
+      customer_email: email().optional(),
       notes: text(1000).optional(),
     })
     .superRefine((body, ctx) => {
@@ -180,25 +186,25 @@ export const mandateCreateRequest = z.lazy(() =>
     }, ALWAYS)
 )
 
-export const mandateCancelRequest = z.lazy(() => z.looseObject({mobile, reason: nonEmpty}))
+export const mandateCancelRequest = z.lazy(() => z.looseObject({mobile: mobile(), reason: nonEmpty()}))
 
 export const debitCreateRequest = z.lazy(() =>
   z.looseObject({
-    amount,
-    currency: currencyCode,
-    merchant_reference: reference,
-    provider,
+    amount: amount(),
+    currency: currencyCode(),
+    merchant_reference: reference(),
+    provider: provider(),
   })
 )
 
 export const subscriptionCreateRequest = z.lazy(() =>
   z.looseObject({
-    plan_id: nonEmpty,
-    merchant_reference: reference,
-    customer_name: nonEmpty,
-    customer_email: email,
-    mobile,
-    provider,
+    plan_id: nonEmpty(),
+    merchant_reference: reference(),
+    customer_name: nonEmpty(),
+    customer_email: email(),
+    mobile: mobile(),
+    provider: provider(),
     notes: text(1000).optional(),
   })
 )
@@ -207,8 +213,8 @@ export const subscriptionCreateRequest = z.lazy(() =>
 export const emptyArrayBody = z.lazy(() => z.array(z.unknown()).max(0, 'must be an empty JSON array []'))
 
 // ---------- query strings ----------
-export const byReferenceQuery = z.lazy(() => z.object({merchant_reference: reference}))
-export const debitStatusQuery = z.lazy(() => z.object({mandate_id: nonEmpty, merchant_reference: reference}))
+export const byReferenceQuery = z.lazy(() => z.object({merchant_reference: reference()}))
+export const debitStatusQuery = z.lazy(() => z.object({mandate_id: nonEmpty(), merchant_reference: reference()}))
 /** ASSUMPTION: paging is `page` (1-based) with `per_page` default 20, maximum 100. */
 const MAX_PER_PAGE = 100
 export const DEFAULT_PER_PAGE = 20
@@ -225,7 +231,7 @@ export const customerCollectionsQuery = z.lazy(() =>
 )
 export const balanceQuery = z.lazy(() =>
   z.object({
-    currency: currencyCode.optional(),
+    currency: currencyCode().optional(),
   })
 )
 
@@ -234,43 +240,46 @@ export const balanceQuery = z.lazy(() =>
  * A response schema says what pay expects. Where the interface states a rule (ids and their prefixes, `object`
  * kinds, decimal-string amounts, the shape of a list) it is written as is; where the interface says "not shown",
  * the part is wrapped in `assumed(shape, stated?)`: `shape` is our guess (docs/assumptions.md), `stated` what the
- * interface does say of that part (default: it is a JSON object). From this one mark come two readings:
+ * interface does say of that part (built by the stated reading only; default: it is a JSON object). From this one
+ * mark come two readings:
  * - the strict one (the schema itself): what the views, the sandbox and `pay smoke --contract` hold the service to;
  * - the stated one (`statedReading(schema)`): every assumed part replaced by its `stated` rule. An answer that fails
  *   the strict reading but passes this one is a service that differs from our guess, not a broken one: the command
  *   shows it with the generic view and exits 0 (src/client/api-client.ts, src/output/views.ts). Failing this one too
  *   breaks a stated rule: exit 7.
  */
-type Assume = <S extends z.ZodType>(shape: S, stated?: z.ZodType) => S
+type Assume = <S extends z.ZodType>(shape: S, stated?: () => z.ZodType) => S
 /** What a response's builder is given: the mark, and `of(schema)` for a response schema used inside another. */
 interface Tier {
   assumed: Assume
   of<S extends z.ZodType>(schema: S): S
 }
 /** Any JSON object: what the interface states of a shape it does not show. */
-const anyObject = z.lazy(() => z.record(z.string(), z.unknown()))
-const STATED = new WeakMap<z.ZodType, z.ZodType>()
+const anyObject = once(() => z.record(z.string(), z.unknown()))
+/** Each response schema's stated reading, built when first asked (only an answer the strict one refuses asks). */
+const STATED = new WeakMap<z.ZodType, () => z.ZodType>()
 const STRICT_TIER: Tier = {assumed: (shape) => shape, of: (schema) => schema}
 const STATED_TIER: Tier = {
-  assumed: ((_shape: z.ZodType, stated?: z.ZodType) => stated ?? anyObject) as Assume,
-  of: (schema) => (STATED.get(schema) ?? schema) as typeof schema,
+  assumed: ((_shape: z.ZodType, stated?: () => z.ZodType) => stated?.() ?? anyObject()) as Assume,
+  of: (schema) => (statedReading(schema) ?? schema) as typeof schema,
 }
 /** A response schema with assumed parts: the strict schema, its stated reading registered beside it. */
 function response<T extends z.ZodType>(build: (t: Tier) => T): z.ZodLazy<T> {
   const strict = z.lazy(() => build(STRICT_TIER))
-  STATED.set(strict, z.lazy(() => build(STATED_TIER)))
+  let stated: z.ZodType | undefined
+  STATED.set(strict, () => (stated ??= build(STATED_TIER)))
   return strict
 }
 /** The stated reading of a response schema, or undefined when it assumes nothing (every rule is stated). */
 export function statedReading(schema: z.ZodType): z.ZodType | undefined {
-  return STATED.get(schema)
+  return STATED.get(schema)?.()
 }
 /** Any value: an assumed field whose type the interface does not state. */
 const anyValue = () => z.unknown()
 
 // ---------- responses ----------
 /** Money in an answer: a string in decimal notation (spec, rule 1), as the service writes it (any scale, a sign). */
-const decimal = z.lazy(() => z.string({error: 'must be a decimal string'}).regex(/^-?[0-9]+(\.[0-9]+)?$/, 'must be a decimal string such as "10.00"'))
+const decimal = once(() => z.string({error: 'must be a decimal string'}).regex(/^-?[0-9]+(\.[0-9]+)?$/, 'must be a decimal string such as "10.00"'))
 export const tokenResponse = z.lazy(() =>
   z.looseObject({
     access_token: z.string(),
@@ -279,7 +288,7 @@ export const tokenResponse = z.lazy(() =>
   })
 )
 
-const virtualAccount = z.lazy(() =>
+const virtualAccount = once(() =>
   z.looseObject({
     account_number: z.string(),
     account_name: z.string(),
@@ -298,7 +307,7 @@ const transaction = <O extends string>(prefix: string, object: O) => ({
   object: z.literal(object),
   status: z.string(),
   currency: z.string(),
-  amount: decimal,
+  amount: decimal(),
   merchant_reference: z.string(),
 })
 
@@ -307,7 +316,7 @@ const transaction = <O extends string>(prefix: string, object: O) => ({
  * each assumed: of another type, or absent, they change nothing but the view.
  */
 const assumedFields = (t: Tier, shape: Record<string, z.ZodType>) =>
-  Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, t.assumed(field.optional(), anyValue().optional())]))
+  Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, t.assumed(field.optional(), () => anyValue().optional())]))
 
 /** A collection (spec: Collection). */
 export const collection = response((t) =>
@@ -317,7 +326,7 @@ export const collection = response((t) =>
     payment_rail: z.string().optional(),
     provider: z.string().optional(),
     customer_id: z.string().optional(),
-    virtual_account: virtualAccount.optional(),
+    virtual_account: virtualAccount().optional(),
     ...assumedFields(t, {status_detail: z.string().nullable(), created_at: z.string()}),
   })
 )
@@ -335,7 +344,7 @@ export const checkoutSession = response((t) =>
     expires_at: z.string(),
     ...assumedFields(t, {
       amount_mode: z.string(),
-      amount: decimal,
+      amount: decimal(),
       currency: z.string(),
       merchant_reference: z.string(),
       payment_rail: z.string().nullable(),
@@ -349,8 +358,8 @@ export const checkoutSession = response((t) =>
 export const payout = response((t) =>
   z.looseObject({
     ...transaction('PO_', 'payout'),
-    fee_amount: decimal,
-    amount_debited: decimal,
+    fee_amount: decimal(),
+    amount_debited: decimal(),
     status_detail: z.string().nullable(),
     // ASSUMPTION: the payout's rail and destination, as sent (the request fields are not shown either)
     ...assumedFields(t, {payment_rail: z.string(), created_at: z.string(), mobile: z.string(), provider: z.string(), bank_code: z.string(), account_number: z.string(), account_name: z.string(), description: z.string()}),
@@ -364,8 +373,8 @@ export const payout = response((t) =>
 export const verifySnapshot = response((t) =>
   z.discriminatedUnion('object', [
     t.of(collection),
-    t.assumed(payout, z.looseObject({object: z.literal('payout')})),
-    t.assumed(checkoutSession, z.looseObject({object: z.literal('checkout_session')})),
+    t.assumed(payout, () => z.looseObject({object: z.literal('payout')})),
+    t.assumed(checkoutSession, () => z.looseObject({object: z.literal('checkout_session')})),
   ])
 )
 
@@ -396,7 +405,7 @@ export const mandate = response((t) =>
       mobile: z.string(),
       provider: z.string(),
       currency: z.string(),
-      amount: decimal,
+      amount: decimal(),
       frequency: z.string(),
       starts_at: z.string(),
       description: z.string().nullable(),
@@ -419,7 +428,7 @@ export const mandateDebit = response((t) =>
       status: z.string(),
       mandate_id: z.string(),
       merchant_reference: z.string(),
-      amount: decimal,
+      amount: decimal(),
       currency: z.string(),
       provider: z.string(),
       status_detail: z.string().nullable(),
@@ -458,19 +467,19 @@ export const subscription = z.lazy(() =>
 export const list = <T extends z.ZodType>(item: T) => z.lazy(() => z.looseObject({object: z.literal('list'), data: z.array(item)}))
 
 /** ASSUMPTION: a plan's fields beyond plan_id and plan_name (spec: "not shown beyond" those on a subscription). */
-export const plan = z.lazy(() =>
+export const plan = once(() =>
   z.looseObject({
     plan_id: z.string(),
     plan_name: z.string(),
     object: z.string().optional(),
-    amount: decimal.optional(),
+    amount: decimal().optional(),
     currency: z.string().optional(),
     frequency: z.string().optional(),
     status: z.string().optional(),
   })
 )
 /** The plans list: a list (stated) of plans (assumed: any object each). */
-export const planList = response((t) => list(t.assumed(plan)))
+export const planList = response((t) => list(t.assumed(plan())))
 
 export const customer = z.lazy(() =>
   z.looseObject({
@@ -489,7 +498,7 @@ export const virtualAccountWrapper = z.lazy(() =>
     object: z.literal('virtual_account'),
     customer_id: z.string().optional(),
     owner: z.literal('merchant').optional(),
-    virtual_account: virtualAccount,
+    virtual_account: virtualAccount(),
   })
 )
 
@@ -512,21 +521,21 @@ export const bankList = response((t) => list(bank(t)))
 export const providerList = response((t) => list(mobileProvider(t)))
 
 /** ASSUMPTION: balance shape is not shown; we use one entry per currency (docs/assumptions.md). */
-const balanceEntry = z.lazy(() =>
+const balanceEntry = once(() =>
   z.looseObject({
     currency: z.string(),
-    collection_wallet: decimal,
-    collection_wallet_actual: decimal,
-    collection_wallet_held: decimal,
-    payout_wallet: decimal,
+    collection_wallet: decimal(),
+    collection_wallet_actual: decimal(),
+    collection_wallet_held: decimal(),
+    payout_wallet: decimal(),
   })
 )
-export const balance = response((t) => t.assumed(z.looseObject({object: z.literal('balance'), data: z.array(balanceEntry)})))
+export const balance = response((t) => t.assumed(z.looseObject({object: z.literal('balance'), data: z.array(balanceEntry())})))
 
 export const accountContext = z.lazy(() =>
   z.looseObject({
     object: z.literal('account_context'),
-    merchant: z.looseObject({id: anyInteger, name: z.string(), sub_accounts_enabled: z.boolean()}),
+    merchant: z.looseObject({id: anyInteger(), name: z.string(), sub_accounts_enabled: z.boolean()}),
     account: z.looseObject({
       id: z.string().startsWith('MAC_'),
       object: z.literal('merchant_account'),

@@ -12,10 +12,20 @@ export const REDACTED = '[REDACTED]'
 const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key', 'x-auth-token', 'x-webhook-secret'])
 const SCHEME_HEADERS = new Set(['authorization', 'proxy-authorization'])
 
-/** Field, query-parameter and header names that hold secrets (matched case-insensitively, `-` and `_` alike). */
-const SECRET_NAME = /^(?:.*[_-])?(?:secret|password|passwd|pwd|token|api[_-]?key|apikey|authorization|cookie|card[_-]?number|pan|cvv|cvc|pin)$/i
-/** camelCase and PascalCase names are split into words first, so `clientSecret` matches as `client_secret` does. */
-export const isSecretName = (name: string): boolean => SECRET_NAME.test(name.length > 256 ? name : name.replace(/([a-z0-9])([A-Z])/g, '$1_$2'))
+/** The words a secret's name ends with (matched case-insensitively, `-` and `_` alike). */
+const SECRET_WORDS = ['secret', 'password', 'passwd', 'pwd', 'token', 'api_key', 'api-key', 'apikey', 'authorization', 'cookie', 'card_number', 'card-number', 'cardnumber', 'pan', 'cvv', 'cvc', 'pin']
+/** Field, query-parameter and header names that hold secrets: a secret word, alone or after `_` or `-`. */
+const SECRET_NAME = new RegExp(`^(?:.*[_-])?(?:${SECRET_WORDS.join('|')})$`, 'i')
+/**
+ * camelCase and PascalCase names are split into words first, so `clientSecret` matches as `client_secret` does. A
+ * name that ends with no secret word is not one: answered without the regex, whose first use (compiling it without
+ * case) costs a command more than everything else here.
+ */
+export const isSecretName = (name: string): boolean => endsWithSecretWord(name) && SECRET_NAME.test(name.length > 256 ? name : name.replace(/([a-z0-9])([A-Z])/g, '$1_$2'))
+const endsWithSecretWord = (name: string): boolean => {
+  const lower = name.toLowerCase()
+  return SECRET_WORDS.some((word) => lower.endsWith(word))
+}
 
 /** Headers with the secret-named ones replaced (redactHeader), and every known secret value in the others (redactValues). */
 export function redactHeaders(headers: Record<string, string | string[] | number | undefined>, knownSecrets: (string | undefined)[] = []): Record<string, string> {
@@ -59,8 +69,8 @@ export function redactQuery(query: Record<string, string>): Record<string, strin
 
 /** A URL (absolute, or a path with a query) with userinfo and secret-named query values replaced. */
 export function redactUrl(url: string): string {
-  // userinfo runs to the LAST @ of the authority, as URL parsers read it (a password may hold an @)
-  let out = url.replace(/^([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#\\]{0,512}@/i, `$1${REDACTED}@`)
+  // userinfo runs to the LAST @ of the authority, as URL parsers read it (a password may hold an @); none without an @
+  let out = url.includes('@') ? url.replace(/^([a-z][a-z0-9+.-]{0,31}:\/\/)[^/?#\\]{0,512}@/i, `$1${REDACTED}@`) : url
   const q = out.indexOf('?')
   if (q !== -1) out = out.slice(0, q + 1) + redactPairs(out.slice(q + 1))
   return out

@@ -44,6 +44,7 @@ import {LOOKUP_FAILED, OTHER_RESOURCE, type SendPlan, Tally, UNREACHABLE_AFTER, 
 import type {BulkRunPlan} from '../operation/confirm.js'
 import type {SpooledRow} from './spool.js'
 import {AcceptedRows, checkReferences, reindexRun, reserveRows} from './references.js'
+import {capYoungGeneration} from './young-generation.js'
 import {PROMISE_WAIT_TOLD_MS, type ReferenceScope, promiseLockName} from '../journal/references.js'
 import {rebuildReferenceIndex} from '../journal/reference-rebuild.js'
 
@@ -76,6 +77,8 @@ interface BulkRun {
   flags: BulkFlags
   /** --wait: the get request that reports a created row's state (and the terminal states), how long to poll. */
   wait?: SendPlan['wait']
+  /** The get request that reports a row's state, with or without --wait (SendPlan.lookUp). */
+  lookUp?: SendPlan['lookUp']
   /** The resource's terminal states (the operation's --wait states): a row's verdict reads its state with them. */
   states?: {succeeded: readonly string[]; failed: readonly string[]}
   /** Asked once, after every row passed and before anything is sent (a live profile on a terminal; src/operation/confirm.ts). */
@@ -102,6 +105,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
   if (flags['idempotency-key'] !== undefined) throw InputError.one('--idempotency-key', 'cannot be used with --from-file: each row gets its own key, derived from the file')
 
   compileParsers()
+  const uncapYoung = capYoungGeneration() // memory flat in the row count (src/bulk/young-generation.ts)
   const store = openJournalStore(out)
   const spoolDir = store.open() ? store.dir : (await import('node:os')).tmpdir()
   const held: Held = {}
@@ -179,7 +183,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     const rate = new AdaptiveRate(concurrency)
     const plan: SendPlan = {
       checked, earlier: resumed.earlier, settledBy: resumed.settledBy, requestOf, journal: resumed.journal, sink, progress, rate, concurrency,
-      retries: flags.retries ?? 3, ended: resumed.ended, pool: held.pool, wait: run.wait, adopted: resumed.adopted, sent: (r, o) => accepted.add(r, o), rekey,
+      retries: flags.retries ?? 3, ended: resumed.ended, pool: held.pool, wait: run.wait, lookUp: run.lookUp, adopted: resumed.adopted, sent: (r, o) => accepted.add(r, o), rekey,
       charge: (r) => run.op.charge(() => callInputOf(r)),
     }
     try {
@@ -197,6 +201,7 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     await held.accepted?.close() // after the run journal's last flush (its end, above), which writes the index first
     disposeFiles(held)
     held.releaseRun?.()
+    uncapYoung()
   }
 }
 

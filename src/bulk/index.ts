@@ -26,10 +26,12 @@ export async function runBulkOperation(ctx: ApiContext, op: OperationSpec, value
   const inputs = new Set(columnsOf(op))
   const defaults: Record<string, string | undefined> = {}
   for (const [k, v] of Object.entries(values)) if (inputs.has(k) && typeof v === 'string') defaults[k] = v
-  const wait = op.wait && values.wait ? {timeoutSec: Number(values['wait-timeout'] ?? DEFAULT_WAIT_TIMEOUT_SEC), poll: (endpoint: Parameters<typeof pollOf>[1], res: Parameters<typeof pollOf>[2], input: Parameters<typeof pollOf>[3]) => pollOf(op, endpoint, res, input)} : undefined
+  // the request that reports a row's state: --wait polls it; a resumed row whose answer has not ended is looked up once
+  const lookUp = op.wait ? (endpoint: Parameters<typeof pollOf>[1], res: Parameters<typeof pollOf>[2], input: Parameters<typeof pollOf>[3]) => pollOf(op, endpoint, res, input) : undefined
+  const wait = lookUp && values.wait ? {timeoutSec: Number(values['wait-timeout'] ?? DEFAULT_WAIT_TIMEOUT_SEC), poll: lookUp} : undefined
   const confirm = (plan: Parameters<typeof confirmBulkRun>[2]) => confirmBulkRun(ctx, op, plan, values.yes === true)
   const states = op.wait ? {succeeded: op.wait.succeeded, failed: op.wait.failed} : undefined
-  return runBulk(ctx, {op: specOperation(op, {data, field}), defaults, shared: {data, field}, flags: values as BulkFlags, wait, states, confirm})
+  return runBulk(ctx, {op: specOperation(op, {data, field}), defaults, shared: {data, field}, flags: values as BulkFlags, wait, lookUp, states, confirm})
 }
 
 /**

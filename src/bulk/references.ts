@@ -76,6 +76,8 @@ class ReferenceWriter {
   private readonly buffers = Array.from({length: BUCKETS}, () => new ByteLines())
   private pending = false
   private made = false
+  /** Files written and not yet fsync'd (write with `sync` false). */
+  private readonly unsynced = new Set<string>()
 
   /** Today's bucket files, opened at their first write and kept open until close(): a flush costs a write and an fsync each, no open. */
   private readonly handles = new Map<string, Promise<FileHandle>>()
@@ -97,19 +99,28 @@ class ReferenceWriter {
     this.pending = true
   }
 
-  /** What is buffered, per bucket (empty for none); undefined when nothing is. */
+  /** What is buffered, per bucket (empty for none); undefined when nothing is (and nothing waits for its fsync). */
   take(): Buffer[] | undefined {
-    if (!this.pending) return undefined
+    if (!this.pending && this.unsynced.size === 0) return undefined
     this.pending = false
     return this.buffers.map((lines) => lines.take())
   }
 
-  /** Appends what was taken, one fsync'd write per bucket file of today, at once; why not, or undefined. */
-  async write(taken: Buffer[]): Promise<string | undefined> {
+  /**
+   * Appends what was taken, one write per bucket file of today, at once, each fsync'd with every file written unsynced
+   * before (`sync` false: none is); why not, or undefined.
+   */
+  async write(taken: Buffer[], sync = true): Promise<string | undefined> {
     const made = this.make()
     if (made !== undefined) return made
     const store = this.index.store
-    const failures = await Promise.all(taken.map((lines, b) => (lines.length === 0 ? undefined : store.appendLineAsync(this.index.fileOf(b), lines, this.handles))))
+    const files = new Map<string, Buffer>()
+    taken.forEach((lines, b) => lines.length > 0 && files.set(this.index.fileOf(b), lines))
+    if (sync) for (const file of this.unsynced) if (!files.has(file)) files.set(file, EMPTY)
+    const failures = await Promise.all([...files].map(([file, lines]) => store.appendLineAsync(file, lines, this.handles, sync)))
+    taken.forEach((lines, b) => this.buffers[b].giveBack(lines))
+    if (sync) this.unsynced.clear()
+    else for (const file of files.keys()) this.unsynced.add(file)
     return failures.find((f) => f !== undefined)
   }
 
@@ -127,6 +138,7 @@ class ReferenceWriter {
     for (let b = 0; b < BUCKETS; b++) {
       if (taken[b].length === 0) continue
       const failed = this.index.store.appendLine(this.index.fileOf(b), taken[b].toString('utf8'), true)
+      this.buffers[b].giveBack(taken[b])
       if (failed !== undefined) return failed
     }
     return undefined
@@ -145,6 +157,8 @@ class ReferenceWriter {
     return undefined
   }
 }
+
+const EMPTY = Buffer.alloc(0)
 
 /** What a flush of AcceptedRows took: each scope's writer with its buckets. */
 type Taken = [ReferenceWriter, Buffer[]][]
@@ -184,9 +198,10 @@ export class AcceptedRows implements FlushedFirst<Taken> {
     return taken.length > 0 ? taken : undefined
   }
 
-  async write(taken: Taken): Promise<string | undefined> {
+  /** Writes what take() took (`sync` false: not fsync'd yet; see ReferenceWriter.write). */
+  async write(taken: Taken, sync = true): Promise<string | undefined> {
     for (const [w, buckets] of taken) {
-      const failed = await w.write(buckets)
+      const failed = await w.write(buckets, sync)
       if (failed !== undefined) return failed
     }
     return undefined
@@ -213,10 +228,11 @@ export class AcceptedRows implements FlushedFirst<Taken> {
 }
 
 /**
- * Rows re-indexed (or reserved) between two writes. Each write is an fsync of every bucket file (16), so fewer is
- * cheaper; the lines wait as bytes outside V8's heap (ByteLines), about 5 MB for a batch.
+ * Rows re-indexed (or reserved) between two writes: few, so that the lines waiting as bytes outside V8's heap
+ * (ByteLines) stay small whatever the row count. Those writes are not fsync'd; the last one is, with every file
+ * written before it (an fsync of each of 16 bucket files per write cost more than the rest of the reservation).
  */
-const REINDEX_BATCH = 16384
+const REINDEX_BATCH = 1024
 
 /**
  * Adds every row record of a run file (every run and salt of it) to the index, when a run of an older pay (which wrote
@@ -231,16 +247,16 @@ export async function reindexRun(journal: RunJournal, rows: AcceptedRows, endpoi
   for await (const o of journal.rowRecords()) {
     if (o.reference === null) continue
     rows.add({endpoint, reference: o.reference, key: o.idempotency_key, line: o.line, body: undefined}, o)
-    if (++n % REINDEX_BATCH === 0) await flush()
+    if (++n % REINDEX_BATCH === 0) await flush(false)
   }
-  await flush()
+  await flush(true)
 }
 
-/** Writes (fsync'd) what `rows` buffered; a write that fails stops the run before anything is sent (exit 1). */
-function flusher(rows: AcceptedRows, what: string): () => Promise<void> {
-  return async () => {
+/** Writes what `rows` buffered (`sync`: fsync'd, with what was written before); a write that fails stops the run before anything is sent (exit 1). */
+function flusher(rows: AcceptedRows, what: string): (sync: boolean) => Promise<void> {
+  return async (sync) => {
     const taken = rows.take()
-    const failed = taken === undefined ? undefined : await rows.write(taken)
+    const failed = taken === undefined ? undefined : await rows.write(taken, sync)
     if (failed !== undefined) {
       throw new PayError(`the reference index could not be written (${failed}) ${what}; nothing was sent`, ExitCode.OTHER, 'free space on that disk (or fix its permissions), then run the same command again')
     }
@@ -264,8 +280,8 @@ export async function reserveRows(rows: AcceptedRows, toSend: AsyncIterable<Arra
     for (const {r, settled} of chunk) {
       if (settled || r.reference === null) continue
       rows.add(r, unknown)
-      if (++n % REINDEX_BATCH === 0) await flush()
+      if (++n % REINDEX_BATCH === 0) await flush(false)
     }
   }
-  await flush()
+  await flush(true)
 }

@@ -5,7 +5,7 @@
  * came to; every outcome is journaled, written to the results and counted.
  */
 import {setTimeout as sleep} from 'node:timers/promises'
-import type {ApiResponse, CallInput, PreparedRequest} from '../client/api-client.js'
+import {type ApiResponse, type CallInput, type PreparedRequest, maybeReplayed} from '../client/api-client.js'
 import type {PoolTransport} from '../client/pool-transport.js'
 import type {EndpointId} from '../api/endpoints.js'
 import {answeredOther, failureDetail, otherResourceMessage, stateOf} from '../operation/wait.js'
@@ -61,6 +61,11 @@ export interface SendPlan {
   pool?: PoolTransport
   /** --wait: the request that reports a row's state, and how long to poll. */
   wait?: {timeoutSec: number; poll: (endpoint: EndpointId, res: ApiResponse, input: CallInput) => PollTarget}
+  /**
+   * The request that reports a row's state, with or without --wait: a row resent under its key (its outcome was
+   * unknown) whose answer has not ended is looked up once, since that answer may be the service's first one, replayed.
+   */
+  lookUp?: (endpoint: EndpointId, res: ApiResponse, input: CallInput) => PollTarget
   /** The earlier outcomes are another content's (the lineage's newest run): journaled in this run's file too. */
   adopted?: boolean
   /** Told of each row sent by this run, with its outcome (the reference index, src/bulk/references.ts). */
@@ -136,8 +141,9 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
     }
   }
   // --wait: a row followed to its end (or as far as its lookups tell)
-  const follow = async (accepted: RowOutcome, target: PollTarget) => {
-    const o = await waitRow(ctx, accepted, target, wait!.timeoutSec, rate, ended)
+  // `once`: one lookup, at once (a resumed row's replayed answer), not a wait
+  const follow = async (accepted: RowOutcome, target: PollTarget, once = false) => {
+    const o = await waitRow(ctx, accepted, target, once ? 0 : wait!.timeoutSec, rate, ended, once)
     if (o.error_code === OTHER_RESOURCE) tally.otherResource++
     if (o.error_code === LOOKUP_FAILED) tally.lookupFailed++
     return o
@@ -160,7 +166,12 @@ export async function send(ctx: ApiContext, plan: SendPlan, tally: Tally): Promi
       const sent = await sendRow(ctx, plan.requestOf(r), r, rate, plan.retries, resent, ended, plan.pool)
       plan.sent?.(r, sent.outcome)
       if (wait && sent.response) finish(r, await follow(sent.outcome, wait.poll(r.endpoint, sent.response, callInputOf(r))), true)
-      else finish(r, sent.outcome, true, sent.again)
+      // answered in a state that has not ended, maybe the service's first answer replayed (its own record said unknown,
+      // or the service marks it; not merely a row of a cut run, which mostly never went): its state as it was then
+      // (when, not known here), so looked up once (a GET), as a single command's re-run does
+      else if (sent.response && sent.outcome.status === 'processing' && plan.lookUp && maybeReplayed(sent.response, known?.idempotency_key === r.key && known.outcome === 'unknown')) {
+        finish(r, await follow(withStatus({...sent.outcome, state_at: null}, 'processing'), plan.lookUp(r.endpoint, sent.response, callInputOf(r)), true), true)
+      } else finish(r, sent.outcome, true, sent.again)
     }
   }
   try {
@@ -285,12 +296,13 @@ function answerOf(o: RowOutcome): ApiResponse {
 /**
  * --wait: polls an accepted row until its resource ends (its state decides the row: succeeded or failed), under the
  * shared rate; still not ended after the timeout: processing, as last seen (a re-run with --wait polls it again).
- * An earlier run's row is looked up at once. A poll that answers another resource (src/api/resource.ts) ends it:
+ * An earlier run's row is looked up at once; so is one `once` (a resumed row's answer, maybe replayed), which that one
+ * lookup decides (no wait, no timeout). A poll that answers another resource (src/api/resource.ts) ends it:
  * processing as last seen, error_code other_resource naming both ids. A poll that fails after its retries ends it as
  * the single command's --wait ends (src/operation/wait.ts, unresolved): as last seen (`state`, `state_at`), error_code
  * lookup_failed naming the failure; a 429 slows the run down and a 404 not_found (not visible yet) polls on.
  */
-async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, timeoutSec: number, rate: AdaptiveRate, ended: Ended): Promise<RowOutcome> {
+async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, timeoutSec: number, rate: AdaptiveRate, ended: Ended, once = false): Promise<RowOutcome> {
   const deadline = Date.now() + timeoutSec * 1000
   let state = accepted.state
   let seen = accepted.state_at
@@ -301,8 +313,9 @@ async function waitRow(ctx: ApiContext, accepted: RowOutcome, spec: PollTarget, 
     const reached = {...accepted, state, state_at: seen, error_code: null, error_message: null}
     if (end === 'succeeded') return rowOutcome(reached, end)
     if (end === 'failed') return rowOutcome({...reached, ...endedFailed(state, detail)}, end)
+    if (attempt > 0 && once) return rowOutcome(reached, undefined)
     if (attempt > 0 && Date.now() >= deadline) return rowOutcome({...reached, error_code: 'wait_timeout', error_message: `still ${state ?? 'in progress'} after ${timeoutSec} s`}, undefined)
-    if (attempt > 0 || !accepted.earlier) await sleep(Math.min(pollDelayMs(attempt), Math.max(0, deadline - Date.now())))
+    if (attempt > 0 || !(accepted.earlier || once)) await sleep(Math.min(pollDelayMs(attempt), Math.max(0, deadline - Date.now())))
     await rate.acquire()
     try {
       const body = (await ctx.client.sendUnjournaled(ctx.client.prepare(spec.id, spec.input))).body as {failure_reason?: unknown; status_detail?: unknown} | undefined

@@ -39,7 +39,7 @@ interface DirectCommand {
 }
 
 interface DirectTable {
-  format: 2
+  format: 3
   /** JSON of package.json's oclif section and the manifest's size, as the build saw them */
   oclif: string
   manifestSize: number
@@ -50,8 +50,11 @@ interface DirectTable {
   usable: string[]
   /** command ids (and aliases) that take arguments or are not strict: oclif stops reading id words after them */
   withArgs: string[]
-  /** the commands the direct path may run */
-  commands: Record<string, DirectCommand>
+  /**
+   * the commands the direct path may run, each as its JSON text: a run parses only its own command's (the whole
+   * table as objects cost every start ~3M instructions)
+   */
+  commands: Record<string, string>
 }
 
 interface DirectPlan {
@@ -92,8 +95,9 @@ export function planDirect(argv: string[], table: DirectTable, env: Record<strin
   // a help or version flag anywhere (oclif answers help wherever it is), as the table read them from package.json
   if (argv.length === 0 || argv.some((a) => table.helpFlags.includes(a) || table.versionFlags.includes(a) || a === '--')) return undefined
   const {id, rest} = commandId(argv, table)
-  const cmd = Object.hasOwn(table.commands, id) ? table.commands[id] : undefined
-  if (!cmd) return undefined
+  const text = Object.hasOwn(table.commands, id) ? table.commands[id] : undefined
+  if (text === undefined) return undefined
+  const cmd = JSON.parse(text) as DirectCommand
   const byChar = new Map(Object.entries(cmd.flags).flatMap(([name, f]) => (f.char ? [[f.char, name] as const] : [])))
   const given = new Map<string, string[]>()
   const args: Record<string, string> = {}

@@ -3,7 +3,7 @@
  * `pay api`, a raw method and path), builds the URL and headers, attaches the bearer token, the Idempotency-Key
  * and the sub-account header where they apply, retries what is safe to retry, and maps failures to PayErrors.
  */
-import {ACCOUNT_REF_HEADER, type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
+import {ACCOUNT_REF_HEADER, REPLAYED_HEADER, type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {statedReading} from '../api/schemas.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
@@ -81,6 +81,24 @@ export interface JournalEntryHandle {
   /** Records the failure; returns the error to throw (naming the key when the outcome is unknown). */
   failed(err: unknown): unknown
   end(): void
+}
+
+/**
+ * Whether an answer may be the service's stored first answer to its key, its state as it was then: the key was sent
+ * before with an unknown outcome (`resumed`: the interface does not say that a replay is marked), or the service
+ * marks it replayed. The journal gate and the bulk engine ask it.
+ */
+export function maybeReplayed(res: Pick<ApiResponse, 'headers'>, resumed: boolean): boolean {
+  return resumed || res.headers[REPLAYED_HEADER]?.toLowerCase() === 'true'
+}
+
+/**
+ * Whether an answer's state may be older than now: the journal's answer to a request accepted earlier (nothing sent),
+ * or a resumed key's answer that may be the service's first one, replayed. A command, a flow step and `pay api` look
+ * such a resource up (src/operation/run-operation.ts, lookUpAccepted).
+ */
+export function mayBeStale(res: Pick<ApiResponse, 'replayedAt' | 'maybeReplayed'>): boolean {
+  return res.replayedAt !== undefined || res.maybeReplayed !== undefined
 }
 
 export interface CallInput {

@@ -16,7 +16,7 @@ import type {CallInput} from '../client/api-client.js'
 import {type ApiError, PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {provesAbsent} from '../client/request-policy.js'
-import type {JournalEntry} from '../journal/store.js'
+import {type JournalEntry, latestState} from '../journal/store.js'
 import {journalEntries} from '../journal/view.js'
 import {mayBeOneAccount} from '../journal/references.js'
 import {printable} from '../output/printable.js'
@@ -44,10 +44,18 @@ interface Match {
   amount: string | null
   currency: string | null
   merchant_reference: string | null
-  /** The request that found it. */
+  /** The request that found it; for one the journal knows, why it was not looked up now. */
   found_by: string
-  /** The service's answer as received. */
+  /** The service's answer as received (the journal's latest body of it, for one the journal knows). */
   object: Record<string, unknown>
+  /**
+   * `service`: what the service answered now; `journal`: an object this machine's journal knows (an accepted
+   * request's id) that no lookup can reach now (the lookup by reference answers another object with the reference),
+   * shown with its state as last seen (`state_at`), never as absent.
+   */
+  source: 'service' | 'journal'
+  /** When its state was seen: null for the service's answer (now). */
+  state_at: string | null
 }
 
 interface Tried {
@@ -80,6 +88,8 @@ interface FindResult {
 
 /** References of the journal looked up at most for one id (an id is one object: more would be a journal of noise). */
 const MAX_REFERENCES = 5
+/** A mandate id named in a journaled answer. */
+const MANDATE_ID = /"mandate_id"\s*:\s*"(MD_[A-Za-z0-9_-]{1,64})"/g
 
 /** What one run of `pay find` gathers, before it is printed. */
 async function findAll(ctx: ApiContext, options: FindOptions): Promise<{result: FindResult; failures: unknown[]}> {
@@ -102,10 +112,14 @@ async function findAll(ctx: ApiContext, options: FindOptions): Promise<{result: 
 
   if (query.type === 'reference') {
     const about = entriesAbout(entries, query.reference)
-    add(await look.byReference(query.reference, mandatesOf(about, options.mandate)))
+    let mandates = mandatesOf(about, options.mandate)
+    // a debit the journal holds without its mandate (a --from-file row records no URL): under the mandates this machine knows
+    if (mandates.length === 0 && about.some((e) => kindOfEndpoint(e.op.endpoint)?.name === 'debit')) mandates = await look.knownMandates(entries)
+    add(await look.byReference(query.reference, mandates))
     // a checkout session that shares its reference with a collection or payout hides behind the verify lookup: the
     // ids this machine was answered with are looked up by id too
     add(await look.journaledIds(about, matches))
+    add(fromJournal(about, look.answered, matches))
   } else if (query.type === 'url') {
     if (query.host !== new URL(ctx.client.baseUrl()).host) ctx.out.warnQuoting(`the pay page is on ${query.host}; looked up at ${ctx.client.shownBaseUrl()} (the profile's service)`)
     add(await look.byId(query.kind, query.id))
@@ -123,6 +137,7 @@ async function findAll(ctx: ApiContext, options: FindOptions): Promise<{result: 
       look.tried.push({lookup: `${kind.label} by id`, request: null, result: `not asked: the interface looks a ${kind.label} up by merchant reference only, and no request journaled on this machine names ${query.id}${kind.idInCreateAnswer ? '' : ` or made a ${kind.label}`}`})
     }
     for (const ref of refs) add((await look.byReference(ref, mandatesOf(entriesAbout(entries, ref), options.mandate))).filter((m) => holds(m.object, query.id)))
+    add(fromJournal(entriesAbout(entries, query.id).filter((e) => e.outcome?.id === query.id), look.answered, matches))
   }
 
   const timeline = timelineOf(query, matches, entries, deliveries)
@@ -150,6 +165,9 @@ export async function runFind(ctx: ApiContext, options: FindOptions): Promise<nu
   }
   if (out.json) out.data(JSON.stringify(result))
   else printHuman(ctx, result)
+  for (const m of matches) {
+    if (m.source === 'journal') out.info(printable(`${m.label}: shown as this machine last saw it (${m.state ?? 'state not seen'}${m.state_at ? ` at ${m.state_at}` : ''}): ${m.found_by.slice(m.found_by.indexOf('not looked up now: ') + 'not looked up now: '.length)}`))
+  }
   if (failed) {
     out.errorLine(`not every lookup answered, so this may not be everything: ${failed.message}`)
     return failed.exitCode ?? ExitCode.OTHER
@@ -177,7 +195,7 @@ function printHuman(ctx: ApiContext, result: FindResult): void {
   out.info(`${n} match${n === 1 ? '' : 'es'} for "${result.query}" (as ${article(result.looked_up_as)})`)
   for (const m of result.matches) {
     out.info(out.color('bold', m.label, 'err'))
-    out.data(out.human({kind: m.kind, id: m.id, state: m.state, amount: m.amount, currency: m.currency, merchant_reference: m.merchant_reference, found_by: m.found_by}))
+    out.data(out.human({kind: m.kind, id: m.id, state: m.state, state_seen: m.source === 'service' ? 'now (the service)' : `${m.state_at ?? 'never'} (this machine's journal: not looked up now)`, amount: m.amount, currency: m.currency, merchant_reference: m.merchant_reference, found_by: m.found_by}))
   }
   out.info(out.color('bold', 'timeline', 'err'))
   out.data(out.list(result.timeline as unknown as Record<string, unknown>[], ['at', 'source', 'match', 'event', 'outcome', 'status', 'id', 'idempotency_key', 'detail']))
@@ -188,6 +206,8 @@ function printHuman(ctx: ApiContext, result: FindResult): void {
 class Lookups {
   readonly tried: Tried[] = []
   readonly failures: unknown[] = []
+  /** Every object a lookup answered, kept as a match or not (an id query keeps only those naming the id). */
+  readonly answered: Match[] = []
 
   constructor(private readonly ctx: ApiContext) {}
 
@@ -235,7 +255,25 @@ class Lookups {
       const kind = asks[i].kind.byReference === 'transactions.verify' ? kindOfObject(answer.body.object) : asks[i].kind
       if (kind) found.push(matchOf(kind, answer.body, answer.request))
     })
+    this.answered.push(...found)
     return found
+  }
+
+  /**
+   * The mandate ids this machine knows, newest first: named in its journal (a debit's URL, an answer's mandate_id),
+   * and those of the newest mandates it created (whose create answer has no id: looked up by their references).
+   */
+  async knownMandates(entries: JournalEntry[]): Promise<string[]> {
+    const ids = new Set(mandatesOf(entries))
+    for (const e of entries) for (const text of [e.outcome?.body, e.seen?.body]) for (const m of text?.matchAll(MANDATE_ID) ?? []) ids.add(m[1])
+    const mandate = KINDS.find((k) => k.name === 'mandate')!
+    const refs = referencesIn(entries.filter((e) => kindOfEndpoint(e.op.endpoint) === mandate && e.outcome?.request === 'accepted'), '')
+    const answers = await Promise.all(refs.map((ref) => this.get(`mandate by reference ${ref} (for the mandate of a debit the journal holds without it)`, mandate.byReference, referenceLookup(mandate, ref).input)))
+    for (const answer of answers) {
+      const id = answer && idOf(mandate, answer.body)
+      if (id) ids.add(id)
+    }
+    return [...ids].slice(0, MAX_REFERENCES * 2)
   }
 
   async byId(kind: Kind, id: string): Promise<Match[]> {
@@ -255,8 +293,8 @@ class Lookups {
 
   /** A customer, plan or merchant account id. */
   async other(other: keyof typeof OTHER_PREFIXES, id: string): Promise<Match[]> {
-    const object = (body: Record<string, unknown>, request: string, extra: Partial<Match> = {}): Match[] => [
-      {label: `${other} ${id}`, kind: other, id, state: str(body, 'status'), amount: null, currency: null, merchant_reference: str(body, 'merchant_reference'), found_by: request, object: body, ...extra},
+    const object = (body: Record<string, unknown>, request: string, extra: Pick<Match, 'amount' | 'currency'> = {amount: null, currency: null}): Match[] => [
+      {label: `${other} ${id}`, kind: other, id, state: str(body, 'status'), merchant_reference: str(body, 'merchant_reference'), found_by: request, object: body, source: 'service', state_at: null, ...extra},
     ]
     if (other === 'customer') {
       const answer = await this.get('customer by id', 'customers.get', {path: {id}})
@@ -283,7 +321,48 @@ function str(body: Record<string, unknown>, key: string): string | null {
 function matchOf(kind: Kind, body: Record<string, unknown>, request: string): Match {
   const id = idOf(kind, body) ?? null
   const reference = str(body, 'merchant_reference')
-  return {label: `${kind.label} ${id ?? reference ?? ''}`.trim(), kind: kind.name, id, state: str(body, 'status'), amount: str(body, 'amount'), currency: str(body, 'currency'), merchant_reference: reference, found_by: request, object: body}
+  return {label: `${kind.label} ${id ?? reference ?? ''}`.trim(), kind: kind.name, id, state: str(body, 'status'), amount: str(body, 'amount'), currency: str(body, 'currency'), merchant_reference: reference, found_by: request, object: body, source: 'service', state_at: null}
+}
+
+/**
+ * The objects the journal knows (an accepted request's id) that no lookup answered, because the lookup by reference
+ * of their kind answered another object with the reference (a second one sent on purpose, --force-new; a payout,
+ * mandate, debit or subscription has no lookup by id): shown as this machine last saw them, naming the object the
+ * service answers instead. One the service said it has nothing for is not made up from the journal.
+ */
+function fromJournal(list: JournalEntry[], answered: Match[], matches: Match[]): Match[] {
+  const out: Match[] = []
+  for (const e of list) {
+    const id = answeredId(e)
+    const kind = kindOfEndpoint(e.op.endpoint)
+    if (e.outcome?.request !== 'accepted' || !id || !kind || kind.byId || [...matches, ...out].some((m) => m.id === id)) continue
+    const other = answered.find((m) => m.kind === kind.name && m.merchant_reference === (e.op.reference ?? null) && m.id !== id)
+    if (!other) continue
+    const seen = latestState(e)
+    const body = objectOf(seen?.body ?? e.outcome.body)
+    out.push({
+      label: `${kind.label} ${id}`, kind: kind.name, id, state: seen?.state ?? null, amount: str(body, 'amount'), currency: str(body, 'currency'), merchant_reference: e.op.reference ?? null,
+      found_by: `this machine's journal: accepted at ${e.outcome.at} (Idempotency-Key ${e.op.key}); not looked up now: the lookup by reference answers ${other.label}, another ${kind.label} with reference ${e.op.reference ?? ''}, and the interface has no lookup of a ${kind.label} by id`,
+      object: body, source: 'journal', state_at: seen?.at ?? null,
+    })
+  }
+  return out
+}
+
+/** The id a journaled request was answered with; none when the answer had none (a mandate's: its reference stands in). */
+function answeredId(e: JournalEntry): string | undefined {
+  const id = e.outcome?.id
+  return id !== undefined && id !== e.op.reference ? id : undefined
+}
+
+/** A journaled body as an object ({} when there is none or it is no JSON object). */
+function objectOf(text: string | undefined): Record<string, unknown> {
+  try {
+    const body = text === undefined ? undefined : (JSON.parse(text) as unknown)
+    return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
+  } catch {
+    return {}
+  }
 }
 
 /** Whether an answer names this id in one of its own fields (id, mandate_id, subscription_id, …). */
@@ -329,8 +408,13 @@ function timelineOf(query: Query, matches: Match[], entries: JournalEntry[], del
   const items: TimelineItem[] = []
   const seen = new Set<JournalEntry>()
   const kindOf = (e: JournalEntry) => kindOfEndpoint(e.op.endpoint)?.name
-  const labelOf = (e: JournalEntry) =>
-    (matches.find((m) => m.id !== null && m.id === e.outcome?.id) ?? matches.find((m) => m.merchant_reference === e.op.reference && m.kind === kindOf(e)))?.label ?? null
+  // by the id it was answered with; without one (refused, unknown), the only match of its reference and kind
+  const labelOf = (e: JournalEntry) => {
+    const id = answeredId(e)
+    if (id) return matches.find((m) => m.id === id)?.label ?? null
+    const same = matches.filter((m) => m.merchant_reference === e.op.reference && m.kind === kindOf(e))
+    return same.length === 1 ? same[0].label : null
+  }
   const journaled = (list: JournalEntry[]) => {
     for (const e of list) {
       if (seen.has(e)) continue
@@ -356,7 +440,11 @@ function timelineOf(query: Query, matches: Match[], entries: JournalEntry[], del
     }
   }
   const now = new Date().toISOString()
-  for (const m of matches) items.push({at: now, source: 'service', match: m.label, event: 'state now', outcome: m.state, status: null, id: m.id, idempotency_key: null, detail: m.amount ? `${m.amount} ${m.currency ?? ''}`.trim() : null})
+  for (const m of matches) {
+    const detail = m.amount ? `${m.amount} ${m.currency ?? ''}`.trim() : null
+    if (m.source === 'service') items.push({at: now, source: 'service', match: m.label, event: 'state now', outcome: m.state, status: null, id: m.id, idempotency_key: null, detail})
+    else if (m.state !== null) items.push({at: m.state_at ?? now, source: 'journal', match: m.label, event: 'state last seen', outcome: m.state, status: null, id: m.id, idempotency_key: null, detail})
+  }
   return items.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
 }
 

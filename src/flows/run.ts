@@ -7,7 +7,7 @@ import {randomUUID} from 'node:crypto'
 import type {z} from 'zod'
 import {type EndpointId, endpoints, pathValueRule} from '../api/endpoints.js'
 import {lookupCommand} from '../api/kinds.js'
-import type {ApiResponse, CallInput} from '../client/api-client.js'
+import {type ApiResponse, type CallInput, mayBeStale} from '../client/api-client.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {redactValues} from '../base/redact.js'
 import {isPayError} from '../output/errors.js'
@@ -96,9 +96,10 @@ async function send(ctx: ApiContext, step: FlowStep, id: EndpointId, input: Call
     throw err
   }
   const op = waitOperation(id)
-  // a re-run (--run-id) of a request the service accepted earlier: nothing was sent, and the journal's answer may be
-  // stale; its resource is looked up as it is now (one GET), as the command's re-run does (state now: failed, exit 8)
-  const looked = res.replayedAt !== undefined && op ? await lookUpAccepted(ctx, op, id, res, input) : undefined
+  // a re-run (--run-id) of a request the service accepted earlier (nothing was sent, and the journal's answer may be
+  // stale), or a resumed key's answer (maybe the service's first one, replayed): its resource is looked up as it is
+  // now (one GET), as the command's re-run does (state now: failed, exit 8)
+  const looked = mayBeStale(res) && op ? await lookUpAccepted(ctx, op, id, res, input) : undefined
   const now = looked?.res ?? res
   const state = stateOf(now.body)
   const http = `HTTP ${res.status}${res.replayedAt === undefined ? '' : ' (accepted earlier, nothing sent now)'}`

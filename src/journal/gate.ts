@@ -22,12 +22,11 @@
  * Failures whose outcome is unknown, and SIGINT/SIGTERM while the request is in flight, name the key and the
  * command that resumes it (stderr, and the --json error envelope).
  */
-import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, accountRefOf, rekeyed} from '../client/api-client.js'
+import {type ApiResponse, type ClientSettings, type JournalEntryHandle, type PreparedRequest, type RequestJournal, accountRefOf, maybeReplayed, rekeyed} from '../client/api-client.js'
 import {ApiError, InputError, InterruptedError, NetworkError, PayError} from '../base/errors.js'
 import {classOfError} from '../client/request-policy.js'
 import {ExitCode, exitCodeOfSignal} from '../base/exit-codes.js'
 import {REDACTED, redactArgv, redactUrl, redactValues} from '../base/redact.js'
-import {REPLAYED_HEADER} from '../api/endpoints.js'
 import {canonicalJson} from '../base/canonical-json.js'
 import {markLossy} from '../base/json-numbers.js'
 import {operationList} from '../api/operations.js'
@@ -439,16 +438,6 @@ class LockLostError extends PayError {
 function mismatchHint(key: string, earlier: OpRecord, verify: string): string {
   const how = earlier.command ? `run the command that sent it, exactly (\`${earlier.command}\`${putBackOf(earlier.command)})` : `send its body exactly as it was, with --idempotency-key ${key}`
   return `the service says Idempotency-Key ${key} was used before with another body: the request sent under it at ${earlier.at} may have been done, and its outcome stays unknown${verify || `; check with \`pay journal ${key}\``}; to resume it, ${how}; never send it again under a new key before you know`
-}
-
-
-/**
- * Whether an answer may be the service's stored first answer to its key, its state as it was then: the key was sent
- * before with an unknown outcome (a resume: the interface does not say that a replay is marked), or the service marks
- * it replayed.
- */
-function maybeReplayed(res: ApiResponse, resumed: boolean): boolean {
-  return resumed || res.headers[REPLAYED_HEADER]?.toLowerCase() === 'true'
 }
 
 /** What an entry's request came to (no outcome recorded: unknown). */

@@ -18,7 +18,7 @@ import {operationList} from '../api/operations.js'
 import {PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE} from '../config/paths.js'
-import {BUCKETS, PROMISE_WAIT_TOLD_MS, REBUILDING_MARKER, REBUILD_LOCK, REBUILT_MARKER, ReferenceIndex, RunLines, bucketOf, runHeader} from './references.js'
+import {BUCKETS, PROMISE_WAIT_TOLD_MS, REBUILDING_MARKER, REBUILD_LOCK, REBUILT_MARKER, ReferenceIndex, RunLines, bucketOf, namesIn, runHeader} from './references.js'
 import type {JournalStore} from './store.js'
 
 /**
@@ -35,8 +35,8 @@ export async function rebuildReferenceIndex(store: JournalStore, notice: (text: 
 /** Whether the index's directory is missing or empty (nothing, not even the rebuild's marker), or a rebuild's begun and not ended. */
 function indexLost(root: string): boolean {
   try {
-    const names = readdirSync(root)
-    return names.length === 0 || names.includes(REBUILDING_MARKER)
+    const names = namesIn(root)
+    return names === undefined || names.length === 0 || names.includes(REBUILDING_MARKER)
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ENOENT'
   }

@@ -309,14 +309,15 @@ const LEGACY_MAP = 'references-legacy.json'
  */
 function legacyDirsOf(store: JournalStore, scope: ReferenceScope, own: string): LegacyRead[] | undefined {
   const root = join(store.dir, 'references')
-  let names: string[]
+  let names: string[] | undefined
   try {
-    names = readdirSync(root)
+    names = namesIn(root)
   } catch (err) {
     // none (or a file in its place: nothing was ever indexed there, and a write will say so)
     if (['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) return undefined
     throw unreadable(root, err)
   }
+  if (names === undefined) return undefined
   const others = names.filter((n) => n !== own && !MARKERS.has(n))
   if (others.length === 0) return names.length > 0 ? [] : undefined
   const mapFile = join(store.dir, LEGACY_MAP)
@@ -476,21 +477,30 @@ export class ReferenceIndex {
 /** Whether a directory exists (a stat). */
 function isDir(dir: string): boolean {
   try {
-    return statSync(dir).isDirectory()
+    return statSync(dir, {throwIfNoEntry: false})?.isDirectory() ?? false
   } catch {
     return false
   }
 }
 
+/**
+ * The names in a directory, or undefined when there is none. Asked with a stat first: a readdir of a missing
+ * directory throws an error that costs a command's start more than the stat (the index is missing on most machines).
+ */
+export function namesIn(dir: string): string[] | undefined {
+  return statSync(dir, {throwIfNoEntry: false}) === undefined ? undefined : readdirSync(dir)
+}
+
 /** The files of a bucket in a directory (one a day), oldest first; none when there is no directory. */
 function bucketFiles(dir: string, bucket: number): string[] {
-  let names: string[]
+  let names: string[] | undefined
   try {
-    names = readdirSync(dir)
+    names = namesIn(dir)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [] // none, or pruned meanwhile
     throw unreadable(dir, err)
   }
+  if (names === undefined) return []
   const prefix = `${bucket.toString(16)}-`
   return names
     .filter((n) => n.startsWith(prefix))
@@ -511,16 +521,24 @@ function* linesOf(file: string, needle?: Buffer): Generator<string> {
     throw unreadable(file, err)
   }
   try {
-    const chunk = Buffer.allocUnsafe(256 * 1024)
-    let rest = Buffer.alloc(0)
+    // read into one buffer again and again (grown for a longer line), kept for the next file: a new one per read or
+    // per file would wait in V8's old space for a full collection
+    let space = spareSpace ?? Buffer.allocUnsafeSlow(256 * 1024)
+    spareSpace = undefined
+    let held = 0 // an unfinished line's bytes, at the start of `space`
     for (;;) {
+      if (held === space.length) {
+        const grown = Buffer.allocUnsafeSlow(space.length * 2)
+        space.copy(grown, 0, 0, held)
+        space = grown
+      }
       let n: number
       try {
-        n = readSync(fd, chunk, 0, chunk.length, null)
+        n = readSync(fd, space, held, space.length - held, null)
       } catch (err) {
         throw unreadable(file, err)
       }
-      const buf = rest.length > 0 ? Buffer.concat([rest, chunk.subarray(0, n)]) : chunk.subarray(0, n)
+      const buf = space.subarray(0, held + n)
       // whole lines only, but the last line of the file when it has no line break
       const end = n === 0 ? buf.length : buf.lastIndexOf(10) + 1
       if (needle === undefined) {
@@ -540,13 +558,20 @@ function* linesOf(file: string, needle?: Buffer): Generator<string> {
           at = buf.indexOf(needle, stop + 1)
         }
       }
-      if (n === 0) return
-      rest = Buffer.from(buf.subarray(end))
+      if (n === 0) {
+        spareSpace = space
+        return
+      }
+      space.copyWithin(0, end, buf.length)
+      held = buf.length - end
     }
   } finally {
     closeSync(fd)
   }
 }
+
+/** The buffer the last linesOf to end read through, for the next one (two reading at once: the second makes its own). */
+let spareSpace: Buffer | undefined
 
 /** A file of the index that cannot be read (not one that is gone): the check that needs it stops, naming it. */
 function unreadable(file: string, err: unknown): PayError {

@@ -5,11 +5,11 @@
  * same key, which the service answers with the first result: outcomes are therefore written in batches, fsync'd
  * every FLUSH_MS, instead of one fsync per row.
  */
-import {closeSync, createReadStream, existsSync, openSync, readFileSync, readSync, readdirSync} from 'node:fs'
+import {closeSync, existsSync, openSync, readFileSync, readSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import type {RequestClass} from '../client/request-policy.js'
 import type {JournalStore} from './store.js'
-import {ByteLines} from './byte-lines.js'
+import {ByteLines, lineBlocks} from './byte-lines.js'
 import {SortedRecords} from './sorted-spool.js'
 
 const FLUSH_MS = 250
@@ -182,6 +182,8 @@ export class EarlierOutcomes {
 class Positioned {
   private readonly fd: number
   private window: Buffer = Buffer.alloc(0)
+  /** The memory the window is read into, again and again (grown for a longer record). */
+  private space: Buffer = Buffer.alloc(0)
   private start = 0
 
   constructor(file: string) {
@@ -190,9 +192,9 @@ class Positioned {
 
   read(offset: number, length: number): string {
     if (offset < this.start || offset + length > this.start + this.window.length) {
-      const buf = Buffer.allocUnsafe(Math.max(length, 64 * 1024))
-      const n = readSync(this.fd, buf, 0, buf.length, offset)
-      this.window = buf.subarray(0, n)
+      if (this.space.length < length) this.space = Buffer.allocUnsafeSlow(Math.max(length, 64 * 1024))
+      const n = readSync(this.fd, this.space, 0, this.space.length, offset)
+      this.window = this.space.subarray(0, n)
       this.start = offset
     }
     return this.window.toString('utf8', offset - this.start, offset - this.start + length)
@@ -205,19 +207,14 @@ class Positioned {
 
 /** The lines of a file, each with its byte offset and length (without the line break), read 256 KiB at a time. */
 async function* linesOf(file: string): AsyncGenerator<{text: string; offset: number; length: number}> {
-  let rest: Buffer = Buffer.alloc(0)
-  let base = 0 // the file offset of rest[0]
-  for await (const data of createReadStream(file, {highWaterMark: 256 * 1024})) {
-    const buf = rest.length > 0 ? Buffer.concat([rest, data as Buffer]) : (data as Buffer)
-    let from = 0
-    for (let nl = buf.indexOf(10, from); nl >= 0; nl = buf.indexOf(10, from)) {
-      if (nl > from) yield {text: buf.toString('utf8', from, nl), offset: base + from, length: nl - from}
-      from = nl + 1
+  for await (const {block, offset} of lineBlocks(file, 256 * 1024)) {
+    for (let from = 0; from < block.length; ) {
+      const nl = block.indexOf(10, from)
+      const stop = nl < 0 ? block.length : nl
+      if (stop > from) yield {text: block.toString('utf8', from, stop), offset: offset + from, length: stop - from}
+      from = stop + 1
     }
-    rest = buf.subarray(from)
-    base += from
   }
-  if (rest.length > 0) yield {text: rest.toString('utf8'), offset: base, length: rest.length}
 }
 
 /** The name of a run's journal file in `journal/runs/` (its run id); lineage files are named otherwise. */
@@ -462,6 +459,7 @@ export class RunJournal {
     this.writing = this.writing.then(async () => {
       if (this.failed === undefined && first !== undefined) this.failed = await this.first!.write(first)
       if (this.failed === undefined) this.failed = await this.store.appendLineAsync(this.file, text)
+      this.buffer.giveBack(text)
     })
   }
 

@@ -11,17 +11,23 @@ import {join} from 'node:path'
 import {SECRET_FILE_MODE} from '../config/paths.js'
 import {SPOOL_PREFIXES} from './store.js'
 
-/** Records held in memory before a sorted run is written out. */
-const DEFAULT_BUDGET_RECORDS = 1 << 16
-/** Records handed out at a time, and read from each run file at a time while merging. */
+/**
+ * Records held in memory before a sorted run is written out: few enough that what a run holds (a few of these at
+ * once, each until a full collection finds it dead) stays small beside a short run's memory.
+ */
+const DEFAULT_BUDGET_RECORDS = 1 << 14
+/** Records handed out at a time. */
 const CHUNK_RECORDS = 2048
+/** Records read from each run file at a time while merging (a million rows make 61 run files). */
+const HEAD_RECORDS = 256
 
 let made = 0
 
 export class SortedRecords {
-  private held: Uint32Array
-  /** The order the held records are sorted in (made once, grown as needed: not an array per spill). */
+  private readonly held: Uint32Array
+  /** The order the held records are sorted in, and the merge sort's second half (made once: not an array per spill). */
   private order = new Uint32Array(0)
+  private spare = new Uint32Array(0)
   private count = 0
   private sortedHeld = true
   private readonly runs: string[] = []
@@ -33,7 +39,9 @@ export class SortedRecords {
     private readonly budget = DEFAULT_BUDGET_RECORDS,
   ) {
     if (width < 1 || width > 8) throw new RangeError(`a sorted record is 1 to 8 words, not ${width}`)
-    this.held = new Uint32Array(Math.min(budget, 1024) * width)
+    // the whole budget at once, not grown by copies that wait as garbage for a full collection: the system gives its
+    // pages only as records are written there
+    this.held = new Uint32Array(budget * width)
   }
 
   /** Run files written so far. */
@@ -44,11 +52,6 @@ export class SortedRecords {
   /** Adds a record of `width` words (the first `width` arguments; each a 32-bit unsigned integer). */
   add(a: number, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h8 = 0): void {
     const w = this.width
-    if ((this.count + 1) * w > this.held.length) {
-      const grown = new Uint32Array(Math.min(this.held.length * 2, this.budget * w))
-      grown.set(this.held)
-      this.held = grown
-    }
     const at = this.count * w
     const h = this.held
     h[at] = a
@@ -104,8 +107,11 @@ export class SortedRecords {
 
   /** Sorts the held records in place. */
   private sortHeld(): void {
-    if (this.order.length < this.count) this.order = new Uint32Array(Math.min(this.budget, Math.max(this.count, this.order.length * 2)))
-    sortRecords(this.held, this.count, this.width, this.order)
+    if (this.order.length < this.count) {
+      this.order = new Uint32Array(this.budget)
+      this.spare = new Uint32Array(this.budget)
+    }
+    sortRecords(this.held, this.count, this.width, this.order, this.spare)
   }
 }
 
@@ -124,13 +130,13 @@ const moving = new Uint32Array(8)
 const PLACED = 0xffffffff
 
 /**
- * Sorts the first `count` records of `held` in place: their order is found in `orderSpace` (at least `count` long),
- * then the records are moved along each cycle of that order, one record aside at a time (no second array).
+ * Sorts the first `count` records of `held` in place: their order is found in `orderSpace` (with `spareSpace`, each
+ * at least `count` long), then the records are moved along each cycle of that order, one record aside at a time.
  */
-function sortRecords(held: Uint32Array, count: number, width: number, orderSpace: Uint32Array): void {
+function sortRecords(held: Uint32Array, count: number, width: number, orderSpace: Uint32Array, spareSpace: Uint32Array): void {
   const order = orderSpace.subarray(0, count)
   for (let i = 0; i < count; i++) order[i] = i * width
-  order.sort((x, y) => compare(held, x, held, y, width))
+  sortOrder(held, width, order, spareSpace.subarray(0, count))
   // place j takes the record now at order[j]; word by word, no typed-array view made per record
   for (let start = 0; start < count; start++) {
     if (order[start] === PLACED) continue
@@ -147,6 +153,46 @@ function sortRecords(held: Uint32Array, count: number, width: number, orderSpace
       j = from / width
     }
   }
+}
+
+/** Runs sorted by insertion before they are merged. */
+const INSERTION_RUN = 32
+
+/**
+ * Sorts `order` (record offsets into `held`) by the records' words: a stable merge sort through `spare`, allocating
+ * nothing. TypedArray's sort with a comparator copies the array twice into V8's heap; past 128 KiB those copies go
+ * straight to the old generation, where they wait for a full collection.
+ */
+function sortOrder(held: Uint32Array, width: number, order: Uint32Array, spare: Uint32Array): void {
+  const n = order.length
+  for (let lo = 0; lo < n; lo += INSERTION_RUN) {
+    const hi = Math.min(lo + INSERTION_RUN, n)
+    for (let i = lo + 1; i < hi; i++) {
+      const x = order[i]
+      let j = i - 1
+      while (j >= lo && compare(held, order[j], held, x, width) > 0) {
+        order[j + 1] = order[j]
+        j--
+      }
+      order[j + 1] = x
+    }
+  }
+  let from = order
+  let to = spare
+  for (let size = INSERTION_RUN; size < n; size *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * size) {
+      const mid = Math.min(lo + size, n)
+      const hi = Math.min(lo + 2 * size, n)
+      let i = lo
+      let j = mid
+      let k = lo
+      while (i < mid && j < hi) to[k++] = compare(held, from[j], held, from[i], width) < 0 ? from[j++] : from[i++]
+      while (i < mid) to[k++] = from[i++]
+      while (j < hi) to[k++] = from[j++]
+    }
+    ;[from, to] = [to, from]
+  }
+  if (from !== order) order.set(from)
 }
 
 /** A run file being merged: its current chunk, where in it, and where in the file. */
@@ -171,7 +217,7 @@ async function* merge(files: string[], width: number): AsyncGenerator<Uint32Arra
   }
   try {
     for (const file of files) {
-      const h = {fd: openSync(file, 'r'), chunk: new Uint32Array(CHUNK_RECORDS * width), words: 0, at: 0, offset: 0}
+      const h = {fd: openSync(file, 'r'), chunk: new Uint32Array(HEAD_RECORDS * width), words: 0, at: 0, offset: 0}
       heads.push(h)
     }
     const heap = heads.filter(refill)

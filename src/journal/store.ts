@@ -312,10 +312,11 @@ export class JournalStore {
 
   /**
    * appendLine without blocking the event loop (bulk runs), fsync'd; the same answer. `lines`: whole lines, as text or
-   * as their UTF-8 bytes (src/journal/byte-lines.ts). `handles`: files kept open between calls (a run's index buckets,
-   * written at every flush), for the caller to close; without it, closed here.
+   * as their UTF-8 bytes (src/journal/byte-lines.ts); none: only the fsync. `handles`: files kept open between calls
+   * (a run's index buckets, written at every flush), for the caller to close; without it, closed here. `sync` false:
+   * written, not fsync'd (a later call with `sync` on the same file makes both durable).
    */
-  async appendLineAsync(file: string, lines: string | Buffer, handles?: Map<string, Promise<FileHandle>>): Promise<string | undefined> {
+  async appendLineAsync(file: string, lines: string | Buffer, handles?: Map<string, Promise<FileHandle>>, sync = true): Promise<string | undefined> {
     if (!this.open()) return JOURNAL_OFF
     let handle: FileHandle | undefined
     try {
@@ -324,11 +325,13 @@ export class JournalStore {
       handles?.set(file, opening)
       handle = await opening
       // a leading line break, as writeWhole: a torn tail never swallows these lines (one write either way)
-      const data = typeof lines === 'string' ? [Buffer.from(`\n${lines}`)] : [LINE_BREAK, lines]
-      const length = data.reduce((n, b) => n + b.length, 0)
-      const {bytesWritten} = await handle.writev(data)
-      if (bytesWritten !== length) throw Object.assign(new Error(`wrote ${bytesWritten} of ${length} bytes`), {code: 'ENOSPC'})
-      await handle.sync()
+      if (lines.length > 0) {
+        const data = typeof lines === 'string' ? [Buffer.from(`\n${lines}`)] : [LINE_BREAK, lines]
+        const length = data.reduce((n, b) => n + b.length, 0)
+        const {bytesWritten} = await handle.writev(data)
+        if (bytesWritten !== length) throw Object.assign(new Error(`wrote ${bytesWritten} of ${length} bytes`), {code: 'ENOSPC'})
+      }
+      if (sync) await handle.sync()
       return undefined
     } catch (err) {
       if (handles?.delete(file)) await handle?.close().catch(() => undefined)

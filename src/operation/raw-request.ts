@@ -5,7 +5,7 @@
  */
 import type {ApiClient, ApiResponse, PreparedRequest} from '../client/api-client.js'
 import {ACCOUNT_REF_HEADER, type EndpointId} from '../api/endpoints.js'
-import {accountRefOf, splitPath} from '../client/api-client.js'
+import {accountRefOf, mayBeStale, splitPath} from '../client/api-client.js'
 import {InputError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {renderDryRun} from '../output/dry-run.js'
@@ -88,7 +88,7 @@ export async function runApi(options: ApiOptions, open: () => Promise<ApiContext
  */
 async function lookedUpNow(ctx: ApiContext, req: PreparedRequest, res: ApiResponse): Promise<ApiResponse | undefined> {
   const id = req.endpoint?.id as EndpointId | undefined
-  if (res.replayedAt === undefined || id === undefined) return undefined
+  if (!mayBeStale(res) || id === undefined) return undefined
   // loaded only for a replay: `pay api` starts without the operation specs
   const [{waitOperation}, {lookUpAccepted}, {pathParamsOf}] = await Promise.all([import('./wait.js'), import('./run-operation.js'), import('../api/kinds.js')])
   const op = waitOperation(id)

@@ -16,7 +16,7 @@ import type {FieldSpec, OperationSpec, PromptSpec, ValueSource} from '../api/ope
 import {problemsOf, type FieldProblem} from '../api/validate.js'
 import {withCanonicalAmounts} from '../api/money.js'
 import {resourceName} from '../api/resource.js'
-import type {ApiResponse, CallInput} from '../client/api-client.js'
+import {type ApiResponse, type CallInput, mayBeStale} from '../client/api-client.js'
 import {InputError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {renderDryRun} from '../output/dry-run.js'
@@ -353,7 +353,7 @@ export async function runOperation(ctx: ApiContext, op: OperationSpec, values: G
   const sent = await client.send(prepared)
   // the same request was accepted by an earlier run (nothing was sent), or a resumed key answered, maybe with the
   // service's first answer replayed: its resource as it is now
-  const looked = (sent.replayedAt !== undefined || sent.maybeReplayed) && op.wait ? await lookUpAccepted(ctx, op, choice.id, sent, input) : undefined
+  const looked = mayBeStale(sent) && op.wait ? await lookUpAccepted(ctx, op, choice.id, sent, input) : undefined
   const res = looked?.res ?? sent
   const refusedLink = op.open && given(values, op.open.flag) ? await openLink(ctx, (res.body as Record<string, unknown> | undefined)?.[op.open.field]) : undefined
   // a link not opened because it is no http(s) URL: said last, after what was created, and exit 1 if nothing else failed

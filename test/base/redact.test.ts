@@ -5,7 +5,7 @@
 import {readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {REDACTED, isSecretHeader, redactAnswer, redactArgv, redactBodyText, redactHeaders, redactJson, redactQuery, redactUrl, redactValues} from '../../src/base/redact.js'
+import {REDACTED, isSecretHeader, isSecretName, redactAnswer, redactArgv, redactBodyText, redactHeaders, redactJson, redactQuery, redactUrl, redactValues} from '../../src/base/redact.js'
 import {ROOT} from '../helpers/cli.js'
 
 const S = 's3cr3t-value-42'
@@ -38,6 +38,19 @@ describe('the one redactor', () => {
     expect(JSON.stringify(out)).not.toContain(S)
     expect(out).toMatchObject({tokenType: 'Bearer', pinned: 'yes', spanish: 'si'})
     expect(redactQuery({clientSecret: S, page: '2'})).toEqual({clientSecret: REDACTED, page: '2'})
+  })
+
+  it('a name is a secret by its last word, in any case and spelling, and nothing else is', () => {
+    for (const name of ['secret', 'CLIENT_SECRET', 'x-api-key', 'ApiKey', 'api_KEY', 'APIKEY', 'card-Number', 'cardNumber', 'db_pwd', 'PIN', 'x-auth-token', 'Authorization', 'set-cookie', 'x'.repeat(300) + '_token'])
+      expect(isSecretName(name), name).toBe(true)
+    for (const name of ['spin', 'pinned', 'japan', 'tokens', 'keyring', 'secretary', 'content-type', 'idempotency-key', 'x-request-id', 'cardnumbers', 'passWord', 'TO\u212AEN', ''])
+      expect(isSecretName(name), name).toBe(false)
+  })
+
+  it('a URL without userinfo comes back as it was, query values aside', () => {
+    expect(redactUrl('https://api.example.com/v1/balance')).toBe('https://api.example.com/v1/balance')
+    expect(redactUrl('https://api.example.com/v1?page=2&token=x')).toBe(`https://api.example.com/v1?page=2&token=${REDACTED}`)
+    expect(redactUrl('https://u:p@w@api.example.com/v1')).toBe(`https://${REDACTED}@api.example.com/v1`)
   })
 
   it('a profile view shows no URL password', async () => {

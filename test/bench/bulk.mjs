@@ -193,8 +193,8 @@ try {
     console.log(`  ${`${kind}${kind === 'check' ? ' (--dry-run)' : kind === 'resume' ? ' (all settled)' : ''}`.padEnd(21)} ${s[kind].toFixed(0).padStart(10)} ${l[kind].toFixed(0).padStart(14)}   ${ratio.toFixed(2)}x  ${ratio <= 1.2 ? 'ok' : 'OVER'}`)
   }
   console.log(`  (the ${RSS_ROWS}-row send ran at ${l.sendRate.toFixed(0)} rows/s)`)
-  // What each peak is made of: the growth with the row count is mostly V8's young generation, which V8 grows (up to
-  // 16 MiB a semi-space) under any sustained allocation, whatever is live (docs/performance.md, "Bulk memory").
+  // What each peak is made of: what still grows with the row count shows here (a bulk run keeps V8's young generation
+  // at a short run's size: src/bulk/young-generation.ts; docs/performance.md, "A bulk run's memory").
   if (Object.values(s.parts).every(Boolean) && Object.values(l.parts).every(Boolean)) {
     const f = (x) => x.toFixed(1).padStart(7)
     console.log(`  at the sampled peak (MiB)       RSS  mapped files  V8 young gen  V8 other  external  other native`)

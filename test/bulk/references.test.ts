@@ -60,6 +60,21 @@ describe('the reference index never lags the run journal for good', () => {
     expect(new ReferenceIndex(store, SCOPE).lookup('ix-1').map((e) => e.key)).toEqual(['k-1'])
   })
 
+  it('writes not fsync\'d are fsync\'d by the next synced write, even with nothing new to write (a reservation\'s last flush)', async () => {
+    const store = new JournalStore(tempConfigDir())
+    store.open()
+    const rows = new AcceptedRows(store, () => SCOPE, 'b'.repeat(32), 'pay.csv')
+    const outcome = {row: 0, line: 2, reference: 'us-1', status: 'unknown', outcome: 'unknown', http_status: null, state_at: '2026-11-26T10:00:01.000Z', idempotency_key: 'k-1', earlier: false} as RowOutcome
+    rows.add({endpoint: SCOPE.endpoint, reference: 'us-1', key: 'k-1', line: 2, body: '{}'} as SpooledRow, outcome)
+    expect(await rows.write(rows.take()!, false)).toBeUndefined()
+    expect(new ReferenceIndex(store, SCOPE).lookup('us-1').map((e) => e.key)).toEqual(['k-1']) // written
+    const synced = rows.take() // nothing new, but a file waits for its fsync
+    expect(synced).toBeDefined()
+    expect(await rows.write(synced!, true)).toBeUndefined()
+    expect(rows.take()).toBeUndefined()
+    await rows.close()
+  })
+
   it('a run cut after its records and before its index lines: the next run of the file adds them, and a single command with a row\'s reference is refused (exit 5)', async () => {
     const dir = tempConfigDir()
     const file = join(dir, 'rows.csv')

@@ -94,3 +94,29 @@ describe("a row's id", () => {
     expect(JSON.parse(r.stdout.trim())).toMatchObject({outcome: 'accepted', id: 'MD_CANCEL1'})
   })
 })
+
+describe('a row resent under its key (its outcome was unknown)', () => {
+  it("answered with the service's first answer replayed (processing) while the payout has failed: looked up once, reported failed, not sent a third time", async () => {
+    const dir = tempConfigDir()
+    const env = {PAY_CONFIG_DIR: dir, PAY_BASE_URL: server.url, PAY_CLIENT_ID: TEST_CLIENT_ID, PAY_CLIENT_SECRET: TEST_CLIENT_SECRET, NO_COLOR: '1'}
+    const payout = (status: string) => ({id: 'PO_B5', object: 'payout', status, currency: 'KES', amount: '12.00', fee_amount: '0.00', amount_debited: '12.00', merchant_reference: 'bu-5', status_detail: status === 'failed' ? 'the recipient account rejected the transfer' : null})
+    server.script('POST /v1/payouts', {drop: true}, {status: 201, body: payout('processing'), headers: {'idempotent-replayed': 'true'}})
+    server.script('GET /v1/payouts/bu-5', {status: 200, body: payout('failed')})
+    const file = join(dir, 'rows.csv')
+    writeFileSync(file, 'amount,reference,mobile,provider\n12.00,bu-5,254700000409,mpesa\n')
+    const args = ['payouts', 'create', '--from-file', file, '--currency', 'KES', '--yes', '--retries', '0', '--json']
+    const first = await runCommand(args, {env})
+    expect(first.code, first.stderr).toBe(1)
+    expect(JSON.parse(first.stdout)).toMatchObject({outcome: 'unknown'})
+    const again = await runCommand(args, {env})
+    const row = JSON.parse(again.stdout)
+    expect(row).toMatchObject({outcome: 'accepted', id: 'PO_B5', status: 'failed', state: 'failed', error_code: 'transaction_failed'})
+    expect(again.code, again.stderr).toBe(1)
+    expect(again.stderr).not.toMatch(/still processing/)
+    const sent = server.apiRequests()
+    expect(sent.filter((q) => q.path === '/v1/payouts/bu-5')).toHaveLength(1)
+    const posts = sent.filter((q) => q.method === 'POST' && q.path === '/v1/payouts')
+    expect(posts).toHaveLength(2)
+    expect(new Set(posts.map((q) => q.headers['idempotency-key'])).size).toBe(1)
+  })
+})

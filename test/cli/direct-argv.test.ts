@@ -15,6 +15,11 @@ import {ROOT} from '../helpers/cli.js'
 /** dist/direct-run.json, as planDirect reads it. */
 type DirectTable = Parameters<typeof planDirect>[1]
 const table = JSON.parse(readFileSync(join(ROOT, 'dist', 'direct-run.json'), 'utf8')) as DirectTable
+/** The balance command's entry (each command is kept as its JSON text) with some flags added. */
+const balanceWith = (flags: object): DirectTable => {
+  const balance = JSON.parse(table.commands.balance) as {flags: object}
+  return {...table, commands: {balance: JSON.stringify({...balance, flags: {...balance.flags, ...flags}})}}
+}
 let config: Config
 let oclif: typeof import('@oclif/core')
 
@@ -98,13 +103,13 @@ describe('the direct path parses as oclif does', () => {
   })
 
   it('a flag given through its environment variable goes to oclif', () => {
-    const withEnv: DirectTable = {...table, commands: {balance: {...table.commands.balance, flags: {...table.commands.balance.flags, quiet: {type: 'boolean', env: 'PAY_QUIET'}}}}}
+    const withEnv = balanceWith({quiet: {type: 'boolean', env: 'PAY_QUIET'}})
     expect(planDirect(['balance'], withEnv, {})).toBeDefined()
     expect(planDirect(['balance'], withEnv, {PAY_QUIET: '1'})).toBeUndefined()
   })
 
   it('a value outside a flag\'s options goes to oclif', () => {
-    const withOptions: DirectTable = {...table, commands: {balance: {...table.commands.balance, flags: {...table.commands.balance.flags, output: {type: 'option', char: 'o', options: ['json', 'table']}}}}}
+    const withOptions = balanceWith({output: {type: 'option', char: 'o', options: ['json', 'table']}})
     expect(planDirect(['balance', '-o', 'json'], withOptions, {})?.flags.output).toBe('json')
     expect(planDirect(['balance', '--output', 'yaml'], withOptions, {})).toBeUndefined()
   })
@@ -115,7 +120,7 @@ describe('flag kinds the commands may gain (global output flags) parse as oclif 
   const table2 = (): DirectTable => ({
     ...table,
     commands: {
-      balance: {
+      balance: JSON.stringify({
         op: 'balance',
         args: [],
         flags: {
@@ -124,7 +129,7 @@ describe('flag kinds the commands may gain (global output flags) parse as oclif 
           jq: {type: 'option', exclusive: ['output']},
           fields: {type: 'option', dependsOn: ['output']},
         },
-      },
+      }),
     },
   })
   const oclifFlags = () => ({
@@ -149,6 +154,12 @@ describe('flag kinds the commands may gain (global output flags) parse as oclif 
 })
 
 describe('the direct-run table', () => {
+  it('keeps each command as its JSON text, which only a run of that command reads', () => {
+    const others = Object.fromEntries(Object.keys(table.commands).map((id) => [id, id === 'balance' ? table.commands.balance : '{not json']))
+    expect(planDirect(['balance', '--json'], {...table, commands: others}, {})?.flags.json).toBe(true)
+    expect(() => planDirect(['collections', 'create'], {...table, commands: others}, {})).toThrow(SyntaxError)
+  })
+
   it('covers every operation command (aliases go to oclif)', async () => {
     const operationIds = []
     for (const id of config.commandIDs) {

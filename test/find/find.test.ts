@@ -173,6 +173,38 @@ describe('pay find', () => {
     expect(r.timeline.filter((t) => t.source === 'journal').every((t) => t.match === r.matches[0].label)).toBe(true)
   })
 
+  it('two payouts under one reference (the second --force-new): both shown, each request labelled with its own, the first found by its id as last seen', async () => {
+    const send = (mobile: string, ...extra: string[]) => h.run(['payouts', 'create', '--amount', '12.00', '--currency', 'KES', '--reference', 'find-two-po', '--mobile', mobile, '--provider', 'mpesa', '--json', ...extra])
+    const first = json(ok(await send('254712345671')))
+    const second = json(ok(await send('254712345672', '--force-new')))
+    const r = await found('find-two-po')
+    // the service's lookup by reference answers the newest; the first is the journal's, never dropped nor called absent
+    expect(r.matches.map((m) => [m.id, m.source])).toEqual([[second.id, 'service'], [first.id, 'journal']])
+    expect(r.matches[1]).toMatchObject({label: `payout ${first.id}`, state: 'processing', amount: '12.00', currency: 'KES'})
+    expect(r.matches[1].found_by).toContain(`the lookup by reference answers payout ${second.id}`)
+    expect(r.matches[1].state_at).toEqual(expect.any(String))
+    const requests = r.timeline.filter((t) => t.event === 'POST payouts.create')
+    expect(requests.map((t) => [t.id, t.match])).toEqual([[first.id, `payout ${first.id}`], [second.id, `payout ${second.id}`]])
+    // by the first one's id: found (exit 0), as the journal last saw it, with the request that made it
+    const byId = await find(String(first.id))
+    const result = json<FindResult>(ok(byId))
+    expect(result.matches).toMatchObject([{id: first.id, source: 'journal', state: 'processing'}])
+    expect(result.timeline.filter((t) => t.event === 'POST payouts.create').map((t) => [t.id, t.match])).toEqual([[first.id, `payout ${first.id}`], [second.id, null]])
+    expect(byId.stderr).toContain(`payout ${first.id}: shown as this machine last saw it`)
+  })
+
+  it('a debit sent as a --from-file row (the journal keeps no URL for it): looked up under the mandates this machine knows', async () => {
+    ok(await h.run(['mandates', 'create', '--mobile', '254712349012', '--provider', 'mpesa', '--currency', 'KES', '--amount', '300.00', '--frequency', 'MONTHLY', '--starts-at', '2026-12-01T09:00:00Z', '--reference', 'find-bulk-md', '--wait', '--wait-timeout', '20', '--json']))
+    const mandateId = String(json(ok(await h.run(['mandates', 'get', '--reference', 'find-bulk-md', '--json']))).mandate_id)
+    const file = join(h.env.PAY_CONFIG_DIR, 'find-debits.csv')
+    writeFileSync(file, `mandate_id,amount,currency,reference,provider\n${mandateId},10.00,KES,find-bulk-db,mpesa\n`)
+    ok(await h.command(['debits', 'create', '--from-file', file, '--yes']))
+    const r = await found('find-bulk-db')
+    expect(r.matches).toMatchObject([{kind: 'debit', source: 'service', merchant_reference: 'find-bulk-db', amount: '10.00'}])
+    expect(String(r.matches[0].found_by)).toContain(`mandate_id=${mandateId}`)
+    expect(r.timeline.filter((t) => t.source === 'journal').every((t) => t.match === r.matches[0].label)).toBe(true)
+  })
+
   it("another merchant's (or service's) requests with the same reference are not on this profile's timeline: one line says how many were left out", async () => {
     const mine = json(ok(await collection('find-other-1')))
     const globex = {PAY_CLIENT_ID: 'sb_globex_client', PAY_CLIENT_SECRET: 'sb_globex_secret_7d2b9e4a1c6f', PAY_ACCOUNT_REF: 'globex-east'}

@@ -400,6 +400,19 @@ describe('a step whose answer was lost (outcome unknown)', () => {
     expect(r.stderr).toMatch(/lost › charge: the outcome is unknown, it may have moved money \(Idempotency-Key [0-9a-f-]{36}, reference lost-/)
   })
 
+  it("--run-id: the resumed key's answer (maybe the service's first one, replayed) is looked up as it is now, one GET", async () => {
+    const e = env()
+    const runId = `replay-${Date.now()}`
+    await dropNext()
+    expect((await runCommand(['flow', 'run', lost(), '--retries', '0', '--json', '--run-id', runId], {env: e})).code).toBe(7)
+    const before = sb.requests.length
+    const again = await runCommand(['flow', 'run', lost(), '--json', '--run-id', runId], {env: e})
+    expect(again.code, again.stderr).toBe(0)
+    expect(JSON.stringify((json(again) as {steps: unknown[]}).steps[0])).toMatch(/HTTP 201; state now /)
+    const later = sb.requests.slice(before).filter((q) => q.path.startsWith('/v1/collections'))
+    expect(later.map((q) => q.method)).toEqual(['POST', 'GET'])
+  })
+
   it('--run-id runs a flow again with the same references: the unknown request resumed with its key, an accepted one not sent', async () => {
     const e = env()
     const runId = `resume-${Date.now()}`

@@ -6,7 +6,7 @@ import {existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync} 
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {JournalStore} from '../../src/journal/store.js'
-import {ReferenceIndex, bucketOf, describeAccepted, sharesPromise} from '../../src/journal/references.js'
+import {ReferenceIndex, bucketOf, describeAccepted, namesIn, sharesPromise} from '../../src/journal/references.js'
 import {AcceptedRows} from '../../src/bulk/references.js'
 import type {SpooledRow} from '../../src/bulk/spool.js'
 import type {RowOutcome} from '../../src/journal/run-journal.js'
@@ -15,6 +15,16 @@ import {tempConfigDir} from '../helpers/cli.js'
 import {SCOPE, accepted, writeAccepted} from '../helpers/reference-index.js'
 
 describe('the reference index', () => {
+  it('asks for a directory\'s names without an error when there is none (namesIn)', () => {
+    const dir = tempConfigDir()
+    expect(namesIn(join(dir, 'references'))).toBeUndefined()
+    mkdirSync(join(dir, 'references'))
+    expect(namesIn(join(dir, 'references'))).toEqual([])
+    writeFileSync(join(dir, 'references', 'a'), '')
+    expect(namesIn(join(dir, 'references'))).toEqual(['a'])
+    expect(() => namesIn(join(dir, 'references', 'a'))).toThrow(expect.objectContaining({code: 'ENOTDIR'}))
+  })
+
   it('written in batches by bucket and day; a lookup finds a reference among others, of its service only', () => {
     const store = new JournalStore(tempConfigDir())
     store.open()

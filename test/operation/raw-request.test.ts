@@ -94,6 +94,22 @@ describe('pay api', () => {
     expect(h.requests().slice(before).map((e) => `${e.method} ${e.path}`)).toEqual(['GET /v1/payouts/raw-since-1'])
   })
 
+  it("a resumed key's answer (maybe the service's first one, replayed) of a payout that failed since: looked up, \"state now: failed\"", async () => {
+    const env = {PAY_CONFIG_DIR: tempConfigDir()}
+    const data = JSON.stringify({amount: '12.00', currency: 'KES', merchant_reference: 'raw-resumed-1', mobile: '254700000409', provider: 'mpesa'})
+    expect((await fetch(`${h.sb.url}/_sandbox/faults`, {method: 'PUT', headers: {'content-type': 'application/json'}, body: JSON.stringify({drop_next: 1})})).status).toBe(200)
+    const first = await h.command(['api', 'POST', '/v1/payouts', '--data', data, '--retries', '0', '--json'], env)
+    expect(first.code, first.stderr).toBe(7)
+    const id = Object.values(h.sb.state.payouts).find((p) => p.merchant_reference === 'raw-resumed-1')!.id
+    await waitFor(() => h.sb.state.payouts[id]?.status === 'failed', 10_000, 'the sandbox settles it (failed, for this number)')
+    const before = h.requests().length
+    const again = await h.command(['api', 'POST', '/v1/payouts', '--data', data, '--json'], env)
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toMatch(new RegExp(`accepted as ${id} \\(its key was first sent .*replayed\\); state now: failed`))
+    expect(json<{id: string; status: string}>(again)).toMatchObject({id, status: 'failed'})
+    expect(h.requests().slice(before).map((e) => `${e.method} ${e.path}`)).toEqual(['POST /v1/payouts', 'GET /v1/payouts/raw-resumed-1'])
+  })
+
   it('sends --data and -F key:=json numbers as written (a JS number would round them), and knows it again in another key order', async () => {
     const data = '{"amount":"10.00","currency":"KES","merchant_reference":"raw-num-1","mobile":"254712345670","provider":"mpesa","metadata":{"order_total":12345678901234567890,"rate":1.50}}'
     const dry = await h.command(['api', 'POST', '/v1/collections', '--data', data, '-F', 'metadata.big:=98765432109876543210', '--dry-run'])

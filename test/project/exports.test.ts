@@ -40,6 +40,7 @@ const FOR_TESTS: Record<string, string> = {
   'src/api/operation-rules.ts generatedModule': 'test/api/operations.test.ts writes src/api/operations.generated.ts with it (-u)',
   'src/bulk/input.ts CSV_OPTIONS':
     "test/bulk/input.test.ts holds the lines the streamed reader gives each row to those of csv-parse's own `info` option, which must parse with the very options pay reads with",
+  'src/bulk/young-generation.ts YOUNG_GENERATION': 'test/bulk/young-generation.test.ts sets the very flag in a fresh node, at the very cap, to fail when V8 stops honouring it',
 }
 
 /** Exports of src/ that break the rule: `path name: why`. */

@@ -54,7 +54,7 @@ export const createCollection: Handler = (ctx) => {
     settle_at: outcome === 'hold' ? null : settleAfter(core, 'collection', id),
   }
   if (rail === 'bank_transfer') {
-    const va = issueVirtualAccount(core, {merchant_id: merchant.id, account_id: ctx.account.id, client_id: ctx.client.client_id, name: body.account_name ?? merchant.name, type: 'DYNAMIC', owner: {kind: 'collection', id}})
+    const va = issueVirtualAccount(core, {merchant_id: merchant.id, account_id: ctx.account.id, client_id: ctx.client.client_id, name: body.account_name ?? merchant.name, type: 'DYNAMIC', owner: {kind: 'collection', id}, from: Date.parse(rec.created_at)})
     rec.va_number = va.account_number
     core.at(Date.parse(va.expires_at!), COLLECTION_EXPIRY, id)
   }

@@ -12,7 +12,8 @@ const DYNAMIC_TTL_MS = 24 * 3600 * 1000
 
 export function issueVirtualAccount(
   core: Core,
-  args: {merchant_id: number; account_id: string; client_id: string | null; name: string; type: 'STATIC' | 'DYNAMIC'; owner: VirtualAccountRec['owner']},
+  /** `from`: when a dynamic account's 24 h start (its owner's created_at; default now). */
+  args: {merchant_id: number; account_id: string; client_id: string | null; name: string; type: 'STATIC' | 'DYNAMIC'; owner: VirtualAccountRec['owner']; from?: number},
 ): VirtualAccountRec {
   const bank = core.state.banks[0]
   let number = '90' + randomDigits(8)
@@ -27,7 +28,7 @@ export function issueVirtualAccount(
     bank_code: bank.bank_code,
     bank_name: bank.bank_name,
     status: 'ACTIVE',
-    expires_at: args.type === 'DYNAMIC' ? core.iso(core.now() + DYNAMIC_TTL_MS) : null,
+    expires_at: args.type === 'DYNAMIC' ? core.iso((args.from ?? core.now()) + DYNAMIC_TTL_MS) : null,
     single_deposit_limit: null,
     owner: args.owner,
   }
