@@ -72,8 +72,10 @@ interface Connection {
   last?: ServerResponse
   /** performance.now() when it connected. */
   since: number
-  /** How many idle sweeps had run when its latest request came (or when it connected). */
+  /** How many idle sweeps had run when its latest request came (or when it connected), or its answer was seen finished. */
   active: number
+  /** The answer a sweep has seen finished (its `active` moved up to that sweep's start). */
+  seen?: ServerResponse
 }
 
 export async function startHttpShell(options: ShellOptions): Promise<HttpShell> {
@@ -163,14 +165,21 @@ export async function startHttpShell(options: ShellOptions): Promise<HttpShell> 
   /**
    * Idle keep-alive connections are closed by one sweep over them all, not by Node's keepAliveTimeout, which sets a
    * timer on the socket after every answer and clears it at the next request. A request is stamped with the number
-   * of sweeps so far (no clock read per request); its connection, once answered, is closed when IDLE_SWEEPS whole
-   * intervals have passed since: at least idleMs after that request (a late timer only makes it later).
+   * of sweeps so far (no clock read per request), and again by the first sweep that sees its answer finished; its
+   * connection is closed when IDLE_SWEEPS whole intervals have passed since: at least idleMs after that request and
+   * its answer (a late timer only makes it later).
    */
   const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS
   let sweeps = 0
   const closeIdle = () => {
     sweeps++
     for (const [socket, st] of sockets) {
+      // idle from its answer, not its request (a forward may take longer than the timeout): the answer finished after
+      // the sweep before this one started
+      if (st.last?.writableFinished && st.seen !== st.last) {
+        st.seen = st.last
+        st.active = Math.max(st.active, sweeps - 1)
+      }
       if (st.last?.writableFinished && sweeps - st.active > IDLE_SWEEPS) {
         sockets.delete(socket)
         socket.destroy()

@@ -5,7 +5,8 @@
  * answered all along. Also the health check's ping: answered, never counted or shown. Loopback only, small
  * timeouts, bounded counts.
  */
-import {connect, type Socket} from 'node:net'
+import {createServer} from 'node:http'
+import {type AddressInfo, connect, type Socket} from 'node:net'
 import {afterEach, describe, expect, it} from 'vitest'
 import {OVERFLOW_FACTOR} from '../../src/webhooks/http-shell.js'
 import type {Delivery} from '../../src/webhooks/deliveries.js'
@@ -107,6 +108,28 @@ describe('listener: idle keep-alive connections', () => {
     // closed only once idle for the timeout after its latest request (a timer may fire a millisecond early)
     expect(performance.now() - second).toBeGreaterThanOrEqual(800 - 10)
     expect(performance.now() - started).toBeLessThan(10_000)
+  })
+})
+
+describe('listener: idle time after a slow answer', () => {
+  it('counts a connection idle from its answer, not its request: a forward slower than the timeout keeps it open', async () => {
+    // the app answers after 1.2 s, past the 800 ms idle timeout counted from the request
+    const app = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => setTimeout(() => res.end('ok'), 1200))
+    })
+    await new Promise<void>((r) => app.listen(0, '127.0.0.1', r))
+    cleanup.push(() => new Promise((r) => app.close(r)))
+    const l = await startListener({secrets: [SECRET], idleTimeoutMs: 800, forwardTo: `http://127.0.0.1:${(app.address() as AddressInfo).port}/hook`})
+    cleanup.push(() => l.close())
+    const {body} = eventBody()
+    const request = `POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nService-Signature: ${opensslHeader([SECRET], nowSeconds(), body)}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+    const conn = slowSender(l.port, request, '', 60_000)
+    await waitFor(() => conn.answer.includes('\r\n\r\n'), 10_000, 'the answer, after the forward')
+    const answered = performance.now()
+    await waitFor(() => conn.closed, 10_000, 'the idle connection to be closed')
+    // closed at least the idle timeout after the answer (less the answer's way to this socket); before: at once
+    expect(performance.now() - answered).toBeGreaterThanOrEqual(800 - 60)
   })
 })
 
