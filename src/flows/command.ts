@@ -48,9 +48,9 @@ export async function runFlowCommand(rt: Runtime, files: string[], flags: FlowFl
       stop = () => sb.close()
       out.info(out.color('dim', `sandbox on ${sb.url} (stopped when the flows end)`, 'err'))
       // the seeded merchant A, whatever profile or environment is set
-      ctx = await rt.createApiContext({...flags, profile: undefined, 'base-url': sb.url, 'client-id': sb.seed.client_id, 'client-secret': sb.seed.client_secret, 'account-ref': undefined}, userAgent, out)
+      ctx = await rt.createApiContext({...flags, profile: undefined, 'base-url': sb.url, 'client-id': sb.seed.client_id, 'client-secret': sb.seed.client_secret, 'account-ref': undefined}, userAgent, out, undefined, undefined, FLOW_JOURNAL)
     } else {
-      ctx = await rt.createApiContext(flags, userAgent, out)
+      ctx = await rt.createApiContext(flags, userAgent, out, undefined, undefined, FLOW_JOURNAL)
     }
     await confirmFlowMoney(ctx, flows, Boolean(flags.yes))
     const steps = await runFlows(ctx, flows, {userAgent, runId, onStep: (s) => printStep(out, s)})
@@ -82,6 +82,9 @@ function sayRunIdOnSignal(out: Output, runId: string, files: string[]): () => vo
     process.off('SIGTERM', onSignal)
   }
 }
+
+/** What the journal says of sending a step's request again: a flow has no --force-new, a new run id makes new references. */
+const FLOW_JOURNAL = {newRequest: 'run the flow without --run-id (a new run id gives its steps new references)'}
 
 /** Flows with a step on a money-moving endpoint, with a live profile: the rule of src/operation/confirm.ts, asked once. */
 async function confirmFlowMoney(ctx: ApiContext, flows: Flow[], yes: boolean): Promise<void> {

@@ -51,6 +51,8 @@ export interface GateOptions {
   argv?: string[]
   /** Recorded with each request (OpRecord.origin): `mcp` for `pay mcp`'s tool calls; none for the command line. */
   origin?: string
+  /** How to send a request again as a new one where --force-new does not exist (a flow, `pay mcp`): said instead of it. */
+  newRequest?: string
   now?: () => number
 }
 
@@ -235,7 +237,7 @@ export class JournalGate implements RequestJournal {
       const pending = findLast(entries, (e, i) => same(e) && unresolved(entries, i))
       if (latest && requestOf(latest) === 'accepted' && latest.outcome?.body !== undefined && !this.options.forceNew) {
         this.options.notice(
-          `already sent: this same request was accepted at ${latest.outcome.at}${latest.outcome.id ? ` as ${latest.outcome.id}` : ''} (Idempotency-Key ${latest.op.key}); nothing was sent now. Add --force-new to send it again as a new request`,
+          `already sent: this same request was accepted at ${latest.outcome.at}${latest.outcome.id ? ` as ${latest.outcome.id}` : ''} (Idempotency-Key ${latest.op.key}); nothing was sent now. ${this.options.newRequest === undefined ? 'Add --force-new to send it again as a new request' : `To send it again as a new request, ${this.options.newRequest}`}`,
         )
         replay = this.replayOf(req, latest, hide)
       } else if (pending && !this.options.forceNew) {
@@ -376,7 +378,7 @@ export class JournalGate implements RequestJournal {
     throw new PayError(
       `reference ${reference} already names another request: ${originOf(earlier)}, ${scope.endpoint} ${describeAccepted(earlier)}; nothing was sent`,
       ExitCode.CONFLICT,
-      `a reference is one promise to ${scope.baseUrl}, whatever the client id, and with or without an account ref (only two different account refs are two sub-accounts); look it up with \`${lookupOf(req, reference)}\` (or \`pay journal ${shellArgument(reference)}\`)${unknown ? `; to settle it, ${resume}` : ''}; to send this one as well, on purpose, add --force-new, or give it another reference`,
+      `a reference is one promise to ${scope.baseUrl}, whatever the client id, and with or without an account ref (only two different account refs are two sub-accounts); look it up with \`${lookupOf(req, reference)}\` (or \`pay journal ${shellArgument(reference)}\`)${unknown ? `; to settle it, ${resume}` : ''}; to send this one as well, on purpose, ${this.options.newRequest ?? 'add --force-new, or give it another reference'}`,
     )
   }
 

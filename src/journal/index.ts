@@ -14,7 +14,7 @@ export function openJournalStore(out: Output, env: NodeJS.ProcessEnv = process.e
 }
 
 /** What a caller other than the command line tells the journal: its origin and the argv of its resume command. */
-export type JournalUse = Pick<GateOptions, 'origin' | 'argv'>
+export type JournalUse = Pick<GateOptions, 'origin' | 'argv' | 'newRequest'>
 
 export function createJournalGate(out: Output, forceNew = false, env: NodeJS.ProcessEnv = process.env, use: JournalUse = {}): JournalGate {
   return new JournalGate(openJournalStore(out, env), {

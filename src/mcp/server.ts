@@ -139,7 +139,7 @@ class PayMcp {
     const connection = connectionArgv(this.options.flags)
     let ctx: rt.ApiContext | undefined
     try {
-      ctx = await rt.createApiContext({...this.options.flags, json: true}, this.options.userAgent, io.out, this.options.env, undefined, {origin: 'mcp', argv: [...commandLineOf(tool, values), ...connection], wrap})
+      ctx = await rt.createApiContext({...this.options.flags, json: true}, this.options.userAgent, io.out, this.options.env, undefined, {origin: 'mcp', argv: [...commandLineOf(tool, values), ...connection], newRequest: 'give it a new merchant reference (pay mcp never sends a request again)', wrap})
       if (tool.money && !policyOf(ctx.settings, this.options).moneyListed) throw new rt.PayError('the settings changed since pay mcp started: money is no longer allowed', 3)
       // --allow-live-money is the person's consent for this session (a live money tool is listed only with it), as
       // --yes is on the command line: no one is asked, and nothing prompts on a terminal (the agent owns stdio)

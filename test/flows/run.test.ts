@@ -426,8 +426,12 @@ describe('a step whose answer was lost (outcome unknown)', () => {
     expect(json(again)).toMatchObject({ok: true, run_id: runId, steps: [{outcome: 'passed'}, {outcome: 'passed'}]})
     expect(sentKeys(`lost-${runId}`)).toEqual([charge.steps[0].idempotency_key, charge.steps[0].idempotency_key])
     // a third run: the journal answers the accepted request, nothing is sent
-    expect(json(await runCommand(['flow', 'run', lost(), '--json', '--run-id', runId], {env: e}))).toMatchObject({ok: true})
+    const third = await runCommand(['flow', 'run', lost(), '--json', '--run-id', runId], {env: e})
+    expect(json(third)).toMatchObject({ok: true})
     expect(sentKeys(`lost-${runId}`)).toHaveLength(2)
+    // how to send it again, as a flow can (no --force-new there)
+    expect(third.stderr).toContain('To send it again as a new request, run the flow without --run-id (a new run id gives its steps new references)')
+    expect(third.stderr).not.toContain('--force-new')
     const refused = await runCommand(['flow', 'run', lost(), '--run-id', 'not a run id'], {env: e})
     expect(refused.code).toBe(2)
     expect(refused.stderr).toContain('--run-id must be 1 to 64 letters, digits, - or _')
