@@ -161,11 +161,10 @@ function redactText(text: string): string {
 }
 
 /** Redacts a raw body: as JSON when it parses (its numbers as written: parseMarked), else by pattern; then every known secret value. */
-export function redactBodyText(text: string, knownSecrets: (string | undefined)[] = [], redact = true): string {
+export function redactBodyText(text: string, knownSecrets: (string | undefined)[] = []): string {
   let out: string
   try {
-    const parsed = parseMarked(text) ?? JSON.parse(text)
-    out = stringifyMarked(redact ? redactJson(parsed) : parsed)
+    out = stringifyMarked(redactJson(parseMarked(text) ?? JSON.parse(text)))
   } catch {
     out = redactText(text)
   }
@@ -303,8 +302,9 @@ export function redactArgv(argv: readonly string[], knownSecrets: readonly (stri
     if (HEADER_FLAGS.has(flag)) value = header
     // a JSON body given inline: its secret-named fields, as a log shows the body (redactBodyText; @file and - stay)
     else if (DATA_FLAGS.has(flag)) value = (v) => {
-      const redacted = /^\s*[[{]/.test(v) ? redactBodyText(v) : undefined
-      if (redacted === undefined || redacted === redactBodyText(v, [], false)) return known(v, flag) // as typed when nothing is secret
+      const parsed = /^\s*[[{]/.test(v) ? jsonOrUndefined(v) : undefined
+      const redacted = parsed === undefined ? undefined : stringifyMarked(redactJson(parsed))
+      if (redacted === undefined || redacted === stringifyMarked(parsed)) return known(v, flag) // as typed when nothing is secret
       left.add(flag)
       return redactValues(redacted, [...knownSecrets])
     }
@@ -340,4 +340,13 @@ export function redactArgv(argv: readonly string[], knownSecrets: readonly (stri
     } else args.push(known(a, a.startsWith('-') ? flag : (argv[i - 1]?.startsWith('-') ? argv[i - 1].split('=')[0] : 'an argument')))
   }
   return {args, left: [...left]}
+}
+
+/** A JSON text's value, its numbers as written (parseMarked); undefined when it is no JSON. */
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return parseMarked(text) ?? JSON.parse(text)
+  } catch {
+    return undefined
+  }
 }

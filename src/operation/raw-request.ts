@@ -4,8 +4,8 @@
  * the request sent: one answer printed, or every page of a list with --paginate.
  */
 import type {ApiClient, ApiResponse, PreparedRequest} from '../client/api-client.js'
-import {ACCOUNT_REF_HEADER, type EndpointId} from '../api/endpoints.js'
-import {accountRefOf, mayBeStale, splitPath} from '../client/api-client.js'
+import type {EndpointId} from '../api/endpoints.js'
+import {mayBeStale, splitPath} from '../client/api-client.js'
 import {InputError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
 import {renderDryRun} from '../output/dry-run.js'
@@ -99,9 +99,8 @@ async function lookedUpNow(ctx: ApiContext, req: PreparedRequest, res: ApiRespon
   } catch {
     return undefined // not JSON: no reference to look it up by
   }
-  // in the sub-account the request named (`-H 'X-Service-Account-Ref: …'`), which the settings' may not be
-  const accountRef = accountRefOf(req)
-  const looked = await lookUpAccepted(ctx, op, id, res, {path: pathParamsOf(req.endpoint!.path, req.url), body, headers: accountRef === undefined ? undefined : {[ACCOUNT_REF_HEADER]: accountRef}})
+  // its headers: the lookup goes to the sub-account the request named (`-H 'X-Service-Account-Ref: …'`; pollOf)
+  const looked = await lookUpAccepted(ctx, op, id, res, {path: pathParamsOf(req.endpoint!.path, req.url), body, headers: req.headers})
   return looked?.other ? undefined : looked?.res
 }
 
