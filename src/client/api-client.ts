@@ -5,6 +5,7 @@
  */
 import {ACCOUNT_REF_HEADER, REPLAYED_HEADER, type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {statedReading} from '../api/schemas.js'
+import {surelyMatches} from '../api/sure-match.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from '../base/errors.js'
@@ -668,6 +669,8 @@ function unusableBody(req: PreparedRequest, res: {status: number; headers: Recor
     return labelledJson && res.text.trim() !== '' && body === undefined ? {message: notJson()} : undefined
   }
   if (body === undefined) return {message: res.text.trim() === '' ? `${what()} with an empty body` : notJson()}
+  // the usual answer is judged by a plain predicate; zod judges whatever that is not sure of (the same verdicts)
+  if (surelyMatches(endpoint.response, body)) return undefined
   const parsed = endpoint.response.safeParse(body)
   if (parsed.success) return undefined
   const problems = issueList(parsed.error)
