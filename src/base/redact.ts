@@ -267,8 +267,6 @@ function sameJson(text: string, json: string): boolean {
 const HEADER_FLAGS = new Set(['-H', '--header'])
 const DATA_FLAGS = new Set(['--data'])
 const FIELD_FLAGS = new Set(['-F', '--field'])
-/** Flags whose name says their value is a secret (`--client-secret`, `--webhook-secret`, `--token`, `--password`). */
-const SECRET_FLAG = /secret|token|password/i
 
 /**
  * A command line as pay prints or stores it (the resume command of an unknown outcome): the value of a secret-named
@@ -324,7 +322,8 @@ export function redactArgv(argv: readonly string[], knownSecrets: readonly (stri
       if (shown !== v) left.add(flag)
       return shown
     }
-    else if (flag.startsWith('--') && SECRET_FLAG.test(flag)) {
+    // a flag whose name says its value is a secret (`--client-secret`, `--secret`, `--token`): the one naming rule
+    else if (flag.startsWith('--') && isSecretName(flag.slice(2))) {
       value = () => {
         left.add(flag)
         return REDACTED
