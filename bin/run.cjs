@@ -3,8 +3,8 @@
 // ES-module loader, ~3 ms of every command (it is started only when something below import()s an ES module).
 // Three fast paths answer without loading @oclif/core (which alone costs more than a bare
 // `node -e 0`): `pay --version` (and -v, `pay version`); `pay [command words] --help` (and bare `pay`, and
-// `pay help [command words]`) served from dist/help-cache.json,
-// which scripts/build.mjs renders with oclif's own Help class right after the manifest, so it is never older
+// `pay help [command words]`) served from dist/help-cache.json (an index; each text is read by its offset in
+// the texts file it names), which scripts/build.mjs renders with oclif's own Help class right after the manifest, so it is never older
 // than the build; and a command word that no command, alias or topic starts with, which oclif would only answer
 // with the command_not_found hook's message (exit 2). And a direct path for the operation commands (directPath
 // below): their command line parsed from the build's table of their own flags and run without oclif. Anything
@@ -12,7 +12,7 @@
 // PAY_NO_FAST_PATH=1), falls through to oclif. test/e2e/fast-path.test.ts and direct-path.test.ts prove they print byte for byte
 // what oclif prints.
 // Node's modules as CommonJS (process.getBuiltinModule): no ES-module face of them is built.
-const {existsSync, fstatSync, readFileSync, statSync} = process.getBuiltinModule('node:fs')
+const {closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync} = process.getBuiltinModule('node:fs')
 const {createRequire} = process.getBuiltinModule('node:module')
 const {arch, homedir, platform, release} = process.getBuiltinModule('node:os')
 const {join} = process.getBuiltinModule('node:path')
@@ -52,7 +52,7 @@ function fastPath(argv) {
     return false
   }
   // The cache describes this package.json's oclif settings and this manifest, or it is not used.
-  if (cache.format !== 1 || cache.columns !== HELP_COLUMNS || JSON.stringify(pjson.oclif) !== cache.oclif) return false
+  if (cache.format !== 2 || cache.columns !== HELP_COLUMNS || JSON.stringify(pjson.oclif) !== cache.oclif) return false
   try {
     if (statSync(join(root, 'oclif.manifest.json')).size !== cache.manifestSize) return false
   } catch {
@@ -64,7 +64,7 @@ function fastPath(argv) {
   const userAgent = `${pjson.name}/${pjson.version} ${os}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}`
 
   if (version) {
-    process.stdout.write(`${userAgent}\n`)
+    writeAll(1, `${userAgent}\n`)
     return true
   }
 
@@ -102,12 +102,50 @@ function fastPath(argv) {
     }
   }
   if (entry) {
-    const text = color ? entry.color : entry.plain
-    process.stdout.write(text.split(cache.userAgentMark).join(userAgent))
+    let text
+    try {
+      text = readText(join(root, 'dist', cache.textFile), color ? entry[2] : entry[0], color ? entry[3] : entry[1])
+    } catch {
+      return false
+    }
+    writeAll(1, text.split(cache.userAgentMark).join(userAgent))
     return true
   }
   // the message of the command_not_found hook (dist/hooks/command-not-found.js), which oclif would run
-  return {unknownId: id}
+  return {unknownId: id, commandIds: cache.commandIds}
+}
+
+/** `length` bytes of `file` from `offset`, as UTF-8 (throws if the file is shorter). */
+function readText(file, offset, length) {
+  const fd = openSync(file, 'r')
+  try {
+    const buf = Buffer.allocUnsafe(length)
+    for (let done = 0; done < length; ) {
+      const n = readSync(fd, buf, done, length - done, offset + done)
+      if (n === 0) throw new Error(`${file} is shorter than its index says`)
+      done += n
+    }
+    return buf.toString('utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * A fast path's answer, written to fd 1 or 2 directly: building process.stdout or process.stderr for a pipe loads
+ * Node's net and stream modules (~15M instructions, about a fifth of `node -e 0`) for one write. The same bytes;
+ * whatever a plain write cannot finish (a non-blocking pipe that is full: EAGAIN; a closed one: EPIPE) goes to the
+ * stream as before, which queues it or reports it as it always did.
+ */
+function writeAll(fd, text) {
+  const buf = Buffer.from(text, 'utf8')
+  let done = 0
+  try {
+    while (done < buf.length) done += writeSync(fd, buf, done, buf.length - done)
+  } catch {
+    // left to the stream below
+  }
+  if (done < buf.length) (fd === 1 ? process.stdout : process.stderr).write(buf.subarray(done))
 }
 
 /** stdout is no terminal and nothing forces colour: supports-color 8 answers no colour for it. */
@@ -190,9 +228,9 @@ async function main() {
     // as CommonJS (scripts/bundle.mjs), or as tsc wrote it in a build without bundles
     const hook = join(root, 'dist', 'hooks', 'command-not-found.cjs')
     const {unknownCommandText} = existsSync(hook) ? require(hook) : await import('../dist/hooks/command-not-found.js')
-    const text = unknownCommandText(root, fast.unknownId, argv)
-    if (text.stdout) process.stdout.write(text.stdout)
-    process.stderr.write(`${text.stderr}\n`)
+    const text = unknownCommandText(fast.commandIds, fast.unknownId, argv)
+    if (text.stdout) writeAll(1, text.stdout)
+    writeAll(2, `${text.stderr}\n`)
     process.exitCode = 2
   } else if (!fast && !(await directPath(argv))) {
     // (no V8 flag is set at start-up: see src/client/undici.ts)

@@ -1,10 +1,11 @@
-// Writes dist/help-cache.json: the help of bare `pay`, of every topic, command and alias, rendered by oclif's
+// Writes dist/help-cache.json (an index) and dist/help-cache.<hash>.txt (the texts): the help of bare `pay`, of every topic, command and alias, rendered by oclif's
 // own Help class exactly as `pay … --help` renders it (same Config, same argv, same width), once without and
 // once with colour. bin/run.cjs serves it without loading @oclif/core. Run by scripts/build.mjs after the manifest.
 //
 // `node scripts/help-cache.mjs` writes the file; with `--render` it prints one rendering (colour as the
 // environment says) as JSON on stdout: the build runs that twice, with FORCE_COLOR=0 and FORCE_COLOR=3.
 import {execFileSync} from 'node:child_process'
+import {createHash} from 'node:crypto'
 import {existsSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
@@ -79,10 +80,25 @@ if (process.argv.includes('--render')) {
   const oclifEntry = createRequire(join(root, 'package.json')).resolve('@oclif/core')
   const ansis = createRequire(oclifEntry).resolve('ansis')
   const supportsColor = createRequire(oclifEntry).resolve('supports-color')
+  // The texts go to a file of their own, each subject's plain and coloured text at a byte offset; the index
+  // (dist/help-cache.json) names them. A fast path reads the small index and then one text by its offset, not
+  // ~0.6 MB of JSON for one subject (or none: --version, an unknown command).
+  const chunks = []
+  let at = 0
+  const place = (text) => {
+    const bytes = Buffer.from(text, 'utf8')
+    chunks.push(bytes)
+    at += bytes.length
+    return [at - bytes.length, bytes.length]
+  }
   const subjects = {}
-  for (const key of Object.keys(plain.subjects)) subjects[key] = {plain: plain.subjects[key], color: color.subjects[key]}
+  for (const key of Object.keys(plain.subjects)) subjects[key] = [...place(plain.subjects[key]), ...place(color.subjects[key])]
+  const texts = Buffer.concat(chunks)
+  // named by its content: an index is never read with another build's texts
+  const textFile = `help-cache.${createHash('sha256').update(texts).digest('hex').slice(0, 12)}.txt`
+  const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8'))
   const cache = {
-    format: 1,
+    format: 2,
     columns: HELP_COLUMNS,
     oclif: JSON.stringify(pjson.oclif),
     manifestSize: statSync(join(root, 'oclif.manifest.json')).size,
@@ -94,12 +110,17 @@ if (process.argv.includes('--render')) {
     // bin/run.cjs decides "no colour in a pipe" itself with supports-color 8's rule, and only for that major
     supportsColorMajor: Number(JSON.parse(readFileSync(join(dirname(supportsColor), 'package.json'), 'utf8')).version.split('.')[0]),
     userAgentMark: USER_AGENT_MARK,
+    // the manifest's command ids, which an unknown command's suggestions are chosen from (the hook reads the manifest)
+    commandIds: Object.keys(manifest.commands),
+    textFile,
+    // subject: [plain offset, plain bytes, colour offset, colour bytes] in textFile
     subjects,
   }
-  // written aside and renamed into place: a `pay --help` running meanwhile reads the old file or the new one
+  // the texts first, then the index written aside and renamed into place: a `pay --help` running meanwhile reads
+  // the old index or the new one, each with its own texts
+  writeFileSync(join(root, 'dist', textFile), texts)
   const file = join(root, 'dist', 'help-cache.json')
   writeFileSync(`${file}.${process.pid}.tmp`, JSON.stringify(cache))
   renameSync(`${file}.${process.pid}.tmp`, file)
-  console.log(`wrote dist/help-cache.json: help of ${Object.keys(subjects).length} subjects${plain.skipped ? ` (none: ${plain.skipped})` : ''}`)
+  console.log(`wrote dist/help-cache.json and dist/${textFile}: help of ${Object.keys(subjects).length} subjects${plain.skipped ? ` (none: ${plain.skipped})` : ''}`)
 }
-

@@ -209,7 +209,8 @@ function secretForms(value: string): string[] {
 export function redactValues(text: string, knownSecrets: (string | undefined)[]): string {
   let out = text
   for (const s of knownSecrets) {
-    if (!s || s.length < 4) continue
+    // every form of a secret is at least as long as the secret: a shorter text (most header values) holds none
+    if (!s || s.length < 4 || s.length > out.length) continue
     for (const form of formsOf(s)) if (out.includes(form)) out = out.split(form).join(REDACTED)
   }
   return out
@@ -266,8 +267,6 @@ function sameJson(text: string, json: string): boolean {
 const HEADER_FLAGS = new Set(['-H', '--header'])
 const DATA_FLAGS = new Set(['--data'])
 const FIELD_FLAGS = new Set(['-F', '--field'])
-/** Flags whose name says their value is a secret (`--client-secret`, `--webhook-secret`, `--token`, `--password`). */
-const SECRET_FLAG = /secret|token|password/i
 
 /**
  * A command line as pay prints or stores it (the resume command of an unknown outcome): the value of a secret-named
@@ -323,7 +322,8 @@ export function redactArgv(argv: readonly string[], knownSecrets: readonly (stri
       if (shown !== v) left.add(flag)
       return shown
     }
-    else if (flag.startsWith('--') && SECRET_FLAG.test(flag)) {
+    // a flag whose name says its value is a secret (`--client-secret`, `--secret`, `--token`): the one naming rule
+    else if (flag.startsWith('--') && isSecretName(flag.slice(2))) {
       value = () => {
         left.add(flag)
         return REDACTED

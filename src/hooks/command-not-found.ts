@@ -9,15 +9,15 @@ import {join} from 'node:path'
 import type {Hook} from '@oclif/core'
 
 /**
- * The error for an unknown command id (oclif's form, `a:b`): what goes to stdout (the envelope, under --json) and
- * to stderr. The caller writes it (bin/run.cjs's fast path, or the hook below through an Output) and exits 2.
+ * The error for an unknown command id (oclif's form, `a:b`), with suggestions from the manifest's command ids
+ * (the fast path has them from the help cache's index, which the build copies from the manifest; the hook reads
+ * the manifest): what goes to stdout (the envelope, under --json) and to stderr. The caller writes it (bin/run.cjs's fast path, or the hook below through an Output) and exits 2.
  */
-export function unknownCommandText(root: string, id: string, argv: string[]): {stdout?: string; stderr: string} {
+export function unknownCommandText(commandIds: string[], id: string, argv: string[]): {stdout?: string; stderr: string} {
   const typed = id.replace(/:/g, ' ')
-  const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
   const suggestions = closest(
     typed,
-    Object.keys(manifest.commands).map((c) => c.replace(/:/g, ' ')),
+    commandIds.map((c) => c.replace(/:/g, ' ')),
   )
   const message = `unknown command "${typed}"`
   const hint = suggestions.length > 0 ? `did you mean ${suggestions.map((s) => `\`pay ${s}\``).join(' or ')}? (\`pay --help\` lists every command)` : 'see `pay --help` for the commands'
@@ -28,7 +28,7 @@ export function unknownCommandText(root: string, id: string, argv: string[]): {s
 }
 
 const hook: Hook<'command_not_found'> = async function (options) {
-  const text = unknownCommandText(options.config.root, options.id, options.argv ?? [])
+  const text = unknownCommandText(manifestCommandIds(options.config.root), options.id, options.argv ?? [])
   // loaded only here (oclif's path): the fast path in bin/run.cjs needs the text alone
   const [{Output}, {detectTerminal}] = await Promise.all([import('../output/output.js'), import('../output/terminal.js')])
   const out = new Output(detectTerminal(), false)
@@ -38,6 +38,12 @@ const hook: Hook<'command_not_found'> = async function (options) {
 }
 
 export default hook
+
+/** The command ids of the manifest, as the build lists them in the help cache's index. */
+export function manifestCommandIds(root: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
+  return Object.keys(manifest.commands)
+}
 
 /** Up to two commands nearest to what was typed (edit distance, at most a third of its length), nearest first. */
 export function closest(typed: string, known: string[]): string[] {

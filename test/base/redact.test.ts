@@ -244,6 +244,12 @@ describe('a command line as pay prints or stores it (redactArgv)', () => {
     expect(left).toEqual(['--data', '-F auth.password', '-F pin'])
   })
 
+  it('a flag is secret by the one naming rule (isSecretName): --secret and --token are, --token-ttl is not', () => {
+    const {args, left} = redactArgv(['sandbox', 'start', '--token-ttl', '30', '--rate-token-per-minute=5', '--secret', 'w1', '--token=t2', '--api-key', 'k3'])
+    expect(args).toEqual(['sandbox', 'start', '--token-ttl', '30', '--rate-token-per-minute=5', '--secret', R, `--token=${R}`, '--api-key', R])
+    expect(left).toEqual(['--secret', '--token', '--api-key'])
+  })
+
   it('nothing secret: the words as given, nothing to put back', () => {
     const argv = ['payouts', 'create', '--amount', '12.00', '-H', 'Idempotency-Key: k', '--yes', '--data', '{"note": "x"}', '-F', 'note=y']
     expect(redactArgv(argv, ['sb_acme_secret_4f8a2c1e9b7d'])).toEqual({args: argv, left: []})

@@ -1,6 +1,6 @@
 /**
  * bin/run.js answers `pay --version` and `pay [words] --help` without loading @oclif/core, from
- * dist/help-cache.json (written by the build). These tests prove that what it prints is byte for byte what oclif
+ * dist/help-cache.json and the texts file it indexes (written by the build). These tests prove that what it prints is byte for byte what oclif
  * itself prints (PAY_NO_FAST_PATH=1 sends the same argv through oclif), for every subject in the cache, with
  * colour off and on, and that the fast path really does skip oclif. Also that the build's bundles (scripts/bundle.mjs)
  * load with a code cache V8 accepts.
@@ -15,8 +15,10 @@ import {ROOT, cleanEnv} from '../helpers/cli.js'
 import {probedRun, type ProbedRun} from '../helpers/probed-run.js'
 
 interface HelpCache {
-  subjects: Record<string, {plain: string; color: string}>
+  /** subject: [plain offset, plain bytes, colour offset, colour bytes] in the texts file */
+  subjects: Record<string, [number, number, number, number]>
   versionFlags: string[]
+  commandIds: string[]
 }
 
 const cache = JSON.parse(readFileSync(join(ROOT, 'dist', 'help-cache.json'), 'utf8')) as HelpCache
@@ -86,6 +88,8 @@ describe('fast paths of bin/run.cjs', () => {
       for (let i = 1; i < id.split(':').length; i++) expect(cache.subjects).toHaveProperty([id.split(':').slice(0, i).join(' ')])
     }
     expect(cache.subjects).toHaveProperty([''])
+    // an unknown command's suggestions come from these, as the hook's come from the manifest
+    expect(cache.commandIds).toEqual(Object.keys(manifest.commands))
   })
 
   it('every cached help, without colour, is exactly what oclif prints', {timeout: 300_000}, async () => {
