@@ -7,7 +7,7 @@
  */
 import {hash as sha256Of} from 'node:crypto'
 import type {PreparedRequest} from '../client/api-client.js'
-import type {EndpointId} from '../api/endpoints.js'
+import {type EndpointId, endpoints} from '../api/endpoints.js'
 import {uuidOfHex} from '../base/digest.js'
 import {InputError, type InputProblem} from '../base/errors.js'
 import type {ApiContext} from '../operation/api-context.js'
@@ -101,24 +101,41 @@ export async function check(ctx: ApiContext, run: CheckRun, input: BulkInput, sa
 /**
  * What the checking pass does with each good row, in file order: builds its request, keys it (rowKey: scope, body
  * bytes, first occurrence) and spools it; notes its reference and body hash in the sorted spools. `templates` keeps
- * one request per endpoint: a row's request is its endpoint's with the row's URL, body and key.
+ * one request per endpoint: a row's request is its endpoint's with the row's URL, body and key. An endpoint whose URL
+ * is the same for every row (no path parameter, no query) has its method, URL and key scope built by its first row
+ * only: a later row of it needs only its body's bytes, which the client's `prepare` makes by JSON.stringify.
  */
 function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => string, spool: RowSpool, templates: Map<EndpointId, Template>, references: SortedRecords, bodies: SortedRecords): Keep {
   const {client} = ctx
+  const fixed = new Map<EndpointId, {target: string; scope: string}>()
   return (r, {endpoint, input}, money) => {
-    input.idempotencyKey = KEY_PLACEHOLDER // the row's own input object (the operation built it for this row)
-    const bare = client.prepare(endpoint, input)
-    const url = splitUrl(bare.url)
-    if (!templates.has(endpoint)) templates.set(endpoint, {request: {...bare, retries: 0}, origin: url.origin}) // sendRow retries rows itself
-    const hash = bodyHash(bare.body ?? '')
-    const scope = scopeOf(bare.method, bare.url)
+    let target: string
+    let scope: string
+    let body: string | undefined
+    const same = fixed.get(endpoint)
+    if (same !== undefined && input.body !== undefined && input.path === undefined && input.query === undefined && input.headers === undefined) {
+      ;({target, scope} = same)
+      body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body)
+    } else {
+      input.idempotencyKey = KEY_PLACEHOLDER // the row's own input object (the operation built it for this row)
+      const bare = client.prepare(endpoint, input)
+      const url = splitUrl(bare.url)
+      target = url.target
+      scope = scopeOf(bare.method, bare.url)
+      body = bare.body
+      if (!templates.has(endpoint)) {
+        templates.set(endpoint, {request: {...bare, retries: 0}, origin: url.origin}) // sendRow retries rows itself
+        if (!endpoints[endpoint].path.includes('{') && input.query === undefined) fixed.set(endpoint, {target, scope})
+      }
+    }
+    const hash = bodyHash(body ?? '')
     // a reference names one request: one row of the file (checked once every row is read: refuseRepeatedReferences)
     if (money.reference !== null) {
       const ref = sha256Of('sha256', money.reference, 'hex')
       references.add(hexWords(ref, 0), hexWords(ref, 1), hexWords(ref, 2), hexWords(ref, 3), r.line, r.row)
     }
     bodies.add(hexWords(hash, 0), hexWords(hash, 1), hexWords(hash, 2), hexWords(hash, 3), r.row) // 128 bits tell bodies apart
-    spool.add({row: r.row, line: r.line, endpoint, target: url.target, body: bare.body, key: rowKeyOfHash(scope, hash, 1), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency})
+    spool.add({row: r.row, line: r.line, endpoint, target, body, bodySha256: body === undefined ? undefined : hash, key: rowKeyOfHash(scope, hash, 1), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency})
   }
 }
 

@@ -144,7 +144,10 @@ export async function runBulk(ctx: ApiContext, run: BulkRun): Promise<number> {
     }
     const requestOf = (s: SpooledRow): PreparedRequest => {
       const {request, origin} = checked.templates.get(s.endpoint)!
-      return client.withIdempotencyKey({...request, url: origin + s.target, body: s.body}, s.key)
+      const keyed = client.withIdempotencyKey(request, s.key) // a fresh object: the row's target and body set on it (one copy a row)
+      keyed.url = origin + s.target
+      keyed.body = s.body
+      return keyed
     }
     // rows an earlier run settled (the plan of --dry-run and the live confirmation both show it)
     const settled = await resumed.earlier.count(resumed.settledBy)

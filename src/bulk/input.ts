@@ -216,16 +216,14 @@ const CSV_PARSE_BYTES = 2 * 1024
  * test/bulk/input.test.ts holds these lines to those of csv-parse's own `info` option). That option's per-record
  * object, or the `on_record` hook's (made even when unread), cost about as much as parsing a record.
  */
-async function recordParser(delimiter: string): Promise<{parser: import('csv-parse').Parser; records: string[][]; lines: number[]}> {
+async function recordParser(delimiter: string, records: string[][], lines: number[]): Promise<import('csv-parse').Parser> {
   const {parse} = await import('csv-parse')
-  const records: string[][] = []
-  const lines: number[] = []
   const parser = parse({...CSV_OPTIONS, delimiter})
   parser.on('data', (record: string[]) => {
     records.push(record)
     lines.push(parser.info.lines)
   })
-  return {parser, records, lines}
+  return parser
 }
 
 /**
@@ -285,8 +283,8 @@ async function* csvRowChunks(input: BulkInput): AsyncGenerator<(InputRow | RowSy
     yield [new RowSyntaxError(headerLine.line, delimiter.problem, '(header)')]
     return
   }
-  const {parser, records, lines} = await recordParser(delimiter.delimiter)
-  parser.on('error', () => undefined) // read from parser.errored (set as soon as a write fails), or thrown by finished() below
+  const records: string[][] = []
+  const lines: number[] = []
   let row = 0
   let header: string[] | undefined
   let headerError: RowSyntaxError | undefined
@@ -325,6 +323,20 @@ async function* csvRowChunks(input: BulkInput): AsyncGenerator<(InputRow | RowSy
     const e = err as {lines?: number; message: string}
     return new RowSyntaxError(e.lines ?? 0, `is not valid CSV: ${e.message}`)
   }
+  if (await isPlainCsv(path, delimiter.delimiter)) {
+    // (every record already known regular: no error of csv-parse's to give)
+    for await (const _ of plainRecords(path, delimiter.delimiter, records, lines)) {
+      const rows = taken()
+      if (!rows) {
+        yield [headerError!]
+        return
+      }
+      if (rows.length > 0) yield rows
+    }
+    return
+  }
+  const parser = await recordParser(delimiter.delimiter, records, lines)
+  parser.on('error', () => undefined) // read from parser.errored (set as soon as a write fails), or thrown by finished() below
   for await (const data of pieces(path)) {
     parser.write(data)
     const rows = taken()
@@ -358,4 +370,76 @@ async function* pieces(path: string): AsyncGenerator<Buffer> {
   for await (const bytes of reads(path, CSV_READ_BYTES)) {
     for (let at = 0; at < bytes.length; at += CSV_PARSE_BYTES) yield Buffer.from(bytes.subarray(at, Math.min(at + CSV_PARSE_BYTES, bytes.length)))
   }
+}
+
+/**
+ * Whether a CSV file is plain: ASCII without a quote, a CR or another control character (a tab only as its delimiter),
+ * a BOM at most, and every line that is not empty with as many delimiters as the first (two columns at least). csv-parse
+ * reads such a file as its lines split at the delimiter, each field trimmed of spaces (the only blanks it can hold) and
+ * empty lines skipped: plainRecords does that without csv-parse's state machine, byte by byte in JavaScript (the dearest
+ * part of a bulk run's checking pass). Any other file is csv-parse's, and so is every message about a broken one. A
+ * test holds both readers to the same records and lines (test/bulk/input.test.ts).
+ */
+async function isPlainCsv(path: string, delimiter: string): Promise<boolean> {
+  const d = delimiter.charCodeAt(0)
+  let expected = -1 // the delimiters of the first line that is not empty
+  let count = 0
+  let blank = true
+  let at = 0
+  /** At a line's end: whether it is empty, or has the delimiters of the first. */
+  const regular = (): boolean => {
+    if (blank) return true
+    if (expected < 0) expected = count
+    return count === expected
+  }
+  for await (const bytes of reads(path, CSV_READ_BYTES * 4)) {
+    let i = at === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
+    at += bytes.length
+    for (; i < bytes.length; i++) {
+      const b = bytes[i]
+      if (b === 10) {
+        if (!regular()) return false
+        count = 0
+        blank = true
+      } else {
+        blank = false
+        if (b === d) count++
+        else if (b < 0x20 || b > 0x7e || b === 0x22) return false
+      }
+    }
+  }
+  return regular() && expected >= 1
+}
+
+/** Records of a plain CSV file (isPlainCsv) handed out at a time. */
+const PLAIN_RECORDS = 32
+
+/** The records of a plain CSV file (isPlainCsv), each with its line, into `records` and `lines`, PLAIN_RECORDS at a time. */
+async function* plainRecords(path: string, delimiter: string, records: string[][], lines: number[]): AsyncGenerator<void> {
+  let line = 0
+  let rest = ''
+  let first = true
+  const add = (text: string) => {
+    const fields = text.split(delimiter)
+    if (text.includes(' ')) for (let k = 0; k < fields.length; k++) fields[k] = fields[k].trim()
+    records.push(fields)
+    lines.push(line)
+  }
+  for await (const bytes of reads(path, CSV_READ_BYTES)) {
+    let text = rest + bytes.toString('latin1') // ASCII: the same text as utf8
+    if (first && text.startsWith('\xef\xbb\xbf')) text = text.slice(3)
+    first = false
+    const end = text.lastIndexOf('\n')
+    for (let from = 0; from <= end; ) {
+      const nl = text.indexOf('\n', from)
+      line++
+      if (nl > from) add(text.slice(from, nl))
+      from = nl + 1
+      if (records.length === PLAIN_RECORDS) yield
+    }
+    rest = text.slice(end + 1)
+  }
+  line++
+  if (rest !== '') add(rest)
+  if (records.length > 0) yield
 }

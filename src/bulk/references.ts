@@ -179,14 +179,14 @@ export class AcceptedRows implements FlushedFirst<Taken> {
   ) {}
 
   /** A row this run sent (`r.body`: the bytes sent, whose hash an unknown line carries). */
-  add(r: Pick<SpooledRow, 'endpoint' | 'reference' | 'key' | 'line' | 'body'>, o: RowOutcome): void {
+  add(r: Pick<SpooledRow, 'endpoint' | 'reference' | 'key' | 'line' | 'body' | 'bodySha256'>, o: RowOutcome): void {
     if (r.reference === null) return
     let writer = this.writers.get(r.endpoint)
     if (writer === undefined) {
       writer = new ReferenceWriter(new ReferenceIndex(this.store, this.scopeOf(r.endpoint)), this.run, this.file)
       this.writers.set(r.endpoint, writer)
     }
-    writer.add(r.reference, writer.lines.of(r.reference, r.key, r.line, o, o.outcome === 'unknown' && r.body !== undefined ? bodyHash(r.body) : undefined))
+    writer.add(r.reference, writer.lines.of(r.reference, r.key, r.line, o, o.outcome === 'unknown' && r.body !== undefined ? (r.bodySha256 ?? bodyHash(r.body)) : undefined))
   }
 
   take(): Taken | undefined {

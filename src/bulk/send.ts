@@ -16,7 +16,7 @@ import type {ApiContext} from '../operation/api-context.js'
 import type {Checked} from './check.js'
 import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, type ProgressReporter, type ResultSink} from './report.js'
-import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RunJournal, rowOutcome, withStatus} from '../journal/run-journal.js'
+import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RowState, type RunJournal, rowOutcome, rowState, withStatus} from '../journal/run-journal.js'
 import type {SpooledRow} from './spool.js'
 import type {MoneyCharge} from '../operation/confirm.js'
 import {printableLine} from '../output/printable.js'
@@ -368,8 +368,8 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
       const state = stateOf(res.body) ?? null
       const end = ended(state)
       // answered in a failed state at once (a payout its wallet cannot cover): the service's reason, as --wait says it
-      const failed = end === 'failed' ? endedFailed(state, failureDetail(res.body)) : {error_code: null, error_message: null}
-      return {outcome: rowOutcome(fieldsOf(r, 'accepted', res.status, id, state, new Date().toISOString(), failed.error_code, failed.error_message), end), response: res}
+      const failed = end === 'failed' ? endedFailed(state, failureDetail(res.body)) : NO_ERROR
+      return {outcome: sentOutcome(r, rowState('accepted', end, false), 'accepted', res.status, id, state, new Date().toISOString(), failed.error_code, failed.error_message), response: res}
     }
     const status = typeof err?.status === 'number' ? err.status : undefined
     // a failure the client did not judge (none is expected): it may have reached the service
@@ -388,17 +388,19 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     rate.ok()
     const code = err?.error?.code ?? (status === undefined ? 'network_error' : `http_${status}`)
     const message = err?.error?.message ?? err?.message ?? String(err)
-    return {outcome: rowOutcome(fieldsOf(r, decision.class, status ?? null, null, null, null, code, message), undefined, decision.again), again: decision.again}
+    return {outcome: sentOutcome(r, rowState(decision.class, undefined, decision.again), decision.class, status ?? null, null, null, null, code, message), again: decision.again}
   }
 }
 
-/** A sent row's outcome fields (an object literal, not a spread of shared ones: see withStatus). */
-function fieldsOf(r: SpooledRow, outcome: RequestClass, httpStatus: number | null, id: string | null, state: string | null, stateAt: string | null, code: string | null, message: string | null): Omit<RowOutcome, 'status'> {
+/** A sent row's outcome: one object literal in withStatus's key order (not a spread of shared ones, nor a copy of another). */
+function sentOutcome(r: SpooledRow, status: RowState, outcome: RequestClass, httpStatus: number | null, id: string | null, state: string | null, stateAt: string | null, code: string | null, message: string | null): RowOutcome {
   return {
-    row: r.row, line: r.line, reference: r.reference, outcome, http_status: httpStatus, id, state, state_at: stateAt, error_code: code, error_message: message, idempotency_key: r.key,
-    amount: r.amount, currency: r.currency, earlier: false,
+    row: r.row, line: r.line, reference: r.reference, status, outcome, http_status: httpStatus, id, state, state_at: stateAt, error_code: code, error_message: message,
+    idempotency_key: r.key, amount: r.amount, currency: r.currency, earlier: false,
   }
 }
+
+const NO_ERROR = {error_code: null, error_message: null}
 
 /** The error fields of a row whose resource ended failed: transaction_failed, with the service's reason (else the state). */
 function endedFailed(state: string | null, detail: string | undefined): {error_code: string; error_message: string} {

@@ -22,6 +22,8 @@ export interface SpooledRow {
   target: string
   /** The exact body bytes the row's key was derived from. */
   body?: string
+  /** The SHA-256 (hex) of `body`, as the checking pass derived the key from it (an `unknown` index line carries it). */
+  bodySha256?: string
   /** Its derived Idempotency-Key. */
   key: string
   path?: CallInput['path']

@@ -5,6 +5,7 @@
  */
 import {ACCOUNT_REF_HEADER, REPLAYED_HEADER, type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {statedReading} from '../api/schemas.js'
+import {surelyMatches} from '../api/sure-match.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
 import {ApiError, InputError, InvalidResponseError, NetworkError, hintFor, PayError} from '../base/errors.js'
@@ -307,12 +308,9 @@ export class ApiClient {
 
   /** The same request under another Idempotency-Key (a bulk row's key is derived from its request's bytes). */
   withIdempotencyKey(req: PreparedRequest, key: string): PreparedRequest {
-    const problems = headerProblems({idempotencyKey: key})
-    if (problems.length > 0) throw new InputError(problems)
-    const keyed = rekeyed(req, key) // a fresh object: marked here rather than copied once more (a bulk run rekeys every row)
-    keyed.keyGiven = true
-    keyed.safeToRepeat = true
-    return keyed
+    // (the usual key, a bulk row's derived one, passes at once: no list of problems made for each row)
+    if (key === '' || key.length > MAX_IDEMPOTENCY_KEY || !HEADER_VALUE.test(key)) throw new InputError(headerProblems({idempotencyKey: key}))
+    return {...req, idempotencyKey: key, keyGiven: true, safeToRepeat: true, headers: {...req.headers, 'idempotency-key': key}} // a fresh object (rekeyed's, marked)
   }
 
   /** Calls an endpoint of the table. */
@@ -354,8 +352,8 @@ export class ApiClient {
    * Sends without the journal: for a caller that journals itself (the bulk engine, src/bulk/). `via`: the HTTP
    * layer to use instead of the client's (the bulk engine's pool, see poolable); everything above it is the same.
    */
-  async sendUnjournaled<T = unknown>(req: PreparedRequest, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
-    return this.shown(await this.exchange<T>(req, undefined, via))
+  sendUnjournaled<T = unknown>(req: PreparedRequest, via?: Pick<Transport, 'send'>): Promise<ApiResponse<T>> {
+    return this.exchange<T>(req, undefined, via, false, true) // (the answer made shown there: one async step a request, not three)
   }
 
   /**
@@ -363,9 +361,13 @@ export class ApiClient {
    * its body or a header, and every secret-named header hidden (redactAnswer). The token request's own answer never
    * comes here (it holds the token the client then uses).
    */
-  private shown<T>(res: ApiResponse<T>): ApiResponse<T> {
+  private shown<T>(res: ApiResponse<T>, fresh = false): ApiResponse<T> {
     const shown = redactAnswer(res, this.secrets())
-    return shown.text === res.text && shown.body === res.body ? {...res, headers: shown.headers} : {...res, headers: shown.headers, text: shown.text, body: shown.body as T}
+    if (shown.text === res.text && shown.body === res.body) {
+      // an answer made for this caller alone (fresh) that quotes no secret is shown as it is, not copied
+      return fresh && shown.headers === res.headers ? res : {...res, headers: shown.headers}
+    }
+    return {...res, headers: shown.headers, text: shown.text, body: shown.body as T}
   }
 
   /**
@@ -383,12 +385,72 @@ export class ApiClient {
    * the request came to (requestClass: refused or unknown). `via`: the HTTP layer instead of the client's transport
    * (sendUnjournaled); `earlierMaybeSent`: an earlier run's attempt under this key may have reached the service.
    */
-  private async exchange<T>(req: PreparedRequest, ready?: Promise<void>, via?: Pick<Transport, 'send'>, earlierMaybeSent = false): Promise<ApiResponse<T>> {
+  private async exchange<T>(req: PreparedRequest, ready?: Promise<void>, via?: Pick<Transport, 'send'>, earlierMaybeSent = false, shown = false): Promise<ApiResponse<T>> {
     // --timeout bounds each attempt (body included); all attempts and the waits between them share this deadline
     const deadline = nowMs() + this.requestBudgetMs()
-    const policy = new RequestAttempts({retries: req.retries ?? this.retries, safeToRepeat: req.safeToRepeat, earlierMaybeSent, auth: req.auth, timeLeft: () => deadline - nowMs()})
+    const retries = req.retries ?? this.retries
+    const policy = new RequestAttempts({retries, safeToRepeat: req.safeToRepeat, earlierMaybeSent, auth: req.auth, timeLeft: () => deadline - nowMs()})
     try {
-      return await this.attempts<T>(req, policy, deadline, via ?? this.transportFor(), ready)
+      const transport = via ?? this.transportFor()
+      for (;;) {
+        const attempt = policy.attempt + 1
+        const headers = {...req.headers}
+        let token: string | undefined
+        if (req.auth) {
+          token = (this.tokens.held() ?? (await this.tokens.get())).access_token
+          headers.authorization = this.bearer(token)
+        }
+        this.traceRequest(req, headers, attempt)
+        const started = nowMs()
+        const timeoutMs = Math.max(1, Math.min(this.timeoutMs, Math.round(deadline - started)))
+        let res
+        try {
+          res = await transport.send({method: req.method, url: req.url, headers, body: req.body, timeoutMs, ready})
+        } catch (err) {
+          // pay's own failure before a byte was written (the journal could not make the request durable): not an attempt
+          if (err instanceof PayError) throw err
+          const outcome = classifyNetworkError(err)
+          const what = describeNetworkError(err, outcome, timeoutMs, req.url)
+          this.trace(`<- ${what} after ${Math.round(nowMs() - started)} ms`)
+          const decision = policy.next(outcome)
+          if (decision.retry) {
+            this.options.notice?.(`${what}; retrying in ${decision.waitMs} ms (attempt ${attempt + 1} of ${retries + 1})`)
+            await this.sleep(decision.waitMs)
+            continue
+          }
+          const stoppedBy = decision.stoppedBy === 'deadline' ? `; stopped after ${attempt} attempt(s) at the overall deadline of ${Math.round((this.timeoutMs * DEADLINE_FACTOR) / 1000)} s (${DEADLINE_FACTOR} x --timeout)` : ''
+          throw decided(new NetworkError(`${req.method} ${new URL(req.url).pathname} failed: ${what}${stoppedBy}`, attempt, networkHint(req, outcome, err), outcome.kind === 'tls' ? 'tls_error' : 'network_error', mayHaveReached(outcome)), decision, outcome)
+        }
+        this.traceResponse(req, res, nowMs() - started)
+
+        const body = parseJson(res.text)
+        if (res.status < 400) {
+          const unusable = unusableBody(req, res, body)
+          if (!unusable || unusable.differs) {
+            const answer: ApiResponse<T> = {status: res.status, headers: res.headers, body: body as T, text: res.text, attempts: attempt, request: req}
+            if (unusable?.differs) answer.differs = unusable.problems
+            return shown ? this.shown(answer, true) : answer
+          }
+          const outcome: AttemptOutcome = {kind: 'unusable', status: res.status}
+          throw decided(new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt), policy.next(outcome), outcome)
+        }
+        const outcome = statusOutcome(res.status, body)
+        const asked = askedWaitMs(res.status, res.headers, body)
+        const decision = policy.next(outcome, asked)
+        if (decision.retry && decision.refreshToken) {
+          this.options.notice?.('the access token was rejected; getting a fresh one and trying once more')
+          await this.tokens.refresh(token)
+          continue
+        }
+        if (decision.retry) {
+          this.options.notice?.(`HTTP ${res.status}${asked !== undefined ? ' (Retry-After)' : ''}; retrying in ${decision.waitMs} ms (attempt ${attempt + 1} of ${retries + 1})`)
+          await this.sleep(decision.waitMs)
+          continue
+        }
+        // the error is shown, put under --json and journaled: a secret the answer quotes (a token, the client secret) is hidden
+        const shownText = redactBodyText(res.text, this.secrets())
+        throw decided(Object.assign(toApiError(res.status, shownText, shownText === res.text ? body : parseJson(shownText), attempt, res.headers), {responseHeaders: redactHeaders(res.headers, this.secrets())}), decision, outcome)
+      }
     } catch (err) {
       // thrown before an answer was judged (no token, the journal's record not durable): the policy's class of that
       if (err instanceof PayError && err.requestClass === undefined) err.requestClass = classOfError(err, policy.maybeSent)
@@ -396,71 +458,15 @@ export class ApiClient {
     }
   }
 
-  private async attempts<T>(req: PreparedRequest, policy: RequestAttempts, deadline: number, transport: Pick<Transport, 'send'>, ready?: Promise<void>): Promise<ApiResponse<T>> {
-    const retries = req.retries ?? this.retries
-    for (;;) {
-      const attempt = policy.attempt + 1
-      const headers = {...req.headers}
-      let token: string | undefined
-      if (req.auth) {
-        token = (this.tokens.held() ?? (await this.tokens.get())).access_token
-        headers.authorization = `Bearer ${token}`
-      }
-      this.traceRequest(req, headers, attempt)
-      const started = nowMs()
-      const timeoutMs = Math.max(1, Math.min(this.timeoutMs, Math.round(deadline - started)))
-      let res
-      try {
-        res = await transport.send({method: req.method, url: req.url, headers, body: req.body, timeoutMs, ready})
-      } catch (err) {
-        // pay's own failure before a byte was written (the journal could not make the request durable): not an attempt
-        if (err instanceof PayError) throw err
-        const outcome = classifyNetworkError(err)
-        const what = describeNetworkError(err, outcome, timeoutMs, req.url)
-        this.trace(`<- ${what} after ${Math.round(nowMs() - started)} ms`)
-        const decision = policy.next(outcome)
-        if (decision.retry) {
-          this.options.notice?.(`${what}; retrying in ${decision.waitMs} ms (attempt ${attempt + 1} of ${retries + 1})`)
-          await this.sleep(decision.waitMs)
-          continue
-        }
-        const stoppedBy = decision.stoppedBy === 'deadline' ? `; stopped after ${attempt} attempt(s) at the overall deadline of ${Math.round((this.timeoutMs * DEADLINE_FACTOR) / 1000)} s (${DEADLINE_FACTOR} x --timeout)` : ''
-        throw decided(new NetworkError(`${req.method} ${new URL(req.url).pathname} failed: ${what}${stoppedBy}`, attempt, networkHint(req, outcome, err), outcome.kind === 'tls' ? 'tls_error' : 'network_error', mayHaveReached(outcome)), decision, outcome)
-      }
-      this.traceResponse(req, res, nowMs() - started)
-
-      const body = parseJson(res.text)
-      if (res.status < 400) {
-        const unusable = unusableBody(req, res, body)
-        if (!unusable || unusable.differs) {
-          const answer: ApiResponse<T> = {status: res.status, headers: res.headers, body: body as T, text: res.text, attempts: attempt, request: req}
-          if (unusable?.differs) answer.differs = unusable.problems
-          return answer
-        }
-        const outcome: AttemptOutcome = {kind: 'unusable', status: res.status}
-        throw decided(new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt), policy.next(outcome), outcome)
-      }
-      const outcome = statusOutcome(res.status, body)
-      const asked = askedWaitMs(res.status, res.headers, body)
-      const decision = policy.next(outcome, asked)
-      if (decision.retry && decision.refreshToken) {
-        this.options.notice?.('the access token was rejected; getting a fresh one and trying once more')
-        await this.tokens.refresh(token)
-        continue
-      }
-      if (decision.retry) {
-        this.options.notice?.(`HTTP ${res.status}${asked !== undefined ? ' (Retry-After)' : ''}; retrying in ${decision.waitMs} ms (attempt ${attempt + 1} of ${retries + 1})`)
-        await this.sleep(decision.waitMs)
-        continue
-      }
-      // the error is shown, put under --json and journaled: a secret the answer quotes (a token, the client secret) is hidden
-      const shown = redactBodyText(res.text, this.secrets())
-      throw decided(Object.assign(toApiError(res.status, shown, shown === res.text ? body : parseJson(shown), attempt, res.headers), {responseHeaders: redactHeaders(res.headers, this.secrets())}), decision, outcome)
-    }
-  }
-
   async close(): Promise<void> {
     await this.transport?.close()
+  }
+
+  private lastBearer?: {token: string; header: string}
+  /** The Authorization header of a token: one string for every request that token goes with (a bulk run: every row). */
+  private bearer(token: string): string {
+    if (this.lastBearer?.token !== token) this.lastBearer = {token, header: `Bearer ${token}`}
+    return this.lastBearer.header
   }
 
   private transportFor(): Pick<Transport, 'send' | 'close'> {
@@ -668,6 +674,8 @@ function unusableBody(req: PreparedRequest, res: {status: number; headers: Recor
     return labelledJson && res.text.trim() !== '' && body === undefined ? {message: notJson()} : undefined
   }
   if (body === undefined) return {message: res.text.trim() === '' ? `${what()} with an empty body` : notJson()}
+  // the usual answer is judged by a plain predicate; zod judges whatever that is not sure of (the same verdicts)
+  if (surelyMatches(endpoint.response, body)) return undefined
   const parsed = endpoint.response.safeParse(body)
   if (parsed.success) return undefined
   const problems = issueList(parsed.error)

@@ -43,45 +43,11 @@ export class PoolTransport {
     const headers: string[] = []
     for (const name in req.headers) headers.push(name, req.headers[name])
     return new Promise<HttpResponse>((resolve, reject) => {
-      let settled = false
-      let abort: ((err: Error) => void) | undefined
-      let timeout: ExchangeTimeoutError | undefined
-      const settle = (err: Error | undefined, value?: HttpResponse) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        if (err) reject(err)
-        else resolve(value!)
-      }
-      const timer = setTimeout(() => {
-        timeout = new ExchangeTimeoutError(req.timeoutMs)
-        settle(timeout)
-        abort?.(timeout) // not yet written (waiting for a connection): onConnect aborts it before a byte is sent
-      }, req.timeoutMs)
-      let status = 0
-      let responseHeaders: Record<string, string> = {}
-      const chunks: Buffer[] = []
-      const handler: Dispatcher.DispatchHandler = {
-        onConnect: (abortRequest: (err?: Error) => void) => {
-          if (timeout) abortRequest(timeout)
-          else abort = abortRequest
-        },
-        onHeaders: (statusCode: number, raw: Buffer[]) => {
-          status = statusCode
-          responseHeaders = headerRecord(raw)
-          return true
-        },
-        onData: (chunk: Buffer) => {
-          chunks.push(chunk)
-          return true
-        },
-        onComplete: () => settle(undefined, {status, headers: responseHeaders, text: bodyText(responseHeaders, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))}),
-        onError: (err: Error) => settle(err),
-      }
-      const dispatch = () => pool.dispatch({origin, path, method: req.method as Dispatcher.HttpMethod, headers, body: req.body, headersTimeout: 0, bodyTimeout: 0}, handler)
+      const exchange = new PoolExchange(resolve, reject, req.timeoutMs)
+      const options: Dispatcher.DispatchOptions = {origin, path, method: req.method as Dispatcher.HttpMethod, headers, body: req.body, headersTimeout: 0, bodyTimeout: 0}
       // nothing written before `ready` settles (a journaled request's fsync; a bulk run's rows have none)
-      if (req.ready) void req.ready.then(() => settled || dispatch())
-      else dispatch()
+      if (req.ready) void req.ready.then(() => exchange.settled || pool.dispatch(options, exchange))
+      else pool.dispatch(options, exchange)
     })
   }
 
@@ -117,3 +83,67 @@ function headerRecord(raw: Buffer[]): Record<string, string> {
   }
   return headers
 }
+
+/**
+ * One request's exchange: undici's handler, its timer and its outcome in one object (its methods shared by every
+ * request, not a set of closures made per request: a bulk run makes one a row).
+ */
+class PoolExchange implements Dispatcher.DispatchHandler {
+  settled = false
+  private abortRequest?: (err: Error) => void
+  private timeout?: ExchangeTimeoutError
+  private readonly timer: NodeJS.Timeout
+  private status = 0
+  private headers: Record<string, string> = {}
+  private readonly chunks: Buffer[] = []
+
+  constructor(
+    private readonly resolve: (res: HttpResponse) => void,
+    private readonly reject: (err: Error) => void,
+    private readonly timeoutMs: number,
+  ) {
+    this.timer = setTimeout(timedOut, timeoutMs, this)
+  }
+
+  /** The exchange took longer than its timeout: failed; not yet written (waiting for a connection): onConnect aborts it before a byte is sent. */
+  expire(): void {
+    this.timeout = new ExchangeTimeoutError(this.timeoutMs)
+    this.settle(this.timeout)
+    this.abortRequest?.(this.timeout)
+  }
+
+  onConnect(abortRequest: (err?: Error) => void): void {
+    if (this.timeout) abortRequest(this.timeout)
+    else this.abortRequest = abortRequest
+  }
+
+  onHeaders(statusCode: number, raw: Buffer[]): boolean {
+    this.status = statusCode
+    this.headers = headerRecord(raw)
+    return true
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.chunks.push(chunk)
+    return true
+  }
+
+  onComplete(): void {
+    const {chunks} = this
+    this.settle(undefined, {status: this.status, headers: this.headers, text: bodyText(this.headers, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))})
+  }
+
+  onError(err: Error): void {
+    this.settle(err)
+  }
+
+  private settle(err: Error | undefined, value?: HttpResponse): void {
+    if (this.settled) return
+    this.settled = true
+    clearTimeout(this.timer)
+    if (err) this.reject(err)
+    else this.resolve(value!)
+  }
+}
+
+const timedOut = (exchange: PoolExchange): void => exchange.expire()

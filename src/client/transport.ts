@@ -9,7 +9,8 @@
  */
 import type {Agent as HttpAgent, ClientRequest, IncomingMessage} from 'node:http'
 import type {Dispatcher} from 'undici'
-import {InputError} from '../base/errors.js'
+import {InputError, PayError} from '../base/errors.js'
+import {ExitCode} from '../base/exit-codes.js'
 import {redactUrl} from '../base/redact.js'
 import {CONNECT_TIMEOUT_CODE, RESPONSE_TIMEOUT_CODE} from './request-policy.js'
 import {isLoopbackHost} from './loopback.js'
@@ -209,19 +210,32 @@ function failure(message: string, code: string): Error {
   return Object.assign(new Error(message), {code})
 }
 
+/**
+ * A request still in flight when its command ended (close): one a signal made the command give up (a --wait's
+ * poll). A PayError, so the client ends it at once instead of retrying it, as it does pay's own failures.
+ */
+function closedError(): PayError {
+  return new PayError('the command ended before this request was answered', ExitCode.OTHER)
+}
+
 export class Transport {
   private readonly agents = new Map<string, HttpAgent>()
   private dispatcher?: Promise<Dispatcher>
   private proxied?: boolean
   private httpModule?: typeof import('node:http')
   private httpsModule?: typeof import('node:https')
+  private closed = false
 
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
 
   async send(req: HttpRequest): Promise<HttpResponse> {
+    if (this.closed) throw closedError()
     this.proxied ??= proxyConfigured(this.env) // the environment of a process does not change its proxy midway
-    if (this.proxied) return this.sendThroughProxy(req)
-    return this.sendDirect(req)
+    try {
+      return await (this.proxied ? this.sendThroughProxy(req) : this.sendDirect(req))
+    } catch (err) {
+      throw this.closed ? closedError() : err
+    }
   }
 
   /**
@@ -288,9 +302,11 @@ export class Transport {
     return {status: res.status, headers: res.headers, text: bodyText(res.headers, res.body)}
   }
 
+  /** At a command's end: what is still in flight was given up (a --wait a signal ended), so it is ended, not awaited. */
   async close(): Promise<void> {
+    this.closed = true
     for (const agent of this.agents.values()) agent.destroy()
     this.agents.clear()
-    await (await this.dispatcher)?.close()
+    await (await this.dispatcher)?.destroy()
   }
 }

@@ -207,7 +207,7 @@ async function runStep(ctx: ApiContext, flow: Flow, step: FlowStep, scope: Scope
 /** A new run's id, `${run.id}`: a short random part of merchant references. */
 export const newRunId = (): string => randomUUID().slice(0, 8)
 
-/** Runs flows one after another; returns every step's result (later steps of a failed flow are skipped). */
+/** Runs flows one after another; returns every step's result (later steps of a failed flow are skipped; after a signal, of every flow). */
 export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunOptions = {}): Promise<StepResult[]> {
   const results: StepResult[] = []
   // the values of declared secrets: never in a step's line, the summary, --json or --junit, nor in a trace
@@ -221,11 +221,13 @@ export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunO
   const userAgent = options.userAgent ?? 'pay'
   // sandbox steps run against a pay sandbox only: refused (exit 2) before any step is sent otherwise
   await assertSandboxFor(flows, ctx.client.shownBaseUrl(), () => isSandbox(ctx.client.baseUrl(), userAgent))
+  // Ctrl-C or SIGTERM that ended a step (a --wait it stopped) ends the run: every later step of every flow is skipped
+  let interrupted: string | undefined
   for (const flow of flows) {
     const scope: Scope = {steps: {}, env: options.env ?? process.env, run: {id: runId}}
     hidden = flow.secrets.map((name) => scope.env[name] ?? '').filter((v) => v.length >= 4)
     ctx.client.redactAlso(hidden)
-    let stopped: string | undefined
+    let stopped = interrupted
     for (const step of flow.steps) {
       if (stopped) {
         add({suite: flow.name, name: step.name ?? step.id, outcome: 'skipped', ms: 0, detail: stopped})
@@ -235,6 +237,9 @@ export async function runFlows(ctx: ApiContext, flows: Flow[], options: FlowRunO
       add(result)
       if (result.outcome === 'failed') stopped = 'an earlier step failed'
       if (result.outcome === 'unknown') stopped = `the outcome of step ${step.id} is unknown`
+      if (result.exit_code === ExitCode.INTERRUPTED || result.exit_code === ExitCode.TERMINATED) {
+        stopped = interrupted = `the run was interrupted (${result.exit_code === ExitCode.TERMINATED ? 'SIGTERM' : 'SIGINT'}) during step ${step.id}`
+      }
     }
   }
   return results

@@ -26,7 +26,7 @@ const CHUNK_ROWS = 128
  * refused; `unknown`: the service may have acted (the row is resent with its key); `not_sent`: refused for now (rate
  * limited to the end, or the service never reached): nothing was done, a plain re-run sends it.
  */
-type RowState = 'succeeded' | 'processing' | 'failed' | 'unknown' | 'not_sent'
+export type RowState = 'succeeded' | 'processing' | 'failed' | 'unknown' | 'not_sent'
 
 export interface RowOutcome {
   row: number
@@ -51,7 +51,7 @@ export interface RowOutcome {
 }
 
 /** The verdict of a row (see RowState); `ended`: the class of its state (classifyState), undefined while not terminal. */
-function rowState(outcome: RequestClass, ended: 'succeeded' | 'failed' | undefined, refusedForNow: boolean): RowState {
+export function rowState(outcome: RequestClass, ended: 'succeeded' | 'failed' | undefined, refusedForNow: boolean): RowState {
   if (outcome === 'accepted') return ended ?? 'processing'
   if (outcome === 'refused') return refusedForNow ? 'not_sent' : 'failed'
   return 'unknown'

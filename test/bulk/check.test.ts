@@ -5,6 +5,7 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {rowKey} from '../../src/bulk/check.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
@@ -50,6 +51,15 @@ describe('a reference on more than one row of a file', () => {
     const r = await bulk('ok.csv', HEADER + row('10.00', 'D-1') + row('10.00', 'D-2'))
     expect(r.stderr).not.toContain('is also on line')
     expect(server.apiRequests().map((q) => JSON.parse(q.body).merchant_reference)).toEqual(['D-1', 'D-2'])
+  })
+
+  it("every row's key is derived from the bytes it sends, the first row's and the later ones' alike (one URL for all)", async () => {
+    await bulk('keys.csv', HEADER + row('10.00', 'K-1') + row('10.5', 'K-2') + row(' 7.25 ', 'K-3'))
+    const sent = server.apiRequests()
+    expect(sent.map((q) => q.path)).toEqual(['/v1/payouts', '/v1/payouts', '/v1/payouts'])
+    expect(sent.map((q) => JSON.parse(q.body).amount)).toEqual(['10.00', '10.50', '7.25'])
+    const scope = JSON.stringify({v: 2, method: 'POST', url: `${server.url}/v1/payouts`, client: TEST_CLIENT_ID, account: '', salt: ''})
+    for (const q of sent) expect(q.headers['idempotency-key']).toBe(rowKey(scope, q.body, 1))
   })
 
   it('identical rows without a reference (mandates cancel) stay two requests, under two keys (1st and 2nd occurrence)', async () => {

@@ -109,6 +109,44 @@ describe('CSV rows and their lines', () => {
     expect(got).toHaveLength(3000)
     expect(got).toEqual(expected)
   })
+
+  it('a plain file (ASCII, no quote, no CR) is read as csv-parse reads it: the same values and lines, whatever the delimiter, blanks and BOM', async () => {
+    const {parse} = await import('csv-parse/sync')
+    const {CSV_OPTIONS} = await import('../../src/bulk/input.js')
+    const cells = ['1.00', ' 2.50', '3 ', '', '  a b  ', 'x', '__proto__', '-', ' ']
+    const cases: [string, string][] = []
+    for (const delimiter of [',', ';', '\t']) {
+      // enough records to cross the reader's 16 KiB chunks; blank lines, a last line without a line break
+      let text = ['amount', ' reference ', 'mobile'].join(delimiter) + '\n\n'
+      for (let i = 0; i < 2500; i++) text += [0, 1, 2].map((k) => cells[(i * (k + 1) + k) % cells.length]).join(delimiter) + (i % 7 === 0 ? '\n\n' : '\n')
+      cases.push([delimiter, text + ['9', 'last', '7'].join(delimiter)])
+    }
+    cases.push([',', '\ufeffamount,reference\n1.00,bom\n'], [',', '\n\n a , b \n,\n1,2\n'])
+    for (const [delimiter, text] of cases) {
+      const records = parse(text, {...CSV_OPTIONS, delimiter, info: true}) as {record: string[]; info: {lines: number}}[]
+      const header = records[0].record
+      const expected = records.slice(1).map(({record, info}) => ({line: info.lines, values: Object.fromEntries(record.map((v, i) => [header[i], v]).filter(([, v]) => v !== ''))}))
+      const path = join(tempConfigDir(), 'plain.csv')
+      writeFileSync(path, text)
+      const input: BulkInput = {path, name: path, format: 'csv', sha256: '', dispose: () => undefined}
+      const got: unknown[] = []
+      for await (const chunk of readRowChunks(input)) for (const r of chunk) got.push('line' in r && !(r instanceof RowSyntaxError) ? {line: r.line, values: {...r.values}} : r)
+      expect(got).toEqual(expected)
+      expect(input.headerLine).toBe(records[0].info.lines)
+    }
+  })
+
+  it('a file that is not plain is read by csv-parse: a row of another length is its error, on its line', async () => {
+    for (const text of ['a,b\n1,2\n3\n4,5\n', 'a,b\n1,"2"\n3,4,5\n', 'a,b\r\n1,2\r\n3\r\n', 'a,b\n1,\u00e9\n3\n']) {
+      const path = join(tempConfigDir(), 'rows.csv')
+      writeFileSync(path, text)
+      const input: BulkInput = {path, name: path, format: 'csv', sha256: '', dispose: () => undefined}
+      const got: (InputRow | RowSyntaxError)[] = []
+      for await (const chunk of readRowChunks(input)) got.push(...chunk)
+      const error = got.find((r) => r instanceof RowSyntaxError) as RowSyntaxError | undefined
+      expect(error?.message, text).toMatch(/^is not valid CSV: Invalid Record Length: expect 2, got (1|3) on line [34]$/)
+    }
+  })
 })
 
 /**

@@ -141,3 +141,27 @@ describe('an answer in a content coding (pay asks for none, a server may send on
     }
   })
 })
+
+describe('a request in flight when its command ends (close)', () => {
+  it('is ended at once, not retried: the client gets a PayError and sends nothing more', async () => {
+    // a server that takes requests and never answers (the service stuck while a --wait polls it)
+    let requests = 0
+    const server = createHttpServer(() => requests++)
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    closers.push(() => new Promise((resolve) => server.close(resolve)), async () => server.closeAllConnections())
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const client = new ApiClient({settings: {baseUrl: url, clientId: 'id', clientSecret: 'secret'}, userAgent: 'pay-test', retries: 3, transport: new Transport({})})
+    const given = client.call('metadata.banks', {}).then(
+      () => 'answered',
+      (err: unknown) => err,
+    )
+    while (requests === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    const started = Date.now()
+    await client.close()
+    const err = await given
+    expect(err).toMatchObject({name: 'PayError', message: 'the command ended before this request was answered'})
+    expect(Date.now() - started).toBeLessThan(5000)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(requests).toBe(1)
+  })
+})

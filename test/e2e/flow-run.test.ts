@@ -25,6 +25,25 @@ function interrupted(steps: string[], held: (r: FaultRequest) => boolean, signal
 }
 
 describe('pay flow run interrupted', () => {
+  it('SIGINT during a step\'s --wait ends the whole run: the later flows are skipped, not run; exit 130', async () => {
+    const dir = tempConfigDir()
+    const first = join(dir, 'first.yaml')
+    const second = join(dir, 'second.yaml')
+    writeFileSync(first, ['name: first', 'steps:', '  - id: collect', '    call: collections.create', '    body: {amount: "10.00", currency: KES, mobile: "254712345678", provider: mpesa, merchant_reference: "wait-${run.id}"}', '    wait: true', ''].join('\n'))
+    writeFileSync(second, ['name: second', 'steps:', '  - id: balance', '    call: balance.get', ''].join('\n'))
+    // the wait's poll of the collection is held: the run is inside the wait when the signal comes
+    const poll = (q: FaultRequest) => q.method === 'GET' && q.path.startsWith('/v1/collections/')
+    faults.proxy.rule = (r) => (poll(r) ? 'hold' : 'pass')
+    let polls = 0
+    const inWait = () => faults.proxy.seen.some((s) => poll(s.req)) && ++polls > 2
+    const r = await signalledRun(['flow', 'run', first, second, '--run-id', 'sig-run-2', '--json'], {...h.env, ...faults.env}, inWait, 'SIGINT').finally(() => (faults.proxy.rule = () => 'pass'))
+    expect(r.code, r.stderr).toBe(130)
+    expect(faults.proxy.seen.some((s) => s.req.path.startsWith('/v1/balance')), 'the second flow sent nothing').toBe(false)
+    expect(r.stderr, 'the given-up poll is ended, not retried').not.toMatch(/retrying/)
+    const report = JSON.parse(r.stdout) as {steps: {suite: string; outcome: string; detail?: string}[]}
+    expect(report.steps.find((s) => s.suite === 'second')).toMatchObject({outcome: 'skipped', detail: expect.stringContaining('interrupted (SIGINT) during step collect')})
+  })
+
   it('SIGINT while a lookup is in flight: the run id and how to run it again on stderr, exit 130', async () => {
     const r = await interrupted(['  - id: balance', '    call: balance.get'], (q) => q.method === 'GET' && q.path.startsWith('/v1/balance'), 'SIGINT')
     expect(r.code, r.stderr).toBe(130)
