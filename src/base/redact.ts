@@ -38,6 +38,15 @@ export function redactHeaders(headers: Record<string, string | string[] | number
   return out
 }
 
+/** redactHeaders of an answer's headers, or the same object when that hides nothing (the usual answer: no copy a request). */
+function headersShown(headers: Record<string, string>, knownSecrets: (string | undefined)[]): Record<string, string> {
+  for (const name in headers) {
+    const value = headers[name]
+    if (typeof value !== 'string' || redactValues(redactHeader(name, value), knownSecrets) !== value) return redactHeaders(headers, knownSecrets)
+  }
+  return headers
+}
+
 /** Whether a header's value is a secret (by its name). */
 export function isSecretHeader(name: string): boolean {
   let secret = SECRET_HEADER_NAMES.get(name)
@@ -235,7 +244,7 @@ function formsOf(secret: string): string[] {
  * that does is the redacted text where that parses to the redacted value, else that value as JSON.
  */
 export function redactAnswer(answer: {text: string; body: unknown; headers: Record<string, string>}, knownSecrets: (string | undefined)[]): {text: string; body: unknown; headers: Record<string, string>} {
-  const headers = redactHeaders(answer.headers, knownSecrets)
+  const headers = headersShown(answer.headers, knownSecrets)
   const text = redactValues(answer.text, knownSecrets)
   if (answer.body === undefined) return {headers, text, body: undefined}
   // without an escape in the text, the parsed strings are pieces of it: then the text alone says whether one quotes a secret

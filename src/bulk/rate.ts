@@ -75,6 +75,7 @@ export class AdaptiveRate {
 
   /** Lets waiters re-check (at most `limit` of them can go); re-arms the timer while paused. */
   private wake(): void {
+    if (this.waiters.length === 0) return // (nothing to wake: a new waiter arms the timer itself)
     if (this.now() < this.pausedUntil) {
       this.arm()
       return

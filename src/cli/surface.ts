@@ -54,6 +54,15 @@ function valuesOf(op: OperationSpec | undefined, name: string): ValueSource | un
   return typeof choices === 'string' ? (choices as ChoiceSource) : undefined
 }
 
+/**
+ * The values a flag's help lists as `a|b|c` (--outcome accepted|refused|unknown, --frequency DAILY|WEEKLY|MONTHLY):
+ * offered by completion like oclif's options, for flags whose values are checked in their run function (a tailored
+ * message) or by the schema (case folded) rather than by oclif.
+ */
+function listedValues(helpValue: string | undefined): string[] | undefined {
+  return helpValue !== undefined && /^[\w-]+(?:\|[\w-]+)+$/.test(helpValue) ? helpValue.split('|') : undefined
+}
+
 function requiredBySpec(op: OperationSpec | undefined, name: string): boolean {
   const field = op?.fields.find((f) => flagName(f) === name)
   if (!op || !field) return false
@@ -78,7 +87,7 @@ function commandSurface(cmd: Loadable): CommandSurface {
         type: f.type === 'boolean' ? 'boolean' : integer ? 'integer' : 'string',
         required: Boolean(f.required) || requiredBySpec(op, f.name),
         multiple: Boolean((f as {multiple?: boolean}).multiple),
-        ...(opt?.options ? {choices: [...opt.options]} : {}),
+        ...(opt?.options ? {choices: [...opt.options]} : listedValues(opt?.helpValue) ? {choices: listedValues(opt?.helpValue)!} : {}),
         ...(valuesOf(op, f.name) ? {values: valuesOf(op, f.name)} : {}),
         ...(opt?.default !== undefined ? {default: opt.default} : {}),
         description: f.summary ?? f.description,

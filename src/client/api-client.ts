@@ -361,9 +361,13 @@ export class ApiClient {
    * its body or a header, and every secret-named header hidden (redactAnswer). The token request's own answer never
    * comes here (it holds the token the client then uses).
    */
-  private shown<T>(res: ApiResponse<T>): ApiResponse<T> {
+  private shown<T>(res: ApiResponse<T>, fresh = false): ApiResponse<T> {
     const shown = redactAnswer(res, this.secrets())
-    return shown.text === res.text && shown.body === res.body ? {...res, headers: shown.headers} : {...res, headers: shown.headers, text: shown.text, body: shown.body as T}
+    if (shown.text === res.text && shown.body === res.body) {
+      // an answer made for this caller alone (fresh) that quotes no secret is shown as it is, not copied
+      return fresh && shown.headers === res.headers ? res : {...res, headers: shown.headers}
+    }
+    return {...res, headers: shown.headers, text: shown.text, body: shown.body as T}
   }
 
   /**
@@ -394,7 +398,7 @@ export class ApiClient {
         let token: string | undefined
         if (req.auth) {
           token = (this.tokens.held() ?? (await this.tokens.get())).access_token
-          headers.authorization = `Bearer ${token}`
+          headers.authorization = this.bearer(token)
         }
         this.traceRequest(req, headers, attempt)
         const started = nowMs()
@@ -425,7 +429,7 @@ export class ApiClient {
           if (!unusable || unusable.differs) {
             const answer: ApiResponse<T> = {status: res.status, headers: res.headers, body: body as T, text: res.text, attempts: attempt, request: req}
             if (unusable?.differs) answer.differs = unusable.problems
-            return shown ? this.shown(answer) : answer
+            return shown ? this.shown(answer, true) : answer
           }
           const outcome: AttemptOutcome = {kind: 'unusable', status: res.status}
           throw decided(new InvalidResponseError(unusable.message, res.status, redactBodyText(res.text, this.secrets()), unusable.problems, attempt), policy.next(outcome), outcome)
@@ -456,6 +460,13 @@ export class ApiClient {
 
   async close(): Promise<void> {
     await this.transport?.close()
+  }
+
+  private lastBearer?: {token: string; header: string}
+  /** The Authorization header of a token: one string for every request that token goes with (a bulk run: every row). */
+  private bearer(token: string): string {
+    if (this.lastBearer?.token !== token) this.lastBearer = {token, header: `Bearer ${token}`}
+    return this.lastBearer.header
   }
 
   private transportFor(): Pick<Transport, 'send' | 'close'> {

@@ -202,6 +202,18 @@ describe('an answer as pay prints it (redactAnswer)', () => {
     expect(redactAnswer({text: `ok ${S}`, body: undefined, headers: {}}, [S]).text).toBe(`ok ${REDACTED}`)
   })
 
+  it('hands back the same headers when it hides nothing in them, and a redacted copy when one quotes a secret', () => {
+    const headers = {'content-type': 'application/json', date: 'Fri, 27 Nov 2026 15:44:32 GMT', 'x-request-id': 'REQ_1'}
+    expect(redactAnswer(answer('{"a":"x"}', headers), [S]).headers).toBe(headers)
+    const echo = {...headers, 'x-echo': `a value longer than the secret, then ${S}`}
+    const shown = redactAnswer(answer('{"a":"x"}', echo), [S])
+    expect(shown.headers).not.toBe(echo)
+    expect(shown.headers['x-echo']).toBe(`a value longer than the secret, then ${REDACTED}`)
+    expect(echo['x-echo']).toContain(S) // the answer's own object is left as it was
+    // a value shorter than a secret cannot hold it: as it is
+    expect(redactValues(S.slice(0, -1), [S])).toBe(S.slice(0, -1))
+  })
+
   it('hides a secret that stands outside every string (a number): in the text and in what formats print', () => {
     const pin = '48151623'
     const shown = redactAnswer(answer(`{"pin":${pin},"n":"x"}`), [pin])

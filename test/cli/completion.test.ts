@@ -47,6 +47,14 @@ describe('candidates (src/cli/completion.ts)', () => {
     expect(complete(surface, ['customers', 'get', '-o', 'w'])).toEqual({words: ['wide']})
   })
 
+  it('values a flag\'s help lists as a|b|c, checked by its run function or the schema, are offered too', () => {
+    expect(complete(surface, ['journal', '--outcome', ''])).toEqual({words: ['accepted', 'refused', 'unknown']})
+    expect(complete(surface, ['mandates', 'create', '--frequency', 'M'])).toEqual({words: ['MONTHLY']})
+    expect(complete(surface, ['checkout', 'create', '--rail', ''])).toEqual({words: ['mobile_money', 'card', 'bank_transfer']})
+    // a help value that is no list offers nothing
+    expect(complete(surface, ['journal', '--state', ''])).toEqual({words: []})
+  })
+
   it('pay commands --json describes the same surface: types, required, choices, list sources, examples', async () => {
     const r = await runCommand(['commands', '--json'])
     expect(r.code, r.stderr).toBe(0)
