@@ -13,7 +13,6 @@
 // what oclif prints.
 // Node's modules as CommonJS (process.getBuiltinModule): no ES-module face of them is built.
 const {closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync} = process.getBuiltinModule('node:fs')
-const {createRequire} = process.getBuiltinModule('node:module')
 const {arch, homedir, platform, release} = process.getBuiltinModule('node:os')
 const {join} = process.getBuiltinModule('node:path')
 
@@ -45,6 +44,17 @@ function fastPath(argv) {
   // an unknown first word: no command file or topic directory by that name (one stat; the cache confirms below)
   const unknown = !version && !help && /^[^-:=]/.test(argv[0]) && !argv.some((a) => helpFlags.includes(a) || versionFlags.includes(a))
   if (!version && !help && !(unknown && !existsSync(join(root, 'dist', 'commands', argv[0])) && !existsSync(join(root, 'dist', 'commands', `${argv[0]}.js`)))) return false
+  const os = platform()
+  if (os !== 'linux' && os !== 'darwin') return false // oclif special-cases win32 and WSL; let it decide there
+  if (os === 'linux' && mayBeWsl()) return false
+  const userAgent = `${pjson.name}/${pjson.version} ${os}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}`
+
+  // oclif's version answer is its user agent, from package.json alone: no help cache needed
+  if (version) {
+    writeAll(1, `${userAgent}\n`)
+    return true
+  }
+
   let cache
   try {
     cache = JSON.parse(readFileSync(join(root, 'dist', 'help-cache.json'), 'utf8'))
@@ -57,15 +67,6 @@ function fastPath(argv) {
     if (statSync(join(root, 'oclif.manifest.json')).size !== cache.manifestSize) return false
   } catch {
     return false
-  }
-  const os = platform()
-  if (os !== 'linux' && os !== 'darwin') return false // oclif special-cases win32 and WSL; let it decide there
-  if (os === 'linux' && mayBeWsl()) return false
-  const userAgent = `${pjson.name}/${pjson.version} ${os}-${arch() === 'ia32' ? 'x86' : arch()} node-${process.version}`
-
-  if (version) {
-    writeAll(1, `${userAgent}\n`)
-    return true
   }
 
   let entry
@@ -93,7 +94,8 @@ function fastPath(argv) {
   let ansis
   if (!(cache.supportsColorMajor === 8 && plainPipe(env))) {
     try {
-      const require = createRequire(join(root, 'package.json'))
+      // node:module only here: loading it costs every command ~0.7M instructions
+      const require = process.getBuiltinModule('node:module').createRequire(join(root, 'package.json'))
       const supports = require(join(root, cache.supportsColor))
       ansis = require(join(root, cache.ansis))
       color = Boolean(supports.stdout) && Boolean(supports.stderr) && ansis.isSupported()

@@ -134,7 +134,9 @@ function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => stri
       const ref = sha256Of('sha256', money.reference, 'hex')
       references.add(hexWords(ref, 0), hexWords(ref, 1), hexWords(ref, 2), hexWords(ref, 3), r.line, r.row)
     }
-    bodies.add(hexWords(hash, 0), hexWords(hash, 1), hexWords(hash, 2), hexWords(hash, 3), r.row) // 128 bits tell bodies apart
+    // a body that comes again: only a row without a reference can be one that is sent (the reference is in the body's
+    // bytes, so a body that comes again repeats its reference, and the run is refused)
+    else bodies.add(hexWords(hash, 0), hexWords(hash, 1), hexWords(hash, 2), hexWords(hash, 3), r.row) // 128 bits tell bodies apart
     spool.add({row: r.row, line: r.line, endpoint, target, body, bodySha256: body === undefined ? undefined : hash, key: rowKeyOfHash(scope, hash, 1), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency})
   }
 }
