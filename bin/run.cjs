@@ -74,7 +74,7 @@ function fastPath(argv) {
   if (help) {
     const subject = argv.slice(0, -1).join(' ')
     if (argv.slice(0, -1).some((a) => a.startsWith('-') || a.includes(':'))) return false
-    entry = cache.subjects[subject]
+    entry = Object.hasOwn(cache.subjects, subject) ? cache.subjects[subject] : undefined
     if (entry === undefined) return false
   } else {
     // oclif's id for it: the words up to the first flag or key=value, joined with ':' (help/util.js)

@@ -25,9 +25,11 @@ interface Def {
   options?: Schema[]
   inclusive?: boolean
   discriminator?: string
+  getter?: () => Schema
 }
+/** What is read of a schema: its definition only (the properties beside it are zod's @internal ones). */
 interface Schema {
-  _zod: {def: Def; traits: Set<string>; innerType?: Schema; optin?: string; optout?: string}
+  _zod: {def: Def}
 }
 
 const NOT_SURE: Sure = () => false
@@ -45,13 +47,13 @@ const MADE = new WeakMap<object, Sure>()
 function sureOf(schema: Schema, depth: number): Sure {
   const def = schema._zod.def
   if (depth > 32) return NOT_SURE // (a recursive schema: zod decides)
-  // a schema that is a check itself (a string or number format: email, int, …) runs that check too
-  if (schema._zod.traits.has('$ZodCheck')) return NOT_SURE
+  // a format (a string's email, uuid, …; a number's int, …): the schema is a check itself, which is not modelled
+  if (def.format !== undefined) return NOT_SURE
   // a refinement or another check on anything but a string is not modelled
   if (def.type !== 'string' && def.checks !== undefined && def.checks.length > 0) return NOT_SURE
   switch (def.type) {
     case 'lazy':
-      return sureOf(schema._zod.innerType!, depth + 1)
+      return sureOf(def.getter!(), depth + 1)
     case 'unknown':
     case 'any':
       return ANY
@@ -88,7 +90,7 @@ function sureOf(schema: Schema, depth: number): Sure {
 
 /** A plain string with checks of a prefix, a suffix or a pattern (each as zod runs it); a format (email, url, …) is not modelled. */
 function stringOf(def: Def): Sure {
-  if (def.coerce || def.format !== undefined) return NOT_SURE
+  if (def.coerce) return NOT_SURE
   const tests: ((s: string) => boolean)[] = []
   for (const check of def.checks ?? []) {
     const c = check._zod.def
@@ -116,6 +118,16 @@ function stringOf(def: Def): Sure {
 }
 
 /**
+ * A field zod lets be absent and leaves absent: optional, not over a default (which zod would fill in) or anything
+ * else that may make a value of nothing.
+ */
+function mayBeAbsent(def: Def): boolean {
+  if (def.type !== 'optional') return false
+  const inner = def.innerType!._zod.def.type
+  return inner !== 'default' && inner !== 'prefault' && inner !== 'catch' && inner !== 'pipe' && inner !== 'transform' && inner !== 'lazy'
+}
+
+/**
  * An object whose extra keys are allowed (a loose object's catch-all of any value, or a plain object's, which drops
  * them): each field's value sure; a field absent only where zod lets it be absent without a word (optional in and
  * out). A strict object, or one with a refinement, is not modelled.
@@ -126,7 +138,7 @@ function objectOf(def: Def, depth: number): Sure {
   const fields: {key: string; sure: Sure; mayBeAbsent: boolean}[] = []
   for (const [key, field] of Object.entries(def.shape!)) {
     if (key === '__proto__') return NOT_SURE
-    fields.push({key, sure: sureOf(field, depth + 1), mayBeAbsent: field._zod.optin === 'optional' && field._zod.optout === 'optional'})
+    fields.push({key, sure: sureOf(field, depth + 1), mayBeAbsent: mayBeAbsent(field._zod.def)})
   }
   return (v) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return false

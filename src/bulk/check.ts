@@ -6,8 +6,8 @@
  * comes again (its key counts its occurrences: only rows without a reference can).
  */
 import {hash as sha256Of} from 'node:crypto'
-import type {PreparedRequest} from '../client/api-client.js'
-import {type EndpointId, endpoints} from '../api/endpoints.js'
+import {type CallInput, type PreparedRequest, requestBodyText} from '../client/api-client.js'
+import type {EndpointId} from '../api/endpoints.js'
 import {uuidOfHex} from '../base/digest.js'
 import {InputError, type InputProblem} from '../base/errors.js'
 import type {ApiContext} from '../operation/api-context.js'
@@ -103,7 +103,7 @@ export async function check(ctx: ApiContext, run: CheckRun, input: BulkInput, sa
  * bytes, first occurrence) and spools it; notes its reference and body hash in the sorted spools. `templates` keeps
  * one request per endpoint: a row's request is its endpoint's with the row's URL, body and key. An endpoint whose URL
  * is the same for every row (no path parameter, no query) has its method, URL and key scope built by its first row
- * only: a later row of it needs only its body's bytes, which the client's `prepare` makes by JSON.stringify.
+ * only: a later row of it needs only its body's bytes, made by the rule prepare makes them by (requestBodyText).
  */
 function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => string, spool: RowSpool, templates: Map<EndpointId, Template>, references: SortedRecords, bodies: SortedRecords): Keep {
   const {client} = ctx
@@ -113,9 +113,9 @@ function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => stri
     let scope: string
     let body: string | undefined
     const same = fixed.get(endpoint)
-    if (same !== undefined && input.body !== undefined && input.path === undefined && input.query === undefined && input.headers === undefined) {
+    if (same !== undefined && input.body !== undefined && sameUrlForAll(input)) {
       ;({target, scope} = same)
-      body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body)
+      body = requestBodyText(input.body) // the bytes prepare sends, by its own rule
     } else {
       input.idempotencyKey = KEY_PLACEHOLDER // the row's own input object (the operation built it for this row)
       const bare = client.prepare(endpoint, input)
@@ -125,7 +125,7 @@ function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => stri
       body = bare.body
       if (!templates.has(endpoint)) {
         templates.set(endpoint, {request: {...bare, retries: 0}, origin: url.origin}) // sendRow retries rows itself
-        if (!endpoints[endpoint].path.includes('{') && input.query === undefined) fixed.set(endpoint, {target, scope})
+        if (sameUrlForAll(input)) fixed.set(endpoint, {target, scope})
       }
     }
     const hash = bodyHash(body ?? '')
@@ -139,6 +139,11 @@ function spooler(ctx: ApiContext, scopeOf: (method: string, url: string) => stri
     else bodies.add(hexWords(hash, 0), hexWords(hash, 1), hexWords(hash, 2), hexWords(hash, 3), r.row) // 128 bits tell bodies apart
     spool.add({row: r.row, line: r.line, endpoint, target, body, bodySha256: body === undefined ? undefined : hash, key: rowKeyOfHash(scope, hash, 1), path: input.path, query: input.query, reference: money.reference, amount: money.amount, currency: money.currency})
   }
+}
+
+/** A row whose request has no path values, query or headers of its own: its URL and headers are its endpoint's. */
+function sameUrlForAll(input: CallInput): boolean {
+  return input.path === undefined && input.query === undefined && input.headers === undefined
 }
 
 /**

@@ -16,7 +16,7 @@ import type {ApiContext} from '../operation/api-context.js'
 import type {Checked} from './check.js'
 import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, type ProgressReporter, type ResultSink} from './report.js'
-import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RowState, type RunJournal, rowOutcome, rowState, withStatus} from '../journal/run-journal.js'
+import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RowState, type RunJournal, outcomeOf, rowOutcome, rowState, withStatus} from '../journal/run-journal.js'
 import type {SpooledRow} from './spool.js'
 import type {MoneyCharge} from '../operation/confirm.js'
 import {printableLine} from '../output/printable.js'
@@ -392,12 +392,9 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
   }
 }
 
-/** A sent row's outcome: one object literal in withStatus's key order (not a spread of shared ones, nor a copy of another). */
+/** A sent row's outcome, made by run-journal's one literal (not a spread of shared ones, nor a copy of another). */
 function sentOutcome(r: SpooledRow, status: RowState, outcome: RequestClass, httpStatus: number | null, id: string | null, state: string | null, stateAt: string | null, code: string | null, message: string | null): RowOutcome {
-  return {
-    row: r.row, line: r.line, reference: r.reference, status, outcome, http_status: httpStatus, id, state, state_at: stateAt, error_code: code, error_message: message,
-    idempotency_key: r.key, amount: r.amount, currency: r.currency, earlier: false,
-  }
+  return outcomeOf(r.row, r.line, r.reference, status, outcome, httpStatus, id, state, stateAt, code, message, r.key, r.amount, r.currency, false)
 }
 
 const NO_ERROR = {error_code: null, error_message: null}

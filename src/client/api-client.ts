@@ -287,8 +287,7 @@ export class ApiClient {
       // still reads gzip, deflate and br should one come all the same)
       'accept-encoding': 'identity',
     }
-    let body: string | undefined
-    if (input.body !== undefined) body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body)
+    let body = requestBodyText(input.body)
     if (body !== undefined || method === 'POST' || rules.auth) headers['content-type'] = 'application/json'
     if (method === 'POST' && body === undefined && endpoint?.body) body = '{}'
 
@@ -309,8 +308,11 @@ export class ApiClient {
   /** The same request under another Idempotency-Key (a bulk row's key is derived from its request's bytes). */
   withIdempotencyKey(req: PreparedRequest, key: string): PreparedRequest {
     // (the usual key, a bulk row's derived one, passes at once: no list of problems made for each row)
-    if (key === '' || key.length > MAX_IDEMPOTENCY_KEY || !HEADER_VALUE.test(key)) throw new InputError(headerProblems({idempotencyKey: key}))
-    return {...req, idempotencyKey: key, keyGiven: true, safeToRepeat: true, headers: {...req.headers, 'idempotency-key': key}} // a fresh object (rekeyed's, marked)
+    if (!usableKey(key)) throw new InputError(headerProblems({idempotencyKey: key}))
+    const keyed = rekeyed(req, key) // a fresh object: marked here rather than copied once more
+    keyed.keyGiven = true
+    keyed.safeToRepeat = true
+    return keyed
   }
 
   /** Calls an endpoint of the table. */
@@ -537,10 +539,23 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** The longest Idempotency-Key sent (the service's reference fields allow 255 too). */
 const MAX_IDEMPOTENCY_KEY = 255
 
+/**
+ * The bytes a request sends for its input's body: a ready string as it is (`pay api`), else its JSON. One rule for
+ * prepare and for a bulk run's rows, whose Idempotency-Key is derived from these bytes (src/bulk/check.ts).
+ */
+export function requestBodyText(body: unknown): string | undefined {
+  return body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
+}
+
+/** Whether an Idempotency-Key breaks none of headerProblems' rules for it (asked first: no list made for a good one). */
+function usableKey(key: string): boolean {
+  return key !== '' && key.length <= MAX_IDEMPOTENCY_KEY && HEADER_VALUE.test(key)
+}
+
 function headerProblems(input: CallInput): {flag: string; rule: string}[] {
   const problems: {flag: string; rule: string}[] = []
   const key = input.idempotencyKey
-  if (key !== undefined) {
+  if (key !== undefined && !usableKey(key)) {
     if (key === '' || !HEADER_VALUE.test(key)) problems.push({flag: '--idempotency-key', rule: 'must be printable ASCII (no line breaks or other control characters, no accents)'})
     if (key.length > MAX_IDEMPOTENCY_KEY) problems.push({flag: '--idempotency-key', rule: `must be at most ${MAX_IDEMPOTENCY_KEY} characters (got ${key.length})`})
   }

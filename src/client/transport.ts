@@ -212,10 +212,14 @@ function failure(message: string, code: string): Error {
 
 /**
  * A request still in flight when its command ended (close): one a signal made the command give up (a --wait's
- * poll). A PayError, so the client ends it at once instead of retrying it, as it does pay's own failures.
+ * poll; no path closes the client with a money request in flight: the journal's signal handler exits first). A
+ * PayError, so the client ends it at once instead of retrying it, as it does pay's own failures; `inFlight`: it may
+ * have been written, so its class is unknown, never refused.
  */
-function closedError(): PayError {
-  return new PayError('the command ended before this request was answered', ExitCode.OTHER)
+function closedError(inFlight: boolean): PayError {
+  const err = new PayError('the command ended before this request was answered', ExitCode.OTHER)
+  if (inFlight) err.requestClass = 'unknown'
+  return err
 }
 
 export class Transport {
@@ -229,12 +233,12 @@ export class Transport {
   constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
 
   async send(req: HttpRequest): Promise<HttpResponse> {
-    if (this.closed) throw closedError()
+    if (this.closed) throw closedError(false)
     this.proxied ??= proxyConfigured(this.env) // the environment of a process does not change its proxy midway
     try {
       return await (this.proxied ? this.sendThroughProxy(req) : this.sendDirect(req))
     } catch (err) {
-      throw this.closed ? closedError() : err
+      throw this.closed ? closedError(true) : err
     }
   }
 

@@ -68,11 +68,15 @@ export function rowOutcome(o: Omit<RowOutcome, 'status'>, ended: 'succeeded' | '
  * settled rows promoted ~3 MB at every scavenge, 30 MB in all; with the literal, nothing).
  */
 export function withStatus(o: Omit<RowOutcome, 'status'>, status: RowState): RowOutcome {
-  return {
-    row: o.row, line: o.line, reference: o.reference, status, outcome: o.outcome, http_status: o.http_status, id: o.id,
-    state: o.state, state_at: o.state_at, error_code: o.error_code, error_message: o.error_message, idempotency_key: o.idempotency_key, amount: o.amount,
-    currency: o.currency, earlier: o.earlier,
-  }
+  return outcomeOf(o.row, o.line, o.reference, status, o.outcome, o.http_status, o.id, o.state, o.state_at, o.error_code, o.error_message, o.idempotency_key, o.amount, o.currency, o.earlier)
+}
+
+/** The one object literal a row outcome is made by (withStatus; a sent row's, src/bulk/send.ts): its keys in one order. */
+export function outcomeOf(
+  row: number, line: number, reference: string | null, status: RowState, outcome: RequestClass, httpStatus: number | null, id: string | null, state: string | null,
+  stateAt: string | null, code: string | null, message: string | null, key: string, amount: string | null, currency: string | null, earlier: boolean,
+): RowOutcome {
+  return {row, line, reference, status, outcome, http_status: httpStatus, id, state, state_at: stateAt, error_code: code, error_message: message, idempotency_key: key, amount, currency, earlier}
 }
 
 /** A row record of a run journal as a row outcome of an earlier run (its verdict derived again), or undefined. */

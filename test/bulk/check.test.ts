@@ -6,6 +6,7 @@ import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {rowKey} from '../../src/bulk/check.js'
+import {ApiClient} from '../../src/client/api-client.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runCommand} from '../helpers/in-process.js'
 import {TEST_CLIENT_ID, TEST_CLIENT_SECRET, useScriptedServer} from '../helpers/scripted-server.js'
@@ -60,6 +61,9 @@ describe('a reference on more than one row of a file', () => {
     expect(sent.map((q) => JSON.parse(q.body).amount)).toEqual(['10.00', '10.50', '7.25'])
     const scope = JSON.stringify({v: 2, method: 'POST', url: `${server.url}/v1/payouts`, client: TEST_CLIENT_ID, account: '', salt: ''})
     for (const q of sent) expect(q.headers['idempotency-key']).toBe(rowKey(scope, q.body, 1))
+    // and those bytes are the ones a single command sends for that body (the client's prepare), later rows' too
+    const client = new ApiClient({settings: {baseUrl: server.url, clientId: TEST_CLIENT_ID, clientSecret: TEST_CLIENT_SECRET}, userAgent: 'pay-test'})
+    for (const q of sent) expect(q.body).toBe(client.prepare('payouts.create', {body: JSON.parse(q.body)}).body)
   })
 
   it('identical rows without a reference (mandates cancel) stay two requests, under two keys (1st and 2nd occurrence)', async () => {

@@ -137,7 +137,8 @@ describe('fast paths of bin/run.cjs', () => {
 
   it('anything else goes to oclif: unknown subjects, flags before --help, a user theme', async () => {
     // (an operation command such as `pay balance` has a direct path of its own: fast-path-direct.test.ts)
-    for (const args of [['nope', '--help'], ['balance', '--json', '--help'], ['profiles', 'list'], ['help', '--json']]) {
+    // (`constructor`, `__proto__`: a subject is the cache's own, never an inherited property of its index)
+    for (const args of [['nope', '--help'], ['constructor', '--help'], ['__proto__', '--help'], ['balance', '--json', '--help'], ['profiles', 'list'], ['help', '--json']]) {
       const r = await run(args, {PAY_BASE_URL: 'http://127.0.0.1:9'})
       expect(r.oclifLoaded, `pay ${args.join(' ')}`).toBe(true)
     }
