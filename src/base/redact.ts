@@ -33,16 +33,21 @@ export function redactHeaders(headers: Record<string, string | string[] | number
   for (const name of Object.keys(headers)) {
     const value = headers[name]
     if (value === undefined) continue
-    out[name] = redactValues(redactHeader(name, Array.isArray(value) ? value.join(', ') : String(value)), knownSecrets)
+    out[name] = shownHeaderValue(name, Array.isArray(value) ? value.join(', ') : String(value), knownSecrets)
   }
   return out
+}
+
+/** A header's value as shown: secret-named ones replaced (redactHeader), known secret values in the rest (redactValues). */
+function shownHeaderValue(name: string, value: string, knownSecrets: (string | undefined)[]): string {
+  return redactValues(redactHeader(name, value), knownSecrets)
 }
 
 /** redactHeaders of an answer's headers, or the same object when that hides nothing (the usual answer: no copy a request). */
 function headersShown(headers: Record<string, string>, knownSecrets: (string | undefined)[]): Record<string, string> {
   for (const name in headers) {
     const value = headers[name]
-    if (typeof value !== 'string' || redactValues(redactHeader(name, value), knownSecrets) !== value) return redactHeaders(headers, knownSecrets)
+    if (typeof value !== 'string' || shownHeaderValue(name, value, knownSecrets) !== value) return redactHeaders(headers, knownSecrets)
   }
   return headers
 }
