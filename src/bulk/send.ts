@@ -16,7 +16,7 @@ import type {ApiContext} from '../operation/api-context.js'
 import type {Checked} from './check.js'
 import {AdaptiveRate} from './rate.js'
 import {type Counts, MoneyTotals, type ProgressReporter, type ResultSink} from './report.js'
-import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RowState, type RunJournal, outcomeOf, rowOutcome, rowState, withStatus} from '../journal/run-journal.js'
+import {type EarlierOutcomes, type EarlierRow, type RowOutcome, type RunJournal, outcomeOf, rowOutcome, rowState, withStatus} from '../journal/run-journal.js'
 import type {SpooledRow} from './spool.js'
 import type {MoneyCharge} from '../operation/confirm.js'
 import {printableLine} from '../output/printable.js'
@@ -369,7 +369,7 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
       const end = ended(state)
       // answered in a failed state at once (a payout its wallet cannot cover): the service's reason, as --wait says it
       const failed = end === 'failed' ? endedFailed(state, failureDetail(res.body)) : NO_ERROR
-      return {outcome: sentOutcome(r, rowState('accepted', end, false), 'accepted', res.status, id, state, new Date().toISOString(), failed.error_code, failed.error_message), response: res}
+      return {outcome: sentOutcome(r, 'accepted', end, false, res.status, id, state, new Date().toISOString(), failed.error_code, failed.error_message), response: res}
     }
     const status = typeof err?.status === 'number' ? err.status : undefined
     // a failure the client did not judge (none is expected): it may have reached the service
@@ -388,13 +388,16 @@ async function sendRow(ctx: ApiContext, req: PreparedRequest, r: SpooledRow, rat
     rate.ok()
     const code = err?.error?.code ?? (status === undefined ? 'network_error' : `http_${status}`)
     const message = err?.error?.message ?? err?.message ?? String(err)
-    return {outcome: sentOutcome(r, rowState(decision.class, undefined, decision.again), decision.class, status ?? null, null, null, null, code, message), again: decision.again}
+    return {outcome: sentOutcome(r, decision.class, undefined, decision.again, status ?? null, null, null, null, code, message), again: decision.again}
   }
 }
 
-/** A sent row's outcome, made by run-journal's one literal (not a spread of shared ones, nor a copy of another). */
-function sentOutcome(r: SpooledRow, status: RowState, outcome: RequestClass, httpStatus: number | null, id: string | null, state: string | null, stateAt: string | null, code: string | null, message: string | null): RowOutcome {
-  return outcomeOf(r.row, r.line, r.reference, status, outcome, httpStatus, id, state, stateAt, code, message, r.key, r.amount, r.currency, false)
+/**
+ * A sent row's outcome, made by run-journal's one literal (not a spread of shared ones, nor a copy of another), its
+ * verdict derived as rowOutcome derives it (rowState of the outcome, the end reached, refused for now).
+ */
+function sentOutcome(r: SpooledRow, outcome: RequestClass, ended: 'succeeded' | 'failed' | undefined, refusedForNow: boolean, httpStatus: number | null, id: string | null, state: string | null, stateAt: string | null, code: string | null, message: string | null): RowOutcome {
+  return outcomeOf(r.row, r.line, r.reference, rowState(outcome, ended, refusedForNow), outcome, httpStatus, id, state, stateAt, code, message, r.key, r.amount, r.currency, false)
 }
 
 const NO_ERROR = {error_code: null, error_message: null}
