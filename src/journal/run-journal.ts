@@ -26,7 +26,7 @@ const CHUNK_ROWS = 128
  * refused; `unknown`: the service may have acted (the row is resent with its key); `not_sent`: refused for now (rate
  * limited to the end, or the service never reached): nothing was done, a plain re-run sends it.
  */
-export type RowState = 'succeeded' | 'processing' | 'failed' | 'unknown' | 'not_sent'
+type RowState = 'succeeded' | 'processing' | 'failed' | 'unknown' | 'not_sent'
 
 export interface RowOutcome {
   row: number
