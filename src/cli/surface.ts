@@ -81,13 +81,14 @@ function commandSurface(cmd: Loadable): CommandSurface {
     .map((f) => {
       const opt = f.type === 'option' ? (f as Command.Flag.Cached & {options?: string[]; default?: unknown; helpValue?: string}) : undefined
       const integer = opt !== undefined && (typeof opt.default === 'number' || opt.helpValue === 'N')
+      const choices = opt?.options ? [...opt.options] : listedValues(opt?.helpValue)
       return {
         name: f.name,
         ...(f.char ? {char: f.char} : {}),
         type: f.type === 'boolean' ? 'boolean' : integer ? 'integer' : 'string',
         required: Boolean(f.required) || requiredBySpec(op, f.name),
         multiple: Boolean((f as {multiple?: boolean}).multiple),
-        ...(opt?.options ? {choices: [...opt.options]} : listedValues(opt?.helpValue) ? {choices: listedValues(opt?.helpValue)!} : {}),
+        ...(choices ? {choices} : {}),
         ...(valuesOf(op, f.name) ? {values: valuesOf(op, f.name)} : {}),
         ...(opt?.default !== undefined ? {default: opt.default} : {}),
         description: f.summary ?? f.description,
