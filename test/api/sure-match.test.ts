@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest'
 import {z} from 'zod'
 import {endpointList} from '../../src/api/endpoints.js'
 import {statedReading} from '../../src/api/schemas.js'
-import {surelyMatches} from '../../src/api/sure-match.js'
+import {plansModule, surelyMatches} from '../../src/api/sure-match.js'
 
 interface Def {
   type: string
@@ -83,6 +83,10 @@ const schemas = endpointList.flatMap((e) => {
   return [{name: e.id, schema: e.response}, ...(stated ? [{name: `${e.id} (stated)`, schema: stated}] : [])]
 })
 
+it('src/api/sure-plans.generated.ts is what the response schemas give (else: run this file with -u)', async () => {
+  await expect(plansModule(endpointList)).toMatchFileSnapshot('../../src/api/sure-plans.generated.ts')
+})
+
 describe('surelyMatches', () => {
   it('says yes only where zod accepts, on every response schema of the table', () => {
     const pick = random(7)
@@ -134,11 +138,16 @@ describe('surelyMatches', () => {
       expect(surelyMatches(create, wrong), JSON.stringify(wrong)).toBe(false)
       expect(create.safeParse(wrong).success, JSON.stringify(wrong)).toBe(false)
     }
-    // not modelled (zod decides): a refinement, a format, a strict object, an array
+    // not modelled (zod decides): a refinement, a format, a strict object, an array's length
     expect(surelyMatches(z.string().refine(() => true), 'x')).toBe(false)
     expect(surelyMatches(z.email(), 'a@b.test')).toBe(false)
     expect(surelyMatches(z.strictObject({a: z.string()}), {a: 'x'})).toBe(false)
-    expect(surelyMatches(z.array(z.string()), [])).toBe(false)
+    expect(surelyMatches(z.array(z.string()).min(1), ['x'])).toBe(false)
+    // an array: each element sure
+    expect(surelyMatches(z.array(z.string()), [])).toBe(true)
+    expect(surelyMatches(z.array(z.string()), ['x', 'y'])).toBe(true)
+    expect(surelyMatches(z.array(z.string()), ['x', 1])).toBe(false)
+    expect(surelyMatches(z.array(z.string()), {0: 'x', length: 1})).toBe(false)
     expect(surelyMatches(z.number().int(), 1)).toBe(false)
     // a key zod requires even of any value: absent, not sure
     expect(surelyMatches(z.object({a: z.unknown()}), {})).toBe(z.object({a: z.unknown()}).safeParse({}).success)
