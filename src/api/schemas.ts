@@ -15,6 +15,79 @@ import {DOT_SEGMENT_RULE, UNSAFE_TEXT, UNSAFE_TEXT_RULE, isDotSegment} from '../
 // schema's definition (src/api/operation-rules.ts) sees through it. The field rules the others are made of are
 // functions that build theirs once (`once`), called inside those builders: a z.lazy is itself a schema made at load.
 
+/** ASSUMPTION: paging is `page` (1-based) with `per_page` default 20, maximum 100. */
+const MAX_PER_PAGE = 100
+const MAX_PAGE = 1_000_000_000
+
+// ---------- refinements, by name ----------
+/** The body of a request: the cross-field rules read its fields defensively (a field rule may have failed). */
+type Body = Record<string, unknown>
+interface Issues {
+  addIssue(issue: {code: 'custom'; path: string[]; message: string}): void
+}
+
+/**
+ * Every refinement of the request schemas, by name: the schemas below refine with these very functions, and
+ * src/api/sure-match.ts names them in the plans it stores (src/api/sure-plans.generated.ts), so that a command can
+ * run them on its request without building the zod schema (src/api/validate.ts). A function here is the rule;
+ * its message is given where the schema uses it.
+ */
+export const REFINEMENTS = {
+  decimalAmount: isDecimalAmount,
+  storableText: (v: string) => !UNSAFE_TEXT.test(v),
+  notDotSegment: (v: string) => !isDotSegment(v),
+  perPage: (v: string) => v.length < 10 && Number(v) <= MAX_PER_PAGE,
+  page: (v: string) => v.length < 10 && Number(v) <= MAX_PAGE,
+  collectionRails: (body: Body, ctx: Issues) => {
+    const rail = body.payment_rail ?? 'mobile_money'
+    if (rail === 'mobile_money') {
+      if (body.mobile === undefined) ctx.addIssue({code: 'custom', path: ['mobile'], message: 'is required when payment_rail is mobile_money'})
+      if (body.provider === undefined) ctx.addIssue({code: 'custom', path: ['provider'], message: 'is required when payment_rail is mobile_money'})
+    }
+    if (rail !== 'bank_transfer' && body.account_name !== undefined) {
+      ctx.addIssue({code: 'custom', path: ['account_name'], message: 'is only allowed when payment_rail is bank_transfer'})
+    }
+  },
+  checkoutAmounts: (body: Body, ctx: Issues) => {
+    const mode = body.amount_mode ?? 'fixed'
+    if (mode === 'fixed' && body.amount === undefined) ctx.addIssue({code: 'custom', path: ['amount'], message: 'is required when amount_mode is fixed'})
+    if (mode === 'open' && body.amount !== undefined) ctx.addIssue({code: 'custom', path: ['amount'], message: 'must be omitted when amount_mode is open'})
+    if (body.payment_rail === 'mobile_money' && (body.mobile === undefined || body.mobile === null)) {
+      ctx.addIssue({code: 'custom', path: ['mobile'], message: 'is required when payment_rail is mobile_money'})
+    }
+  },
+  payoutRails: (body: Body, ctx: Issues) => {
+    const rail = body.payment_rail ?? 'mobile_money'
+    if (rail !== 'mobile_money' && rail !== 'bank_transfer') return
+    const need = rail === 'mobile_money' ? (['mobile', 'provider'] as const) : (['bank_code', 'account_number'] as const)
+    for (const field of need) {
+      if (body[field] === undefined) ctx.addIssue({code: 'custom', path: [field], message: `is required when payment_rail is ${rail}`})
+    }
+  },
+  mandatePlan: (body: Body, ctx: Issues) => {
+    if (body.plan_id === undefined) return
+    if (body.customer_name === undefined) ctx.addIssue({code: 'custom', path: ['customer_name'], message: 'is required when plan_id is set'})
+    if (body.customer_email === undefined) ctx.addIssue({code: 'custom', path: ['customer_email'], message: 'is required when plan_id is set'})
+  },
+}
+export type RefinementName = keyof typeof REFINEMENTS
+
+/** The schemas whose cross-field rule is a refinement above (zod's definition of a superRefine does not hold its function). */
+export const CROSS_FIELD_RULES = new WeakMap<object, RefinementName>()
+
+/**
+ * Run the cross-field rules even when a plain field rule already failed, so that every problem of a body is
+ * listed at once (zod skips refinements after an aborting issue by default). The rules read fields defensively.
+ */
+const ALWAYS = {when: (payload: {value: unknown}) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value)}
+
+/** `object` with the cross-field rule `name`, known by that name. */
+function crossField<T extends z.ZodObject>(object: T, name: 'collectionRails' | 'checkoutAmounts' | 'payoutRails' | 'mandatePlan') {
+  const refined = object.superRefine((body, ctx) => REFINEMENTS[name](body as Body, ctx), ALWAYS)
+  CROSS_FIELD_RULES.set(refined, name)
+  return refined
+}
+
 // ---------- field rules ----------
 /** A schema built on its first call and kept. */
 function once<S>(build: () => S): () => S {
@@ -24,18 +97,18 @@ function once<S>(build: () => S): () => S {
 export const amount = once(() =>
   z
     .string({error: 'must be a decimal string such as "10.00"'})
-    .refine(isDecimalAmount, {message: 'must be a positive decimal string with at most 2 decimal places, such as "10.00"'})
+    .refine(REFINEMENTS.decimalAmount, {message: 'must be a positive decimal string with at most 2 decimal places, such as "10.00"'})
 )
 // the CLI upper-cases what is typed, so the rule says letters, not case (the service takes upper case)
 export const currency = once(() => z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code such as KES'))
 /** The same rule in the words of the debit and balance endpoints' documentation. */
 const currencyCode = once(() => z.string({error: 'is required'}).regex(/^[A-Z]{3}$/, 'must be exactly 3 letters, such as KES'))
 /** Text the service stores and shows again (references, names, descriptions, notes, reasons): see text-rules.ts. */
-const storable = (s: z.ZodString) => s.refine((v) => !UNSAFE_TEXT.test(v), UNSAFE_TEXT_RULE)
+const storable = (s: z.ZodString) => s.refine(REFINEMENTS.storableText, UNSAFE_TEXT_RULE)
 /** A required, non-empty string of at most `max` characters. */
 export const bounded = (max: number) => storable(z.string({error: 'is required'}).min(1, 'must not be empty').max(max, `must be at most ${max} characters`))
 /** A merchant reference: looked up in a path too (GET /v1/transactions/verify/{merchant_reference}), so never a dot segment. */
-export const reference = once(() => bounded(255).refine((v) => !isDotSegment(v), `${DOT_SEGMENT_RULE.slice(0, -1)}, so no lookup by reference could find it)`))
+export const reference = once(() => bounded(255).refine(REFINEMENTS.notDotSegment, `${DOT_SEGMENT_RULE.slice(0, -1)}, so no lookup by reference could find it)`))
 /** ASSUMPTION: wallet numbers are 10 to 15 digits (the msisdn rule of Limits §11) everywhere. */
 export const mobile = once(() => z.string({error: 'is required'}).regex(/^[0-9]{10,15}$/, 'must be 10 to 15 digits'))
 const provider = once(() => bounded(64))
@@ -62,12 +135,6 @@ const checkoutRail = once(() =>
 const frequency = once(() => z.enum(['DAILY', 'WEEKLY', 'MONTHLY'], {error: 'must be DAILY, WEEKLY or MONTHLY'}))
 
 // ---------- request bodies ----------
-/**
- * Run the cross-field rules even when a plain field rule already failed, so that every problem of a body is
- * listed at once (zod skips refinements after an aborting issue by default). The rules read fields defensively.
- */
-const ALWAYS = {when: (payload: {value: unknown}) => typeof payload.value === 'object' && payload.value !== null && !Array.isArray(payload.value)}
-
 export const tokenRequest = z.lazy(() =>
   z.object({
     grant_type: z.literal('client_credentials', {error: 'only client_credentials is allowed'}).optional(),
@@ -87,27 +154,19 @@ const moneyMovement = () => ({
 })
 
 export const collectionCreateRequest = z.lazy(() =>
-  z
-    .looseObject({
+  crossField(
+    z.looseObject({
       ...moneyMovement(),
       account_name: text(255).optional(),
       description: text(255).optional(),
-    })
-    .superRefine((body, ctx) => {
-      const rail = body.payment_rail ?? 'mobile_money'
-      if (rail === 'mobile_money') {
-        if (body.mobile === undefined) ctx.addIssue({code: 'custom', path: ['mobile'], message: 'is required when payment_rail is mobile_money'})
-        if (body.provider === undefined) ctx.addIssue({code: 'custom', path: ['provider'], message: 'is required when payment_rail is mobile_money'})
-      }
-      if (rail !== 'bank_transfer' && body.account_name !== undefined) {
-        ctx.addIssue({code: 'custom', path: ['account_name'], message: 'is only allowed when payment_rail is bank_transfer'})
-      }
-    }, ALWAYS)
+    }),
+    'collectionRails'
+  )
 )
 
 export const checkoutCreateRequest = z.lazy(() =>
-  z
-    .looseObject({
+  crossField(
+    z.looseObject({
       amount_mode: z.enum(['fixed', 'open'], {error: 'must be fixed or open'}).optional(),
       amount: amount().optional(),
       currency: currency(),
@@ -118,35 +177,23 @@ export const checkoutCreateRequest = z.lazy(() =>
       success_url: uri(),
       cancel_url: uri(),
       description: text(255).optional(),
-    })
-    .superRefine((body, ctx) => {
-      const mode = body.amount_mode ?? 'fixed'
-      if (mode === 'fixed' && body.amount === undefined) ctx.addIssue({code: 'custom', path: ['amount'], message: 'is required when amount_mode is fixed'})
-      if (mode === 'open' && body.amount !== undefined) ctx.addIssue({code: 'custom', path: ['amount'], message: 'must be omitted when amount_mode is open'})
-      if (body.payment_rail === 'mobile_money' && (body.mobile === undefined || body.mobile === null)) {
-        ctx.addIssue({code: 'custom', path: ['mobile'], message: 'is required when payment_rail is mobile_money'})
-      }
-    }, ALWAYS)
+    }),
+    'checkoutAmounts'
+  )
 )
 
 /** ASSUMPTION: the spec does not show payout request fields; we mirror the collection body (docs/assumptions.md). */
 export const payoutCreateRequest = z.lazy(() =>
-  z
-    .looseObject({
+  crossField(
+    z.looseObject({
       ...moneyMovement(),
       bank_code: bounded(32).optional(),
       account_number: bounded(64).optional(),
       account_name: text(255).optional(),
       description: text(255).optional(),
-    })
-    .superRefine((body, ctx) => {
-      const rail = body.payment_rail ?? 'mobile_money'
-      if (rail !== 'mobile_money' && rail !== 'bank_transfer') return
-      const need = rail === 'mobile_money' ? (['mobile', 'provider'] as const) : (['bank_code', 'account_number'] as const)
-      for (const field of need) {
-        if (body[field] === undefined) ctx.addIssue({code: 'custom', path: [field], message: `is required when payment_rail is ${rail}`})
-      }
-    }, ALWAYS)
+    }),
+    'payoutRails'
+  )
 )
 
 export const msisdnVerificationRequest = z.lazy(() =>
@@ -164,8 +211,8 @@ export const bankAccountVerificationRequest = z.lazy(() =>
 )
 
 export const mandateCreateRequest = z.lazy(() =>
-  z
-    .looseObject({
+  crossField(
+    z.looseObject({
       mobile: mobile(),
       provider: provider(),
       currency: currency(),
@@ -178,12 +225,9 @@ export const mandateCreateRequest = z.lazy(() =>
       customer_name: nonEmpty().optional(),
       customer_email: email().optional(),
       notes: text(1000).optional(),
-    })
-    .superRefine((body, ctx) => {
-      if (body.plan_id === undefined) return
-      if (body.customer_name === undefined) ctx.addIssue({code: 'custom', path: ['customer_name'], message: 'is required when plan_id is set'})
-      if (body.customer_email === undefined) ctx.addIssue({code: 'custom', path: ['customer_email'], message: 'is required when plan_id is set'})
-    }, ALWAYS)
+    }),
+    'mandatePlan'
+  )
 )
 
 export const mandateCancelRequest = z.lazy(() => z.looseObject({mobile: mobile(), reason: nonEmpty()}))
@@ -215,18 +259,16 @@ export const emptyArrayBody = z.lazy(() => z.array(z.unknown()).max(0, 'must be 
 // ---------- query strings ----------
 export const byReferenceQuery = z.lazy(() => z.object({merchant_reference: reference()}))
 export const debitStatusQuery = z.lazy(() => z.object({mandate_id: nonEmpty(), merchant_reference: reference()}))
-/** ASSUMPTION: paging is `page` (1-based) with `per_page` default 20, maximum 100. */
-const MAX_PER_PAGE = 100
 export const DEFAULT_PER_PAGE = 20
-const positiveIntString = (max: number) =>
+const positiveIntString = (max: number, rule: 'perPage' | 'page') =>
   z
     .string()
     .regex(/^[1-9][0-9]*$/, 'must be a positive whole number')
-    .refine((v) => v.length < 10 && Number(v) <= max, `must be at most ${max}`)
+    .refine(REFINEMENTS[rule], `must be at most ${max}`)
 export const customerCollectionsQuery = z.lazy(() =>
   z.object({
-    per_page: positiveIntString(MAX_PER_PAGE).optional(),
-    page: positiveIntString(1_000_000_000).optional(),
+    per_page: positiveIntString(MAX_PER_PAGE, 'perPage').optional(),
+    page: positiveIntString(MAX_PAGE, 'page').optional(),
   })
 )
 export const balanceQuery = z.lazy(() =>

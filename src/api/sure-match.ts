@@ -25,7 +25,7 @@ type Sure = (value: unknown) => boolean
  */
 export type Plan =
   | boolean
-  | {string: ({prefix: string} | {suffix: string} | {pattern: string; flags: string})[]}
+  | {string: StringTest[]}
   | {boolean: true}
   | {number: true}
   | {literal: (string | number | boolean | null)[]}
@@ -33,17 +33,28 @@ export type Plan =
   | {optional: Plan}
   | {union: Plan[]}
   | {array: Plan}
-  | {object: [key: string, plan: Plan, mayBeAbsent: boolean][]}
+  | {object: [key: string, plan: Plan, mayBeAbsent: boolean][]; rule?: string}
+type StringTest = {prefix: string} | {suffix: string} | {pattern: string; flags: string} | {min: number} | {max: number} | {rule: string}
 
+/**
+ * Refinements the plans may name (a request's rules, src/api/schemas.ts REFINEMENTS): a string's by its function,
+ * an object's cross-field rule by its schema (zod's definition of a superRefine does not hold the function). A
+ * refinement not named here is not modelled.
+ */
+export interface Named {
+  refinements: Record<string, ((value: never, ctx: never) => unknown) | undefined>
+  crossField: WeakMap<object, string>
+}
 interface Def {
   type: string
-  checks?: {_zod: {def: {check?: string; format?: string; prefix?: string; suffix?: string; pattern?: RegExp; when?: unknown}}}[]
+  checks?: {_zod: {def: {check?: string; format?: string; prefix?: string; suffix?: string; pattern?: RegExp; when?: unknown; minimum?: number; maximum?: number; fn?: unknown}}}[]
   coerce?: boolean
   format?: string
   shape?: Record<string, Schema>
   catchall?: Schema
   innerType?: Schema
   values?: unknown[]
+  entries?: Record<string, unknown>
   options?: Schema[]
   element?: Schema
   inclusive?: boolean
@@ -68,25 +79,25 @@ export function surelyMatches(schema: z.ZodType, value: unknown): boolean {
 const MADE = new WeakMap<object, Sure>()
 
 /** The plan of `schema`: what of it the predicate can check (test/api/sure-match.test.ts holds it to zod). */
-function planOf(schema: z.ZodType): Plan {
-  return planAt(schema as unknown as Schema, 0)
+function planOf(schema: z.ZodType, named?: Named): Plan {
+  return planAt(schema as unknown as Schema, 0, named)
 }
 
-function planAt(schema: Schema, depth: number): Plan {
+function planAt(schema: Schema, depth: number, named: Named | undefined): Plan {
   const def = schema._zod.def
   if (depth > 32) return false // (a recursive schema: zod decides)
   // a format (a string's email, uuid, …; a number's int, …): the schema is a check itself, which is not modelled
   if (def.format !== undefined) return false
-  // a refinement or another check on anything but a string is not modelled
-  if (def.type !== 'string' && def.checks !== undefined && def.checks.length > 0) return false
+  // a refinement or another check on anything but a string is not modelled, but for an object's named cross-field rule
+  if (def.type !== 'string' && def.checks !== undefined && def.checks.length > 0 && !(def.type === 'object' && crossFieldOf(schema, named) !== undefined)) return false
   switch (def.type) {
     case 'lazy':
-      return planAt(def.getter!(), depth + 1)
+      return planAt(def.getter!(), depth + 1, named)
     case 'unknown':
     case 'any':
       return true
     case 'string':
-      return stringPlan(def)
+      return stringPlan(def, named)
     case 'boolean':
       return def.coerce ? false : {boolean: true}
     case 'number':
@@ -97,36 +108,62 @@ function planAt(schema: Schema, depth: number): Plan {
       const json = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
       return values.every(json) ? {literal: values as (string | number | boolean | null)[]} : false
     }
+    case 'enum': {
+      // an enum of strings (a TypeScript enum's numbers have reverse keys zod leaves out: not modelled)
+      const values = Object.values(def.entries!)
+      return values.every((v) => typeof v === 'string') ? {literal: values as string[]} : false
+    }
     case 'nullable':
-      return {nullable: planAt(def.innerType!, depth + 1)}
+      return {nullable: planAt(def.innerType!, depth + 1, named)}
     case 'optional':
       // a present key's value (an absent key is the object's to judge; JSON holds no undefined)
-      return {optional: planAt(def.innerType!, depth + 1)}
+      return {optional: planAt(def.innerType!, depth + 1, named)}
     case 'union':
       if (def.inclusive !== undefined || def.discriminator !== undefined) return false
-      return {union: def.options!.map((o) => planAt(o, depth + 1))}
+      return {union: def.options!.map((o) => planAt(o, depth + 1, named))}
     case 'array':
-      return {array: planAt(def.element!, depth + 1)}
+      return {array: planAt(def.element!, depth + 1, named)}
     case 'object':
-      return objectPlan(def, depth)
+      return objectPlan(schema, depth, named)
     default:
       return false
   }
 }
 
-/** A plain string with checks of a prefix, a suffix or a pattern (each as zod runs it); a format (email, url, …) is not modelled. */
-function stringPlan(def: Def): Plan {
+/**
+ * A plain string with checks of a prefix, a suffix, a pattern, a length or a named refinement (each as zod runs
+ * it); a format (email, url, …) is not modelled.
+ */
+function stringPlan(def: Def, named: Named | undefined): Plan {
   if (def.coerce) return false
-  const tests: Extract<Plan, {string: unknown}>['string'] = []
+  const tests: StringTest[] = []
   for (const check of def.checks ?? []) {
+    // (a check's `when` only says when zod runs it: the predicate holds the value to every check, always)
     const c = check._zod.def
-    if (c.check !== 'string_format' || c.when !== undefined) return false
-    if (c.format === 'starts_with' && typeof c.prefix === 'string') tests.push({prefix: c.prefix})
+    if (c.check === 'min_length' && typeof c.minimum === 'number') tests.push({min: c.minimum})
+    else if (c.check === 'max_length' && typeof c.maximum === 'number') tests.push({max: c.maximum})
+    else if (c.check === 'custom' && typeof c.fn === 'function' && nameOf(c.fn, named) !== undefined) tests.push({rule: nameOf(c.fn, named)!})
+    else if (c.check !== 'string_format') return false
+    else if (c.format === 'starts_with' && typeof c.prefix === 'string') tests.push({prefix: c.prefix})
     else if (c.format === 'ends_with' && typeof c.suffix === 'string') tests.push({suffix: c.suffix})
     else if (c.format === 'regex' && c.pattern instanceof RegExp) tests.push({pattern: c.pattern.source, flags: c.pattern.flags})
     else return false
   }
   return {string: tests}
+}
+
+/** The name `named` gives a refinement's function, if any. */
+function nameOf(fn: unknown, named: Named | undefined): string | undefined {
+  if (named === undefined) return undefined
+  return Object.keys(named.refinements).find((name) => named.refinements[name] === fn)
+}
+
+/** The name of an object schema's one check, its cross-field rule, when `named` knows it. */
+function crossFieldOf(schema: Schema, named: Named | undefined): string | undefined {
+  const checks = schema._zod.def.checks ?? []
+  if (named === undefined || checks.length !== 1 || checks[0]._zod.def.check !== 'custom' || checks[0]._zod.def.fn !== undefined) return undefined
+  const name = named.crossField.get(schema)
+  return name !== undefined && named.refinements[name] !== undefined ? name : undefined
 }
 
 /**
@@ -144,22 +181,39 @@ function mayBeAbsent(def: Def): boolean {
  * them): each field's value sure; a field absent only where zod lets it be absent without a word (optional in and
  * out). A strict object, or one with a refinement, is not modelled.
  */
-function objectPlan(def: Def, depth: number): Plan {
+function objectPlan(schema: Schema, depth: number, named: Named | undefined): Plan {
+  const def = schema._zod.def
   const catchall = def.catchall?._zod.def
   if (catchall !== undefined && catchall.type !== 'unknown' && catchall.type !== 'any') return false
   const fields: [string, Plan, boolean][] = []
   for (const [key, field] of Object.entries(def.shape!)) {
     if (key === '__proto__') return false
-    fields.push([key, planAt(field, depth + 1), mayBeAbsent(field._zod.def)])
+    fields.push([key, planAt(field, depth + 1, named), mayBeAbsent(field._zod.def)])
   }
-  return {object: fields}
+  const rule = crossFieldOf(schema, named)
+  return rule === undefined ? {object: fields} : {object: fields, rule}
 }
 
-/** The predicate of a plan. */
-export function sureOfPlan(plan: Plan): Sure {
+const STORED = new WeakMap<object, Map<string, Sure>>()
+
+/**
+ * The predicate of the plan stored for `id` in `plans` (a generated table of plans as JSON text), made on first use
+ * and kept; undefined when the table has none for it. `refinements`: the functions its rules name.
+ */
+export function storedCheck(plans: Readonly<Record<string, string>>, id: string, refinements: Named['refinements'] = {}): Sure | undefined {
+  let made = STORED.get(plans)
+  if (made === undefined) STORED.set(plans, (made = new Map()))
+  let sure = made.get(id)
+  if (sure === undefined && Object.hasOwn(plans, id)) made.set(id, (sure = sureOfPlan(JSON.parse(plans[id]) as Plan, refinements)))
+  return sure
+}
+
+/** The predicate of a plan; `refinements`: the functions its rules name (a rule not there: not sure). */
+function sureOfPlan(plan: Plan, refinements: Named['refinements'] = {}): Sure {
   if (plan === true) return ANY
   if (plan === false) return NOT_SURE
-  if ('string' in plan) return stringOf(plan.string)
+  const sureOf = (p: Plan) => sureOfPlan(p, refinements)
+  if ('string' in plan) return stringOf(plan.string, refinements)
   if ('boolean' in plan) return (v) => typeof v === 'boolean'
   if ('number' in plan) return (v) => typeof v === 'number' && Number.isFinite(v)
   if ('literal' in plan) {
@@ -167,28 +221,46 @@ export function sureOfPlan(plan: Plan): Sure {
     return (v) => values.includes(v as string)
   }
   if ('nullable' in plan) {
-    const inner = sureOfPlan(plan.nullable)
+    const inner = sureOf(plan.nullable)
     return (v) => v === null || inner(v)
   }
   if ('optional' in plan) {
-    const inner = sureOfPlan(plan.optional)
+    const inner = sureOf(plan.optional)
     return (v) => v !== undefined && inner(v)
   }
   if ('union' in plan) {
-    const options = plan.union.map(sureOfPlan)
+    const options = plan.union.map(sureOf)
     return (v) => options.some((o) => o(v))
   }
   if ('array' in plan) {
-    const element = sureOfPlan(plan.array)
+    const element = sureOf(plan.array)
     return (v) => Array.isArray(v) && v.every((e) => element(e))
   }
-  return objectOf(plan.object)
+  const object = objectOf(plan.object, sureOf)
+  if (plan.rule === undefined) return object
+  const rule = refinements[plan.rule] as ((value: unknown, ctx: {addIssue(): void}) => void) | undefined
+  if (rule === undefined) return NOT_SURE
+  return (v) => {
+    if (!object(v)) return false
+    let issues = 0
+    rule(v, {addIssue: () => issues++})
+    return issues === 0
+  }
 }
 
-function stringOf(plan: Extract<Plan, {string: unknown}>['string']): Sure {
+function stringOf(plan: StringTest[], refinements: Named['refinements']): Sure {
   const tests = plan.map((t): ((s: string) => boolean) => {
     if ('prefix' in t) return (s) => s.startsWith(t.prefix)
     if ('suffix' in t) return (s) => s.endsWith(t.suffix)
+    // zod counts a string's length in code points where UTF-16 units would decide otherwise: at most `max` units
+    // is surely at most `max` code points; the floor is counted in code points (as the string iterator yields them)
+    if ('min' in t) return (s) => s.length >= 2 * t.min || codePoints(s) >= t.min
+    if ('max' in t) return (s) => s.length <= t.max
+    if ('rule' in t) {
+      const rule = refinements[t.rule] as ((s: string) => unknown) | undefined
+      // (zod takes what the function returns as true or false)
+      return rule === undefined ? () => false : (s) => Boolean(rule(s))
+    }
     const pattern = new RegExp(t.pattern, t.flags)
     return (s) => {
       pattern.lastIndex = 0
@@ -203,8 +275,14 @@ function stringOf(plan: Extract<Plan, {string: unknown}>['string']): Sure {
   return (v) => typeof v === 'string' && tests.every((t) => t(v))
 }
 
-function objectOf(plan: Extract<Plan, {object: unknown}>['object']): Sure {
-  const fields = plan.map(([key, field, mayBeAbsent]) => ({key, sure: sureOfPlan(field), mayBeAbsent}))
+function codePoints(s: string): number {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+function objectOf(plan: Extract<Plan, {object: unknown}>['object'], sureOf: (plan: Plan) => Sure): Sure {
+  const fields = plan.map(([key, field, mayBeAbsent]) => ({key, sure: sureOf(field), mayBeAbsent}))
   return (v) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
     const o = v as Record<string, unknown>
@@ -217,16 +295,33 @@ function objectOf(plan: Extract<Plan, {object: unknown}>['object']): Sure {
   }
 }
 
-/** The text of src/api/sure-plans.generated.ts: the plan of each endpoint's response, one line each. */
-export function plansModule(responses: readonly {id: string; response: z.ZodType}[]): string {
-  // each plan as JSON text, parsed when its endpoint first answers: a table of nested literals would be built
-  // whole at every start (~3M instructions of a command that uses one plan)
-  const lines = responses.map((e) => `  ${JSON.stringify(e.id)}: ${JSON.stringify(JSON.stringify(planOf(e.response)))},`).join('\n')
-  return `// Generated from the endpoint table's response schemas by src/api/sure-match.ts (planOf): do not edit.
+/**
+ * The text of src/api/sure-plans.generated.ts: the plan of each endpoint's response, request body and query, one
+ * line each, as JSON text (parsed when first used: a table of nested literals would be built whole at every start,
+ * ~3M instructions of a command that uses one plan or two). `named`: the refinements a request's plan may name.
+ */
+export function plansModule(table: readonly {id: string; response: z.ZodType; body?: z.ZodType; query?: z.ZodType}[], named: Named): string {
+  const lines = (schemaOf: (e: (typeof table)[number]) => z.ZodType | undefined, withNames?: Named) =>
+    table.flatMap((e) => {
+      const schema = schemaOf(e)
+      return schema === undefined ? [] : [`  ${JSON.stringify(e.id)}: ${JSON.stringify(JSON.stringify(planOf(schema, withNames)))},`]
+    }).join('\n')
+  return `// Generated from the endpoint table's schemas by src/api/sure-match.ts (planOf): do not edit.
 // test/api/sure-match.test.ts fails when it is stale; \`npx vitest run test/api/sure-match.test.ts -u\` rewrites it.
+
 /** Each endpoint's response plan (src/api/sure-match.ts, Plan) as JSON text. */
 export const answerPlans: Record<string, string> = {
-${lines}
+${lines((e) => e.response)}
+}
+
+/** Each endpoint's request body plan, its rules named by src/api/schemas.ts REFINEMENTS. */
+export const bodyPlans: Record<string, string> = {
+${lines((e) => e.body, named)}
+}
+
+/** Each endpoint's query plan, its rules named by src/api/schemas.ts REFINEMENTS. */
+export const queryPlans: Record<string, string> = {
+${lines((e) => e.query, named)}
 }
 `
 }

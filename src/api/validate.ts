@@ -4,6 +4,9 @@
  * says so, otherwise as `--merchant-reference`.
  */
 import type {z} from 'zod'
+import {REFINEMENTS} from './schemas.js'
+import {storedCheck} from './sure-match.js'
+import {bodyPlans, queryPlans} from './sure-plans.generated.js'
 
 export interface FieldProblem {
   flag: string
@@ -33,4 +36,16 @@ export function problemsOf(schema: z.ZodType, value: unknown, names: Record<stri
     problems.push({flag, rule: withFlagNames(issue.message, names)})
   }
   return problems
+}
+
+/**
+ * problemsOf for a table endpoint's request body or query: none, without building its zod schema, when the plan
+ * stored for it (src/api/sure-plans.generated.ts) is sure of the value (the same verdict: test/api/sure-match.test.ts);
+ * zod's problems otherwise.
+ */
+export function requestProblems(endpoint: {id: string; body?: z.ZodType; query?: z.ZodType}, place: 'body' | 'query', value: unknown, names: Record<string, string> = {}): FieldProblem[] {
+  const schema = endpoint[place]
+  if (schema === undefined) return []
+  const sure = storedCheck(place === 'body' ? bodyPlans : queryPlans, endpoint.id, REFINEMENTS)
+  return sure?.(value) ? [] : problemsOf(schema, value, names)
 }

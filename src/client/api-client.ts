@@ -5,7 +5,7 @@
  */
 import {ACCOUNT_REF_HEADER, REPLAYED_HEADER, type Endpoint, type EndpointId, endpointList, endpoints, fillPath, matchEndpoint} from '../api/endpoints.js'
 import {statedReading} from '../api/schemas.js'
-import {type Plan, sureOfPlan, surelyMatches} from '../api/sure-match.js'
+import {storedCheck, surelyMatches} from '../api/sure-match.js'
 import {answerPlans} from '../api/sure-plans.generated.js'
 import {TokenCache} from '../config/token-cache.js'
 import {TokenProvider, type TokenInfo} from './auth.js'
@@ -679,18 +679,11 @@ function issueList(error: {issues: readonly {path: readonly PropertyKey[]; messa
   return error.issues.slice(0, 5).map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`)
 }
 
-/** Each endpoint's predicate for its usual answers, made on first use from its stored plan (no zod schema built). */
-const answerChecks = new Map<string, (value: unknown) => boolean>()
-
+/** Whether the usual answer is surely what zod accepts: by the endpoint's stored plan (no zod schema built). */
 function surelyAnswers(endpoint: Endpoint, body: unknown): boolean {
-  let sure = answerChecks.get(endpoint.id)
-  if (sure === undefined) {
-    const plan = Object.hasOwn(answerPlans, endpoint.id) ? answerPlans[endpoint.id] : undefined
-    // (an endpoint the generated file does not know yet: its plan from the schema)
-    sure = plan === undefined ? (value) => surelyMatches(endpoint.response, value) : sureOfPlan(JSON.parse(plan) as Plan)
-    answerChecks.set(endpoint.id, sure)
-  }
-  return sure(body)
+  const sure = storedCheck(answerPlans, endpoint.id)
+  // (an endpoint the generated file does not know yet: its plan from the schema)
+  return sure === undefined ? surelyMatches(endpoint.response, body) : sure(body)
 }
 
 function unusableBody(req: PreparedRequest, res: {status: number; headers: Record<string, string>; text: string}, body: unknown): {message: string; problems?: string[]; differs?: true} | undefined {

@@ -13,7 +13,7 @@
 import {ACCOUNT_REF_HEADER, endpoints, pathValueRule, type EndpointId} from '../api/endpoints.js'
 import {inputLabel, flagName} from '../api/operation-names.js'
 import type {FieldSpec, OperationSpec, PromptSpec, ValueSource} from '../api/operation-types.js'
-import {problemsOf, type FieldProblem} from '../api/validate.js'
+import {requestProblems, type FieldProblem} from '../api/validate.js'
 import {withCanonicalAmounts} from '../api/money.js'
 import {resourceName} from '../api/resource.js'
 import {type ApiResponse, type CallInput, mayBeStale} from '../client/api-client.js'
@@ -133,8 +133,8 @@ export function draftOf(spec: GatherSpec, data?: unknown, extraFields: Record<st
       if (field && isMissing(lookup(input, field)) && !missing.includes(field)) missing.push(field)
     }
     const byFlag = (flag: string) => spec.fields.find((f) => f.flag === flag)
-    if (endpoint.body && spec.fixedBody === undefined) for (const p of problemsOf(endpoint.body, input.body, names)) add(p, byFlag(p.flag))
-    if (endpoint.query) for (const p of problemsOf(endpoint.query, input.query ?? {}, names)) add(p, byFlag(p.flag))
+    if (spec.fixedBody === undefined) for (const p of requestProblems(endpoint, 'body', input.body, names)) add(p, byFlag(p.flag))
+    for (const p of requestProblems(endpoint, 'query', input.query ?? {}, names)) add(p, byFlag(p.flag))
     for (const f of spec.fields) {
       if ((f.in ?? 'body') !== 'path') continue
       const v = input.path?.[f.key]

@@ -7,8 +7,9 @@
 import {describe, expect, it} from 'vitest'
 import {z} from 'zod'
 import {endpointList} from '../../src/api/endpoints.js'
-import {statedReading} from '../../src/api/schemas.js'
-import {plansModule, surelyMatches} from '../../src/api/sure-match.js'
+import {CROSS_FIELD_RULES, REFINEMENTS, statedReading} from '../../src/api/schemas.js'
+import {plansModule, storedCheck, surelyMatches} from '../../src/api/sure-match.js'
+import {answerPlans, bodyPlans, queryPlans} from '../../src/api/sure-plans.generated.js'
 
 interface Def {
   type: string
@@ -16,6 +17,7 @@ interface Def {
   shape?: Record<string, Schema>
   innerType?: Schema
   values?: unknown[]
+  entries?: Record<string, unknown>
   options?: Schema[]
   element?: Schema
   valueType?: Schema
@@ -32,6 +34,14 @@ function random(seed: number): () => number {
     return s / 2 ** 32
   }
 }
+
+/** Strings near a request's rules: right and wrong amounts, codes, wallets, lengths, unsafe text, astral characters. */
+const REQUEST_STRINGS = [
+  ...['10.00', '10', '0.50', '0', '0.00', '10.001', '1.', '-1.00', ' 10.00', '1,000.00', '99999999999999999999.99'],
+  ...['KES', 'kes', 'KE', 'KESS', '254700000001', '2547000', '2547000000000000', '25470000000a', 'mpesa', 'mobile_money', 'bank_transfer', 'card', 'fixed', 'open', 'DAILY'],
+  ...['.', '..', './', 'inv-1', 'a'.repeat(255), 'a'.repeat(256), 'x'.repeat(64), 'x'.repeat(65), '\u{1F600}', '\u{1F600}'.repeat(128), '\u{1F600}'.repeat(255), 'a\u0000b', 'a\u202eb', 'a\nb'],
+  ...['1', '20', '100', '101', '0', '01', '1000000000', '1000000001', '9999999999'],
+]
 
 const ODD: unknown[] = [null, true, false, 0, 1, -1, 1.5, '', 'x', '10.00', '-0.5', '1.', 'abc@example.com', 'https://x.test', [], {}, ['x'], {a: 1}]
 
@@ -55,10 +65,12 @@ function sample(schema: Schema, pick: () => number, depth = 0): unknown {
     }
     case 'string': {
       const made = (def.checks ?? []).map((c) => c._zod.def).flatMap((c) => (c.prefix !== undefined ? [`${c.prefix}ABC123`, c.prefix] : c.suffix !== undefined ? [`abc${c.suffix}`] : []))
-      return one([...made, ...made, 'x', '', '10.00', '7', '-3.25', '1e3', 'CL_1', 'abc@example.com', '2026-01-01T00:00:00Z', 'https://x.test/a'])
+      return one([...made, ...made, ...REQUEST_STRINGS, 'x', '', '10.00', '7', '-3.25', '1e3', 'CL_1', 'abc@example.com', '2026-01-01T00:00:00Z', 'https://x.test/a'])
     }
     case 'literal':
       return pick() < 0.8 ? one(def.values!) : one(['other', 1, null])
+    case 'enum':
+      return pick() < 0.8 ? one(Object.values(def.entries!)) : one(['other', 'daily', 1, null])
     case 'optional':
       return pick() < 0.2 ? undefined : sample(def.innerType!, pick, depth + 1)
     case 'nullable':
@@ -83,8 +95,63 @@ const schemas = endpointList.flatMap((e) => {
   return [{name: e.id, schema: e.response}, ...(stated ? [{name: `${e.id} (stated)`, schema: stated}] : [])]
 })
 
-it('src/api/sure-plans.generated.ts is what the response schemas give (else: run this file with -u)', async () => {
-  await expect(plansModule(endpointList)).toMatchFileSnapshot('../../src/api/sure-plans.generated.ts')
+const NAMED = {refinements: REFINEMENTS, crossField: CROSS_FIELD_RULES}
+
+it('src/api/sure-plans.generated.ts is what the schemas give (else: run this file with -u)', async () => {
+  await expect(plansModule(endpointList, NAMED)).toMatchFileSnapshot('../../src/api/sure-plans.generated.ts')
+})
+
+describe('the stored plans', () => {
+  const requests = endpointList.flatMap((e) => [
+    ...(e.body ? [{name: `${e.id} body`, schema: e.body, sure: storedCheck(bodyPlans, e.id, REFINEMENTS)}] : []),
+    ...(e.query ? [{name: `${e.id} query`, schema: e.query, sure: storedCheck(queryPlans, e.id, REFINEMENTS)}] : []),
+  ])
+
+  it('say yes to a request only where zod accepts it, on every body and query schema of the table', () => {
+    const pick = random(11)
+    let sure = 0
+    let accepted = 0
+    for (const {name, schema, sure: check} of requests) {
+      expect(check, name).toBeDefined()
+      for (let i = 0; i < 1500; i++) {
+        const value = sample(schema as unknown as Schema, pick)
+        const zod = schema.safeParse(value).success
+        if (zod) accepted++
+        if (check!(value)) {
+          sure++
+          expect(zod, `${name}: ${JSON.stringify(value)}`).toBe(true)
+        }
+      }
+    }
+    expect(sure).toBeGreaterThan(2000)
+    expect(accepted).toBeGreaterThan(sure)
+  })
+
+  it('are sure of the usual requests of a create, so that no zod schema is built for them', () => {
+    const collection = {amount: '10.00', currency: 'KES', merchant_reference: 'inv-1', mobile: '254700000001', provider: 'mpesa'}
+    expect(storedCheck(bodyPlans, 'collections.create', REFINEMENTS)!(collection)).toBe(true)
+    expect(storedCheck(bodyPlans, 'payouts.create', REFINEMENTS)!(collection)).toBe(true)
+    expect(storedCheck(queryPlans, 'balance.get', REFINEMENTS)!({currency: 'KES'})).toBe(true)
+    expect(storedCheck(queryPlans, 'balance.get', REFINEMENTS)!({})).toBe(true)
+    // and of none that zod refuses: a rule, a cross-field rule, a length in code points
+    for (const wrong of [
+      {...collection, amount: '10.001'},
+      {...collection, merchant_reference: '..'},
+      {...collection, merchant_reference: 'a\u0000b'},
+      {...collection, provider: undefined},
+      {...collection, payment_rail: 'bank_transfer', account_name: undefined, mobile: undefined, provider: undefined, description: 'x'.repeat(256)},
+      {...collection, account_name: 'A'},
+    ]) {
+      const body = JSON.parse(JSON.stringify(wrong))
+      expect(storedCheck(bodyPlans, 'collections.create', REFINEMENTS)!(body), JSON.stringify(body)).toBe(false)
+      expect(endpointList.find((e) => e.id === 'collections.create')!.body!.safeParse(body).success).toBe(false)
+    }
+    expect(storedCheck(bodyPlans, 'customers.get', REFINEMENTS)).toBeUndefined()
+  })
+
+  it('answer as the schemas do for every response too (the generated answers are those surelyMatches reads)', () => {
+    for (const e of endpointList) expect(storedCheck(answerPlans, e.id), e.id).toBeDefined()
+  })
 })
 
 describe('surelyMatches', () => {
