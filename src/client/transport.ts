@@ -7,7 +7,7 @@
  * Either way `--timeout` bounds the whole exchange, the body's last byte included (`within`): per-chunk timers
  * alone let a body that trickles one byte a second run for ever.
  */
-import type {Agent as HttpAgent, ClientRequest, IncomingMessage} from 'node:http'
+import type {Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions} from 'node:http'
 import type {Dispatcher} from 'undici'
 import {InputError, PayError} from '../base/errors.js'
 import {ExitCode} from '../base/exit-codes.js'
@@ -31,7 +31,7 @@ export interface HttpRequest {
   headers: Record<string, string>
   body?: string
   timeoutMs: number
-  /** Nothing of the request is sent, and its timer does not start, before this settles (the journal's fsync). */
+  /** Nothing of the request is sent, and its timer does not start, before this settles (the journal's fsync); it may connect meanwhile. */
   ready?: Promise<void>
 }
 
@@ -222,6 +222,73 @@ function closedError(inFlight: boolean): PayError {
   return err
 }
 
+/**
+ * One request of sendDirect, made (its socket assigned and connecting) with nothing written until `send`. Before
+ * then, a failure or an answer (a server may close an idle connection, or answer 408 to a request it never got)
+ * only marks it `failed` and closes it: nothing of it was written, and sendDirect makes another.
+ */
+class DirectRequest {
+  failed = false
+  private readonly out: ClientRequest
+  private connectTimer?: NodeJS.Timeout
+  /** Set by `send` (and `abandon`): what the request's end, or its failure, comes to; called once. */
+  private done?: (err: Error | undefined, res?: HttpResponse) => void
+
+  constructor(module: typeof import('node:http') | typeof import('node:https'), url: URL, options: RequestOptions, https: boolean) {
+    this.out = module.request(url, options, (res: IncomingMessage) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('error', (err) => this.settle(err))
+      res.on('end', () => {
+        const headers = flatHeaders(res.headers)
+        this.settle(undefined, {status: res.statusCode ?? 0, headers, text: bodyText(headers, Buffer.concat(chunks))})
+      })
+    })
+    this.out.on('error', (err) => this.settle(err))
+    this.out.on('socket', (socket) => {
+      if (!socket.connecting) return
+      this.connectTimer = setTimeout(() => this.out.destroy(failure(`could not connect within ${CONNECT_TIMEOUT_MS} ms`, CONNECT_TIMEOUT_CODE)), CONNECT_TIMEOUT_MS)
+      socket.once(https ? 'secureConnect' : 'connect', () => clearTimeout(this.connectTimer))
+    })
+  }
+
+  /** Writes the request and starts its timer: the answer, or the failure, within `timeoutMs`. */
+  send(body: string | undefined, timeoutMs: number): Promise<HttpResponse> {
+    return new Promise<HttpResponse>((resolve, reject) => {
+      const overall = setTimeout(() => {
+        const timeout = new ExchangeTimeoutError(timeoutMs)
+        this.settle(timeout)
+        this.out.destroy(timeout)
+      }, timeoutMs)
+      this.done = (err, res) => {
+        this.done = ignored
+        clearTimeout(overall)
+        clearTimeout(this.connectTimer)
+        if (err) reject(err)
+        else resolve(res!)
+      }
+      this.out.end(body)
+    })
+  }
+
+  /** Closes it unwritten (`ready` rejected): what it meets after this (the 'error' of its destroy) is not reported. */
+  abandon(): void {
+    this.done = ignored
+    clearTimeout(this.connectTimer)
+    this.out.destroy()
+  }
+
+  private settle(err: Error | undefined, res?: HttpResponse): void {
+    if (this.done) return this.done(err, res)
+    if (this.failed) return
+    this.failed = true
+    clearTimeout(this.connectTimer)
+    this.out.destroy()
+  }
+}
+
+const ignored = (): void => undefined
+
 export class Transport {
   private readonly agents = new Map<string, HttpAgent>()
   private dispatcher?: Promise<Dispatcher>
@@ -243,10 +310,17 @@ export class Transport {
   }
 
   /**
-   * One exchange through node:http(s). One timer bounds it whole (connect, headers, the body's last byte: what
-   * `within` does for the proxy path, without an AbortController per request, which a bulk run of thousands of
-   * rows pays for); a connection not made within CONNECT_TIMEOUT_MS fails as "never sent". node:http is loaded
-   * while `ready` (the journal's fsync) settles; the request and its timer start after it, as on the proxy path.
+   * One exchange through node:http(s). One timer bounds it whole from `ready` on (what is left of the
+   * connect, headers, the body's last byte: what `within` does for the proxy path, without an AbortController per
+   * request, which a bulk run of thousands of rows pays for); a connection not made within CONNECT_TIMEOUT_MS fails
+   * as "never sent". With `ready` (the journal's fsync), the request is made before it settles: node:http loaded,
+   * the socket made and connecting (with https, the TLS handshake too) while the fsync runs. node:http writes no
+   * byte of a request, its head included, before end() (Node's lib/_http_outgoing.js keeps them in `outputData`
+   * until then), except with an Expect header, whose head it sends at once: such a request is made after `ready`.
+   * end() and the timer come after `ready`; when `ready` rejects, the connection is closed and the send fails with
+   * that error (pay's own: nothing was written). A request that failed (refused, reset, not connected in time) or
+   * was answered before it was written is dropped and made again after `ready`, so what it comes to is what a
+   * request made then meets, as before this overlap.
    */
   private async sendDirect(req: HttpRequest): Promise<HttpResponse> {
     const url = new URL(req.url)
@@ -261,40 +335,16 @@ export class Transport {
     }
     const headers: Record<string, string | number> = {...req.headers}
     if (req.body !== undefined) headers['content-length'] = Buffer.byteLength(req.body)
-    await req.ready
-    return new Promise<HttpResponse>((resolve, reject) => {
-      let connectTimer: NodeJS.Timeout | undefined
-      let settled = false
-      const settle = (err: Error | undefined, value?: HttpResponse) => {
-        if (settled) return
-        settled = true
-        clearTimeout(overall)
-        clearTimeout(connectTimer)
-        if (err) reject(err)
-        else resolve(value!)
-      }
-      const out: ClientRequest = module.request(url, {method: req.method, headers, agent}, (res: IncomingMessage) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('error', (err) => settle(err))
-        res.on('end', () => {
-          const headers = flatHeaders(res.headers)
-          settle(undefined, {status: res.statusCode ?? 0, headers, text: bodyText(headers, Buffer.concat(chunks))})
-        })
-      })
-      const overall = setTimeout(() => {
-        const timeout = new ExchangeTimeoutError(req.timeoutMs)
-        settle(timeout)
-        out.destroy(timeout)
-      }, req.timeoutMs)
-      out.on('error', (err) => settle(err))
-      out.on('socket', (socket) => {
-        if (!socket.connecting) return
-        connectTimer = setTimeout(() => out.destroy(failure(`could not connect within ${CONNECT_TIMEOUT_MS} ms`, CONNECT_TIMEOUT_CODE)), CONNECT_TIMEOUT_MS)
-        socket.once(https ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer))
-      })
-      out.end(req.body)
-    })
+    const open = () => new DirectRequest(module, url, {method: req.method, headers, agent}, https)
+    if (!req.ready) return open().send(req.body, req.timeoutMs)
+    const early = Object.keys(headers).some((name) => name.toLowerCase() === 'expect') ? undefined : open()
+    try {
+      await req.ready
+    } catch (err) {
+      early?.abandon()
+      throw err
+    }
+    return (early && !early.failed ? early : open()).send(req.body, req.timeoutMs)
   }
 
   /** Through the proxy the environment names (undici's EnvHttpProxyAgent; NO_PROXY honoured). */

@@ -209,8 +209,9 @@ export class JournalStore {
   /**
    * Appends one record to today's segment and fsyncs it on libuv's thread pool (an operation about to be sent).
    * The write itself is synchronous: when it fails or writes short, JournalWriteError is thrown and the caller sends
-   * nothing. The promise settles once the record is on disk: the caller prepares its request meanwhile (loads
-   * node:http, connects) and writes no byte of it before then, so the fsync costs no time of its own; it rejects
+   * nothing. The promise settles once the record is on disk: meanwhile the transport makes its request (node:http
+   * loaded, the connection and a TLS handshake made: src/client/transport.ts, sendDirect; through a proxy, undici
+   * loaded only) and writes no byte of it before then, so the fsync costs little time of its own; it rejects
    * (JournalWriteError) when the fsync fails. With the journal off it throws: the gate does not call it then.
    */
   appendDurable(record: JournalRecord): Promise<void> {

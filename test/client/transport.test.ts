@@ -9,11 +9,15 @@ import {brotliCompressSync, deflateRawSync, deflateSync, gzipSync} from 'node:zl
 import {createServer, type AddressInfo, type Socket} from 'node:net'
 import {join} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
+import {PayError} from '../../src/base/errors.js'
+import {ExitCode} from '../../src/base/exit-codes.js'
 import {ApiClient} from '../../src/client/api-client.js'
+import {classifyNetworkError} from '../../src/client/request-policy.js'
 import {Transport, bodyText} from '../../src/client/transport.js'
 import {JournalGate} from '../../src/journal/gate.js'
 import {JournalStore} from '../../src/journal/store.js'
 import {tempConfigDir} from '../helpers/cli.js'
+import {closedPort} from '../helpers/localtunnel-server.js'
 
 const sockets: Socket[] = []
 const closers: (() => Promise<unknown>)[] = []
@@ -22,14 +26,21 @@ afterEach(async () => {
   for (const c of closers.splice(0)) await c()
 })
 
-/** A raw HTTP server: records the bytes of each connection, answers `answer` once a whole request (headers and body) arrived. */
+/**
+ * A raw HTTP server: records the bytes of each connection, answers `answer` once a whole request (headers and body)
+ * arrived. `connection`: its first connection was made; `closed`: that connection was closed.
+ */
 async function recordingServer(answer: string) {
   let received = ''
   let connected!: () => void
+  let ended!: () => void
   const connection = new Promise<void>((resolve) => (connected = resolve))
+  const closed = new Promise<void>((resolve) => (ended = resolve))
   const server = createServer((socket) => {
     sockets.push(socket)
     connected()
+    socket.on('close', ended)
+    socket.on('error', () => undefined)
     socket.on('data', (d) => {
       received += d.toString('latin1')
       const end = received.indexOf('\r\n\r\n')
@@ -39,29 +50,81 @@ async function recordingServer(answer: string) {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   closers.push(() => new Promise((resolve) => server.close(resolve)))
-  return {url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connection, received: () => received}
+  return {url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, connection, closed, received: () => received}
 }
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** A transport (closed after the test) and a `ready` the test settles: the journal's fsync, held. */
+function heldFsync() {
+  const transport = new Transport({})
+  closers.push(() => transport.close())
+  let release!: () => void
+  let fail!: (err: Error) => void
+  const ready = new Promise<void>((resolve, reject) => ((release = resolve), (fail = reject)))
+  return {transport, ready, release, fail}
+}
+
 describe('no byte of a request before the journal has it on disk', () => {
-  it('the transport opens nothing and sends nothing until `ready` settles, and its timer starts only then', async () => {
+  it('the transport connects while `ready` is pending but sends no byte until it settles, and its timer starts only then', async () => {
     const server = await recordingServer('{}')
-    const transport = new Transport({})
-    closers.push(() => transport.close())
-    let release!: () => void
-    const ready = new Promise<void>((resolve) => (release = resolve))
-    let connected = false
-    void server.connection.then(() => (connected = true))
+    const {transport, ready, release} = heldFsync()
     // a timeout shorter than the wait: it bounds the exchange, not the journal's fsync
-    const answer = transport.send({method: 'POST', url: `${server.url}/v1/collections`, headers: {'content-type': 'application/json'}, body: '{"a":"1.00"}', timeoutMs: 5_000, ready})
-    await settle(300)
+    const answer = transport.send({method: 'POST', url: `${server.url}/v1/collections`, headers: {'content-type': 'application/json'}, body: '{"a":"1.00"}', timeoutMs: 1_000, ready})
+    await server.connection // made while the fsync runs: what this overlap is for
+    await settle(1_300)
     expect(server.received()).toBe('')
-    expect(connected).toBe(false)
     release()
     const res = await answer
     expect(res.status).toBe(200)
     expect(server.received()).toMatch(/^POST \/v1\/collections HTTP\/1\.1\r\n[\s\S]*\r\n\r\n\{"a":"1\.00"\}$/)
+  })
+
+  it('`ready` rejected: the send fails with that same error, not one byte was written, and the connection is closed', async () => {
+    const server = await recordingServer('{}')
+    const {transport, ready, fail} = heldFsync()
+    const answer = transport.send({method: 'POST', url: `${server.url}/v1/collections`, headers: {'content-type': 'application/json'}, body: '{"a":"1.00"}', timeoutMs: 5_000, ready})
+    await server.connection
+    await settle(300)
+    // what the journal rejects with: pay's own failure, before a byte (src/client/api-client.ts, exchange)
+    const journalFailed = new PayError('the journal could not be written', ExitCode.OTHER)
+    fail(journalFailed)
+    await expect(answer).rejects.toBe(journalFailed)
+    await server.closed
+    expect(server.received()).toBe('')
+  })
+
+  it('a connection refused while `ready` is pending fails after it settles, as never sent', async () => {
+    const {transport, ready, release} = heldFsync()
+    const answer = transport.send({method: 'POST', url: `http://127.0.0.1:${await closedPort()}/v1/collections`, headers: {}, body: '{}', timeoutMs: 5_000, ready})
+    let settled = false
+    void answer.then(
+      () => (settled = true),
+      () => (settled = true),
+    )
+    await settle(300) // a refused loopback connect takes well under a millisecond
+    expect(settled).toBe(false)
+    release()
+    const err = await answer.then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(err).toMatchObject({code: 'ECONNREFUSED'})
+    expect(classifyNetworkError(err)).toEqual({kind: 'network', sent: false})
+  })
+
+  it('a request with an Expect header (node:http sends its head at once) is not even made before `ready` settles', async () => {
+    const server = await recordingServer('{}')
+    const {transport, ready, release} = heldFsync()
+    let connected = false
+    void server.connection.then(() => (connected = true))
+    const answer = transport.send({method: 'POST', url: `${server.url}/v1/collections`, headers: {Expect: '100-continue'}, body: '{}', timeoutMs: 5_000, ready})
+    await settle(300)
+    expect(connected).toBe(false)
+    expect(server.received()).toBe('')
+    release()
+    expect((await answer).status).toBe(200)
+    expect(server.received()).toMatch(/\r\nExpect: 100-continue\r\n/i)
   })
 
   it('a create waits for the fsync of its journal record: held, the service gets nothing; released, the request carries the journaled key', async () => {
