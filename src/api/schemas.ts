@@ -70,7 +70,7 @@ export const REFINEMENTS = {
     if (body.customer_email === undefined) ctx.addIssue({code: 'custom', path: ['customer_email'], message: 'is required when plan_id is set'})
   },
 }
-export type RefinementName = keyof typeof REFINEMENTS
+type RefinementName = keyof typeof REFINEMENTS
 
 /** The schemas whose cross-field rule is a refinement above (zod's definition of a superRefine does not hold its function). */
 export const CROSS_FIELD_RULES = new WeakMap<object, RefinementName>()

@@ -23,7 +23,7 @@ type Sure = (value: unknown) => boolean
  * What the predicate checks, as JSON: `true` any value, `false` not sure (zod decides). A string's tests are a
  * prefix, a suffix or a pattern (RegExp source and flags); an object's fields are [key, plan, may be absent].
  */
-export type Plan =
+type Plan =
   | boolean
   | {string: StringTest[]}
   | {boolean: true}
@@ -41,7 +41,7 @@ type StringTest = {prefix: string} | {suffix: string} | {pattern: string; flags:
  * an object's cross-field rule by its schema (zod's definition of a superRefine does not hold the function). A
  * refinement not named here is not modelled.
  */
-export interface Named {
+interface Named {
   refinements: Record<string, ((value: never, ctx: never) => unknown) | undefined>
   crossField: WeakMap<object, string>
 }
