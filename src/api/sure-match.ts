@@ -1,19 +1,19 @@
 /**
- * A quick "yes" to "does this answer match its response schema?", asked before zod: a plain predicate made once
- * per schema from its definition (zod 4's documented introspection surface, `_zod.def`, as src/api/drift.ts reads
- * it). It says yes only where zod surely does (a string with its prefix or pattern, a literal, an object's fields
- * with its extra keys allowed, …); anything it does not model (a refinement, a format, a transform, a number's
- * bounds, an array, a key missing that zod would not allow) is "not sure", and zod decides, as before. So every
- * answer is accepted or refused exactly as zod alone would (test/api/sure-match.test.ts checks that against zod on
- * every response schema of the table). Why: a bulk run checks every answer, and zod's parse of a collection
- * (payload objects, a copy of the answer, the catch-all's key set, issue bookkeeping) was ~15 µs of a row's CPU,
- * much of it the compiling of zod's many small functions.
+ * A quick "yes" to "does this value match its schema?", asked before zod: a plain predicate made from the schema's
+ * definition (zod 4's documented introspection surface, `_zod.def`, as src/api/drift.ts reads it). It says yes only
+ * where zod surely does (a string with its prefix, pattern, length or named refinement, a literal or enum, an array,
+ * an object's fields with its extra keys allowed, …); anything it does not model (an unnamed refinement, a format, a
+ * transform, a number's bounds, a key missing that zod would not allow) is "not sure", and zod decides, as before.
+ * So every value is accepted or refused exactly as zod alone would (test/api/sure-match.test.ts checks that against
+ * zod on every schema of the table). Why: a bulk run checks every answer, and zod's parse of a collection was
+ * ~15 µs of a row's CPU; and a command that builds a zod schema to check one value pays more for the building than
+ * for the check (~5M instructions of a `pay collections create` for its body, as many for its answer).
  *
  * The predicate is made in two steps: `planOf` reads a schema into a plan (plain JSON data: which keys, which
- * prefixes and patterns), `sureOfPlan` makes the predicate from a plan. The plans of the endpoint table's responses
- * are kept in src/api/sure-plans.generated.ts, so a command judges its answer without building the response's zod
- * schema at all (building one costs a command more than the rest of its check: ~5M instructions of a
- * `pay collections create`); test/api/sure-match.test.ts fails when that file is not what the schemas give.
+ * prefixes and patterns), `sureOfPlan` makes the predicate from a plan. The plans of the endpoint table's responses,
+ * request bodies and queries are kept in src/api/sure-plans.generated.ts (`storedCheck` reads them), so a command
+ * judges its request and its answer without building their zod schemas; test/api/sure-match.test.ts fails when that
+ * file is not what the schemas give.
  */
 import type {z} from 'zod'
 
@@ -21,7 +21,8 @@ type Sure = (value: unknown) => boolean
 
 /**
  * What the predicate checks, as JSON: `true` any value, `false` not sure (zod decides). A string's tests are a
- * prefix, a suffix or a pattern (RegExp source and flags); an object's fields are [key, plan, may be absent].
+ * prefix, a suffix, a pattern (RegExp source and flags), a length in code points (min, max) or a refinement by its
+ * name; an object's fields are [key, plan, may be absent], and `rule` names its cross-field rule.
  */
 type Plan =
   | boolean
@@ -142,8 +143,11 @@ function stringPlan(def: Def, named: Named | undefined): Plan {
     const c = check._zod.def
     if (c.check === 'min_length' && typeof c.minimum === 'number') tests.push({min: c.minimum})
     else if (c.check === 'max_length' && typeof c.maximum === 'number') tests.push({max: c.maximum})
-    else if (c.check === 'custom' && typeof c.fn === 'function' && nameOf(c.fn, named) !== undefined) tests.push({rule: nameOf(c.fn, named)!})
-    else if (c.check !== 'string_format') return false
+    else if (c.check === 'custom') {
+      const rule = nameOf(c.fn, named)
+      if (rule === undefined) return false
+      tests.push({rule})
+    } else if (c.check !== 'string_format') return false
     else if (c.format === 'starts_with' && typeof c.prefix === 'string') tests.push({prefix: c.prefix})
     else if (c.format === 'ends_with' && typeof c.suffix === 'string') tests.push({suffix: c.suffix})
     else if (c.format === 'regex' && c.pattern instanceof RegExp) tests.push({pattern: c.pattern.source, flags: c.pattern.flags})
@@ -154,16 +158,27 @@ function stringPlan(def: Def, named: Named | undefined): Plan {
 
 /** The name `named` gives a refinement's function, if any. */
 function nameOf(fn: unknown, named: Named | undefined): string | undefined {
-  if (named === undefined) return undefined
+  if (named === undefined || typeof fn !== 'function') return undefined
   return Object.keys(named.refinements).find((name) => named.refinements[name] === fn)
 }
 
-/** The name of an object schema's one check, its cross-field rule, when `named` knows it. */
+/**
+ * The name of an object schema's one check, its cross-field rule, when `named` knows it. Only on a loose object:
+ * zod runs the rule on its output, which is the input itself only where no key is dropped.
+ */
 function crossFieldOf(schema: Schema, named: Named | undefined): string | undefined {
-  const checks = schema._zod.def.checks ?? []
+  const def = schema._zod.def
+  const checks = def.checks ?? []
   if (named === undefined || checks.length !== 1 || checks[0]._zod.def.check !== 'custom' || checks[0]._zod.def.fn !== undefined) return undefined
+  const catchall = def.catchall?._zod.def.type
+  if (catchall !== 'unknown' && catchall !== 'any') return undefined
   const name = named.crossField.get(schema)
-  return name !== undefined && named.refinements[name] !== undefined ? name : undefined
+  return name !== undefined && ruleOf(named.refinements, name) !== undefined ? name : undefined
+}
+
+/** A refinement by its name (an own key only: a plan never names `toString`). */
+function ruleOf(refinements: Named['refinements'], name: string): ((value: never, ctx: never) => unknown) | undefined {
+  return Object.hasOwn(refinements, name) ? refinements[name] : undefined
 }
 
 /**
@@ -194,15 +209,18 @@ function objectPlan(schema: Schema, depth: number, named: Named | undefined): Pl
   return rule === undefined ? {object: fields} : {object: fields, rule}
 }
 
-const STORED = new WeakMap<object, Map<string, Sure>>()
+const STORED = new WeakMap<object, WeakMap<object, Map<string, Sure>>>()
+const NO_REFINEMENTS: Named['refinements'] = {}
 
 /**
  * The predicate of the plan stored for `id` in `plans` (a generated table of plans as JSON text), made on first use
  * and kept; undefined when the table has none for it. `refinements`: the functions its rules name.
  */
-export function storedCheck(plans: Readonly<Record<string, string>>, id: string, refinements: Named['refinements'] = {}): Sure | undefined {
-  let made = STORED.get(plans)
-  if (made === undefined) STORED.set(plans, (made = new Map()))
+export function storedCheck(plans: Readonly<Record<string, string>>, id: string, refinements: Named['refinements'] = NO_REFINEMENTS): Sure | undefined {
+  let byRefinements = STORED.get(plans)
+  if (byRefinements === undefined) STORED.set(plans, (byRefinements = new WeakMap()))
+  let made = byRefinements.get(refinements)
+  if (made === undefined) byRefinements.set(refinements, (made = new Map()))
   let sure = made.get(id)
   if (sure === undefined && Object.hasOwn(plans, id)) made.set(id, (sure = sureOfPlan(JSON.parse(plans[id]) as Plan, refinements)))
   return sure
@@ -234,16 +252,25 @@ function sureOfPlan(plan: Plan, refinements: Named['refinements'] = {}): Sure {
   }
   if ('array' in plan) {
     const element = sureOf(plan.array)
-    return (v) => Array.isArray(v) && v.every((e) => element(e))
+    return (v) => {
+      if (!Array.isArray(v)) return false
+      // every index, holes too (every() skips a hole, which zod reads as undefined)
+      for (let i = 0; i < v.length; i++) if (!element(v[i])) return false
+      return true
+    }
   }
   const object = objectOf(plan.object, sureOf)
   if (plan.rule === undefined) return object
-  const rule = refinements[plan.rule] as ((value: unknown, ctx: {addIssue(): void}) => void) | undefined
+  const rule = ruleOf(refinements, plan.rule) as ((value: unknown, ctx: {addIssue(): void}) => void) | undefined
   if (rule === undefined) return NOT_SURE
   return (v) => {
     if (!object(v)) return false
     let issues = 0
-    rule(v, {addIssue: () => issues++})
+    try {
+      rule(v, {addIssue: () => issues++})
+    } catch {
+      return false // (a rule that needs more of zod's context than addIssue: zod decides)
+    }
     return issues === 0
   }
 }
@@ -257,9 +284,9 @@ function stringOf(plan: StringTest[], refinements: Named['refinements']): Sure {
     if ('min' in t) return (s) => s.length >= 2 * t.min || codePoints(s) >= t.min
     if ('max' in t) return (s) => s.length <= t.max
     if ('rule' in t) {
-      const rule = refinements[t.rule] as ((s: string) => unknown) | undefined
-      // (zod takes what the function returns as true or false)
-      return rule === undefined ? () => false : (s) => Boolean(rule(s))
+      const rule = ruleOf(refinements, t.rule) as ((s: string) => unknown) | undefined
+      // true only: zod takes any truthy result as a pass, but a promise (an async refinement) is zod's error
+      return rule === undefined ? () => false : (s) => rule(s) === true
     }
     const pattern = new RegExp(t.pattern, t.flags)
     return (s) => {

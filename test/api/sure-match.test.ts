@@ -149,6 +149,27 @@ describe('the stored plans', () => {
     expect(storedCheck(bodyPlans, 'customers.get', REFINEMENTS)).toBeUndefined()
   })
 
+  it('hold to zod where the table does not reach: holes, async or unnamed rules, a stripped object, a cache per rule set', () => {
+    // an array's hole is undefined to zod
+    expect(surelyMatches(z.array(z.string()), new Array(1))).toBe(false)
+    const rulePlan = {one: JSON.stringify({string: [{rule: 'r'}]}), proto: JSON.stringify({string: [{rule: 'toString'}]})}
+    expect(storedCheck(rulePlan, 'one', {r: () => true})!('a')).toBe(true)
+    // an async refinement is zod's error, not a pass
+    expect(storedCheck(rulePlan, 'one', {r: async () => true})!('a')).toBe(false)
+    // a name that only the prototype has is no rule
+    expect(storedCheck(rulePlan, 'proto')!('a')).toBe(false)
+    expect(storedCheck(rulePlan, 'one')!('a')).toBe(false)
+    // a cross-field rule on an object that drops unknown keys: zod runs it on what is left, so not modelled
+    const strip = z.object({a: z.string()}).superRefine((v, ctx) => {
+      if (!('extra' in v)) ctx.addIssue({code: 'custom', message: 'needs extra'})
+    })
+    const named = {refinements: {needsExtra: () => undefined}, crossField: new WeakMap<object, string>([[strip, 'needsExtra']])}
+    expect(plansModule([{id: 't', response: z.unknown(), body: strip}], named)).toContain('"t": "false"')
+    const loose = z.looseObject({a: z.string()}).superRefine(() => undefined)
+    named.crossField.set(loose, 'needsExtra')
+    expect(plansModule([{id: 't', response: z.unknown(), body: loose}], named)).toContain('\\"rule\\":\\"needsExtra\\"')
+  })
+
   it('answer as the schemas do for every response too (the generated answers are those surelyMatches reads)', () => {
     for (const e of endpointList) expect(storedCheck(answerPlans, e.id), e.id).toBeDefined()
   })
