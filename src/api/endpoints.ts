@@ -39,9 +39,29 @@ export const REPLAYED_HEADER = 'idempotent-replayed'
 /** The header naming the sub-account a request is for (the interface's X-Service-Account-Ref). */
 export const ACCOUNT_REF_HEADER = 'x-service-account-ref'
 
-function endpoint<const E extends Omit<Endpoint, 'auth' | 'accountRef'> & {auth?: boolean; accountRef?: boolean}>(e: E) {
+/** An endpoint's schemas as the table gives them: each a function of src/api/schemas.ts that makes it once. */
+interface Schemas {
+  query?: () => z.ZodType
+  body?: () => z.ZodType
+  response: () => z.ZodType
+}
+type Row = Omit<Endpoint, 'auth' | 'accountRef' | keyof Schemas> & {auth?: boolean; accountRef?: boolean} & Schemas
+/** What reading a row's schema gives: the schema the function makes. */
+type Built<E> = {readonly [K in keyof E & keyof Schemas]: E[K] extends () => infer S ? S : never}
+
+/**
+ * An entry of the table. Its query, body and response are getters (enumerable: a spread copy has them): loading
+ * the table makes no zod schema, only reading one does, once (the functions keep what they made). A command's
+ * usual path reads none: stored plans check its request and answer (src/api/validate.ts, src/api/sure-match.ts).
+ */
+function endpoint<const E extends Row>(e: E) {
+  const {query, body, response, ...rest} = e
   const auth = e.auth ?? true
-  return {...e, auth, accountRef: e.accountRef ?? auth} as E & {auth: boolean; accountRef: boolean}
+  const row = {...rest, auth, accountRef: e.accountRef ?? auth}
+  for (const [key, make] of [['query', query], ['body', body], ['response', response]] as const) {
+    if (make) Object.defineProperty(row, key, {get: make, enumerable: true})
+  }
+  return row as Omit<E, keyof Schemas> & Built<E> & {auth: boolean; accountRef: boolean}
 }
 
 export const endpoints = {

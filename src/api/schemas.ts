@@ -9,11 +9,15 @@ import * as z from 'zod'
 import {isDecimalAmount} from './money.js'
 import {DOT_SEGMENT_RULE, UNSAFE_TEXT, UNSAFE_TEXT_RULE, isDotSegment} from '../base/text-rules.js'
 
-// Every schema here is built on first use: z.lazy keeps its builder, and zod builds it the first time it parses
-// (or is looked into). Building all of them when the module loads cost every command ~7 ms of CPU, for the two
-// or three schemas it uses. Parsing through z.lazy gives the same results and messages; code that looks into a
-// schema's definition (src/api/operation-rules.ts) sees through it. The field rules the others are made of are
-// functions that build theirs once (`once`), called inside those builders: a z.lazy is itself a schema made at load.
+// Every schema here is built on first use, in two steps. An export is a function that makes the schema's z.lazy
+// on its first call and then returns that same one (`lazily`, `response`): src/api/endpoints.ts reads it in a
+// getter, so loading the table makes no zod object (a command's usual path checks its request and answer by
+// stored plans, src/api/sure-plans.generated.ts, and needs none). The z.lazy keeps its builder, and zod builds
+// the inner schema the first time it parses (or is looked into). Building all of them when the module loads
+// cost every command ~7 ms of CPU, for the two or three schemas it uses; making only the ~35 z.lazy wrappers
+// still cost ~1.7M instructions. Parsing through z.lazy gives the same results and messages; code that looks
+// into a schema's definition (src/api/operation-rules.ts) sees through it. The field rules the others are made
+// of are functions that build theirs once (`once`), called inside those builders.
 
 /** ASSUMPTION: paging is `page` (1-based) with `per_page` default 20, maximum 100. */
 const MAX_PER_PAGE = 100
@@ -94,6 +98,10 @@ function once<S>(build: () => S): () => S {
   let built: S | undefined
   return () => (built ??= build())
 }
+/** A schema of the table: its z.lazy made on the first call (see above), its inner schema on its first parse. */
+function lazily<T extends z.ZodType>(build: () => T): () => z.ZodLazy<T> {
+  return once(() => z.lazy(build))
+}
 export const amount = once(() =>
   z
     .string({error: 'must be a decimal string such as "10.00"'})
@@ -135,7 +143,7 @@ const checkoutRail = once(() =>
 const frequency = once(() => z.enum(['DAILY', 'WEEKLY', 'MONTHLY'], {error: 'must be DAILY, WEEKLY or MONTHLY'}))
 
 // ---------- request bodies ----------
-export const tokenRequest = z.lazy(() =>
+export const tokenRequest = lazily(() =>
   z.object({
     grant_type: z.literal('client_credentials', {error: 'only client_credentials is allowed'}).optional(),
     client_id: nonEmpty(),
@@ -153,7 +161,7 @@ const moneyMovement = () => ({
   provider: provider().optional(),
 })
 
-export const collectionCreateRequest = z.lazy(() =>
+export const collectionCreateRequest = lazily(() =>
   crossField(
     z.looseObject({
       ...moneyMovement(),
@@ -164,7 +172,7 @@ export const collectionCreateRequest = z.lazy(() =>
   )
 )
 
-export const checkoutCreateRequest = z.lazy(() =>
+export const checkoutCreateRequest = lazily(() =>
   crossField(
     z.looseObject({
       amount_mode: z.enum(['fixed', 'open'], {error: 'must be fixed or open'}).optional(),
@@ -183,7 +191,7 @@ export const checkoutCreateRequest = z.lazy(() =>
 )
 
 /** ASSUMPTION: the spec does not show payout request fields; we mirror the collection body (docs/assumptions.md). */
-export const payoutCreateRequest = z.lazy(() =>
+export const payoutCreateRequest = lazily(() =>
   crossField(
     z.looseObject({
       ...moneyMovement(),
@@ -196,21 +204,21 @@ export const payoutCreateRequest = z.lazy(() =>
   )
 )
 
-export const msisdnVerificationRequest = z.lazy(() =>
+export const msisdnVerificationRequest = lazily(() =>
   z.object({
     mobile: mobile(),
     provider: text(64).optional(),
   })
 )
 
-export const bankAccountVerificationRequest = z.lazy(() =>
+export const bankAccountVerificationRequest = lazily(() =>
   z.object({
     bank_code: bounded(32),
     account_number: bounded(64),
   })
 )
 
-export const mandateCreateRequest = z.lazy(() =>
+export const mandateCreateRequest = lazily(() =>
   crossField(
     z.looseObject({
       mobile: mobile(),
@@ -230,9 +238,9 @@ export const mandateCreateRequest = z.lazy(() =>
   )
 )
 
-export const mandateCancelRequest = z.lazy(() => z.looseObject({mobile: mobile(), reason: nonEmpty()}))
+export const mandateCancelRequest = lazily(() => z.looseObject({mobile: mobile(), reason: nonEmpty()}))
 
-export const debitCreateRequest = z.lazy(() =>
+export const debitCreateRequest = lazily(() =>
   z.looseObject({
     amount: amount(),
     currency: currencyCode(),
@@ -241,7 +249,7 @@ export const debitCreateRequest = z.lazy(() =>
   })
 )
 
-export const subscriptionCreateRequest = z.lazy(() =>
+export const subscriptionCreateRequest = lazily(() =>
   z.looseObject({
     plan_id: nonEmpty(),
     merchant_reference: reference(),
@@ -254,24 +262,24 @@ export const subscriptionCreateRequest = z.lazy(() =>
 )
 
 /** The spec says the body of the two virtual-account POSTs is an empty JSON array. */
-export const emptyArrayBody = z.lazy(() => z.array(z.unknown()).max(0, 'must be an empty JSON array []'))
+export const emptyArrayBody = lazily(() => z.array(z.unknown()).max(0, 'must be an empty JSON array []'))
 
 // ---------- query strings ----------
-export const byReferenceQuery = z.lazy(() => z.object({merchant_reference: reference()}))
-export const debitStatusQuery = z.lazy(() => z.object({mandate_id: nonEmpty(), merchant_reference: reference()}))
+export const byReferenceQuery = lazily(() => z.object({merchant_reference: reference()}))
+export const debitStatusQuery = lazily(() => z.object({mandate_id: nonEmpty(), merchant_reference: reference()}))
 export const DEFAULT_PER_PAGE = 20
 const positiveIntString = (max: number, rule: 'perPage' | 'page') =>
   z
     .string()
     .regex(/^[1-9][0-9]*$/, 'must be a positive whole number')
     .refine(REFINEMENTS[rule], `must be at most ${max}`)
-export const customerCollectionsQuery = z.lazy(() =>
+export const customerCollectionsQuery = lazily(() =>
   z.object({
     per_page: positiveIntString(MAX_PER_PAGE, 'perPage').optional(),
     page: positiveIntString(MAX_PAGE, 'page').optional(),
   })
 )
-export const balanceQuery = z.lazy(() =>
+export const balanceQuery = lazily(() =>
   z.object({
     currency: currencyCode().optional(),
   })
@@ -306,11 +314,13 @@ const STATED_TIER: Tier = {
   of: (schema) => (statedReading(schema) ?? schema) as typeof schema,
 }
 /** A response schema with assumed parts: the strict schema, its stated reading registered beside it. */
-function response<T extends z.ZodType>(build: (t: Tier) => T): z.ZodLazy<T> {
-  const strict = z.lazy(() => build(STRICT_TIER))
-  let stated: z.ZodType | undefined
-  STATED.set(strict, () => (stated ??= build(STATED_TIER)))
-  return strict
+function response<T extends z.ZodType>(build: (t: Tier) => T): () => z.ZodLazy<T> {
+  return once(() => {
+    const strict = z.lazy(() => build(STRICT_TIER))
+    let stated: z.ZodType | undefined
+    STATED.set(strict, () => (stated ??= build(STATED_TIER)))
+    return strict
+  })
 }
 /** The stated reading of a response schema, or undefined when it assumes nothing (every rule is stated). */
 export function statedReading(schema: z.ZodType): z.ZodType | undefined {
@@ -322,7 +332,7 @@ const anyValue = () => z.unknown()
 // ---------- responses ----------
 /** Money in an answer: a string in decimal notation (spec, rule 1), as the service writes it (any scale, a sign). */
 const decimal = once(() => z.string({error: 'must be a decimal string'}).regex(/^-?[0-9]+(\.[0-9]+)?$/, 'must be a decimal string such as "10.00"'))
-export const tokenResponse = z.lazy(() =>
+export const tokenResponse = lazily(() =>
   z.looseObject({
     access_token: z.string(),
     token_type: z.string(),
@@ -414,20 +424,20 @@ export const payout = response((t) =>
  */
 export const verifySnapshot = response((t) =>
   z.discriminatedUnion('object', [
-    t.of(collection),
-    t.assumed(payout, () => z.looseObject({object: z.literal('payout')})),
-    t.assumed(checkoutSession, () => z.looseObject({object: z.literal('checkout_session')})),
+    t.of(collection()),
+    t.assumed(payout(), () => z.looseObject({object: z.literal('payout')})),
+    t.assumed(checkoutSession(), () => z.looseObject({object: z.literal('checkout_session')})),
   ])
 )
 
-export const verificationResult = z.lazy(() =>
+export const verificationResult = lazily(() =>
   z.looseObject({
     status: z.enum(['verified', 'invalid']),
     profile: z.looseObject({first_name: z.string(), last_name: z.string()}).nullable(),
   })
 )
 
-export const mandateCreateResponse = z.lazy(() =>
+export const mandateCreateResponse = lazily(() =>
   z.looseObject({
     object: z.literal('mandate'),
     status: z.string(),
@@ -479,7 +489,7 @@ export const mandateDebit = response((t) =>
   )
 )
 
-export const mandateCancellation = z.lazy(() =>
+export const mandateCancellation = lazily(() =>
   z.looseObject({
     object: z.literal('mandate_cancellation'),
     status: z.string(),
@@ -488,7 +498,7 @@ export const mandateCancellation = z.lazy(() =>
   })
 )
 
-export const subscription = z.lazy(() =>
+export const subscription = lazily(() =>
   z.looseObject({
     subscription_id: z.string().startsWith('SUB_'),
     object: z.literal('subscription').optional(),
@@ -523,7 +533,7 @@ export const plan = once(() =>
 /** The plans list: a list (stated) of plans (assumed: any object each). */
 export const planList = response((t) => list(t.assumed(plan())))
 
-export const customer = z.lazy(() =>
+export const customer = lazily(() =>
   z.looseObject({
     id: z.string().startsWith('MC_'),
     object: z.literal('customer'),
@@ -535,7 +545,7 @@ export const customer = z.lazy(() =>
   })
 )
 
-export const virtualAccountWrapper = z.lazy(() =>
+export const virtualAccountWrapper = lazily(() =>
   z.looseObject({
     object: z.literal('virtual_account'),
     customer_id: z.string().optional(),
@@ -548,7 +558,7 @@ export const customerCollectionList = response((t) =>
   z.looseObject({
     object: z.literal('list'),
     customer_id: z.string(),
-    data: z.array(t.of(collection)),
+    data: z.array(t.of(collection())),
     has_more: z.boolean(),
     total: z.number().int(),
     // ASSUMPTION: the page's place (paging beyond per_page is not shown)
@@ -574,7 +584,7 @@ const balanceEntry = once(() =>
 )
 export const balance = response((t) => t.assumed(z.looseObject({object: z.literal('balance'), data: z.array(balanceEntry())})))
 
-export const accountContext = z.lazy(() =>
+export const accountContext = lazily(() =>
   z.looseObject({
     object: z.literal('account_context'),
     merchant: z.looseObject({id: anyInteger(), name: z.string(), sub_accounts_enabled: z.boolean()}),
@@ -588,7 +598,7 @@ export const accountContext = z.lazy(() =>
   })
 )
 
-export const errorBody = z.lazy(() =>
+export const errorBody = lazily(() =>
   z.looseObject({
     error: z.looseObject({
       code: z.string(),

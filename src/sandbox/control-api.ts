@@ -119,7 +119,7 @@ function portalSession(rt: Runtime, body: any): SbResponse {
   delete fields.merchant_id
   delete fields.client_id
   delete fields.account_ref
-  const parsed = validate(checkoutCreateRequest, fields, 'body')
+  const parsed = validate(checkoutCreateRequest(), fields, 'body')
   checkCheckoutRules(core, merchant, parsed, 'portal')
   const account = merchant.accounts.find((a) => a.account_ref === body?.account_ref) ?? merchant.accounts[0]
   const rec = createSession(core, merchant, account.id, null, parsed, 'portal')

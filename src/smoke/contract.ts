@@ -126,8 +126,8 @@ async function checkEndpoint(ctx: ApiContext, endpoint: Endpoint, params: Record
     }
     if (err instanceof ApiError && (err.status === 404 || err.status === 403)) {
       // an error answer: the one thing it can show is the error body the interface states
-      const drift = driftOf(errorBody, err.body)
-      const holds = errorBody.safeParse(err.body).success
+      const drift = driftOf(errorBody(), err.body)
+      const holds = errorBody().safeParse(err.body).success
       return {...base, status: err.status, verdict: holds ? (err.status === 404 ? 'not-found' : 'not-enabled') : 'breaks-stated-rule', stated_rules_hold: holds, drift, ...(holds ? {} : {problems: ['the error body is not {"error":{"code","message",…}}']})}
     }
     throw err

@@ -1,11 +1,38 @@
 /**
  * The endpoint table (src/api/endpoints.ts) against the spec summary: its endpoints, the sub-account header rule,
- * the idempotent endpoints, matching and path parameters.
+ * the idempotent endpoints, matching and path parameters, and that loading it makes no zod schema.
  */
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
+import * as z from 'zod'
 import {matchEndpoint, endpointList, fillPath} from '../../src/api/endpoints.js'
 
 describe('endpoint table', () => {
+  it('makes no zod schema when it loads, and a schema only when it is first read', async () => {
+    // zod copies every enumerable member of z.ZodType.prototype onto each schema it makes (its way to add methods to
+    // all schemas): a getter there counts the schemas made
+    let made = 0
+    const counter = {configurable: true, enumerable: true, get: () => (made++, () => undefined)}
+    Object.defineProperty(z.ZodType.prototype, 'countedByEndpointsTest', counter)
+    try {
+      vi.resetModules() // a fresh table and schemas module, whatever other files loaded before
+      const {endpoints, endpointList: list} = await import('../../src/api/endpoints.js')
+      expect(list).toHaveLength(29)
+      expect(made).toBe(0)
+      const row = endpoints['collections.create']
+      expect(typeof Object.getOwnPropertyDescriptor(row, 'body')?.get).toBe('function')
+      expect(made).toBe(0)
+      const body = row.body
+      expect(made).toBe(1) // its z.lazy: the object schema inside is built on the first parse
+      expect(row.body).toBe(body)
+      expect(made).toBe(1)
+      expect(body.safeParse({}).success).toBe(false)
+      expect(made).toBeGreaterThan(1)
+      expect({...row}).toMatchObject({id: 'collections.create', body, response: row.response}) // a copy has them too
+      expect('query' in row).toBe(false)
+    } finally {
+      delete (z.ZodType.prototype as {countedByEndpointsTest?: unknown}).countedByEndpointsTest
+    }
+  })
   it('holds the 29 endpoints of the spec summary', () => {
     expect(endpointList).toHaveLength(29)
     expect(new Set(endpointList.map((e) => `${e.method} ${e.path}`)).size).toBe(29)

@@ -14,10 +14,10 @@ import {type Client, acmeClient, checkoutBody, collectionBody, mandateBody, star
 
 /** The response schema of the resource each event type carries. */
 const SCHEMA: Record<string, z.ZodType> = {
-  collection: schemas.collection,
-  checkout_session: schemas.checkoutSession,
-  payout: schemas.payout,
-  subscription: schemas.subscription,
+  collection: schemas.collection(),
+  checkout_session: schemas.checkoutSession(),
+  payout: schemas.payout(),
+  subscription: schemas.subscription(),
   // the spec shows no field list for mandates and debits (any object); their fields are pinned by the sandbox below
   mandate: z.record(z.string(), z.unknown()),
   mandate_debit: z.record(z.string(), z.unknown()),

@@ -62,7 +62,7 @@ describe('human output never carries terminal control sequences from data', () =
 
 describe('validation messages name the user\'s flags', () => {
   it('cross-field rules say --rail, not payment_rail', () => {
-    const problems = problemsOf(collectionCreateRequest, {amount: '1', currency: 'KES', merchant_reference: 'r', payment_rail: 'mobile_money'}, {payment_rail: '--rail', merchant_reference: '--reference'})
+    const problems = problemsOf(collectionCreateRequest(), {amount: '1', currency: 'KES', merchant_reference: 'r', payment_rail: 'mobile_money'}, {payment_rail: '--rail', merchant_reference: '--reference'})
     expect(problems).toContainEqual({flag: '--mobile', rule: 'is required when --rail is mobile_money'})
   })
 })
