@@ -161,16 +161,11 @@ const moneyMovement = () => ({
   provider: provider().optional(),
 })
 
-export const collectionCreateRequest = lazily(() =>
-  crossField(
-    z.looseObject({
-      ...moneyMovement(),
-      account_name: text(255).optional(),
-      description: text(255).optional(),
-    }),
-    'collectionRails'
-  )
-)
+/** A collection's or a payout's request: the money movement, the fields of its kind, a name and a description. */
+const movementRequest = <F extends z.ZodRawShape>(fields: () => F, rule: 'collectionRails' | 'payoutRails') =>
+  lazily(() => crossField(z.looseObject({...moneyMovement(), ...fields(), account_name: text(255).optional(), description: text(255).optional()}), rule))
+
+export const collectionCreateRequest = movementRequest(() => ({}), 'collectionRails')
 
 export const checkoutCreateRequest = lazily(() =>
   crossField(
@@ -191,18 +186,7 @@ export const checkoutCreateRequest = lazily(() =>
 )
 
 /** ASSUMPTION: the spec does not show payout request fields; we mirror the collection body (docs/assumptions.md). */
-export const payoutCreateRequest = lazily(() =>
-  crossField(
-    z.looseObject({
-      ...moneyMovement(),
-      bank_code: bounded(32).optional(),
-      account_number: bounded(64).optional(),
-      account_name: text(255).optional(),
-      description: text(255).optional(),
-    }),
-    'payoutRails'
-  )
-)
+export const payoutCreateRequest = movementRequest(() => ({bank_code: bounded(32).optional(), account_number: bounded(64).optional()}), 'payoutRails')
 
 export const msisdnVerificationRequest = lazily(() =>
   z.object({
