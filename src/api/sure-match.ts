@@ -34,8 +34,9 @@ type Plan =
   | {optional: Plan}
   | {union: Plan[]}
   | {array: Plan}
-  | {object: [key: string, plan: Plan, mayBeAbsent: boolean][]; rule?: string}
-type StringTest = {prefix: string} | {suffix: string} | {pattern: string; flags: string} | {min: number} | {max: number} | {rule: string}
+  | {record: Plan}
+  | {object: [key: string, plan: Plan, mayBeAbsent: boolean][]; rule?: string; exact?: true}
+type StringTest = {prefix: string} | {suffix: string} | {pattern: string; flags: string} | {min: number} | {max: number} | {rule: string} | {url: true}
 
 /**
  * Refinements the plans may name (a request's rules, src/api/schemas.ts REFINEMENTS): a string's by its function,
@@ -45,6 +46,12 @@ type StringTest = {prefix: string} | {suffix: string} | {pattern: string; flags:
 interface Named {
   refinements: Record<string, ((value: never, ctx: never) => unknown) | undefined>
   crossField: WeakMap<object, string>
+  /**
+   * A plan whose yes also says that zod's output is the value itself (nothing dropped, filled in or rewritten), for
+   * a caller that uses the value as zod would have given it: an object that drops unknown keys is sure only without
+   * one. The profiles file's plan is made so (src/config/profiles.ts).
+   */
+  exact?: boolean
 }
 interface Def {
   type: string
@@ -56,6 +63,11 @@ interface Def {
   innerType?: Schema
   values?: unknown[]
   entries?: Record<string, unknown>
+  keyType?: Schema
+  valueType?: Schema
+  normalize?: unknown
+  hostname?: unknown
+  protocol?: unknown
   options?: Schema[]
   element?: Schema
   inclusive?: boolean
@@ -87,8 +99,9 @@ function planOf(schema: z.ZodType, named?: Named): Plan {
 function planAt(schema: Schema, depth: number, named: Named | undefined): Plan {
   const def = schema._zod.def
   if (depth > 32) return false // (a recursive schema: zod decides)
-  // a format (a string's email, uuid, …; a number's int, …): the schema is a check itself, which is not modelled
-  if (def.format !== undefined) return false
+  // a format (a string's email, uuid, …; a number's int, …): the schema is a check itself, which is not modelled,
+  // but for a plain URL (zod's z.url() with no options: what URL.canParse takes, trimmed)
+  if (def.format !== undefined && !isPlainUrl(def)) return false
   // a refinement or another check on anything but a string is not modelled, but for an object's named cross-field rule
   if (def.type !== 'string' && def.checks !== undefined && def.checks.length > 0 && !(def.type === 'object' && crossFieldOf(schema, named) !== undefined)) return false
   switch (def.type) {
@@ -124,6 +137,14 @@ function planAt(schema: Schema, depth: number, named: Named | undefined): Plan {
       return {union: def.options!.map((o) => planAt(o, depth + 1, named))}
     case 'array':
       return {array: planAt(def.element!, depth + 1, named)}
+    case 'record': {
+      // string keys of any text: each value by its plan (a key zod drops, __proto__, is never sure)
+      const key = def.keyType!._zod.def
+      return key.type === 'string' && key.format === undefined && (key.checks ?? []).length === 0 && !key.coerce ? {record: planAt(def.valueType!, depth + 1, named)} : false
+    }
+    case 'default':
+      // a present value (the object's plan never lets a field with a default be absent, which zod would fill)
+      return planAt(def.innerType!, depth + 1, named)
     case 'object':
       return objectPlan(schema, depth, named)
     default:
@@ -137,7 +158,7 @@ function planAt(schema: Schema, depth: number, named: Named | undefined): Plan {
  */
 function stringPlan(def: Def, named: Named | undefined): Plan {
   if (def.coerce) return false
-  const tests: StringTest[] = []
+  const tests: StringTest[] = def.format === 'url' ? [{url: true}] : []
   for (const check of def.checks ?? []) {
     // (a check's `when` only says when zod runs it: the predicate holds the value to every check, always)
     const c = check._zod.def
@@ -154,6 +175,11 @@ function stringPlan(def: Def, named: Named | undefined): Plan {
     else return false
   }
   return {string: tests}
+}
+
+/** zod's z.url() without options (no normalising, no hostname or protocol rule). */
+function isPlainUrl(def: Def): boolean {
+  return def.type === 'string' && def.format === 'url' && !('normalize' in def) && !('hostname' in def) && !('protocol' in def)
 }
 
 /** The name `named` gives a refinement's function, if any. */
@@ -206,7 +232,9 @@ function objectPlan(schema: Schema, depth: number, named: Named | undefined): Pl
     fields.push([key, planAt(field, depth + 1, named), mayBeAbsent(field._zod.def)])
   }
   const rule = crossFieldOf(schema, named)
-  return rule === undefined ? {object: fields} : {object: fields, rule}
+  // an object that drops unknown keys (no catch-all): exact only without one
+  const exact = named?.exact === true && catchall === undefined
+  return {object: fields, ...(rule === undefined ? {} : {rule}), ...(exact ? {exact: true as const} : {})}
 }
 
 const STORED = new WeakMap<object, WeakMap<object, Map<string, Sure>>>()
@@ -250,6 +278,17 @@ function sureOfPlan(plan: Plan, refinements: Named['refinements'] = {}): Sure {
     const options = plan.union.map(sureOf)
     return (v) => options.some((o) => o(v))
   }
+  if ('record' in plan) {
+    const value = sureOf(plan.record)
+    return (v) => {
+      if (typeof v !== 'object' || v === null || Array.isArray(v) || Object.getPrototypeOf(v) !== Object.prototype) return false
+      for (const key of Reflect.ownKeys(v)) {
+        if (typeof key !== 'string' || key === '__proto__' || !Object.prototype.propertyIsEnumerable.call(v, key)) return false
+        if (!value((v as Record<string, unknown>)[key])) return false
+      }
+      return true
+    }
+  }
   if ('array' in plan) {
     const element = sureOf(plan.array)
     return (v) => {
@@ -259,7 +298,7 @@ function sureOfPlan(plan: Plan, refinements: Named['refinements'] = {}): Sure {
       return true
     }
   }
-  const object = objectOf(plan.object, sureOf)
+  const object = objectOf(plan.object, sureOf, plan.exact === true)
   if (plan.rule === undefined) return object
   const rule = ruleOf(refinements, plan.rule) as ((value: unknown, ctx: {addIssue(): void}) => void) | undefined
   if (rule === undefined) return NOT_SURE
@@ -283,6 +322,8 @@ function stringOf(plan: StringTest[], refinements: Named['refinements']): Sure {
     // is surely at most `max` code points; the floor is counted in code points (as the string iterator yields them)
     if ('min' in t) return (s) => s.length >= 2 * t.min || codePoints(s) >= t.min
     if ('max' in t) return (s) => s.length <= t.max
+    // zod trims a URL and drops tabs and line breaks from it before URL.canParse: sure of one it keeps as it is
+    if ('url' in t) return (s) => s === s.trim() && !/[\t\n\r]/.test(s) && URL.canParse(s)
     if ('rule' in t) {
       const rule = ruleOf(refinements, t.rule) as ((s: string) => unknown) | undefined
       // true only: zod takes any truthy result as a pass, but a promise (an async refinement) is zod's error
@@ -308,11 +349,14 @@ function codePoints(s: string): number {
   return n
 }
 
-function objectOf(plan: Extract<Plan, {object: unknown}>['object'], sureOf: (plan: Plan) => Sure): Sure {
+function objectOf(plan: Extract<Plan, {object: unknown}>['object'], sureOf: (plan: Plan) => Sure, exact: boolean): Sure {
   const fields = plan.map(([key, field, mayBeAbsent]) => ({key, sure: sureOf(field), mayBeAbsent}))
+  const known = new Set(plan.map(([key]) => key))
   return (v) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
     const o = v as Record<string, unknown>
+    // exact: no key the object would drop (own keys only; a JSON value has no other)
+    if (exact && (Object.getPrototypeOf(o) !== Object.prototype || Reflect.ownKeys(o).some((k) => typeof k !== 'string' || !known.has(k)))) return false
     for (const {key, sure, mayBeAbsent} of fields) {
       if (key in o) {
         if (!sure(o[key])) return false
@@ -349,6 +393,23 @@ ${lines((e) => e.body, named)}
 /** Each endpoint's query plan, its rules named by src/api/schemas.ts REFINEMENTS. */
 export const queryPlans: Record<string, string> = {
 ${lines((e) => e.query, named)}
+}
+`
+}
+
+/**
+ * The text of a generated table of exact plans (`Named.exact`: a yes also says zod's output is the value itself), one
+ * line a schema, as JSON text. `test`: the test that holds the file to the schemas and rewrites it with -u.
+ */
+export function exactPlansModule(schemas: Record<string, z.ZodType>, test: string): string {
+  const exact: Named = {refinements: {}, crossField: new WeakMap(), exact: true}
+  const lines = Object.entries(schemas).map(([name, schema]) => `  ${JSON.stringify(name)}: ${JSON.stringify(JSON.stringify(planOf(schema, exact)))},`)
+  return `// Generated from zod schemas by src/api/sure-match.ts (planOf, exact): do not edit.
+// ${test} fails when it is stale; \`npx vitest run ${test} -u\` rewrites it.
+
+/** Each schema's exact plan (src/api/sure-match.ts, Plan) as JSON text. */
+export const exactPlans: Record<string, string> = {
+${lines.join('\n')}
 }
 `
 }

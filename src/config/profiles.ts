@@ -17,6 +17,8 @@ import {withFileLockSync} from './file-lock.js'
 import {CONFIG_DIR_MODE, SECRET_FILE_MODE, configDir} from './paths.js'
 import {randomUUID, sha256Hex} from '../base/digest.js'
 import {DEFAULT_PROFILE, PROFILE_NAME, SECRET_FIELDS, type Profile, type ProfilesFile, type SecretField, profileSchema, profilesFileSchema} from './profile-schema.js'
+import {exactPlans} from './profile-plans.generated.js'
+import {storedCheck} from '../api/sure-match.js'
 import {forgetKeyringSecrets, keyringAbsence, keyringAccount, keyringReason, keyringSet, secretStoreChoice} from './secret-store.js'
 
 export type {Profile} from './profile-schema.js'
@@ -46,7 +48,9 @@ export function readProfiles(dir = configDir()): ProfilesFile | undefined {
   } catch (err) {
     throw brokenFile(path, (err as Error).message)
   }
-  const parsed = profilesFileSchema.safeParse(json)
+  // the usual file, judged by its stored plan without building the schema (a yes: zod's output is the value itself)
+  if (storedCheck(exactPlans, 'profilesFile')?.(json)) return json as ProfilesFile
+  const parsed = profilesFileSchema().safeParse(json)
   if (!parsed.success) throw brokenFile(path, parsed.error.issues[0]?.message ?? 'invalid')
   return parsed.data
 }
@@ -135,7 +139,7 @@ export class ProfileStore {
   save(name: string, fields: Profile, options: {activate?: boolean} = {}): Profile {
     assertProfileName(name)
     return this.update((data) => {
-      const merged = profileSchema.parse({...data.profiles[name], ...stripUndefined(fields)})
+      const merged = profileSchema().parse({...data.profiles[name], ...stripUndefined(fields)})
       data.profiles[name] = merged
       if (options.activate || data.active === undefined) data.active = name
       return merged
@@ -206,7 +210,7 @@ export class ProfileStore {
       const old = data.profiles[name]
       const merged: Profile = {...old, ...stripUndefined(fields)}
       change(merged, old)
-      data.profiles[name] = profileSchema.parse(stripUndefined(merged))
+      data.profiles[name] = profileSchema().parse(stripUndefined(merged))
       if (options.activate || data.active === undefined) data.active = name
       return data.profiles[name]
     })

@@ -39,6 +39,7 @@ const FOR_TESTS: Record<string, string> = {
   'src/mcp/server.ts connectMcp': "test/mcp/server.test.ts serves over the SDK's in-memory transport with it (serveMcp is it over stdio)",
   'src/api/operation-rules.ts generatedModule': 'test/api/operations.test.ts writes src/api/operations.generated.ts with it (-u)',
   'src/api/sure-match.ts plansModule': 'test/api/sure-match.test.ts writes src/api/sure-plans.generated.ts with it (-u)',
+  'src/api/sure-match.ts exactPlansModule': 'test/config/profile-schema.test.ts writes src/config/profile-plans.generated.ts with it (-u)',
   'src/api/schemas.ts CROSS_FIELD_RULES': 'test/api/sure-match.test.ts names the cross-field rules with it when it writes src/api/sure-plans.generated.ts (-u)',
   'src/bulk/input.ts CSV_OPTIONS':
     "test/bulk/input.test.ts holds the lines the streamed reader gives each row to those of csv-parse's own `info` option, which must parse with the very options pay reads with",
