@@ -290,7 +290,8 @@ export class ApiClient {
     }
     let body = requestBodyText(input.body)
     if (body !== undefined || method === 'POST' || rules.auth) headers['content-type'] = 'application/json'
-    if (method === 'POST' && body === undefined && endpoint?.body) body = '{}'
+    // (`in`: reading the table's body getter would make its zod schema)
+    if (method === 'POST' && body === undefined && endpoint !== undefined && 'body' in endpoint) body = '{}'
 
     if (rules.accountRef && this.options.settings.accountRef) headers[ACCOUNT_REF_HEADER] = this.options.settings.accountRef
 

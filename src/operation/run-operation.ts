@@ -114,9 +114,11 @@ export function draftOf(spec: GatherSpec, data?: unknown, extraFields: Record<st
       else if (place === 'query') (input.query ??= {})[f.key] = v
       else (input.path ??= {})[f.key] = v
     }
-    if (spec.fixedBody !== undefined && endpoint.body) input.body = spec.fixedBody
+    // whether the endpoint takes a body: `in`, as reading the table's getter would make its zod schema
+    const takesBody = 'body' in endpoint
+    if (spec.fixedBody !== undefined && takesBody) input.body = spec.fixedBody
     // amounts in their one spelling on the wire (src/api/money.ts): one amount, one body, one key
-    else if (endpoint.body) input.body = withCanonicalAmounts(mergeBody(body, data, extraFields) ?? {})
+    else if (takesBody) input.body = withCanonicalAmounts(mergeBody(body, data, extraFields) ?? {})
     return input
   }
 

@@ -18,16 +18,23 @@ describe('endpoint table', () => {
       const {endpoints, endpointList: list} = await import('../../src/api/endpoints.js')
       expect(list).toHaveLength(29)
       expect(made).toBe(0)
+      // nor does checking a usual request by its stored plan (src/api/validate.ts)
+      const {requestProblems} = await import('../../src/api/validate.js')
+      expect(requestProblems(endpoints['balance.get'], 'query', {currency: 'KES'})).toEqual([])
+      const body = {amount: '10.00', currency: 'KES', merchant_reference: 'ORDER-1', mobile: '254700000010', provider: 'mpesa'}
+      expect(requestProblems(endpoints['collections.create'], 'body', body)).toEqual([])
+      expect(requestProblems(endpoints['collections.get'], 'body', undefined)).toEqual([])
+      expect(made).toBe(0)
       const row = endpoints['collections.create']
       expect(typeof Object.getOwnPropertyDescriptor(row, 'body')?.get).toBe('function')
       expect(made).toBe(0)
-      const body = row.body
+      const schema = row.body
       expect(made).toBe(1) // its z.lazy: the object schema inside is built on the first parse
-      expect(row.body).toBe(body)
+      expect(row.body).toBe(schema)
       expect(made).toBe(1)
-      expect(body.safeParse({}).success).toBe(false)
+      expect(schema.safeParse({}).success).toBe(false)
       expect(made).toBeGreaterThan(1)
-      expect({...row}).toMatchObject({id: 'collections.create', body, response: row.response}) // a copy has them too
+      expect({...row}).toMatchObject({id: 'collections.create', body: schema, response: row.response}) // a copy has them too
       expect('query' in row).toBe(false)
     } finally {
       delete (z.ZodType.prototype as {countedByEndpointsTest?: unknown}).countedByEndpointsTest
