@@ -1,8 +1,9 @@
 /**
  * A quick "yes" to "does this value match its schema?", asked before zod: a plain predicate made from the schema's
  * definition (zod 4's documented introspection surface, `_zod.def`, as src/api/drift.ts reads it). It says yes only
- * where zod surely does (a string with its prefix, pattern, length or named refinement, a literal or enum, an array,
- * an object's fields with its extra keys allowed, …); anything it does not model (an unnamed refinement, a format, a
+ * where zod surely does (a string with its prefix, pattern, length or named refinement, a plain URL, a literal or
+ * enum, an array, a record, an object's fields with its extra keys allowed, …); anything it does not model (an
+ * unnamed refinement, another format, a
  * transform, a number's bounds, a key missing that zod would not allow) is "not sure", and zod decides, as before.
  * So every value is accepted or refused exactly as zod alone would (test/api/sure-match.test.ts checks that against
  * zod on every schema of the table). Why: a bulk run checks every answer, and zod's parse of a collection was
@@ -154,7 +155,7 @@ function planAt(schema: Schema, depth: number, named: Named | undefined): Plan {
 
 /**
  * A plain string with checks of a prefix, a suffix, a pattern, a length or a named refinement (each as zod runs
- * it); a format (email, url, …) is not modelled.
+ * it), or a plain URL; another format (email, uuid, …) is not modelled.
  */
 function stringPlan(def: Def, named: Named | undefined): Plan {
   if (def.coerce) return false
@@ -322,8 +323,10 @@ function stringOf(plan: StringTest[], refinements: Named['refinements']): Sure {
     // is surely at most `max` code points; the floor is counted in code points (as the string iterator yields them)
     if ('min' in t) return (s) => s.length >= 2 * t.min || codePoints(s) >= t.min
     if ('max' in t) return (s) => s.length <= t.max
-    // zod trims a URL and drops tabs and line breaks from it before URL.canParse: sure of one it keeps as it is
-    if ('url' in t) return (s) => s === s.trim() && !/[\t\n\r]/.test(s) && URL.canParse(s)
+    // zod's z.url() (validateURL in zod's core: URL.canParse of the trimmed text, tabs and line breaks dropped after):
+    // sure of printable ASCII only, which it keeps as it is (and Node 20's optimised URL.canParse can refuse a host
+    // of Latin-1 letters it accepts unoptimised: such a URL goes to zod)
+    if ('url' in t) return (s) => /^[\x21-\x7e]*$/.test(s) && URL.canParse(s)
     if ('rule' in t) {
       const rule = ruleOf(refinements, t.rule) as ((s: string) => unknown) | undefined
       // true only: zod takes any truthy result as a pass, but a promise (an async refinement) is zod's error
@@ -355,8 +358,10 @@ function objectOf(plan: Extract<Plan, {object: unknown}>['object'], sureOf: (pla
   return (v) => {
     if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
     const o = v as Record<string, unknown>
-    // exact: no key the object would drop (own keys only; a JSON value has no other)
+    // exact: no key the object would drop (own keys only; a JSON value has no other), and none of its fields found on
+    // the prototype only (zod would copy `toString` into its output)
     if (exact && (Object.getPrototypeOf(o) !== Object.prototype || Reflect.ownKeys(o).some((k) => typeof k !== 'string' || !known.has(k)))) return false
+    if (exact && fields.some(({key}) => !Object.hasOwn(o, key) && key in o)) return false
     for (const {key, sure, mayBeAbsent} of fields) {
       if (key in o) {
         if (!sure(o[key])) return false

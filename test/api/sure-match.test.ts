@@ -8,7 +8,7 @@ import {describe, expect, it} from 'vitest'
 import {z} from 'zod'
 import {endpointList} from '../../src/api/endpoints.js'
 import {CROSS_FIELD_RULES, REFINEMENTS, statedReading} from '../../src/api/schemas.js'
-import {plansModule, storedCheck, surelyMatches} from '../../src/api/sure-match.js'
+import {exactPlansModule, plansModule, storedCheck, surelyMatches} from '../../src/api/sure-match.js'
 import {answerPlans, bodyPlans, queryPlans} from '../../src/api/sure-plans.generated.js'
 
 interface Def {
@@ -168,6 +168,16 @@ describe('the stored plans', () => {
     const loose = z.looseObject({a: z.string()}).superRefine(() => undefined)
     named.crossField.set(loose, 'needsExtra')
     expect(plansModule([{id: 't', response: z.unknown(), body: loose}], named)).toContain('\\"rule\\":\\"needsExtra\\"')
+  })
+
+  it('in exact mode, are not sure of an object whose field is found on its prototype only (zod would copy it)', () => {
+    const text = exactPlansModule({t: z.object({toString: z.unknown().optional(), a: z.string()})}, 'the test')
+    const plan = JSON.parse(/"t": (".*"),\n/.exec(text)![1]) as string
+    const sure = storedCheck({t: plan}, 't')!
+    expect(sure({a: 'x'})).toBe(false)
+    expect(Object.keys(z.object({toString: z.unknown().optional(), a: z.string()}).parse({a: 'x'}))).toContain('toString')
+    expect(sure({a: 'x', toString: 1})).toBe(true)
+    expect(sure({a: 'x', b: 1})).toBe(false)
   })
 
   it('answer as the schemas do for every response too (the generated answers are those surelyMatches reads)', () => {

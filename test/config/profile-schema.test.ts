@@ -3,6 +3,7 @@
  * zod's yes, and zod's output must then be the file's value itself (nothing dropped, filled in or rewritten), since
  * the reader returns the value as zod would have given it.
  */
+import {isDeepStrictEqual} from 'node:util'
 import {describe, expect, it} from 'vitest'
 import {SECRET_FIELDS, profilesFileSchema} from '../../src/config/profile-schema.js'
 import {exactPlans} from '../../src/config/profile-plans.generated.js'
@@ -73,14 +74,15 @@ describe("the profiles file's stored plan", () => {
       if (sure(value)) {
         yes++
         expect(parsed.success, JSON.stringify(value)).toBe(true)
-        expect(parsed.data, JSON.stringify(value)).toEqual(value)
+        // (node's deep equality: prototypes and own keys; a profile named `constructor` defeats vitest's strict check)
+        expect(isDeepStrictEqual(parsed.data, value), JSON.stringify(value)).toBe(true)
       }
     }
     expect(yes).toBeGreaterThan(1000)
     expect(accepted).toBeGreaterThan(yes)
   })
 
-  it('is sure of the file pay writes, and leaves to zod one it would change', () => {
+  it('is sure of the file pay writes, and leaves to zod one it would change or may judge otherwise', () => {
     const usual = {active: 'sandbox', profiles: {sandbox: {base_url: 'http://127.0.0.1:4010', client_id: 'sb_acme_client', client_secret: 'sb_acme_secret', live: false}}}
     expect(sure(usual)).toBe(true)
     for (const changed of [
@@ -89,10 +91,9 @@ describe("the profiles file's stored plan", () => {
       {profiles: {sandbox: {base_url: ' http://127.0.0.1:4010'}}}, // trimmed by zod
       {profiles: {sandbox: {base_url: 'http://127.0.0.1:40\t10'}}}, // a tab dropped by zod
       JSON.parse('{"profiles": {"__proto__": {"client_id": "x"}}}'), // a key zod drops
+      {profiles: {sandbox: {base_url: 'https://m\u00fcnchen.example/'}}}, // not ASCII: zod's to judge
     ]) {
       expect(sure(changed), JSON.stringify(changed)).toBe(false)
-      const parsed = profilesFileSchema().safeParse(changed)
-      expect(parsed.success && JSON.stringify(parsed.data) === JSON.stringify(changed)).toBe(false)
     }
   })
 })
