@@ -7,6 +7,7 @@
  */
 import * as z from 'zod'
 import {isDecimalAmount} from './money.js'
+import {once} from '../base/once.js'
 import {DOT_SEGMENT_RULE, UNSAFE_TEXT, UNSAFE_TEXT_RULE, isDotSegment} from '../base/text-rules.js'
 
 // Every schema here is built on first use, in two steps. An export is a function that makes the schema's z.lazy
@@ -24,6 +25,8 @@ const MAX_PER_PAGE = 100
 const MAX_PAGE = 1_000_000_000
 
 // ---------- refinements, by name ----------
+/** A positive whole number's text (its pattern checked before) that is at most `max`. */
+const atMost = (max: number) => (v: string) => v.length < 10 && Number(v) <= max
 /** The body of a request: the cross-field rules read its fields defensively (a field rule may have failed). */
 type Body = Record<string, unknown>
 interface Issues {
@@ -40,8 +43,8 @@ export const REFINEMENTS = {
   decimalAmount: isDecimalAmount,
   storableText: (v: string) => !UNSAFE_TEXT.test(v),
   notDotSegment: (v: string) => !isDotSegment(v),
-  perPage: (v: string) => v.length < 10 && Number(v) <= MAX_PER_PAGE,
-  page: (v: string) => v.length < 10 && Number(v) <= MAX_PAGE,
+  perPage: atMost(MAX_PER_PAGE),
+  page: atMost(MAX_PAGE),
   collectionRails: (body: Body, ctx: Issues) => {
     const rail = body.payment_rail ?? 'mobile_money'
     if (rail === 'mobile_money') {
@@ -93,11 +96,6 @@ function crossField<T extends z.ZodObject>(object: T, name: 'collectionRails' | 
 }
 
 // ---------- field rules ----------
-/** A schema built on its first call and kept. */
-function once<S>(build: () => S): () => S {
-  let built: S | undefined
-  return () => (built ??= build())
-}
 /** A schema of the table: its z.lazy made on the first call (see above), its inner schema on its first parse. */
 function lazily<T extends z.ZodType>(build: () => T): () => z.ZodLazy<T> {
   return once(() => z.lazy(build))

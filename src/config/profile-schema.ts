@@ -1,19 +1,15 @@
-/** The shape of a stored profile and of the profiles file (validated with zod on every read). */
+/** The shape of a stored profile and of the profiles file (checked on every read: by its stored plan, else by zod). */
 import * as z from 'zod'
+import {once} from '../base/once.js'
 
 /** Profile fields that are secrets: never printed, never logged; kept in the OS keyring where there is one. */
 export const SECRET_FIELDS = ['client_secret', 'webhook_secret'] as const
-
-/**
- * A schema built on its first call and kept: a command reads the profiles file by its stored plan
- * (src/config/profile-plans.generated.ts) and builds these only when that plan is not sure of it, or to write.
- */
-function once<S>(build: () => S): () => S {
-  let built: S | undefined
-  return () => (built ??= build())
-}
 export type SecretField = (typeof SECRET_FIELDS)[number]
 
+/**
+ * Built on first use: a command reads the profiles file by its stored plan (src/config/profile-plans.generated.ts)
+ * and builds these only when that plan is not sure of it, or to write.
+ */
 export const profileSchema = once(() =>
   z.object({
     base_url: z.url().optional(),
