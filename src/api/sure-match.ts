@@ -256,7 +256,7 @@ export function storedCheck(plans: Readonly<Record<string, string>>, id: string,
 }
 
 /** The predicate of a plan; `refinements`: the functions its rules name (a rule not there: not sure). */
-function sureOfPlan(plan: Plan, refinements: Named['refinements'] = {}): Sure {
+function sureOfPlan(plan: Plan, refinements: Named['refinements'] = NO_REFINEMENTS): Sure {
   if (plan === true) return ANY
   if (plan === false) return NOT_SURE
   const sureOf = (p: Plan) => sureOfPlan(p, refinements)
@@ -371,6 +371,11 @@ function objectOf(plan: Extract<Plan, {object: unknown}>['object'], sureOf: (pla
   }
 }
 
+/** One line of a generated table of plans: `name` and its schema's plan as JSON text. */
+function planLine(name: string, schema: z.ZodType, named: Named | undefined): string {
+  return `  ${JSON.stringify(name)}: ${JSON.stringify(JSON.stringify(planOf(schema, named)))},`
+}
+
 /**
  * The text of src/api/sure-plans.generated.ts: the plan of each endpoint's response, request body and query, one
  * line each, as JSON text (parsed when first used: a table of nested literals would be built whole at every start,
@@ -380,7 +385,7 @@ export function plansModule(table: readonly {id: string; response: z.ZodType; bo
   const lines = (schemaOf: (e: (typeof table)[number]) => z.ZodType | undefined, withNames?: Named) =>
     table.flatMap((e) => {
       const schema = schemaOf(e)
-      return schema === undefined ? [] : [`  ${JSON.stringify(e.id)}: ${JSON.stringify(JSON.stringify(planOf(schema, withNames)))},`]
+      return schema === undefined ? [] : [planLine(e.id, schema, withNames)]
     }).join('\n')
   return `// Generated from the endpoint table's schemas by src/api/sure-match.ts (planOf): do not edit.
 // test/api/sure-match.test.ts fails when it is stale; \`npx vitest run test/api/sure-match.test.ts -u\` rewrites it.
@@ -408,7 +413,7 @@ ${lines((e) => e.query, named)}
  */
 export function exactPlansModule(schemas: Record<string, z.ZodType>, test: string): string {
   const exact: Named = {refinements: {}, crossField: new WeakMap(), exact: true}
-  const lines = Object.entries(schemas).map(([name, schema]) => `  ${JSON.stringify(name)}: ${JSON.stringify(JSON.stringify(planOf(schema, exact)))},`)
+  const lines = Object.entries(schemas).map(([name, schema]) => planLine(name, schema, exact))
   return `// Generated from zod schemas by src/api/sure-match.ts (planOf, exact): do not edit.
 // ${test} fails when it is stale; \`npx vitest run ${test} -u\` rewrites it.
 
