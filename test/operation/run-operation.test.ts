@@ -3,14 +3,12 @@
  * terminal states, the endpoint alternatives, and the record functions the bulk engine and flows read
  * (columns named by flag or by field, problems named by flag).
  */
-import {chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {join} from 'node:path'
 import {afterEach, describe, expect, it, vi} from 'vitest'
 import {operations} from '../../src/api/operations.js'
 import type {HttpRequest, HttpResponse} from '../../src/client/transport.js'
 import {columnsOf, inputFromRecord, requestFromRecord, validateRecord, valuesFromRecord} from '../../src/operation/operation-input.js'
 import {tempConfigDir} from '../helpers/cli.js'
+import {fakeBrowser} from '../helpers/fake-browser.js'
 import {runCommand, runInProcess} from '../helpers/in-process.js'
 
 /**
@@ -60,14 +58,11 @@ describe('runOperation with an injected transport', () => {
     afterEach(() => vi.unstubAllEnvs())
     const session = (url: string) => ({id: 'CS_1', object: 'checkout_session', status: 'processing', url, expires_at: '2026-11-27T10:00:00Z'})
     const create = (url: string) => {
-      const dir = mkdtempSync(join(tmpdir(), 'pay-browser-'))
-      const browser = join(dir, 'browser.sh')
-      writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > '${join(dir, 'opened')}'\n`)
-      chmodSync(browser, 0o755)
-      vi.stubEnv('BROWSER', browser)
+      const browser = fakeBrowser()
+      vi.stubEnv('BROWSER', browser.command)
       const transport = scripted({'POST /v1/checkout/sessions': [{status: 201, body: session(url)}]})
       const args = ['checkout', 'create', '--amount', '10', '--currency', 'KES', '-r', 'co-1', '--success-url', 'https://a.example/s', '--cancel-url', 'https://a.example/c', '--open']
-      return {run: () => runInProcess(args, {env: envOf(), transport}), opened: () => (existsSync(join(dir, 'opened')) ? readFileSync(join(dir, 'opened'), 'utf8') : undefined)}
+      return {run: () => runInProcess(args, {env: envOf(), transport}), opened: browser.opened}
     }
 
     it('refuses a link that is not an http(s) URL: the session shown, an error naming the link, exit 1, nothing opened', async () => {

@@ -3,14 +3,12 @@
  * $BROWSER started with the URL, a machine with no browser (the URL printed), exit codes. `pay sandbox start`
  * printing the dashboard's URL: test/sandbox/start.test.ts.
  */
-import {chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
-import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ControlClient} from '../../../src/client/control-client.js'
 import {runSandboxOpen} from '../../../src/sandbox/dashboard/open.js'
 import type {Sandbox} from '../../../src/sandbox/index.js'
 import {tempConfigDir} from '../../helpers/cli.js'
+import {fakeBrowser} from '../../helpers/fake-browser.js'
 import {USER_AGENT, memoryOutput, runCommand} from '../../helpers/in-process.js'
 import {closedPort} from '../../helpers/localtunnel-server.js'
 import {start, until} from '../../helpers/sandbox-http.js'
@@ -27,16 +25,6 @@ afterAll(async () => {
   await sb?.close()
   await off?.close()
 })
-
-/** A stand-in browser: a script writing the URL it was started with into a file. */
-function fakeBrowser(): {command: string; opened: () => string | undefined} {
-  const dir = mkdtempSync(join(tmpdir(), 'pay-browser-'))
-  const file = join(dir, 'opened.txt')
-  const command = join(dir, 'browser.sh')
-  writeFileSync(command, `#!/bin/sh\nprintf '%s' "$1" > '${file}'\n`)
-  chmodSync(command, 0o755)
-  return {command, opened: () => (existsSync(file) ? readFileSync(file, 'utf8') : undefined)}
-}
 
 describe('runSandboxOpen (in-process)', () => {
   const call = (url: string) => {
